@@ -1,0 +1,57 @@
+// gavel check PATH... : parse every .rego file below the paths and list every error.
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/rego_files.hpp"
+#include "lang/parse.hpp"
+
+namespace gavel::cli {
+
+namespace {
+
+struct CheckOptions {
+    std::vector<std::string> paths;
+    bool v0_compatible = false;
+};
+
+int run_check(const CheckOptions& opts) {
+    FileList list = find_rego_files(opts.paths);
+    lang::Diagnostics all;
+    for (const auto& e : list.errors) {
+        lang::Diagnostic d;
+        d.code = "rego_parse_error";
+        d.message = e;
+        all.add(d);
+    }
+    lang::ParseOptions parse_options;
+    parse_options.v0_compatible = opts.v0_compatible;
+    for (const auto& file : list.files) {
+        std::string text, error;
+        if (!read_file(file, text, error)) {
+            lang::Diagnostic d;
+            d.code = "rego_parse_error";
+            d.message = error;
+            all.add(d);
+            continue;
+        }
+        auto result = lang::parse_module(file, std::move(text), parse_options);
+        all.append(result.diagnostics);
+    }
+    if (all.empty()) return 0;
+    std::cerr << all.format();
+    return 1;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app) {
+    auto opts = std::make_shared<CheckOptions>();
+    auto* cmd = app.add_subcommand("check", "Check Rego source files for errors");
+    cmd->add_option("paths", opts->paths, "Files or directories")->required();
+    cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse the pre-1.0 Rego dialect");
+    cmd->callback([opts] { exit_status() = run_check(*opts); });
+}
+
+}  // namespace gavel::cli

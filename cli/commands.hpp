@@ -1,0 +1,16 @@
+#pragma once
+// Each subcommand lives in its own file and registers itself on the app.
+// Commands only parse arguments and print; the work happens in libgavel.
+
+#include <CLI/CLI.hpp>
+
+namespace gavel::cli {
+
+// The status main() returns; a command's callback sets it.
+int& exit_status();
+
+void add_check_command(CLI::App& app);
+void add_parse_command(CLI::App& app);
+void add_version_command(CLI::App& app);
+
+}  // namespace gavel::cli

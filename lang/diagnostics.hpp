@@ -1,0 +1,60 @@
+#pragma once
+// Errors are values: a Diagnostic names where (file:line:col), what kind
+// (OPA's error code) and what went wrong. Diagnostics own copies of what they
+// show, so they outlive the source they were made from.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lang/location.hpp"
+
+namespace gavel::lang {
+
+// OPA's error codes, spelled as OPA spells them.
+namespace codes {
+inline constexpr std::string_view parse_error = "rego_parse_error";
+inline constexpr std::string_view compile_error = "rego_compile_error";
+inline constexpr std::string_view type_error = "rego_type_error";
+inline constexpr std::string_view unsafe_var_error = "rego_unsafe_var_error";
+inline constexpr std::string_view recursion_error = "rego_recursion_error";
+}  // namespace codes
+
+struct Diagnostic {
+    std::string code;
+    std::string message;
+    std::string file;
+    uint32_t line = 0;
+    uint32_t col = 0;
+    std::string source_line;  // the line the error points into, for the caret display
+
+    static Diagnostic at(const Location& loc, std::string_view code, std::string message);
+
+    // "file:line:col: code: message"
+    std::string headline() const;
+    // headline, then the source line and a caret under the column.
+    std::string pretty() const;
+};
+
+class Diagnostics {
+public:
+    void add(Diagnostic d) { items_.push_back(std::move(d)); }
+    void add(const Location& loc, std::string_view code, std::string message) {
+        items_.push_back(Diagnostic::at(loc, code, std::move(message)));
+    }
+    void append(const Diagnostics& other) { items_.insert(items_.end(), other.items_.begin(), other.items_.end()); }
+
+    bool empty() const { return items_.empty(); }
+    std::size_t size() const { return items_.size(); }
+    const std::vector<Diagnostic>& items() const { return items_; }
+    auto begin() const { return items_.begin(); }
+    auto end() const { return items_.end(); }
+
+    // Every diagnostic, pretty, one after another; "N errors occurred" leads when N > 1.
+    std::string format() const;
+
+private:
+    std::vector<Diagnostic> items_;
+};
+
+}  // namespace gavel::lang

@@ -1,0 +1,650 @@
+// The Rego grammar in Boost.Spirit X3.
+//
+// Precedence, loosest first, as OPA's parser has it:
+//   literal:   `:=` / `=`            (expr_top)
+//              `k, v in xs`          (expr_top, key-value membership)
+//   terms:     `in`                  (expr_in)
+//              == != < <= > >=       (relation)
+//              |                     (set union)
+//              &                     (set intersection)
+//              + -                   (arith)
+//              * / %                 (factor)
+//              postfix . [ ] ( )     (term)
+// With the experimental keywords, `or` < `and` < `not` combine whole literals.
+//
+// Rules build AST nodes with semantic actions; terminals (lexical.hpp) record
+// locations and the furthest failure for error messages.
+
+#include "lang/grammar.hpp"
+
+#include <boost/fusion/include/at_c.hpp>
+#include <boost/spirit/home/x3.hpp>
+
+#include "lang/lexical.hpp"
+
+namespace gavel::lang::grammar {
+
+namespace x3 = boost::spirit::x3;
+using namespace lexical;
+using boost::fusion::at_c;
+using x3::_attr;
+using x3::_pass;
+using x3::_val;
+
+namespace {
+
+// ---- operators -------------------------------------------------------------
+
+struct op_entry {
+    const char* text;
+    const char* name;
+    const char* not_followed_by;
+};
+
+// Matches one of several operator spellings and yields the builtin's name.
+template <std::size_t N>
+struct operator_parser : x3::parser<operator_parser<N>> {
+    using attribute_type = std::string;
+    std::array<op_entry, N> ops;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr& attr) const {
+        const char* p = first;
+        skip_blank(p, last);
+        for (const auto& op : ops) {
+            std::size_t n = std::strlen(op.text);
+            if (static_cast<std::size_t>(last - p) >= n && std::memcmp(p, op.text, n) == 0 &&
+                !(p + n < last && op.not_followed_by && std::strchr(op.not_followed_by, p[n]))) {
+                x3::traits::move_to(std::string(op.name), attr);
+                first = p + n;
+                return true;
+            }
+            state_of(ctx).fail_at(p, op.text);
+        }
+        return false;
+    }
+};
+
+const operator_parser<3> mul_op{{}, {{{"*", "mul", nullptr}, {"/", "div", nullptr}, {"%", "rem", nullptr}}}};
+const operator_parser<2> add_op{{}, {{{"+", "plus", nullptr}, {"-", "minus", nullptr}}}};
+const operator_parser<1> and_op{{}, {{{"&", "and", nullptr}}}};
+const operator_parser<1> or_op{{}, {{{"|", "or", nullptr}}}};
+const operator_parser<6> rel_op{{},
+                                {{{"==", "equal", nullptr},
+                                  {"!=", "neq", nullptr},
+                                  {"<=", "lte", nullptr},
+                                  {">=", "gte", nullptr},
+                                  {"<", "lt", nullptr},
+                                  {">", "gt", nullptr}}}};
+const operator_parser<2> assign_op{{}, {{{":=", "assign", nullptr}, {"=", "eq", "="}}}};
+
+const auto kw_in = kw("in", KeywordClass::In);
+const auto kw_if = kw("if", KeywordClass::If);
+const auto kw_every = kw("every", KeywordClass::Every);
+const auto kw_contains = kw("contains", KeywordClass::Contains);
+const auto kw_and = kw("and", KeywordClass::Logic);
+const auto kw_or = kw("or", KeywordClass::Logic);
+
+// ---- node helpers ----------------------------------------------------------
+
+const char* start_of(const Term& t) { return t.loc.source->text().data() + t.loc.offset; }
+const char* end_of(const Term& t) { return start_of(t) + t.loc.length; }
+
+template <class Ctx>
+Location span(const Ctx& ctx, const char* from, const char* to) {
+    return state_of(ctx).location(from, to);
+}
+
+template <class Ctx>
+TermPtr infix(const Ctx& ctx, std::string_view op, TermPtr lhs, TermPtr rhs) {
+    Location loc = span(ctx, start_of(*lhs), end_of(*rhs));
+    return make_call(op, {std::move(lhs), std::move(rhs)}, loc, true);
+}
+
+// Extends `base` with one more path part: refs grow, other terms become a ref head.
+template <class Ctx>
+void append_ref_part(const Ctx& ctx, TermPtr& base, TermPtr part, const char* end) {
+    Location loc = span(ctx, start_of(*base), end);
+    if (base->kind == TermKind::Ref) {
+        base->elems.push_back(std::move(part));
+        base->loc = loc;
+    } else {
+        base = make_ref({base, std::move(part)}, loc);
+    }
+}
+
+bool is_callable(const Term& t) {
+    if (t.kind == TermKind::Var) return true;
+    if (t.kind != TermKind::Ref || t.elems.empty() || t.elems[0]->kind != TermKind::Var) return false;
+    for (std::size_t i = 1; i < t.elems.size(); ++i)
+        if (t.elems[i]->kind != TermKind::String) return false;
+    return true;
+}
+
+// ---- actions ---------------------------------------------------------------
+
+const auto set_val = [](auto& ctx) { _val(ctx) = _attr(ctx); };
+
+const auto fold_infix = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    _val(ctx) = infix(ctx, at_c<0>(a), _val(ctx), at_c<1>(a));
+};
+
+const auto fold_member = [](auto& ctx) { _val(ctx) = infix(ctx, "internal.member_2", _val(ctx), _attr(ctx)); };
+
+const auto dot_part = [](auto& ctx) {
+    TermPtr name = _attr(ctx);
+    const char* end = end_of(*name);
+    auto part = make_string(name->text, name->loc);
+    append_ref_part(ctx, _val(ctx), std::move(part), end);
+};
+
+const auto bracket_part = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    append_ref_part(ctx, _val(ctx), at_c<0>(a), at_c<1>(a));
+};
+
+const auto call_part = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    TermPtr& fn = _val(ctx);
+    if (!is_callable(*fn)) {
+        _pass(ctx) = false;
+        return;
+    }
+    std::vector<TermPtr> args;
+    if (at_c<0>(a)) args = std::move(*at_c<0>(a));
+    Location loc = span(ctx, start_of(*fn), at_c<1>(a));
+    if (fn->kind == TermKind::Var && fn->text == "set" && args.empty()) {
+        fn = make_term(TermKind::Set, loc);  // set() is the empty set
+        return;
+    }
+    TermPtr op = fn->kind == TermKind::Ref ? fn : make_ref({fn}, fn->loc);
+    auto call = make_term(TermKind::Call, loc);
+    call->elems.push_back(std::move(op));
+    for (auto& arg : args) call->elems.push_back(std::move(arg));
+    fn = std::move(call);
+};
+
+template <TermKind K>
+struct begin_node {
+    template <class Ctx>
+    void operator()(Ctx& ctx) const {
+        const char* at = _attr(ctx);
+        _val(ctx) = make_term(K, span(ctx, at, at));
+    }
+};
+
+const auto begin_template = [](auto& ctx) {
+    const char* at = _attr(ctx);
+    _val(ctx) = make_term(TermKind::Template, span(ctx, at, at));
+    _val(ctx)->body = std::make_shared<Body>();
+};
+
+const auto push_part = [](auto& ctx) { _val(ctx)->body->push_back(std::move(_attr(ctx))); };
+
+const auto push_text_part = [](auto& ctx) {
+    Expr e;
+    e.term = _attr(ctx);
+    e.loc = e.term->loc;
+    _val(ctx)->body->push_back(std::move(e));
+};
+
+const auto end_node = [](auto& ctx) {
+    TermPtr& t = _val(ctx);
+    const char* at = _attr(ctx);
+    t->loc = span(ctx, start_of(*t), at);
+};
+
+const auto push_elem = [](auto& ctx) { _val(ctx)->elems.push_back(_attr(ctx)); };
+
+// Array and set literals and comprehensions keep their first element in elems
+// until what follows decides the term's kind.
+const auto to_array_comprehension = [](auto& ctx) {
+    TermPtr& t = _val(ctx);
+    t->kind = TermKind::ArrayComprehension;
+    t->value = t->elems.at(0);
+    t->elems.clear();
+    t->body = std::make_shared<Body>(std::move(_attr(ctx)));
+};
+
+const auto to_set_comprehension = [](auto& ctx) {
+    TermPtr& t = _val(ctx);
+    t->kind = TermKind::SetComprehension;
+    t->value = t->elems.at(0);
+    t->elems.clear();
+    t->body = std::make_shared<Body>(std::move(_attr(ctx)));
+};
+
+const auto to_set = [](auto& ctx) { _val(ctx)->kind = TermKind::Set; };
+
+const auto first_value = [](auto& ctx) {
+    TermPtr& t = _val(ctx);
+    t->kind = TermKind::Object;
+    t->items.emplace_back(t->elems.at(0), _attr(ctx));
+    t->elems.clear();
+};
+
+const auto to_object_comprehension = [](auto& ctx) {
+    TermPtr& t = _val(ctx);
+    t->kind = TermKind::ObjectComprehension;
+    t->key = t->items.at(0).first;
+    t->value = t->items.at(0).second;
+    t->items.clear();
+    t->body = std::make_shared<Body>(std::move(_attr(ctx)));
+};
+
+const auto push_item = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    _val(ctx)->items.emplace_back(at_c<0>(a), at_c<1>(a));
+};
+
+const auto make_bool = [](bool value) {
+    return [value](auto& ctx) {
+        auto& a = _attr(ctx);
+        auto t = make_term(TermKind::Boolean, span(ctx, at_c<0>(a), at_c<1>(a)));
+        t->boolean = value;
+        _val(ctx) = std::move(t);
+    };
+};
+
+const auto make_null = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    _val(ctx) = make_term(TermKind::Null, span(ctx, at_c<0>(a), at_c<1>(a)));
+};
+
+const auto assign_expr = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    _val(ctx) = infix(ctx, at_c<0>(a), _val(ctx), at_c<1>(a));
+};
+
+// `k, v in xs` at the top of a literal.
+const auto key_value_member = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    TermPtr key = _val(ctx);
+    TermPtr value = at_c<0>(a);
+    TermPtr domain = at_c<1>(a);
+    Location loc = span(ctx, start_of(*key), end_of(*domain));
+    _val(ctx) = make_call("internal.member_3", {key, value, domain}, loc, true);
+};
+
+// ---- literals --------------------------------------------------------------
+
+const auto term_expr = [](auto& ctx) {
+    Expr e;
+    e.kind = ExprKind::Term;
+    e.term = _attr(ctx);
+    e.loc = e.term->loc;
+    _val(ctx) = std::move(e);
+};
+
+const auto some_expr = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    const char* start = at_c<0>(a);
+    std::vector<TermPtr>& symbols = at_c<1>(a);
+    auto& domain = at_c<2>(a);
+    Expr e;
+    e.kind = ExprKind::Some;
+    if (domain) {
+        if (symbols.size() > 2) {
+            _pass(ctx) = false;
+            state_of(ctx).fail_at(start, "at most two variables before `in`");
+            return;
+        }
+        Location loc = span(ctx, start_of(*symbols.front()), end_of(**domain));
+        std::vector<TermPtr> args = symbols;
+        args.push_back(*domain);
+        e.some.in_call =
+            make_call(symbols.size() == 1 ? "internal.member_2" : "internal.member_3", std::move(args), loc, true);
+        e.loc = span(ctx, start, end_of(**domain));
+    } else {
+        for (auto& s : symbols) {
+            if (s->kind != TermKind::Var) {
+                _pass(ctx) = false;
+                state_of(ctx).fail_at(start_of(*s), "variable");
+                return;
+            }
+        }
+        e.some.vars = symbols;
+        e.loc = span(ctx, start, end_of(*symbols.back()));
+    }
+    _val(ctx) = std::move(e);
+};
+
+const auto every_expr = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    const char* start = at_c<0>(a);
+    TermPtr first = at_c<1>(a);
+    auto& second = at_c<2>(a);
+    Expr e;
+    e.kind = ExprKind::Every;
+    if (second) {
+        e.every.key = first;
+        e.every.value = *second;
+    } else {
+        e.every.value = first;
+    }
+    e.every.domain = at_c<3>(a);
+    e.every.body = std::make_shared<Body>(std::move(at_c<4>(a)));
+    e.loc = span(ctx, start, at_c<5>(a));
+    _val(ctx) = std::move(e);
+};
+
+const auto negate = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    Expr e = std::move(at_c<1>(a));
+    const char* start = at_c<0>(a);
+    e.negated = true;
+    e.loc = span(ctx, start, state_of(ctx).begin + e.loc.offset + e.loc.length);
+    _val(ctx) = std::move(e);
+};
+
+const auto make_with = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    With w;
+    w.target = at_c<1>(a);
+    w.value = at_c<2>(a);
+    w.loc = span(ctx, at_c<0>(a), end_of(*w.value));
+    _val(ctx) = std::move(w);
+};
+
+const auto add_withs = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    Expr e = std::move(at_c<0>(a));
+    auto& withs = at_c<1>(a);
+    if (!withs.empty()) {
+        const char* start = state_of(ctx).begin + e.loc.offset;
+        e.loc = span(ctx, start, state_of(ctx).begin + withs.back().loc.offset + withs.back().loc.length);
+        e.withs = std::move(withs);
+    }
+    _val(ctx) = std::move(e);
+};
+
+const auto logic_guard = [](auto& ctx) { _pass(ctx) = state_of(ctx).keywords.logic; };
+
+template <ExprKind K>
+struct fold_logic {
+    template <class Ctx>
+    void operator()(Ctx& ctx) const {
+        std::vector<Expr>& parts = _attr(ctx);
+        if (parts.size() == 1) {
+            _val(ctx) = std::move(parts.front());
+            return;
+        }
+        Expr e;
+        e.kind = K;
+        auto& st = state_of(ctx);
+        const auto& last = parts.back().loc;
+        e.loc = span(ctx, st.begin + parts.front().loc.offset, st.begin + last.offset + last.length);
+        e.children = std::move(parts);
+        _val(ctx) = std::move(e);
+    }
+};
+
+const auto make_block = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    Expr e;
+    e.kind = ExprKind::Block;
+    e.body = std::make_shared<Body>(std::move(at_c<1>(a)));
+    e.loc = span(ctx, at_c<0>(a), at_c<2>(a));
+    _val(ctx) = std::move(e);
+};
+
+const auto require_logic_group = [](auto& ctx) {
+    Expr& e = _attr(ctx);
+    // A parenthesised plain term is an ordinary term: `(1 + 2) * 3 == 9`.
+    if (e.kind == ExprKind::Term && e.withs.empty() && !e.negated) {
+        _pass(ctx) = false;
+        return;
+    }
+    _val(ctx) = std::move(e);
+};
+
+// ---- rules -----------------------------------------------------------------
+
+const auto rule_start = [](auto& ctx) {
+    Rule& r = _val(ctx);
+    r.loc = span(ctx, _attr(ctx), _attr(ctx));
+};
+
+const auto set_default = [](auto& ctx) { _val(ctx).is_default = true; };
+const auto set_head_ref = [](auto& ctx) {
+    Rule& r = _val(ctx);
+    r.head.ref = _attr(ctx);
+    r.head.loc = r.head.ref->loc;
+};
+const auto set_args = [](auto& ctx) {
+    Rule& r = _val(ctx);
+    r.head.has_args = true;
+    auto& args = _attr(ctx);
+    if (args) r.head.args = std::move(*args);
+};
+const auto set_contains = [](auto& ctx) {
+    Rule& r = _val(ctx);
+    r.head.contains = true;
+    r.head.key = _attr(ctx);
+};
+const auto set_value = [](auto& ctx) {
+    Rule& r = _val(ctx);
+    auto& a = _attr(ctx);
+    r.head.assign = at_c<0>(a) == "assign" ? AssignOp::Assign : AssignOp::Unify;
+    r.head.value = at_c<1>(a);
+};
+const auto set_if = [](auto& ctx) { _val(ctx).has_if = true; };
+const auto add_body = [](auto& ctx) {
+    Rule& r = _val(ctx);
+    if (r.body.empty())
+        r.body = std::move(_attr(ctx));
+    else
+        r.extra_bodies.push_back(std::move(_attr(ctx)));
+};
+const auto add_literal_body = [](auto& ctx) {
+    Rule& r = _val(ctx);
+    r.body.clear();
+    r.body.push_back(std::move(_attr(ctx)));
+};
+const auto add_else = [](auto& ctx) {
+    Rule* r = &_val(ctx);
+    while (r->else_rule) r = r->else_rule.get();
+    r->else_rule = std::make_shared<Rule>(std::move(_attr(ctx)));
+};
+const auto rule_end = [](auto& ctx) {
+    Rule& r = _val(ctx);
+    const char* start = state_of(ctx).begin + r.loc.offset;
+    r.loc = span(ctx, start, _attr(ctx));
+};
+
+const auto import_stmt = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    Import imp;
+    imp.path = at_c<1>(a);
+    if (at_c<2>(a)) imp.alias = (*at_c<2>(a))->text;
+    imp.loc = span(ctx, at_c<0>(a), at_c<3>(a));
+    _val(ctx) = std::move(imp);
+};
+
+const auto package_stmt = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    Package pkg;
+    pkg.path = at_c<1>(a);
+    pkg.loc = span(ctx, at_c<0>(a), at_c<2>(a));
+    _val(ctx) = std::move(pkg);
+};
+
+// ---- the grammar -----------------------------------------------------------
+
+x3::rule<class term_class, TermPtr> const term = "term";
+x3::rule<class primary_class, TermPtr> const primary = "term";
+x3::rule<class factor_class, TermPtr> const factor = "expression";
+x3::rule<class arith_class, TermPtr> const arith = "expression";
+x3::rule<class band_class, TermPtr> const band = "expression";
+x3::rule<class bor_class, TermPtr> const bor = "expression";
+x3::rule<class relation_class, TermPtr> const relation = "expression";
+x3::rule<class expr_in_class, TermPtr> const expr_in = "expression";
+x3::rule<class head_expr_class, TermPtr> const head_expr = "expression";
+x3::rule<class expr_kv_class, TermPtr> const expr_kv = "expression";
+x3::rule<class expr_top_class, TermPtr> const expr_top = "expression";
+x3::rule<class array_class, TermPtr> const array = "array";
+x3::rule<class brace_class, TermPtr> const brace = "object or set";
+x3::rule<class paren_class, TermPtr> const paren = "parenthesised expression";
+x3::rule<class template_class, TermPtr> const template_string = "template string";
+x3::rule<class scalar_class, TermPtr> const scalar_keyword = "scalar";
+x3::rule<class args_class, std::vector<TermPtr>> const args = "arguments";
+x3::rule<class with_class, With> const with_modifier = "with";
+x3::rule<class some_class, Expr> const some_decl = "some";
+x3::rule<class every_class, Expr> const every_decl = "every";
+x3::rule<class term_literal_class, Expr> const term_literal = "expression";
+x3::rule<class literal_core_class, Expr> const literal_core = "literal";
+x3::rule<class simple_literal_class, Expr> const simple_literal = "literal";
+x3::rule<class block_class, Expr> const block = "block";
+x3::rule<class logic_unit_class, Expr> const logic_unit = "literal";
+x3::rule<class logic_and_class, Expr> const logic_and = "literal";
+x3::rule<class literal_class, Expr> const literal = "literal";
+x3::rule<class body_class, Body> const body = "body";
+x3::rule<class braced_body_class, Body> const braced_body = "body";
+x3::rule<class head_ref_class, TermPtr> const head_ref = "rule name";
+x3::rule<class else_class, Rule> const else_clause = "else";
+x3::rule<class rule_class, Rule> const rule = "rule";
+x3::rule<class path_class, TermPtr> const path = "path";
+x3::rule<class import_class, Import> const import = "import";
+x3::rule<class package_class, Package> const package = "package";
+
+const auto term_def = primary[set_val] >>
+                      *((adj(".") >> ident(IdentMode::Any))[dot_part] |
+                        (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
+                        (adj("(") >> -args >> tok(")") >> here)[call_part]);
+
+const auto args_def = expr_in % tok(",") >> -tok(",");
+
+const auto primary_def = template_string | quoted_string | raw_string | number | ident(IdentMode::Var) |
+                         scalar_keyword | array | brace | paren;
+
+const auto scalar_keyword_def = (mark >> kw("true") >> here)[make_bool(true)] |
+                                (mark >> kw("false") >> here)[make_bool(false)] |
+                                (mark >> kw("null") >> here)[make_null];
+
+// Template parts are literals: `{x with input as y}` is allowed.
+const auto template_string_def =
+    mark[begin_template] >>
+    ((tok("$\"") >> *(template_text_quoted[push_text_part] | (adj("{") >> simple_literal[push_part] >> tok("}"))) >>
+      adj("\"")) |
+     (tok("$`") >> *(template_text_raw[push_text_part] | (adj("{") >> simple_literal[push_part] >> tok("}"))) >>
+      adj("`"))) >>
+    here[end_node];
+
+// The first element of an array or set: a comprehension head cannot contain a
+// top-level `|`, so `[x | body]` is a comprehension, as in OPA.
+const auto first_elem = head_expr[push_elem] >> *(kw_in >> relation)[([](auto& ctx) {
+                            TermPtr& t = _val(ctx);
+                            t->elems.back() = infix(ctx, "internal.member_2", t->elems.back(), _attr(ctx));
+                        })];
+
+const auto array_def = mark[begin_node<TermKind::Array>{}] >> tok("[") >>
+                       (tok("]") | (first_elem >> ((tok("|") >> body >> tok("]"))[to_array_comprehension] |
+                                                   (*(tok(",") >> expr_in[push_elem]) >> -tok(",") >> tok("]"))))) >>
+                       here[end_node];
+
+const auto object_item = expr_in >> tok(":", "=") >> expr_in;
+
+const auto brace_def =
+    mark[begin_node<TermKind::Object>{}] >> tok("{") >>
+    (tok("}") |
+     (first_elem >>
+      ((tok(":", "=") >> head_expr[first_value] >>
+        ((tok("|") >> body >> tok("}"))[to_object_comprehension] |
+         (*(tok(",") >> object_item[push_item]) >> -tok(",") >> tok("}")))) |
+       (tok("|") >> body >> tok("}"))[to_set_comprehension] |
+       (*(tok(",") >> expr_in[push_elem]) >> -tok(",") >> tok("}"))[to_set]))) >>
+    here[end_node];
+
+// Inside parentheses the key-value membership `(k, v in xs)` is a term too.
+const auto paren_def = tok("(") >> expr_kv[set_val] >> tok(")");
+
+const auto factor_def = term[set_val] >> *(mul_op >> term)[fold_infix];
+const auto arith_def = factor[set_val] >> *(add_op >> factor)[fold_infix];
+const auto band_def = arith[set_val] >> *(and_op >> arith)[fold_infix];
+const auto bor_def = band[set_val] >> *(or_op >> band)[fold_infix];
+const auto relation_def = bor[set_val] >> *(rel_op >> bor)[fold_infix];
+const auto expr_in_def = relation[set_val] >> *(kw_in >> relation)[fold_member];
+const auto head_expr_def = band[set_val] >> *(rel_op >> band)[fold_infix];
+
+// `k, v in xs` may chain further `in`s and stand on either side of `:=`.
+const auto expr_kv_def = expr_in[set_val] >> -((tok(",") >> relation >> kw_in >> relation)[key_value_member] >>
+                                               *(kw_in >> relation)[fold_member]);
+const auto expr_top_def = expr_kv[set_val] >> -(assign_op >> expr_kv)[assign_expr];
+
+const auto with_modifier_def = (mark >> kw("with") >> term >> kw("as") >> expr_in)[make_with];
+
+const auto some_decl_def = (mark >> kw("some") >> (relation % tok(",")) >> -(kw_in >> relation))[some_expr];
+
+const auto every_decl_def =
+    (mark >> kw_every >> term >> -(tok(",") >> term) >> kw_in >> relation >> braced_body >> here)[every_expr];
+
+const auto term_literal_def = expr_top[term_expr];
+const auto literal_core_def = some_decl | every_decl | term_literal;
+const auto simple_literal_def = (literal_core >> *with_modifier)[add_withs];
+
+const auto block_def = (mark >> tok("{") >> body >> tok("}") >> here)[make_block];
+
+const auto logic_unit_def = (mark >> kw("not") >> block)[negate] | (mark >> kw("not") >> logic_unit)[negate] |
+                            (x3::eps[logic_guard] >> block) |
+                            (x3::eps[logic_guard] >> (tok("(") >> literal >> tok(")"))[require_logic_group]) |
+                            simple_literal[set_val];
+
+const auto logic_and_def = (logic_unit % kw_and)[fold_logic<ExprKind::LogicAnd>{}];
+const auto literal_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
+
+const auto body_def = literal % (tok(";") | newline_separator);
+const auto braced_body_def = tok("{") >> body >> tok("}");
+
+const auto head_ref_def = ident(IdentMode::Var)[set_val] >>
+                          *((adj(".") >> ident(IdentMode::Any))[dot_part] |
+                            (adj("[") >> expr_in >> tok("]") >> here)[bracket_part]);
+
+const auto rule_bodies = -((kw_if[set_if] >> (braced_body[add_body] | literal[add_literal_body])) |
+                           +braced_body[add_body]);
+
+const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> rule_bodies >>
+                             here[rule_end];
+
+const auto rule_def = mark[rule_start] >> -kw("default")[set_default] >> head_ref[set_head_ref] >>
+                      -(adj("(") >> -args >> tok(")"))[set_args] >>
+                      -((kw_contains >> expr_in)[set_contains] | (assign_op >> expr_in)[set_value]) >> rule_bodies >>
+                      *else_clause[add_else] >> here[rule_end];
+
+const auto path_def = ident(IdentMode::Any)[set_val] >>
+                      *((adj(".") >> ident(IdentMode::Any))[dot_part] |
+                        (adj("[") >> quoted_string >> tok("]") >> here)[bracket_part]);
+
+const auto import_def = (mark >> kw("import") >> path >> -(kw("as") >> ident(IdentMode::Var)) >> here)[import_stmt];
+const auto package_def = (mark >> kw("package") >> path >> here)[package_stmt];
+
+BOOST_SPIRIT_DEFINE(term, primary, factor, arith, band, bor, relation, expr_in, head_expr, expr_kv, expr_top, array, brace,
+                    paren, template_string, scalar_keyword, args, with_modifier, some_decl, every_decl,
+                    term_literal, literal_core, simple_literal, block, logic_unit, logic_and, literal, body, braced_body, head_ref, else_clause, rule,
+                    path, import, package)
+
+template <class Parser, class Attr>
+bool run(const Parser& p, const char*& first, const char* last, ParseState& st, Attr& out) {
+    const auto grammar = x3::with<state_tag>(std::ref(st))[p];
+    return x3::parse(first, last, grammar, out);
+}
+
+}  // namespace
+
+bool parse_package(const char*& first, const char* last, ParseState& st, Package& out) {
+    return run(package, first, last, st, out);
+}
+bool parse_import(const char*& first, const char* last, ParseState& st, Import& out) {
+    return run(import, first, last, st, out);
+}
+bool parse_rule(const char*& first, const char* last, ParseState& st, Rule& out) {
+    return run(rule, first, last, st, out);
+}
+bool parse_body(const char*& first, const char* last, ParseState& st, Body& out) {
+    return run(body, first, last, st, out);
+}
+bool parse_term(const char*& first, const char* last, ParseState& st, TermPtr& out) {
+    return run(expr_in, first, last, st, out);
+}
+
+}  // namespace gavel::lang::grammar

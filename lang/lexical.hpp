@@ -1,0 +1,345 @@
+#pragma once
+// The terminals of the Rego grammar, as Spirit X3 primitive parsers.
+//
+// Rego is whitespace-sensitive in two places: body literals are separated by
+// newlines (or `;`), and the postfix `.x`, `[x]`, `(args)` bind only when they
+// touch the term before them. So the grammar runs without an X3 skipper; each
+// terminal skips blanks and comments before itself (`pre-skip`), except the
+// adjacent ones, and `newline_separator` looks at what was skipped.
+
+#include <boost/spirit/home/x3.hpp>
+
+#include <cstring>
+#include <string>
+
+#include "lang/ast.hpp"
+#include "lang/parse_state.hpp"
+
+namespace gavel::lang::lexical {
+
+namespace x3 = boost::spirit::x3;
+
+struct state_tag;
+
+template <class Context>
+ParseState& state_of(const Context& ctx) {
+    return x3::get<state_tag>(ctx).get();
+}
+
+inline bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+inline bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Skips blanks, line breaks and `#` comments; tells whether a line break was skipped.
+inline bool skip_blank(const char*& p, const char* end) {
+    bool newline = false;
+    while (p < end) {
+        char c = *p;
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ++p;
+        } else if (c == '\n') {
+            newline = true;
+            ++p;
+        } else if (c == '#') {
+            while (p < end && *p != '\n') ++p;
+        } else {
+            break;
+        }
+    }
+    return newline;
+}
+
+enum class KeywordClass : uint8_t { Always, In, Every, If, Contains, Logic };
+
+inline bool keyword_active(const ParseState& st, KeywordClass cls) {
+    switch (cls) {
+        case KeywordClass::Always: return true;
+        case KeywordClass::In: return st.keywords.in;
+        case KeywordClass::Every: return st.keywords.every;
+        case KeywordClass::If: return st.keywords.if_;
+        case KeywordClass::Contains: return st.keywords.contains;
+        case KeywordClass::Logic: return st.keywords.logic;
+    }
+    return false;
+}
+
+// Is `word` a keyword in force? Such a word cannot name a variable.
+bool is_active_keyword(const ParseState& st, std::string_view word);
+
+// Punctuation and operators. `adjacent` tokens must touch what precedes them.
+struct token_parser : x3::parser<token_parser> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    const char* text;
+    std::size_t size;
+    bool adjacent;
+    const char* not_followed_by;  // characters that must not follow (so `=` does not eat `==`)
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        const char* p = first;
+        if (!adjacent) skip_blank(p, last);
+        if (static_cast<std::size_t>(last - p) >= size && std::memcmp(p, text, size) == 0 &&
+            !(p + size < last && not_followed_by && std::strchr(not_followed_by, p[size]))) {
+            first = p + size;
+            return true;
+        }
+        state_of(ctx).fail_at(p, text);
+        return false;
+    }
+};
+
+inline token_parser tok(const char* text, const char* not_followed_by = nullptr) {
+    return {{}, text, std::strlen(text), false, not_followed_by};
+}
+inline token_parser adj(const char* text, const char* not_followed_by = nullptr) {
+    return {{}, text, std::strlen(text), true, not_followed_by};
+}
+
+struct keyword_parser : x3::parser<keyword_parser> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    const char* word;
+    std::size_t size;
+    KeywordClass cls;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        auto& st = state_of(ctx);
+        const char* p = first;
+        skip_blank(p, last);
+        // A keyword directly followed by `.` starts a ref (`else.foo := 1`), so it is no keyword there.
+        if (keyword_active(st, cls) && static_cast<std::size_t>(last - p) >= size && std::memcmp(p, word, size) == 0 &&
+            !(p + size < last && (is_ident_char(p[size]) || p[size] == '.'))) {
+            first = p + size;
+            return true;
+        }
+        st.fail_at(p, word);
+        return false;
+    }
+};
+
+inline keyword_parser kw(const char* word, KeywordClass cls = KeywordClass::Always) {
+    return {{}, word, std::strlen(word), cls};
+}
+
+// A name. `Var` rejects keywords in force, except a keyword directly followed by
+// `.` (`if.foo := 1` names a rule); `Any` takes keywords too (after a dot).
+enum class IdentMode : uint8_t { Var, Any };
+
+struct identifier_parser : x3::parser<identifier_parser> {
+    using attribute_type = TermPtr;
+    IdentMode mode;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr& attr) const {
+        auto& st = state_of(ctx);
+        const char* p = first;
+        skip_blank(p, last);
+        const char* start = p;
+        if (p == last || !is_ident_start(*p)) {
+            st.fail_at(start, "identifier");
+            return false;
+        }
+        while (p < last && is_ident_char(*p)) ++p;
+        std::string_view name(start, static_cast<std::size_t>(p - start));
+        // `if.foo` is a ref and `contains(s, t)` the builtin, though both words are keywords.
+        bool keyword_ref = p < last && *p == '.' && p + 1 < last && is_ident_start(p[1]);
+        bool contains_call = name == "contains" && p < last && *p == '(';
+        if (mode == IdentMode::Var && is_active_keyword(st, name) && !keyword_ref && !contains_call) {
+            st.fail_at(start, "identifier");
+            return false;
+        }
+        x3::traits::move_to(make_var(std::string(name), st.location(start, p)), attr);
+        first = p;
+        return true;
+    }
+};
+
+inline identifier_parser ident(IdentMode mode = IdentMode::Var) { return {{}, mode}; }
+
+// Numbers as OPA scans them; the literal text is kept (arbitrary precision).
+struct number_parser : x3::parser<number_parser> {
+    using attribute_type = TermPtr;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr& attr) const {
+        auto& st = state_of(ctx);
+        const char* p = first;
+        skip_blank(p, last);
+        const char* start = p;
+        if (p < last && *p == '-') ++p;
+        if (p == last || !is_digit(*p)) {
+            st.fail_at(start, "number");
+            return false;
+        }
+        while (p < last && is_digit(*p)) ++p;
+        if (p + 1 < last && *p == '.' && is_digit(p[1])) {
+            ++p;
+            while (p < last && is_digit(*p)) ++p;
+        }
+        if (p < last && (*p == 'e' || *p == 'E')) {
+            const char* q = p + 1;
+            if (q < last && (*q == '+' || *q == '-')) ++q;
+            if (q < last && is_digit(*q)) {
+                while (q < last && is_digit(*q)) ++q;
+                p = q;
+            }
+        }
+        if (p < last && is_ident_char(*p)) {
+            st.fail_at(start, "number");
+            return false;
+        }
+        auto t = make_term(TermKind::Number, st.location(start, p));
+        t->text.assign(start, p);
+        x3::traits::move_to(std::move(t), attr);
+        first = p;
+        return true;
+    }
+};
+
+// Decodes one escape after a backslash into out; returns false on a bad escape.
+bool decode_escape(const char*& p, const char* end, std::string& out);
+
+enum class StringStyle : uint8_t { Quoted, Raw };
+
+// "..." with JSON's escapes, or `...` taken verbatim.
+struct string_parser : x3::parser<string_parser> {
+    using attribute_type = TermPtr;
+    StringStyle style;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr& attr) const {
+        auto& st = state_of(ctx);
+        const char* p = first;
+        skip_blank(p, last);
+        const char* start = p;
+        const char quote = style == StringStyle::Quoted ? '"' : '`';
+        if (p == last || *p != quote) {
+            st.fail_at(start, "string");
+            return false;
+        }
+        ++p;
+        std::string value;
+        while (true) {
+            if (p == last || (style == StringStyle::Quoted && *p == '\n')) {
+                st.fail_at(p, "end of string");
+                st.error(start, "non-terminated string");
+                return false;
+            }
+            char c = *p;
+            if (c == quote) break;
+            if (style == StringStyle::Quoted && c == '\\') {
+                const char* esc = p;
+                ++p;
+                if (!decode_escape(p, last, value)) {
+                    st.fail_at(esc, "escape sequence");
+                    st.error(esc, "illegal escape sequence in string");
+                    return false;
+                }
+                continue;
+            }
+            value.push_back(c);
+            ++p;
+        }
+        ++p;
+        auto t = make_string(std::move(value), st.location(start, p));
+        t->boolean = style == StringStyle::Raw;
+        x3::traits::move_to(std::move(t), attr);
+        first = p;
+        return true;
+    }
+};
+
+// The literal text between `{expr}` parts of a template string. `\{` is a
+// literal brace; quoted templates also take JSON escapes.
+struct template_text_parser : x3::parser<template_text_parser> {
+    using attribute_type = TermPtr;
+    StringStyle style;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr& attr) const {
+        auto& st = state_of(ctx);
+        const char* p = first;
+        const char quote = style == StringStyle::Quoted ? '"' : '`';
+        std::string value;
+        while (p < last && *p != quote && *p != '{') {
+            if (style == StringStyle::Quoted && *p == '\n') break;
+            if (*p == '\\') {
+                if (p + 1 < last && p[1] == '{') {
+                    value.push_back('{');
+                    p += 2;
+                    continue;
+                }
+                if (style == StringStyle::Quoted) {
+                    const char* esc = p;
+                    ++p;
+                    if (!decode_escape(p, last, value)) {
+                        st.fail_at(esc, "escape sequence");
+                        st.error(esc, "illegal escape sequence in template string");
+                        return false;
+                    }
+                    continue;
+                }
+            }
+            value.push_back(*p++);
+        }
+        if (p == first) return false;
+        x3::traits::move_to(make_string(std::move(value), st.location(first, p)), attr);
+        first = p;
+        return true;
+    }
+};
+
+// Succeeds where a line break separates two body literals.
+struct newline_parser : x3::parser<newline_parser> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        const char* p = first;
+        if (skip_blank(p, last)) {
+            first = p;
+            return true;
+        }
+        state_of(ctx).fail_at(p, "\\n");
+        return false;
+    }
+};
+
+// The position of the next token (blanks skipped), consuming nothing else.
+struct mark_parser : x3::parser<mark_parser> {
+    using attribute_type = const char*;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx&, RCtx&, Attr& attr) const {
+        skip_blank(first, last);
+        x3::traits::move_to(static_cast<const char*>(first), attr);
+        return true;
+    }
+};
+
+// The current position, where the previous token ended.
+struct here_parser : x3::parser<here_parser> {
+    using attribute_type = const char*;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It&, const Ctx&, RCtx&, Attr& attr) const {
+        x3::traits::move_to(static_cast<const char*>(first), attr);
+        return true;
+    }
+};
+
+inline const number_parser number{};
+inline const string_parser quoted_string{{}, StringStyle::Quoted};
+inline const string_parser raw_string{{}, StringStyle::Raw};
+inline const template_text_parser template_text_quoted{{}, StringStyle::Quoted};
+inline const template_text_parser template_text_raw{{}, StringStyle::Raw};
+inline const newline_parser newline_separator{};
+inline const mark_parser mark{};
+inline const here_parser here{};
+
+}  // namespace gavel::lang::lexical

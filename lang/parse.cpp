@@ -1,0 +1,322 @@
+// The module driver: runs the grammar statement by statement so that one
+// syntax error does not hide the next, applies imports that change the dialect
+// (`import rego.v1`, `future.keywords.*`), and turns the furthest failure of a
+// statement into a clear message.
+
+#include "lang/parse.hpp"
+
+#include <fmt/format.h>
+
+#include "lang/annotations.hpp"
+#include "lang/grammar.hpp"
+#include "lang/lexical.hpp"
+#include "lang/source_scan.hpp"
+
+namespace gavel::lang {
+
+namespace {
+
+using lexical::is_ident_char;
+using lexical::is_ident_start;
+using lexical::skip_blank;
+
+ParseState make_state(const Source& source, const ParseOptions& options, Diagnostics& diagnostics) {
+    ParseState st;
+    st.source = &source;
+    st.begin = source.text().data();
+    st.end = st.begin + source.text().size();
+    st.v1 = !options.v0_compatible;
+    st.experimental = options.experimental_keywords;
+    st.keywords = st.v1 ? KeywordSet::all_v1() : KeywordSet{};
+    st.diagnostics = &diagnostics;
+    return st;
+}
+
+// How OPA names the token found where parsing stopped.
+std::string describe_token(const char* p, const char* end) {
+    if (p >= end) return "eof";
+    if (is_ident_start(*p)) {
+        const char* q = p;
+        while (q < end && is_ident_char(*q)) ++q;
+        std::string word(p, q);
+        static constexpr std::string_view keywords[] = {"not",     "some",    "with", "as",   "default",
+                                                        "else",    "import",  "package", "true", "false",
+                                                        "null",    "in",      "every", "if",  "contains"};
+        for (auto k : keywords)
+            if (word == k) return word;
+        return "ident";
+    }
+    if (lexical::is_digit(*p)) return "number";
+    if (*p == '"' || *p == '`') return "string";
+    static constexpr std::string_view two[] = {":=", "==", "!=", "<=", ">="};
+    for (auto t : two)
+        if (end - p >= 2 && std::string_view(p, 2) == t) return std::string(t);
+    return std::string(1, *p);
+}
+
+std::string join_expected(const std::vector<std::string>& expected) {
+    std::string out;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        if (i > 0) out += i + 1 == expected.size() ? " or " : ", ";
+        out += expected[i];
+    }
+    return out;
+}
+
+void report_syntax_error(ParseState& st, const char* fallback) {
+    const char* at = st.furthest ? st.furthest : fallback;
+    std::string message = fmt::format("unexpected {} token", describe_token(at, st.end));
+    if (!st.expected.empty() && st.expected.size() <= 6) message += ": expected " + join_expected(st.expected);
+    st.error(at, std::move(message));
+}
+
+// After an error, continue at the next line that starts a statement in column one.
+const char* recover(const ParseState& st, const char* from) {
+    const char* p = from;
+    while (p < st.end) {
+        while (p < st.end && *p != '\n') ++p;
+        if (p < st.end) ++p;
+        if (p < st.end && (is_ident_start(*p) || *p == '#')) return p;
+    }
+    return st.end;
+}
+
+// The keyword that starts a statement; a word followed by `.` is a rule's ref head instead.
+// Where to go on after an error at `at` in the statement that began at `start`.
+// A statement that ran into the next one (an unclosed bracket) resumes right there.
+const char* resume_point(const ParseState& st, const char* start, const char* at) {
+    bool at_statement = at > start && at < st.end && at[-1] == '\n' && is_ident_start(*at);
+    return at_statement ? at : recover(st, at);
+}
+
+std::string_view next_word(const char* p, const char* end) {
+    const char* q = p;
+    while (q < end && is_ident_char(*q)) ++q;
+    if (q < end && *q == '.') return {};
+    return {p, static_cast<std::size_t>(q - p)};
+}
+
+// Only blanks and a comment may follow a statement on its line.
+bool statement_ends_line(ParseState& st, const char*& p) {
+    const char* q = p;
+    while (q < st.end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == ';')) ++q;
+    if (q == st.end || *q == '\n' || *q == '#') return true;
+    // An optional part (a body) that failed further on explains the leftover best.
+    if (st.furthest && st.furthest > q) {
+        report_syntax_error(st, q);
+        p = st.furthest;
+        return false;
+    }
+    st.error(q, fmt::format("unexpected {} token: expected a line break after the statement", describe_token(q, st.end)));
+    p = q;
+    return false;
+}
+
+void apply_import(ParseState& st, const Import& imp) {
+    std::string path = imp.path->ref_dotted();
+    if (path == "rego.v1") {
+        st.v1 = true;
+        st.keywords.in = st.keywords.every = st.keywords.if_ = st.keywords.contains = true;
+        return;
+    }
+    if (path == "future.keywords") {
+        st.keywords.in = st.keywords.every = st.keywords.if_ = st.keywords.contains = true;
+        return;
+    }
+    const std::string prefix = "future.keywords.";
+    if (path.rfind(prefix, 0) != 0) return;
+    std::string word = path.substr(prefix.size());
+    if (word == "in") st.keywords.in = true;
+    else if (word == "every") st.keywords.every = st.keywords.in = true;  // every needs `in`, as in OPA
+    else if (word == "if") st.keywords.if_ = true;
+    else if (word == "contains") st.keywords.contains = true;
+    else if (word == "not") return;  // a future keyword OPA accepts and ignores
+    else if ((word == "and" || word == "or") && st.experimental) st.keywords.logic = true;
+    else if (word == "and" || word == "or")
+        st.error(st.begin + imp.loc.offset,
+                 fmt::format("unexpected keyword, must be one of [contains every if in]: `{}` is experimental "
+                             "and needs experimental keywords enabled",
+                             word));
+    else
+        st.error(st.begin + imp.loc.offset,
+                 fmt::format("unexpected keyword, must be one of [contains every if in]: `{}`", word));
+}
+
+// The dialects differ in how a rule head reads. v0's `p[x] { ... }` is a
+// partial set; v1 requires `if` before a body and `contains` for multi-value rules.
+void normalize_rule(ParseState& st, Rule& rule) {
+    for (Rule* r = &rule; r; r = r->else_rule.get()) {
+        bool has_body = !r->body.empty();
+        if (st.v1 && has_body && !r->has_if) {
+            st.error(st.begin + r->loc.offset,
+                     "`if` keyword is required before rule body (this is pre-1.0 Rego: add `if`"
+                     " (and `contains` for partial sets), or pass --v0-compatible)");
+        }
+    }
+    RuleHead& head = rule.head;
+    if (!st.v1 && !head.contains && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
+        head.ref->elems.size() >= 2 && head.ref->elems.back()->kind != TermKind::String) {
+        head.key = head.ref->elems.back();
+        head.ref->elems.pop_back();
+        head.v0_bracket = true;
+        if (head.ref->elems.size() == 1) head.ref = head.ref->elems.front();
+    } else if (!st.v1 && !head.contains && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
+               head.ref->elems.size() >= 2 && head.ref->elems.back()->kind == TermKind::String &&
+               head.ref->elems.back()->loc.length > 0 &&
+               st.begin[head.ref->elems.back()->loc.offset] == '"') {
+        // p["x"] { ... } in v0 is a partial set with a constant key.
+        head.key = head.ref->elems.back();
+        head.ref->elems.pop_back();
+        head.v0_bracket = true;
+        if (head.ref->elems.size() == 1) head.ref = head.ref->elems.front();
+    }
+    if (head.ref->kind == TermKind::Var) head.ref = make_ref({head.ref}, head.ref->loc);
+    // `p if {}` would read as "if an empty object", which nobody means.
+    for (Rule* r = &rule; r; r = r->else_rule.get()) {
+        if (!(r->has_if && r->body.size() == 1 && r->body[0].term && r->body[0].term->kind == TermKind::Object &&
+              r->body[0].term->items.empty() && r->body[0].withs.empty()))
+            continue;
+        const char* before = st.begin + r->body[0].loc.offset;
+        while (before > st.begin && (before[-1] == ' ' || before[-1] == '\t' || before[-1] == '\n' || before[-1] == '\r'))
+            --before;
+        if (before == st.begin || before[-1] != '{')  // `p if { {} }` is a body holding an empty object
+            st.error(st.begin + r->body[0].loc.offset, "found empty body");
+    }
+    if (rule.is_default && !rule.body.empty())
+        st.error(st.begin + rule.loc.offset, "default rules must not have a body");
+    if (rule.is_default && !head.value)
+        st.error(st.begin + rule.loc.offset, "default rules must have a value assigned");
+}
+
+}  // namespace
+
+ModuleResult parse_module(std::string file, std::string text, const ParseOptions& options) {
+    ModuleResult result;
+    auto source = std::make_shared<Source>(std::move(file), std::move(text));
+    Module module;
+    module.source = source;
+    ParseState st = make_state(*source, options, result.diagnostics);
+
+    if (source->text().size() > options.max_bytes) {
+        st.error(st.begin, fmt::format("module is {} bytes, more than the limit of {}", source->text().size(),
+                                       options.max_bytes));
+        return result;
+    }
+    SourceScan scan = scan_source(st, options.max_nesting);
+    if (scan.too_deep) {
+        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
+        return result;
+    }
+    module.comments = std::move(scan.comments);
+
+    const char* p = st.begin;
+    bool have_package = false;
+    bool seen_rule = false;
+    while (true) {
+        skip_blank(p, st.end);
+        if (p >= st.end) break;
+        st.furthest = nullptr;
+        st.expected.clear();
+        const char* start = p;
+        std::string_view word = next_word(p, st.end);
+        bool ok = false;
+        if (!have_package) {
+            Package pkg;
+            ok = grammar::parse_package(p, st.end, st, pkg);
+            if (ok) {
+                module.package = std::move(pkg);
+                have_package = true;
+            } else if (word != "package") {
+                st.error(start, "package expected");
+                have_package = true;  // report once, then keep checking the rest
+                p = start;
+                continue;
+            }
+        } else if (word == "package") {
+            st.error(start, "unexpected package keyword: a module has one package declaration");
+            p = recover(st, start);
+            continue;
+        } else if (word == "import") {
+            Import imp;
+            ok = grammar::parse_import(p, st.end, st, imp);
+            if (ok) {
+                if (seen_rule) st.error(start, "import must come before rules");
+                apply_import(st, imp);
+                module.imports.push_back(std::move(imp));
+            }
+        } else {
+            Rule rule;
+            ok = grammar::parse_rule(p, st.end, st, rule);
+            if (ok) {
+                normalize_rule(st, rule);
+                module.rules.push_back(std::move(rule));
+                seen_rule = true;
+            }
+        }
+        if (!ok) {
+            report_syntax_error(st, start);
+            p = resume_point(st, start, st.furthest && st.furthest > start ? st.furthest : start);
+            continue;
+        }
+        if (!statement_ends_line(st, p)) p = resume_point(st, start, p);
+    }
+    if (!have_package) st.error(st.begin, "package expected");
+    module.rego_v1 = st.v1;
+    attach_annotations(module, result.diagnostics);
+    if (result.diagnostics.empty()) result.module = std::move(module);
+    return result;
+}
+
+QueryResult parse_query(std::string text, const ParseOptions& options, std::string name) {
+    QueryResult result;
+    auto source = std::make_shared<Source>(std::move(name), std::move(text));
+    result.source = source;
+    ParseState st = make_state(*source, options, result.diagnostics);
+    if (options.experimental_keywords) st.keywords.logic = true;
+    SourceScan scan = scan_source(st, options.max_nesting);
+    if (scan.too_deep) {
+        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
+        return result;
+    }
+    const char* p = st.begin;
+    skip_blank(p, st.end);
+    if (p == st.end) {
+        st.error(p, "empty query");
+        return result;
+    }
+    if (!grammar::parse_body(p, st.end, st, result.body)) {
+        report_syntax_error(st, p);
+        return result;
+    }
+    skip_blank(p, st.end);
+    if (p != st.end) {
+        if (!st.furthest || st.furthest < p) st.furthest = p;
+        report_syntax_error(st, p);
+    }
+    return result;
+}
+
+TermResult parse_term(std::string text, const ParseOptions& options, std::string name) {
+    TermResult result;
+    auto source = std::make_shared<Source>(std::move(name), std::move(text));
+    result.source = source;
+    ParseState st = make_state(*source, options, result.diagnostics);
+    SourceScan scan = scan_source(st, options.max_nesting);
+    if (scan.too_deep) {
+        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
+        return result;
+    }
+    const char* p = st.begin;
+    if (!grammar::parse_term(p, st.end, st, result.term)) {
+        report_syntax_error(st, p);
+        return result;
+    }
+    skip_blank(p, st.end);
+    if (p != st.end) {
+        if (!st.furthest || st.furthest < p) st.furthest = p;
+        report_syntax_error(st, p);
+    }
+    return result;
+}
+
+}  // namespace gavel::lang

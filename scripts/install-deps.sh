@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian packages gavel builds with; a no-op when all are present.
+set -euo pipefail
+
+packages=(
+  g++ meson ninja-build pkg-config
+  libboost-dev libssl-dev libsimdjson-dev libfmt-dev libyaml-cpp-dev
+  libre2-dev libcli11-dev libedit-dev doctest-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

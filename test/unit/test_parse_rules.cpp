@@ -1,0 +1,143 @@
+// Modules and rules in both dialects.
+
+#include <doctest/doctest.h>
+
+#include "lang/parse.hpp"
+#include "test/unit/ast_sexpr.hpp"
+
+using gavel::lang::parse_module;
+using gavel::lang::ParseOptions;
+using gavel::test::sexpr;
+
+namespace {
+
+ParseOptions v0() {
+    ParseOptions o;
+    o.v0_compatible = true;
+    return o;
+}
+
+// All rules of a module, one per line; or the errors.
+std::string rules(const std::string& text, ParseOptions options = {}) {
+    auto r = parse_module("m.rego", "package p\n" + text, options);
+    if (!r.ok()) return "ERROR: " + r.diagnostics.format();
+    std::string out;
+    for (const auto& rule : r.module->rules) out += sexpr(rule) + "\n";
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("package and imports") {
+    auto r = parse_module("m.rego", "package a.b[\"c\"]\nimport data.x.y as z\nimport input.q\nimport rego.v1\n");
+    REQUIRE(r.ok());
+    CHECK(sexpr(r.module->package.path) == "(ref a \"b\" \"c\")");
+    REQUIRE(r.module->imports.size() == 3);
+    CHECK(sexpr(r.module->imports[0].path) == "(ref data \"x\" \"y\")");
+    CHECK(r.module->imports[0].alias == "z");
+    CHECK(r.module->imports[1].alias.empty());
+    CHECK(r.module->package.loc.line == 1);
+    CHECK(r.module->imports[2].loc.line == 4);
+}
+
+TEST_CASE("v1 rule forms") {
+    CHECK(rules("x := 1") == "(rule (ref x) := 1)\n");
+    CHECK(rules("x = 1") == "(rule (ref x) = 1)\n");
+    CHECK(rules("allow if input.ok") == "(rule (ref allow) {(ref input \"ok\")})\n");
+    CHECK(rules("allow if {\n\tinput.a\n\tinput.b\n}") == "(rule (ref allow) {(ref input \"a\"); (ref input \"b\")})\n");
+    CHECK(rules("v := 2 if { true }") == "(rule (ref v) := 2 {true})\n");
+    CHECK(rules("deny contains msg if { msg := \"no\" }") ==
+          "(rule (ref deny) contains msg {(assign msg \"no\")})\n");
+    CHECK(rules("s contains 1") == "(rule (ref s) contains 1)\n");
+    CHECK(rules("a.b[c] := d if c := 1; d := 2").rfind("ERROR", 0) == 0);  // one literal after a bare `if`
+    CHECK(rules("a.b[c] := 1 if c := \"k\"") == "(rule (ref a \"b\" c) := 1 {(assign c \"k\")})\n");
+    CHECK(rules("a[x] if q[x]") == "(rule (ref a x) {(ref q x)})\n");
+    CHECK(rules("f(x) := y if y := x + 1") == "(rule (ref f) (args x) := y {(assign y (plus x 1))})\n");
+    CHECK(rules("f(x, [y]) if x == y") == "(rule (ref f) (args x (array y)) {(equal x y)})\n");
+    CHECK(rules("default allow := false") == "(default (ref allow) := false)\n");
+    CHECK(rules("default f(_) := 1") == "(default (ref f) (args _) := 1)\n");
+    CHECK(rules("if.foo := 1\nelse.bar := 2") == "(rule (ref if \"foo\") := 1)\n(rule (ref else \"bar\") := 2)\n");
+}
+
+TEST_CASE("else chains") {
+    CHECK(rules("x := 1 if { a } else := 2 if { b } else := 3") ==
+          "(rule (ref x) := 1 {a} else (rule <null> := 2 {b} else (rule <null> := 3)))\n");
+    CHECK(rules("f(x) := 1 if x > 0\nelse := 0") ==
+          "(rule (ref f) (args x) := 1 {(gt x 0)} else (rule <null> := 0))\n");
+}
+
+TEST_CASE("v0 rule forms") {
+    CHECK(rules("allow { input.ok }", v0()) == "(rule (ref allow) {(ref input \"ok\")})\n");
+    CHECK(rules("deny[msg] {\n  msg := \"x\"\n}", v0()) == "(rule (ref deny) key msg {(assign msg \"x\")})\n");
+    CHECK(rules("p[\"k\"] { true }", v0()) == "(rule (ref p) key \"k\" {true})\n");
+    CHECK(rules("o[k] = v { k := 1; v := 2 }", v0()) == "(rule (ref o k) = v {(assign k 1); (assign v 2)})\n");
+    CHECK(rules("p { a } { b }", v0()) == "(rule (ref p) {a} {b})\n");
+    CHECK(rules("f(x) = y { y := x }", v0()) == "(rule (ref f) (args x) = y {(assign y x)})\n");
+    CHECK(rules("p = 1 { false } else = 2 { true }", v0()) == "(rule (ref p) = 1 {false} else (rule <null> = 2 {true}))\n");
+    // In v0 the future keywords are identifiers unless imported.
+    CHECK(rules("if := 1\ncontains := 2", v0()) == "(rule (ref if) := 1)\n(rule (ref contains) := 2)\n");
+    CHECK(rules("import future.keywords.in\np { 1 in [1] }", v0()) == "(rule (ref p) {(internal.member_2 1 (array 1))})\n");
+    CHECK(rules("import future.keywords\np contains x if { x := 1 }", v0()) ==
+          "(rule (ref p) contains x {(assign x 1)})\n");
+}
+
+TEST_CASE("import rego.v1 makes a module v1 in v0 mode") {
+    auto r = parse_module("m.rego", "package p\nimport rego.v1\ndeny contains 1 if true\n", v0());
+    REQUIRE(r.ok());
+    CHECK(r.module->rego_v1);
+    auto bad = parse_module("m.rego", "package p\nimport rego.v1\ndeny[1] { true }\n", v0());
+    CHECK_FALSE(bad.ok());
+}
+
+TEST_CASE("a v0 module in v1 mode names the fix") {
+    auto r = parse_module("policy.rego", "package k\n\ndeny[msg] {\n  msg := \"x\"\n}\n");
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.diagnostics.size() == 1);
+    const auto& d = r.diagnostics.items()[0];
+    CHECK(d.code == "rego_parse_error");
+    CHECK(d.line == 3);
+    CHECK(d.col == 1);
+    CHECK(d.message.find("`if` keyword is required") != std::string::npos);
+    CHECK(d.message.find("--v0-compatible") != std::string::npos);
+}
+
+TEST_CASE("METADATA annotations are parsed as YAML and attached") {
+    auto r = parse_module("m.rego",
+                          "# METADATA\n# title: The package\npackage p\n\n"
+                          "# METADATA\n# title: Allow\n# description: lets things in\nallow := true\n");
+    REQUIRE(r.ok());
+    REQUIRE(r.module->annotations.size() == 2);
+    CHECK(r.module->annotations[0].on_package);
+    CHECK(r.module->annotations[0].scope == "package");
+    CHECK(r.module->annotations[1].rule_index == 0);
+    CHECK(r.module->annotations[1].yaml == "title: Allow\ndescription: lets things in\n");
+    auto bad = parse_module("m.rego", "package p\n# METADATA\n# title: [unclosed\nallow := true\n");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.diagnostics.items()[0].message.find("METADATA") != std::string::npos);
+    CHECK(bad.diagnostics.items()[0].line == 2);
+}
+
+TEST_CASE("comments are kept with their locations") {
+    auto r = parse_module("m.rego", "package p # the package\n# about x\nx := \"#not a comment\" # trailing\n");
+    REQUIRE(r.ok());
+    REQUIRE(r.module->comments.size() == 3);
+    CHECK(r.module->comments[0].text == " the package");
+    CHECK(r.module->comments[1].loc.line == 2);
+    CHECK(r.module->comments[2].text == " trailing");
+}
+
+TEST_CASE("every node carries file:line:col") {
+    auto r = parse_module("loc.rego", "package p\n\nallow if {\n\tx := input.a + 1\n}\n");
+    REQUIRE(r.ok());
+    const auto& rule = r.module->rules.at(0);
+    CHECK(rule.loc.line == 3);
+    CHECK(rule.loc.col == 1);
+    CHECK(rule.loc.file() == "loc.rego");
+    const auto& expr = rule.body.at(0);
+    CHECK(expr.loc.line == 4);
+    CHECK(expr.loc.col == 2);
+    const auto& plus = expr.term->elems.at(2);
+    CHECK(plus->loc.col == 7);
+    CHECK(plus->loc.text() == "input.a + 1");
+    CHECK(plus->elems.at(1)->loc.text() == "input.a");
+}

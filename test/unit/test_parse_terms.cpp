@@ -1,0 +1,142 @@
+// Terms and expressions: each construct parses into the exact AST shape.
+
+#include <doctest/doctest.h>
+
+#include "lang/parse.hpp"
+#include "test/unit/ast_sexpr.hpp"
+
+using gavel::lang::parse_query;
+using gavel::lang::parse_term;
+using gavel::lang::ParseOptions;
+using gavel::test::sexpr;
+
+namespace {
+
+std::string term(const std::string& text, ParseOptions options = {}) {
+    auto r = parse_term(text, options);
+    if (!r.ok()) return "ERROR: " + r.diagnostics.format();
+    return sexpr(r.term);
+}
+
+std::string query(const std::string& text, ParseOptions options = {}) {
+    auto r = parse_query(text, options);
+    if (!r.ok()) return "ERROR: " + r.diagnostics.format();
+    return sexpr(r.body);
+}
+
+}  // namespace
+
+TEST_CASE("scalars") {
+    CHECK(term("null") == "null");
+    CHECK(term("true") == "true");
+    CHECK(term("false") == "false");
+    CHECK(term("42") == "42");
+    CHECK(term("-1.5e10") == "-1.5e10");
+    CHECK(term("340282366920938463463374607431768211456") == "340282366920938463463374607431768211456");
+    CHECK(term("2e308") == "2e308");
+    CHECK(term("x") == "x");
+    CHECK(term("_") == "_");
+}
+
+TEST_CASE("strings and escapes") {
+    CHECK(term(R"("a\"b\\c\/\n\t")") == "\"a\"b\\c/\n\t\"");
+    CHECK(term(R"("\u00e9")") == "\"\xc3\xa9\"");
+    CHECK(term(R"("\ud83d\ude00")") == "\"\xf0\x9f\x98\x80\"");  // a surrogate pair is one code point
+    CHECK(term("`raw \\n string`") == "\"raw \\n string\"");
+    CHECK(term("`multi\nline`") == "\"multi\nline\"");
+    CHECK(term(R"("bad \q escape")").rfind("ERROR", 0) == 0);
+    CHECK(term("\"unterminated").rfind("ERROR", 0) == 0);
+}
+
+TEST_CASE("composites") {
+    CHECK(term("[]") == "(array)");
+    CHECK(term("[1, 2, 3,]") == "(array 1 2 3)");
+    CHECK(term("{}") == "(object)");
+    CHECK(term("set()") == "(set)");
+    CHECK(term("{1, \"a\"}") == "(set 1 \"a\")");
+    CHECK(term("{\"a\": 1, 2: [x]}") == "(object \"a\":1 2:(array x))");
+    CHECK(term("{{1}}") == "(set (set 1))");
+}
+
+TEST_CASE("refs bind only when touching") {
+    CHECK(term("input.request.kind") == "(ref input \"request\" \"kind\")");
+    CHECK(term("a[0].b[\"c\"][x]") == "(ref a 0 \"b\" \"c\" x)");
+    CHECK(term("[1, 2][0]") == "(ref (array 1 2) 0)");
+    CHECK(term("f(x).y") == "(ref (f x) \"y\")");
+    CHECK(query("x\n[y] = z") == "{x; (eq (array y) z)}");
+    CHECK(term("input.in.if") == "(ref input \"in\" \"if\")");  // keywords are fine after a dot
+}
+
+TEST_CASE("calls") {
+    CHECK(term("count(x)") == "(count x)");
+    CHECK(term("io.jwt.decode(t)") == "(io.jwt.decode t)");
+    CHECK(term("data.lib.f(1, 2,)") == "(data.lib.f 1 2)");
+    CHECK(term("f()") == "(f)");
+    CHECK(query("contains(\"abc\", \"b\")") == "{(contains \"abc\" \"b\")}");  // builtin named like the keyword
+}
+
+TEST_CASE("operator precedence as OPA's") {
+    CHECK(term("1 + 2 * 3") == "(plus 1 (mul 2 3))");
+    CHECK(term("(1 + 2) * 3") == "(mul (plus 1 2) 3)");
+    CHECK(term("1 - 2 - 3") == "(minus (minus 1 2) 3)");
+    CHECK(term("a | b & c") == "(or a (and b c))");
+    CHECK(term("a + 1 == b | c") == "(equal (plus a 1) (or b c))");
+    CHECK(term("x - -1") == "(minus x -1)");
+    CHECK(term("a % 2 != 0") == "(neq (rem a 2) 0)");
+    CHECK(term("1 < 2 <= 3") == "(lte (lt 1 2) 3)");
+    CHECK(term("x in xs") == "(internal.member_2 x xs)");
+    CHECK(term("x == 1 in s") == "(internal.member_2 (equal x 1) s)");
+}
+
+TEST_CASE("assignment, unification and key-value membership") {
+    CHECK(query("x := 1") == "{(assign x 1)}");
+    CHECK(query("[a, b] = [1, 2]") == "{(eq (array a b) (array 1 2))}");
+    CHECK(query("x == y") == "{(equal x y)}");
+    CHECK(query("k, v in xs") == "{(internal.member_3 k v xs)}");
+    CHECK(query("0, 2 in [2] in [true]") == "{(internal.member_2 (internal.member_3 0 2 (array 2)) (array true))}");
+    CHECK(query("x := 1, \"foo\" in y") == "{(assign x (internal.member_3 1 \"foo\" y))}");
+    CHECK(query("(0, 2 in [2]) in [true]") ==
+          "{(internal.member_2 (internal.member_3 0 2 (array 2)) (array true))}");
+}
+
+TEST_CASE("comprehensions") {
+    CHECK(term("[x | x := xs[_]]") == "(array-of x {(assign x (ref xs _))})");
+    CHECK(term("{x | some x in s}") == "(set-of x {(some (internal.member_2 x s))})");
+    CHECK(term("{k: v | v := o[k]}") == "(object-of k:v {(assign v (ref o k))})");
+    CHECK(term("[x |\n  x := 1\n  x > 0\n]") == "(array-of x {(assign x 1); (gt x 0)})");
+    CHECK(term("[x + 1 | x := 1; x > 0]") == "(array-of (plus x 1) {(assign x 1); (gt x 0)})");
+}
+
+TEST_CASE("template strings") {
+    CHECK(term("$\"a{x}b\"") == "(template {\"a\"; x; \"b\"})");
+    CHECK(term("$\"\\{42}\"") == "(template {\"{42}\"})");
+    CHECK(term("$\"{$\"{a}\"} {1 + a}\"") == "(template {(template {a}); \" \"; (plus 1 a)})");
+    CHECK(term("$`x\n{y}`") == "(template {\"x\n\"; y})");
+    CHECK(term("$\"{a with input as 1}\"") == "(template {a (with input 1)})");
+    CHECK(term("$\"\"") == "(template {})");
+}
+
+TEST_CASE("body literals") {
+    CHECK(query("a; b") == "{a; b}");
+    CHECK(query("a\n  b  # comment\nc") == "{a; b; c}");
+    CHECK(query("not x") == "{(not x)}");
+    CHECK(query("some x, y") == "{(some x y)}");
+    CHECK(query("some k, v in obj") == "{(some (internal.member_3 k v obj))}");
+    CHECK(query("every x in xs { x > 0 }") == "{(every x xs {(gt x 0)})}");
+    CHECK(query("every k, v in o { k == v }") == "{(every k v o {(equal k v)})}");
+    CHECK(query("x with input as 1 with data.a.b as {}") == "{x (with input 1) (with (ref data \"a\" \"b\") (object))}");
+    CHECK(query("x\n  with input as 1") == "{x (with input 1)}");
+    CHECK(query("count(f) with count as g") == "{(count f) (with count g)}");
+    CHECK(query("a b").rfind("ERROR", 0) == 0);  // two literals need a separator
+}
+
+TEST_CASE("experimental and/or keywords") {
+    ParseOptions opts;
+    opts.experimental_keywords = true;
+    CHECK(query("a or b and c", opts) == "{(or a (and b c))}");
+    CHECK(query("not a or b", opts) == "{(or (not a) b)}");
+    CHECK(query("a and (b or c)", opts) == "{(and a (or b c))}");
+    CHECK(query("(1 + 2) * 3 == 9 and x", opts) == "{(and (equal (mul (plus 1 2) 3) 9) x)}");
+    CHECK(query("not { a; b }", opts) == "{(not (block {a; b}))}");
+    CHECK(query("a or b").rfind("ERROR", 0) == 0);  // without the option `or` is an identifier
+}
