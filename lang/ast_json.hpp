@@ -11,4 +11,17 @@ namespace gavel::lang {
 std::string module_to_json(const Module& module, bool with_locations = false);
 std::string module_to_pretty(const Module& module);
 
+// What `module_to_json` prints, spelled out (the two-argument form is
+// {locations = with_locations, location_text = false, comments = true, indent = false}).
+struct AstJsonOptions {
+    bool locations = false;      // "location" on every node (`--json-include locations`)
+    bool location_text = false;  // with locations: "text" (base64 source text) as `opa parse` adds it
+    bool comments = true;        // the module's "comments" (`--json-include -comments` drops them)
+    bool indent = false;         // two-space indentation as Go's json.MarshalIndent, else compact
+};
+
+std::string module_to_json(const Module& module, const AstJsonOptions& options);
+// `with_comments = false` leaves out the trailing `comment` nodes.
+std::string module_to_pretty(const Module& module, bool with_comments);
+
 }  // namespace gavel::lang

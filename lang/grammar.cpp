@@ -151,8 +151,7 @@ const auto call_part = [](auto& ctx) {
         _pass(ctx) = false;
         return;
     }
-    std::vector<TermPtr> args;
-    if (at_c<0>(a)) args = std::move(*at_c<0>(a));
+    std::vector<TermPtr> args = std::move(at_c<0>(a));
     Location loc = span(ctx, start_of(*fn), at_c<1>(a));
     if (fn->kind == TermKind::Var && fn->text == "set" && args.empty()) {
         fn = make_term(TermKind::Set, loc);  // set() is the empty set
@@ -415,8 +414,7 @@ const auto set_head_ref = [](auto& ctx) {
 const auto set_args = [](auto& ctx) {
     Rule& r = _val(ctx);
     r.head.has_args = true;
-    auto& args = _attr(ctx);
-    if (args) r.head.args = std::move(*args);
+    r.head.args = std::move(_attr(ctx));
 };
 const auto set_contains = [](auto& ctx) {
     Rule& r = _val(ctx);
@@ -489,6 +487,7 @@ x3::rule<class paren_class, TermPtr> const paren = "parenthesised expression";
 x3::rule<class template_class, TermPtr> const template_string = "template string";
 x3::rule<class scalar_class, TermPtr> const scalar_keyword = "scalar";
 x3::rule<class args_class, std::vector<TermPtr>> const args = "arguments";
+x3::rule<class maybe_args_class, std::vector<TermPtr>> const maybe_args = "arguments";
 x3::rule<class with_class, With> const with_modifier = "with";
 x3::rule<class some_class, Expr> const some_decl = "some";
 x3::rule<class every_class, Expr> const every_decl = "every";
@@ -511,9 +510,11 @@ x3::rule<class package_class, Package> const package = "package";
 const auto term_def = primary[set_val] >>
                       *((adj(".") >> ident(IdentMode::Any))[dot_part] |
                         (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
-                        (adj("(") >> -args >> tok(")") >> here)[call_part]);
+                        (adj("(") >> maybe_args >> tok(")") >> here)[call_part]);
 
 const auto args_def = expr_in % tok(",") >> -tok(",");
+// No arguments is an empty list, not an absent one.
+const auto maybe_args_def = args | x3::attr(std::vector<TermPtr>());
 
 const auto primary_def = template_string | quoted_string | raw_string | number | ident(IdentMode::Var) |
                          scalar_keyword | array | brace | paren;
@@ -607,7 +608,7 @@ const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> ex
                              here[rule_end];
 
 const auto rule_def = mark[rule_start] >> -kw("default")[set_default] >> head_ref[set_head_ref] >>
-                      -(adj("(") >> -args >> tok(")"))[set_args] >>
+                      -(adj("(") >> maybe_args >> tok(")"))[set_args] >>
                       -((kw_contains >> expr_in)[set_contains] | (assign_op >> expr_in)[set_value]) >> rule_bodies >>
                       *else_clause[add_else] >> here[rule_end];
 
@@ -619,7 +620,7 @@ const auto import_def = (mark >> kw("import") >> path >> -(kw("as") >> ident(Ide
 const auto package_def = (mark >> kw("package") >> path >> here)[package_stmt];
 
 BOOST_SPIRIT_DEFINE(term, primary, factor, arith, band, bor, relation, expr_in, head_expr, expr_kv, expr_top, array, brace,
-                    paren, template_string, scalar_keyword, args, with_modifier, some_decl, every_decl,
+                    paren, template_string, scalar_keyword, args, maybe_args, with_modifier, some_decl, every_decl,
                     term_literal, literal_core, simple_literal, block, logic_unit, logic_and, literal, body, braced_body, head_ref, else_clause, rule,
                     path, import, package)
 

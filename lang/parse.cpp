@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "lang/annotations.hpp"
 #include "lang/grammar.hpp"
 #include "lang/lexical.hpp"
@@ -66,7 +68,19 @@ std::string join_expected(const std::vector<std::string>& expected) {
 void report_syntax_error(ParseState& st, const char* fallback) {
     const char* at = st.furthest ? st.furthest : fallback;
     std::string message = fmt::format("unexpected {} token", describe_token(at, st.end));
-    if (!st.expected.empty() && st.expected.size() <= 6) message += ": expected " + join_expected(st.expected);
+    if (!st.expected.empty() && st.expected.size() <= 6) {
+        message += ": expected " + join_expected(st.expected);
+    } else if (!st.expected.empty()) {
+        // Many things could continue an expression; the closers and separators are what people forgot.
+        std::vector<std::string> structural;
+        for (const auto& e : st.expected)
+            if (e == "]" || e == "}" || e == ")" || e == "," || e == ";") structural.push_back(e);
+        bool term = std::find(st.expected.begin(), st.expected.end(), "identifier") != st.expected.end();
+        if (!structural.empty())
+            message += ": expected " + join_expected(structural) + (term ? " (or a term)" : " (or an operator)");
+        else if (term)
+            message += ": expected a term";
+    }
     st.error(at, std::move(message));
 }
 

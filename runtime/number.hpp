@@ -127,6 +127,9 @@ public:
         if (a.rep_ == Rep::Int && b.rep_ == Rep::Int) return a.i_ < b.i_;
         return compare(a, b) < 0;
     }
+    friend bool operator>(const Number& a, const Number& b) noexcept { return b < a; }
+    friend bool operator<=(const Number& a, const Number& b) noexcept { return !(b < a); }
+    friend bool operator>=(const Number& a, const Number& b) noexcept { return !(a < b); }
 
     // Internal: raw access used by Value to store numbers inline.
     struct Raw {

@@ -32,7 +32,8 @@ TEST_CASE("three syntax errors are all reported with line:col") {
     CHECK(e[0].col == 1);
     CHECK(e[1].line == 7);
     CHECK(e[1].col == 1);
-    CHECK(e[1].message == "unexpected } token");
+    CHECK(e[0].message == "unexpected ident token: expected , or ] (or an operator)");
+    CHECK(e[1].message == "unexpected } token: expected a term");
     CHECK(e[2].line == 9);
     CHECK(e[2].col == 12);
 }
@@ -86,18 +87,32 @@ TEST_CASE("experimental keywords need the option") {
     CHECK(parse_module("m.rego", "package p\nimport future.keywords.or\np if { a or b }\n", o).ok());
 }
 
+namespace {
+
+// prefix, then `depth` openers, `middle`, `depth` closers, then suffix.
+std::string nested(const char* prefix, std::size_t depth, char open, const char* middle, char close, const char* suffix) {
+    std::string out(prefix);
+    out.append(depth, open);
+    out.append(middle);
+    out.append(depth, close);
+    out.append(suffix);
+    return out;
+}
+
+}  // namespace
+
 TEST_CASE("deep nesting is refused, not a stack overflow") {
-    std::string deep = "package p\nx := " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+    std::string deep = nested("package p\nx := ", 100000, '[', "", ']', "\n");
     auto r = parse_module("deep.rego", deep);
     REQUIRE_FALSE(r.ok());
     CHECK(r.diagnostics.items()[0].message.find("nesting deeper than") != std::string::npos);
     CHECK(r.diagnostics.items()[0].line == 2);
 
-    std::string deep_template = "x := " + std::string(5000, '(') + "1" + std::string(5000, ')');
+    std::string deep_template = nested("x := ", 5000, '(', "1", ')', "");
     CHECK_FALSE(parse_query(deep_template).ok());
 
     // Nesting within the limit parses.
-    std::string ok = "package p\nx := " + std::string(200, '[') + std::string(200, ']') + "\n";
+    std::string ok = nested("package p\nx := ", 200, '[', "", ']', "\n");
     CHECK(parse_module("ok.rego", ok).ok());
 }
 

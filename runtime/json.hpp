@@ -1,0 +1,50 @@
+// JSON in (simdjson On-Demand) and out (compact and pretty), OPA-compatible.
+//
+// Reading:
+//   * numbers keep their exact value: integers of any size stay exact (the raw
+//     number text is used, never a lossy double), decimals beyond double range
+//     (1e400) keep their literal text; see number.hpp.
+//   * strings: all JSON escapes; \u surrogate pairs combine; a lone or
+//     mismatched surrogate becomes U+FFFD (as Go's encoding/json does);
+//     unescaped control characters are rejected; invalid UTF-8 in the input
+//     is rejected with its byte offset and line:column.
+//   * duplicate object keys: the last one wins (Go's encoding/json).
+//   * limits (limits.hpp): nesting depth and input size give clear errors.
+//   * a thread-local simdjson parser and padded buffer are reused, so parsing
+//     on a server thread allocates only the resulting Values.
+//
+// Writing (Go's encoding/json with SetEscapeHTML(false), as OPA prints):
+//   * object keys in canonical order; string keys are therefore bytewise
+//     sorted as Go sorts map keys. Non-string keys are written as their compact
+//     JSON text inside a string (key 1 -> "1", key [1] -> "[1]"); if an object
+//     has such keys, entries are ordered by the written key text and, should
+//     two keys write the same text (1 and "1"), the first in canonical order
+//     is kept.
+//   * sets are written as arrays in canonical order.
+//   * escapes: \" \\ \n \r \t \b \f, other control characters as \u00XX,
+//     U+2028/U+2029 as \u2028/\u2029; invalid UTF-8 bytes as \ufffd;
+//     everything else (incl. non-ASCII UTF-8) as is.
+//   * pretty: two-space indent like json.MarshalIndent(v, "", "  "); empty
+//     arrays/objects stay "[]" / "{}".
+#pragma once
+
+#include "runtime/limits.hpp"
+#include "runtime/parse_result.hpp"
+#include "runtime/value.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace gavel::runtime {
+
+// Parses exactly one JSON value (surrounding whitespace allowed).
+ParseResult parse_json(std::string_view text, const Limits& limits = kDefaultLimits);
+
+enum class JsonStyle : std::uint8_t { Compact, Pretty };
+
+std::string to_json(const Value& v, JsonStyle style = JsonStyle::Compact);
+void append_json(std::string& out, const Value& v, JsonStyle style = JsonStyle::Compact);
+// Appends `s` as a JSON string literal, quotes included.
+void append_json_string(std::string& out, std::string_view s);
+
+} // namespace gavel::runtime

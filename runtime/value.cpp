@@ -1,0 +1,385 @@
+#include "runtime/value.hpp"
+
+#include "runtime/hash.hpp"
+
+#include <algorithm>
+#include <new>
+
+namespace gavel::runtime {
+
+namespace {
+
+using detail::Node;
+using detail::NodeType;
+using detail::ObjectNode;
+using detail::SeqNode;
+using detail::StringNode;
+
+constexpr std::uint64_t kSeed[] = {
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+    0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL,
+};
+
+std::uint64_t seed_of(Kind k) { return kSeed[static_cast<unsigned>(k)]; }
+
+SeqNode* alloc_seq(NodeType t, std::size_t n) {
+    void* mem = ::operator new(sizeof(SeqNode) + n * sizeof(Value));
+    return new (mem) SeqNode(t, n);
+}
+
+ObjectNode* alloc_object(std::size_t n) {
+    void* mem = ::operator new(sizeof(ObjectNode) + n * sizeof(ObjectEntry));
+    return new (mem) ObjectNode(n);
+}
+
+// Moves `items` into a fresh node; `items` is left with moved-from values.
+Value make_seq(Value::Tag tag, NodeType nt, std::vector<Value>& items, std::size_t n) {
+    if (n == 0) return Value::adopt(tag, nullptr);
+    SeqNode* node = alloc_seq(nt, n);
+    Value* out = node->data();
+    for (std::size_t i = 0; i < n; ++i) new (out + i) Value(std::move(items[i]));
+    return Value::adopt(tag, node);
+}
+
+std::uint64_t cached(const std::atomic<std::uint64_t>& slot, auto compute) {
+    std::uint64_t h = slot.load(std::memory_order_relaxed);
+    if (h != 0) return h;
+    h = compute();
+    if (h == 0) h = 1;
+    const_cast<std::atomic<std::uint64_t>&>(slot).store(h, std::memory_order_relaxed);
+    return h;
+}
+
+int cmp_bytes(std::string_view a, std::string_view b) {
+    std::size_t n = std::min(a.size(), b.size());
+    int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
+    if (c != 0) return c < 0 ? -1 : 1;
+    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+// Compare a key with a string without building a Value.
+int cmp_with_string(const Value& k, std::string_view s) {
+    Kind kk = k.kind();
+    if (kk != Kind::String) return kk < Kind::String ? -1 : 1;
+    return cmp_bytes(k.as_string(), s);
+}
+
+bool seq_equal(std::span<const Value> a, std::span<const Value> b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!(a[i] == b[i])) return false;
+    return true;
+}
+
+int seq_compare(std::span<const Value> a, std::span<const Value> b) {
+    std::size_t n = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < n; ++i)
+        if (int c = compare(a[i], b[i])) return c;
+    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+} // namespace
+
+namespace detail {
+void destroy_node(Node* n) noexcept {
+    switch (n->type) {
+    case NodeType::String: {
+        auto* s = static_cast<StringNode*>(n);
+        s->~StringNode();
+        ::operator delete(s);
+        return;
+    }
+    case NodeType::Array:
+    case NodeType::Set: {
+        auto* s = static_cast<SeqNode*>(n);
+        Value* d = s->data();
+        for (std::size_t i = 0; i < s->size; ++i) d[i].~Value();
+        s->~SeqNode();
+        ::operator delete(s);
+        return;
+    }
+    case NodeType::Object: {
+        auto* o = static_cast<ObjectNode*>(n);
+        ObjectEntry* d = o->data();
+        for (std::size_t i = 0; i < o->size; ++i) d[i].~ObjectEntry();
+        o->~ObjectNode();
+        ::operator delete(o);
+        return;
+    }
+    case NodeType::Number: destroy_number_node(n); return;
+    }
+}
+} // namespace detail
+
+std::string_view type_name(Kind k) noexcept {
+    switch (k) {
+    case Kind::Null: return "null";
+    case Kind::Boolean: return "boolean";
+    case Kind::Number: return "number";
+    case Kind::String: return "string";
+    case Kind::Array: return "array";
+    case Kind::Object: return "object";
+    case Kind::Set: return "set";
+    }
+    return "null";
+}
+
+std::string_view type_name(const Value& v) noexcept { return type_name(v.kind()); }
+
+// ---- factories ------------------------------------------------------------------
+
+Value Value::number(Number n) noexcept {
+    Number::Raw r = n.release_raw();
+    Tag t = r.rep == Number::Rep::Int ? Tag::Int : r.rep == Number::Rep::Float ? Tag::Float : Tag::NumHeap;
+    return Value(t, r.i);
+}
+
+Number Value::as_number() const noexcept {
+    switch (tag_) {
+    case Tag::Int: return Number::from_int(i_);
+    case Tag::Float: return Number::from_raw_retain(Number::Rep::Float, i_);
+    case Tag::NumHeap: return Number::from_raw_retain(Number::Rep::Heap, i_);
+    default: return Number();
+    }
+}
+
+Value Value::string(std::string_view s) {
+    if (s.empty()) return Value(Tag::String, 0);
+    void* mem = ::operator new(sizeof(StringNode) + s.size() + 1);
+    auto* node = new (mem) StringNode(s.size());
+    std::memcpy(node->data(), s.data(), s.size());
+    node->data()[s.size()] = '\0';
+    return adopt(Tag::String, node);
+}
+
+Value Value::array(std::initializer_list<Value> items) {
+    ArrayBuilder b(items.size());
+    for (const Value& v : items) b.push_back(v);
+    return b.build();
+}
+
+Value Value::set(std::initializer_list<Value> items) {
+    SetBuilder b(items.size());
+    for (const Value& v : items) b.insert(v);
+    return b.build();
+}
+
+Value Value::object(std::initializer_list<std::pair<Value, Value>> entries) {
+    ObjectBuilder b(entries.size());
+    for (const auto& [k, v] : entries) b.insert(k, v);
+    return b.build();
+}
+
+// ---- lookup -------------------------------------------------------------------------
+
+const Value* Value::find(std::string_view key) const noexcept {
+    auto entries = object_entries();
+    std::size_t lo = 0, hi = entries.size();
+    while (lo < hi) {
+        std::size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_with_string(entries[mid].key, key);
+        if (c == 0) return &entries[mid].value;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return nullptr;
+}
+
+const Value* Value::find(const Value& key) const noexcept {
+    if (key.tag_ == Tag::String) return find(key.as_string());
+    auto entries = object_entries();
+    std::size_t lo = 0, hi = entries.size();
+    while (lo < hi) {
+        std::size_t mid = lo + (hi - lo) / 2;
+        int c = compare(entries[mid].key, key);
+        if (c == 0) return &entries[mid].value;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return nullptr;
+}
+
+bool Value::contains(const Value& v) const noexcept {
+    auto elems = set_elements();
+    std::size_t lo = 0, hi = elems.size();
+    while (lo < hi) {
+        std::size_t mid = lo + (hi - lo) / 2;
+        int c = compare(elems[mid], v);
+        if (c == 0) return true;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return false;
+}
+
+// ---- hashing, equality, ordering ------------------------------------------------
+
+std::uint64_t Value::hash() const noexcept {
+    switch (tag_) {
+    case Tag::Null: return seed_of(Kind::Null);
+    case Tag::False: return hash_mix(seed_of(Kind::Boolean));
+    case Tag::True: return hash_mix(seed_of(Kind::Boolean) + 1);
+    case Tag::Int: return hash_combine(seed_of(Kind::Number), hash_mix(static_cast<std::uint64_t>(i_)));
+    case Tag::Float:
+    case Tag::NumHeap: return hash_combine(seed_of(Kind::Number), as_number().hash());
+    case Tag::String: {
+        if (!p_) return hash_combine(seed_of(Kind::String), hash_bytes("", 0));
+        auto* n = static_cast<const StringNode*>(p_);
+        return cached(n->hash, [&] { return hash_combine(seed_of(Kind::String), hash_bytes(n->data(), n->size)); });
+    }
+    case Tag::Array:
+    case Tag::Set: {
+        Kind k = kind();
+        if (!p_) return seed_of(k);
+        auto* n = static_cast<const SeqNode*>(p_);
+        return cached(n->hash, [&] {
+            std::uint64_t h = seed_of(k);
+            for (std::size_t i = 0; i < n->size; ++i) h = hash_combine(h, n->data()[i].hash());
+            return h;
+        });
+    }
+    case Tag::Object: {
+        if (!p_) return seed_of(Kind::Object);
+        auto* n = static_cast<const ObjectNode*>(p_);
+        return cached(n->hash, [&] {
+            std::uint64_t h = seed_of(Kind::Object);
+            for (std::size_t i = 0; i < n->size; ++i) {
+                h = hash_combine(h, n->data()[i].key.hash());
+                h = hash_combine(h, n->data()[i].value.hash());
+            }
+            return h;
+        });
+    }
+    }
+    return 0;
+}
+
+bool operator==(const Value& a, const Value& b) noexcept {
+    using Tag = Value::Tag;
+    if (a.tag_ == b.tag_ && a.i_ == b.i_) return true;  // same inline value or same node
+    Kind ka = a.kind();
+    if (ka != b.kind()) return false;
+    switch (ka) {
+    case Kind::Null:
+    case Kind::Boolean: return false;  // tags/payload differ
+    case Kind::Number:
+        if (a.tag_ == Tag::Int && b.tag_ == Tag::Int) return false;
+        return compare(a.as_number(), b.as_number()) == 0;
+    case Kind::String: {
+        std::string_view x = a.as_string(), y = b.as_string();
+        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size()) == 0;
+    }
+    case Kind::Array: return seq_equal(a.array_elements(), b.array_elements());
+    case Kind::Set: return seq_equal(a.set_elements(), b.set_elements());
+    case Kind::Object: {
+        auto x = a.object_entries(), y = b.object_entries();
+        if (x.size() != y.size()) return false;
+        if (a.p_ && b.p_) {  // cheap reject when both hashes are known
+            auto hx = static_cast<const ObjectNode*>(a.p_)->hash.load(std::memory_order_relaxed);
+            auto hy = static_cast<const ObjectNode*>(b.p_)->hash.load(std::memory_order_relaxed);
+            if (hx && hy && hx != hy) return false;
+        }
+        for (std::size_t i = 0; i < x.size(); ++i)
+            if (!(x[i].key == y[i].key) || !(x[i].value == y[i].value)) return false;
+        return true;
+    }
+    }
+    return false;
+}
+
+int compare(const Value& a, const Value& b) noexcept {
+    using Tag = Value::Tag;
+    Kind ka = a.kind(), kb = b.kind();
+    if (ka != kb) return ka < kb ? -1 : 1;
+    switch (ka) {
+    case Kind::Null: return 0;
+    case Kind::Boolean: return a.as_bool() == b.as_bool() ? 0 : (a.as_bool() ? 1 : -1);
+    case Kind::Number:
+        if (a.tag_ == Tag::Int && b.tag_ == Tag::Int) return a.i_ < b.i_ ? -1 : (a.i_ > b.i_ ? 1 : 0);
+        return compare(a.as_number(), b.as_number());
+    case Kind::String: return cmp_bytes(a.as_string(), b.as_string());
+    case Kind::Array: return seq_compare(a.array_elements(), b.array_elements());
+    case Kind::Set: return seq_compare(a.set_elements(), b.set_elements());
+    case Kind::Object: {
+        if (a.p_ == b.p_) return 0;
+        auto x = a.object_entries(), y = b.object_entries();
+        std::size_t n = std::min(x.size(), y.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            if (int c = compare(x[i].key, y[i].key)) return c;
+            if (int c = compare(x[i].value, y[i].value)) return c;
+        }
+        return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+    }
+    }
+    return 0;
+}
+
+// ---- builders ---------------------------------------------------------------------
+
+Value ArrayBuilder::build() {
+    Value v = make_seq(Value::Tag::Array, NodeType::Array, items_, items_.size());
+    items_.clear();
+    return v;
+}
+
+Value SetBuilder::build() {
+    auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
+    if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
+    auto end = std::unique(items_.begin(), items_.end());
+    Value v = make_seq(Value::Tag::Set, NodeType::Set, items_, static_cast<std::size_t>(end - items_.begin()));
+    items_.clear();
+    return v;
+}
+
+namespace {
+
+void sort_entries(std::vector<ObjectEntry>& items) {
+    auto less = [](const ObjectEntry& a, const ObjectEntry& b) { return compare(a.key, b.key) < 0; };
+    if (!std::is_sorted(items.begin(), items.end(), less)) std::stable_sort(items.begin(), items.end(), less);
+}
+
+Value make_object(std::vector<ObjectEntry>& items, std::size_t n) {
+    if (n == 0) return Value::adopt(Value::Tag::Object, nullptr);
+    ObjectNode* node = alloc_object(n);
+    ObjectEntry* out = node->data();
+    for (std::size_t i = 0; i < n; ++i) new (out + i) ObjectEntry(std::move(items[i]));
+    return Value::adopt(Value::Tag::Object, node);
+}
+
+} // namespace
+
+Value ObjectBuilder::build(DuplicateKeys dup) {
+    sort_entries(items_);
+    // Compact runs of equal keys (stable sort keeps insertion order in a run).
+    std::size_t w = 0;
+    for (std::size_t r = 0; r < items_.size(); ++r) {
+        if (w > 0 && items_[w - 1].key == items_[r].key) {
+            if (dup == DuplicateKeys::LastWins) items_[w - 1].value = std::move(items_[r].value);
+            continue;
+        }
+        if (w != r) items_[w] = std::move(items_[r]);
+        ++w;
+    }
+    Value v = make_object(items_, w);
+    items_.clear();
+    return v;
+}
+
+ObjectBuilder::Checked ObjectBuilder::build_checked() {
+    sort_entries(items_);
+    Checked out;
+    for (std::size_t r = 1; r < items_.size(); ++r) {
+        if (items_[r - 1].key == items_[r].key && !(items_[r - 1].value == items_[r].value)) {
+            out.conflict = true;
+            out.key = items_[r].key;
+            out.first = items_[r - 1].value;
+            out.second = items_[r].value;
+            items_.clear();
+            return out;
+        }
+    }
+    out.value = build(DuplicateKeys::LastWins);
+    return out;
+}
+
+} // namespace gavel::runtime

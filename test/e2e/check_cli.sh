@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# gavel check: exact diagnostics and exit codes on fixture trees.
+set -uo pipefail
+gavel=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+failures=0
+
+expect() {  # name, expected status, command...
+    local name=$1 want=$2; shift 2
+    "$@" > /tmp/gavel_e2e_out.$$ 2> /tmp/gavel_e2e_err.$$
+    local got=$?
+    if [[ $got -ne $want ]]; then
+        echo "FAIL $name: exit $got, want $want"; cat /tmp/gavel_e2e_err.$$; failures=$((failures + 1))
+    else
+        echo "ok   $name"
+    fi
+}
+
+expect "three syntax errors exit 1" 1 "$gavel" check test/e2e/fixtures/check
+if diff -u test/e2e/fixtures/check/three_errors.expected /tmp/gavel_e2e_err.$$; then
+    echo "ok   three syntax errors, exact output"
+else
+    echo "FAIL three syntax errors, exact output"; failures=$((failures + 1))
+fi
+
+expect "v0 example in v0 mode" 0 "$gavel" check --v0-compatible examples/admission
+expect "v1 example" 0 "$gavel" check examples/admission-v1
+expect "v0 example in v1 mode fails" 1 "$gavel" check examples/admission
+if grep -q -- "--v0-compatible" /tmp/gavel_e2e_err.$$; then echo "ok   v1 mode names the flag"; else
+    echo "FAIL v1 mode names the flag"; failures=$((failures + 1)); fi
+expect "missing path" 1 "$gavel" check does/not/exist
+expect "parse prints the AST" 0 "$gavel" parse --format json examples/admission-v1/image-registry.rego
+if grep -q '"kubernetes"' /tmp/gavel_e2e_out.$$; then echo "ok   parse json names the package"; else
+    echo "FAIL parse json names the package"; failures=$((failures + 1)); fi
+expect "parse of a broken file" 1 "$gavel" parse test/e2e/fixtures/check/three_errors.rego
+
+rm -f /tmp/gavel_e2e_out.$$ /tmp/gavel_e2e_err.$$
+echo "e2e check: $failures failed"
+exit $((failures > 0))

@@ -1,0 +1,181 @@
+#include "runtime/json.hpp"
+
+#include <doctest/doctest.h>
+
+#include <limits>
+#include <string>
+
+using namespace gavel::runtime;
+
+namespace {
+
+Value parse_ok(std::string_view text) {
+    ParseResult r = parse_json(text);
+    REQUIRE_MESSAGE(r.ok, r.error.message);
+    return r.value;
+}
+
+ParseError parse_err(std::string_view text, const Limits& limits = kDefaultLimits) {
+    ParseResult r = parse_json(text, limits);
+    REQUIRE_FALSE(r.ok);
+    return r.error;
+}
+
+std::string round_trip(std::string_view text) { return to_json(parse_ok(text)); }
+
+} // namespace
+
+TEST_CASE("json: compact round trip with sorted keys") {
+    CHECK(round_trip(R"({"b":[1,2],"a":1})") == R"({"a":1,"b":[1,2]})");
+    CHECK(round_trip(R"( { "z" : null , "a" : [ true , false , "x" , {} , [] ] } )") ==
+          R"({"a":[true,false,"x",{},[]],"z":null})");
+    CHECK(round_trip("\"s\"") == "\"s\"");
+    CHECK(round_trip("  42 ") == "42");
+    CHECK(round_trip("null") == "null");
+    CHECK(round_trip(R"({"B":1,"a":2,"_":3})") == R"({"B":1,"_":3,"a":2})");  // bytewise
+}
+
+TEST_CASE("json: pretty output like json.MarshalIndent") {
+    Value v = parse_ok(R"({"b":[1,2],"a":{"x":{}},"c":[]})");
+    CHECK(to_json(v, JsonStyle::Pretty) ==
+          "{\n"
+          "  \"a\": {\n"
+          "    \"x\": {}\n"
+          "  },\n"
+          "  \"b\": [\n"
+          "    1,\n"
+          "    2\n"
+          "  ],\n"
+          "  \"c\": []\n"
+          "}");
+    CHECK(to_json(Value::integer(1), JsonStyle::Pretty) == "1");
+}
+
+TEST_CASE("json: numbers stay exact") {
+    Value v = parse_ok("[123456789012345678901234567890, 18446744073709551614, -9223372036854775808, 2e308, 1.5, "
+                       "1.5893857701234e+09, 1e-400, 3.0]");
+    auto a = v.array_elements();
+    REQUIRE(a.size() == 8);
+    CHECK(a[0].as_number().to_string() == "123456789012345678901234567890");
+    CHECK(a[1].as_number().to_string() == "18446744073709551614");
+    std::int64_t i;
+    CHECK(a[2].as_int64(i));
+    CHECK(i == std::numeric_limits<std::int64_t>::min());
+    CHECK(a[3].as_number().is_integer());
+    CHECK(a[4].as_number().to_double() == 1.5);
+    CHECK(a[7] == Value::integer(3));
+    CHECK(to_json(v) == "[123456789012345678901234567890,18446744073709551614,-9223372036854775808,2e308,1.5,"
+                        "1.5893857701234e+09,1e-400,3.0]");
+    CHECK(parse_ok("1.0") == Value::integer(1));
+}
+
+TEST_CASE("json: sets print as arrays, non-string keys as strings") {
+    Value s = Value::set({Value::string("b"), Value::integer(2), Value::string("a")});
+    CHECK(to_json(s) == R"([2,"a","b"])");
+    Value o = Value::object({{Value::integer(1), Value::string("a")},
+                             {Value::array({Value::integer(1)}), Value::integer(2)},
+                             {Value::string("0"), Value::boolean(true)}});
+    CHECK(to_json(o) == R"({"0":true,"1":"a","[1]":2})");
+    Value clash = Value::object({{Value::integer(1), Value::string("num")}, {Value::string("1"), Value::string("str")}});
+    CHECK(to_json(clash) == R"({"1":"num"})");
+    Value key_with_quote = Value::object({{Value::array({Value::string("q")}), Value::null()}});
+    CHECK(to_json(key_with_quote) == R"({"[\"q\"]":null})");
+}
+
+TEST_CASE("json: escaping as Go encoding/json without HTML escaping") {
+    CHECK(to_json(Value::string("a\"b\\c\nd\re\tf")) == R"("a\"b\\c\nd\re\tf")");
+    CHECK(to_json(Value::string(std::string("\x01\x1f\b\f", 4))) == R"("\u0001\u001f\b\f")");
+    CHECK(to_json(Value::string("<a href='x'>&</a>")) == R"("<a href='x'>&</a>")");
+    CHECK(to_json(Value::string("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80")) ==
+          "\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"");
+    CHECK(to_json(Value::string("\xe2\x80\xa8\xe2\x80\xa9")) == R"("\u2028\u2029")");
+    CHECK(to_json(Value::string("bad\xff" "byte")) == R"("bad\ufffdbyte")");
+    CHECK(to_json(Value::string("/")) == R"("/")");
+}
+
+TEST_CASE("json: unicode escapes on input") {
+    CHECK(parse_ok(R"("\u00e9")").as_string() == "\xc3\xa9");
+    CHECK(parse_ok(R"("\ud83d\ude00")").as_string() == "\xf0\x9f\x98\x80");
+    CHECK(parse_ok(R"("\u0041\/\b\f\n\r\t\"\\")").as_string() == "A/\b\f\n\r\t\"\\");
+    // Lone surrogates become U+FFFD, as in Go.
+    CHECK(parse_ok(R"("\ud800x")").as_string() == "\xef\xbf\xbdx");
+    CHECK(parse_ok(R"("\udc00")").as_string() == "\xef\xbf\xbd");
+    CHECK(parse_ok(R"("\ud800\u0041")").as_string() == "\xef\xbf\xbd" "A");
+    CHECK(parse_ok(R"({"\u006b":1})").find("k") != nullptr);
+    CHECK(parse_ok("\"caf\xc3\xa9\"").as_string() == "caf\xc3\xa9");
+}
+
+TEST_CASE("json: invalid UTF-8 is rejected with its position") {
+    ParseError e = parse_err("{\"k\":\n  \"a\xff\"}");
+    CHECK(e.offset == 10);
+    CHECK(e.line == 2);
+    CHECK(e.column == 5);
+    CHECK(e.message.find("invalid UTF-8") != std::string::npos);
+    CHECK(e.message.find("line 2, column 5") != std::string::npos);
+    CHECK(parse_err("\"\xed\xa0\x80\"").message.find("invalid UTF-8") != std::string::npos);  // encoded surrogate
+    CHECK(parse_err("\"\xc0\xaf\"").offset == 1);                                             // overlong
+}
+
+TEST_CASE("json: syntax errors are values with positions") {
+    CHECK(parse_err("[1,]").message.find("invalid JSON") != std::string::npos);
+    CHECK(parse_err("").message.find("empty") != std::string::npos);
+    ParseError e = parse_err("[1, 01]");
+    CHECK(e.message.find("invalid number") != std::string::npos);
+    CHECK(e.column == 5);
+    CHECK(parse_err("3 4").message.find("unexpected content") != std::string::npos);
+    CHECK(parse_err("[tru]").message.find("invalid literal") != std::string::npos);
+    CHECK(parse_err(R"(["\x"])").message.find("invalid escape") != std::string::npos);
+    CHECK(parse_err("\"a\x01\"").offset == 2);  // raw control character
+    CHECK(parse_err("{1:2}").line == 1);
+    CHECK_FALSE(parse_json("[1,2").ok);
+    CHECK_FALSE(parse_json("{\"a\" 1}").ok);
+}
+
+TEST_CASE("json: duplicate keys, last wins") {
+    Value v = parse_ok(R"({"a":1,"a":2})");
+    CHECK(v.size() == 1);
+    CHECK(*v.find("a") == Value::integer(2));
+}
+
+TEST_CASE("json: depth limit instead of stack overflow") {
+    std::string deep(100000, '[');
+    ParseError e = parse_err(deep + std::string(100000, ']'));
+    CHECK(e.message.find("nesting too deep") != std::string::npos);
+    CHECK(e.message.find("1000") != std::string::npos);
+    CHECK_FALSE(parse_json(deep).ok);
+    std::string objs;
+    for (int i = 0; i < 5000; ++i) objs += "{\"a\":";
+    objs += "1" + std::string(5000, '}');
+    CHECK(parse_err(objs).message.find("nesting too deep") != std::string::npos);
+
+    Limits lim;
+    lim.max_depth = 3;
+    CHECK(parse_json("[[[1]]]", lim).ok);
+    CHECK_FALSE(parse_json("[[[[1]]]]", lim).ok);
+    std::string ok_deep = std::string(999, '[') + std::string(999, ']');
+    CHECK(parse_json(ok_deep).ok);
+}
+
+TEST_CASE("json: size limit") {
+    Limits lim;
+    lim.max_input_bytes = 10;
+    ParseResult r = parse_json(R"({"a":"0123456789"})", lim);
+    CHECK_FALSE(r.ok);
+    CHECK(r.error.message.find("too large") != std::string::npos);
+    CHECK(parse_json("[1]", lim).ok);
+}
+
+TEST_CASE("json: admission review shaped input") {
+    Value v = parse_ok(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"705ab4f5",
+        "object":{"metadata":{"name":"p","labels":{"app":"x"}},"spec":{"containers":[{"image":"nginx:1.25",
+        "resources":{"limits":{"cpu":"500m"}}}]}}}})");
+    const Value* req = v.find("request");
+    REQUIRE(req);
+    const Value* obj = req->find("object");
+    REQUIRE(obj);
+    auto containers = obj->find("spec")->find("containers")->array_elements();
+    REQUIRE(containers.size() == 1);
+    CHECK(containers[0].find("image")->as_string() == "nginx:1.25");
+    CHECK(parse_ok(to_json(v)) == v);
+    CHECK(parse_ok(to_json(v, JsonStyle::Pretty)) == v);
+}

@@ -1,0 +1,248 @@
+#include "runtime/bigint.hpp"
+#include "runtime/number.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+using namespace gavel::runtime;
+
+namespace {
+
+Number num(std::string_view text) {
+    NumberResult r = Number::parse(text);
+    REQUIRE_MESSAGE(r.ok, "parse failed: ", std::string(text), ": ", r.error);
+    return r.value;
+}
+
+std::string str(const NumberResult& r) {
+    REQUIRE_MESSAGE(r.ok, r.error);
+    return r.value.to_string();
+}
+
+} // namespace
+
+TEST_CASE("number: parse small integers inline") {
+    Number n = num("42");
+    CHECK(n.rep() == Number::Rep::Int);
+    CHECK(n.is_integer());
+    std::int64_t v = 0;
+    CHECK(n.to_int64(v));
+    CHECK(v == 42);
+    CHECK(num("-7").to_string() == "-7");
+    CHECK(num("0").to_string() == "0");
+    CHECK(num("9223372036854775807").rep() == Number::Rep::Int);
+    CHECK(num("-9223372036854775808").rep() == Number::Rep::Int);
+}
+
+TEST_CASE("number: parse rejects bad text") {
+    for (const char* bad : {"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1x", "0x10", "1.2.3", " 1", "NaN", "Infinity"}) {
+        NumberResult r = Number::parse(bad);
+        CHECK_MESSAGE(!r.ok, bad);
+        CHECK(r.error.find("invalid number literal") != std::string::npos);
+    }
+}
+
+TEST_CASE("number: big integers are exact") {
+    Number a = num("123456789012345678901234567890");
+    CHECK(a.rep() == Number::Rep::Heap);
+    CHECK(a.is_integer());
+    CHECK(a.to_string() == "123456789012345678901234567890");
+    CHECK(a.literal().empty());  // canonical text, nothing extra stored
+    std::int64_t out;
+    CHECK_FALSE(a.to_int64(out));
+
+    Number p128 = num("340282366920938463463374607431768211456");
+    auto big = to_big_int(p128);
+    REQUIRE(big.has_value());
+    CHECK(*big == (BigInt(1) << 128));
+    CHECK(num("28857836529306024611913") != num("28857836529306024611912"));
+    CHECK(num("28857836529306024611912") < num("28857836529306024611913"));
+    CHECK(num("9223372036854775808").rep() == Number::Rep::Heap);
+    CHECK(num("18446744073709551614").to_string() == "18446744073709551614");
+    CHECK(Number::from_uint(18446744073709551615ULL).to_string() == "18446744073709551615");
+}
+
+TEST_CASE("number: 2e308 and other out-of-double-range literals survive") {
+    Number n = num("2e308");
+    CHECK(n.to_string() == "2e308");
+    CHECK(n.literal() == "2e308");
+    CHECK(n.is_integer());
+    CHECK(std::isinf(n.to_double()));
+    CHECK(num("3e308") > n);
+    CHECK(num("-2e308") < num("-1.7976931348623157e308"));
+    CHECK(n == Number::from_decimal_integer("2" + std::string(308, '0')));
+    CHECK(n.hash() == Number::from_decimal_integer("2" + std::string(308, '0')).hash());
+
+    Number tiny = num("1e-400");  // below the smallest double
+    CHECK(tiny.is_huge());
+    CHECK(tiny.to_string() == "1e-400");
+    CHECK(tiny.sign() == 1);
+    CHECK(tiny > Number::from_int(0));
+    CHECK(tiny < num("5e-324"));
+    CHECK_FALSE(tiny.is_integer());
+
+    Number vast = num("1e5000");  // not expanded to 5001 digits
+    CHECK(vast.is_huge());
+    CHECK(vast.is_integer());
+    CHECK(vast > n);
+    CHECK(vast.to_string() == "1e5000");
+    CHECK(negate(vast).to_string() == "-1e5000");
+    CHECK(negate(vast) < negate(n));
+}
+
+TEST_CASE("number: decimals") {
+    Number a = num("1.5");
+    CHECK(a.rep() == Number::Rep::Float);
+    CHECK_FALSE(a.is_integer());
+    CHECK(a.to_double() == 1.5);
+    CHECK(a.to_string() == "1.5");
+    CHECK(num("1e-3").to_double() == 0.001);
+    CHECK(num("1e-3").to_string() == "1e-3");  // literal text kept
+    CHECK(num("1.5893857701234e+09").to_string() == "1.5893857701234e+09");
+    CHECK(num("1.5893857701234e+09").to_double() == 1589385770.1234);
+    CHECK(num("66.66667").to_string() == "66.66667");
+    CHECK(num("0.1").rep() == Number::Rep::Float);
+}
+
+TEST_CASE("number: integral decimals are integers that keep their text") {
+    Number three = num("3.0");
+    CHECK(three.is_integer());
+    std::int64_t v = 0;
+    CHECK(three.to_int64(v));
+    CHECK(v == 3);
+    CHECK(three.to_string() == "3.0");
+    CHECK(three == Number::from_int(3));
+    CHECK(three.hash() == Number::from_int(3).hash());
+    CHECK(num("1e3") == Number::from_int(1000));
+    CHECK(num("1E3").to_string() == "1E3");
+    CHECK(num("1.5e1") == Number::from_int(15));
+    CHECK(num("-0").is_zero());
+    CHECK(num("0.0") == Number::from_int(0));
+}
+
+TEST_CASE("number: equality and hash across representations") {
+    CHECK(num("1") == num("1.0"));
+    CHECK(num("1").hash() == num("1.0").hash());
+    CHECK(num("100") == num("1e2"));
+    CHECK(num("100").hash() == num("1e2").hash());
+    CHECK(Number::from_double(2.0) == Number::from_int(2));
+    CHECK(Number::from_double(2.0).rep() == Number::Rep::Int);
+    CHECK(num("1.5") == Number::from_double(1.5));
+    CHECK(num("1.5").hash() == Number::from_double(1.5).hash());
+    CHECK(num("1.5") != num("1.25"));
+    // 2^64 written as integer vs computed as double.
+    Number p64 = num("18446744073709551616");
+    CHECK(p64 == Number::from_double(18446744073709551616.0));
+    CHECK(p64.hash() == Number::from_double(18446744073709551616.0).hash());
+}
+
+TEST_CASE("number: ordering across representations") {
+    CHECK(compare(num("1"), num("1.5")) < 0);
+    CHECK(compare(num("2"), num("1.5")) > 0);
+    CHECK(compare(num("-1.5"), num("-1")) < 0);
+    CHECK(compare(num("9223372036854775807"), num("9223372036854775808")) < 0);
+    CHECK(compare(num("9223372036854775808"), num("9.3e18")) < 0);
+    CHECK(compare(num("-9223372036854775809"), num("-9223372036854775808")) < 0);
+    CHECK(compare(num("18446744073709551617"), Number::from_double(18446744073709551616.0)) > 0);
+    CHECK(compare(num("18446744073709551616.5"), num("18446744073709551617")) < 0);
+    // int64 vs double near 2^63 must not overflow.
+    CHECK(compare(Number::from_int(std::numeric_limits<std::int64_t>::max()), num("9.3e18")) < 0);
+    CHECK(compare(num("0.1"), num("0.10")) == 0);
+}
+
+TEST_CASE("number: integer arithmetic is exact") {
+    CHECK(str(add(num("18446744073709551617"), num("1"))) == "18446744073709551618");
+    CHECK(str(sub(num("18446744073709551617"), num("1"))) == "18446744073709551616");
+    CHECK(str(mul(num("18446744073709551617"), num("2"))) == "36893488147419103234");
+    CHECK(str(add(num("123456789012345678901234567890"), num("1"))) == "123456789012345678901234567891");
+    CHECK(str(sub(num("-18446744073709551617"), num("1"))) == "-18446744073709551618");
+    CHECK(str(add(num("9223372036854775807"), num("1"))) == "9223372036854775808");
+    CHECK(str(add(num("-9223372036854775808"), num("-1"))) == "-9223372036854775809");
+    CHECK(str(mul(num("4294967296"), num("4294967296"))) == "18446744073709551616");
+    // Back into int64 range.
+    NumberResult back = sub(num("9223372036854775808"), num("1"));
+    REQUIRE(back.ok);
+    CHECK(back.value.rep() == Number::Rep::Int);
+    CHECK(str(add(num("2"), num("3"))) == "5");
+}
+
+TEST_CASE("number: float arithmetic normalises integral results") {
+    CHECK(str(add(num("1.5"), num("2.5"))) == "4");
+    CHECK(add(num("1.5"), num("2.5")).value.rep() == Number::Rep::Int);
+    CHECK(str(add(num("1"), num("2.5"))) == "3.5");
+    CHECK(str(mul(num("2.5"), num("2"))) == "5");
+    CHECK(str(mul(num("1.5"), num("2"))) == "3");
+    CHECK(str(add(num("0.1"), num("0.2"))) == "0.30000000000000004");
+    CHECK(str(div(num("1"), num("4"))) == "0.25");
+    CHECK(str(div(num("1234567.5"), num("1"))) == "1.2345675e+06");
+    CHECK(str(div(num("1"), num("100000"))) == "1e-05");
+}
+
+TEST_CASE("number: division and remainder") {
+    CHECK(str(div(num("6"), num("3"))) == "2");
+    CHECK(str(div(num("7"), num("2"))) == "3.5");
+    CHECK(str(div(num("36893488147419103234"), num("2"))) == "18446744073709551617");
+    CHECK(str(div(num("-9223372036854775808"), num("-1"))) == "9223372036854775808");
+    NumberResult z = div(num("1"), num("0"));
+    CHECK_FALSE(z.ok);
+    CHECK(z.error == "divide by zero");
+    CHECK(div(num("1.5"), num("0.0")).error == "divide by zero");
+    CHECK(div(num("18446744073709551617"), num("0")).error == "divide by zero");
+
+    CHECK(str(rem(num("7"), num("4"))) == "3");
+    CHECK(str(rem(num("-7"), num("4"))) == "-3");
+    CHECK(str(rem(num("10"), num("18446744073709551616"))) == "10");
+    CHECK(str(rem(num("5"), num("55340232221128654848"))) == "5");
+    CHECK(str(rem(num("7"), num("340282366920938463463374607431768211456"))) == "7");
+    CHECK(str(rem(num("100"), num("-18446744073709551616"))) == "100");
+    CHECK(str(rem(num("18446744073709551617"), num("18446744073709551616"))) == "1");
+    CHECK(str(rem(num("10"), num("18446744073709551617"))) == "10");
+    CHECK(str(rem(num("-9223372036854775808"), num("-1"))) == "0");
+    CHECK(str(rem(num("9.0"), num("4"))) == "1");
+    CHECK(rem(num("7"), num("0")).error == "modulo by zero");
+    CHECK(rem(num("1.1"), num("1")).error == "modulo on floating-point number");
+}
+
+TEST_CASE("number: negate abs round ceil floor") {
+    CHECK(negate(num("5")).to_string() == "-5");
+    CHECK(negate(num("-9223372036854775808")).to_string() == "9223372036854775808");
+    CHECK(negate(num("18446744073709551616")).to_string() == "-18446744073709551616");
+    CHECK(negate(num("1e-3")).to_string() == "-1e-3");
+    CHECK(negate(num("-2e308")).to_string() == "2e308");
+    CHECK(abs(num("-10")) == Number::from_int(10));
+    CHECK(abs(num("-18446744073709551617")).to_string() == "18446744073709551617");
+    CHECK(abs(num("-1.5")).to_string() == "1.5");
+    CHECK(round(num("2.5")).to_string() == "3");
+    CHECK(round(num("-2.5")).to_string() == "-3");
+    CHECK(round(num("2.4")).to_string() == "2");
+    CHECK(round(num("3.0")).to_string() == "3");  // literal text dropped
+    CHECK(ceil(num("1.2")).to_string() == "2");
+    CHECK(floor(num("-1.2")).to_string() == "-2");
+    CHECK(floor(num("123456789012345678901234567890")).to_string() == "123456789012345678901234567890");
+    CHECK(ceil(num("1e-400")).to_string() == "1");
+    CHECK(floor(num("-1e-400")).to_string() == "-1");
+}
+
+TEST_CASE("number: huge decimals refuse arithmetic with an error value") {
+    NumberResult r = add(num("1e5000"), num("1"));
+    CHECK_FALSE(r.ok);
+    CHECK(r.error == "number too large");
+    // 2e308 is an exact integer, so it computes.
+    CHECK(str(add(num("2e308"), num("0"))) == "2" + std::string(308, '0'));
+}
+
+TEST_CASE("number: format_double shortest round trip, Go 'g' layout") {
+    CHECK(format_double(0.1) == "0.1");
+    CHECK(format_double(-0.5) == "-0.5");
+    CHECK(format_double(123456.5) == "123456.5");
+    CHECK(format_double(1234567.5) == "1.2345675e+06");
+    CHECK(format_double(0.0001) == "0.0001");
+    CHECK(format_double(0.00001) == "1e-05");
+    CHECK(format_double(1.5e-300) == "1.5e-300");
+    CHECK(format_double(1e21) == "1e+21");
+    double x = 0.1 + 0.2;
+    CHECK(std::stod(format_double(x)) == x);
+}

@@ -1,0 +1,148 @@
+#include "runtime/json.hpp"
+#include "runtime/yaml.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace gavel::runtime;
+
+namespace {
+
+Value yaml_ok(std::string_view text) {
+    ParseResult r = parse_yaml(text);
+    REQUIRE_MESSAGE(r.ok, r.error.message);
+    return r.value;
+}
+
+std::string yaml_json(std::string_view text) { return to_json(yaml_ok(text)); }
+
+} // namespace
+
+TEST_CASE("yaml: scalar typing (core schema)") {
+    CHECK(yaml_json("[true, false, True, FALSE]") == "[true,false,true,false]");
+    CHECK(yaml_json("[~, null, Null, NULL]") == "[null,null,null,null]");
+    CHECK(yaml_json("a:\nb: ~\n") == R"({"a":null,"b":null})");
+    CHECK(yaml_json("[1, -2, +3, 007, 0x1F, 0o17]") == "[1,-2,3,7,31,15]");
+    CHECK(yaml_json("[1.5, .5, -0.25, 1.5893857701234e+09]") == "[1.5,0.5,-0.25,1.5893857701234e+09]");
+    CHECK(yaml_ok("1e3") == Value::integer(1000));
+    CHECK(yaml_ok("3.0") == Value::integer(3));
+    // YAML 1.1 words and other look-alikes stay strings.
+    CHECK(yaml_json("[y, yes, no, on, off, Y]") == R"(["y","yes","no","on","off","Y"])");
+    CHECK(yaml_json("[1.2.3, 0644x, .inf, .nan, 12:30, -]") == R"(["1.2.3","0644x",".inf",".nan","12:30","-"])");
+    CHECK(yaml_ok("2006-01-02T15:04:05Z07:00").as_string() == "2006-01-02T15:04:05Z07:00");
+    CHECK(yaml_ok("2024-01-01").as_string() == "2024-01-01");
+}
+
+TEST_CASE("yaml: quoted and block scalars are always strings") {
+    CHECK(yaml_json(R"(['1', "true", "null", '', "~"])") == R"(["1","true","null","","~"])");
+    CHECK(yaml_ok("k: |\n  line1\n  \tline2\n").find("k")->as_string() == "line1\n\tline2\n");
+    CHECK(yaml_ok("k: |-\n  123\n").find("k")->as_string() == "123");
+    CHECK(yaml_ok("k: >\n  a\n  b\n").find("k")->as_string() == "a b\n");
+    CHECK(yaml_ok(R"("a\tb\u00e9\x41")").as_string() == "a\tb\xc3\xa9" "A");
+}
+
+TEST_CASE("yaml: explicit tags") {
+    CHECK(yaml_json("[!!str 123, !!int \"5\", !!float '1.5', !!bool \"true\", !!null '']") ==
+          R"(["123",5,1.5,true,null])");
+    ParseResult r = parse_yaml("!!int abc");
+    CHECK_FALSE(r.ok);
+    CHECK(r.error.message.find("invalid number") != std::string::npos);
+}
+
+TEST_CASE("yaml: big integers stay exact") {
+    Value v = yaml_ok("[18446744073709551614, 9223372036854775807, -9223372036854775808, "
+                      "123456789012345678901234567890, 340282366920938463463374607431768211456]");
+    CHECK(to_json(v) == "[18446744073709551614,9223372036854775807,-9223372036854775808,"
+                        "123456789012345678901234567890,340282366920938463463374607431768211456]");
+    CHECK(v.array_elements()[3].as_number().is_integer());
+}
+
+TEST_CASE("yaml: mappings, keys as strings, flow collections, comments") {
+    Value v = yaml_ok("# comment\nb: {\"x\": 1}\na: []\n1: one\ntrue: yes\n");
+    CHECK(to_json(v) == R"({"1":"one","a":[],"b":{"x":1},"true":"yes"})");
+    CHECK(yaml_json("a: 1\na: 2\n") == R"({"a":2})");
+    ParseResult r = parse_yaml("? [1, 2]\n: x\n");
+    CHECK_FALSE(r.ok);
+    CHECK(r.error.message.find("key must be a scalar") != std::string::npos);
+}
+
+TEST_CASE("yaml: multi-document streams") {
+    ParseAllResult all = parse_yaml_all("---\na: 1\n---\nb: 2\n---\n- 3\n");
+    REQUIRE(all.ok);
+    REQUIRE(all.documents.size() == 3);
+    CHECK(to_json(all.documents[0]) == R"({"a":1})");
+    CHECK(to_json(all.documents[1]) == R"({"b":2})");
+    CHECK(to_json(all.documents[2]) == "[3]");
+
+    ParseResult one = parse_yaml("---\na: 1\n---\nb: 2\n");
+    CHECK_FALSE(one.ok);
+    CHECK(one.error.message.find("expected one YAML document, found 2") != std::string::npos);
+
+    ParseResult data = load_yaml_data("---\na: 1\n---\nb: 2\n");  // OPA reads the first document
+    REQUIRE(data.ok);
+    CHECK(to_json(data.value) == R"({"a":1})");
+
+    ParseAllResult empty = parse_yaml_all("");
+    REQUIRE(empty.ok);
+    CHECK(empty.documents.empty());
+    CHECK(yaml_ok("").is_null());
+    CHECK(load_yaml_data("# only a comment\n").value.is_null());
+}
+
+TEST_CASE("yaml: conformance-style case file") {
+    const char* text = "---\ncases:\n  - note: \"sprintf/big_int\"\n    query: data.test.p = x\n    modules:\n"
+                       "      - |\n        package test\n        p := x if {\n        \tx = 1\n        }\n"
+                       "    data:\n    want_result:\n      - x: \"123\"\n";
+    Value v = yaml_ok(text);
+    const Value* cases = v.find("cases");
+    REQUIRE(cases);
+    REQUIRE(cases->size() == 1);
+    const Value& c = cases->array_elements()[0];
+    CHECK(c.find("note")->as_string() == "sprintf/big_int");
+    CHECK(c.find("data")->is_null());
+    CHECK(c.find("modules")->array_elements()[0].as_string() == "package test\np := x if {\n\tx = 1\n}\n");
+    CHECK(c.find("want_result")->array_elements()[0].find("x")->as_string() == "123");
+}
+
+TEST_CASE("yaml: errors carry positions") {
+    ParseResult r = parse_yaml("a: [1, 2\nb: 3\n");
+    CHECK_FALSE(r.ok);
+    CHECK(r.error.line >= 1);
+    CHECK(r.error.message.find("YAML parse error") != std::string::npos);
+    ParseResult u = parse_yaml("a: \"x\xff\"\n");
+    CHECK_FALSE(u.ok);
+    CHECK(u.error.offset == 5);
+    CHECK(u.error.message.find("invalid UTF-8") != std::string::npos);
+}
+
+TEST_CASE("yaml: depth, size and alias-expansion limits") {
+    std::string deep(100000, '[');
+    ParseResult r = parse_yaml(deep + std::string(100000, ']'));
+    CHECK_FALSE(r.ok);
+    CHECK(r.error.message.find("too deep") != std::string::npos);
+
+    Limits lim;
+    lim.max_depth = 2;
+    CHECK(parse_yaml("a: [1]", lim).ok);
+    ParseResult d = parse_yaml("a: [[1]]", lim);
+    CHECK_FALSE(d.ok);
+    CHECK(d.error.message.find("more than 2 levels") != std::string::npos);
+
+    Limits small;
+    small.max_input_bytes = 4;
+    CHECK(parse_yaml("a: 12345", small).error.message.find("too large") != std::string::npos);
+
+    // Billion laughs: aliases expand exponentially.
+    std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+    char prev = 'a';
+    for (char c = 'b'; c <= 'i'; ++c) {
+        bomb += std::string(1, c) + ": &" + c + " [";
+        for (int k = 0; k < 10; ++k) bomb += std::string(k ? ", *" : "*") + prev;
+        bomb += "]\n";
+        prev = c;
+    }
+    ParseResult b = parse_yaml(bomb);
+    CHECK_FALSE(b.ok);
+    CHECK(b.error.message.find("alias expansion") != std::string::npos);
+}
