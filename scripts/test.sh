@@ -12,4 +12,4 @@ meson test -C build --print-errorlogs --num-processes 2
 scripts/build.sh build-asan -Dsanitizers=true -Dbuildtype=debugoptimized -Db_ndebug=false -Dbenchmarks=false
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   meson test -C build-asan --print-errorlogs --num-processes 2 --suite unit
-echo "all test suites passed"
+scripts/summarize-tests.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json

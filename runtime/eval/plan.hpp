@@ -1,0 +1,148 @@
+#pragma once
+// The evaluation plan: what the planner makes of the AST. Names are resolved
+// (locals are frame slots, rule references are data paths, calls point at a
+// builtin or a function's RuleSet), constants are Values, and body literals
+// are in an order where every variable is bound before it is needed.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lang/location.hpp"
+#include "runtime/value.hpp"
+#include "stdlib/registry.hpp"
+
+namespace gavel::eval {
+
+using runtime::Value;
+
+struct PBody;
+struct RuleSet;
+
+enum class TermOp : uint8_t {
+    Const,        // value
+    Local,        // slot
+    Input,        // the input document
+    Data,         // the data document root
+    Ref,          // elems = head, then parts
+    Array,        // elems
+    Set,          // elems
+    Object,       // items
+    Call,         // callee, elems = args
+    ArrayCompr,   // elems[0] = value, body
+    SetCompr,     // elems[0] = value, body
+    ObjectCompr,  // elems[0] = key, elems[1] = value, body
+    Template,     // elems = parts: String consts, terms, or ArrayCompr wrappers for parts with `with`
+};
+
+struct Callee {
+    std::string name;                          // as written, dotted: "count", "data.lib.f"
+    const stdlib::Builtin* builtin = nullptr;  // a builtin ...
+    const RuleSet* function = nullptr;         // ... or a user function
+};
+
+struct PTerm {
+    TermOp op = TermOp::Const;
+    Value value;
+    uint32_t slot = 0;
+    std::vector<PTerm> elems;
+    std::vector<std::pair<PTerm, PTerm>> items;
+    std::shared_ptr<const Callee> callee;
+    std::shared_ptr<PBody> body;
+    lang::Location loc;
+};
+
+enum class ExprOp : uint8_t {
+    Truthy,   // a: defined and not false
+    Unify,    // a = b (also := after planning)
+    Iterate,  // some k, v in domain: key (optional), value, domain
+    Every,    // every k, v in domain { body }
+    Not,      // not { body }
+    And,      // body: all of the nested literals (experimental `and`, blocks)
+    Or,       // alternatives: each child body in turn
+};
+
+struct PWith {
+    enum class Target : uint8_t { Input, Data, Function } target = Target::Input;
+    std::vector<std::string> path;  // data path below `data`, or the function name parts
+    std::string function_name;      // dotted name of the builtin or function replaced
+    PTerm value;
+    lang::Location loc;
+};
+
+struct PExpr {
+    ExprOp op = ExprOp::Truthy;
+    PTerm a, b;
+    PTerm key, value, domain;  // Iterate / Every (key may be absent: key_present)
+    bool key_present = false;
+    std::shared_ptr<PBody> body;                // Not, Every, And
+    std::vector<std::shared_ptr<PBody>> alternatives;  // Or
+    std::vector<PWith> withs;
+    lang::Location loc;
+    std::string text;  // the literal's source text, for results and messages
+};
+
+struct PBody {
+    std::vector<PExpr> exprs;
+};
+
+enum class RuleKind : uint8_t { Complete, PartialSet, PartialObject, Function };
+
+// One rule definition (and its else chain).
+struct PRule {
+    PBody body;
+    std::vector<PTerm> key_path;  // PartialObject: the dynamic key parts; PartialSet: the element (one term)
+    PTerm value;                  // the produced value (true when not written)
+    std::vector<PTerm> params;    // Function arguments (patterns)
+    std::shared_ptr<PRule> else_rule;
+    uint32_t slots = 0;           // frame size
+    bool is_default = false;
+    lang::Location loc;
+};
+
+// All definitions of one rule path.
+struct RuleSet {
+    std::vector<std::string> path;  // below data
+    RuleKind kind = RuleKind::Complete;
+    std::size_t arity = 0;
+    std::vector<std::shared_ptr<PRule>> rules;
+    std::shared_ptr<PRule> default_rule;
+    std::size_t index = 0;  // position in Program::rule_sets (cache slot)
+    lang::Location loc;
+    std::string dotted() const;
+};
+
+// The rule tree: packages and rules by path, for walking `data`.
+struct DataNode {
+    std::map<std::string, std::unique_ptr<DataNode>> children;
+    RuleSet* rules = nullptr;  // the rules defined exactly at this path
+    bool has_rules_below = false;
+};
+
+}  // namespace gavel::eval
+
+namespace gavel::eval {
+
+// A compiled set of modules with its data: immutable once built, shared by
+// every evaluation.
+struct Program {
+    std::vector<std::unique_ptr<RuleSet>> rule_sets;
+    DataNode root;
+    Value base_data = Value::empty_object();
+    std::map<std::string, stdlib::Builtin> custom_builtins;  // the embedder's own
+    const stdlib::Registry* builtins = nullptr;
+    bool strict = false;
+
+    const stdlib::Builtin* find_builtin(std::string_view name) const;
+    const DataNode* node_at(const std::vector<std::string>& path) const;
+};
+
+// A query planned against a Program.
+struct PlannedQuery {
+    PBody body;
+    uint32_t slots = 0;
+    std::vector<std::pair<std::string, uint32_t>> variables;  // user-visible, sorted by name
+};
+
+}  // namespace gavel::eval

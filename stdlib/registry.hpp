@@ -1,0 +1,75 @@
+#pragma once
+// The builtin table: every builtin is declared once by name, arity and
+// implementation. The planner resolves calls against it, the evaluator calls
+// through it, and `gavel capabilities` lists it.
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/value.hpp"
+
+namespace gavel::stdlib {
+
+// What a builtin returns: a value, undefined, or an error (OPA's code and message).
+struct BuiltinResult {
+    enum class Status : uint8_t { Value, Undefined, TypeError, BuiltinError } status = Status::Undefined;
+    runtime::Value value;
+    std::string message;
+
+    static BuiltinResult of(runtime::Value v) { return {Status::Value, std::move(v), {}}; }
+    static BuiltinResult undefined() { return {}; }
+    static BuiltinResult type_error(std::string m) { return {Status::TypeError, {}, std::move(m)}; }
+    static BuiltinResult error(std::string m) { return {Status::BuiltinError, {}, std::move(m)}; }
+};
+
+// Per-evaluation state a builtin may need (e.g. time.now_ns fixed within one query).
+struct BuiltinContext {
+    int64_t now_ns = 0;
+    std::function<void(std::string_view)> print;
+};
+
+using BuiltinImpl = std::function<BuiltinResult(std::span<const runtime::Value> args, BuiltinContext& ctx)>;
+
+struct Builtin {
+    std::string name;          // dotted: "count", "io.jwt.decode"
+    std::size_t arity = 0;     // number of operands (the result is extra)
+    BuiltinImpl impl;
+    bool deprecated = false;   // only in v0-compatible mode
+    bool nondeterministic = false;
+    std::string infix;         // operator spelling, if any ("+", "==")
+};
+
+class Registry {
+public:
+    void add(Builtin b);
+    const Builtin* find(std::string_view name) const;
+    std::vector<const Builtin*> all() const;  // sorted by name
+
+    // The registry with every builtin gavel ships.
+    static const Registry& standard();
+
+private:
+    std::unordered_map<std::string, Builtin> by_name_;
+};
+
+// Helpers for implementations: OPA's operand error messages.
+std::string operand_type_error(std::string_view builtin, std::size_t index, std::string_view want,
+                               const runtime::Value& got);
+
+// Each family registers its builtins (one file per family).
+void register_comparison(Registry& r);
+void register_arithmetic(Registry& r);
+void register_sets(Registry& r);
+void register_aggregates(Registry& r);
+void register_strings(Registry& r);
+void register_types(Registry& r);
+void register_objects(Registry& r);
+void register_arrays(Registry& r);
+void register_encoding(Registry& r);
+
+}  // namespace gavel::stdlib
