@@ -9,7 +9,9 @@ namespace gavel::cli {
 // The status main() returns; a command's callback sets it.
 int& exit_status();
 
+void add_bench_command(CLI::App& app);
 void add_check_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
 void add_parse_command(CLI::App& app);
 void add_version_command(CLI::App& app);
 

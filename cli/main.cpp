@@ -12,7 +12,9 @@ int main(int argc, char** argv) {
     CLI::App app{"gavel: a fast engine for the Rego policy language"};
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Show help for every command");
+    gavel::cli::add_bench_command(app);
     gavel::cli::add_check_command(app);
+    gavel::cli::add_eval_command(app);
     gavel::cli::add_parse_command(app);
     gavel::cli::add_version_command(app);
     try {

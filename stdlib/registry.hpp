@@ -68,8 +68,5 @@ void register_sets(Registry& r);
 void register_aggregates(Registry& r);
 void register_strings(Registry& r);
 void register_types(Registry& r);
-void register_objects(Registry& r);
-void register_arrays(Registry& r);
-void register_encoding(Registry& r);
 
 }  // namespace gavel::stdlib

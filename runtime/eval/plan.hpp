@@ -68,6 +68,7 @@ struct PWith {
     std::vector<std::string> path;  // data path below `data`, or the function name parts
     std::string function_name;      // dotted name of the builtin or function replaced
     PTerm value;
+    std::shared_ptr<const Callee> replacement;  // Function target replaced by another function
     lang::Location loc;
 };
 
@@ -81,10 +82,12 @@ struct PExpr {
     std::vector<PWith> withs;
     lang::Location loc;
     std::string text;  // the literal's source text, for results and messages
+    int32_t result_slot = -1;  // query literals: where the literal's value is recorded
 };
 
 struct PBody {
     std::vector<PExpr> exprs;
+    uint32_t first_local = 0;  // slots below this belong to enclosing bodies
 };
 
 enum class RuleKind : uint8_t { Complete, PartialSet, PartialObject, Function };

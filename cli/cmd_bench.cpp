@@ -1,0 +1,389 @@
+// gavel bench QUERY: prepare a query once, evaluate it over and over, report
+// the time per evaluation, as `opa bench` does (Go's testing.Benchmark loop).
+//
+//   -d/--data, -i/--input, -I/--stdin-input, --stdin, --v0-compatible  as for eval
+//   --benchtime D   run each benchmark for at least D (Go duration, default 1s)
+//   --count N       run the benchmark N times (default 1), one report each
+//   --format pretty|json|gobench
+//        pretty  (default) a table: samples, ns/op, B/op, allocs/op
+//        json    Go's testing.BenchmarkResult: {"N","T","Bytes","MemAllocs","MemBytes","Extra"}
+//        gobench "BenchmarkOPAEval  N  x ns/op  y B/op  z allocs/op" (Go benchmark format)
+//   --benchmem      report allocations (default on; --benchmem=false to turn off)
+//   --fail          an undefined result fails the benchmark (default on, as in opa)
+//   --e2e           each iteration also parses the input document from its text
+//                   (opa's --e2e runs against a server; gavel's measures
+//                   "input bytes -> decision")
+// Allocations are counted by the gavel binary's operator new (cli/alloc_counter.cpp)
+// on the evaluating thread: C++ heap allocations, not malloc calls of C libraries.
+// Errors: printed like eval's (JSON errors for --format json, text on stderr
+// otherwise) and exit status 1, as opa bench.
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "runtime/engine.hpp"
+#include "runtime/json.hpp"
+#include "runtime/loader.hpp"
+#include "runtime/yaml.hpp"
+
+namespace gavel::cli {
+
+// Defined in cli/alloc_counter.cpp: the calling thread's allocation counts.
+void alloc_counts(std::uint64_t& allocs, std::uint64_t& bytes) noexcept;
+
+namespace {
+
+using runtime::Value;
+
+struct BenchOptions {
+    std::vector<std::string> query;
+    std::vector<std::string> data;
+    std::string input;
+    bool stdin_input = false;
+    bool stdin_query = false;
+    bool v0_compatible = false;
+    std::string benchtime = "1s";
+    int count = 1;
+    std::string format = "pretty";
+    bool benchmem = true;
+    bool fail = true;
+    bool e2e = false;
+};
+
+struct BenchResult {
+    std::uint64_t n = 0;
+    std::uint64_t ns = 0;
+    std::uint64_t allocs = 0;
+    std::uint64_t bytes = 0;
+};
+
+// Go durations: a sequence of <number><unit>, units ns us ms s m h.
+std::optional<std::chrono::nanoseconds> parse_duration(const std::string& s) {
+    if (s == "0") return std::chrono::nanoseconds(0);
+    std::size_t i = 0;
+    long double total = 0;
+    if (s.empty()) return std::nullopt;
+    while (i < s.size()) {
+        std::size_t start = i;
+        while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+        if (i == start) return std::nullopt;
+        std::string number = s.substr(start, i - start);
+        if (std::count(number.begin(), number.end(), '.') > 1 || number == ".") return std::nullopt;
+        std::size_t unit_start = i;
+        while (i < s.size() && !std::isdigit(static_cast<unsigned char>(s[i])) && s[i] != '.') ++i;
+        std::string unit = s.substr(unit_start, i - unit_start);
+        long double scale;
+        if (unit == "ns") scale = 1;
+        else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") scale = 1e3;
+        else if (unit == "ms") scale = 1e6;
+        else if (unit == "s") scale = 1e9;
+        else if (unit == "m") scale = 60e9;
+        else if (unit == "h") scale = 3600e9;
+        else return std::nullopt;
+        total += std::stold(number) * scale;
+    }
+    if (total > 9.2e18L) return std::nullopt;
+    return std::chrono::nanoseconds(static_cast<long long>(total));
+}
+
+// Go's testing prettyPrint: ten places before the point, three significant digits for small values.
+std::string pretty_float(double x) {
+    double y = std::fabs(x);
+    if (y == 0 || y >= 99.95) return fmt::format("{:10.0f}", x);
+    if (y >= 9.995) return fmt::format("{:12.1f}", x);
+    if (y >= 0.9995) return fmt::format("{:13.2f}", x);
+    if (y >= 0.09995) return fmt::format("{:14.3f}", x);
+    if (y >= 0.009995) return fmt::format("{:15.4f}", x);
+    if (y >= 0.0009995) return fmt::format("{:16.5f}", x);
+    return fmt::format("{:17.6f}", x);
+}
+
+std::string trim_left(const std::string& s) {
+    auto i = s.find_first_not_of(' ');
+    return i == std::string::npos ? std::string() : s.substr(i);
+}
+
+bool read_all(std::istream& in, std::string& out) {
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    out = std::move(buffer).str();
+    return !in.bad();
+}
+
+// JSON, or else YAML (OPA's util.Unmarshal).
+bool parse_input(const std::string& text, Value& out, std::string& error) {
+    auto json = runtime::parse_json(text);
+    if (json) {
+        out = json.value;
+        return true;
+    }
+    auto yaml = runtime::load_yaml_data(text);
+    if (yaml) {
+        out = yaml.value;
+        return true;
+    }
+    auto first = text.find_first_not_of(" \t\r\n");
+    bool looks_json = first != std::string::npos && (text[first] == '{' || text[first] == '[');
+    error = looks_json ? json.error.message : yaml.error.message;
+    return false;
+}
+
+struct BenchError {
+    std::string message, code, file, text, detail_line;
+    uint32_t row = 0, col = 0;
+};
+
+void print_errors(const BenchOptions& opts, const std::vector<BenchError>& errors) {
+    if (opts.format == "json") {
+        // {"errors": [...]} as eval prints them.
+        std::string out = "{\n  \"errors\": [\n";
+        for (std::size_t i = 0; i < errors.size(); ++i) {
+            const auto& e = errors[i];
+            out += "    {\n      \"message\": ";
+            runtime::append_json_string(out, e.message);
+            if (!e.code.empty()) {
+                out += ",\n      \"code\": ";
+                runtime::append_json_string(out, e.code);
+            }
+            if (e.row > 0) {
+                out += ",\n      \"location\": {\n        \"file\": ";
+                runtime::append_json_string(out, e.file);
+                out += fmt::format(",\n        \"row\": {},\n        \"col\": {}\n      }}", e.row, e.col);
+            }
+            if (!e.detail_line.empty()) {
+                out += ",\n      \"details\": {\n        \"line\": ";
+                runtime::append_json_string(out, e.detail_line);
+                out += fmt::format(",\n        \"idx\": {}\n      }}", e.col > 0 ? e.col - 1 : 0);
+            }
+            out += i + 1 < errors.size() ? "\n    },\n" : "\n    }\n";
+        }
+        out += "  ]\n}\n";
+        std::cout << out;
+        return;
+    }
+    std::string text = errors.size() == 1 ? "1 error occurred: " : std::to_string(errors.size()) + " errors occurred:\n";
+    for (std::size_t i = 0; i < errors.size(); ++i) text += (i ? "\n" : "") + errors[i].text;
+    std::cerr << text << "\n";
+}
+
+BenchError from_diagnostic(const lang::Diagnostic& d) {
+    BenchError e{d.message, d.code, d.file, runtime::describe(d), {}, d.line, d.col};
+    if (d.code == lang::codes::parse_error) e.detail_line = d.source_line;
+    return e;
+}
+
+BenchError plain(std::string message) {
+    BenchError e;
+    e.message = message;
+    e.text = std::move(message);
+    return e;
+}
+
+void print_result(const BenchOptions& opts, const BenchResult& r) {
+    const double ns_op = r.n ? static_cast<double>(r.ns) / static_cast<double>(r.n) : 0;
+    const std::uint64_t allocs_op = r.n ? r.allocs / r.n : 0;
+    const std::uint64_t bytes_op = r.n ? r.bytes / r.n : 0;
+    if (opts.format == "json") {
+        std::cout << fmt::format(
+            "{{\n  \"N\": {},\n  \"T\": {},\n  \"Bytes\": 0,\n  \"MemAllocs\": {},\n  \"MemBytes\": {},\n  \"Extra\": {{}}\n}}\n",
+            r.n, r.ns, opts.benchmem ? r.allocs : 0, opts.benchmem ? r.bytes : 0);
+    } else if (opts.format == "gobench") {
+        std::string line = fmt::format("BenchmarkOPAEval\t{:8d}\t{} ns/op", r.n, pretty_float(ns_op));
+        if (opts.benchmem) line += fmt::format("\t{:8d} B/op\t{:8d} allocs/op", bytes_op, allocs_op);
+        std::cout << line << "\n";
+    } else {
+        std::vector<std::pair<std::string, std::string>> rows = {{"samples", std::to_string(r.n)},
+                                                                 {"ns/op", trim_left(pretty_float(ns_op))}};
+        if (opts.benchmem) {
+            rows.emplace_back("B/op", std::to_string(bytes_op));
+            rows.emplace_back("allocs/op", std::to_string(allocs_op));
+        }
+        std::size_t w0 = 0, w1 = 0;
+        for (const auto& [k, v] : rows) {
+            w0 = std::max(w0, k.size());
+            w1 = std::max(w1, v.size());
+        }
+        std::string rule = "+" + std::string(w0 + 2, '-') + "+" + std::string(w1 + 2, '-') + "+\n";
+        std::string out = rule;
+        for (const auto& [k, v] : rows)
+            out += "| " + k + std::string(w0 - k.size(), ' ') + " | " + std::string(w1 - v.size(), ' ') + v + " |\n";
+        std::cout << out << rule;
+    }
+    std::cout.flush();
+}
+
+int run_bench(const BenchOptions& opts) {
+    if (!opts.query.empty() && opts.stdin_query) {
+        std::cerr << "Error: specify query argument or --stdin but not both\n";
+        return 1;
+    }
+    if (opts.query.empty() && !opts.stdin_query) {
+        std::cerr << "Error: specify query argument or --stdin\n";
+        return 1;
+    }
+    if (opts.query.size() > 1) {
+        std::cerr << "Error: specify at most one query argument\n";
+        return 1;
+    }
+    if (opts.stdin_input && !opts.input.empty()) {
+        std::cerr << "Error: specify --stdin-input or --input but not both\n";
+        return 1;
+    }
+    auto benchtime = parse_duration(opts.benchtime);
+    if (!benchtime) {
+        std::cerr << "Error: invalid argument \"" << opts.benchtime << "\" for \"--benchtime\" flag\n";
+        return 1;
+    }
+
+    std::string query;
+    if (opts.stdin_query) read_all(std::cin, query);
+    else query = opts.query.front();
+
+    std::optional<std::string> input_text;
+    if (opts.stdin_input) {
+        std::string text;
+        read_all(std::cin, text);
+        input_text = std::move(text);
+    } else if (!opts.input.empty()) {
+        std::ifstream in(opts.input, std::ios::binary);
+        if (!in) {
+            print_errors(opts, {plain("open " + opts.input + ": " + std::strerror(errno))});
+            return 1;
+        }
+        std::string text;
+        read_all(in, text);
+        input_text = std::move(text);
+    }
+    Value input;
+    if (input_text) {
+        std::string error;
+        if (!parse_input(*input_text, input, error)) {
+            print_errors(opts, {plain("unable to parse input: " + error)});
+            return 1;
+        }
+    }
+
+    EngineOptions engine_options;
+    engine_options.v0_compatible = opts.v0_compatible;
+    Engine engine(engine_options);
+    runtime::LoadOptions load_options;
+    load_options.v0_compatible = opts.v0_compatible;
+    std::vector<BenchError> errors;
+    for (const auto& d : runtime::load_into(engine, opts.data, load_options)) errors.push_back(from_diagnostic(d));
+    if (!errors.empty()) {
+        print_errors(opts, errors);
+        return 1;
+    }
+    Prepared<PreparedQuery> prepared = engine.prepare(query);
+    if (!prepared.ok()) {
+        for (const auto& d : prepared.diagnostics) errors.push_back(from_diagnostic(d));
+        if (errors.empty()) errors.push_back(plain("query could not be prepared"));
+        print_errors(opts, errors);
+        return 1;
+    }
+    const PreparedQuery& pq = *prepared.value;
+
+    // One evaluation; an error message when it fails.
+    auto once = [&](Value& parsed) -> std::optional<BenchError> {
+        EvalOptions eo;
+        if (input_text) {
+            if (opts.e2e) {
+                std::string error;
+                if (!parse_input(*input_text, parsed, error)) return plain("unable to parse input: " + error);
+            }
+            eo.input = opts.e2e ? &parsed : &input;
+        }
+        EvalResult r = pq.eval(eo);
+        if (r.error) {
+            const EvalError& e = *r.error;
+            return BenchError{e.message, e.code, e.file, e.to_string(), {}, e.line, e.col};
+        }
+        if (r.rows.empty() && opts.fail) return plain("undefined result");
+        return std::nullopt;
+    };
+
+    // n iterations: the time and allocations they took.
+    auto run = [&](std::uint64_t n, BenchResult& out) -> std::optional<BenchError> {
+        Value parsed;
+        std::uint64_t a0, b0, a1, b1;
+        alloc_counts(a0, b0);
+        auto start = std::chrono::steady_clock::now();
+        for (std::uint64_t i = 0; i < n; ++i) {
+            if (auto err = once(parsed)) return err;
+        }
+        auto elapsed = std::chrono::steady_clock::now() - start;
+        alloc_counts(a1, b1);
+        out.n = n;
+        out.ns = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+        out.allocs = a1 - a0;
+        out.bytes = b1 - b0;
+        return std::nullopt;
+    };
+
+    const std::uint64_t goal = static_cast<std::uint64_t>(benchtime->count());
+    for (int c = 0; c < std::max(1, opts.count); ++c) {
+        // Go's testing.B.launch: grow n (by the measured rate, +20%, at most 100x)
+        // until one run takes at least the bench time.
+        BenchResult result;
+        std::uint64_t n = 1;
+        if (auto err = run(n, result)) {
+            print_errors(opts, {*err});
+            return 1;
+        }
+        while (result.ns < goal && n < 1'000'000'000) {
+            const std::uint64_t last = n;
+            const std::uint64_t prev_ns = std::max<std::uint64_t>(result.ns, 1);
+            long double predicted = static_cast<long double>(goal) * static_cast<long double>(last) / prev_ns;
+            predicted *= 1.2L;
+            n = predicted > 1e9L ? 1'000'000'000ULL : static_cast<std::uint64_t>(predicted);
+            n = std::min(n, 100 * last);
+            n = std::max(n, last + 1);
+            n = std::min<std::uint64_t>(n, 1'000'000'000);
+            if (auto err = run(n, result)) {
+                print_errors(opts, {*err});
+                return 1;
+            }
+        }
+        print_result(opts, result);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+    auto opts = std::make_shared<BenchOptions>();
+    auto* cmd = app.add_subcommand("bench", "Benchmark a Rego query (like opa bench)");
+    cmd->add_option("query", opts->query, "The query to benchmark");
+    cmd->add_option("-d,--data", opts->data, "Policy or data file or directory (repeatable)")->allow_extra_args(false);
+    cmd->add_option("-i,--input", opts->input, "Input document file (JSON or YAML)");
+    cmd->add_flag("-I,--stdin-input", opts->stdin_input, "Read the input document from stdin");
+    cmd->add_flag("--stdin", opts->stdin_query, "Read the query from stdin");
+    cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and the query in the pre-1.0 Rego dialect");
+    cmd->add_option("--benchtime", opts->benchtime, "Minimum time per benchmark run (Go duration)")
+        ->capture_default_str();
+    cmd->add_option("--count", opts->count, "Number of benchmark runs")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("-f,--format", opts->format, "Output format: pretty, json, gobench")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"pretty", "json", "gobench"}));
+    cmd->add_flag("--benchmem", opts->benchmem, "Report memory allocations (default true; --benchmem=false)");
+    cmd->add_flag("--fail", opts->fail, "An undefined result fails the benchmark (default true; --fail=false)");
+    cmd->add_flag("--e2e", opts->e2e, "Parse the input document in every iteration");
+    cmd->callback([opts] { exit_status() = run_bench(*opts); });
+}
+
+}  // namespace gavel::cli

@@ -1,0 +1,597 @@
+// gavel eval QUERY: evaluate a Rego query and print the result, as `opa eval` does.
+//
+// Output (OPA's presentation package):
+//   json      {"result":[{"expressions":[{"value","text","location"}],"bindings":{..}}]}
+//             pretty-printed with two spaces like Go's json.Encoder; "bindings" left out
+//             when empty; undefined prints {}; errors print {"errors":[...]} instead.
+//             Like Go's encoder (OPA does not turn HTML escaping off), <, > and & in
+//             strings are written as \u003c, \u003e, \u0026.
+//   values    one JSON array of the expression values per result
+//   bindings  one JSON object of the bindings per result
+//   raw       one line per result, expression values separated by spaces; strings
+//             as they are, everything else as compact JSON
+//   pretty    undefined prints "undefined"; one result without bindings prints the
+//             (first) expression value as JSON; anything else prints a table with
+//             one column per variable (or per expression when there are none) and
+//             one row per result, values as compact JSON cut at 80 characters.
+//             (OPA draws the same table with its table library; the borders differ.)
+//   discard   as json, with the result replaced by "discarded"
+// Errors: in json/discard format they are the output (stdout); in the other
+// formats "1 error occurred: ..." goes to stderr. Exit status as OPA: 2 when
+// there are errors, 1 for --fail on an undefined/empty result or --fail-defined
+// on a defined one, 0 otherwise.
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "runtime/engine.hpp"
+#include "runtime/json.hpp"
+#include "runtime/loader.hpp"
+#include "runtime/yaml.hpp"
+
+namespace gavel::cli {
+
+namespace {
+
+using runtime::Value;
+
+struct EvalCliOptions {
+    std::vector<std::string> query;  // at most one
+    std::vector<std::string> data;
+    std::string input;
+    bool stdin_input = false;
+    bool stdin_query = false;
+    std::string format = "json";
+    bool v0_compatible = false;
+    bool strict_builtin_errors = false;
+    bool fail = false;
+    bool fail_defined = false;
+    std::string timeout;
+    bool metrics = false;
+};
+
+// ---- Go durations ("300ms", "1.5h", "2h45m", "0") ------------------------------------
+
+std::optional<std::chrono::nanoseconds> parse_go_duration(const std::string& s) {
+    if (s.empty()) return std::nullopt;
+    std::size_t i = 0;
+    bool negative = false;
+    if (s[i] == '-' || s[i] == '+') negative = s[i++] == '-';
+    if (s.substr(i) == "0") return std::chrono::nanoseconds(0);
+    if (i == s.size()) return std::nullopt;
+    long double total = 0;
+    while (i < s.size()) {
+        std::size_t start = i;
+        while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+        if (i == start) return std::nullopt;
+        std::string number = s.substr(start, i - start);
+        if (std::count(number.begin(), number.end(), '.') > 1 || number == ".") return std::nullopt;
+        std::size_t unit_start = i;
+        while (i < s.size() && !std::isdigit(static_cast<unsigned char>(s[i])) && s[i] != '.') ++i;
+        std::string unit = s.substr(unit_start, i - unit_start);
+        long double scale;
+        if (unit == "ns") scale = 1;
+        else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") scale = 1e3;
+        else if (unit == "ms") scale = 1e6;
+        else if (unit == "s") scale = 1e9;
+        else if (unit == "m") scale = 60e9;
+        else if (unit == "h") scale = 3600e9;
+        else return std::nullopt;  // a unit is required (Go: "missing unit in duration")
+        total += std::stold(number) * scale;
+    }
+    if (total > 9.2e18L) return std::nullopt;
+    auto ns = static_cast<long long>(total);
+    return std::chrono::nanoseconds(negative ? -ns : ns);
+}
+
+// ---- an ordered JSON tree written like Go's json.Encoder with SetIndent("", "  ") -------
+
+struct Json {
+    enum class Kind { Object, Array, Value, String, Int } kind = Kind::Object;
+    std::vector<std::pair<std::string, Json>> fields;
+    std::vector<Json> items;
+    Value value;
+    std::string text;
+    long long number = 0;
+
+    static Json object() { return Json{}; }
+    static Json array() { Json j; j.kind = Kind::Array; return j; }
+    static Json of(Value v) { Json j; j.kind = Kind::Value; j.value = std::move(v); return j; }
+    static Json str(std::string s) { Json j; j.kind = Kind::String; j.text = std::move(s); return j; }
+    static Json integer(long long n) { Json j; j.kind = Kind::Int; j.number = n; return j; }
+    Json& add(std::string key, Json v) { fields.emplace_back(std::move(key), std::move(v)); return *this; }
+    Json& push(Json v) { items.push_back(std::move(v)); return *this; }
+};
+
+void newline(std::string& out, int level) {
+    out.push_back('\n');
+    out.append(static_cast<std::size_t>(level) * 2, ' ');
+}
+
+void write_json(std::string& out, const Json& j, int level) {
+    switch (j.kind) {
+    case Json::Kind::Value: {
+        std::string pretty = runtime::to_json(j.value, runtime::JsonStyle::Pretty);
+        for (char c : pretty) {
+            if (c == '\n') newline(out, level);
+            else out.push_back(c);
+        }
+        return;
+    }
+    case Json::Kind::String: runtime::append_json_string(out, j.text); return;
+    case Json::Kind::Int: out += std::to_string(j.number); return;
+    case Json::Kind::Array:
+        if (j.items.empty()) { out += "[]"; return; }
+        out.push_back('[');
+        for (std::size_t i = 0; i < j.items.size(); ++i) {
+            if (i) out.push_back(',');
+            newline(out, level + 1);
+            write_json(out, j.items[i], level + 1);
+        }
+        newline(out, level);
+        out.push_back(']');
+        return;
+    case Json::Kind::Object:
+        if (j.fields.empty()) { out += "{}"; return; }
+        out.push_back('{');
+        for (std::size_t i = 0; i < j.fields.size(); ++i) {
+            if (i) out.push_back(',');
+            newline(out, level + 1);
+            runtime::append_json_string(out, j.fields[i].first);
+            out += ": ";
+            write_json(out, j.fields[i].second, level + 1);
+        }
+        newline(out, level);
+        out.push_back('}');
+        return;
+    }
+}
+
+// Go's encoder escapes <, > and & for HTML; in JSON text they only occur inside strings.
+std::string html_escape(std::string s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        if (c == '<') out += "\\u003c";
+        else if (c == '>') out += "\\u003e";
+        else if (c == '&') out += "\\u0026";
+        else out.push_back(c);
+    }
+    return out;
+}
+
+// json.Encoder.Encode: the document and a newline.
+std::string encode(const Json& j) {
+    std::string out;
+    write_json(out, j, 0);
+    out.push_back('\n');
+    return html_escape(std::move(out));
+}
+
+std::string encode_value(const Value& v) { return encode(Json::of(v)); }
+
+// json.Marshal: compact, HTML-escaped.
+std::string marshal_compact(const Value& v) { return html_escape(runtime::to_json(v)); }
+
+// ---- errors ---------------------------------------------------------------------------------
+
+struct OutputError {
+    std::string message;
+    std::string code;
+    bool has_location = false;
+    std::string file;
+    uint32_t row = 0, col = 0;
+    std::string detail_line;  // parse errors: the offending line (OPA's details.line/idx)
+    std::string text;         // Error() text for the non-JSON formats
+};
+
+OutputError from_diagnostic(const lang::Diagnostic& d) {
+    OutputError e;
+    e.message = d.message;
+    e.code = d.code;
+    e.has_location = d.line > 0;
+    e.file = d.file;
+    e.row = d.line;
+    e.col = d.col;
+    if (d.code == lang::codes::parse_error) e.detail_line = d.source_line;
+    e.text = runtime::describe(d);
+    return e;
+}
+
+OutputError from_eval_error(const EvalError& err) {
+    OutputError e;
+    e.message = err.message;
+    e.code = err.code;
+    e.has_location = err.line > 0;
+    e.file = err.file;
+    e.row = err.line;
+    e.col = err.col;
+    e.text = err.to_string();
+    return e;
+}
+
+OutputError plain_error(std::string message) {
+    OutputError e;
+    e.message = message;
+    e.text = std::move(message);
+    return e;
+}
+
+Json errors_json(const std::vector<OutputError>& errors) {
+    Json arr = Json::array();
+    for (const auto& e : errors) {
+        Json o = Json::object();
+        o.add("message", Json::str(e.message));
+        if (!e.code.empty()) o.add("code", Json::str(e.code));
+        if (e.has_location) {
+            Json loc = Json::object();
+            loc.add("file", Json::str(e.file)).add("row", Json::integer(e.row)).add("col", Json::integer(e.col));
+            o.add("location", std::move(loc));
+        }
+        if (!e.detail_line.empty()) {
+            Json details = Json::object();
+            details.add("line", Json::str(e.detail_line)).add("idx", Json::integer(e.col > 0 ? e.col - 1 : 0));
+            o.add("details", std::move(details));
+        }
+        arr.push(std::move(o));
+    }
+    return arr;
+}
+
+// OutputErrors.Error(): "1 error occurred: X" or "N errors occurred:\nX\nY".
+std::string errors_text(const std::vector<OutputError>& errors) {
+    std::string out = errors.size() == 1 ? "1 error occurred: " : std::to_string(errors.size()) + " errors occurred:\n";
+    for (std::size_t i = 0; i < errors.size(); ++i) {
+        if (i) out.push_back('\n');
+        out += errors[i].text;
+    }
+    return out;
+}
+
+// ---- the output -----------------------------------------------------------------------------
+
+struct Output {
+    std::vector<OutputError> errors;
+    std::vector<ResultRow> rows;
+    std::optional<std::map<std::string, uint64_t>> metrics;
+};
+
+Json result_json(const std::vector<ResultRow>& rows) {
+    Json arr = Json::array();
+    for (const auto& row : rows) {
+        Json r = Json::object();
+        Json exprs = Json::array();
+        for (const auto& e : row.expressions) {
+            Json loc = Json::object();
+            loc.add("row", Json::integer(e.line)).add("col", Json::integer(e.col));
+            Json x = Json::object();
+            x.add("value", Json::of(e.value)).add("text", Json::str(e.text)).add("location", std::move(loc));
+            exprs.push(std::move(x));
+        }
+        r.add("expressions", std::move(exprs));
+        if (!row.bindings.empty()) {
+            Json b = Json::object();
+            for (const auto& [name, value] : row.bindings) b.add(name, Json::of(value));
+            r.add("bindings", std::move(b));
+        }
+        arr.push(std::move(r));
+    }
+    return arr;
+}
+
+Json metrics_json(const std::map<std::string, uint64_t>& metrics) {
+    Json m = Json::object();
+    for (const auto& [name, v] : metrics) m.add(name, Json::integer(static_cast<long long>(v)));
+    return m;
+}
+
+std::string render_json(const Output& out, bool discard) {
+    Json doc = Json::object();
+    if (!out.errors.empty()) doc.add("errors", errors_json(out.errors));
+    if (!out.rows.empty()) doc.add("result", discard ? Json::str("discarded") : result_json(out.rows));
+    if (out.metrics && !out.metrics->empty()) doc.add("metrics", metrics_json(*out.metrics));
+    return encode(doc);
+}
+
+std::string bindings_object(const ResultRow& row) {
+    Json b = Json::object();
+    for (const auto& [name, value] : row.bindings) b.add(name, Json::of(value));
+    return encode(b);
+}
+
+std::string cut(std::string s, std::size_t limit) {
+    if (limit > 0 && s.size() > limit) {
+        s.resize(limit);
+        s += "...";
+    }
+    return s;
+}
+
+std::string render_table(const std::vector<ResultRow>& rows) {
+    // Columns: the variables, or the expressions when the query binds none.
+    std::vector<std::string> header;
+    const bool by_vars = !rows.front().bindings.empty();
+    if (by_vars)
+        for (const auto& b : rows.front().bindings) header.push_back(b.first);
+    else
+        for (const auto& e : rows.front().expressions) header.push_back(e.text);
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& row : rows) {
+        std::vector<std::string> line;
+        for (std::size_t c = 0; c < header.size(); ++c) {
+            const Value* v = nullptr;
+            if (by_vars) {
+                for (const auto& b : row.bindings)
+                    if (b.first == header[c]) v = &b.second;
+            } else if (c < row.expressions.size()) {
+                v = &row.expressions[c].value;
+            }
+            line.push_back(v ? cut(marshal_compact(*v), 80) : "");
+        }
+        cells.push_back(std::move(line));
+    }
+    std::vector<std::size_t> width(header.size());
+    for (std::size_t c = 0; c < header.size(); ++c) {
+        width[c] = header[c].size();
+        for (const auto& line : cells) width[c] = std::max(width[c], line[c].size());
+    }
+    auto rule = [&] {
+        std::string s = "+";
+        for (auto w : width) s += std::string(w + 2, '-') + "+";
+        return s + "\n";
+    };
+    auto line_of = [&](const std::vector<std::string>& vals) {
+        std::string s = "|";
+        for (std::size_t c = 0; c < vals.size(); ++c) s += " " + vals[c] + std::string(width[c] - vals[c].size(), ' ') + " |";
+        return s + "\n";
+    };
+    std::string out = rule() + line_of(header) + rule();
+    for (const auto& line : cells) out += line_of(line);
+    return out + rule();
+}
+
+std::string render_metrics_table(const std::map<std::string, uint64_t>& metrics) {
+    std::size_t w0 = 6, w1 = 5;
+    for (const auto& [k, v] : metrics) {
+        w0 = std::max(w0, k.size());
+        w1 = std::max(w1, std::to_string(v).size());
+    }
+    auto rule = "+" + std::string(w0 + 2, '-') + "+" + std::string(w1 + 2, '-') + "+\n";
+    auto line = [&](const std::string& a, const std::string& b) {
+        return "| " + a + std::string(w0 - a.size(), ' ') + " | " + b + std::string(w1 - b.size(), ' ') + " |\n";
+    };
+    std::string out = rule + line("Metric", "Value") + rule;
+    for (const auto& [k, v] : metrics) out += line(k, std::to_string(v));
+    return out + rule;
+}
+
+// Prints `out` in `format`.
+void print_output(const Output& out, const std::string& format) {
+    if (format == "json" || format == "discard") {
+        std::cout << render_json(out, format == "discard");
+        return;
+    }
+    if (!out.errors.empty()) {
+        std::cerr << errors_text(out.errors) << "\n";
+        if (format != "pretty") return;
+    }
+    if (format == "values") {
+        for (const auto& row : out.rows) {
+            Json line = Json::array();
+            for (const auto& e : row.expressions) line.push(Json::of(e.value));
+            std::cout << encode(line);
+        }
+    } else if (format == "bindings") {
+        for (const auto& row : out.rows) std::cout << bindings_object(row);
+    } else if (format == "raw") {
+        for (const auto& row : out.rows) {
+            std::string line;
+            for (std::size_t i = 0; i < row.expressions.size(); ++i) {
+                if (i) line.push_back(' ');
+                const Value& v = row.expressions[i].value;
+                line += v.is_string() ? std::string(v.as_string()) : marshal_compact(v);
+            }
+            std::cout << line << "\n";
+        }
+    } else if (format == "pretty") {
+        if (out.errors.empty()) {
+            if (out.rows.empty()) {
+                std::cout << "undefined\n";
+            } else if (out.rows.size() == 1 && out.rows[0].bindings.empty() &&
+                       (out.rows[0].expressions.size() == 1 ||
+                        std::all_of(out.rows[0].expressions.begin(), out.rows[0].expressions.end(),
+                                    [](const ExpressionResult& e) { return e.value.is_bool(); }))) {
+                std::cout << encode_value(out.rows[0].expressions[0].value);
+            } else {
+                std::cout << render_table(out.rows);
+            }
+        }
+        if (out.metrics && !out.metrics->empty()) std::cout << render_metrics_table(*out.metrics);
+    }
+    std::cout.flush();
+}
+
+// ---- input ----------------------------------------------------------------------------------
+
+bool read_stdin(std::string& out) {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    out = std::move(buffer).str();
+    return !std::cin.bad();
+}
+
+// OPA's util.Unmarshal: JSON, or else YAML (first document). An error message when neither.
+std::optional<std::string> parse_input(const std::string& text, Value& out) {
+    auto json = runtime::parse_json(text);
+    if (json) {
+        out = json.value;
+        return std::nullopt;
+    }
+    auto yaml = runtime::load_yaml_data(text);
+    if (yaml) {
+        out = yaml.value;
+        return std::nullopt;
+    }
+    auto first = text.find_first_not_of(" \t\r\n");
+    bool looks_json = first != std::string::npos && (text[first] == '{' || text[first] == '[');
+    return looks_json ? json.error.message : yaml.error.message;
+}
+
+uint64_t since_ns(std::chrono::steady_clock::time_point start) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+int usage_error(const std::string& message) {
+    std::cerr << "Error: " << message << "\n";
+    return 1;
+}
+
+int run_eval(const EvalCliOptions& opts) {
+    // Flag combinations, with OPA's messages.
+    if (!opts.query.empty() && opts.stdin_query) return usage_error("specify query argument or --stdin but not both");
+    if (opts.query.empty() && !opts.stdin_query) return usage_error("specify query argument or --stdin");
+    if (opts.query.size() > 1) return usage_error("specify at most one query argument");
+    if (opts.stdin_query && opts.stdin_input) return usage_error("specify --stdin or --stdin-input but not both");
+    if (opts.stdin_input && !opts.input.empty()) return usage_error("specify --stdin-input or --input but not both");
+    if (opts.fail && opts.fail_defined) return usage_error("specify --fail or --fail-defined but not both");
+    std::chrono::nanoseconds timeout{0};
+    if (!opts.timeout.empty()) {
+        auto d = parse_go_duration(opts.timeout);
+        if (!d) return usage_error("invalid argument \"" + opts.timeout + "\" for \"--timeout\" flag: time: invalid duration \"" + opts.timeout + "\"");
+        timeout = *d;
+    }
+
+    // Query and input: failures here are plain errors on stderr (exit 2), as in OPA.
+    std::string query;
+    if (opts.stdin_query) {
+        if (!read_stdin(query)) {
+            std::cerr << "read stdin: read error\n";
+            return 2;
+        }
+    } else {
+        query = opts.query.front();
+    }
+    std::optional<Value> input;
+    if (opts.stdin_input || !opts.input.empty()) {
+        std::string text;
+        if (opts.stdin_input) {
+            if (!read_stdin(text)) {
+                std::cerr << "read stdin: read error\n";
+                return 2;
+            }
+        } else {
+            std::string path = opts.input.rfind("file://", 0) == 0 ? opts.input.substr(7) : opts.input;
+            std::ifstream in(path, std::ios::binary);
+            if (!in) {
+                std::string reason = std::strerror(errno);
+                if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+                std::cerr << "open " << path << ": " << reason << "\n";
+                return 2;
+            }
+            std::ostringstream buffer;
+            buffer << in.rdbuf();
+            text = std::move(buffer).str();
+        }
+        Value v;
+        if (auto err = parse_input(text, v)) {
+            std::cerr << "unable to parse input: " << *err << "\n";
+            return 2;
+        }
+        input = std::move(v);
+    }
+
+    Output out;
+    std::map<std::string, uint64_t> metrics;
+    auto finish = [&]() {
+        if (opts.metrics) out.metrics = metrics;
+        print_output(out, opts.format);
+        if (!out.errors.empty()) return 2;
+        const bool defined = !out.rows.empty();
+        if ((opts.fail && !defined) || (opts.fail_defined && defined)) return 1;
+        return 0;
+    };
+
+    EngineOptions engine_options;
+    engine_options.v0_compatible = opts.v0_compatible;
+    Engine engine(engine_options);
+
+    if (!opts.data.empty()) {
+        auto start = std::chrono::steady_clock::now();
+        runtime::LoadOptions load_options;
+        load_options.v0_compatible = opts.v0_compatible;
+        lang::Diagnostics diags = runtime::load_into(engine, opts.data, load_options);
+        metrics["timer_rego_load_files_ns"] = since_ns(start);
+        if (!diags.empty()) {
+            for (const auto& d : diags) out.errors.push_back(from_diagnostic(d));
+            return finish();
+        }
+    }
+
+    auto prepare_start = std::chrono::steady_clock::now();
+    Prepared<PreparedQuery> prepared = engine.prepare(query);
+    const uint64_t prepare_ns = since_ns(prepare_start);
+    for (const auto& [name, v] : prepared.metrics) metrics[name] = v;
+    if (!prepared.ok()) {
+        for (const auto& d : prepared.diagnostics) out.errors.push_back(from_diagnostic(d));
+        if (out.errors.empty()) out.errors.push_back(plain_error("query could not be prepared"));
+        return finish();
+    }
+    if (!metrics.count("timer_rego_query_compile_ns")) metrics["timer_rego_query_compile_ns"] = prepare_ns;
+
+    EvalOptions eval_options;
+    eval_options.input = input ? &*input : nullptr;
+    eval_options.strict_builtin_errors = opts.strict_builtin_errors;
+    eval_options.timeout = timeout;
+    auto eval_start = std::chrono::steady_clock::now();
+    EvalResult result = prepared.value->eval(eval_options);
+    const uint64_t eval_ns = since_ns(eval_start);
+    for (const auto& [name, v] : result.metrics) metrics[name] = v;
+    if (!metrics.count("timer_rego_query_eval_ns")) metrics["timer_rego_query_eval_ns"] = eval_ns;
+
+    if (result.error) {
+        // OPA reports the error alone: rego.Eval returns no results with an error.
+        out.errors.push_back(from_eval_error(*result.error));
+    } else {
+        out.rows = std::move(result.rows);
+    }
+    return finish();
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app) {
+    auto opts = std::make_shared<EvalCliOptions>();
+    auto* cmd = app.add_subcommand("eval", "Evaluate a Rego query and print the result (like opa eval)");
+    cmd->add_option("query", opts->query, "The query, e.g. data.kubernetes.admission.deny");
+    cmd->add_option("-d,--data", opts->data, "Policy or data file or directory (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("-i,--input", opts->input, "Input document file (JSON or YAML)");
+    cmd->add_flag("-I,--stdin-input", opts->stdin_input, "Read the input document from stdin");
+    cmd->add_flag("--stdin", opts->stdin_query, "Read the query from stdin");
+    cmd->add_option("-f,--format", opts->format, "Output format: json, values, bindings, pretty, raw, discard")
+        ->check(CLI::IsMember({"json", "values", "bindings", "pretty", "raw", "discard"}));
+    cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and the query in the pre-1.0 Rego dialect");
+    cmd->add_flag("--strict-builtin-errors", opts->strict_builtin_errors,
+                  "Treat the first built-in function error as fatal");
+    cmd->add_flag("--fail", opts->fail, "Exit with status 1 when the result is undefined or empty");
+    cmd->add_flag("--fail-defined", opts->fail_defined, "Exit with status 1 when the result is defined");
+    cmd->add_option("--timeout", opts->timeout, "Evaluation timeout as a Go duration (5s, 100ms); none by default");
+    cmd->add_flag("--metrics", opts->metrics, "Report timing metrics");
+    cmd->callback([opts] { exit_status() = run_eval(*opts); });
+}
+
+}  // namespace gavel::cli

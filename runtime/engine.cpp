@@ -1,0 +1,245 @@
+#include "runtime/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <algorithm>
+
+#include "lang/parse.hpp"
+#include "runtime/eval/evaluator.hpp"
+#include "runtime/eval/planner.hpp"
+#include "runtime/eval/term_values.hpp"
+
+namespace gavel {
+
+using runtime::Value;
+
+namespace {
+
+uint64_t elapsed_ns(std::chrono::steady_clock::time_point since) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - since).count());
+}
+
+// Merges `add` into `base`; a different value at the same path is a conflict.
+std::optional<Value> merge(const Value& base, const Value& add, std::string& conflict, std::string& where) {
+    if (!base.is_object() || !add.is_object()) {
+        if (base == add) return base;
+        conflict = "conflicting values";
+        return std::nullopt;
+    }
+    runtime::ObjectBuilder b;
+    for (const auto& entry : base.object_entries()) {
+        const Value* other = add.find(entry.key);
+        if (!other) {
+            b.insert(entry.key, entry.value);
+            continue;
+        }
+        auto merged = merge(entry.value, *other, conflict, where);
+        if (!merged) {
+            where = std::string(entry.key.is_string() ? entry.key.as_string() : "?") + (where.empty() ? "" : "." + where);
+            return std::nullopt;
+        }
+        b.insert(entry.key, std::move(*merged));
+    }
+    for (const auto& entry : add.object_entries())
+        if (!base.find(entry.key)) b.insert(entry.key, entry.value);
+    return b.build();
+}
+
+}  // namespace
+
+std::string EvalError::to_string() const {
+    if (file.empty()) return fmt::format("{}: {}", code, message);
+    return fmt::format("{}:{}: {}: {}", file, line, code, message);
+}
+
+struct PreparedQuery::State {
+    std::shared_ptr<const eval::Program> program;
+    eval::PlannedQuery query;
+    std::vector<std::string> variables;
+    lang::SourcePtr source;  // keeps the query's locations valid
+    std::vector<std::pair<std::string, lang::Location>> expressions;  // text and where, per query literal
+};
+
+struct Engine::Impl {
+    EngineOptions options;
+    std::map<std::string, lang::Module> modules;
+    Value data = Value::empty_object();
+    std::map<std::string, stdlib::Builtin> custom;
+    std::shared_ptr<const eval::Program> program;  // null when modules or data changed
+    lang::Diagnostics program_errors;
+    uint64_t compile_ns = 0;
+
+    void invalidate() { program.reset(); }
+
+    const eval::Program* compile() {
+        if (program) return program.get();
+        auto start = std::chrono::steady_clock::now();
+        auto p = std::make_shared<eval::Program>();
+        p->builtins = &stdlib::Registry::standard();
+        p->custom_builtins = custom;
+        p->base_data = data;
+        std::vector<const lang::Module*> list;
+        for (const auto& [name, m] : modules) list.push_back(&m);
+        program_errors = eval::plan_modules(list, *p);
+        compile_ns = elapsed_ns(start);
+        if (!program_errors.empty()) return nullptr;
+        program = std::move(p);
+        return program.get();
+    }
+};
+
+Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>()) { impl_->options = options; }
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+
+const EngineOptions& Engine::options() const { return impl_->options; }
+
+lang::Diagnostics Engine::add_policy(std::string file, std::string text) {
+    lang::ParseOptions po;
+    po.v0_compatible = impl_->options.v0_compatible;
+    po.experimental_keywords = impl_->options.experimental_keywords;
+    auto r = lang::parse_module(file, std::move(text), po);
+    if (!r.ok()) return r.diagnostics;
+    impl_->modules.insert_or_assign(file, std::move(*r.module));
+    impl_->invalidate();
+    return {};
+}
+
+void Engine::remove_policy(const std::string& file) {
+    impl_->modules.erase(file);
+    impl_->invalidate();
+}
+
+std::optional<std::string> Engine::add_data(const Value& data, const std::vector<std::string>& path) {
+    Value placed = data;
+    for (auto it = path.rbegin(); it != path.rend(); ++it) placed = Value::object({{Value::string(*it), placed}});
+    std::string conflict, where;
+    auto merged = merge(impl_->data, placed, conflict, where);
+    if (!merged) return fmt::format("{} at data.{}", conflict, where);
+    impl_->data = std::move(*merged);
+    impl_->invalidate();
+    return std::nullopt;
+}
+
+void Engine::register_builtin(std::string name, std::size_t arity, BuiltinFunction fn) {
+    stdlib::Builtin b;
+    b.name = name;
+    b.arity = arity;
+    b.impl = [fn = std::move(fn)](std::span<const Value> args, stdlib::BuiltinContext&) -> stdlib::BuiltinResult {
+        BuiltinCall call;
+        call.args.assign(args.begin(), args.end());
+        std::optional<Value> v = fn(call);
+        if (!call.error.empty()) return stdlib::BuiltinResult::error(call.error);
+        if (!v) return stdlib::BuiltinResult::undefined();
+        return stdlib::BuiltinResult::of(std::move(*v));
+    };
+    impl_->custom[name] = std::move(b);
+    impl_->invalidate();
+}
+
+lang::Diagnostics Engine::check() {
+    impl_->compile();
+    return impl_->program_errors;
+}
+
+Prepared<PreparedQuery> Engine::prepare(std::string_view query) {
+    Prepared<PreparedQuery> out;
+    const eval::Program* program = impl_->compile();
+    out.metrics.emplace_back("timer_rego_module_compile_ns", impl_->compile_ns);
+    if (!program) {
+        out.diagnostics = impl_->program_errors;
+        return out;
+    }
+    auto start = std::chrono::steady_clock::now();
+    lang::ParseOptions po;
+    po.v0_compatible = impl_->options.v0_compatible;
+    po.experimental_keywords = impl_->options.experimental_keywords;
+    auto parsed = lang::parse_query(std::string(query), po);
+    out.metrics.emplace_back("timer_rego_query_parse_ns", elapsed_ns(start));
+    if (!parsed.ok()) {
+        out.diagnostics = parsed.diagnostics;
+        return out;
+    }
+    start = std::chrono::steady_clock::now();
+    auto state = std::make_shared<PreparedQuery::State>();
+    state->program = impl_->program;
+    state->source = parsed.source;
+    out.diagnostics = eval::plan_query(parsed.body, *program, state->query);
+    out.metrics.emplace_back("timer_rego_query_compile_ns", elapsed_ns(start));
+    if (!out.diagnostics.empty()) return out;
+    for (const auto& [name, slot] : state->query.variables) state->variables.push_back(name);
+    for (const auto& e : parsed.body) state->expressions.emplace_back(std::string(e.loc.text()), e.loc);
+    PreparedQuery q;
+    q.state_ = std::move(state);
+    out.value = std::move(q);
+    return out;
+}
+
+const std::vector<std::string>& PreparedQuery::variables() const { return state_->variables; }
+
+EvalResult PreparedQuery::eval(const EvalOptions& options) const {
+    EvalResult result;
+    auto start = std::chrono::steady_clock::now();
+    eval::EvalSettings settings;
+    settings.input = options.input;
+    settings.strict_builtin_errors = options.strict_builtin_errors;
+    settings.cancel = options.cancel;
+    settings.print = options.print;
+    if (options.timeout.count() > 0) settings.deadline = start + options.timeout;
+    eval::Evaluator evaluator(*state_->program, settings);
+    const auto& q = state_->query;
+    // Query literals in source order; the plan may have reordered them.
+    std::vector<int32_t> result_slots(state_->expressions.size(), -1);
+    {
+        std::size_t i = 0;
+        std::vector<int32_t> slots;
+        for (const auto& e : q.body.exprs) slots.push_back(e.result_slot);
+        std::sort(slots.begin(), slots.end());
+        for (; i < slots.size() && i < result_slots.size(); ++i) result_slots[i] = slots[i];
+    }
+    std::set<std::vector<Value>> seen;
+    result.error = evaluator.run(q, [&](const std::vector<Value>& slots) {
+        ResultRow row;
+        std::vector<Value> key;
+        for (const auto& [name, slot] : q.variables) {
+            if (name.rfind("$", 0) == 0) continue;
+            row.bindings.emplace_back(name, slots[slot]);
+            key.push_back(slots[slot]);
+        }
+        for (std::size_t i = 0; i < state_->expressions.size(); ++i) {
+            ExpressionResult er;
+            er.text = state_->expressions[i].first;
+            er.line = state_->expressions[i].second.line;
+            er.col = state_->expressions[i].second.col;
+            if (result_slots[i] >= 0) er.value = slots[static_cast<std::size_t>(result_slots[i])];
+            key.push_back(er.value);
+            row.expressions.push_back(std::move(er));
+        }
+        // Identical solutions (reached along different paths) are reported once, as OPA does.
+        if (seen.insert(std::move(key)).second) result.rows.push_back(std::move(row));
+    });
+    result.metrics.emplace_back("timer_rego_query_eval_ns", elapsed_ns(start));
+    return result;
+}
+
+Prepared<Value> Engine::parse_term(std::string_view text) {
+    Prepared<Value> out;
+    auto parsed = lang::parse_term(std::string(text));
+    if (!parsed.ok()) {
+        out.diagnostics = parsed.diagnostics;
+        return out;
+    }
+    auto v = eval::constant_value(*parsed.term);
+    if (!v.ok) {
+        out.diagnostics.add(parsed.term->loc, lang::codes::parse_error, v.error);
+        return out;
+    }
+    out.value = std::move(v.value);
+    return out;
+}
+
+}  // namespace gavel

@@ -1,0 +1,821 @@
+#include "runtime/eval/evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "runtime/json.hpp"
+#include "runtime/value_format.hpp"
+
+namespace gavel::eval {
+using gavel::format_value;
+using gavel::set_path;
+
+namespace {
+
+// Thrown to end an evaluation at once (conflicts, cancellation, strict errors); caught in run().
+struct Halt {
+    EvalError error;
+};
+
+bool truthy(const Value& v) { return !(v.is_bool() && !v.as_bool()); }
+
+}  // namespace
+
+struct Evaluator::Frame {
+    std::vector<Value> slots;
+    std::vector<uint8_t> bound;
+    explicit Frame(uint32_t n) : slots(n), bound(n, 0) {}
+};
+
+Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
+    : program_(program), settings_(settings), cache_(program.rule_sets.size()) {
+    if (settings.input) {
+        input_ = *settings.input;
+        has_input_ = true;
+    }
+    builtin_context_.now_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    builtin_context_.print = settings.print;
+}
+
+void Evaluator::halt(std::string code, std::string message, const lang::Location& loc) {
+    EvalError e;
+    e.code = std::move(code);
+    e.message = std::move(message);
+    e.file = std::string(loc.file());
+    e.line = loc.line;
+    e.col = loc.col;
+    throw Halt{std::move(e)};
+}
+
+void Evaluator::tick() {
+    if (++ticks_ % 1024 != 0) return;
+    if ((settings_.cancel && settings_.cancel->load(std::memory_order_relaxed)) ||
+        std::chrono::steady_clock::now() > settings_.deadline)
+        halt("eval_cancel_error", "caller cancelled query execution", {});
+}
+
+std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink sink) {
+    Frame frame(query.slots);
+    try {
+        eval_body(frame, query.body, 0, [&] { sink(frame.slots); });
+    } catch (const Halt& h) {
+        return h.error;
+    }
+    return first_builtin_error_;
+}
+
+// ---- bodies and expressions -------------------------------------------------------
+
+void Evaluator::eval_body(Frame& f, const PBody& body, std::size_t i, Cont k) {
+    if (i == body.exprs.size()) {
+        k();
+        return;
+    }
+    tick();
+    eval_expr(f, body.exprs[i], [&] { eval_body(f, body, i + 1, k); });
+}
+
+void Evaluator::eval_expr(Frame& f, const PExpr& e, Cont k) {
+    if (!e.withs.empty()) {
+        eval_with(f, e, k);
+        return;
+    }
+    eval_expr_plain(f, e, k);
+}
+
+void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
+    auto record = [&](const Value& v, Cont next) {
+        if (e.result_slot < 0) {
+            next();
+            return;
+        }
+        auto slot = static_cast<uint32_t>(e.result_slot);
+        f.slots[slot] = v;
+        f.bound[slot] = 1;
+        next();
+        f.bound[slot] = 0;
+    };
+    switch (e.op) {
+        case ExprOp::Truthy:
+            eval_term(f, e.a, [&](const Value& v) {
+                if (truthy(v)) record(v, k);
+            });
+            return;
+        case ExprOp::Unify: unify(f, e.a, e.b, [&] { record(Value::boolean(true), k); }); return;
+        case ExprOp::Iterate:
+            eval_term(f, e.domain, [&](const Value& domain) {
+                auto each = [&](const Value& key, const Value& value) {
+                    if (e.key_present) {
+                        unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, [&] { record(Value::boolean(true), k); }); });
+                    } else {
+                        unify_value(f, e.value, value, [&] { record(Value::boolean(true), k); });
+                    }
+                };
+                if (domain.is_array()) {
+                    auto elems = domain.array_elements();
+                    for (std::size_t i = 0; i < elems.size(); ++i) each(Value::integer(static_cast<int64_t>(i)), elems[i]);
+                } else if (domain.is_object()) {
+                    for (const auto& entry : domain.object_entries()) each(entry.key, entry.value);
+                } else if (domain.is_set()) {
+                    for (const auto& v : domain.set_elements()) each(v, v);
+                }
+            });
+            return;
+        case ExprOp::Every: {
+            bool all = true;
+            eval_term(f, e.domain, [&](const Value& domain) {
+                auto check = [&](const Value& key, const Value& value) {
+                    if (!all) return;
+                    bool found = false;
+                    // Each element is checked on its own; the first success is enough.
+                    struct Stop {};
+                    try {
+                        auto body_once = [&] {
+                            eval_body(f, *e.body, 0, [&] {
+                                found = true;
+                                throw Stop{};
+                            });
+                        };
+                        if (e.key_present)
+                            unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, body_once); });
+                        else
+                            unify_value(f, e.value, value, body_once);
+                    } catch (const Stop&) {
+                    }
+                    if (!found) all = false;
+                };
+                if (domain.is_array()) {
+                    auto elems = domain.array_elements();
+                    for (std::size_t i = 0; i < elems.size(); ++i) check(Value::integer(static_cast<int64_t>(i)), elems[i]);
+                } else if (domain.is_object()) {
+                    for (const auto& entry : domain.object_entries()) check(entry.key, entry.value);
+                } else if (domain.is_set()) {
+                    for (const auto& v : domain.set_elements()) check(v, v);
+                }
+                // Other domains have no elements: `every` holds.
+                if (all) record(Value::boolean(true), k);
+                all = true;
+            });
+            return;
+        }
+        case ExprOp::Not: {
+            bool found = false;
+            struct Stop {};
+            try {
+                eval_body(f, *e.body, 0, [&] {
+                    found = true;
+                    throw Stop{};
+                });
+            } catch (const Stop&) {
+            }
+            if (!found) record(Value::boolean(true), k);
+            return;
+        }
+        case ExprOp::And: eval_body(f, *e.body, 0, [&] { record(Value::boolean(true), k); }); return;
+        case ExprOp::Or:
+            for (const auto& alt : e.alternatives) eval_body(f, *alt, 0, [&] { record(Value::boolean(true), k); });
+            return;
+    }
+}
+
+// `with`: evaluate the expression under replaced input, data or functions, with
+// fresh caches; then continue, outside that context, with each solution found.
+void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
+    std::vector<Value> values(e.withs.size());
+    for (std::size_t i = 0; i < e.withs.size(); ++i) {
+        if (e.withs[i].replacement) continue;
+        bool got = false;
+        eval_term(f, e.withs[i].value, [&](const Value& v) {
+            if (!got) values[i] = v;
+            got = true;
+        });
+        if (!got) return;  // an undefined with value makes the expression undefined
+    }
+    Value saved_input = input_;
+    bool saved_has_input = has_input_;
+    auto saved_data = data_overrides_;
+    auto saved_functions = function_overrides_;
+    std::vector<RuleCache> saved_cache = std::move(cache_);
+    cache_.assign(program_.rule_sets.size(), RuleCache{});
+    auto restore = [&] {
+        input_ = std::move(saved_input);
+        has_input_ = saved_has_input;
+        data_overrides_ = std::move(saved_data);
+        function_overrides_ = std::move(saved_functions);
+        cache_ = std::move(saved_cache);
+    };
+    for (std::size_t i = 0; i < e.withs.size(); ++i) {
+        const PWith& w = e.withs[i];
+        switch (w.target) {
+            case PWith::Target::Input:
+                input_ = w.path.empty() ? values[i] : set_path(has_input_ ? input_ : Value::empty_object(), w.path, values[i]);
+                has_input_ = true;
+                break;
+            case PWith::Target::Data: data_overrides_.emplace_back(w.path, values[i]); break;
+            case PWith::Target::Function:
+                if (w.replacement)
+                    function_overrides_[w.function_name] = {w.replacement, std::nullopt};
+                else
+                    function_overrides_[w.function_name] = {nullptr, values[i]};
+                break;
+        }
+    }
+    std::vector<std::pair<std::vector<Value>, std::vector<uint8_t>>> solutions;
+    try {
+        eval_expr_plain(f, e, [&] { solutions.emplace_back(f.slots, f.bound); });
+    } catch (...) {
+        restore();
+        throw;
+    }
+    restore();
+    if (solutions.empty()) return;
+    auto before = std::make_pair(f.slots, f.bound);
+    for (auto& [slots, bound] : solutions) {
+        f.slots = std::move(slots);
+        f.bound = std::move(bound);
+        k();
+    }
+    f.slots = std::move(before.first);
+    f.bound = std::move(before.second);
+}
+
+// ---- unification ------------------------------------------------------------------
+
+bool Evaluator::has_unbound(const Frame& f, const PTerm& t) const {
+    switch (t.op) {
+        case TermOp::Local: return !f.bound[t.slot];
+        case TermOp::Array:
+        case TermOp::Set:
+            for (const auto& e : t.elems)
+                if (has_unbound(f, e)) return true;
+            return false;
+        case TermOp::Object:
+            for (const auto& [k, v] : t.items)
+                if (has_unbound(f, v)) return true;
+            return false;
+        default: return false;
+    }
+}
+
+void Evaluator::unify(Frame& f, const PTerm& a, const PTerm& b, Cont k) {
+    if (a.op == TermOp::Array && b.op == TermOp::Array) {
+        if (a.elems.size() != b.elems.size()) return;
+        // Element-wise, so both sides may hold unbound variables.
+        std::function<void(std::size_t)> step = [&](std::size_t i) {
+            if (i == a.elems.size()) {
+                k();
+                return;
+            }
+            unify(f, a.elems[i], b.elems[i], [&] { step(i + 1); });
+        };
+        step(0);
+        return;
+    }
+    if (has_unbound(f, a)) {
+        eval_term(f, b, [&](const Value& v) { unify_value(f, a, v, k); });
+    } else {
+        eval_term(f, a, [&](const Value& v) { unify_value(f, b, v, k); });
+    }
+}
+
+void Evaluator::unify_value(Frame& f, const PTerm& p, const Value& v, Cont k) {
+    switch (p.op) {
+        case TermOp::Const:
+            if (p.value == v) k();
+            return;
+        case TermOp::Local:
+            if (f.bound[p.slot]) {
+                if (f.slots[p.slot] == v) k();
+                return;
+            }
+            f.slots[p.slot] = v;
+            f.bound[p.slot] = 1;
+            k();
+            f.bound[p.slot] = 0;
+            return;
+        case TermOp::Array: {
+            if (!has_unbound(f, p)) break;
+            if (!v.is_array() || v.size() != p.elems.size()) return;
+            auto elems = v.array_elements();
+            std::function<void(std::size_t)> step = [&](std::size_t i) {
+                if (i == p.elems.size()) {
+                    k();
+                    return;
+                }
+                unify_value(f, p.elems[i], elems[i], [&] { step(i + 1); });
+            };
+            step(0);
+            return;
+        }
+        case TermOp::Object: {
+            if (!has_unbound(f, p)) break;
+            if (!v.is_object() || v.size() != p.items.size()) return;
+            std::function<void(std::size_t)> step = [&](std::size_t i) {
+                if (i == p.items.size()) {
+                    k();
+                    return;
+                }
+                eval_term(f, p.items[i].first, [&](const Value& key) {
+                    const Value* found = v.find(key);
+                    if (found) unify_value(f, p.items[i].second, *found, [&] { step(i + 1); });
+                });
+            };
+            step(0);
+            return;
+        }
+        default: break;
+    }
+    eval_term(f, p, [&](const Value& pv) {
+        if (pv == v) k();
+    });
+}
+
+// ---- terms ------------------------------------------------------------------------
+
+void Evaluator::eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, std::vector<Value>& acc,
+                           FunctionRef<void(std::vector<Value>&)> k) {
+    if (i == elems.size()) {
+        k(acc);
+        return;
+    }
+    eval_term(f, elems[i], [&](const Value& v) {
+        acc.push_back(v);
+        eval_elems(f, elems, i + 1, acc, k);
+        acc.pop_back();
+    });
+}
+
+void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
+    switch (t.op) {
+        case TermOp::Const: k(t.value); return;
+        case TermOp::Local:
+            if (f.bound[t.slot]) k(f.slots[t.slot]);
+            return;
+        case TermOp::Input:
+            if (has_input_) k(input_);
+            return;
+        case TermOp::Data: {
+            std::vector<std::string> path;
+            if (auto v = materialize(&program_.root, &program_.base_data, path)) k(*v);
+            return;
+        }
+        case TermOp::Ref: eval_ref(f, t, k); return;
+        case TermOp::Array: {
+            std::vector<Value> acc;
+            eval_elems(f, t.elems, 0, acc, [&](std::vector<Value>& values) {
+                runtime::ArrayBuilder b(values.size());
+                for (const auto& v : values) b.push_back(v);
+                k(b.build());
+            });
+            return;
+        }
+        case TermOp::Set: {
+            std::vector<Value> acc;
+            eval_elems(f, t.elems, 0, acc, [&](std::vector<Value>& values) {
+                runtime::SetBuilder b(values.size());
+                for (const auto& v : values) b.insert(v);
+                k(b.build());
+            });
+            return;
+        }
+        case TermOp::Object: {
+            std::vector<PTerm> flat;
+            flat.reserve(t.items.size() * 2);
+            for (const auto& [key, value] : t.items) {
+                flat.push_back(key);
+                flat.push_back(value);
+            }
+            std::vector<Value> acc;
+            eval_elems(f, flat, 0, acc, [&](std::vector<Value>& values) {
+                runtime::ObjectBuilder b(values.size() / 2);
+                for (std::size_t i = 0; i + 1 < values.size(); i += 2) b.insert(values[i], values[i + 1]);
+                auto checked = b.build_checked();
+                if (checked.conflict) halt("eval_conflict_error", "object keys must be unique", t.loc);
+                k(checked.value);
+            });
+            return;
+        }
+        case TermOp::Call: eval_call(f, t, k); return;
+        case TermOp::ArrayCompr:
+        case TermOp::SetCompr:
+        case TermOp::ObjectCompr: eval_comprehension(f, t, k); return;
+        case TermOp::Template: eval_template(f, t, k); return;
+    }
+}
+
+void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
+    if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep", t.loc);
+    runtime::ArrayBuilder array;
+    runtime::SetBuilder set;
+    runtime::ObjectBuilder object;
+    bool conflict = false;
+    eval_body(f, *t.body, 0, [&] {
+        if (t.op == TermOp::ObjectCompr) {
+            eval_term(f, t.elems[0], [&](const Value& key) {
+                eval_term(f, t.elems[1], [&](const Value& value) { object.insert(key, value); });
+            });
+        } else {
+            eval_term(f, t.elems[0], [&](const Value& v) {
+                if (t.op == TermOp::ArrayCompr) array.push_back(v);
+                else set.insert(v);
+            });
+        }
+    });
+    --depth_;
+    if (t.op == TermOp::ObjectCompr) {
+        auto checked = object.build_checked();
+        conflict = checked.conflict;
+        if (conflict) halt("eval_conflict_error", "object keys must be unique", t.loc);
+        k(checked.value);
+        return;
+    }
+    k(t.op == TermOp::ArrayCompr ? array.build() : set.build());
+}
+
+void Evaluator::eval_template(Frame& f, const PTerm& t, ValueCont k) {
+    std::string out;
+    for (const auto& part : t.elems) {
+        if (part.op == TermOp::Const && part.value.is_string()) {
+            out += part.value.as_string();
+            continue;
+        }
+        std::optional<Value> first;
+        eval_term(f, part, [&](const Value& v) {
+            if (!first) first = v;
+        });
+        if (part.op == TermOp::ArrayCompr && first) {
+            // A part with `with`: a one-element array when defined.
+            auto elems = first->array_elements();
+            first = elems.empty() ? std::optional<Value>() : std::optional<Value>(elems[0]);
+        }
+        if (!first) {
+            out += "<undefined>";
+        } else if (first->is_string()) {
+            out += first->as_string();
+        } else {
+            out += format_value(*first);
+        }
+    }
+    k(Value::string(out));
+}
+
+// ---- references ---------------------------------------------------------------------
+
+void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
+    const PTerm& head = ref.elems[0];
+    switch (head.op) {
+        case TermOp::Input:
+            if (has_input_) walk_value(f, input_, ref, 1, k);
+            return;
+        case TermOp::Data: {
+            std::vector<std::string> path;
+            walk_data(f, &program_.root, &program_.base_data, ref, 1, path, k);
+            return;
+        }
+        default:
+            eval_term(f, head, [&](const Value& v) { walk_value(f, v, ref, 1, k); });
+    }
+}
+
+void Evaluator::walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k) {
+    if (i == ref.elems.size()) {
+        k(v);
+        return;
+    }
+    const PTerm& part = ref.elems[i];
+    if (has_unbound(f, part)) {
+        // Iterate: the part is a pattern matched against every key.
+        if (v.is_array()) {
+            auto elems = v.array_elements();
+            for (std::size_t j = 0; j < elems.size(); ++j)
+                unify_value(f, part, Value::integer(static_cast<int64_t>(j)), [&] { walk_value(f, elems[j], ref, i + 1, k); });
+        } else if (v.is_object()) {
+            for (const auto& entry : v.object_entries())
+                unify_value(f, part, entry.key, [&] { walk_value(f, entry.value, ref, i + 1, k); });
+        } else if (v.is_set()) {
+            for (const auto& elem : v.set_elements())
+                unify_value(f, part, elem, [&] { walk_value(f, elem, ref, i + 1, k); });
+        }
+        return;
+    }
+    eval_term(f, part, [&](const Value& key) {
+        if (v.is_object()) {
+            if (const Value* child = v.find(key)) walk_value(f, *child, ref, i + 1, k);
+        } else if (v.is_array()) {
+            int64_t index;
+            if (key.is_number() && key.as_int64(index) && index >= 0 && static_cast<std::size_t>(index) < v.size())
+                walk_value(f, v.array_elements()[static_cast<std::size_t>(index)], ref, i + 1, k);
+        } else if (v.is_set()) {
+            if (v.contains(key)) walk_value(f, key, ref, i + 1, k);
+        }
+    });
+}
+
+const Value* Evaluator::data_override(const std::vector<std::string>& path) const {
+    for (auto it = data_overrides_.rbegin(); it != data_overrides_.rend(); ++it)
+        if (it->first == path) return &it->second;
+    return nullptr;
+}
+
+void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
+                          std::vector<std::string>& path, ValueCont k) {
+    if (!data_overrides_.empty()) {
+        if (const Value* replaced = data_override(path)) {
+            walk_value(f, *replaced, ref, i, k);
+            return;
+        }
+    }
+    if (!node) {
+        if (base) walk_value(f, *base, ref, i, k);
+        return;
+    }
+    if (node->rules) {
+        if (node->rules->kind == RuleKind::Function) return;
+        // A partial set or object with a known key: only that key is needed,
+        // but the whole document is computed once and cached.
+        if (auto v = rule_value(*node->rules)) walk_value(f, *v, ref, i, k);
+        return;
+    }
+    if (i == ref.elems.size()) {
+        if (auto v = materialize(node, base, path)) k(*v);
+        return;
+    }
+    const PTerm& part = ref.elems[i];
+    auto step = [&](const std::string& name) {
+        auto child = node->children.find(name);
+        const Value* base_child = base && base->is_object() ? base->find(std::string_view(name)) : nullptr;
+        path.push_back(name);
+        if (child != node->children.end()) {
+            walk_data(f, child->second.get(), base_child, ref, i + 1, path, k);
+        } else if (base_child) {
+            walk_data(f, nullptr, base_child, ref, i + 1, path, k);
+        } else if (!data_overrides_.empty() && data_override(path)) {
+            walk_data(f, nullptr, nullptr, ref, i + 1, path, k);
+        }
+        path.pop_back();
+    };
+    if (has_unbound(f, part)) {
+        std::vector<std::string> names;
+        for (const auto& [name, child] : node->children) names.push_back(name);
+        if (base && base->is_object())
+            for (const auto& entry : base->object_entries())
+                if (entry.key.is_string() && !node->children.count(std::string(entry.key.as_string())))
+                    names.emplace_back(entry.key.as_string());
+        std::sort(names.begin(), names.end());
+        for (const auto& name : names) unify_value(f, part, Value::string(name), [&] { step(name); });
+        return;
+    }
+    eval_term(f, part, [&](const Value& key) {
+        if (key.is_string()) {
+            step(std::string(key.as_string()));
+        } else if (base) {
+            // Base documents may have non-string keys only through arrays.
+            path.push_back(format_value(key));
+            walk_value(f, *base, ref, i, k);
+            path.pop_back();
+        }
+    });
+}
+
+// The document at a node of the rule tree: base data merged with every rule below.
+std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* base, std::vector<std::string>& path) {
+    if (!data_overrides_.empty())
+        if (const Value* replaced = data_override(path)) return *replaced;
+    if (!node) return base ? std::optional<Value>(*base) : std::nullopt;
+    if (node->rules) {
+        if (node->rules->kind == RuleKind::Function) return std::nullopt;
+        return rule_value(*node->rules);
+    }
+    runtime::ObjectBuilder b;
+    if (base && base->is_object())
+        for (const auto& entry : base->object_entries())
+            if (!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string())))
+                b.insert(entry.key, entry.value);
+    for (const auto& [name, child] : node->children) {
+        const Value* base_child = base && base->is_object() ? base->find(std::string_view(name)) : nullptr;
+        path.push_back(name);
+        auto v = materialize(child.get(), base_child, path);
+        path.pop_back();
+        if (v) b.insert(Value::string(name), std::move(*v));
+    }
+    for (const auto& [opath, value] : data_overrides_) {
+        // An override below this node that the walk above did not reach.
+        if (opath.size() == path.size() + 1 && std::equal(path.begin(), path.end(), opath.begin()) &&
+            !node->children.count(opath.back()))
+            b.insert(Value::string(opath.back()), value);
+    }
+    return b.build();
+}
+
+// ---- rules ------------------------------------------------------------------------
+
+std::optional<Value> Evaluator::rule_value(const RuleSet& rules) {
+    RuleCache& c = cache_[rules.index];
+    if (c.state == RuleCache::State::Done) return c.value;
+    if (c.state == RuleCache::State::InProgress)
+        halt("rego_recursion_error", fmt::format("rule {} is recursive", rules.dotted()), rules.loc);
+    c.state = RuleCache::State::InProgress;
+    if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep", rules.loc);
+    std::optional<Value> v = compute_rule(rules);
+    --depth_;
+    RuleCache& after = cache_[rules.index];  // the cache may have been swapped by `with`
+    after.state = RuleCache::State::Done;
+    after.value = v;
+    return v;
+}
+
+void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&)> k) {
+    for (const PRule* r = &rule; r; r = r->else_rule.get()) {
+        Frame frame(r->slots);
+        bool any = false;
+        eval_body(frame, r->body, 0, [&] {
+            any = true;
+            k(frame);
+        });
+        if (any) return;
+    }
+}
+
+// Inserts value at key path into a nested object under construction.
+static Value insert_path(const Value& object, std::span<const Value> keys, const Value& value, bool& conflict) {
+    if (keys.empty()) return value;
+    const Value* existing = object.is_object() ? object.find(keys[0]) : nullptr;
+    Value child;
+    if (keys.size() == 1) {
+        if (existing && *existing != value) conflict = true;
+        child = value;
+    } else {
+        child = insert_path(existing ? *existing : Value::empty_object(), keys.subspan(1), value, conflict);
+    }
+    runtime::ObjectBuilder b;
+    if (object.is_object())
+        for (const auto& entry : object.object_entries())
+            if (entry.key != keys[0]) b.insert(entry.key, entry.value);
+    b.insert(keys[0], child);
+    return b.build();
+}
+
+std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
+    switch (rules.kind) {
+        case RuleKind::Complete: {
+            std::optional<Value> result;
+            const lang::Location* where = nullptr;
+            for (const auto& rule : rules.rules) {
+                eval_rule_chain(*rule, [&](Frame& frame) {
+                    const PRule* r = rule.get();
+                    eval_term(frame, r->value, [&](const Value& v) {
+                        if (result && *result != v)
+                            halt("eval_conflict_error", "complete rules must not produce multiple outputs",
+                                 where ? *where : rules.loc);
+                        result = v;
+                        where = &r->loc;
+                    });
+                });
+            }
+            if (!result && rules.default_rule) {
+                Frame frame(rules.default_rule->slots);
+                eval_term(frame, rules.default_rule->value, [&](const Value& v) { result = v; });
+            }
+            return result;
+        }
+        case RuleKind::PartialSet: {
+            runtime::SetBuilder set;
+            for (const auto& rule : rules.rules)
+                eval_rule_chain(*rule, [&](Frame& frame) {
+                    eval_term(frame, rule->key_path[0], [&](const Value& v) { set.insert(v); });
+                });
+            return set.build();
+        }
+        case RuleKind::PartialObject: {
+            Value object = Value::empty_object();
+            for (const auto& rule : rules.rules)
+                eval_rule_chain(*rule, [&](Frame& frame) {
+                    std::vector<Value> keys;
+                    eval_elems(frame, rule->key_path, 0, keys, [&](std::vector<Value>& key_values) {
+                        eval_term(frame, rule->value, [&](const Value& v) {
+                            bool conflict = false;
+                            object = insert_path(object, key_values, v, conflict);
+                            if (conflict) halt("eval_conflict_error", "object keys must be unique", rule->loc);
+                        });
+                    });
+                });
+            if (object.size() == 0 && rules.default_rule) {
+                Frame frame(rules.default_rule->slots);
+                std::optional<Value> d;
+                eval_term(frame, rules.default_rule->value, [&](const Value& v) { d = v; });
+                return d;
+            }
+            return object;
+        }
+        case RuleKind::Function: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// ---- calls ------------------------------------------------------------------------
+
+void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
+    std::vector<Value> acc;
+    const Callee& callee = *call.callee;
+    if (callee.name == "print" && !callee.builtin && !callee.function) {
+        // print: every argument, undefined ones shown as <undefined>; never fails.
+        std::string line;
+        for (std::size_t i = 0; i < call.elems.size(); ++i) {
+            std::optional<Value> v;
+            eval_term(f, call.elems[i], [&](const Value& x) {
+                if (!v) v = x;
+            });
+            if (i) line += " ";
+            line += !v ? "<undefined>" : v->is_string() ? std::string(v->as_string()) : format_value(*v);
+        }
+        if (settings_.print) settings_.print(line);
+        else std::cerr << line << "\n";
+        k(Value::boolean(true));
+        return;
+    }
+    eval_elems(f, call.elems, 0, acc, [&](std::vector<Value>& args) { invoke(callee, args, call, k); });
+}
+
+void Evaluator::invoke(const Callee& callee, std::vector<Value>& args, const PTerm& call, ValueCont k) {
+    if (!function_overrides_.empty()) {
+        auto it = function_overrides_.find(callee.name);
+        if (it != function_overrides_.end()) {
+            if (it->second.second) {
+                k(*it->second.second);
+                return;
+            }
+            const Callee& replacement = *it->second.first;
+            auto saved = function_overrides_;
+            function_overrides_.erase(callee.name);  // a mock may call what it replaces
+            struct Restore {
+                Evaluator& ev;
+                decltype(saved)& s;
+                ~Restore() { ev.function_overrides_ = std::move(s); }
+            } restore{*this, saved};
+            invoke(replacement, args, call, k);
+            return;
+        }
+    }
+    if (callee.function) {
+        call_function(*callee.function, args, call, k);
+        return;
+    }
+    if (!callee.builtin) return;
+    stdlib::BuiltinResult r = callee.builtin->impl(args, builtin_context_);
+    if (r.status == stdlib::BuiltinResult::Status::Value) {
+        k(r.value);
+        return;
+    }
+    if (r.status == stdlib::BuiltinResult::Status::Undefined) return;
+    builtin_failed(r, callee.name, call.loc);
+}
+
+void Evaluator::builtin_failed(const stdlib::BuiltinResult& r, const std::string& name, const lang::Location& loc) {
+    if (!settings_.strict_builtin_errors) return;  // the call is undefined
+    if (first_builtin_error_) return;
+    EvalError e;
+    e.code = r.status == stdlib::BuiltinResult::Status::TypeError ? "eval_type_error" : "eval_builtin_error";
+    e.message = name + ": " + r.message;
+    e.file = std::string(loc.file());
+    e.line = loc.line;
+    e.col = loc.col;
+    first_builtin_error_ = std::move(e);
+}
+
+void Evaluator::call_function(const RuleSet& fn, const std::vector<Value>& args, const PTerm& call, ValueCont k) {
+    if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
+    std::optional<Value> result;
+    for (const auto& rule : fn.rules) {
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
+            Frame frame(r->slots);
+            bool any = false;
+            std::function<void(std::size_t)> bind_params = [&](std::size_t i) {
+                if (i == r->params.size()) {
+                    eval_body(frame, r->body, 0, [&] {
+                        any = true;
+                        eval_term(frame, r->value, [&](const Value& v) {
+                            if (result && *result != v)
+                                halt("eval_conflict_error", "functions must not produce multiple outputs for same inputs",
+                                     r->loc);
+                            result = v;
+                        });
+                    });
+                    return;
+                }
+                unify_value(frame, r->params[i], args[i], [&] { bind_params(i + 1); });
+            };
+            bind_params(0);
+            if (any) break;
+        }
+    }
+    if (!result && fn.default_rule) {
+        Frame frame(fn.default_rule->slots);
+        eval_term(frame, fn.default_rule->value, [&](const Value& v) { result = v; });
+    }
+    --depth_;
+    if (result) k(*result);
+}
+
+}  // namespace gavel::eval

@@ -1,0 +1,96 @@
+#pragma once
+// Top-down evaluation of a plan: unification and backtracking over input,
+// base data and virtual documents. Each solution is passed to a continuation;
+// backtracking is returning from it. One Evaluator per query evaluation: it
+// owns the bindings and caches; the Program it reads is shared and immutable.
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/engine.hpp"
+#include "runtime/eval/function_ref.hpp"
+#include "runtime/eval/plan.hpp"
+
+namespace gavel::eval {
+
+struct EvalSettings {
+    const Value* input = nullptr;
+    bool strict_builtin_errors = false;
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(std::string_view)> print;
+    std::size_t max_depth = 2000;  // nested rule/function/comprehension evaluations
+};
+
+// One solution of a query: the values of its slots.
+using SolutionSink = FunctionRef<void(const std::vector<Value>& slots)>;
+
+class Evaluator {
+public:
+    Evaluator(const Program& program, const EvalSettings& settings);
+
+    // Runs the query; calls `sink` per solution. Returns the error that ended or
+    // (strict mode) followed evaluation, if any.
+    std::optional<EvalError> run(const PlannedQuery& query, SolutionSink sink);
+
+    struct Frame;
+
+private:
+    using Cont = FunctionRef<void()>;
+    using ValueCont = FunctionRef<void(const Value&)>;
+
+    void eval_body(Frame& f, const PBody& body, std::size_t i, Cont k);
+    void eval_expr(Frame& f, const PExpr& e, Cont k);
+    void eval_expr_plain(Frame& f, const PExpr& e, Cont k);
+    void eval_term(Frame& f, const PTerm& t, ValueCont k);
+    void eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, std::vector<Value>& acc,
+                    FunctionRef<void(std::vector<Value>&)> k);
+    void unify(Frame& f, const PTerm& a, const PTerm& b, Cont k);
+    void unify_value(Frame& f, const PTerm& pattern, const Value& v, Cont k);
+    bool has_unbound(const Frame& f, const PTerm& t) const;
+
+    void eval_ref(Frame& f, const PTerm& ref, ValueCont k);
+    void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k);
+    void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
+                   std::vector<std::string>& path, ValueCont k);
+    std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
+    const Value* data_override(const std::vector<std::string>& path) const;
+
+    std::optional<Value> rule_value(const RuleSet& rules);
+    std::optional<Value> compute_rule(const RuleSet& rules);
+    void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&)> k);
+
+    void eval_call(Frame& f, const PTerm& call, ValueCont k);
+    void invoke(const Callee& callee, std::vector<Value>& args, const PTerm& call, ValueCont k);
+    void call_function(const RuleSet& fn, const std::vector<Value>& args, const PTerm& call, ValueCont k);
+    void builtin_failed(const stdlib::BuiltinResult& r, const std::string& name, const lang::Location& loc);
+
+    void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
+    void eval_template(Frame& f, const PTerm& t, ValueCont k);
+    void eval_with(Frame& f, const PExpr& e, Cont k);
+
+    [[noreturn]] void halt(std::string code, std::string message, const lang::Location& loc);
+    void tick();
+
+    const Program& program_;
+    EvalSettings settings_;
+    Value input_;
+    bool has_input_ = false;
+    std::vector<std::pair<std::vector<std::string>, Value>> data_overrides_;
+    std::map<std::string, std::pair<std::shared_ptr<const Callee>, std::optional<Value>>> function_overrides_;
+
+    struct RuleCache {
+        enum class State : uint8_t { Unknown, InProgress, Done } state = State::Unknown;
+        std::optional<Value> value;
+    };
+    std::vector<RuleCache> cache_;
+    std::optional<EvalError> first_builtin_error_;
+    stdlib::BuiltinContext builtin_context_;
+    std::size_t depth_ = 0;
+    uint32_t ticks_ = 0;
+};
+
+}  // namespace gavel::eval

@@ -1,0 +1,335 @@
+#include "runtime/loader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "lang/parse.hpp"
+#include "runtime/json.hpp"
+#include "runtime/yaml.hpp"
+
+namespace gavel::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Go's error strings are lower case ("no such file or directory").
+std::string go_error_text(const std::error_code& ec) {
+    std::string s = ec.message();
+    if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+    return s;
+}
+
+// filepath.Join(dir, name): joined and lexically cleaned.
+std::string join_clean(const std::string& dir, const std::string& name) {
+    return (fs::path(dir) / name).lexically_normal().generic_string();
+}
+
+// filepath.Ext: the suffix from the last dot of the last element (".json" for ".json").
+std::string go_ext(const std::string& path) {
+    auto slash = path.find_last_of('/');
+    auto dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+    return path.substr(dot);
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_identifier(std::string_view s) {
+    if (s.empty()) return false;
+    auto head = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+    if (!head(s[0])) return false;
+    return std::all_of(s.begin(), s.end(),
+                       [&](char c) { return head(c) || std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+std::string key_text(const Value& key) { return key.is_string() ? std::string(key.as_string()) : to_json(key); }
+
+// The data tree while loading. A node is either a value (possibly an object
+// that was never merged into, kept whole) or an expanded object whose children
+// can be merged into. `origin` is the file that first put the node there.
+struct DataNode {
+    bool expanded = false;
+    Value value;
+    std::map<std::string, DataNode> children;
+    std::string origin;
+
+    bool is_object() const { return expanded || value.is_object(); }
+
+    void expand() {
+        if (expanded) return;
+        for (const auto& e : value.object_entries()) {
+            DataNode child;
+            child.value = e.value;
+            child.origin = origin;
+            children.emplace(key_text(e.key), std::move(child));
+        }
+        value = Value();
+        expanded = true;
+    }
+
+    Value build() const {
+        if (!expanded) return value;
+        if (children.empty()) return Value::empty_object();
+        ObjectBuilder b(children.size());
+        for (const auto& [k, c] : children) b.insert(Value::string(k), c.build());
+        return b.build();
+    }
+};
+
+class Loader {
+public:
+    explicit Loader(const LoadOptions& options) : options_(options) { root_.expanded = true; }
+
+    void load_root(const std::string& given) {
+        std::vector<std::string> prefix;
+        std::string path = given;
+        split_prefix(given, prefix, path);
+        walk(path, prefix, 0);
+    }
+
+    LoadResult finish() {
+        result_.data = root_.build();
+        return std::move(result_);
+    }
+
+private:
+    // OPA's SplitPrefix: "a.b:path" loads path below data.a.b; URLs
+    // ("file://...") and paths without a prefix are left alone.
+    static void split_prefix(const std::string& given, std::vector<std::string>& prefix, std::string& path) {
+        auto colon = given.find(':');
+        if (colon == std::string::npos || colon == 0) return;
+        if (given.find("://") == colon) return;
+        std::string head = given.substr(0, colon);
+        path = given.substr(colon + 1);
+        std::size_t start = 0;
+        while (true) {
+            auto dot = head.find('.', start);
+            prefix.push_back(head.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+            if (dot == std::string::npos) break;
+            start = dot + 1;
+        }
+    }
+
+    void error(std::string file, std::string message, uint32_t line = 0, uint32_t col = 0) {
+        lang::Diagnostic d;
+        d.file = std::move(file);
+        d.message = std::move(message);
+        d.line = line;
+        d.col = col;
+        result_.errors.add(std::move(d));
+    }
+
+    void walk(const std::string& given, std::vector<std::string> dir_path, int depth) {
+        std::string path = given;
+        if (path.rfind("file://", 0) == 0) path = path.substr(7);  // fileurl.Clean
+        std::error_code ec;
+        auto status = fs::status(path, ec);
+        if (ec || !fs::exists(status)) {
+            error(path, "stat " + path + ": " + go_error_text(ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory)));
+            return;
+        }
+        if (!fs::is_directory(status)) {
+            load_file(path, dir_path, depth);
+            return;
+        }
+        if (depth > 0) dir_path.push_back(fs::path(path).filename().string());
+
+        // A directory reached again through a symbolic link while it is being
+        // walked would be walked forever.
+        std::string canonical = fs::weakly_canonical(path, ec).string();
+        if (ec) canonical = path;
+        if (!walking_.insert(canonical).second) {
+            error(path, path + ": directory cycle (symbolic link loop), not loaded again");
+            return;
+        }
+        std::vector<std::string> names;
+        for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+            names.push_back(it->path().filename().string());
+        if (ec) {
+            error(path, "open " + path + ": " + go_error_text(ec));
+        } else {
+            std::sort(names.begin(), names.end());
+            for (const auto& name : names) walk(join_clean(path, name), dir_path, depth + 1);
+        }
+        walking_.erase(canonical);
+    }
+
+    bool read(const std::string& path, std::string& text) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            std::error_code ec(errno, std::generic_category());
+            error(path, "open " + path + ": " + go_error_text(ec));
+            return false;
+        }
+        std::ostringstream buffer;
+        buffer << in.rdbuf();
+        if (in.bad()) {
+            error(path, "read " + path + ": read error");
+            return false;
+        }
+        text = std::move(buffer).str();
+        return true;
+    }
+
+    void parse_error(const std::string& path, const ParseError& e) {
+        error(path, path + ": " + e.message, static_cast<uint32_t>(e.line),
+              static_cast<uint32_t>(e.column));
+    }
+
+    void load_file(const std::string& path, const std::vector<std::string>& dir_path, int depth) {
+        const std::string ext = go_ext(path);
+        const bool rego = ext == ".rego", json = ext == ".json", yaml = ext == ".yaml" || ext == ".yml";
+        if (!rego && !json && !yaml) {
+            if (ends_with(path, ".tar.gz")) {
+                error(path, path + ": bundle archives (.tar.gz) are not supported; unpack the bundle and load its directory");
+                return;
+            }
+            if (depth > 0) return;  // other files found while walking are ignored
+        }
+        std::string text;
+        if (!read(path, text)) return;
+
+        if (rego) {
+            result_.policies.push_back({path, std::move(text)});
+            return;
+        }
+        if (json) {
+            auto r = parse_json(text, options_.limits);
+            if (!r) return parse_error(path, r.error);
+            return merge(path, dir_path, r.value);
+        }
+        if (yaml) {
+            auto r = load_yaml_data(text, options_.limits);
+            if (!r) return parse_error(path, r.error);
+            return merge(path, dir_path, r.value);
+        }
+        // A file named directly whose extension says nothing: Rego, JSON or YAML?
+        lang::ParseOptions po;
+        po.v0_compatible = options_.v0_compatible;
+        if (lang::parse_module(path, text, po).ok()) {
+            result_.policies.push_back({path, std::move(text)});
+            return;
+        }
+        if (auto r = parse_json(text, options_.limits)) return merge(path, dir_path, r.value);
+        if (auto r = load_yaml_data(text, options_.limits)) return merge(path, dir_path, r.value);
+        error(path, path + ": can't recognize file type");
+    }
+
+    void conflict(const std::string& file, const std::vector<std::string>& at, const DataNode& existing) {
+        std::string msg = file + ": merge error: " + data_path_text(at);
+        if (existing.origin.empty() || existing.origin == file)
+            msg += " is defined twice in " + file;
+        else
+            msg += " is also defined by " + existing.origin;
+        error(file, std::move(msg));
+    }
+
+    void merge(const std::string& file, const std::vector<std::string>& dir_path, const Value& doc) {
+        if (dir_path.empty() && !doc.is_object()) {
+            error(file, file + ": document must be of type object");
+            return;
+        }
+        result_.data_files.push_back(file);
+        DataNode* node = &root_;
+        std::vector<std::string> at;
+        for (std::size_t i = 0; i < dir_path.size(); ++i) {
+            if (!node->is_object()) return conflict(file, at, *node);
+            node->expand();
+            at.push_back(dir_path[i]);
+            auto [it, inserted] = node->children.try_emplace(dir_path[i]);
+            DataNode& child = it->second;
+            if (inserted) {
+                child.origin = file;
+                if (i + 1 == dir_path.size()) {
+                    child.value = doc;
+                    return;
+                }
+                child.expanded = true;
+            }
+            node = &child;
+        }
+        merge_into(*node, doc, file, at);
+    }
+
+    void merge_into(DataNode& node, const Value& doc, const std::string& file, std::vector<std::string>& at) {
+        if (!node.is_object() || !doc.is_object()) return conflict(file, at, node);
+        node.expand();
+        for (const auto& e : doc.object_entries()) {
+            std::string key = key_text(e.key);
+            auto [it, inserted] = node.children.try_emplace(key);
+            if (inserted) {
+                it->second.value = e.value;
+                it->second.origin = file;
+                continue;
+            }
+            at.push_back(key);
+            merge_into(it->second, e.value, file, at);
+            at.pop_back();
+        }
+    }
+
+    const LoadOptions& options_;
+    LoadResult result_;
+    DataNode root_;
+    std::set<std::string> walking_;
+};
+
+}  // namespace
+
+LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& options) {
+    try {
+        Loader loader(options);
+        for (const auto& p : paths) loader.load_root(p);
+        return loader.finish();
+    } catch (const std::exception& e) {  // bad_alloc, filesystem surprises: still an error value
+        LoadResult r;
+        lang::Diagnostic d;
+        d.message = std::string("loading failed: ") + e.what();
+        r.errors.add(std::move(d));
+        return r;
+    }
+}
+
+std::string describe(const lang::Diagnostic& d) {
+    if (d.code.empty()) return d.message;
+    std::string out;
+    if (!d.file.empty())
+        out = d.file + ":" + std::to_string(d.line) + ": ";
+    else if (d.line > 0)
+        out = std::to_string(d.line) + ":" + std::to_string(d.col) + ": ";
+    out += d.code + ": " + d.message;
+    if (!d.source_line.empty() && d.code == "rego_parse_error") {
+        // OPA's parse error details: the line without leading tabs, a caret under the column.
+        std::size_t tabs = d.source_line.find_first_not_of('\t');
+        if (tabs == std::string::npos) tabs = d.source_line.size();
+        long indent = static_cast<long>(d.col) - 1 - static_cast<long>(tabs);
+        out += "\n\t" + d.source_line.substr(tabs) + "\n\t" + std::string(indent > 0 ? indent : 0, ' ') + "^";
+    }
+    return out;
+}
+
+std::string data_path_text(const std::vector<std::string>& path) {
+    std::string out = "data";
+    for (const auto& seg : path) {
+        if (is_identifier(seg)) {
+            out += '.';
+            out += seg;
+        } else {
+            out += '[';
+            append_json_string(out, seg);
+            out += ']';
+        }
+    }
+    return out;
+}
+
+}  // namespace gavel::runtime

@@ -1,0 +1,74 @@
+// count, sum, product, max, min, sort over collections.
+
+#include <algorithm>
+
+#include "stdlib/builtin_helpers.hpp"
+
+namespace gavel::stdlib {
+
+namespace {
+
+// The elements of an array or set; false for other kinds.
+bool elements(const Value& v, std::span<const Value>& out) {
+    if (v.is_array()) out = v.array_elements();
+    else if (v.is_set()) out = v.set_elements();
+    else return false;
+    return true;
+}
+
+BuiltinImpl fold(runtime::NumberResult (*op)(const runtime::Number&, const runtime::Number&), int64_t identity) {
+    return [op, identity](Args a, BuiltinContext&) {
+        std::span<const Value> xs;
+        if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
+        runtime::Number acc = runtime::Number::from_int(identity);
+        for (const auto& x : xs) {
+            if (!x.is_number()) return type_error(1, "array or set of numbers", a[0]);
+            auto r = op(acc, x.as_number());
+            if (!r.ok) return BuiltinResult::error(r.error);
+            acc = std::move(r.value);
+        }
+        return BuiltinResult::of(Value::number(std::move(acc)));
+    };
+}
+
+}  // namespace
+
+void register_aggregates(Registry& r) {
+    declare(r, "count", 1, [](Args a, BuiltinContext&) {
+        const Value& v = a[0];
+        if (v.is_string()) {
+            // Code points, not bytes.
+            std::size_t n = 0;
+            for (unsigned char c : v.as_string()) n += (c & 0xC0) != 0x80;
+            return BuiltinResult::of(Value::integer(static_cast<int64_t>(n)));
+        }
+        if (v.is_array() || v.is_set() || v.is_object()) return BuiltinResult::of(Value::integer(static_cast<int64_t>(v.size())));
+        return type_error(1, "one of {array, object, set, string}", v);
+    });
+    declare(r, "sum", 1, fold(&runtime::add, 0));
+    declare(r, "product", 1, fold(&runtime::mul, 1));
+    auto extreme = [](bool want_max) {
+        return [want_max](Args a, BuiltinContext&) {
+            std::span<const Value> xs;
+            if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
+            if (xs.empty()) return BuiltinResult::undefined();
+            const Value* best = &xs[0];
+            for (const auto& x : xs)
+                if (want_max ? x > *best : x < *best) best = &x;
+            return BuiltinResult::of(*best);
+        };
+    };
+    declare(r, "max", 1, extreme(true));
+    declare(r, "min", 1, extreme(false));
+    declare(r, "sort", 1, [](Args a, BuiltinContext&) {
+        std::span<const Value> xs;
+        if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
+        std::vector<Value> sorted(xs.begin(), xs.end());
+        std::sort(sorted.begin(), sorted.end());
+        runtime::ArrayBuilder b(sorted.size());
+        for (auto& v : sorted) b.push_back(std::move(v));
+        return BuiltinResult::of(b.build());
+    });
+}
+
+}  // namespace gavel::stdlib

@@ -1,0 +1,46 @@
+#include "stdlib/registry.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace gavel::stdlib {
+
+void Registry::add(Builtin b) {
+    std::string name = b.name;
+    by_name_.insert_or_assign(std::move(name), std::move(b));
+}
+
+const Builtin* Registry::find(std::string_view name) const {
+    auto it = by_name_.find(std::string(name));
+    return it == by_name_.end() ? nullptr : &it->second;
+}
+
+std::vector<const Builtin*> Registry::all() const {
+    std::vector<const Builtin*> out;
+    for (const auto& [name, b] : by_name_) out.push_back(&b);
+    std::sort(out.begin(), out.end(), [](const Builtin* a, const Builtin* b) { return a->name < b->name; });
+    return out;
+}
+
+const Registry& Registry::standard() {
+    static const Registry registry = [] {
+        Registry r;
+        register_comparison(r);
+        register_arithmetic(r);
+        register_sets(r);
+        register_aggregates(r);
+        register_strings(r);
+        register_types(r);
+        return r;
+    }();
+    return registry;
+}
+
+std::string operand_type_error(std::string_view builtin, std::size_t index, std::string_view want,
+                               const runtime::Value& got) {
+    (void)builtin;
+    return fmt::format("operand {} must be {} but got {}", index, want, got.type_name());
+}
+
+}  // namespace gavel::stdlib

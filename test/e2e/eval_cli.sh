@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# gavel eval / bench: exact output and exit status, as `opa eval` prints them.
+set -uo pipefail
+gavel=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+failures=0
+out=/tmp/gavel_e2e_eval_out.$$
+err=/tmp/gavel_e2e_eval_err.$$
+fx=test/e2e/fixtures/eval
+
+fail() { echo "FAIL $1"; failures=$((failures + 1)); }
+
+# The expected stdout: the text and a newline, or nothing at all for ''.
+expected() { if [[ -n $1 ]]; then printf '%s\n' "$1"; fi; }
+
+# check NAME STATUS EXPECTED-STDOUT CMD...: exit status and stdout exactly.
+check() {
+    local name=$1 want_status=$2 want_out=$3; shift 3
+    "$@" > "$out" 2> "$err"
+    local got=$?
+    if [[ $got -ne $want_status ]]; then
+        fail "$name: exit $got, want $want_status"; cat "$err"; return
+    fi
+    if ! diff -u <(expected "$want_out") "$out" > "$out.diff"; then
+        fail "$name: output differs"; cat "$out.diff"; return
+    fi
+    echo "ok   $name"
+}
+
+# check_stdin NAME STATUS EXPECTED STDIN-TEXT CMD...
+check_stdin() {
+    local name=$1 want_status=$2 want_out=$3 stdin=$4; shift 4
+    printf '%s' "$stdin" | "$@" > "$out" 2> "$err"
+    local got=$?
+    if [[ $got -ne $want_status ]]; then fail "$name: exit $got, want $want_status"; cat "$err"; return; fi
+    if ! diff -u <(expected "$want_out") "$out" > "$out.diff"; then fail "$name: output differs"; cat "$out.diff"; return; fi
+    echo "ok   $name"
+}
+
+deny_json='{
+  "result": [
+    {
+      "expressions": [
+        {
+          "value": [
+            "image '"'"'mysql'"'"' comes from untrusted registry",
+            "image '"'"'nginx'"'"' comes from untrusted registry"
+          ],
+          "text": "data.kubernetes.admission.deny",
+          "location": {
+            "row": 1,
+            "col": 1
+          }
+        }
+      ]
+    }
+  ]
+}'
+
+check "classic v0 example" 0 "$deny_json" \
+    "$gavel" eval --v0-compatible -d examples/admission -i examples/admission/pod.json 'data.kubernetes.admission.deny'
+check "v1 example" 0 "$deny_json" \
+    "$gavel" eval -d examples/admission-v1 -i examples/admission-v1/pod.json 'data.kubernetes.admission.deny'
+check "v1 example, --data and --input long forms" 0 "$deny_json" \
+    "$gavel" eval --data examples/admission-v1 --input examples/admission-v1/pod.json 'data.kubernetes.admission.deny'
+check_stdin "input from stdin (-I)" 0 "$deny_json" "$(cat examples/admission-v1/pod.json)" \
+    "$gavel" eval -d examples/admission-v1 -I 'data.kubernetes.admission.deny'
+check_stdin "query from stdin (--stdin)" 0 "$deny_json" \
+    "data.kubernetes.admission.deny" \
+    "$gavel" eval -d examples/admission-v1 -i examples/admission-v1/pod.json --stdin
+
+check "undefined prints {}" 0 '{}' "$gavel" eval '1 == 2'
+check "no input: undefined" 0 '{}' "$gavel" eval -d examples/admission-v1 'data.kubernetes.admission.deny[_]'
+check "--fail on undefined exits 1" 1 '{}' "$gavel" eval --fail '1 == 2'
+check "--fail on defined exits 0" 0 '{
+  "result": [
+    {
+      "expressions": [
+        {
+          "value": true,
+          "text": "1 == 1",
+          "location": {
+            "row": 1,
+            "col": 1
+          }
+        }
+      ]
+    }
+  ]
+}' "$gavel" eval --fail '1 == 1'
+check "--fail-defined on defined exits 1" 1 "$deny_json" \
+    "$gavel" eval --fail-defined -d examples/admission-v1 -i examples/admission-v1/pod.json 'data.kubernetes.admission.deny'
+check "--fail-defined on undefined exits 0" 0 '{}' "$gavel" eval --fail-defined '1 == 2'
+
+check "bindings in json output" 0 '{
+  "result": [
+    {
+      "expressions": [
+        {
+          "value": true,
+          "text": "x := 1",
+          "location": {
+            "row": 1,
+            "col": 1
+          }
+        }
+      ],
+      "bindings": {
+        "x": 1
+      }
+    }
+  ]
+}' "$gavel" eval 'x := 1'
+
+check "--format values" 0 '[
+  [
+    "image '"'"'mysql'"'"' comes from untrusted registry",
+    "image '"'"'nginx'"'"' comes from untrusted registry"
+  ]
+]' "$gavel" eval -f values -d examples/admission-v1 -i examples/admission-v1/pod.json 'data.kubernetes.admission.deny'
+check "--format raw, a string" 0 '705ab4f5-6393-11e8-b7cc-42010a800002' \
+    "$gavel" eval --format raw -i examples/admission-v1/pod.json 'input.request.uid'
+check "--format raw, compound values are compact JSON" 0 '["nginx","mysql-backend"] 2' \
+    "$gavel" eval --format raw -i examples/admission-v1/pod.json \
+    '[c.name | some c in input.request.object.spec.containers]; count(input.request.object.spec.containers)'
+check "--format bindings, one object per result" 0 '{
+  "name": "nginx"
+}
+{
+  "name": "mysql-backend"
+}' "$gavel" eval -f bindings -i examples/admission-v1/pod.json 'name := input.request.object.spec.containers[_].name'
+check "--format bindings without variables" 0 '{}' "$gavel" eval -f bindings 'true'
+check "--format pretty, one value" 0 '[
+  "image '"'"'mysql'"'"' comes from untrusted registry",
+  "image '"'"'nginx'"'"' comes from untrusted registry"
+]' "$gavel" eval -f pretty -d examples/admission-v1 -i examples/admission-v1/pod.json 'data.kubernetes.admission.deny'
+check "--format pretty, undefined" 0 'undefined' "$gavel" eval -f pretty '1 == 2'
+check "HTML characters are escaped like Go's encoder" 0 '[
+  "a\u003cb\u003e\u0026"
+]' "$gavel" eval -f values '"a<b>&"'
+
+# Data directories: files land at their directory's path; other extensions are ignored.
+check "data directory placement" 0 '[
+  {
+    "lead": "alice",
+    "names": [
+      "alice",
+      "bob"
+    ]
+  }
+]
+[
+  1
+]' bash -c "'$gavel' eval -f values -d $fx/datadir data.teams && '$gavel' eval -f values -d $fx/datadir data.top"
+check "a policy next to data" 0 'alice' "$gavel" eval -f raw -d $fx/datadir data.lookup.first
+check "a data file named directly lands at the root" 0 '[
+  [
+    "alice",
+    "bob"
+  ]
+]' "$gavel" eval -f values -d $fx/datadir/teams/data.json data.names
+
+# Errors: {"errors": [...]} and exit status 2, as opa eval.
+check "strict builtin error shape" 2 '{
+  "errors": [
+    {
+      "message": "div: divide by zero",
+      "code": "eval_builtin_error",
+      "location": {
+        "file": "test/e2e/fixtures/eval/div/div.rego",
+        "row": 4,
+        "col": 2
+      }
+    }
+  ]
+}' "$gavel" eval --strict-builtin-errors -d $fx/div -i $fx/div-input.json data.div.p
+check "builtin error without strict mode: undefined" 0 '{}' "$gavel" eval -d $fx/div -i $fx/div-input.json data.div.p
+check "strict builtin error, text formats print to stderr" 2 '' \
+    "$gavel" eval -f raw --strict-builtin-errors -d $fx/div -i $fx/div-input.json data.div.p
+if grep -qx '1 error occurred: test/e2e/fixtures/eval/div/div.rego:4: eval_builtin_error: div: divide by zero' "$err"; then
+    echo "ok   text error on stderr"; else fail "text error on stderr"; cat "$err"; fi
+check "data conflict names both files" 2 '{
+  "errors": [
+    {
+      "message": "test/e2e/fixtures/eval/conflict/b.json: merge error: data.x is also defined by test/e2e/fixtures/eval/conflict/a.json"
+    }
+  ]
+}' "$gavel" eval -d $fx/conflict data
+"$gavel" eval -d examples/admission 'data.kubernetes.admission.deny' > "$out" 2> "$err"
+if [[ $? -eq 2 ]] && grep -q '"code": "rego_parse_error"' "$out" &&
+   grep -q '"file": "examples/admission/image-registry.rego"' "$out"; then
+    echo "ok   v0 policy in v1 mode: rego_parse_error naming the file"
+else fail "v0 policy in v1 mode: rego_parse_error naming the file"; cat "$out" "$err"; fi
+check "missing input file" 2 '' "$gavel" eval -i does/not/exist.json input
+check "--fail and --fail-defined together" 1 '' "$gavel" eval --fail --fail-defined 'true'
+check "bad --timeout" 1 '' "$gavel" eval --timeout 5parsecs 'true'
+check "a generous --timeout" 0 '{}' "$gavel" eval --timeout 10s '1 == 2'
+
+"$gavel" eval --metrics '1 == 1' > "$out" 2> "$err"
+if grep -q '"timer_rego_query_eval_ns": [0-9]' "$out"; then echo "ok   --metrics"; else fail "--metrics"; cat "$out"; fi
+
+# bench: prepares once, loops, reports per-operation numbers.
+"$gavel" bench --benchtime 20ms -d examples/admission-v1 -i examples/admission-v1/pod.json \
+    'data.kubernetes.admission.deny' > "$out" 2> "$err"
+if [[ $? -eq 0 ]] && grep -q 'ns/op' "$out" && grep -q 'allocs/op' "$out"; then echo "ok   bench pretty"; else
+    fail "bench pretty"; cat "$out" "$err"; fi
+"$gavel" bench --benchtime 20ms --format gobench --e2e -d examples/admission-v1 -i examples/admission-v1/pod.json \
+    'data.kubernetes.admission.deny' > "$out" 2> "$err"
+if grep -Eq '^BenchmarkOPAEval	 *[0-9]+	 *[0-9.]+ ns/op	 *[0-9]+ B/op	 *[0-9]+ allocs/op$' "$out"; then
+    echo "ok   bench gobench"; else fail "bench gobench"; cat "$out" "$err"; fi
+"$gavel" bench --benchtime 5ms 'input.nope' > "$out" 2> "$err"
+if [[ $? -eq 1 ]] && grep -q 'undefined result' "$err"; then echo "ok   bench fails on undefined"; else
+    fail "bench fails on undefined"; cat "$out" "$err"; fi
+
+rm -f "$out" "$err" "$out.diff"
+echo "e2e eval: $failures failed"
+exit $((failures > 0))
