@@ -374,6 +374,8 @@ void add_bench_command(CLI::App& app) {
     cmd->add_flag("-I,--stdin-input", opts->stdin_input, "Read the input document from stdin");
     cmd->add_flag("--stdin", opts->stdin_query, "Read the query from stdin");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and the query in the pre-1.0 Rego dialect");
+    // OPA 0.x scripts pass --v1-compatible; v1 is the default here, so it changes nothing.
+    cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->add_option("--benchtime", opts->benchtime, "Minimum time per benchmark run (Go duration)")
         ->capture_default_str();
     cmd->add_option("--count", opts->count, "Number of benchmark runs")->capture_default_str()->check(CLI::PositiveNumber);

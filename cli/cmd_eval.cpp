@@ -585,6 +585,8 @@ void add_eval_command(CLI::App& app) {
     cmd->add_option("-f,--format", opts->format, "Output format: json, values, bindings, pretty, raw, discard")
         ->check(CLI::IsMember({"json", "values", "bindings", "pretty", "raw", "discard"}));
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and the query in the pre-1.0 Rego dialect");
+    // OPA 0.x scripts pass --v1-compatible; v1 is the default here, so it changes nothing.
+    cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->add_flag("--strict-builtin-errors", opts->strict_builtin_errors,
                   "Treat the first built-in function error as fatal");
     cmd->add_flag("--fail", opts->fail, "Exit with status 1 when the result is undefined or empty");

@@ -587,7 +587,7 @@ const auto simple_literal_def = (literal_core >> *with_modifier)[add_withs];
 const auto block_def = (mark >> tok("{") >> body >> tok("}") >> here)[make_block];
 
 const auto logic_unit_def = (mark >> kw("not") >> block)[negate] | (mark >> kw("not") >> logic_unit)[negate] |
-                            (x3::eps[logic_guard] >> block) |
+                            (x3::eps[logic_guard] >> block[set_val]) |
                             (x3::eps[logic_guard] >> (tok("(") >> literal >> tok(")"))[require_logic_group]) |
                             simple_literal[set_val];
 

@@ -140,3 +140,10 @@ TEST_CASE("experimental and/or keywords") {
     CHECK(query("not { a; b }", opts) == "{(not (block {a; b}))}");
     CHECK(query("a or b").rfind("ERROR", 0) == 0);  // without the option `or` is an identifier
 }
+
+TEST_CASE("a block as an operand of and/or") {
+    ParseOptions opts;
+    opts.experimental_keywords = true;
+    CHECK(query("{ a := 1; a > 0 } and b", opts) == "{(and (block {(assign a 1); (gt a 0)}) b)}");
+    CHECK(query("a or { b }", opts) == "{(or a (block {b}))}");
+}
