@@ -50,7 +50,7 @@ namespace {
 using runtime::Value;
 
 struct BenchOptions {
-    std::vector<std::string> query;
+    std::string query;  // a std::string: CLI11 would split a vector's "[1, 2]"
     std::vector<std::string> data;
     std::string input;
     bool stdin_input = false;
@@ -235,10 +235,6 @@ int run_bench(const BenchOptions& opts) {
         std::cerr << "Error: specify query argument or --stdin\n";
         return 1;
     }
-    if (opts.query.size() > 1) {
-        std::cerr << "Error: specify at most one query argument\n";
-        return 1;
-    }
     if (opts.stdin_input && !opts.input.empty()) {
         std::cerr << "Error: specify --stdin-input or --input but not both\n";
         return 1;
@@ -251,7 +247,7 @@ int run_bench(const BenchOptions& opts) {
 
     std::string query;
     if (opts.stdin_query) read_all(std::cin, query);
-    else query = opts.query.front();
+    else query = opts.query;
 
     std::optional<std::string> input_text;
     if (opts.stdin_input) {

@@ -49,7 +49,8 @@ namespace {
 using runtime::Value;
 
 struct EvalCliOptions {
-    std::vector<std::string> query;  // at most one
+    // One query. (A std::string, not a vector: CLI11 would split "[1, 2]" into two.)
+    std::string query;
     std::vector<std::string> data;
     std::string input;
     bool stdin_input = false;
@@ -464,7 +465,6 @@ int run_eval(const EvalCliOptions& opts) {
     // Flag combinations, with OPA's messages.
     if (!opts.query.empty() && opts.stdin_query) return usage_error("specify query argument or --stdin but not both");
     if (opts.query.empty() && !opts.stdin_query) return usage_error("specify query argument or --stdin");
-    if (opts.query.size() > 1) return usage_error("specify at most one query argument");
     if (opts.stdin_query && opts.stdin_input) return usage_error("specify --stdin or --stdin-input but not both");
     if (opts.stdin_input && !opts.input.empty()) return usage_error("specify --stdin-input or --input but not both");
     if (opts.fail && opts.fail_defined) return usage_error("specify --fail or --fail-defined but not both");
@@ -483,7 +483,7 @@ int run_eval(const EvalCliOptions& opts) {
             return 2;
         }
     } else {
-        query = opts.query.front();
+        query = opts.query;
     }
     std::optional<Value> input;
     if (opts.stdin_input || !opts.input.empty()) {

@@ -115,11 +115,17 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
                 };
                 if (domain.is_array()) {
                     auto elems = domain.array_elements();
-                    for (std::size_t i = 0; i < elems.size(); ++i) each(Value::integer(static_cast<int64_t>(i)), elems[i]);
+                    for (std::size_t i = 0; i < elems.size() && !cut_; ++i) each(Value::integer(static_cast<int64_t>(i)), elems[i]);
                 } else if (domain.is_object()) {
-                    for (const auto& entry : domain.object_entries()) each(entry.key, entry.value);
+                    for (const auto& entry : domain.object_entries()) {
+                        if (cut_) break;
+                        each(entry.key, entry.value);
+                    }
                 } else if (domain.is_set()) {
-                    for (const auto& v : domain.set_elements()) each(v, v);
+                    for (const auto& v : domain.set_elements()) {
+                        if (cut_) break;
+                        each(v, v);
+                    }
                 }
             });
             return;
@@ -128,22 +134,14 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
             eval_term(f, e.domain, [&](const Value& domain) {
                 auto check = [&](const Value& key, const Value& value) {
                     if (!all) return;
-                    bool found = false;
                     // Each element is checked on its own; the first success is enough.
-                    struct Stop {};
-                    try {
-                        auto body_once = [&] {
-                            eval_body(f, *e.body, 0, [&] {
-                                found = true;
-                                throw Stop{};
-                            });
-                        };
+                    bool found = first_solution(f, [&](Cont done) {
+                        auto body = [&] { eval_body(f, *e.body, 0, done); };
                         if (e.key_present)
-                            unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, body_once); });
+                            unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, body); });
                         else
-                            unify_value(f, e.value, value, body_once);
-                    } catch (const Stop&) {
-                    }
+                            unify_value(f, e.value, value, body);
+                    });
                     if (!found) all = false;
                 };
                 if (domain.is_array()) {
@@ -160,24 +158,29 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
             });
             return;
         }
-        case ExprOp::Not: {
-            bool found = false;
-            struct Stop {};
-            try {
-                eval_body(f, *e.body, 0, [&] {
-                    found = true;
-                    throw Stop{};
-                });
-            } catch (const Stop&) {
-            }
-            if (!found) record(Value::boolean(true), k);
+        case ExprOp::Not:
+            if (!first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);
             return;
-        }
         case ExprOp::And: eval_body(f, *e.body, 0, [&] { record(Value::boolean(true), k); }); return;
         case ExprOp::Or:
-            for (const auto& alt : e.alternatives) eval_body(f, *alt, 0, [&] { record(Value::boolean(true), k); });
+            for (const auto& alt : e.alternatives) {
+                if (cut_) break;
+                eval_body(f, *alt, 0, [&] { record(Value::boolean(true), k); });
+            }
             return;
     }
+}
+
+// Runs `search` until its first solution, then cuts the remaining search short.
+bool Evaluator::first_solution(Frame& f, FunctionRef<void(Cont)> search) {
+    (void)f;
+    bool found = false;
+    search([&] {
+        found = true;
+        cut_ = true;
+    });
+    cut_ = false;
+    return found;
 }
 
 // `with`: evaluate the expression under replaced input, data or functions, with
@@ -233,6 +236,7 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
     if (solutions.empty()) return;
     auto before = std::make_pair(f.slots, f.bound);
     for (auto& [slots, bound] : solutions) {
+        if (cut_) break;
         f.slots = std::move(slots);
         f.bound = std::move(bound);
         k();
@@ -489,14 +493,14 @@ void Evaluator::walk_value(Frame& f, const Value& v, const PTerm& ref, std::size
         // Iterate: the part is a pattern matched against every key.
         if (v.is_array()) {
             auto elems = v.array_elements();
-            for (std::size_t j = 0; j < elems.size(); ++j)
+            for (std::size_t j = 0; j < elems.size() && !cut_; ++j)
                 unify_value(f, part, Value::integer(static_cast<int64_t>(j)), [&] { walk_value(f, elems[j], ref, i + 1, k); });
         } else if (v.is_object()) {
             for (const auto& entry : v.object_entries())
-                unify_value(f, part, entry.key, [&] { walk_value(f, entry.value, ref, i + 1, k); });
+                if (!cut_) unify_value(f, part, entry.key, [&] { walk_value(f, entry.value, ref, i + 1, k); });
         } else if (v.is_set()) {
             for (const auto& elem : v.set_elements())
-                unify_value(f, part, elem, [&] { walk_value(f, elem, ref, i + 1, k); });
+                if (!cut_) unify_value(f, part, elem, [&] { walk_value(f, elem, ref, i + 1, k); });
         }
         return;
     }
@@ -564,7 +568,8 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
                 if (entry.key.is_string() && !node->children.count(std::string(entry.key.as_string())))
                     names.emplace_back(entry.key.as_string());
         std::sort(names.begin(), names.end());
-        for (const auto& name : names) unify_value(f, part, Value::string(name), [&] { step(name); });
+        for (const auto& name : names)
+            if (!cut_) unify_value(f, part, Value::string(name), [&] { step(name); });
         return;
     }
     eval_term(f, part, [&](const Value& key) {

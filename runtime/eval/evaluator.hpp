@@ -71,6 +71,7 @@ private:
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
     void eval_template(Frame& f, const PTerm& t, ValueCont k);
     void eval_with(Frame& f, const PExpr& e, Cont k);
+    bool first_solution(Frame& f, FunctionRef<void(Cont)> search);
 
     [[noreturn]] void halt(std::string code, std::string message, const lang::Location& loc);
     void tick();
@@ -90,6 +91,9 @@ private:
     std::optional<EvalError> first_builtin_error_;
     stdlib::BuiltinContext builtin_context_;
     std::size_t depth_ = 0;
+    // Set when a search has what it needs (`not`, `every`): every generator
+    // stops iterating and returns, up to the search that set it, which clears it.
+    bool cut_ = false;
     uint32_t ticks_ = 0;
 };
 

@@ -416,7 +416,6 @@ struct Planner {
                 out.domain = plan_term(e.every.domain, scope);
                 VarScope inner;
                 inner.parent = &scope;
-                uint32_t first = next_slot;
                 if (e.every.key) {
                     out.key_present = true;
                     inner.vars[e.every.key->text] = new_slot(e.every.key->text);
@@ -425,6 +424,7 @@ struct Planner {
                 if (e.every.value->kind == TermKind::Var && e.every.value->text != "_")
                     inner.vars[e.every.value->text] = new_slot(e.every.value->text);
                 out.value = plan_term(e.every.value, inner);
+                uint32_t first = next_slot;  // key and value are bound before the body runs
                 declare_body(*e.every.body, inner);
                 out.body = std::make_shared<PBody>(plan_body(*e.every.body, inner, first));
                 break;
@@ -643,10 +643,12 @@ struct Planner {
                 break;
             case ExprOp::Every: {
                 term_vars(e.domain, outputs, needs, first, false);
-                std::set<uint32_t> inner;
+                std::set<uint32_t> inner, own;
                 body_vars(*e.body, inner);
+                all_vars(e.key, own);
+                all_vars(e.value, own);
                 for (uint32_t s : inner)
-                    if (s < e.body->first_local) needs.insert(s);
+                    if (s < e.body->first_local && !own.count(s)) needs.insert(s);
                 break;
             }
             case ExprOp::Not:

@@ -50,12 +50,12 @@ std::optional<std::chrono::nanoseconds> parse_go_duration(std::string_view s) {
 void register_test_builtins(Engine& engine) {
     engine.register_builtin("test.sleep", 1, [](BuiltinCall& call) -> std::optional<runtime::Value> {
         if (call.args.size() != 1 || !call.args[0].is_string()) {
-            call.error = "test.sleep: operand 1 must be string";
+            call.error = "operand 1 must be string";  // the engine prefixes the builtin name
             return std::nullopt;
         }
         auto d = parse_go_duration(call.args[0].as_string());
         if (!d) {
-            call.error = "test.sleep: invalid duration " + std::string(call.args[0].as_string());
+            call.error = "time: invalid duration \"" + std::string(call.args[0].as_string()) + "\"";  // Go's message
             return std::nullopt;
         }
         auto capped = std::min<std::chrono::nanoseconds>(*d, std::chrono::seconds(10));

@@ -130,6 +130,7 @@ check "--format bindings, one object per result" 0 '{
 {
   "name": "mysql-backend"
 }' "$gavel" eval -f bindings -i examples/admission-v1/pod.json 'name := input.request.object.spec.containers[_].name'
+check "a query in brackets stays one query" 0 '[1,2,3]' "$gavel" eval -f raw '[x | some x in [1, 2, 3]]'
 check "--format bindings without variables" 0 '{}' "$gavel" eval -f bindings 'true'
 check "--format pretty, one value" 0 '[
   "image '"'"'mysql'"'"' comes from untrusted registry",
