@@ -68,5 +68,20 @@ void register_sets(Registry& r);
 void register_aggregates(Registry& r);
 void register_strings(Registry& r);
 void register_types(Registry& r);
+void register_regex(Registry& r);
+void register_objects(Registry& r);
+void register_arrays(Registry& r);
+void register_json(Registry& r);
+void register_casts(Registry& r);
+void register_graph(Registry& r);
+void register_encoding(Registry& r);
+void register_time(Registry& r);
+void register_units(Registry& r);
+void register_semver(Registry& r);
+void register_numbers(Registry& r);
+void register_uuid(Registry& r);
+void register_crypto(Registry& r);
+void register_jwt(Registry& r);
+void register_net(Registry& r);
 
 }  // namespace gavel::stdlib
