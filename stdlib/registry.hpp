@@ -29,8 +29,11 @@ struct BuiltinResult {
 
 // Per-evaluation state a builtin may need (e.g. time.now_ns fixed within one query).
 struct BuiltinContext {
-    int64_t now_ns = 0;
+    int64_t now_ns = 0;  // time.now_ns: fixed for one query
     std::function<void(std::string_view)> print;
+    // Results of nondeterministic builtins (rand.intn, uuid.rfc4122) by a key of
+    // the builtin's choosing, so they are stable within one query.
+    std::unordered_map<std::string, runtime::Value> memo;
 };
 
 using BuiltinImpl = std::function<BuiltinResult(std::span<const runtime::Value> args, BuiltinContext& ctx)>;
