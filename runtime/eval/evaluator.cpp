@@ -538,8 +538,10 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
     if (node->rules) {
         if (node->rules->kind == RuleKind::Function) return;
         // A partial set or object with a known key: only that key is needed,
-        // but the whole document is computed once and cached.
-        if (auto v = rule_value(*node->rules)) walk_value(f, *v, ref, i, k);
+        // but the whole document is computed once and cached. Rules below a
+        // rule's path (ref heads of other depths) merge into its value.
+        auto v = node->children.empty() ? rule_value(*node->rules) : materialize(node, base, path);
+        if (v) walk_value(f, *v, ref, i, k);
         return;
     }
     if (i == ref.elems.size()) {
@@ -573,14 +575,9 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         return;
     }
     eval_term(f, part, [&](const Value& key) {
-        if (key.is_string()) {
-            step(std::string(key.as_string()));
-        } else if (base) {
-            // Base documents may have non-string keys only through arrays.
-            path.push_back(format_value(key));
-            walk_value(f, *base, ref, i, k);
-            path.pop_back();
-        }
+        // Data is JSON: its keys are strings, and `data[2]` means `data["2"]`, as in OPA.
+        if (key.is_string()) step(std::string(key.as_string()));
+        else if (key.is_number()) step(key.as_number().to_string());
     });
 }
 
@@ -589,11 +586,20 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
     if (!data_overrides_.empty())
         if (const Value* replaced = data_override(path)) return *replaced;
     if (!node) return base ? std::optional<Value>(*base) : std::nullopt;
+    std::optional<Value> own;
     if (node->rules) {
         if (node->rules->kind == RuleKind::Function) return std::nullopt;
-        return rule_value(*node->rules);
+        own = rule_value(*node->rules);
+        if (node->children.empty()) return own;
+        if (own && !own->is_object())
+            halt("eval_conflict_error", fmt::format("rule {} conflicts with rules below it", node->rules->dotted()),
+                 node->rules->loc);
     }
     runtime::ObjectBuilder b;
+    if (own)
+        for (const auto& entry : own->object_entries())
+            if (!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string())))
+                b.insert(entry.key, entry.value);
     if (base && base->is_object())
         for (const auto& entry : base->object_entries())
             if (!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string())))
@@ -603,6 +609,14 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
         path.push_back(name);
         auto v = materialize(child.get(), base_child, path);
         path.pop_back();
+        const Value* mine = own && own->is_object() ? own->find(std::string_view(name)) : nullptr;
+        if (mine && v) {
+            bool conflict = false;
+            v = merge_documents(*mine, *v, conflict);
+            if (conflict) halt("eval_conflict_error", "object keys must be unique", child->rules ? child->rules->loc : node->rules->loc);
+        } else if (mine) {
+            v = *mine;
+        }
         if (v) b.insert(Value::string(name), std::move(*v));
     }
     for (const auto& [opath, value] : data_overrides_) {
@@ -612,6 +626,22 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
             b.insert(Value::string(opath.back()), value);
     }
     return b.build();
+}
+
+// Two documents at one path: objects merge key by key; anything else must be equal.
+Value Evaluator::merge_documents(const Value& a, const Value& b, bool& conflict) {
+    if (!a.is_object() || !b.is_object()) {
+        if (a != b) conflict = true;
+        return a;
+    }
+    runtime::ObjectBuilder out;
+    for (const auto& entry : a.object_entries()) {
+        const Value* other = b.find(entry.key);
+        out.insert(entry.key, other ? merge_documents(entry.value, *other, conflict) : entry.value);
+    }
+    for (const auto& entry : b.object_entries())
+        if (!a.find(entry.key)) out.insert(entry.key, entry.value);
+    return out.build();
 }
 
 // ---- rules ------------------------------------------------------------------------
@@ -631,13 +661,13 @@ std::optional<Value> Evaluator::rule_value(const RuleSet& rules) {
     return v;
 }
 
-void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&)> k) {
+void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k) {
     for (const PRule* r = &rule; r; r = r->else_rule.get()) {
         Frame frame(r->slots);
         bool any = false;
         eval_body(frame, r->body, 0, [&] {
             any = true;
-            k(frame);
+            k(frame, *r);
         });
         if (any) return;
     }
@@ -668,8 +698,8 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
             std::optional<Value> result;
             const lang::Location* where = nullptr;
             for (const auto& rule : rules.rules) {
-                eval_rule_chain(*rule, [&](Frame& frame) {
-                    const PRule* r = rule.get();
+                eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
+                    const PRule* r = &clause;
                     eval_term(frame, r->value, [&](const Value& v) {
                         if (result && *result != v)
                             halt("eval_conflict_error", "complete rules must not produce multiple outputs",
@@ -688,18 +718,18 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
         case RuleKind::PartialSet: {
             runtime::SetBuilder set;
             for (const auto& rule : rules.rules)
-                eval_rule_chain(*rule, [&](Frame& frame) {
-                    eval_term(frame, rule->key_path[0], [&](const Value& v) { set.insert(v); });
+                eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
+                    eval_term(frame, clause.key_path[0], [&](const Value& v) { set.insert(v); });
                 });
             return set.build();
         }
         case RuleKind::PartialObject: {
             Value object = Value::empty_object();
             for (const auto& rule : rules.rules)
-                eval_rule_chain(*rule, [&](Frame& frame) {
+                eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     std::vector<Value> keys;
-                    eval_elems(frame, rule->key_path, 0, keys, [&](std::vector<Value>& key_values) {
-                        eval_term(frame, rule->value, [&](const Value& v) {
+                    eval_elems(frame, clause.key_path, 0, keys, [&](std::vector<Value>& key_values) {
+                        eval_term(frame, clause.value, [&](const Value& v) {
                             bool conflict = false;
                             object = insert_path(object, key_values, v, conflict);
                             if (conflict) halt("eval_conflict_error", "object keys must be unique", rule->loc);

@@ -59,9 +59,10 @@ private:
     std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
     const Value* data_override(const std::vector<std::string>& path) const;
 
+    static Value merge_documents(const Value& a, const Value& b, bool& conflict);
     std::optional<Value> rule_value(const RuleSet& rules);
     std::optional<Value> compute_rule(const RuleSet& rules);
-    void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&)> k);
+    void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
     void invoke(const Callee& callee, std::vector<Value>& args, const PTerm& call, ValueCont k);

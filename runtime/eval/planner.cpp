@@ -606,6 +606,25 @@ struct Planner {
         }
     }
 
+    // Variables a term uses from its surroundings: comprehensions count only
+    // what they capture from outside.
+    static void free_vars(const PTerm& t, std::set<uint32_t>& out) {
+        if (t.op == TermOp::Local) out.insert(t.slot);
+        if (t.body) {
+            std::set<uint32_t> inner;
+            for (const auto& e : t.elems) all_vars(e, inner);
+            body_vars(*t.body, inner);
+            for (uint32_t s : inner)
+                if (s < t.body->first_local) out.insert(s);
+            return;
+        }
+        for (const auto& e : t.elems) free_vars(e, out);
+        for (const auto& [k, v] : t.items) {
+            free_vars(k, out);
+            free_vars(v, out);
+        }
+    }
+
     static void all_vars(const PTerm& t, std::set<uint32_t>& out) {
         if (t.op == TermOp::Local) out.insert(t.slot);
         for (const auto& e : t.elems) all_vars(e, out);
@@ -738,7 +757,7 @@ struct Planner {
         }
         for (const auto& t : head) {
             std::set<uint32_t> all;
-            all_vars(t, all);
+            free_vars(t, all);
             for (uint32_t s : all) {
                 if (!bound.count(s) && slot_names[s] != "_") {
                     error(loc, lang::codes::unsafe_var_error, fmt::format("var {} is unsafe", display_name(s)));
@@ -875,7 +894,7 @@ lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, 
     // A rule path that is also a prefix of another rule's path is a conflict.
     for (const auto& set : program.rule_sets) {
         const DataNode* node = program.node_at(set->path);
-        if (node && !node->children.empty() && set->kind != RuleKind::PartialObject)
+        if (node && !node->children.empty() && set->kind == RuleKind::Function)
             diags.add(set->loc, lang::codes::type_error, fmt::format("rule {} conflicts with rules below it", set->dotted()));
     }
 
