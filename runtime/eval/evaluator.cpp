@@ -612,7 +612,8 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
         const Value* mine = own && own->is_object() ? own->find(std::string_view(name)) : nullptr;
         if (mine && v) {
             bool conflict = false;
-            v = merge_documents(*mine, *v, conflict);
+            std::size_t depth = node->rules->rules.empty() ? 0 : node->rules->rules[0]->key_path.size();
+            v = merge_documents(*mine, *v, depth == 0 ? 0 : depth - 1, conflict);
             if (conflict) halt("eval_conflict_error", "object keys must be unique", child->rules ? child->rules->loc : node->rules->loc);
         } else if (mine) {
             v = *mine;
@@ -628,16 +629,25 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
     return b.build();
 }
 
-// Two documents at one path: objects merge key by key; anything else must be equal.
-Value Evaluator::merge_documents(const Value& a, const Value& b, bool& conflict) {
-    if (!a.is_object() || !b.is_object()) {
+// Two documents at one path: a rule's value (`a`, whose leaves lie `depth`
+// levels down) and what rules below its path produce (`b`). Objects merge key
+// by key and sets of partial set rules unite; a leaf of `a` that `b` also
+// defines is a conflict, as is any other pair of differing values.
+Value Evaluator::merge_documents(const Value& a, const Value& b, std::size_t depth, bool& conflict) {
+    if (a.is_set() && b.is_set()) {
+        runtime::SetBuilder out;
+        for (const auto& e : a.set_elements()) out.insert(e);
+        for (const auto& e : b.set_elements()) out.insert(e);
+        return out.build();
+    }
+    if (depth == 0 || !a.is_object() || !b.is_object()) {
         if (a != b) conflict = true;
         return a;
     }
     runtime::ObjectBuilder out;
     for (const auto& entry : a.object_entries()) {
         const Value* other = b.find(entry.key);
-        out.insert(entry.key, other ? merge_documents(entry.value, *other, conflict) : entry.value);
+        out.insert(entry.key, other ? merge_documents(entry.value, *other, depth - 1, conflict) : entry.value);
     }
     for (const auto& entry : b.object_entries())
         if (!a.find(entry.key)) out.insert(entry.key, entry.value);
@@ -673,16 +683,25 @@ void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, cons
     }
 }
 
-// Inserts value at key path into a nested object under construction.
-static Value insert_path(const Value& object, std::span<const Value> keys, const Value& value, bool& conflict) {
-    if (keys.empty()) return value;
+// Inserts value at key path into a nested object under construction. A set
+// leaf gathers elements; any other leaf must not get two different values.
+static Value insert_path(const Value& object, std::span<const Value> keys, const Value& value, bool set_leaf,
+                         bool& conflict) {
+    if (keys.empty()) {
+        if (!set_leaf) return value;
+        runtime::SetBuilder b;
+        for (const auto& e : object.set_elements()) b.insert(e);
+        b.insert(value);
+        return b.build();
+    }
     const Value* existing = object.is_object() ? object.find(keys[0]) : nullptr;
     Value child;
-    if (keys.size() == 1) {
+    if (keys.size() == 1 && !set_leaf) {
         if (existing && *existing != value) conflict = true;
         child = value;
     } else {
-        child = insert_path(existing ? *existing : Value::empty_object(), keys.subspan(1), value, conflict);
+        Value start = existing ? *existing : keys.size() == 1 ? Value::empty_set() : Value::empty_object();
+        child = insert_path(start, keys.subspan(1), value, set_leaf, conflict);
     }
     runtime::ObjectBuilder b;
     if (object.is_object())
@@ -715,15 +734,18 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
             }
             return result;
         }
-        case RuleKind::PartialSet: {
-            runtime::SetBuilder set;
-            for (const auto& rule : rules.rules)
-                eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
-                    eval_term(frame, clause.key_path[0], [&](const Value& v) { set.insert(v); });
-                });
-            return set.build();
-        }
+        case RuleKind::PartialSet:
+            if (rules.rules.empty() || rules.rules[0]->key_path.empty()) {
+                runtime::SetBuilder set;
+                for (const auto& rule : rules.rules)
+                    eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
+                        eval_term(frame, clause.value, [&](const Value& v) { set.insert(v); });
+                    });
+                return set.build();
+            }
+            [[fallthrough]];
         case RuleKind::PartialObject: {
+            const bool set_leaf = rules.kind == RuleKind::PartialSet;
             Value object = Value::empty_object();
             for (const auto& rule : rules.rules)
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
@@ -731,7 +753,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                     eval_elems(frame, clause.key_path, 0, keys, [&](std::vector<Value>& key_values) {
                         eval_term(frame, clause.value, [&](const Value& v) {
                             bool conflict = false;
-                            object = insert_path(object, key_values, v, conflict);
+                            object = insert_path(object, key_values, v, set_leaf, conflict);
                             if (conflict) halt("eval_conflict_error", "object keys must be unique", rule->loc);
                         });
                     });

@@ -59,7 +59,7 @@ private:
     std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
     const Value* data_override(const std::vector<std::string>& path) const;
 
-    static Value merge_documents(const Value& a, const Value& b, bool& conflict);
+    static Value merge_documents(const Value& a, const Value& b, std::size_t depth, bool& conflict);
     std::optional<Value> rule_value(const RuleSet& rules);
     std::optional<Value> compute_rule(const RuleSet& rules);
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);

@@ -800,12 +800,13 @@ struct Planner {
         for (const auto& e : r.body) out->body.exprs.push_back(plan_expr(e, scope));
         order_body(out->body, params_end);
 
-        if (kind == RuleKind::PartialSet) {
-            out->key_path.push_back(plan_term(head.key, scope));
-        } else if (kind == RuleKind::PartialObject && head.ref) {
+        // The dynamic part of a ref head (`p[q].r`) is the key path of the produced leaf.
+        if ((kind == RuleKind::PartialSet || kind == RuleKind::PartialObject) && head.ref)
             for (std::size_t i = static_len; i < head.ref->elems.size(); ++i) out->key_path.push_back(plan_term(head.ref->elems[i], scope));
-        }
-        out->value = r.head.value ? plan_term(r.head.value, scope) : constant(Value::boolean(true), r.loc);
+        if (kind == RuleKind::PartialSet)
+            out->value = plan_term(head.key, scope);  // the element
+        else
+            out->value = r.head.value ? plan_term(r.head.value, scope) : constant(Value::boolean(true), r.loc);
         std::vector<PTerm> head_terms = out->key_path;
         head_terms.push_back(out->value);
         check_head_safe(head_terms, out->body, params_end, r.loc);
@@ -825,7 +826,7 @@ std::size_t static_length(const lang::RuleHead& head) {
 
 RuleKind kind_of(const lang::RuleHead& head, std::size_t static_len) {
     if (head.has_args) return RuleKind::Function;
-    if (head.contains || head.v0_bracket) return RuleKind::PartialSet;
+    if (head.contains || head.v0_bracket) return RuleKind::PartialSet;  // its set may sit below a ref (`p[q] contains r`)
     if (static_len < head.ref->elems.size()) return RuleKind::PartialObject;
     return RuleKind::Complete;
 }
