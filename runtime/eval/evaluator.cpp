@@ -449,7 +449,7 @@ void Evaluator::eval_template(Frame& f, const PTerm& t, ValueCont k) {
         eval_term(f, part, [&](const Value& v) {
             if (!first) first = v;
         });
-        if (part.op == TermOp::ArrayCompr && first) {
+        if (part.template_part && first) {
             // A part with `with`: a one-element array when defined.
             auto elems = first->array_elements();
             first = elems.empty() ? std::optional<Value>() : std::optional<Value>(elems[0]);

@@ -51,6 +51,7 @@ struct PTerm {
     std::shared_ptr<const Callee> callee;
     std::shared_ptr<PBody> body;
     lang::Location loc;
+    bool template_part = false;  // ArrayCompr wrapping a template part that has `with`
 };
 
 enum class ExprOp : uint8_t {

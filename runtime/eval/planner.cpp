@@ -280,6 +280,7 @@ struct Planner {
                     declare_body(body, inner);
                     PTerm wrapper;
                     wrapper.op = TermOp::ArrayCompr;
+                    wrapper.template_part = true;
                     wrapper.loc = part.loc;
                     wrapper.body = std::make_shared<PBody>();
                     wrapper.body->first_local = first;
