@@ -152,7 +152,8 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
                 } else if (domain.is_set()) {
                     for (const auto& v : domain.set_elements()) check(v, v);
                 }
-                // Other domains have no elements: `every` holds.
+                // A domain that is no collection cannot be iterated: `every` fails, as in OPA.
+                if (!domain.is_array() && !domain.is_object() && !domain.is_set()) all = false;
                 if (all) record(Value::boolean(true), k);
                 all = true;
             });
@@ -161,11 +162,16 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
         case ExprOp::Not:
             if (!first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);
             return;
-        case ExprOp::And: eval_body(f, *e.body, 0, [&] { record(Value::boolean(true), k); }); return;
+        // `and` / `or` are conditions: they hold or not, once, whatever their operands iterate.
+        case ExprOp::And:
+            if (first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);
+            return;
         case ExprOp::Or:
             for (const auto& alt : e.alternatives) {
-                if (cut_) break;
-                eval_body(f, *alt, 0, [&] { record(Value::boolean(true), k); });
+                if (first_solution(f, [&](Cont done) { eval_body(f, *alt, 0, done); })) {
+                    record(Value::boolean(true), k);
+                    return;
+                }
             }
             return;
     }
@@ -273,6 +279,28 @@ void Evaluator::unify(Frame& f, const PTerm& a, const PTerm& b, Cont k) {
                 return;
             }
             unify(f, a.elems[i], b.elems[i], [&] { step(i + 1); });
+        };
+        step(0);
+        return;
+    }
+    if (a.op == TermOp::Object && b.op == TermOp::Object && a.items.size() == b.items.size() && has_unbound(f, a) &&
+        has_unbound(f, b)) {
+        // Both sides are patterns: match values under equal constant keys.
+        std::vector<std::pair<const PTerm*, const PTerm*>> pairs;
+        for (const auto& [ka, va] : a.items) {
+            if (ka.op != TermOp::Const) return;
+            const PTerm* match = nullptr;
+            for (const auto& [kb, vb] : b.items)
+                if (kb.op == TermOp::Const && kb.value == ka.value) match = &vb;
+            if (!match) return;
+            pairs.emplace_back(&va, match);
+        }
+        std::function<void(std::size_t)> step = [&](std::size_t i) {
+            if (i == pairs.size()) {
+                k();
+                return;
+            }
+            unify(f, *pairs[i].first, *pairs[i].second, [&] { step(i + 1); });
         };
         step(0);
         return;
@@ -517,6 +545,22 @@ void Evaluator::walk_value(Frame& f, const Value& v, const PTerm& ref, std::size
     });
 }
 
+// Is some data path at or below `path` replaced by `with`?
+bool Evaluator::overridden_below(const std::vector<std::string>& path) const {
+    for (const auto& [opath, value] : data_overrides_)
+        if (opath.size() >= path.size() && std::equal(path.begin(), path.end(), opath.begin())) return true;
+    return false;
+}
+
+// `doc` (the document at `path`) with the `with` replacements below it applied, in order.
+Value Evaluator::patch_overrides(Value doc, const std::vector<std::string>& path) const {
+    for (const auto& [opath, value] : data_overrides_) {
+        if (opath.size() <= path.size() || !std::equal(path.begin(), path.end(), opath.begin())) continue;
+        doc = set_path(doc, std::span<const std::string>(opath).subspan(path.size()), value);
+    }
+    return doc;
+}
+
 const Value* Evaluator::data_override(const std::vector<std::string>& path) const {
     for (auto it = data_overrides_.rbegin(); it != data_overrides_.rend(); ++it)
         if (it->first == path) return &it->second;
@@ -532,7 +576,11 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         }
     }
     if (!node) {
-        if (base) walk_value(f, *base, ref, i, k);
+        if (base && data_overrides_.empty()) {
+            walk_value(f, *base, ref, i, k);
+        } else if (base || overridden_below(path)) {
+            walk_value(f, patch_overrides(base ? *base : Value::empty_object(), path), ref, i, k);
+        }
         return;
     }
     if (node->rules) {
@@ -540,7 +588,9 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         // A partial set or object with a known key: only that key is needed,
         // but the whole document is computed once and cached. Rules below a
         // rule's path (ref heads of other depths) merge into its value.
-        auto v = node->children.empty() ? rule_value(*node->rules) : materialize(node, base, path);
+        // Base data at a rule's path wins, as in OPA.
+        auto v = base ? std::optional<Value>(*base)
+                      : node->children.empty() ? rule_value(*node->rules) : materialize(node, base, path);
         if (v) walk_value(f, *v, ref, i, k);
         return;
     }
@@ -555,10 +605,8 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         path.push_back(name);
         if (child != node->children.end()) {
             walk_data(f, child->second.get(), base_child, ref, i + 1, path, k);
-        } else if (base_child) {
+        } else if (base_child || (!data_overrides_.empty() && overridden_below(path))) {
             walk_data(f, nullptr, base_child, ref, i + 1, path, k);
-        } else if (!data_overrides_.empty() && data_override(path)) {
-            walk_data(f, nullptr, nullptr, ref, i + 1, path, k);
         }
         path.pop_back();
     };
@@ -585,10 +633,15 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
 std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* base, std::vector<std::string>& path) {
     if (!data_overrides_.empty())
         if (const Value* replaced = data_override(path)) return *replaced;
-    if (!node) return base ? std::optional<Value>(*base) : std::nullopt;
+    if (!node) {
+        if (data_overrides_.empty()) return base ? std::optional<Value>(*base) : std::nullopt;
+        if (!base && !overridden_below(path)) return std::nullopt;
+        return patch_overrides(base ? *base : Value::empty_object(), path);
+    }
     std::optional<Value> own;
     if (node->rules) {
         if (node->rules->kind == RuleKind::Function) return std::nullopt;
+        if (base) return *base;
         own = rule_value(*node->rules);
         if (node->children.empty()) return own;
         if (own && !own->is_object())
@@ -715,16 +768,13 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
     switch (rules.kind) {
         case RuleKind::Complete: {
             std::optional<Value> result;
-            const lang::Location* where = nullptr;
             for (const auto& rule : rules.rules) {
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     const PRule* r = &clause;
                     eval_term(frame, r->value, [&](const Value& v) {
                         if (result && *result != v)
-                            halt("eval_conflict_error", "complete rules must not produce multiple outputs",
-                                 where ? *where : rules.loc);
+                            halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
                         result = v;
-                        where = &r->loc;
                     });
                 });
             }

@@ -58,6 +58,8 @@ private:
                    std::vector<std::string>& path, ValueCont k);
     std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
     const Value* data_override(const std::vector<std::string>& path) const;
+    bool overridden_below(const std::vector<std::string>& path) const;
+    Value patch_overrides(Value doc, const std::vector<std::string>& path) const;
 
     static Value merge_documents(const Value& a, const Value& b, std::size_t depth, bool& conflict);
     std::optional<Value> rule_value(const RuleSet& rules);

@@ -50,11 +50,20 @@ struct ModuleScope {
 struct VarScope {
     std::map<std::string, uint32_t> vars;
     VarScope* parent = nullptr;
+    // Names declared with `:=`, by the index of the declaring literal, and the
+    // literal being planned: a nested body sees such a name only after its declaration.
+    std::map<std::string, std::size_t> declared_at;
+    std::size_t current = 0;
 
     const uint32_t* find(const std::string& name) const {
         for (const VarScope* s = this; s; s = s->parent) {
             auto it = s->vars.find(name);
-            if (it != s->vars.end()) return &it->second;
+            if (it == s->vars.end()) continue;
+            if (s != this) {
+                auto d = s->declared_at.find(name);
+                if (d != s->declared_at.end() && d->second > s->current) continue;
+            }
+            return &it->second;
         }
         return nullptr;
     }
@@ -169,7 +178,9 @@ struct Planner {
                 break;
             case ExprKind::Block: break;
         }
-        for (const auto& w : e.withs) names_in_term(w.value, out);
+        // `with f as g`: a bare name is usually a function, not a variable to declare.
+        for (const auto& w : e.withs)
+            if (w.value->kind != TermKind::Var && w.value->kind != TermKind::Ref) names_in_term(w.value, out);
     }
 
     // Names a literal declares afresh in its own scope: `some x`, `x := ...`, `some x in xs`.
@@ -186,10 +197,15 @@ struct Planner {
     }
 
     void declare_body(const lang::Body& body, VarScope& scope) {
-        std::vector<std::string> declared;
-        for (const auto& e : body) declared_in_expr(e, declared);
-        for (const auto& name : declared)
-            if (name != "_" && !scope.vars.count(name)) scope.vars[name] = new_slot(name);
+        for (std::size_t i = 0; i < body.size(); ++i) {
+            std::vector<std::string> declared;
+            declared_in_expr(body[i], declared);
+            for (const auto& name : declared) {
+                if (name == "_" || scope.vars.count(name)) continue;
+                scope.vars[name] = new_slot(name);
+                if (body[i].kind == ExprKind::Term) scope.declared_at[name] = i;
+            }
+        }
         std::vector<std::string> used;
         for (const auto& e : body) names_in_expr(e, used);
         for (const auto& name : used) {
@@ -564,7 +580,10 @@ struct Planner {
     PBody plan_body(const lang::Body& body, VarScope& scope, uint32_t first_local) {
         PBody out;
         out.first_local = first_local;
-        for (const auto& e : body) out.exprs.push_back(plan_expr(e, scope));
+        for (std::size_t i = 0; i < body.size(); ++i) {
+            scope.current = i;
+            out.exprs.push_back(plan_expr(body[i], scope));
+        }
         order_body(out, first_local);
         return out;
     }
@@ -798,7 +817,11 @@ struct Planner {
 
         if (kind == RuleKind::Function)
             for (const auto& a : head.args) out->params.push_back(plan_term(a, scope));
-        for (const auto& e : r.body) out->body.exprs.push_back(plan_expr(e, scope));
+        for (std::size_t i = 0; i < r.body.size(); ++i) {
+            scope.current = i;
+            out->body.exprs.push_back(plan_expr(r.body[i], scope));
+        }
+        scope.current = r.body.size();  // the head sees every declaration
         order_body(out->body, params_end);
 
         // The dynamic part of a ref head (`p[q].r`) is the key path of the produced leaf.
@@ -951,8 +974,9 @@ lang::Diagnostics plan_query(const lang::Body& body, const Program& program, Pla
     planner.declare_body(body, scope);
     std::map<std::string, uint32_t> visible = scope.vars;
     out.body.first_local = 0;
-    for (const auto& e : body) {
-        PExpr planned = planner.plan_expr(e, scope);
+    for (std::size_t i = 0; i < body.size(); ++i) {
+        scope.current = i;
+        PExpr planned = planner.plan_expr(body[i], scope);
         planned.result_slot = static_cast<int32_t>(planner.new_slot("__expr"));
         out.body.exprs.push_back(std::move(planned));
     }
