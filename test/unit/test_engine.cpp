@@ -1,0 +1,164 @@
+// The embedding API: policies, data, prepared queries, errors, timeouts and
+// concurrent evaluation of one prepared query.
+
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "runtime/engine.hpp"
+#include "runtime/json.hpp"
+
+using gavel::Engine;
+using gavel::EvalOptions;
+using gavel::runtime::parse_json;
+using gavel::runtime::to_json;
+using gavel::runtime::Value;
+
+namespace {
+
+Value json(const char* text) {
+    auto r = parse_json(text);
+    REQUIRE(r.ok);
+    return r.value;
+}
+
+// The single value of a one-row, one-expression result, as JSON ("undefined" when none).
+std::string value_of(const gavel::EvalResult& r) {
+    if (!r.ok()) return "error: " + r.error->to_string();
+    if (r.rows.empty()) return "undefined";
+    return to_json(r.rows[0].expressions.at(0).value);
+}
+
+}  // namespace
+
+TEST_CASE("policies, data and input come together in a query") {
+    Engine engine;
+    REQUIRE(engine.add_policy("p.rego", "package authz\n\nallow if input.user in data.admins\n").empty());
+    REQUIRE_FALSE(engine.add_data(json(R"({"admins": ["alice"]})")));
+    auto q = engine.prepare("data.authz.allow");
+    REQUIRE(q.ok());
+    Value alice = json(R"({"user": "alice"})");
+    Value bob = json(R"({"user": "bob"})");
+    EvalOptions o;
+    o.input = &alice;
+    CHECK(value_of(q.value->eval(o)) == "true");
+    o.input = &bob;
+    CHECK(value_of(q.value->eval(o)) == "undefined");
+}
+
+TEST_CASE("data is placed at a path and conflicts are refused") {
+    Engine engine;
+    REQUIRE_FALSE(engine.add_data(json(R"({"x": 1})"), {"a", "b"}));
+    auto conflict = engine.add_data(json("2"), {"a", "b", "x"});
+    CHECK(conflict.has_value());
+    auto q = engine.prepare("data.a.b.x");
+    REQUIRE(q.ok());
+    CHECK(value_of(q.value->eval()) == "1");
+}
+
+TEST_CASE("parse and compile errors carry locations") {
+    Engine engine;
+    auto parse = engine.add_policy("bad.rego", "package p\nx := [1,\n");
+    REQUIRE_FALSE(parse.empty());
+    CHECK(parse.items()[0].file == "bad.rego");
+    REQUIRE(engine.add_policy("unsafe.rego", "package p\n\nallow if {\n\tcount(y) > 0\n}\n").empty());
+    auto q = engine.prepare("data.p.allow");
+    REQUIRE_FALSE(q.ok());
+    CHECK(q.diagnostics.items()[0].code == "rego_unsafe_var_error");
+    CHECK(q.diagnostics.items()[0].line == 4);
+    auto undefined_fn = Engine();
+    REQUIRE(undefined_fn.add_policy("f.rego", "package p\n\nx := no_such_function(1)\n").empty());
+    auto q2 = undefined_fn.prepare("data.p.x");
+    REQUIRE_FALSE(q2.ok());
+    CHECK(q2.diagnostics.items()[0].message == "undefined function no_such_function");
+}
+
+TEST_CASE("conflicts are evaluation errors with the rule's location") {
+    Engine engine;
+    REQUIRE(engine.add_policy("c.rego", "package p\n\nx := 1\n\nx := 2 if true\n").empty());
+    auto q = engine.prepare("data.p.x");
+    REQUIRE(q.ok());
+    auto r = q.value->eval();
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error->code == "eval_conflict_error");
+    CHECK(r.error->to_string().find("c.rego:") == 0);
+}
+
+TEST_CASE("strict builtin errors keep the first error; lax ones are undefined") {
+    Engine engine;
+    REQUIRE(engine.add_policy("d.rego", "package p\n\nx := 1 / 0\n").empty());
+    auto q = engine.prepare("data.p.x");
+    REQUIRE(q.ok());
+    CHECK(value_of(q.value->eval()) == "undefined");
+    EvalOptions strict;
+    strict.strict_builtin_errors = true;
+    auto r = q.value->eval(strict);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error->code == "eval_builtin_error");
+    CHECK(r.error->message == "div: divide by zero");
+}
+
+TEST_CASE("a timeout cancels a long evaluation") {
+    Engine engine;
+    REQUIRE(engine.add_policy("slow.rego",
+                              "package p\n\nn := [i | some i in numbers][_]\nnumbers := [x | some x in [1,2,3,4,5,6,7,8,9,10]]\n"
+                              "slow := count([1 | some a in numbers; some b in numbers; some c in numbers; some d in numbers; "
+                              "some e in numbers; some g in numbers; some h in numbers])\n")
+                .empty());
+    auto q = engine.prepare("data.p.slow");
+    REQUIRE(q.ok());
+    EvalOptions o;
+    o.timeout = std::chrono::milliseconds(20);
+    auto r = q.value->eval(o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error->code == "eval_cancel_error");
+}
+
+TEST_CASE("8 threads evaluating one prepared query agree with one thread") {
+    Engine engine;
+    REQUIRE(engine.add_policy("registry.rego", R"(package k
+
+deny contains msg if {
+	some c in input.containers
+	not startswith(c.image, "hooli.com/")
+	msg := sprintf("image %v is untrusted", [c.image])
+}
+
+allowed := count(deny) == 0
+)")
+                .empty());
+    auto q = engine.prepare("{\"deny\": data.k.deny, \"allowed\": data.k.allowed}");
+    REQUIRE(q.ok());
+    std::vector<Value> inputs;
+    for (int i = 0; i < 16; ++i) {
+        std::string text = R"({"containers": [)";
+        for (int j = 0; j <= i; ++j)
+            text += std::string(j ? "," : "") + R"({"image": ")" + (j % 3 ? "hooli.com/" : "") + "app" + std::to_string(j) + "\"}";
+        text += "]}";
+        inputs.push_back(json(text.c_str()));
+    }
+    std::vector<std::string> expected;
+    for (const auto& in : inputs) {
+        EvalOptions o;
+        o.input = &in;
+        expected.push_back(value_of(q.value->eval(o)));
+    }
+    std::vector<std::vector<std::string>> got(8);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 50; ++round)
+                for (const auto& in : inputs) {
+                    EvalOptions o;
+                    o.input = &in;
+                    got[t].push_back(value_of(q.value->eval(o)));
+                }
+        });
+    }
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 8; ++t) {
+        REQUIRE(got[t].size() == inputs.size() * 50);
+        for (std::size_t i = 0; i < got[t].size(); ++i) CHECK(got[t][i] == expected[i % inputs.size()]);
+    }
+    CHECK(expected[0] == R"({"allowed":false,"deny":["image app0 is untrusted"]})");
+}
