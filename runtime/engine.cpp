@@ -202,7 +202,7 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
         for (; i < slots.size() && i < result_slots.size(); ++i) result_slots[i] = slots[i];
     }
     std::set<std::vector<Value>> seen;
-    result.error = evaluator.run(q, [&](const std::vector<Value>& slots) {
+    result.error = evaluator.run(q, [&](std::span<const Value> slots) {
         ResultRow row;
         std::vector<Value> key;
         for (const auto& [name, slot] : q.variables) {

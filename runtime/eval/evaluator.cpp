@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <boost/container/small_vector.hpp>
+
 #include <iostream>
 
 #include "runtime/json.hpp"
@@ -22,9 +24,13 @@ bool truthy(const Value& v) { return !(v.is_bool() && !v.as_bool()); }
 
 }  // namespace
 
+// The bindings of one rule, function or query evaluation. Small frames live
+// inline, so most rule evaluations allocate nothing for them.
 struct Evaluator::Frame {
-    std::vector<Value> slots;
-    std::vector<uint8_t> bound;
+    using Slots = boost::container::small_vector<Value, 16>;
+    using Bound = boost::container::small_vector<uint8_t, 16>;
+    Slots slots;
+    Bound bound;
     explicit Frame(uint32_t n) : slots(n), bound(n, 0) {}
 };
 
@@ -59,7 +65,7 @@ void Evaluator::tick() {
 std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink sink) {
     Frame frame(query.slots);
     try {
-        eval_body(frame, query.body, 0, [&] { sink(frame.slots); });
+        eval_body(frame, query.body, 0, [&] { sink(std::span<const Value>(frame.slots.data(), frame.slots.size())); });
     } catch (const Halt& h) {
         return h.error;
     }
@@ -231,7 +237,7 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
                 break;
         }
     }
-    std::vector<std::pair<std::vector<Value>, std::vector<uint8_t>>> solutions;
+    std::vector<std::pair<Frame::Slots, Frame::Bound>> solutions;
     try {
         eval_expr_plain(f, e, [&] { solutions.emplace_back(f.slots, f.bound); });
     } catch (...) {
@@ -366,8 +372,8 @@ void Evaluator::unify_value(Frame& f, const PTerm& p, const Value& v, Cont k) {
 
 // ---- terms ------------------------------------------------------------------------
 
-void Evaluator::eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, std::vector<Value>& acc,
-                           FunctionRef<void(std::vector<Value>&)> k) {
+void Evaluator::eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, ValueList& acc,
+                           FunctionRef<void(ValueList&)> k) {
     if (i == elems.size()) {
         k(acc);
         return;
@@ -395,8 +401,8 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
         }
         case TermOp::Ref: eval_ref(f, t, k); return;
         case TermOp::Array: {
-            std::vector<Value> acc;
-            eval_elems(f, t.elems, 0, acc, [&](std::vector<Value>& values) {
+            ValueList acc;
+            eval_elems(f, t.elems, 0, acc, [&](ValueList& values) {
                 runtime::ArrayBuilder b(values.size());
                 for (const auto& v : values) b.push_back(v);
                 k(b.build());
@@ -404,8 +410,8 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
             return;
         }
         case TermOp::Set: {
-            std::vector<Value> acc;
-            eval_elems(f, t.elems, 0, acc, [&](std::vector<Value>& values) {
+            ValueList acc;
+            eval_elems(f, t.elems, 0, acc, [&](ValueList& values) {
                 runtime::SetBuilder b(values.size());
                 for (const auto& v : values) b.insert(v);
                 k(b.build());
@@ -419,8 +425,8 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
                 flat.push_back(key);
                 flat.push_back(value);
             }
-            std::vector<Value> acc;
-            eval_elems(f, flat, 0, acc, [&](std::vector<Value>& values) {
+            ValueList acc;
+            eval_elems(f, flat, 0, acc, [&](ValueList& values) {
                 runtime::ObjectBuilder b(values.size() / 2);
                 for (std::size_t i = 0; i + 1 < values.size(); i += 2) b.insert(values[i], values[i + 1]);
                 auto checked = b.build_checked();
@@ -799,11 +805,11 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
             Value object = Value::empty_object();
             for (const auto& rule : rules.rules)
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
-                    std::vector<Value> keys;
-                    eval_elems(frame, clause.key_path, 0, keys, [&](std::vector<Value>& key_values) {
+                    ValueList keys;
+                    eval_elems(frame, clause.key_path, 0, keys, [&](ValueList& key_values) {
                         eval_term(frame, clause.value, [&](const Value& v) {
                             bool conflict = false;
-                            object = insert_path(object, key_values, v, set_leaf, conflict);
+                            object = insert_path(object, std::span<const Value>(key_values.data(), key_values.size()), v, set_leaf, conflict);
                             if (conflict) halt("eval_conflict_error", "object keys must be unique", rule->loc);
                         });
                     });
@@ -824,7 +830,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
 // ---- calls ------------------------------------------------------------------------
 
 void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
-    std::vector<Value> acc;
+    ValueList acc;
     const Callee& callee = *call.callee;
     if (callee.name == "print" && !callee.builtin && !callee.function) {
         // print: every argument, undefined ones shown as <undefined>; never fails.
@@ -842,10 +848,10 @@ void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
         k(Value::boolean(true));
         return;
     }
-    eval_elems(f, call.elems, 0, acc, [&](std::vector<Value>& args) { invoke(callee, args, call, k); });
+    eval_elems(f, call.elems, 0, acc, [&](ValueList& args) { invoke(callee, args, call, k); });
 }
 
-void Evaluator::invoke(const Callee& callee, std::vector<Value>& args, const PTerm& call, ValueCont k) {
+void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k) {
     if (!function_overrides_.empty()) {
         auto it = function_overrides_.find(callee.name);
         if (it != function_overrides_.end()) {
@@ -870,7 +876,7 @@ void Evaluator::invoke(const Callee& callee, std::vector<Value>& args, const PTe
         return;
     }
     if (!callee.builtin) return;
-    stdlib::BuiltinResult r = callee.builtin->impl(args, builtin_context_);
+    stdlib::BuiltinResult r = callee.builtin->impl(std::span<const Value>(args.data(), args.size()), builtin_context_);
     if (r.status == stdlib::BuiltinResult::Status::Value) {
         k(r.value);
         return;
@@ -891,7 +897,7 @@ void Evaluator::builtin_failed(const stdlib::BuiltinResult& r, const std::string
     first_builtin_error_ = std::move(e);
 }
 
-void Evaluator::call_function(const RuleSet& fn, const std::vector<Value>& args, const PTerm& call, ValueCont k) {
+void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k) {
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
     std::optional<Value> result;
     for (const auto& rule : fn.rules) {

@@ -4,9 +4,12 @@
 // backtracking is returning from it. One Evaluator per query evaluation: it
 // owns the bindings and caches; the Program it reads is shared and immutable.
 
+#include <boost/container/small_vector.hpp>
+
 #include <chrono>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +29,9 @@ struct EvalSettings {
 };
 
 // One solution of a query: the values of its slots.
-using SolutionSink = FunctionRef<void(const std::vector<Value>& slots)>;
+using SolutionSink = FunctionRef<void(std::span<const Value> slots)>;
+// Evaluated arguments and elements: inline for the common short lists.
+using ValueList = boost::container::small_vector<Value, 6>;
 
 class Evaluator {
 public:
@@ -46,8 +51,8 @@ private:
     void eval_expr(Frame& f, const PExpr& e, Cont k);
     void eval_expr_plain(Frame& f, const PExpr& e, Cont k);
     void eval_term(Frame& f, const PTerm& t, ValueCont k);
-    void eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, std::vector<Value>& acc,
-                    FunctionRef<void(std::vector<Value>&)> k);
+    void eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, ValueList& acc,
+                    FunctionRef<void(ValueList&)> k);
     void unify(Frame& f, const PTerm& a, const PTerm& b, Cont k);
     void unify_value(Frame& f, const PTerm& pattern, const Value& v, Cont k);
     bool has_unbound(const Frame& f, const PTerm& t) const;
@@ -67,8 +72,8 @@ private:
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
-    void invoke(const Callee& callee, std::vector<Value>& args, const PTerm& call, ValueCont k);
-    void call_function(const RuleSet& fn, const std::vector<Value>& args, const PTerm& call, ValueCont k);
+    void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
+    void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
     void builtin_failed(const stdlib::BuiltinResult& r, const std::string& name, const lang::Location& loc);
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);

@@ -1,0 +1,117 @@
+#include "stdlib/unicode_text.hpp"
+
+#include <locale.h>
+#include <wctype.h>
+
+#include "runtime/utf8.hpp"
+
+namespace gavel::stdlib::text {
+
+namespace {
+
+// The C.UTF-8 locale for wide-character classification; null if missing.
+locale_t utf8_locale() {
+    static const locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
+    return loc;
+}
+
+}  // namespace
+
+Decoded decode(std::string_view s, std::size_t i) noexcept {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) return {c, 1};
+    std::size_t n = runtime::utf8::sequence_length(s, i);
+    if (n == 0) return {kReplacement, 1};
+    char32_t r = 0;
+    if (n == 2) r = c & 0x1F;
+    else if (n == 3) r = c & 0x0F;
+    else r = c & 0x07;
+    for (std::size_t k = 1; k < n; ++k) r = (r << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    return {r, n};
+}
+
+std::vector<char32_t> runes(std::string_view s) {
+    std::vector<char32_t> out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        auto d = decode(s, i);
+        out.push_back(d.rune);
+        i += d.width;
+    }
+    return out;
+}
+
+std::size_t rune_count(std::string_view s) noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++n) i += decode(s, i).width;
+    return n;
+}
+
+void append_rune(std::string& out, char32_t r) {
+    if (r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF)) r = kReplacement;
+    runtime::utf8::append_code_point(out, static_cast<std::uint32_t>(r));
+}
+
+std::string encode(const std::vector<char32_t>& rs, std::size_t from, std::size_t to) {
+    std::string out;
+    if (to > rs.size()) to = rs.size();
+    for (std::size_t i = from; i < to; ++i) append_rune(out, rs[i]);
+    return out;
+}
+
+char32_t to_upper(char32_t r) noexcept {
+    if (r < 0x80) return (r >= 'a' && r <= 'z') ? r - 32 : r;
+    locale_t loc = utf8_locale();
+    return loc ? static_cast<char32_t>(towupper_l(static_cast<wint_t>(r), loc)) : r;
+}
+
+char32_t to_lower(char32_t r) noexcept {
+    if (r < 0x80) return (r >= 'A' && r <= 'Z') ? r + 32 : r;
+    locale_t loc = utf8_locale();
+    return loc ? static_cast<char32_t>(towlower_l(static_cast<wint_t>(r), loc)) : r;
+}
+
+namespace {
+
+std::string map_runes(std::string_view s, char32_t (*fn)(char32_t) noexcept) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        auto d = decode(s, i);
+        append_rune(out, fn(d.rune));
+        i += d.width;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string upper(std::string_view s) { return map_runes(s, &to_upper); }
+std::string lower(std::string_view s) { return map_runes(s, &to_lower); }
+
+bool is_print(char32_t r) noexcept {
+    if (r < 0x80) return r >= 0x20 && r < 0x7F;
+    if (r == 0xFFFD) return true;
+    if (r == 0xA0 || r == 0xAD) return false;  // Go: non-breaking space / soft hyphen are not printable
+    locale_t loc = utf8_locale();
+    if (!loc) return false;
+    return iswprint_l(static_cast<wint_t>(r), loc) != 0 && !iswspace_l(static_cast<wint_t>(r), loc);
+}
+
+bool is_space(char32_t r) noexcept {
+    switch (r) {
+        case '\t': case '\n': case '\v': case '\f': case '\r': case ' ': case 0x85: case 0xA0:
+        case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
+            return true;
+        default:
+            return r >= 0x2000 && r <= 0x200A;
+    }
+}
+
+bool is_ascii(std::string_view s) noexcept {
+    for (unsigned char c : s)
+        if (c >= 0x80) return false;
+    return true;
+}
+
+}  // namespace gavel::stdlib::text

@@ -1,0 +1,50 @@
+// Code-point level text helpers with Go's semantics, shared by the string,
+// regex, glob and sprintf builtins: OPA works on Go runes, where an invalid
+// UTF-8 byte decodes as U+FFFD of width 1.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gavel::stdlib::text {
+
+inline constexpr char32_t kReplacement = 0xFFFD;
+
+struct Decoded {
+    char32_t rune;
+    std::size_t width;  // bytes consumed (1 for an invalid byte)
+};
+
+// The rune starting at s[i] (i < s.size()).
+Decoded decode(std::string_view s, std::size_t i) noexcept;
+
+// All runes of `s` (Go's []rune(s)).
+std::vector<char32_t> runes(std::string_view s);
+
+// Number of runes (Go's utf8.RuneCountInString).
+std::size_t rune_count(std::string_view s) noexcept;
+
+void append_rune(std::string& out, char32_t r);
+std::string encode(const std::vector<char32_t>& rs, std::size_t from = 0, std::size_t to = std::string::npos);
+
+// Unicode simple case mapping (Go's unicode.ToUpper / ToLower per rune).
+// Uses glibc's C.UTF-8 locale tables (the full Unicode simple mappings, as
+// Go's); only when that locale is missing does it fall back to ASCII.
+char32_t to_upper(char32_t r) noexcept;
+char32_t to_lower(char32_t r) noexcept;
+
+// Go's strings.ToUpper / ToLower (invalid bytes become U+FFFD).
+std::string upper(std::string_view s);
+std::string lower(std::string_view s);
+
+// Go's unicode.IsPrint approximated with the C.UTF-8 tables (ASCII exact).
+bool is_print(char32_t r) noexcept;
+// Go's unicode.IsSpace.
+bool is_space(char32_t r) noexcept;
+
+bool is_ascii(std::string_view s) noexcept;
+
+}  // namespace gavel::stdlib::text

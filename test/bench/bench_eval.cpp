@@ -1,0 +1,83 @@
+// Whole decisions: the image-registry policy over AdmissionReviews with 1, 10,
+// 100 and 1000 containers, with the input already parsed and including JSON
+// parsing; and a gatekeeper-style required-labels policy.
+
+#include <benchmark/benchmark.h>
+
+#include "runtime/engine.hpp"
+#include "runtime/json.hpp"
+#include "test/bench/admission_review.hpp"
+
+namespace {
+
+const char* kImageRegistry = R"(package kubernetes.admission
+
+deny contains msg if {
+	input.request.kind.kind == "Pod"
+	some container in input.request.object.spec.containers
+	not startswith(container.image, "hooli.com/")
+	msg := sprintf("image '%v' comes from untrusted registry", [container.image])
+}
+)";
+
+const char* kRequiredLabels = R"(package k8srequiredlabels
+
+violation contains {"msg": msg, "details": {"missing_labels": missing}} if {
+	provided := {label | input.review.object.metadata.labels[label]}
+	required := {label | some label in input.parameters.labels}
+	missing := required - provided
+	count(missing) > 0
+	msg := sprintf("you must provide labels: %v", [missing])
+}
+)";
+
+gavel::PreparedQuery prepare(const char* policy, const char* query) {
+    gavel::Engine engine;
+    if (!engine.add_policy("policy.rego", policy).empty()) std::abort();
+    auto q = engine.prepare(query);
+    if (!q.ok()) std::abort();
+    return *q.value;
+}
+
+void BM_ImageRegistryParsedInput(benchmark::State& state) {
+    static const auto query = prepare(kImageRegistry, "data.kubernetes.admission.deny");
+    auto input = gavel::runtime::parse_json(gavel::bench::admission_review(static_cast<std::size_t>(state.range(0)))).value;
+    gavel::EvalOptions options;
+    options.input = &input;
+    for (auto _ : state) {
+        auto r = query.eval(options);
+        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
+        benchmark::DoNotOptimize(r);
+    }
+    state.counters["containers"] = static_cast<double>(state.range(0));
+}
+BENCHMARK(BM_ImageRegistryParsedInput)->Arg(1)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
+
+void BM_ImageRegistryWithJsonParsing(benchmark::State& state) {
+    static const auto query = prepare(kImageRegistry, "data.kubernetes.admission.deny");
+    const std::string text = gavel::bench::admission_review(static_cast<std::size_t>(state.range(0)));
+    for (auto _ : state) {
+        auto input = gavel::runtime::parse_json(text);
+        gavel::EvalOptions options;
+        options.input = &input.value;
+        auto r = query.eval(options);
+        benchmark::DoNotOptimize(r);
+    }
+    state.SetBytesProcessed(static_cast<int64_t>(text.size() * state.iterations()));
+}
+BENCHMARK(BM_ImageRegistryWithJsonParsing)->Arg(1)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
+
+void BM_RequiredLabels(benchmark::State& state) {
+    static const auto query = prepare(kRequiredLabels, "data.k8srequiredlabels.violation");
+    auto input = gavel::runtime::parse_json(R"({"parameters": {"labels": ["app", "owner", "tier"]},
+        "review": {"object": {"metadata": {"labels": {"app": "web", "env": "prod", "team": "a"}}}}})").value;
+    gavel::EvalOptions options;
+    options.input = &input;
+    for (auto _ : state) {
+        auto r = query.eval(options);
+        benchmark::DoNotOptimize(r);
+    }
+}
+BENCHMARK(BM_RequiredLabels)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
