@@ -497,6 +497,7 @@ x3::rule<class simple_literal_class, Expr> const simple_literal = "literal";
 x3::rule<class block_class, Expr> const block = "block";
 x3::rule<class logic_unit_class, Expr> const logic_unit = "literal";
 x3::rule<class logic_and_class, Expr> const logic_and = "literal";
+x3::rule<class logic_or_class, Expr> const logic_or = "literal";
 x3::rule<class literal_class, Expr> const literal = "literal";
 x3::rule<class body_class, Body> const body = "body";
 x3::rule<class braced_body_class, Body> const braced_body = "body";
@@ -589,10 +590,12 @@ const auto block_def = (mark >> tok("{") >> body >> tok("}") >> here)[make_block
 const auto logic_unit_def = (mark >> kw("not") >> block)[negate] | (mark >> kw("not") >> logic_unit)[negate] |
                             (x3::eps[logic_guard] >> block[set_val]) |
                             (x3::eps[logic_guard] >> (tok("(") >> literal >> tok(")"))[require_logic_group]) |
-                            simple_literal[set_val];
+                            literal_core[set_val];
 
 const auto logic_and_def = (logic_unit % kw_and)[fold_logic<ExprKind::LogicAnd>{}];
-const auto literal_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
+// `with` modifies the whole literal, also one combined with and/or.
+const auto literal_def = (logic_or >> *with_modifier)[add_withs];
+const auto logic_or_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
 
 const auto body_def = literal % (tok(";") | newline_separator);
 const auto braced_body_def = tok("{") >> body >> tok("}");
@@ -621,7 +624,7 @@ const auto package_def = (mark >> kw("package") >> path >> here)[package_stmt];
 
 BOOST_SPIRIT_DEFINE(term, primary, factor, arith, band, bor, relation, expr_in, head_expr, expr_kv, expr_top, array, brace,
                     paren, template_string, scalar_keyword, args, maybe_args, with_modifier, some_decl, every_decl,
-                    term_literal, literal_core, simple_literal, block, logic_unit, logic_and, literal, body, braced_body, head_ref, else_clause, rule,
+                    term_literal, literal_core, simple_literal, block, logic_unit, logic_and, logic_or, literal, body, braced_body, head_ref, else_clause, rule,
                     path, import, package)
 
 template <class Parser, class Attr>

@@ -169,14 +169,15 @@ void normalize_rule(ParseState& st, Rule& rule) {
     }
     RuleHead& head = rule.head;
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
+    // Only `p[x]` is a partial set; `p[x][y]` (more brackets) is an object of true values.
     if (!st.v1 && !rule.has_if && !head.contains && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
-        head.ref->elems.size() >= 2 && head.ref->elems.back()->kind != TermKind::String) {
+        head.ref->elems.size() == 2 && head.ref->elems.back()->kind != TermKind::String) {
         head.key = head.ref->elems.back();
         head.ref->elems.pop_back();
         head.v0_bracket = true;
         if (head.ref->elems.size() == 1) head.ref = head.ref->elems.front();
     } else if (!st.v1 && !rule.has_if && !head.contains && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
-               head.ref->elems.size() >= 2 && head.ref->elems.back()->kind == TermKind::String &&
+               head.ref->elems.size() == 2 && head.ref->elems.back()->kind == TermKind::String &&
                head.ref->elems.back()->loc.length > 0 &&
                st.begin[head.ref->elems.back()->loc.offset] == '"') {
         // p["x"] { ... } in v0 is a partial set with a constant key.

@@ -848,7 +848,29 @@ void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
         k(Value::boolean(true));
         return;
     }
-    eval_elems(f, call.elems, 0, acc, [&](ValueList& args) { invoke(callee, args, call, k); });
+    // `foo == input.foos[foo]`: an argument that is a still unbound variable is
+    // taken after the others, whose refs may bind it.
+    bool deferred = false;
+    for (const auto& arg : call.elems) deferred |= arg.op == TermOp::Local && !f.bound[arg.slot];
+    if (!deferred) {
+        eval_elems(f, call.elems, 0, acc, [&](ValueList& args) { invoke(callee, args, call, k); });
+        return;
+    }
+    std::vector<PTerm> reordered;
+    std::vector<std::size_t> position;
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t i = 0; i < call.elems.size(); ++i) {
+            bool late = call.elems[i].op == TermOp::Local && !f.bound[call.elems[i].slot];
+            if (late == (pass == 1)) {
+                reordered.push_back(call.elems[i]);
+                position.push_back(i);
+            }
+        }
+    eval_elems(f, reordered, 0, acc, [&](ValueList& values) {
+        ValueList args(values.size());
+        for (std::size_t i = 0; i < values.size(); ++i) args[position[i]] = values[i];
+        invoke(callee, args, call, k);
+    });
 }
 
 void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k) {

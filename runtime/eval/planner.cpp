@@ -670,7 +670,11 @@ struct Planner {
 
     static void expr_vars(const PExpr& e, std::set<uint32_t>& outputs, std::set<uint32_t>& needs, uint32_t first) {
         switch (e.op) {
-            case ExprOp::Truthy: term_vars(e.a, outputs, needs, first, false); break;
+            case ExprOp::Truthy:
+                term_vars(e.a, outputs, needs, first, false);
+                // A variable the literal's own refs bind is no precondition (`x == xs[x]`).
+                for (uint32_t s : outputs) needs.erase(s);
+                break;
             case ExprOp::Unify:
                 term_vars(e.a, outputs, needs, first, true);
                 term_vars(e.b, outputs, needs, first, true);
