@@ -866,6 +866,86 @@ std::vector<std::string> package_path(const lang::Module& m) {
     return out;  // `package a.b` is data.a.b: the parser keeps the parts after `package`
 }
 
+// ---- recursion -----------------------------------------------------------------------
+// Stage 5: a rule that depends on itself, directly or through others, is an
+// error before anything runs. Dependencies are the rules a rule's refs name
+// statically and the functions it calls.
+
+void rule_dependencies(const Program& program, const PTerm& t, std::set<const RuleSet*>& out);
+
+void body_dependencies(const Program& program, const PBody& b, std::set<const RuleSet*>& out) {
+    for (const auto& e : b.exprs) {
+        for (const PTerm* t : {&e.a, &e.b, &e.key, &e.value, &e.domain}) rule_dependencies(program, *t, out);
+        if (e.body) body_dependencies(program, *e.body, out);
+        for (const auto& alt : e.alternatives) body_dependencies(program, *alt, out);
+        for (const auto& w : e.withs) rule_dependencies(program, w.value, out);
+    }
+}
+
+void rule_dependencies(const Program& program, const PTerm& t, std::set<const RuleSet*>& out) {
+    if (t.op == TermOp::Ref && !t.elems.empty() && t.elems[0].op == TermOp::Data) {
+        const DataNode* node = &program.root;
+        for (std::size_t i = 1; i < t.elems.size() && node; ++i) {
+            if (node->rules) break;
+            const PTerm& part = t.elems[i];
+            if (part.op != TermOp::Const || !part.value.is_string()) {
+                node = nullptr;  // a dynamic part: no static dependency
+                break;
+            }
+            auto it = node->children.find(std::string(part.value.as_string()));
+            node = it == node->children.end() ? nullptr : it->second.get();
+        }
+        if (node && node->rules) out.insert(node->rules);
+    }
+    if (t.op == TermOp::Call && t.callee && t.callee->function) out.insert(t.callee->function);
+    for (const auto& e : t.elems) rule_dependencies(program, e, out);
+    for (const auto& [k, v] : t.items) {
+        rule_dependencies(program, k, out);
+        rule_dependencies(program, v, out);
+    }
+    if (t.body) body_dependencies(program, *t.body, out);
+}
+
+void check_recursion(const Program& program, lang::Diagnostics& diags) {
+    std::map<const RuleSet*, std::set<const RuleSet*>> deps;
+    for (const auto& set : program.rule_sets) {
+        auto& d = deps[set.get()];
+        auto add_rule = [&](const PRule& first) {
+            for (const PRule* r = &first; r; r = r->else_rule.get()) {
+                body_dependencies(program, r->body, d);
+                rule_dependencies(program, r->value, d);
+                for (const auto& k : r->key_path) rule_dependencies(program, k, d);
+            }
+        };
+        for (const auto& r : set->rules) add_rule(*r);
+        if (set->default_rule) add_rule(*set->default_rule);
+    }
+    enum class Mark : uint8_t { None, Active, Done };
+    std::map<const RuleSet*, Mark> mark;
+    std::vector<const RuleSet*> stack;
+    std::set<const RuleSet*> reported;
+    std::function<void(const RuleSet*)> visit = [&](const RuleSet* r) {
+        mark[r] = Mark::Active;
+        stack.push_back(r);
+        for (const RuleSet* d : deps[r]) {
+            if (mark[d] == Mark::Active) {
+                auto from = std::find(stack.begin(), stack.end(), d);
+                std::string cycle;
+                for (auto it = from; it != stack.end(); ++it) cycle += (*it)->dotted() + " -> ";
+                cycle += d->dotted();
+                if (reported.insert(d).second)
+                    diags.add(d->loc, lang::codes::recursion_error, fmt::format("rule {} is recursive: {}", d->dotted(), cycle));
+            } else if (mark[d] == Mark::None) {
+                visit(d);
+            }
+        }
+        stack.pop_back();
+        mark[r] = Mark::Done;
+    };
+    for (const auto& set : program.rule_sets)
+        if (mark[set.get()] == Mark::None) visit(set.get());
+}
+
 }  // namespace
 
 lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, Program& program) {
@@ -964,6 +1044,7 @@ lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, 
             p.set->rules.push_back(again.plan_rule(copy, copy, p.set->kind, p.static_len));
         }
     }
+    if (diags.empty()) check_recursion(program, diags);
     return diags;
 }
 

@@ -162,3 +162,18 @@ allowed := count(deny) == 0
     }
     CHECK(expected[0] == R"({"allowed":false,"deny":["image app0 is untrusted"]})");
 }
+
+TEST_CASE("recursion is a compile error naming the cycle") {
+    Engine engine;
+    REQUIRE(engine.add_policy("r.rego", "package r\n\np if q\n\nq if p\n\nok := 1\n").empty());
+    auto q = engine.prepare("data.r.ok");
+    REQUIRE_FALSE(q.ok());
+    REQUIRE_FALSE(q.diagnostics.empty());
+    CHECK(q.diagnostics.items()[0].code == "rego_recursion_error");
+    CHECK(q.diagnostics.items()[0].message.find("data.r.p -> data.r.q -> data.r.p") != std::string::npos);
+    Engine functions;
+    REQUIRE(functions.add_policy("f.rego", "package f\n\nf(x) := y if y := f(x)\n").empty());
+    auto qf = functions.prepare("data.f.f(1)");
+    REQUIRE_FALSE(qf.ok());
+    CHECK(qf.diagnostics.items()[0].code == "rego_recursion_error");
+}
