@@ -1,15 +1,194 @@
-// String builtins. sprintf here covers the common verbs; the stdlib issue
-// brings Go's full formatting.
+// String builtins with Go's semantics (OPA implements them on Go's strings
+// package): indexes and lengths count code points, case mapping is Unicode,
+// sprintf is Go's fmt (go_format.hpp).
 
 #include <algorithm>
-#include <cctype>
+#include <cstdlib>
 
+#include <fmt/format.h>
+
+#include "runtime/bigint.hpp"
 #include "runtime/value_format.hpp"
 #include "stdlib/builtin_helpers.hpp"
+#include "stdlib/go_format.hpp"
+#include "stdlib/string_operands.hpp"
+#include "stdlib/text_template.hpp"
+#include "stdlib/unicode_text.hpp"
 
 namespace gavel::stdlib {
 
 namespace {
+
+Value str(std::string_view s) { return Value::string(s); }
+
+// Go's strings.Split (and OPA's "no delimiter found" shortcut).
+std::vector<std::string_view> go_split(std::string_view s, std::string_view sep) {
+    std::vector<std::string_view> out;
+    if (sep.empty()) {
+        for (std::size_t i = 0; i < s.size();) {
+            auto w = text::decode(s, i).width;
+            out.push_back(s.substr(i, w));
+            i += w;
+        }
+        return out;
+    }
+    std::size_t start = 0;
+    while (true) {
+        auto pos = s.find(sep, start);
+        if (pos == std::string_view::npos) break;
+        out.push_back(s.substr(start, pos - start));
+        start = pos + sep.size();
+    }
+    out.push_back(s.substr(start));
+    return out;
+}
+
+Value string_array(const std::vector<std::string_view>& parts, std::size_t from, std::size_t to) {
+    runtime::ArrayBuilder b(to - from);
+    for (std::size_t i = from; i < to; ++i) b.push_back(str(parts[i]));
+    return b.build();
+}
+
+// Go's strings.Replacer: at each byte position the first (old, new) pair
+// whose old string starts there wins; an empty old string matches between
+// bytes, but not twice at the same position.
+std::string go_replace(std::string_view s, const std::vector<std::pair<std::string, std::string>>& pairs) {
+    if (pairs.size() == 1 && !pairs[0].first.empty()) {
+        const auto& [old, neu] = pairs[0];
+        std::string out;
+        std::size_t start = 0;
+        while (true) {
+            auto pos = s.find(old, start);
+            if (pos == std::string_view::npos) break;
+            out.append(s.substr(start, pos - start));
+            out += neu;
+            start = pos + old.size();
+        }
+        out.append(s.substr(start));
+        return out;
+    }
+    std::string out;
+    std::size_t last = 0;
+    bool prev_match_empty = false;
+    for (std::size_t i = 0; i <= s.size();) {
+        const std::pair<std::string, std::string>* match = nullptr;
+        for (const auto& p : pairs) {
+            if (p.first.empty() && prev_match_empty) continue;
+            if (s.substr(i).starts_with(p.first)) {
+                match = &p;
+                break;
+            }
+        }
+        prev_match_empty = match && match->first.empty();
+        if (match) {
+            out.append(s.substr(last, i - last));
+            out += match->second;
+            i += match->first.size();
+            last = i;
+            continue;
+        }
+        ++i;
+    }
+    if (last < s.size()) out.append(s.substr(last));
+    return out;
+}
+
+bool in_cutset(char32_t r, const std::vector<char32_t>& cutset) {
+    return std::find(cutset.begin(), cutset.end(), r) != cutset.end();
+}
+
+std::string_view trim_left_runes(std::string_view s, const std::vector<char32_t>& cutset) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        auto d = text::decode(s, i);
+        if (!in_cutset(d.rune, cutset)) break;
+        i += d.width;
+    }
+    return s.substr(i);
+}
+
+// Start of the rune that ends at `end` (Go's utf8.DecodeLastRune).
+std::size_t last_rune_start(std::string_view s, std::size_t end) {
+    std::size_t start = end - 1;
+    std::size_t lim = end >= 4 ? end - 4 : 0;
+    while (start > lim && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+    auto d = text::decode(s, start);
+    if (start + d.width != end) return end - 1;  // invalid tail: one byte
+    return start;
+}
+
+std::string_view trim_right_runes(std::string_view s, const std::vector<char32_t>& cutset) {
+    std::size_t end = s.size();
+    while (end > 0) {
+        std::size_t start = last_rune_start(s, end);
+        if (!in_cutset(text::decode(s, start).rune, cutset)) break;
+        end = start;
+    }
+    return s.substr(0, end);
+}
+
+std::string_view trim_space(std::string_view s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        auto d = text::decode(s, i);
+        if (!text::is_space(d.rune)) break;
+        i += d.width;
+    }
+    s = s.substr(i);
+    std::size_t end = s.size();
+    while (end > 0) {
+        std::size_t start = last_rune_start(s, end);
+        if (!text::is_space(text::decode(s, start).rune)) break;
+        end = start;
+    }
+    return s.substr(0, end);
+}
+
+// Index (in runes) of each occurrence of `needle` in `hay`; first only if !all.
+std::vector<std::int64_t> rune_indexes(std::string_view hay, std::string_view needle, bool all) {
+    std::vector<std::int64_t> out;
+    auto h = text::runes(hay);
+    auto n = text::runes(needle);
+    if (n.empty()) return out;
+    for (std::size_t i = 0; i + n.size() <= h.size(); ++i) {
+        if (std::equal(n.begin(), n.end(), h.begin() + static_cast<std::ptrdiff_t>(i))) {
+            out.push_back(static_cast<std::int64_t>(i));
+            if (!all) break;
+        }
+    }
+    return out;
+}
+
+// Go's []rune -> string reversal.
+std::string reverse_runes(std::string_view s) {
+    auto rs = text::runes(s);
+    std::reverse(rs.begin(), rs.end());
+    return text::encode(rs);
+}
+
+// The strings of a string/array/set operand (any_prefix_match & co).
+bool string_list(const Value& v, std::size_t pos, std::vector<std::string_view>& out, BuiltinResult& err) {
+    if (v.is_string()) {
+        out.push_back(v.as_string());
+        return true;
+    }
+    if (!v.is_array() && !v.is_set()) {
+        err = operand_type_error_of(pos, v, {"string", "set", "array"});
+        return false;
+    }
+    return string_elements(v, pos, out, err);
+}
+
+BuiltinResult any_affix_match(Args a, bool suffix) {
+    std::vector<std::string_view> strs, affixes;
+    BuiltinResult err;
+    if (!string_list(a[0], 1, strs, err)) return err;
+    if (!string_list(a[1], 2, affixes, err)) return err;
+    for (auto s : strs)
+        for (auto p : affixes)
+            if (suffix ? s.ends_with(p) : s.starts_with(p)) return BuiltinResult::of(Value::boolean(true));
+    return BuiltinResult::of(Value::boolean(false));
+}
 
 BuiltinImpl string_predicate(bool (*pred)(std::string_view, std::string_view)) {
     return [pred](Args a, BuiltinContext&) {
@@ -19,88 +198,209 @@ BuiltinImpl string_predicate(bool (*pred)(std::string_view, std::string_view)) {
     };
 }
 
+// A builtin of one string operand giving a string.
+BuiltinImpl string_map(std::string (*fn)(std::string_view)) {
+    return [fn](Args a, BuiltinContext&) {
+        if (!a[0].is_string()) return type_error(1, "string", a[0]);
+        std::string out = fn(a[0].as_string());
+        if (out == a[0].as_string()) return BuiltinResult::of(a[0]);
+        return BuiltinResult::of(str(out));
+    };
+}
+
+// A builtin of two string operands giving a string.
+BuiltinImpl string_map2(std::string (*fn)(std::string_view, std::string_view)) {
+    return [fn](Args a, BuiltinContext&) {
+        if (!a[0].is_string()) return type_error(1, "string", a[0]);
+        if (!a[1].is_string()) return type_error(2, "string", a[1]);
+        std::string out = fn(a[0].as_string(), a[1].as_string());
+        if (out == a[0].as_string()) return BuiltinResult::of(a[0]);
+        return BuiltinResult::of(str(out));
+    };
+}
+
+// OPA hands Go's fmt an int, a *big.Int, a float64 or a string per operand.
+gofmt::Arg sprintf_arg(const Value& v) {
+    if (v.is_string()) return gofmt::Arg::string(std::string(v.as_string()));
+    if (!v.is_number()) return gofmt::Arg::string(format_value(v));
+    std::string t = v.as_number().to_string();
+    std::string_view digits = t;
+    if (!digits.empty() && digits[0] == '-') digits.remove_prefix(1);
+    bool integral = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (integral) {
+        std::int64_t i = 0;
+        if (v.as_int64(i)) return gofmt::Arg::integer(i);
+        try {
+            return gofmt::Arg::big_integer(runtime::BigInt(t));
+        } catch (...) {
+        }
+    }
+    char* end = nullptr;
+    double d = std::strtod(t.c_str(), &end);
+    if (end && *end == '\0' && std::isfinite(d)) return gofmt::Arg::floating(d);
+    return gofmt::Arg::string(t);
+}
+
 BuiltinResult sprintf(Args a) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_array()) return type_error(2, "array", a[1]);
-    std::string_view format = a[0].as_string();
-    auto args = a[1].array_elements();
+    std::vector<gofmt::Arg> args;
+    args.reserve(a[1].size());
+    for (const auto& v : a[1].array_elements()) args.push_back(sprintf_arg(v));
+    return BuiltinResult::of(str(gofmt::sprintf(a[0].as_string(), args)));
+}
+
+BuiltinResult concat(Args a) {
+    if (!a[0].is_string()) return type_error(1, "string", a[0]);
+    if (!a[1].is_array() && !a[1].is_set()) return operand_type_error_of(2, a[1], {"set", "array"});
+    std::vector<std::string_view> parts;
+    BuiltinResult err;
+    if (!string_elements(a[1], 2, parts, err)) return err;
     std::string out;
-    std::size_t next = 0;
-    for (std::size_t i = 0; i < format.size(); ++i) {
-        char c = format[i];
-        if (c != '%' || i + 1 == format.size()) {
-            out += c;
-            continue;
-        }
-        char verb = format[++i];
-        if (verb == '%') {
-            out += '%';
-            continue;
-        }
-        if (next >= args.size()) {
-            out += "%!";
-            out += verb;
-            out += "(MISSING)";
-            continue;
-        }
-        const Value& v = args[next++];
-        switch (verb) {
-            case 's':
-            case 'v':
-                if (v.is_string()) out += v.as_string();
-                else append_formatted(out, v);
-                break;
-            case 'd': {
-                if (v.is_number()) out += v.as_number().to_string();
-                else append_formatted(out, v);
-                break;
-            }
-            case 'q':
-                if (v.is_string()) append_formatted(out, v);
-                else append_formatted(out, v);
-                break;
-            default:
-                append_formatted(out, v);
-        }
+    std::string_view sep = a[0].as_string();
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i) out += sep;
+        out += parts[i];
     }
-    return BuiltinResult::of(Value::string(out));
+    return BuiltinResult::of(str(out));
+}
+
+BuiltinResult indexof(Args a, bool all) {
+    if (!a[0].is_string()) return type_error(1, "string", a[0]);
+    if (!a[1].is_string()) return type_error(2, "string", a[1]);
+    std::string_view s = a[0].as_string(), needle = a[1].as_string();
+    if (needle.empty()) return BuiltinResult::error("empty search character");
+    if (!all) {
+        if (text::is_ascii(s) && text::is_ascii(needle)) {
+            auto pos = s.find(needle);
+            return BuiltinResult::of(Value::integer(pos == std::string_view::npos ? -1 : static_cast<std::int64_t>(pos)));
+        }
+        auto idx = rune_indexes(s, needle, false);
+        return BuiltinResult::of(Value::integer(idx.empty() ? -1 : idx[0]));
+    }
+    auto idx = rune_indexes(s, needle, true);
+    runtime::ArrayBuilder b(idx.size());
+    for (auto i : idx) b.push_back(Value::integer(i));
+    return BuiltinResult::of(b.build());
+}
+
+BuiltinResult substring(Args a) {
+    if (!a[0].is_string()) return type_error(1, "string", a[0]);
+    std::int64_t start = 0, length = 0;
+    BuiltinResult err;
+    if (!int_operand(a[1], 2, start, err)) return err;
+    if (!int_operand(a[2], 3, length, err)) return err;
+    if (start < 0) return BuiltinResult::error("negative offset");
+    std::string_view s = a[0].as_string();
+    auto rs = text::runes(s);
+    auto n = static_cast<std::int64_t>(rs.size());
+    if (start >= n) return BuiltinResult::of(str(""));
+    if (start == 0 && length >= n) return BuiltinResult::of(a[0]);
+    std::int64_t upto = length < 0 ? n : std::min(n, start + length);
+    if (text::is_ascii(s)) return BuiltinResult::of(str(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(upto - start))));
+    return BuiltinResult::of(str(text::encode(rs, static_cast<std::size_t>(start), static_cast<std::size_t>(upto))));
+}
+
+BuiltinResult split(Args a) {
+    if (!a[0].is_string()) return type_error(1, "string", a[0]);
+    if (!a[1].is_string()) return type_error(2, "string", a[1]);
+    std::string_view s = a[0].as_string(), delim = a[1].as_string();
+    if (s.find(delim) == std::string_view::npos) return BuiltinResult::of(Value::array({a[0]}));
+    auto parts = go_split(s, delim);
+    return BuiltinResult::of(string_array(parts, 0, parts.size()));
+}
+
+// strings.split_n: n > 0 keeps the first n parts, n < 0 the last -n, 0 none.
+BuiltinResult split_n(Args a) {
+    if (!a[0].is_string()) return type_error(1, "string", a[0]);
+    if (!a[1].is_string()) return type_error(2, "string", a[1]);
+    std::int64_t n = 0;
+    BuiltinResult err;
+    if (!int_operand(a[2], 3, n, err)) return err;
+    auto parts = go_split(a[0].as_string(), a[1].as_string());
+    if (a[0].as_string().empty()) parts = {std::string_view{}};
+    auto size = static_cast<std::int64_t>(parts.size());
+    if (n >= 0) return BuiltinResult::of(string_array(parts, 0, static_cast<std::size_t>(std::min(n, size))));
+    std::int64_t keep = n < -size ? size : -n;
+    return BuiltinResult::of(string_array(parts, static_cast<std::size_t>(size - keep), parts.size()));
+}
+
+BuiltinResult replace(Args a) {
+    for (std::size_t i = 0; i < 3; ++i)
+        if (!a[i].is_string()) return type_error(i + 1, "string", a[i]);
+    std::string out = go_replace(a[0].as_string(), {{std::string(a[1].as_string()), std::string(a[2].as_string())}});
+    if (out == a[0].as_string()) return BuiltinResult::of(a[0]);
+    return BuiltinResult::of(str(out));
+}
+
+BuiltinResult replace_n(Args a) {
+    if (!a[0].is_object()) return type_error(1, "object", a[0]);
+    if (!a[1].is_string()) return type_error(2, "string", a[1]);
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const auto& e : a[0].object_entries()) {  // sorted by key, as OPA sorts them
+        if (!e.key.is_string()) return BuiltinResult::type_error("operand 1 non-string key found in pattern object");
+        if (!e.value.is_string()) return BuiltinResult::type_error("operand 1 non-string value found in pattern object");
+        pairs.emplace_back(e.key.as_string(), e.value.as_string());
+    }
+    if (pairs.empty()) return BuiltinResult::of(a[1]);
+    return BuiltinResult::of(str(go_replace(a[1].as_string(), pairs)));
+}
+
+BuiltinResult count(Args a) {
+    if (!a[0].is_string()) return type_error(1, "string", a[0]);
+    if (!a[1].is_string()) return type_error(2, "string", a[1]);
+    std::string_view s = a[0].as_string(), sub = a[1].as_string();
+    if (sub.empty()) return BuiltinResult::of(Value::integer(static_cast<std::int64_t>(text::rune_count(s)) + 1));
+    std::int64_t n = 0;
+    for (auto pos = s.find(sub); pos != std::string_view::npos; pos = s.find(sub, pos + sub.size())) ++n;
+    return BuiltinResult::of(Value::integer(n));
 }
 
 }  // namespace
 
 void register_strings(Registry& r) {
-    declare(r, "startswith", 2, string_predicate([](std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }));
-    declare(r, "endswith", 2, string_predicate([](std::string_view s, std::string_view p) {
-        return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-    }));
+    declare(r, "startswith", 2, string_predicate([](std::string_view s, std::string_view p) { return s.starts_with(p); }));
+    declare(r, "endswith", 2, string_predicate([](std::string_view s, std::string_view p) { return s.ends_with(p); }));
     declare(r, "contains", 2, string_predicate([](std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }));
     declare(r, "sprintf", 2, [](Args a, BuiltinContext&) { return sprintf(a); });
-    declare(r, "concat", 2, [](Args a, BuiltinContext&) {
+    declare(r, "concat", 2, [](Args a, BuiltinContext&) { return concat(a); });
+    declare(r, "lower", 1, string_map([](std::string_view s) { return text::lower(s); }));
+    declare(r, "upper", 1, string_map([](std::string_view s) { return text::upper(s); }));
+    declare(r, "indexof", 2, [](Args a, BuiltinContext&) { return indexof(a, false); });
+    declare(r, "indexof_n", 2, [](Args a, BuiltinContext&) { return indexof(a, true); });
+    declare(r, "substring", 3, [](Args a, BuiltinContext&) { return substring(a); });
+    declare(r, "split", 2, [](Args a, BuiltinContext&) { return split(a); });
+    declare(r, "strings.split_n", 3, [](Args a, BuiltinContext&) { return split_n(a); });
+    declare(r, "replace", 3, [](Args a, BuiltinContext&) { return replace(a); });
+    declare(r, "strings.replace_n", 2, [](Args a, BuiltinContext&) { return replace_n(a); });
+    declare(r, "strings.count", 2, [](Args a, BuiltinContext&) { return count(a); });
+    declare(r, "strings.reverse", 1, string_map([](std::string_view s) { return reverse_runes(s); }));
+    declare(r, "strings.any_prefix_match", 2, [](Args a, BuiltinContext&) { return any_affix_match(a, false); });
+    declare(r, "strings.any_suffix_match", 2, [](Args a, BuiltinContext&) { return any_affix_match(a, true); });
+    declare(r, "trim", 2, string_map2([](std::string_view s, std::string_view c) {
+        auto cut = text::runes(c);
+        return std::string(trim_right_runes(trim_left_runes(s, cut), cut));
+    }));
+    declare(r, "trim_left", 2, string_map2([](std::string_view s, std::string_view c) {
+        return std::string(trim_left_runes(s, text::runes(c)));
+    }));
+    declare(r, "trim_right", 2, string_map2([](std::string_view s, std::string_view c) {
+        return std::string(trim_right_runes(s, text::runes(c)));
+    }));
+    declare(r, "trim_prefix", 2, string_map2([](std::string_view s, std::string_view p) {
+        return std::string(s.starts_with(p) ? s.substr(p.size()) : s);
+    }));
+    declare(r, "trim_suffix", 2, string_map2([](std::string_view s, std::string_view p) {
+        return std::string(s.ends_with(p) ? s.substr(0, s.size() - p.size()) : s);
+    }));
+    declare(r, "trim_space", 1, string_map([](std::string_view s) { return std::string(trim_space(s)); }));
+    declare(r, "strings.render_template", 2, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
-        std::span<const Value> xs;
-        if (a[1].is_array()) xs = a[1].array_elements();
-        else if (a[1].is_set()) xs = a[1].set_elements();
-        else return type_error(2, "one of {array, set}", a[1]);
-        std::string out;
-        bool first = true;
-        for (const auto& x : xs) {
-            if (!x.is_string()) return type_error(2, "array or set of strings", a[1]);
-            if (!first) out += a[0].as_string();
-            first = false;
-            out += x.as_string();
-        }
-        return BuiltinResult::of(Value::string(out));
+        if (!a[1].is_object()) return type_error(2, "object", a[1]);
+        auto res = render_template(a[0].as_string(), a[1]);
+        if (!res.ok) return BuiltinResult::error(res.error);
+        return BuiltinResult::of(str(res.output));
     });
-    auto map_ascii = [](int (*fn)(int)) {
-        return [fn](Args a, BuiltinContext&) {
-            if (!a[0].is_string()) return type_error(1, "string", a[0]);
-            std::string s(a[0].as_string());
-            std::transform(s.begin(), s.end(), s.begin(), [fn](unsigned char c) { return static_cast<char>(fn(c)); });
-            return BuiltinResult::of(Value::string(s));
-        };
-    };
-    declare(r, "lower", 1, map_ascii(&::tolower));
-    declare(r, "upper", 1, map_ascii(&::toupper));
 }
 
 }  // namespace gavel::stdlib

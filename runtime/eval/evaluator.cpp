@@ -770,11 +770,56 @@ static Value insert_path(const Value& object, std::span<const Value> keys, const
     return b.build();
 }
 
+// The input document at a constant path, or null.
+const Value* Evaluator::input_at(const std::vector<Value>& path) const {
+    if (!has_input_) return nullptr;
+    const Value* v = &input_;
+    for (const auto& key : path) {
+        if (v->is_object()) {
+            v = v->find(key);
+        } else if (v->is_array()) {
+            int64_t i;
+            if (!key.as_int64(i) || i < 0 || static_cast<std::size_t>(i) >= v->size()) return nullptr;
+            v = &v->array_elements()[static_cast<std::size_t>(i)];
+        } else {
+            return nullptr;
+        }
+        if (!v) return nullptr;
+    }
+    return v;
+}
+
+// The rules of a set that can match the current input, in their original order.
+void Evaluator::candidate_rules(const RuleSet& rules, std::vector<const PRule*>& out) const {
+    auto admissible = [&](const PRule& r) {
+        for (const auto& c : r.index) {
+            const Value* v = input_at(c.path);
+            if (!v || *v != c.value) return false;
+        }
+        return true;
+    };
+    if (rules.rule_index) {
+        std::vector<std::size_t> picked = rules.rule_index->unindexed;
+        if (const Value* v = input_at(rules.rule_index->path)) {
+            auto it = rules.rule_index->by_value.find(*v);
+            if (it != rules.rule_index->by_value.end()) picked.insert(picked.end(), it->second.begin(), it->second.end());
+        }
+        std::sort(picked.begin(), picked.end());
+        for (std::size_t i : picked)
+            if (admissible(*rules.rules[i])) out.push_back(rules.rules[i].get());
+        return;
+    }
+    for (const auto& r : rules.rules)
+        if (admissible(*r)) out.push_back(r.get());
+}
+
 std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
+    std::vector<const PRule*> candidates;
+    candidate_rules(rules, candidates);
     switch (rules.kind) {
         case RuleKind::Complete: {
             std::optional<Value> result;
-            for (const auto& rule : rules.rules) {
+            for (const PRule* rule : candidates) {
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     const PRule* r = &clause;
                     eval_term(frame, r->value, [&](const Value& v) {
@@ -793,7 +838,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
         case RuleKind::PartialSet:
             if (rules.rules.empty() || rules.rules[0]->key_path.empty()) {
                 runtime::SetBuilder set;
-                for (const auto& rule : rules.rules)
+                for (const PRule* rule : candidates)
                     eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                         eval_term(frame, clause.value, [&](const Value& v) { set.insert(v); });
                     });
@@ -803,7 +848,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
         case RuleKind::PartialObject: {
             const bool set_leaf = rules.kind == RuleKind::PartialSet;
             Value object = Value::empty_object();
-            for (const auto& rule : rules.rules)
+            for (const PRule* rule : candidates)
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     ValueList keys;
                     eval_elems(frame, clause.key_path, 0, keys, [&](ValueList& key_values) {

@@ -69,6 +69,8 @@ private:
     static Value merge_documents(const Value& a, const Value& b, std::size_t depth, bool& conflict);
     std::optional<Value> rule_value(const RuleSet& rules);
     std::optional<Value> compute_rule(const RuleSet& rules);
+    const Value* input_at(const std::vector<Value>& path) const;
+    void candidate_rules(const RuleSet& rules, std::vector<const PRule*>& out) const;
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "lang/location.hpp"
@@ -93,8 +94,16 @@ struct PBody {
 
 enum class RuleKind : uint8_t { Complete, PartialSet, PartialObject, Function };
 
+// A body literal that compares the input at a constant path with a constant
+// (`input.request.kind.kind == "Pod"`): the rule index checks it before the body runs.
+struct IndexCondition {
+    std::vector<Value> path;  // below input
+    Value value;
+};
+
 // One rule definition (and its else chain).
 struct PRule {
+    std::vector<IndexCondition> index;  // conditions the body requires (empty with an else chain)
     PBody body;
     std::vector<PTerm> key_path;  // PartialObject: the dynamic key parts; PartialSet: the element (one term)
     PTerm value;                  // the produced value (true when not written)
@@ -105,8 +114,17 @@ struct PRule {
     lang::Location loc;
 };
 
+// Rules of one set grouped by the value they require at one input path, so a
+// decision with many rules tries only those that can match.
+struct RuleIndex {
+    std::vector<Value> path;
+    std::unordered_map<Value, std::vector<std::size_t>> by_value;  // rule positions, ascending
+    std::vector<std::size_t> unindexed;                            // rules without a condition on path
+};
+
 // All definitions of one rule path.
 struct RuleSet {
+    std::unique_ptr<RuleIndex> rule_index;  // when enough rules test the same input path
     std::vector<std::string> path;  // below data
     RuleKind kind = RuleKind::Complete;
     std::size_t arity = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "runtime/eval/term_values.hpp"
@@ -866,6 +867,66 @@ std::vector<std::string> package_path(const lang::Module& m) {
     return out;  // `package a.b` is data.a.b: the parser keeps the parts after `package`
 }
 
+// ---- rule indexing ---------------------------------------------------------------------
+// Stage 6: find the constant tests of input in each rule body, and where many
+// rules of one set test the same input path, group them by the value tested.
+
+std::optional<IndexCondition> index_condition(const PExpr& e) {
+    if (!e.withs.empty()) return std::nullopt;
+    const PTerm* a = nullptr;
+    const PTerm* b = nullptr;
+    if (e.op == ExprOp::Unify) {
+        a = &e.a;
+        b = &e.b;
+    } else if (e.op == ExprOp::Truthy && e.a.op == TermOp::Call && e.a.callee && e.a.callee->builtin &&
+               e.a.callee->builtin->name == "equal" && e.a.elems.size() == 2) {
+        a = &e.a.elems[0];
+        b = &e.a.elems[1];
+    } else {
+        return std::nullopt;
+    }
+    if (a->op == TermOp::Const) std::swap(a, b);
+    if (b->op != TermOp::Const || a->op != TermOp::Ref || a->elems.empty() || a->elems[0].op != TermOp::Input)
+        return std::nullopt;
+    IndexCondition c;
+    for (std::size_t i = 1; i < a->elems.size(); ++i) {
+        if (a->elems[i].op != TermOp::Const) return std::nullopt;
+        c.path.push_back(a->elems[i].value);
+    }
+    c.value = b->value;
+    return c;
+}
+
+void build_index(RuleSet& set) {
+    if (set.kind == RuleKind::Function) return;
+    std::map<std::vector<Value>, std::size_t> paths;
+    for (auto& rule : set.rules) {
+        if (rule->else_rule) continue;  // an else clause runs exactly when the body fails
+        for (const auto& e : rule->body.exprs)
+            if (auto c = index_condition(e)) rule->index.push_back(std::move(*c));
+        for (const auto& c : rule->index) ++paths[c.path];
+    }
+    // A hash index pays off once several rules test one path.
+    const std::vector<Value>* best = nullptr;
+    std::size_t best_count = 0;
+    for (const auto& [path, count] : paths)
+        if (count > best_count) {
+            best = &path;
+            best_count = count;
+        }
+    if (!best || best_count < 4) return;
+    auto index = std::make_unique<RuleIndex>();
+    index->path = *best;
+    for (std::size_t i = 0; i < set.rules.size(); ++i) {
+        const IndexCondition* on_path = nullptr;
+        for (const auto& c : set.rules[i]->index)
+            if (c.path == index->path) on_path = &c;
+        if (on_path) index->by_value[on_path->value].push_back(i);
+        else index->unindexed.push_back(i);
+    }
+    set.rule_index = std::move(index);
+}
+
 // ---- recursion -----------------------------------------------------------------------
 // Stage 5: a rule that depends on itself, directly or through others, is an
 // error before anything runs. Dependencies are the rules a rule's refs name
@@ -1023,6 +1084,12 @@ lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, 
         }
     }
     for (const auto& p : pending) {
+        if (p.rule->else_rule && (p.set->kind == RuleKind::PartialSet || p.set->kind == RuleKind::PartialObject)) {
+            diags.add(p.rule->loc, lang::codes::type_error,
+                      p.set->kind == RuleKind::PartialSet ? "else keyword cannot be used on multi-value rules"
+                                                          : "else keyword cannot be used on rules with variables in head");
+            continue;
+        }
         Planner planner(program, diags);
         planner.module = &scopes[p.module];
         auto rule = planner.plan_rule(*p.rule, *p.rule, p.set->kind, p.static_len);
@@ -1045,6 +1112,7 @@ lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, 
         }
     }
     if (diags.empty()) check_recursion(program, diags);
+    for (auto& set : program.rule_sets) build_index(*set);
     return diags;
 }
 

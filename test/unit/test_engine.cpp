@@ -177,3 +177,36 @@ TEST_CASE("recursion is a compile error naming the cycle") {
     REQUIRE_FALSE(qf.ok());
     CHECK(qf.diagnostics.items()[0].code == "rego_recursion_error");
 }
+
+TEST_CASE("rule indexing picks the matching rules and keeps the rest correct") {
+    // 40 rules testing input.kind, some with extra conditions, one without any.
+    std::string policy = "package idx\n\n";
+    for (int i = 0; i < 40; ++i)
+        policy += "deny contains \"r" + std::to_string(i) + "\" if {\n\tinput.kind == \"K" + std::to_string(i % 10) +
+                  "\"\n\tinput.n > " + std::to_string(i % 3) + "\n}\n\n";
+    policy += "deny contains \"always\" if input.n > 100\n";
+    Engine engine;
+    REQUIRE(engine.add_policy("idx.rego", policy).empty());
+    auto q = engine.prepare("data.idx.deny");
+    REQUIRE(q.ok());
+    auto run = [&](const char* input) {
+        Value in = json(input);
+        EvalOptions o;
+        o.input = &in;
+        return value_of(q.value->eval(o));
+    };
+    // K1 rules: r1 (n > 1), r11 (n > 2), r21 (n > 0), r31 (n > 1).
+    CHECK(run(R"({"kind": "K1", "n": 2})") == R"(["r1","r21","r31"])");
+    CHECK(run(R"({"kind": "K1", "n": 1})") == R"(["r21"])");
+    CHECK(run(R"({"kind": "K9", "n": 500})") == R"(["always","r19","r29","r39","r9"])");
+    CHECK(run(R"({"kind": "nothing", "n": 1})") == "[]");
+    CHECK(run(R"({"n": 101})") == R"(["always"])");
+}
+
+TEST_CASE("else is refused on multi-value rules") {
+    Engine engine;
+    REQUIRE(engine.add_policy("e.rego", "package e\n\ns contains 1 if false else := 2\n").empty());
+    auto q = engine.prepare("data.e.s");
+    REQUIRE_FALSE(q.ok());
+    CHECK(q.diagnostics.items()[0].message.find("else keyword cannot be used on multi-value rules") != std::string::npos);
+}
