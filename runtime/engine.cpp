@@ -158,7 +158,7 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query) {
     lang::ParseOptions po;
     po.v0_compatible = impl_->options.v0_compatible;
     po.experimental_keywords = impl_->options.experimental_keywords;
-    auto parsed = lang::parse_query(std::string(query), po);
+    auto parsed = lang::parse_query(std::string(query), po, "");  // OPA names no file for the query
     out.metrics.emplace_back("timer_rego_query_parse_ns", elapsed_ns(start));
     if (!parsed.ok()) {
         out.diagnostics = parsed.diagnostics;

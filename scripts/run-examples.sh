@@ -7,4 +7,9 @@ scripts/build.sh build
 set -x
 ./build/cli/gavel check --v0-compatible examples/admission
 ./build/cli/gavel check examples/admission-v1
-./build/cli/gavel parse --v0-compatible examples/admission/image-registry.rego
+./build/cli/gavel eval --v0-compatible -d examples/admission -i examples/admission/pod.json \
+  --format values 'data.kubernetes.admission.deny'
+./build/cli/gavel eval -d examples/admission-v1 -i examples/admission-v1/pod.json \
+  --format values 'data.kubernetes.admission.deny'
+./build/cli/gavel bench --v0-compatible -d examples/admission -i examples/admission/pod.json \
+  'data.kubernetes.admission.deny' 

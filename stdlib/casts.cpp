@@ -1,11 +1,187 @@
-// to_number, cast_* (deprecated), format_int
+// to_number, format_int and the deprecated cast_* builtins (v0 only).
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "runtime/bigint.hpp"
 #include "stdlib/builtin_helpers.hpp"
+#include "stdlib/go_format.hpp"
+#include "stdlib/string_operands.hpp"
+#include "stdlib/unicode_text.hpp"
 
 namespace gavel::stdlib {
 
+namespace {
+
+using runtime::BigInt;
+using runtime::Number;
+
+// Exponents beyond this are refused by format_int (10^100000 has 100k digits).
+constexpr std::int64_t kMaxFormatExponent = 100000;
+
+// The integer part (truncated toward zero) of a decimal number text such as
+// "-15.9", "1e3", "18446744073709551617"; nullopt if malformed or too large.
+std::optional<BigInt> truncate_decimal(std::string_view t) {
+    bool neg = false;
+    if (!t.empty() && (t[0] == '-' || t[0] == '+')) {
+        neg = t[0] == '-';
+        t.remove_prefix(1);
+    }
+    std::string digits;
+    std::int64_t exp = 0;
+    std::size_t i = 0;
+    for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) digits += t[i];
+    if (i < t.size() && t[i] == '.') {
+        for (++i; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
+            digits += t[i];
+            --exp;
+        }
+    }
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        bool eneg = false;
+        if (i < t.size() && (t[i] == '-' || t[i] == '+')) eneg = t[i++] == '-';
+        std::int64_t e = 0;
+        if (i >= t.size()) return std::nullopt;
+        for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
+            e = e * 10 + (t[i] - '0');
+            if (e > 10 * kMaxFormatExponent) return std::nullopt;
+        }
+        exp += eneg ? -e : e;
+    }
+    if (i != t.size() || digits.empty()) return std::nullopt;
+    if (exp > kMaxFormatExponent) return std::nullopt;
+    if (exp < 0) {
+        auto drop = static_cast<std::size_t>(-exp);
+        digits = drop >= digits.size() ? "0" : digits.substr(0, digits.size() - drop);
+    } else {
+        digits.append(static_cast<std::size_t>(exp), '0');
+    }
+    auto first = digits.find_first_not_of('0');
+    if (first == std::string::npos) return BigInt(0);
+    BigInt v(digits.substr(first));
+    return neg ? BigInt(-v) : v;
+}
+
+BuiltinResult format_int(Args a) {
+    if (!a[0].is_number()) return type_error(1, "number", a[0]);
+    if (!a[1].is_number()) return type_error(2, "number", a[1]);
+    std::string base = a[1].as_number().to_string();  // OPA compares the number's text
+    const char* verb = base == "2" ? "%b" : base == "8" ? "%o" : base == "10" ? "%d" : base == "16" ? "%x" : nullptr;
+    if (!verb) return BuiltinResult::type_error("operand 2 must be one of {2, 8, 10, 16}");
+    std::string text = a[0].as_number().to_string();
+    auto v = truncate_decimal(text);
+    if (!v) {
+        // A plain double (e.g. shortest text of a computed float).
+        double d = a[0].as_number().to_double();
+        if (!std::isfinite(d)) return BuiltinResult::error("number too large");
+        v = truncate_decimal(fmt::format("{:.0f}", std::trunc(d)));
+        if (!v) return BuiltinResult::error("number too large");
+    }
+    return BuiltinResult::of(Value::string(gofmt::sprintf(verb, {gofmt::Arg::big_integer(*v)})));
+}
+
+// Go's strconv.ParseFloat acceptance for to_number.
+BuiltinResult to_number(Args a) {
+    const Value& v = a[0];
+    switch (v.kind()) {
+        case runtime::Kind::Null: return BuiltinResult::of(Value::integer(0));
+        case runtime::Kind::Boolean: return BuiltinResult::of(Value::integer(v.as_bool() ? 1 : 0));
+        case runtime::Kind::Number: return BuiltinResult::of(v);
+        case runtime::Kind::String: break;
+        default: return operand_type_error_of(1, v, {"null", "boolean", "number", "string"});
+    }
+    std::string s(v.as_string());
+    std::string_view trimmed = s;
+    while (!trimmed.empty() && (trimmed[0] == '+' || trimmed[0] == '-')) trimmed.remove_prefix(1);
+    std::string lowered = text::lower(trimmed);
+    if (lowered == "inf" || lowered == "infinity" || lowered == "nan")
+        return BuiltinResult::type_error("operand 1 must be valid number string but got string");
+    auto syntax_error = [&] {
+        std::string q;
+        gofmt::append_quoted(q, s);
+        return BuiltinResult::error(fmt::format("strconv.ParseFloat: parsing {}: invalid syntax", q));
+    };
+    // Exactly the decimal forms ParseFloat takes: [+-]digits[.digits][e[+-]digits], ".5", "5.", hex floats.
+    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || s.find('_') != std::string::npos) return syntax_error();
+    errno = 0;
+    char* end = nullptr;
+    double d = std::strtod(s.c_str(), &end);
+    if (!end || *end != '\0') return syntax_error();
+    if (lowered.find("inf") != std::string::npos || lowered.find("nan") != std::string::npos) return syntax_error();
+    if (std::isinf(d)) {
+        std::string q;
+        gofmt::append_quoted(q, s);
+        return BuiltinResult::error(fmt::format("strconv.ParseFloat: parsing {}: value out of range", q));
+    }
+    // Keep the exact decimal (big integers stay exact); normalise the forms
+    // Rego's number syntax lacks: "+1", ".5", "5.", leading zeros.
+    std::string norm;
+    std::string_view body = s;
+    if (body[0] == '+' || body[0] == '-') {
+        if (body[0] == '-') norm += '-';
+        body.remove_prefix(1);
+    }
+    bool hex = body.size() > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X');
+    if (!hex) {
+        std::string b(body);
+        auto epos = b.find_first_of("eE");
+        std::string mant = b.substr(0, epos), exp = epos == std::string::npos ? "" : b.substr(epos);
+        auto dot = mant.find('.');
+        std::string ip = mant.substr(0, dot), fp = dot == std::string::npos ? "" : mant.substr(dot + 1);
+        ip.erase(0, std::min(ip.find_first_not_of('0'), ip.size()));
+        if (ip.empty()) ip = "0";
+        norm += ip;
+        if (!fp.empty()) norm += "." + fp;
+        norm += exp;
+        auto parsed = Number::parse(norm);
+        if (parsed) return BuiltinResult::of(Value::number(std::move(parsed.value)));
+    }
+    return BuiltinResult::of(Value::from_double(d));
+}
+
+void declare_deprecated(Registry& r, std::string name, BuiltinImpl impl) {
+    Builtin b;
+    b.name = std::move(name);
+    b.arity = 1;
+    b.impl = std::move(impl);
+    b.deprecated = true;
+    r.add(std::move(b));
+}
+
+BuiltinImpl identity_cast(runtime::Kind kind, const char* want) {
+    return [kind, want](Args a, BuiltinContext&) {
+        if (a[0].kind() != kind) return type_error(1, want, a[0]);
+        return BuiltinResult::of(a[0]);
+    };
+}
+
+}  // namespace
+
 void register_casts(Registry& r) {
-    (void)r;  // the family's builtins are being written
+    declare(r, "to_number", 1, [](Args a, BuiltinContext&) { return to_number(a); });
+    declare(r, "format_int", 2, [](Args a, BuiltinContext&) { return format_int(a); });
+    declare_deprecated(r, "cast_array", [](Args a, BuiltinContext&) {
+        if (a[0].is_array()) return BuiltinResult::of(a[0]);
+        if (!a[0].is_set()) return operand_type_error_of(1, a[0], {"array", "set"});
+        runtime::ArrayBuilder b(a[0].size());
+        for (const auto& e : a[0].set_elements()) b.push_back(e);
+        return BuiltinResult::of(b.build());
+    });
+    declare_deprecated(r, "cast_set", [](Args a, BuiltinContext&) {
+        if (a[0].is_set()) return BuiltinResult::of(a[0]);
+        if (!a[0].is_array()) return operand_type_error_of(1, a[0], {"array", "set"});
+        runtime::SetBuilder b(a[0].size());
+        for (const auto& e : a[0].array_elements()) b.insert(e);
+        return BuiltinResult::of(b.build());
+    });
+    declare_deprecated(r, "cast_string", identity_cast(runtime::Kind::String, "string"));
+    declare_deprecated(r, "cast_boolean", identity_cast(runtime::Kind::Boolean, "boolean"));
+    declare_deprecated(r, "cast_null", identity_cast(runtime::Kind::Null, "null"));
+    declare_deprecated(r, "cast_object", identity_cast(runtime::Kind::Object, "object"));
 }
 
 }  // namespace gavel::stdlib

@@ -1,0 +1,72 @@
+#pragma once
+// Shared pieces of the crypto, jwt and x509 builtins: RAII owners for
+// OpenSSL handles, digests and HMACs through the EVP interfaces, and the
+// byte encodings whose exact Go behaviour OPA's messages depend on
+// (encoding/base64 with its error offsets, encoding/pem's block scanner).
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gavel::stdlib::crypto {
+
+// ---- OpenSSL handle owners ------------------------------------------------------
+template <class T, void (*Free)(T*)>
+struct Freer {
+    void operator()(T* p) const noexcept { Free(p); }
+};
+using PkeyPtr = std::unique_ptr<EVP_PKEY, Freer<EVP_PKEY, EVP_PKEY_free>>;
+using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, Freer<EVP_PKEY_CTX, EVP_PKEY_CTX_free>>;
+using MdCtxPtr = std::unique_ptr<EVP_MD_CTX, Freer<EVP_MD_CTX, EVP_MD_CTX_free>>;
+using X509Ptr = std::unique_ptr<X509, Freer<X509, X509_free>>;
+using X509ReqPtr = std::unique_ptr<X509_REQ, Freer<X509_REQ, X509_REQ_free>>;
+using BignumPtr = std::unique_ptr<BIGNUM, Freer<BIGNUM, BN_free>>;
+
+// ---- digests --------------------------------------------------------------------
+// `md` is an OpenSSL digest name ("MD5", "SHA1", "SHA256", "SHA384", "SHA512").
+std::optional<std::string> digest(const char* md, std::string_view data);
+std::optional<std::string> hmac(const char* md, std::string_view key, std::string_view data);
+// Lower-case hex of raw bytes (Go's %x).
+std::string hex(std::string_view bytes);
+// Go's hmac.Equal: constant time for equal lengths, false otherwise.
+bool constant_time_equal(std::string_view a, std::string_view b);
+
+// ---- base64 (Go's encoding/base64) ------------------------------------------------
+struct Base64Result {
+    bool ok = false;
+    std::string bytes;
+    std::size_t bad_offset = 0;  // Go's CorruptInputError offset when !ok
+    // "illegal base64 data at input byte N"
+    std::string error() const;
+};
+// Padded standard or URL alphabet; '\r' and '\n' are skipped as Go does.
+Base64Result base64_decode(std::string_view s, bool url = false);
+std::string base64_encode(std::string_view bytes, bool url = false, bool pad = true);
+// OPA's base64url.decode: restores missing padding first. On failure returns
+// nullopt and sets `error` to OPA's message.
+std::optional<std::string> base64url_decode_lenient(std::string_view s, std::string& error);
+
+// ---- PEM (Go's encoding/pem.Decode) ------------------------------------------------
+struct PemBlock {
+    std::string type;
+    std::string bytes;
+};
+// The first well-formed block in `data`; `rest` is what follows it (or all
+// of `data` when no block was found).
+std::optional<PemBlock> pem_decode(std::string_view data, std::string_view& rest);
+
+// ---- numbers ---------------------------------------------------------------------
+// Big-endian unsigned bytes as a decimal string (for big integers in JSON).
+std::string bytes_to_decimal(std::string_view big_endian);
+std::string bignum_to_decimal(const BIGNUM* bn);
+// Unsigned big-endian bytes of `bn`, left-padded with zeros to `width`.
+std::string bignum_bytes(const BIGNUM* bn, std::size_t width = 0);
+
+}  // namespace gavel::stdlib::crypto
