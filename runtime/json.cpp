@@ -1,5 +1,7 @@
 #include "runtime/json.hpp"
 
+#include "runtime/hash.hpp"
+#include "runtime/node_arena.hpp"
 #include "runtime/utf8.hpp"
 
 #include <fmt/format.h>
@@ -7,23 +9,180 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <memory>
 #include <vector>
 
 namespace gavel::runtime {
 
-namespace od = simdjson::ondemand;
-
 namespace {
 
+using detail::NodeArena;
+using detail::ObjectNode;
+using detail::SeqNode;
+using detail::StringNode;
+
 // ---- reading ------------------------------------------------------------------------
+//
+// simdjson's stage 1 (runtime-dispatched SIMD: validates UTF-8, finds string
+// bounds, rejects unescaped control characters in strings, and indexes every
+// structural character and scalar start) followed by our own stage 2 over
+// that index, building Values directly: containers are collected on one
+// reused stack and become arena nodes (node_arena.hpp) when they close; object
+// keys are interned per document, so a key repeated in every list item is one
+// shared node. Neither simdjson's DOM tape nor On-Demand's iterator is used:
+// both cost more than building the Values, and we need the number text and
+// our own string semantics (lone surrogates) anyway.
+
+// Values under construction. A Value is a tag and one word with no
+// self-references, so slots are relocated with memcpy into the final node.
+class ValueStack {
+public:
+    ValueStack() = default;
+    ValueStack(const ValueStack&) = delete;
+    ValueStack& operator=(const ValueStack&) = delete;
+    ~ValueStack() {
+        clear();
+        ::operator delete(data_);
+    }
+    std::size_t size() const noexcept { return size_; }
+    Value* at(std::size_t i) noexcept { return data_ + i; }
+    void push(Value v) {
+        if (size_ == cap_) grow();
+        new (data_ + size_) Value(std::move(v));
+        ++size_;
+    }
+    // Drops slots [from, size) whose Values were relocated (no destructor runs).
+    void forget_from(std::size_t from) noexcept { size_ = from; }
+    void clear() noexcept {
+        for (std::size_t i = 0; i < size_; ++i) data_[i].~Value();
+        size_ = 0;
+    }
+
+private:
+    void grow() {
+        std::size_t cap = cap_ ? cap_ * 2 : 256;
+        auto* d = static_cast<Value*>(::operator new(cap * sizeof(Value)));
+        if (size_) std::memcpy(static_cast<void*>(d), static_cast<const void*>(data_), size_ * sizeof(Value));
+        ::operator delete(data_);
+        data_ = d;
+        cap_ = cap;
+    }
+    Value* data_ = nullptr;
+    std::size_t size_ = 0, cap_ = 0;
+};
+
+inline std::uint64_t load8(const char* p) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
+}
+
+// A key's bytes for hashing and matching: short keys (the usual case) are
+// two words, zero-padded; `p` may be read up to 16 bytes past its start (the
+// padded input).
+struct KeyWords {
+    std::uint64_t a = 0, b = 0;
+};
+
+inline KeyWords key_words(const char* p, std::size_t n) noexcept {
+    KeyWords k;
+    if (n >= 16) {
+        k.a = load8(p);
+        k.b = load8(p + n - 8);
+        return k;
+    }
+    k.a = load8(p);
+    k.b = load8(p + 8);
+    if (n < 8) {
+        k.a &= (std::uint64_t(1) << (8 * n)) - 1;
+        k.b = 0;
+    } else {
+        k.b &= (std::uint64_t(1) << (8 * (n - 8))) - 1;
+    }
+    return k;
+}
+
+// Table index only (matching compares the words): a short multiply-fold.
+inline std::uint64_t key_hash(const KeyWords& k, std::size_t n) noexcept {
+    std::uint64_t h = (k.a ^ 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL + (k.b ^ n) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 29) ^ (h >> 47);
+}
+
+// Per-document key interning (open addressing; a generation number empties
+// the table between documents without touching it). Keys up to 16 bytes
+// match on their words alone; longer ones (same length, first and last
+// eight bytes) are then compared in full.
+class KeyTable {
+public:
+    void start() {
+        count_ = 0;
+        if (++gen_ == 0) {
+            for (auto& s : slots_) s.gen = 0;
+            gen_ = 1;
+        }
+        if (slots_.empty()) slots_.resize(256);
+    }
+    StringNode* find(const char* p, std::size_t n, const KeyWords& k, std::uint64_t h) const noexcept {
+        std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            const Slot& s = slots_[i];
+            if (s.gen != gen_) return nullptr;
+            if (s.a == k.a && s.b == k.b && s.node->size == n &&
+                (n <= 16 || std::memcmp(s.node->data(), p, n) == 0))
+                return s.node;
+        }
+    }
+    void insert(StringNode* node, const KeyWords& k, std::uint64_t h) {
+        if (count_ >= kMaxKeys) return;
+        if ((count_ + 1) * 2 > slots_.size()) rehash();
+        place(Slot{k.a, k.b, node, gen_, 0}, h);
+        ++count_;
+    }
+
+private:
+    static constexpr std::size_t kMaxKeys = 1 << 16;
+    struct Slot {
+        std::uint64_t a = 0, b = 0;
+        StringNode* node = nullptr;
+        std::uint32_t gen = 0;
+        std::uint32_t pad = 0;
+    };
+    void place(const Slot& slot, std::uint64_t h) {
+        std::size_t mask = slots_.size() - 1;
+        std::size_t i = h & mask;
+        while (slots_[i].gen == gen_) i = (i + 1) & mask;
+        slots_[i] = slot;
+    }
+    void rehash() {
+        std::vector<Slot> old(slots_.size() * 2);
+        old.swap(slots_);
+        for (const Slot& s : old)
+            if (s.gen == gen_) place(s, key_hash(KeyWords{s.a, s.b}, s.node->size));
+    }
+
+    std::vector<Slot> slots_;
+    std::uint32_t gen_ = 0;
+    std::size_t count_ = 0;
+};
+
+struct Frame {
+    std::uint32_t start;  // first stack slot of this container's items
+    bool object;
+};
 
 struct ThreadState {
-    od::parser parser;
+    std::unique_ptr<simdjson::internal::dom_parser_implementation> stage1;
+    std::size_t stage1_cap = 0;
     std::unique_ptr<char[]> buf;
     std::size_t buf_cap = 0;
     std::string scratch;  // unescaped string bytes
-    std::size_t depth_cap = 0;
+    ValueStack stack;
+    std::vector<Frame> frames;
+    std::vector<std::uint32_t> order;  // object entry permutation while sorting
+    KeyTable keys;
 };
 
 ThreadState& thread_state() {
@@ -38,12 +197,68 @@ int hex_val(char c) {
     return -1;
 }
 
+inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// First backslash in [p, e), or e. Reads up to 15 bytes past e: only for
+// the padded input.
+inline const char* find_backslash(const char* p, const char* e) noexcept {
+#if defined(__SSE2__)
+    const __m128i bslash = _mm_set1_epi8('\\');
+    for (;;) {
+        unsigned m = static_cast<unsigned>(
+            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), bslash)));
+        std::ptrdiff_t left = e - p;
+        if (left < 16) m &= (1u << left) - 1;
+        if (m) return p + __builtin_ctz(m);
+        if (left <= 16) return e;
+        p += 16;
+    }
+#else
+    while (e - p >= 8) {
+        std::uint64_t w = load8(p) ^ 0x5c5c5c5c5c5c5c5cULL;  // '\\' bytes become 0
+        std::uint64_t z = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+        if (z) return p + (__builtin_ctzll(z) >> 3);
+        p += 8;
+    }
+    while (p < e && *p != '\\') ++p;
+    return p;
+#endif
+}
+
+// Bytewise order of two string keys built by the reader (their nodes come
+// from new_string, whose data always has 8 readable bytes).
+inline int cmp_key(const Value& a, const Value& b) noexcept {
+    if (a.identical(b)) return 0;
+    std::string_view x = a.as_string(), y = b.as_string();
+    if (x.empty() || y.empty()) return x.empty() ? (y.empty() ? 0 : -1) : 1;
+    std::uint64_t wx = load8(x.data()), wy = load8(y.data());
+    if (x.size() < 8) wx &= (std::uint64_t(1) << (8 * x.size())) - 1;
+    if (y.size() < 8) wy &= (std::uint64_t(1) << (8 * y.size())) - 1;
+    if (wx != wy) {
+        wx = __builtin_bswap64(wx);
+        wy = __builtin_bswap64(wy);
+        return wx < wy ? -1 : 1;  // zero padding sorts a prefix first
+    }
+    std::size_t n = std::min(x.size(), y.size());
+    int c = n > 8 ? std::memcmp(x.data() + 8, y.data() + 8, n - 8) : 0;
+    if (c != 0) return c;
+    return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+}
+
 class Reader {
 public:
-    Reader(std::string_view text, const char* base, const Limits& limits, ThreadState& st)
-        : text_(text), base_(base), limits_(limits), st_(st) {}
+    Reader(std::string_view text, const char* base, const std::uint32_t* idx, std::uint32_t n, const Limits& limits,
+           ThreadState& st)
+        : text_(text), base_(base), idx_(idx), n_(n), limits_(limits), st_(st),
+          arena_(text.size() + text.size() / 2 + 256) {}
 
-    bool fail_at(const char* where, std::string_view what) {
+    ParseError error_;
+
+    std::string depth_message() const {
+        return "JSON nesting too deep: more than " + std::to_string(limits_.max_depth) + " levels";
+    }
+
+    [[gnu::noinline, gnu::cold]] bool fail_at(const char* where, std::string_view what) {
         if (!failed_) {
             std::size_t off = where ? static_cast<std::size_t>(where - base_) : 0;
             if (off > text_.size()) off = text_.size();
@@ -52,59 +267,224 @@ public:
         }
         return false;
     }
-    bool fail_simd(simdjson::error_code ec, const char* where, std::string_view context = {}) {
+    [[gnu::noinline, gnu::cold]] bool fail_simd(simdjson::error_code ec, const char* where,
+                                                std::string_view context = {}) {
         std::string msg = "invalid JSON";
         if (!context.empty()) msg += std::string(": ") + std::string(context);
         msg += std::string(" (") + simdjson::error_message(ec) + ")";
-        if (ec == simdjson::DEPTH_ERROR) msg = depth_message();
         return fail_at(where, msg);
     }
-    std::string depth_message() const {
-        return "JSON nesting too deep: more than " + std::to_string(limits_.max_depth) + " levels";
-    }
 
-    const char* where(od::document& doc) {
-        const char* loc = nullptr;
-        if (doc.current_location().get(loc) != simdjson::SUCCESS) return base_ + text_.size();
-        return loc;
-    }
-
-    // Unescapes the string starting right after its opening quote.
-    bool read_string(const char* p, Value& out) {
-        const char* start = p;
-        const char* end = base_ + text_.size();
-        // Fast path: no escapes.
-        while (p < end) {
-            char c = *p;
-            if (c == '"') {
-                out = Value::string(std::string_view(start, static_cast<std::size_t>(p - start)));
-                scalar_end_ = p + 1;
-                return true;
-            }
-            if (c == '\\') break;
-            if (static_cast<unsigned char>(c) < 0x20) return fail_at(p, "invalid control character in string");
-            ++p;
+    bool parse(Value& out) {
+        ValueStack& stack = st_.stack;
+        std::vector<Frame>& frames = st_.frames;
+        stack.clear();
+        frames.clear();
+        st_.keys.start();
+        bool ok = run(stack, frames);
+        if (ok) {
+            out = std::move(*stack.at(0));
+            stack.clear();
+        } else {
+            stack.clear();
         }
-        std::string& s = st_.scratch;
-        s.assign(start, static_cast<std::size_t>(p - start));
-        while (p < end) {
-            char c = *p;
-            if (c == '"') {
-                out = Value::string(s);
-                scalar_end_ = p + 1;
-                return true;
-            }
-            if (static_cast<unsigned char>(c) < 0x20) return fail_at(p, "invalid control character in string");
-            if (c != '\\') {
-                s.push_back(c);
-                ++p;
+        return ok;
+    }
+
+private:
+    const char* at(std::uint32_t i) const noexcept { return base_ + idx_[i]; }
+    const char* end() const noexcept { return base_ + text_.size(); }
+
+    bool run(ValueStack& stack, std::vector<Frame>& frames) {
+        // The root container must be closed by the last structural (as
+        // On-Demand requires); anything else is an incomplete document.
+        char first = *at(0);
+        if ((first == '{' || first == '[') && limits_.max_depth == 0) return fail_at(at(0), depth_message());
+        if ((first == '{' || first == '[') && *at(n_ - 1) != (first == '{' ? '}' : ']'))
+            return fail_simd(simdjson::INCOMPLETE_ARRAY_OR_OBJECT, at(0));
+        std::uint32_t i = 0;
+        for (;;) {
+            // ---- a value at index i ----
+            const char* p = at(i);
+            switch (*p) {
+            case '{': {
+                if (frames.size() >= limits_.max_depth) return fail_at(p, depth_message());
+                if (*at(i + 1) == '}') {
+                    stack.push(Value::empty_object());
+                    i += 2;
+                    break;
+                }
+                frames.push_back({static_cast<std::uint32_t>(stack.size()), true});
+                ++i;
+                if (!key(i, stack)) return false;
                 continue;
             }
-            if (p + 1 >= end) break;
+            case '[': {
+                if (frames.size() >= limits_.max_depth) return fail_at(p, depth_message());
+                if (*at(i + 1) == ']') {
+                    stack.push(Value::empty_array());
+                    i += 2;
+                    break;
+                }
+                frames.push_back({static_cast<std::uint32_t>(stack.size()), false});
+                ++i;
+                continue;
+            }
+            case '"': {
+                if (!string(i, stack, false)) return false;
+                ++i;
+                break;
+            }
+            case 't':
+            case 'f':
+            case 'n': {
+                std::string_view tok = token(i);
+                if (tok == "true") stack.push(Value::boolean(true));
+                else if (tok == "false") stack.push(Value::boolean(false));
+                else if (tok == "null") stack.push(Value());
+                else return fail_at(p, "invalid literal");
+                ++i;
+                break;
+            }
+            case '-':
+            case '0': case '1': case '2': case '3': case '4':
+            case '5': case '6': case '7': case '8': case '9': {
+                if (!number(token(i), stack)) return false;
+                ++i;
+                break;
+            }
+            default:
+                if (i >= n_) return fail_simd(simdjson::INCOMPLETE_ARRAY_OR_OBJECT, end());
+                return fail_simd(simdjson::TAPE_ERROR, p);
+            }
+            // ---- after a value: close containers, or go on to the next item ----
+            for (;;) {
+                if (frames.empty()) {
+                    if (i < n_) return fail_at(at(i), "unexpected content after JSON value");
+                    return true;
+                }
+                Frame& f = frames.back();
+                char c = *at(i);
+                if (c == ',') {
+                    ++i;
+                    if (f.object && !key(i, stack)) return false;
+                    break;
+                }
+                if (c == (f.object ? '}' : ']')) {
+                    ++i;
+                    std::uint32_t start = f.start;
+                    bool object = f.object;
+                    frames.pop_back();
+                    if (object) close_object(stack, start);
+                    else close_array(stack, start);
+                    continue;
+                }
+                return fail_simd(simdjson::TAPE_ERROR, at(i), f.object ? "in object" : "in array");
+            }
+        }
+    }
+
+    // An object key at index i and the ':' after it; leaves i at the value.
+    bool key(std::uint32_t& i, ValueStack& stack) {
+        if (*at(i) != '"') {
+            if (i >= n_) return fail_simd(simdjson::INCOMPLETE_ARRAY_OR_OBJECT, end());
+            return fail_simd(simdjson::TAPE_ERROR, at(i), "in object");
+        }
+        if (!string(i, stack, true)) return false;
+        if (*at(i + 1) != ':') {
+            if (i + 1 >= n_) return fail_simd(simdjson::INCOMPLETE_ARRAY_OR_OBJECT, end());
+            return fail_simd(simdjson::TAPE_ERROR, at(i + 1), "in object");
+        }
+        i += 2;
+        return true;
+    }
+
+    // A scalar's text: up to the next structural, trailing whitespace removed.
+    std::string_view token(std::uint32_t i) const noexcept {
+        const char* p = at(i);
+        const char* e = i + 1 < n_ ? at(i + 1) : end();
+        while (e > p && is_ws(e[-1])) --e;
+        return {p, static_cast<std::size_t>(e - p)};
+    }
+
+    // `p` may be read up to 16 bytes past its start unless n > 16.
+    Value new_string(const char* p, std::size_t n) {
+        if (n == 0) return Value::string({});
+        void* mem = arena_.allocate(sizeof(StringNode) + n + 1);
+        auto* node = new (mem) StringNode(n);
+        arena_.adopt(node);
+        if (n <= 16 && node->arena_offset) {
+            // Copy 16 bytes: the arena keeps slack after its newest node.
+            std::memcpy(node->data(), p, 16);
+        } else {
+            std::memcpy(node->data(), p, n);
+        }
+        node->data()[n] = '\0';
+        return Value::adopt(Value::Tag::String, node);
+    }
+
+    // `overread`: p..p+16 is readable (the padded input).
+    Value new_key(const char* p, std::size_t n, bool overread) {
+        if (n == 0) return Value::string({});
+        KeyWords k;
+        if (overread || n >= 16) {
+            k = key_words(p, n);
+        } else {
+            char tmp[32] = {};
+            std::memcpy(tmp, p, n);
+            k = key_words(tmp, n);
+        }
+        std::uint64_t h = key_hash(k, n);
+        KeyTable& keys = st_.keys;
+        if (StringNode* node = keys.find(p, n, k, h)) {
+            // Not yet published: no other thread can see the count.
+            node->refs.store(node->refs.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+            return Value::adopt(Value::Tag::String, node);
+        }
+        Value v = new_string(p, n);
+        keys.insert(const_cast<StringNode*>(static_cast<const StringNode*>(v.node())), k, h);
+        return v;
+    }
+
+    // The string whose opening quote is at index i.
+    bool string(std::uint32_t i, ValueStack& stack, bool is_key) {
+        const char* start = at(i) + 1;
+        // Stage 1 guarantees the closing quote is the last non-space byte
+        // before the next structural.
+        const char* q = i + 1 < n_ ? at(i + 1) : end();
+        while (q > start && is_ws(q[-1])) --q;
+        if (q <= start || q[-1] != '"') return fail_simd(simdjson::UNCLOSED_STRING, at(i));
+        const char* e = q - 1;
+        const char* bs = find_backslash(start, e);
+        if (bs == e) {
+            std::size_t n = static_cast<std::size_t>(e - start);
+            stack.push(is_key ? new_key(start, n, true) : new_string(start, n));
+            return true;
+        }
+        std::string& s = st_.scratch;
+        if (!unescape(start, bs, e, s)) return false;
+        s.reserve(s.size() + 16);  // new_string may read 16 bytes
+        stack.push(is_key ? new_key(s.data(), s.size(), false) : new_string(s.data(), s.size()));
+        return true;
+    }
+
+    // Unescapes [start, e) (the closing quote is at e) into s; `p` is the
+    // first backslash.
+    [[gnu::noinline]] bool unescape(const char* start, const char* p, const char* e, std::string& s) {
+        s.assign(start, static_cast<std::size_t>(p - start));
+        while (p < e) {
+            char c = *p;
+            if (static_cast<unsigned char>(c) < 0x20) return fail_at(p, "invalid control character in string");
+            if (c != '\\') {
+                const char* run = p;
+                while (p < e && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
+                s.append(run, static_cast<std::size_t>(p - run));
+                continue;
+            }
             const char* esc = p;
-            char e = p[1];
+            char x = p[1];
             p += 2;
-            switch (e) {
+            switch (x) {
             case '"': s.push_back('"'); break;
             case '\\': s.push_back('\\'); break;
             case '/': s.push_back('/'); break;
@@ -115,11 +495,11 @@ public:
             case 't': s.push_back('\t'); break;
             case 'u': {
                 std::uint32_t cp;
-                if (!hex4(p, end, cp)) return fail_at(esc, "invalid \\u escape in string");
+                if (!hex4(p, e, cp)) return fail_at(esc, "invalid \\u escape in string");
                 p += 4;
                 if (cp >= 0xD800 && cp <= 0xDBFF) {
                     std::uint32_t lo;
-                    if (p + 1 < end && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, end, lo) && lo >= 0xDC00 &&
+                    if (p + 1 < e && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, e, lo) && lo >= 0xDC00 &&
                         lo <= 0xDFFF) {
                         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                         p += 6;
@@ -135,7 +515,7 @@ public:
             default: return fail_at(esc, "invalid escape sequence in string");
             }
         }
-        return fail_at(end, "unterminated string");
+        return true;
     }
 
     static bool hex4(const char* p, const char* end, std::uint32_t& out) {
@@ -149,9 +529,7 @@ public:
         return true;
     }
 
-    bool read_number(std::string_view tok, Value& out) {
-        while (!tok.empty() && (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t'))
-            tok.remove_suffix(1);
+    bool number(std::string_view tok, ValueStack& stack) {
         // Fast path: short plain integers.
         if (!tok.empty() && tok.size() <= 18) {
             std::size_t i = tok[0] == '-' ? 1 : 0;
@@ -163,167 +541,94 @@ public:
                 else v = v * 10 + (c - '0');
             }
             if (plain && !(i == 1 && v == 0)) {
-                scalar_end_ = tok.data() + tok.size();
-                out = Value::integer(i ? -v : v);
+                stack.push(Value::integer(i ? -v : v));
                 return true;
             }
         }
-        scalar_end_ = tok.data() + tok.size();
         NumberResult r = Number::parse(tok);
         if (!r.ok) return fail_at(tok.data(), "invalid number '" + std::string(tok.substr(0, 40)) + "'");
-        out = Value::number(std::move(r.value));
+        stack.push(Value::number(std::move(r.value)));
         return true;
     }
 
-    bool read_value(od::value v, std::size_t depth, Value& out) {
-        od::json_type t;
-        if (auto ec = v.type().get(t)) return fail_simd(ec, loc_of(v));
-        switch (t) {
-        case od::json_type::array: {
-            if (depth >= limits_.max_depth) return fail_at(loc_of(v), depth_message());
-            od::array arr;
-            if (auto ec = v.get_array().get(arr)) return fail_simd(ec, nullptr);
-            return read_array(arr, depth + 1, out);
-        }
-        case od::json_type::object: {
-            if (depth >= limits_.max_depth) return fail_at(loc_of(v), depth_message());
-            od::object obj;
-            if (auto ec = v.get_object().get(obj)) return fail_simd(ec, nullptr);
-            return read_object(obj, depth + 1, out);
-        }
-        case od::json_type::number: {
-            std::string_view tok = v.raw_json_token();
-            return read_number(tok, out);
-        }
-        case od::json_type::string: {
-            od::raw_json_string raw;
-            const char* loc = loc_of(v);
-            if (auto ec = v.get_raw_json_string().get(raw)) return fail_simd(ec, loc);
-            return read_string(raw.raw(), out);
-        }
-        case od::json_type::boolean: {
-            const char* loc = loc_of(v);
-            bool b;
-            if (v.get_bool().get(b)) return fail_at(loc, "invalid literal");
-            out = Value::boolean(b);
-            return true;
-        }
-        case od::json_type::null: {
-            const char* loc = loc_of(v);
-            bool isnull = false;
-            if (v.is_null().get(isnull) || !isnull) return fail_at(loc, "invalid literal");
-            out = Value();
-            return true;
-        }
-        }
-        return fail_at(nullptr, "invalid JSON value");
+    void close_array(ValueStack& stack, std::uint32_t start) {
+        std::size_t n = stack.size() - start;
+        void* mem = arena_.allocate(sizeof(SeqNode) + n * sizeof(Value));
+        auto* node = new (mem) SeqNode(detail::NodeType::Array, n);
+        arena_.adopt(node);
+        std::memcpy(static_cast<void*>(node->data()), static_cast<const void*>(stack.at(start)), n * sizeof(Value));
+        stack.forget_from(start);
+        stack.push(Value::adopt(Value::Tag::Array, node));
     }
 
-    bool read_array(od::array& arr, std::size_t depth, Value& out) {
-        ArrayBuilder b;
-        for (auto el : arr) {
-            od::value ev;
-            if (auto ec = std::move(el).get(ev)) return fail_simd(ec, here(), "in array");
-            Value x;
-            if (!read_value(ev, depth, x)) return false;
-            b.push_back(std::move(x));
+    // Entries are (key, value) slot pairs from `start`; sorted by key, the
+    // last of equal keys wins.
+    void close_object(ValueStack& stack, std::uint32_t start) {
+        static_assert(sizeof(ObjectEntry) == 2 * sizeof(Value));
+        std::size_t m = (stack.size() - start) / 2;
+        auto* items = reinterpret_cast<ObjectEntry*>(stack.at(start));
+        bool sorted = true;
+        for (std::size_t j = 1; j < m; ++j)
+            if (cmp_key(items[j - 1].key, items[j].key) >= 0) {
+                sorted = false;
+                break;
+            }
+        std::size_t w = m;
+        ObjectNode* node;
+        if (sorted) {
+            node = new_object_node(m);
+            std::memcpy(static_cast<void*>(node->data()), static_cast<const void*>(items), m * sizeof(ObjectEntry));
+        } else {
+            // Sort a permutation (stable: equal keys keep input order).
+            std::vector<std::uint32_t>& ord = st_.order;
+            ord.resize(m);
+            for (std::size_t j = 0; j < m; ++j) ord[j] = static_cast<std::uint32_t>(j);
+            auto less = [items](std::uint32_t a, std::uint32_t b) {
+                int c = cmp_key(items[a].key, items[b].key);
+                return c < 0 || (c == 0 && a < b);
+            };
+            if (m <= 24) {
+                for (std::size_t j = 1; j < m; ++j) {
+                    std::uint32_t t = ord[j];
+                    std::size_t k = j;
+                    while (k > 0 && less(t, ord[k - 1])) {
+                        ord[k] = ord[k - 1];
+                        --k;
+                    }
+                    ord[k] = t;
+                }
+            } else {
+                std::sort(ord.begin(), ord.end(), less);
+            }
+            // Last of each run of equal keys wins; the others are destroyed.
+            w = 0;
+            for (std::size_t j = 0; j < m; ++j)
+                if (j + 1 == m || cmp_key(items[ord[j]].key, items[ord[j + 1]].key) != 0) ord[w++] = ord[j];
+                else items[ord[j]].~ObjectEntry();
+            node = new_object_node(w);
+            for (std::size_t j = 0; j < w; ++j)
+                std::memcpy(static_cast<void*>(node->data() + j), static_cast<const void*>(items + ord[j]),
+                            sizeof(ObjectEntry));
         }
-        out = b.build();
-        return true;
+        stack.forget_from(start);
+        stack.push(Value::adopt(Value::Tag::Object, node));
     }
 
-    bool read_object(od::object& obj, std::size_t depth, Value& out) {
-        ObjectBuilder b;
-        for (auto field : obj) {
-            od::field f;
-            if (auto ec = std::move(field).get(f)) return fail_simd(ec, here(), "in object");
-            Value key;
-            if (!read_string(f.key().raw(), key)) return false;
-            Value x;
-            if (!read_value(f.value(), depth, x)) return false;
-            b.insert(std::move(key), std::move(x));
-        }
-        out = b.build(DuplicateKeys::LastWins);
-        return true;
+    ObjectNode* new_object_node(std::size_t n) {
+        void* mem = arena_.allocate(sizeof(ObjectNode) + n * sizeof(ObjectEntry));
+        auto* node = new (mem) ObjectNode(n);
+        arena_.adopt(node);
+        return node;
     }
 
-    const char* loc_of(od::value& v) {
-        const char* loc = nullptr;
-        if (v.current_location().get(loc) != simdjson::SUCCESS) return here();
-        return loc;
-    }
-    const char* here() { return doc_ ? where(*doc_) : nullptr; }
-
-    bool read_document(od::document& doc, Value& out) {
-        doc_ = &doc;
-        od::json_type t;
-        if (auto ec = doc.type().get(t)) return fail_simd(ec, where(doc));
-        switch (t) {
-        case od::json_type::array: {
-            if (limits_.max_depth == 0) return fail_at(where(doc), depth_message());
-            od::array arr;
-            if (auto ec = doc.get_array().get(arr)) return fail_simd(ec, where(doc));
-            if (!read_array(arr, 1, out)) return false;
-            break;
-        }
-        case od::json_type::object: {
-            if (limits_.max_depth == 0) return fail_at(where(doc), depth_message());
-            od::object obj;
-            if (auto ec = doc.get_object().get(obj)) return fail_simd(ec, where(doc));
-            if (!read_object(obj, 1, out)) return false;
-            break;
-        }
-        case od::json_type::number: {
-            std::string_view tok;
-            if (auto ec = doc.raw_json_token().get(tok)) return fail_simd(ec, where(doc));
-            if (!read_number(tok, out)) return false;
-            break;
-        }
-        case od::json_type::string: {
-            const char* loc = where(doc);
-            od::raw_json_string raw;
-            if (auto ec = doc.get_raw_json_string().get(raw)) return fail_simd(ec, loc);
-            if (!read_string(raw.raw(), out)) return false;
-            break;
-        }
-        case od::json_type::boolean: {
-            const char* loc = where(doc);
-            bool b;
-            if (doc.get_bool().get(b)) return fail_at(loc, "invalid literal");
-            out = Value::boolean(b);
-            scalar_end_ = loc + (b ? 4 : 5);
-            break;
-        }
-        case od::json_type::null: {
-            const char* loc = where(doc);
-            bool isnull = false;
-            if (doc.is_null().get(isnull) || !isnull) return fail_at(loc, "invalid literal");
-            out = Value();
-            scalar_end_ = loc + 4;
-            break;
-        }
-        }
-        const char* end = base_ + text_.size();
-        const char* rest = nullptr;
-        if (t != od::json_type::array && t != od::json_type::object) rest = scalar_end_;
-        else if (doc.current_location().get(rest) != simdjson::SUCCESS) rest = nullptr;
-        if (rest) {
-            while (rest < end && (*rest == ' ' || *rest == '\n' || *rest == '\r' || *rest == '\t')) ++rest;
-            if (rest < end) return fail_at(rest, "unexpected content after JSON value");
-        }
-        return true;
-    }
-
-    ParseError error_;
-    bool failed_ = false;
-
-private:
     std::string_view text_;
     const char* base_;
+    const std::uint32_t* idx_;
+    std::uint32_t n_;
     const Limits& limits_;
     ThreadState& st_;
-    od::document* doc_ = nullptr;
-    const char* scalar_end_ = nullptr;
+    NodeArena arena_;
+    bool failed_ = false;
 };
 
 // Position of the first byte that is neither whitespace: used when simdjson
@@ -369,8 +674,8 @@ ParseResult parse_json(std::string_view text, const Limits& limits) {
                             std::to_string(limits.max_input_bytes) + ")";
         return res;
     }
-    if (std::size_t bad = utf8::find_invalid(text); bad != std::string_view::npos) {
-        res.error = make_parse_error(text, bad, "invalid UTF-8 in JSON input");
+    if (text.size() > simdjson::SIMDJSON_MAXSIZE_BYTES - simdjson::SIMDJSON_PADDING) {
+        res.error.message = "JSON input too large: " + std::to_string(text.size()) + " bytes";
         return res;
     }
     ThreadState& st = thread_state();
@@ -382,35 +687,42 @@ ParseResult parse_json(std::string_view text, const Limits& limits) {
     }
     if (!text.empty()) std::memcpy(st.buf.get(), text.data(), text.size());
     std::memset(st.buf.get() + text.size(), 0, simdjson::SIMDJSON_PADDING);
-    // simdjson's own structural depth limit sits above ours so that our
-    // message (which names the limit) is the one the caller sees.
-    std::size_t want_depth = std::max<std::size_t>(limits.max_depth + 2, simdjson::DEFAULT_MAX_DEPTH);
-    if (st.depth_cap < want_depth || st.parser.capacity() < text.size()) {
-        std::size_t cap = std::max<std::size_t>(st.parser.capacity(), text.size());
-        if (cap == 0) cap = 4096;
-        if (st.parser.allocate(cap, want_depth) != simdjson::SUCCESS) {
+    if (!st.stage1 || st.stage1_cap < text.size()) {
+        std::size_t cap = std::max<std::size_t>({text.size(), st.stage1_cap * 2, 4096});
+        cap = std::min<std::size_t>(cap, simdjson::SIMDJSON_MAXSIZE_BYTES);
+        simdjson::error_code ec =
+            st.stage1 ? st.stage1->set_capacity(cap)
+                      : simdjson::get_active_implementation()->create_dom_parser_implementation(
+                            cap, simdjson::DEFAULT_MAX_DEPTH, st.stage1);
+        if (ec != simdjson::SUCCESS) {
+            st.stage1.reset();
+            st.stage1_cap = 0;
             res.error.message = "JSON parser allocation failed";
             return res;
         }
-        st.depth_cap = want_depth;
+        st.stage1_cap = cap;
     }
 
     const char* base = st.buf.get();
-    Reader reader(text, base, limits, st);
-    od::document doc;
-    if (auto ec = st.parser.iterate(base, text.size(), st.buf_cap).get(doc)) {
-        if (ec == simdjson::EMPTY) {
+    simdjson::error_code ec = simdjson::EMPTY;
+    if (!text.empty())
+        ec = st.stage1->stage1(reinterpret_cast<const std::uint8_t*>(base), text.size(),
+                               simdjson::stage1_mode::regular);
+    if (ec != simdjson::SUCCESS) {
+        // Invalid UTF-8 is reported first, wherever it is.
+        if (std::size_t bad = utf8::find_invalid(text); bad != std::string_view::npos) {
+            res.error = make_parse_error(text, bad, "invalid UTF-8 in JSON input");
+        } else if (ec == simdjson::EMPTY) {
             res.error = make_parse_error(text, text.size(), "empty JSON input");
-        } else if (ec == simdjson::DEPTH_ERROR) {
-            res.error = make_parse_error(text, first_problem_hint(text), reader.depth_message());
         } else {
             res.error = make_parse_error(text, structural_error_offset(text, ec),
                                          std::string("invalid JSON (") + simdjson::error_message(ec) + ")");
         }
         return res;
     }
+    Reader reader(text, base, st.stage1->structural_indexes.get(), st.stage1->n_structural_indexes, limits, st);
     Value out;
-    if (!reader.read_document(doc, out)) {
+    if (!reader.parse(out)) {
         res.error = std::move(reader.error_);
         return res;
     }
@@ -427,72 +739,188 @@ constexpr char kHex[] = "0123456789abcdef";
 
 inline bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\' || c >= 0x80; }
 
+// First byte in [p, e) that needs_escape(), or e.
+inline const char* find_escape(const char* p, const char* e) noexcept {
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    while (e - p >= 16) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        // Signed: bytes >= 0x80 are negative, so "< 0x20" catches them too.
+        __m128i hit = _mm_or_si128(_mm_cmplt_epi8(v, space),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+        if (int m = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(m));
+        p += 16;
+    }
+#endif
+    while (p < e && !needs_escape(static_cast<unsigned char>(*p))) ++p;
+    return p;
+}
+
+// Output cursor over a std::string: space is reserved ahead, bytes are
+// stored through a raw pointer, and the string is trimmed in finish().
+class Out {
+public:
+    explicit Out(std::string& s) : s_(s), base_(s.size()) {
+        p_ = s_.data() + s_.size();
+        end_ = p_;
+    }
+    void reserve(std::size_t n) {
+        if (static_cast<std::size_t>(end_ - p_) < n) grow(n);
+    }
+    void put(char c) { *p_++ = c; }  // after reserve()
+    void put(const char* d, std::size_t n) {
+        if (n) std::memcpy(p_, d, n);  // d may be null when n == 0
+        p_ += n;
+    }
+    void lit(std::string_view t) {  // reserves
+        reserve(t.size());
+        put(t.data(), t.size());
+    }
+    void finish() { s_.resize(static_cast<std::size_t>(p_ - s_.data())); }
+    // Appends through std::string functions.
+    template <class F>
+    void via_string(F f) {
+        finish();
+        f(s_);
+        p_ = s_.data() + s_.size();
+        end_ = p_;
+    }
+    void string(std::string_view s);
+
+private:
+    void grow(std::size_t n) {
+        std::size_t used = static_cast<std::size_t>(p_ - s_.data());
+        std::size_t size = std::max({used + n, s_.size() * 2, base_ + 256});
+        s_.resize(size);
+        p_ = s_.data() + used;
+        end_ = s_.data() + s_.size();
+    }
+    std::string& s_;
+    std::size_t base_;
+    char* p_;
+    char* end_;
+};
+
+void Out::string(std::string_view s) {
+    const char* p = s.data();
+    const char* e = p + s.size();
+    reserve(s.size() + 2);
+    put('"');
+    for (;;) {
+        const char* q = find_escape(p, e);
+        reserve(static_cast<std::size_t>(q - p) + 8);
+        put(p, static_cast<std::size_t>(q - p));
+        if (q == e) break;
+        auto c = static_cast<unsigned char>(*q);
+        if (c >= 0x80) {
+            std::size_t len = utf8::sequence_length(s, static_cast<std::size_t>(q - s.data()));
+            if (len == 0) {
+                put("\\ufffd", 6);
+                p = q + 1;
+            } else if (len == 3 && c == 0xE2 && static_cast<unsigned char>(q[1]) == 0x80 &&
+                       (static_cast<unsigned char>(q[2]) & 0xFE) == 0xA8) {
+                put(static_cast<unsigned char>(q[2]) == 0xA8 ? "\\u2028" : "\\u2029", 6);
+                p = q + 3;
+            } else {
+                put(q, len);
+                p = q + len;
+            }
+            continue;
+        }
+        switch (c) {
+        case '"': put("\\\"", 2); break;
+        case '\\': put("\\\\", 2); break;
+        case '\n': put("\\n", 2); break;
+        case '\r': put("\\r", 2); break;
+        case '\t': put("\\t", 2); break;
+        case '\b': put("\\b", 2); break;
+        case '\f': put("\\f", 2); break;
+        default:
+            put("\\u00", 4);
+            put(kHex[c >> 4]);
+            put(kHex[c & 0xF]);
+        }
+        p = q + 1;
+    }
+    reserve(1);
+    put('"');
+}
+
 class Writer {
 public:
-    Writer(std::string& out, JsonStyle style) : out_(out), pretty_(style == JsonStyle::Pretty) {}
+    Writer(Out& out, JsonStyle style) : out_(out), pretty_(style == JsonStyle::Pretty) {}
 
     void value(const Value& v, std::size_t indent) {
-        switch (v.kind()) {
-        case Kind::Null: out_ += "null"; return;
-        case Kind::Boolean: out_ += v.as_bool() ? "true" : "false"; return;
-        case Kind::Number: {
-            std::int64_t i;
-            if (v.tag() == Value::Tag::Int && v.as_int64(i)) {
-                fmt::format_int f(i);
-                out_.append(f.data(), f.size());
-            } else {
-                v.as_number().append_to(out_);
-            }
+        switch (v.tag()) {
+        case Value::Tag::Null: out_.lit("null"); return;
+        case Value::Tag::False: out_.lit("false"); return;
+        case Value::Tag::True: out_.lit("true"); return;
+        case Value::Tag::Int: {
+            std::int64_t i = 0;
+            v.as_int64(i);
+            fmt::format_int f(i);
+            out_.reserve(f.size());
+            out_.put(f.data(), f.size());
             return;
         }
-        case Kind::String: append_json_string(out_, v.as_string()); return;
-        case Kind::Array: seq(v.array_elements(), indent); return;
-        case Kind::Set: seq(v.set_elements(), indent); return;
-        case Kind::Object: object(v, indent); return;
+        case Value::Tag::Float:
+        case Value::Tag::NumHeap: out_.via_string([&](std::string& s) { v.as_number().append_to(s); }); return;
+        case Value::Tag::String: out_.string(v.as_string()); return;
+        case Value::Tag::Array: seq(v.array_elements(), indent); return;
+        case Value::Tag::Set: seq(v.set_elements(), indent); return;
+        case Value::Tag::Object: object(v, indent); return;
         }
     }
 
 private:
     void newline(std::size_t indent) {
-        out_.push_back('\n');
-        out_.append(indent * 2, ' ');
+        out_.reserve(1 + indent * 2);
+        out_.put('\n');
+        for (std::size_t i = 0; i < indent; ++i) out_.put("  ", 2);
     }
 
     void seq(std::span<const Value> items, std::size_t indent) {
-        out_.push_back('[');
+        out_.reserve(2);
+        out_.put('[');
         for (std::size_t i = 0; i < items.size(); ++i) {
-            if (i) out_.push_back(',');
+            if (i) {
+                out_.reserve(1);
+                out_.put(',');
+            }
             if (pretty_) newline(indent + 1);
             value(items[i], indent + 1);
         }
         if (pretty_ && !items.empty()) newline(indent);
-        out_.push_back(']');
+        out_.reserve(1);
+        out_.put(']');
     }
 
-    void member(std::string_view key_json, const Value& val, bool first, std::size_t indent) {
-        if (!first) out_.push_back(',');
+    void member(std::string_view key, const Value& val, bool first, std::size_t indent) {
+        if (!first) {
+            out_.reserve(1);
+            out_.put(',');
+        }
         if (pretty_) newline(indent + 1);
-        out_ += key_json;
-        out_.push_back(':');
-        if (pretty_) out_.push_back(' ');
+        out_.string(key);
+        out_.reserve(2);
+        out_.put(':');
+        if (pretty_) out_.put(' ');
         value(val, indent + 1);
     }
 
     void object(const Value& v, std::size_t indent) {
         auto entries = v.object_entries();
-        bool all_strings = std::all_of(entries.begin(), entries.end(),
-                                       [](const ObjectEntry& e) { return e.key.is_string(); });
-        out_.push_back('{');
-        if (all_strings) {
-            std::string key;
-            for (std::size_t i = 0; i < entries.size(); ++i) {
-                if (i) out_.push_back(',');
-                if (pretty_) newline(indent + 1);
-                append_json_string(out_, entries[i].key.as_string());
-                out_.push_back(':');
-                if (pretty_) out_.push_back(' ');
-                value(entries[i].value, indent + 1);
+        bool all_strings = true;
+        for (const ObjectEntry& e : entries)
+            if (!e.key.is_string()) {
+                all_strings = false;
+                break;
             }
+        out_.reserve(2);
+        out_.put('{');
+        if (all_strings) {
+            for (std::size_t i = 0; i < entries.size(); ++i)
+                member(entries[i].key.as_string(), entries[i].value, i == 0, indent);
         } else {
             // Non-string keys: key text is the key's compact JSON; order by it.
             struct K {
@@ -511,71 +939,32 @@ private:
             bool first = true;
             for (std::size_t i = 0; i < keys.size(); ++i) {
                 if (i > 0 && keys[i].text == keys[i - 1].text) continue;
-                std::string kj;
-                append_json_string(kj, keys[i].text);
-                member(kj, *keys[i].val, first, indent);
+                member(keys[i].text, *keys[i].val, first, indent);
                 first = false;
             }
         }
         if (pretty_ && !entries.empty()) newline(indent);
-        out_.push_back('}');
+        out_.reserve(1);
+        out_.put('}');
     }
 
-    std::string& out_;
+    Out& out_;
     bool pretty_;
 };
 
 } // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
-    out.push_back('"');
-    std::size_t i = 0, n = s.size(), run = 0;
-    while (i < n) {
-        auto c = static_cast<unsigned char>(s[i]);
-        if (!needs_escape(c)) {
-            ++i;
-            continue;
-        }
-        out.append(s.data() + run, i - run);
-        if (c >= 0x80) {
-            std::size_t len = utf8::sequence_length(s, i);
-            if (len == 0) {
-                out += "\\ufffd";
-                ++i;
-            } else if (len == 3 && c == 0xE2 && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-                       (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xA8) {
-                out += static_cast<unsigned char>(s[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
-                i += 3;
-            } else {
-                out.append(s.data() + i, len);
-                i += len;
-            }
-            run = i;
-            continue;
-        }
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-            out += "\\u00";
-            out.push_back(kHex[c >> 4]);
-            out.push_back(kHex[c & 0xF]);
-        }
-        ++i;
-        run = i;
-    }
-    out.append(s.data() + run, n - run);
-    out.push_back('"');
+    Out o(out);
+    o.string(s);
+    o.finish();
 }
 
 void append_json(std::string& out, const Value& v, JsonStyle style) {
-    Writer w(out, style);
+    Out o(out);
+    Writer w(o, style);
     w.value(v, 0);
+    o.finish();
 }
 
 std::string to_json(const Value& v, JsonStyle style) {

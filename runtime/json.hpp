@@ -1,4 +1,5 @@
-// JSON in (simdjson On-Demand) and out (compact and pretty), OPA-compatible.
+// JSON in (simdjson's SIMD stage 1, then our own tree builder; json.cpp) and
+// out (compact and pretty), OPA-compatible.
 //
 // Reading:
 //   * numbers keep their exact value: integers of any size stay exact (the raw
@@ -10,8 +11,9 @@
 //     is rejected with its byte offset and line:column.
 //   * duplicate object keys: the last one wins (Go's encoding/json).
 //   * limits (limits.hpp): nesting depth and input size give clear errors.
-//   * a thread-local simdjson parser and padded buffer are reused, so parsing
-//     on a server thread allocates only the resulting Values.
+//   * a thread-local stage-1 index, padded buffer and build stack are reused;
+//     the resulting Values' nodes come from a few large arena chunks
+//     (node_arena.hpp) and equal object keys share one string node.
 //
 // Writing (Go's encoding/json with SetEscapeHTML(false), as OPA prints):
 //   * object keys in canonical order; string keys are therefore bytewise

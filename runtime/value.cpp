@@ -1,6 +1,7 @@
 #include "runtime/value.hpp"
 
 #include "runtime/hash.hpp"
+#include "runtime/node_arena.hpp"
 
 #include <algorithm>
 #include <new>
@@ -86,7 +87,7 @@ void destroy_node(Node* n) noexcept {
     case NodeType::String: {
         auto* s = static_cast<StringNode*>(n);
         s->~StringNode();
-        ::operator delete(s);
+        free_node_memory(s);
         return;
     }
     case NodeType::Array:
@@ -95,7 +96,7 @@ void destroy_node(Node* n) noexcept {
         Value* d = s->data();
         for (std::size_t i = 0; i < s->size; ++i) d[i].~Value();
         s->~SeqNode();
-        ::operator delete(s);
+        free_node_memory(s);
         return;
     }
     case NodeType::Object: {
@@ -103,7 +104,7 @@ void destroy_node(Node* n) noexcept {
         ObjectEntry* d = o->data();
         for (std::size_t i = 0; i < o->size; ++i) d[i].~ObjectEntry();
         o->~ObjectNode();
-        ::operator delete(o);
+        free_node_memory(o);
         return;
     }
     case NodeType::Number: destroy_number_node(n); return;
@@ -333,9 +334,25 @@ Value SetBuilder::build() {
 
 namespace {
 
+// Stable (equal keys keep insertion order, which the de-duplication relies
+// on). Objects are usually small or already sorted: those need no buffer.
 void sort_entries(std::vector<ObjectEntry>& items) {
     auto less = [](const ObjectEntry& a, const ObjectEntry& b) { return compare(a.key, b.key) < 0; };
-    if (!std::is_sorted(items.begin(), items.end(), less)) std::stable_sort(items.begin(), items.end(), less);
+    if (std::is_sorted(items.begin(), items.end(), less)) return;
+    if (items.size() > 16) {
+        std::stable_sort(items.begin(), items.end(), less);
+        return;
+    }
+    for (std::size_t i = 1; i < items.size(); ++i) {
+        if (!less(items[i], items[i - 1])) continue;
+        ObjectEntry t = std::move(items[i]);
+        std::size_t j = i;
+        do {
+            items[j] = std::move(items[j - 1]);
+            --j;
+        } while (j > 0 && less(t, items[j - 1]));
+        items[j] = std::move(t);
+    }
 }
 
 Value make_object(std::vector<ObjectEntry>& items, std::size_t n) {

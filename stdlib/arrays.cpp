@@ -1,11 +1,69 @@
-// array.*
+// array.concat, array.slice, array.reverse, array.flatten
+
+#include <algorithm>
+#include <optional>
 
 #include "stdlib/builtin_helpers.hpp"
 
 namespace gavel::stdlib {
 
+namespace {
+
+// OPA's IntOperand: a number that is integral (and fits a machine int).
+std::optional<BuiltinResult> int_operand(const Value& v, std::size_t operand, int64_t& out) {
+    if (!v.is_number()) return type_error(operand, "number", v);
+    if (!v.as_int64(out))
+        return BuiltinResult::type_error("operand " + std::to_string(operand) +
+                                         " must be integer number but got floating-point number");
+    return std::nullopt;
+}
+
+}  // namespace
+
 void register_arrays(Registry& r) {
-    (void)r;  // the family's builtins are being written
+    declare(r, "array.concat", 2, [](Args a, BuiltinContext&) {
+        if (!a[0].is_array()) return type_error(1, "array", a[0]);
+        if (!a[1].is_array()) return type_error(2, "array", a[1]);
+        if (a[1].size() == 0) return BuiltinResult::of(a[0]);
+        if (a[0].size() == 0) return BuiltinResult::of(a[1]);
+        runtime::ArrayBuilder b(a[0].size() + a[1].size());
+        for (const auto& v : a[0].array_elements()) b.push_back(v);
+        for (const auto& v : a[1].array_elements()) b.push_back(v);
+        return BuiltinResult::of(b.build());
+    });
+    declare(r, "array.slice", 3, [](Args a, BuiltinContext&) {
+        if (!a[0].is_array()) return type_error(1, "array", a[0]);
+        int64_t start = 0, stop = 0;
+        if (auto err = int_operand(a[1], 2, start)) return *err;
+        if (auto err = int_operand(a[2], 3, stop)) return *err;
+        // Clamp both ends into [0, len] and start to stop, as OPA does.
+        const auto len = static_cast<int64_t>(a[0].size());
+        stop = std::clamp<int64_t>(stop, 0, len);
+        start = std::clamp<int64_t>(start, 0, stop);
+        const auto elems = a[0].array_elements();
+        runtime::ArrayBuilder b(static_cast<std::size_t>(stop - start));
+        for (int64_t i = start; i < stop; ++i) b.push_back(elems[static_cast<std::size_t>(i)]);
+        return BuiltinResult::of(b.build());
+    });
+    declare(r, "array.reverse", 1, [](Args a, BuiltinContext&) {
+        if (!a[0].is_array()) return type_error(1, "array", a[0]);
+        const auto elems = a[0].array_elements();
+        runtime::ArrayBuilder b(elems.size());
+        for (std::size_t i = elems.size(); i-- > 0;) b.push_back(elems[i]);
+        return BuiltinResult::of(b.build());
+    });
+    // One level only: nested arrays inside the elements stay as they are.
+    declare(r, "array.flatten", 1, [](Args a, BuiltinContext&) {
+        if (!a[0].is_array()) return type_error(1, "array", a[0]);
+        runtime::ArrayBuilder b(a[0].size());
+        for (const auto& v : a[0].array_elements()) {
+            if (v.is_array())
+                for (const auto& inner : v.array_elements()) b.push_back(inner);
+            else
+                b.push_back(v);
+        }
+        return BuiltinResult::of(b.build());
+    });
 }
 
 }  // namespace gavel::stdlib

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 
 #include "stdlib/unicode_text.hpp"
 
@@ -259,6 +260,7 @@ public:
                         if (c == 'v') {
                             sharp_v_ = sharp_;
                             sharp_ = false;
+                            plus_v_ = plus_;
                             plus_ = false;
                         }
                         print_arg(a[arg_num], static_cast<char32_t>(c));
@@ -330,6 +332,7 @@ public:
                 if (verb == 'v') {
                     sharp_v_ = sharp_;
                     sharp_ = false;
+                    plus_v_ = plus_;
                     plus_ = false;
                 }
                 print_arg(a[arg_num], verb);
@@ -350,13 +353,13 @@ public:
     }
 
 private:
-    bool plus_ = false, minus_ = false, sharp_ = false, space_ = false, zero_ = false, sharp_v_ = false;
+    bool plus_ = false, minus_ = false, sharp_ = false, space_ = false, zero_ = false, sharp_v_ = false, plus_v_ = false;
     bool wid_present_ = false, prec_present_ = false;
     std::int64_t wid_ = 0, prec_ = 0;
     bool reordered_ = false, good_arg_num_ = true;
 
     void clear_flags() {
-        plus_ = minus_ = sharp_ = space_ = zero_ = sharp_v_ = false;
+        plus_ = minus_ = sharp_ = space_ = zero_ = sharp_v_ = plus_v_ = false;
         wid_present_ = prec_present_ = false;
         wid_ = prec_ = 0;
     }
@@ -684,12 +687,14 @@ private:
                 buf += ')';
                 return;
         }
+        // fmt.State.Flag reports '+' and '#' for %+v and %#v too.
+        bool plus = plus_ || plus_v_, sharp = sharp_ || sharp_v_;
         std::string sign;
         if (a.big < 0) sign = "-";
-        else if (plus_) sign = "+";
+        else if (plus) sign = "+";
         else if (space_) sign = " ";
         std::string prefix;
-        if (sharp_) {
+        if (sharp) {
             if (verb == 'b') prefix = "0b";
             else if (verb == 'o') prefix = "0";
             else if (verb == 'x') prefix = "0x";

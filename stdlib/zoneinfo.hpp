@@ -41,6 +41,7 @@ public:
     std::vector<std::int64_t> transitions;      // ascending
     std::vector<std::uint8_t> transition_type;  // index into types
     std::vector<Offset> types;
+    std::vector<bool> is_dst;                   // per type
     bool has_footer = false;
     PosixTz footer;
 };

@@ -1,9 +1,198 @@
-// Builtins of the strings families: edge cases beyond the conformance suite.
+// Builtins of the strings, regex, glob and casts families: edge cases beyond
+// the conformance suite (unicode, Go's fmt forms, big numbers, errors).
 
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
+#include "runtime/json.hpp"
 #include "stdlib/registry.hpp"
+
+namespace {
+
+using gavel::runtime::Value;
+using gavel::stdlib::BuiltinResult;
+using Status = BuiltinResult::Status;
+
+// Calls builtin `name` with operands given as JSON texts.
+BuiltinResult call(const std::string& name, const std::vector<std::string>& json_args) {
+    const auto* b = gavel::stdlib::Registry::standard().find(name);
+    REQUIRE_MESSAGE(b != nullptr, name);
+    std::vector<Value> args;
+    for (const auto& j : json_args) {
+        auto parsed = gavel::runtime::parse_json(j);
+        REQUIRE_MESSAGE(parsed.ok, j);
+        args.push_back(parsed.value);
+    }
+    gavel::stdlib::BuiltinContext ctx;
+    return b->impl(args, ctx);
+}
+
+// The result as JSON, or "error: <message>" / "undefined".
+std::string eval(const std::string& name, const std::vector<std::string>& json_args) {
+    auto r = call(name, json_args);
+    switch (r.status) {
+        case Status::Value: return gavel::runtime::to_json(r.value);
+        case Status::Undefined: return "undefined";
+        case Status::TypeError: return "type error: " + r.message;
+        case Status::BuiltinError: return "error: " + r.message;
+    }
+    return "?";
+}
+
+std::string fmt_go(const std::string& format, const std::string& args_json) {
+    auto r = call("sprintf", {"\"" + format + "\"", args_json});
+    REQUIRE(r.status == Status::Value);
+    return std::string(r.value.as_string());
+}
+
+}  // namespace
 
 TEST_CASE("stdlib strings: sprintf is registered") {
     CHECK(gavel::stdlib::Registry::standard().find("sprintf") != nullptr);
+}
+
+TEST_CASE("stdlib strings: sprintf follows Go's fmt for each operand type") {
+    CHECK(fmt_go("%d|%5d|%-5d|%05d|%+d", "[42, 42, 42, -42, 42]") == "42|   42|42   |-0042|+42");
+    CHECK(fmt_go("%x|%X|%o|%O|%b|%#x|%#o", "[255, 255, 8, 8, 5, 255, 8]") == "ff|FF|10|0o10|101|0xff|010");
+    CHECK(fmt_go("%.2f|%e|%g|%v", "[3.14159, 1234.5678, 0.00001, 2.5]") == "3.14|1.234568e+03|1e-05|2.5");
+    CHECK(fmt_go("%s|%q|%x|%.2s|%5.1s|", "[\"héllo\", \"a\\\"b\", \"hi\", \"héllo\", \"xyz\"]") ==
+          "héllo|\"a\\\"b\"|6869|hé|    x|");
+    CHECK(fmt_go("%c|%U|%q", "[955, 955, 955]") == "λ|U+03BB|'λ'");
+    // Non-number, non-string values arrive as their Rego text, i.e. Go strings.
+    CHECK(fmt_go("%v|%s|%d", "[[1, \"a\"], {\"k\": null}, true]") == "[1, \"a\"]|{\"k\": null}|%!d(string=true)");
+    CHECK(fmt_go("%T %T %T %T", "[1, 1.5, \"s\", 123456789012345678901234567890]") == "int float64 string *big.Int");
+}
+
+TEST_CASE("stdlib strings: sprintf error forms are Go's") {
+    CHECK(fmt_go("%d %s", "[1]") == "1 %!s(MISSING)");
+    CHECK(fmt_go("x", "[1, \"y\"]") == "x%!(EXTRA int=1, string=y)");
+    CHECK(fmt_go("%!", "[1]") == "%!!(int=1)");
+    CHECK(fmt_go("100%", "[]") == "100%!(NOVERB)");
+    CHECK(fmt_go("%[3]d", "[1]") == "%!d(BADINDEX)");
+    CHECK(fmt_go("%f", "[\"s\"]") == "%!f(string=s)");
+    CHECK(fmt_go("%%|%[2]d %[1]d", "[1, 2]") == "%|2 1");
+    CHECK(fmt_go("%*d|", "[4, 7]") == "   7|");
+}
+
+TEST_CASE("stdlib strings: sprintf keeps big integers exact") {
+    CHECK(fmt_go("%d|%x|%s", "[18446744073709551617, 18446744073709551617, -18446744073709551617]") ==
+          "18446744073709551617|10000000000000001|-18446744073709551617");
+    CHECK(fmt_go("%08d", "[18446744073709551617]") == "18446744073709551617");
+}
+
+TEST_CASE("stdlib strings: code points, not bytes") {
+    CHECK(eval("indexof", {"\"åäö x\"", "\"x\""}) == "4");
+    CHECK(eval("indexof_n", {"\"ääää\"", "\"ää\""}) == "[0,1,2]");
+    CHECK(eval("indexof", {"\"abc\"", "\"\""}) == "error: empty search character");
+    CHECK(eval("substring", {"\"😀åäö\"", "1", "2"}) == "\"åä\"");
+    CHECK(eval("substring", {"\"abc\"", "1.5", "1"}) == "type error: operand 2 must be integer number but got floating-point number");
+    CHECK(eval("substring", {"\"abc\"", "-1", "1"}) == "error: negative offset");
+    CHECK(eval("strings.reverse", {"\"añb😀\""}) == "\"😀bña\"");
+    CHECK(eval("strings.count", {"\"åå\"", "\"\""}) == "3");
+    CHECK(eval("split", {"\"aé\"", "\"\""}) == "[\"a\",\"é\"]");
+}
+
+TEST_CASE("stdlib strings: Unicode case mapping") {
+    CHECK(eval("upper", {"\"straße ǆ σ ı\""}) == "\"STRAßE Ǆ Σ I\"");  // simple mapping: ß stays
+    CHECK(eval("upper", {"\"åäö ÿ\""}) == "\"ÅÄÖ Ÿ\"");
+    CHECK(eval("lower", {"\"ÅÄÖ ΣΑΣ Я\""}) == "\"åäö σασ я\"");
+}
+
+TEST_CASE("stdlib strings: trimming with unicode cutsets") {
+    CHECK(eval("trim", {"\"¡¡x¡\"", "\"¡\""}) == "\"x\"");
+    CHECK(eval("trim_space", {"\"\\u00a0 x \\u2003\""}) == "\"x\"");
+    CHECK(eval("trim_left", {"\"aab\"", "\"a\""}) == "\"b\"");
+    CHECK(eval("trim_suffix", {"\"a.go\"", "\".go\""}) == "\"a\"");
+}
+
+TEST_CASE("stdlib strings: replace and replace_n follow Go's Replacer") {
+    CHECK(eval("replace", {"\"abc\"", "\"\"", "\"-\""}) == "\"-a-b-c-\"");
+    CHECK(eval("strings.replace_n", {"{\"a\": \"1\", \"ab\": \"2\", \"b\": \"3\"}", "\"abab\""}) == "\"1313\"");
+    CHECK(eval("strings.replace_n", {"{\"a\": 1}", "\"a\""}) == "type error: operand 1 non-string value found in pattern object");
+}
+
+TEST_CASE("stdlib strings: split_n and concat") {
+    CHECK(eval("strings.split_n", {"\"a,b,c\"", "\",\"", "-1"}) == "[\"c\"]");
+    CHECK(eval("concat", {"\"-\"", "[\"a\", 1]"}) == "type error: operand 2 must be array of strings but got array containing number");
+    CHECK(eval("concat", {"\"-\"", "1"}) == "type error: operand 2 must be one of {set, array} but got number");
+}
+
+TEST_CASE("stdlib strings: format_int truncates and handles big integers") {
+    CHECK(eval("format_int", {"-15.9", "16"}) == "\"-f\"");
+    CHECK(eval("format_int", {"36893488147419103232", "2"}) == "\"1" + std::string(65, '0') + "\"");
+    CHECK(eval("format_int", {"1e3", "10"}) == "\"1000\"");
+    CHECK(eval("format_int", {"5", "3"}) == "type error: operand 2 must be one of {2, 8, 10, 16}");
+}
+
+TEST_CASE("stdlib strings: to_number") {
+    CHECK(eval("to_number", {"\"+1.50\""}) == "1.50");
+    CHECK(eval("to_number", {"\".5\""}) == "0.5");
+    CHECK(eval("to_number", {"\"123456789012345678901234567890\""}) == "123456789012345678901234567890");
+    CHECK(eval("to_number", {"\"1e400\""}) == "error: strconv.ParseFloat: parsing \"1e400\": value out of range");
+    CHECK(eval("to_number", {"\" 1\""}) == "error: strconv.ParseFloat: parsing \" 1\": invalid syntax");
+    CHECK(eval("to_number", {"\"-Inf\""}) == "type error: operand 1 must be valid number string but got string");
+    CHECK(eval("to_number", {"[]"}) == "type error: operand 1 must be one of {null, boolean, number, string} but got array");
+}
+
+TEST_CASE("stdlib regex: Go's regexp semantics and error messages") {
+    CHECK(eval("regex.match", {"\"[\"", "\"x\""}) == "error: error parsing regexp: missing closing ]: `[`");
+    CHECK(eval("regex.match", {"\"a)\"", "\"x\""}) == "error: error parsing regexp: unexpected ): `a)`");
+    CHECK(eval("regex.is_valid", {"\"(?P<n>a)\""}) == "true");
+    CHECK(eval("regex.find_n", {"\"a*\"", "\"baaac\"", "-1"}) == "[\"\",\"aaa\",\"\"]");
+    CHECK(eval("regex.split", {"\"x*\"", "\"axbc\""}) == "[\"a\",\"b\",\"c\"]");
+    CHECK(eval("regex.replace", {"\"abc\"", "\"x*\"", "\"-\""}) == "\"-a-b-c-\"");
+    CHECK(eval("regex.replace", {"\"john smith\"", "\"(?P<first>\\\\w+) (?P<last>\\\\w+)\"", "\"${last} $first $$ $9\""}) ==
+          "\"smith john $ \"");
+    CHECK(eval("regex.find_all_string_submatch_n", {"\"(a)|(b)\"", "\"ab\"", "-1"}) == "[[\"a\",\"a\",\"\"],[\"b\",\"\",\"b\"]]");
+    CHECK(eval("regex.find_n", {"\"é\"", "\"ééé\"", "2"}) == "[\"é\",\"é\"]");
+}
+
+TEST_CASE("stdlib regex: template_match") {
+    CHECK(eval("regex.template_match", {"\"urn:{[a-z]+}:x.y\"", "\"urn:abc:x.y\"", "\"{\"", "\"}\""}) == "true");
+    CHECK(eval("regex.template_match", {"\"urn:{[a-z]+}:x.y\"", "\"urn:abc:xzy\"", "\"{\"", "\"}\""}) == "false");
+    CHECK(eval("regex.template_match", {"\"urn:{a\"", "\"x\"", "\"{\"", "\"}\""}) == "error: unbalanced braces in \"urn:{a\"");
+}
+
+TEST_CASE("stdlib glob: gobwas semantics") {
+    CHECK(eval("glob.match", {"\"*.com\"", "[\".\"]", "\"a.b.com\""}) == "false");
+    CHECK(eval("glob.match", {"\"**.com\"", "[\".\"]", "\"a.b.com\""}) == "true");
+    CHECK(eval("glob.match", {"\"{a,b{c,d}}x\"", "null", "\"bdx\""}) == "true");
+    CHECK(eval("glob.match", {"\"[!a-c]?\"", "[\"/\"]", "\"d/\""}) == "false");
+    CHECK(eval("glob.match", {"\"\\\\*x\"", "[]", "\"*x\""}) == "true");
+    CHECK(eval("glob.match", {"\"[a\"", "[]", "\"a\""}) == "error: unexpected end of input");
+    CHECK(eval("glob.match", {"\"a\"", "[\"ab\"]", "\"a\""}) == "type error: operand 2 must be array of runes but got array containing string");
+    CHECK(eval("glob.quote_meta", {"\"{a}[b]*?\\\\\""}) == "\"\\\\{a\\\\}\\\\[b\\\\]\\\\*\\\\?\\\\\\\\\"");
+}
+
+TEST_CASE("stdlib regex: globs_match intersection") {
+    CHECK(eval("regex.globs_match", {"\"a+b\"", "\"aaab*\""}) == "true");
+    CHECK(eval("regex.globs_match", {"\"a+\"", "\"b*\""}) == "false");
+    CHECK(eval("regex.globs_match", {"\"[a-c]x\"", "\".x\""}) == "true");
+    CHECK(eval("regex.globs_match", {"\"*a\"", "\"a\""}) ==
+          "error: input:*a, pos:1, flag '*' must be preceded by a non-flag: the input provided is invalid");
+}
+
+TEST_CASE("stdlib strings: render_template subset") {
+    CHECK(eval("strings.render_template", {"\"{{.a.b}}-{{.n}}-{{.missing}}\"", "{\"a\": {\"b\": \"x\"}, \"n\": 1.5}"}) ==
+          "\"x-1.5-<undefined>\"");
+    CHECK(eval("strings.render_template", {"\"{{range $k, $v := .m}}{{$k}}={{$v}};{{end}}\"", "{\"m\": {\"b\": 2, \"a\": [1, 2]}}"}) ==
+          "\"a=[1 2];b=2;\"");
+    CHECK(eval("strings.render_template", {"\"{{if .f}}yes{{else if .g}}g{{else}}no{{end}} {{- \\\" x\\\" -}} !\"", "{\"f\": false, \"g\": true}"}) ==
+          "\"g x!\"");
+    CHECK(eval("strings.render_template", {"\"{{len .xs}} {{index .xs 1}} {{eq .s \\\"a\\\"}}\"", "{\"xs\": [7, 8], \"s\": \"a\"}"}) ==
+          "\"2 8 true\"");
+    CHECK(eval("strings.render_template", {"\"{{template \\\"x\\\"}}\"", "{}"}).starts_with("error: template: template:1:"));
+    CHECK(eval("strings.render_template", {"\"{{if .x}}\"", "{}"}).starts_with("error:"));
+}
+
+TEST_CASE("stdlib casts: deprecated casts are v0-only and type-checked") {
+    const auto* b = gavel::stdlib::Registry::standard().find("cast_set");
+    REQUIRE(b != nullptr);
+    CHECK(b->deprecated);
+    CHECK(gavel::stdlib::Registry::standard().find("re_match")->deprecated);
+    CHECK(eval("cast_set", {"[2, 1, 2]"}) == "[1,2]");
+    CHECK(eval("cast_array", {"\"x\""}) == "type error: operand 1 must be one of {array, set} but got string");
+    CHECK(eval("cast_object", {"[]"}) == "type error: operand 1 must be object but got array");
 }

@@ -1,0 +1,34 @@
+#pragma once
+// Go's time layouts ("2006-01-02T15:04:05Z07:00") for formatting and parsing,
+// and Go's duration syntax ("1h30m", plus OPA's d/w/y), with Go's error texts.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "stdlib/zoneinfo.hpp"
+
+namespace gavel::stdlib::go_time {
+
+// An instant with the zone offset it is shown in.
+struct Time {
+    std::int64_t sec = 0;   // Unix seconds
+    std::int32_t nsec = 0;  // 0..999'999'999
+    zoneinfo::Offset offset{0, "UTC"};
+};
+
+// Go's Time.Format.
+std::string format(const Time& t, std::string_view layout);
+
+// Go's time.Parse (default zone UTC). On failure `error` is Go's message:
+// parsing time "x" as "y": cannot parse "x" as "2006".
+std::optional<Time> parse(std::string_view layout, std::string_view value, std::string& error);
+
+// Go's time.ParseDuration, also accepting d (24h), w (7d) and y (365d).
+std::optional<std::int64_t> parse_duration(std::string_view s, std::string& error);
+
+// Go's quote() in time error messages: non-ASCII and control bytes as \xNN.
+std::string quote(std::string_view s);
+
+}  // namespace gavel::stdlib::go_time

@@ -1,0 +1,312 @@
+// yaml.marshal, yaml.unmarshal, yaml.is_valid.
+//
+// OPA converts values to YAML through JSON (sigs.k8s.io/yaml over go-yaml
+// v2), so the output follows go-yaml's block style: mapping keys sorted in
+// go-yaml's "natural" order (digit runs compared as numbers), sequences
+// inside mappings not indented, empty collections as {} and [], strings
+// quoted only when a plain scalar would read back as something else or is
+// not allowed, multi-line strings as literal blocks.
+
+#include <algorithm>
+
+#include "runtime/json.hpp"
+#include "runtime/yaml.hpp"
+
+#include "stdlib/builtin_helpers.hpp"
+#include "stdlib/object_family.hpp"
+
+namespace gavel::stdlib {
+
+namespace {
+
+// ---- scalars --------------------------------------------------------------------
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80; }
+
+// Would go-yaml v2 read this plain scalar as something other than a string
+// (null, bool incl. YAML 1.1 words, int, float, .inf/.nan, timestamp)?
+bool resolves_to_non_string(std::string_view s) {
+    if (s.empty()) return true;
+    static const char* const words[] = {"~",     "null",  "Null", "NULL", "y",     "Y",    "yes",  "Yes",  "YES",
+                                        "n",     "N",     "no",   "No",   "NO",    "true", "True", "TRUE", "false",
+                                        "False", "FALSE", "on",   "On",   "ON",    "off",  "Off",  "OFF",  ".inf",
+                                        ".Inf",  ".INF",  "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
+                                        ".NaN",  ".NAN",  "<<"};
+    for (const char* w : words)
+        if (s == w) return true;
+    // Numbers: [-+]? then digits/underscores, 0x.., 0b.., 0o.., decimals with exponent.
+    std::string_view t = s;
+    if (t[0] == '-' || t[0] == '+') t.remove_prefix(1);
+    if (t.empty()) return false;
+    if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'b' || t[1] == 'o')) return true;
+    bool digits = false, dot = false, exp = false;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        char c = t[i];
+        if (is_digit(c)) digits = true;
+        else if (c == '_' && digits) continue;
+        else if (c == '.' && !dot && !exp) dot = true;
+        else if ((c == 'e' || c == 'E') && digits && !exp) {
+            exp = true;
+            if (i + 1 < t.size() && (t[i + 1] == '+' || t[i + 1] == '-')) ++i;
+            digits = false;
+        } else if (c == ':' && digits && !dot && !exp) {
+            continue;  // base 60 (1:20)
+        } else {
+            // A timestamp 2001-12-14 (and longer forms).
+            return s.size() >= 10 && is_digit(s[0]) && is_digit(s[3]) && s[4] == '-' && is_digit(s[5]) && s[7] == '-';
+        }
+    }
+    return digits;
+}
+
+enum class Style { Plain, Single, Double, Literal };
+
+// go-yaml's emitter analysis, reduced to what block context needs.
+Style choose_style(std::string_view s, bool is_key) {
+    bool special = false, line_breaks = false, block_indicators = false;
+    bool leading_space = false, trailing_space = false, space_break = false, break_space = false;
+    if (s.empty()) return Style::Double;
+    if (s.substr(0, 3) == "---" || s.substr(0, 3) == "...") block_indicators = true;
+    bool prev_space = false, prev_break = false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        bool next_blank = i + 1 >= s.size() || s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\n' || s[i + 1] == '\r';
+        if (i == 0) {
+            switch (c) {
+                case '#': case ',': case '[': case ']': case '{': case '}': case '&': case '*': case '!':
+                case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
+                    block_indicators = true;
+                    break;
+                case '?': case ':': case '-':
+                    if (next_blank) block_indicators = true;
+                    break;
+                default: break;
+            }
+        } else {
+            if (c == ':' && next_blank) block_indicators = true;
+            if (c == '#' && (s[i - 1] == ' ' || s[i - 1] == '\t')) block_indicators = true;
+        }
+        if (c == '\t' || (c < 0x20 && c != '\n') || c == 0x7f) special = true;
+        if (c == ' ') {
+            if (i == 0) leading_space = true;
+            if (i + 1 == s.size()) trailing_space = true;
+            if (prev_break) break_space = true;
+            prev_space = true;
+            prev_break = false;
+        } else if (c == '\n') {
+            line_breaks = true;
+            if (prev_space) space_break = true;
+            prev_break = true;
+            prev_space = false;
+        } else {
+            prev_space = prev_break = false;
+        }
+    }
+    bool plain = !(leading_space || trailing_space || line_breaks || block_indicators || space_break || special || break_space);
+    bool single = !(space_break || special || break_space);
+    if (is_key && line_breaks) return Style::Double;
+    if (line_breaks && !special && !trailing_space) return Style::Literal;
+    if (resolves_to_non_string(s)) return Style::Double;
+    if (plain) return Style::Plain;
+    if (single && !line_breaks) return Style::Single;
+    return Style::Double;
+}
+
+void append_double_quoted(std::string& out, std::string_view s) {
+    static const char* hex = "0123456789ABCDEF";
+    out += '"';
+    for (unsigned char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            case '\0': out += "\\0"; break;
+            default:
+                if (c < 0x20 || c == 0x7f) {
+                    out += "\\x";
+                    out += hex[c >> 4];
+                    out += hex[c & 15];
+                } else {
+                    out += static_cast<char>(c);
+                }
+        }
+    }
+    out += '"';
+}
+
+void append_indent(std::string& out, std::size_t n) { out.append(n, ' '); }
+
+// A scalar string; literal blocks are indented by `indent` + 2.
+void append_string(std::string& out, std::string_view s, std::size_t indent, bool is_key) {
+    switch (choose_style(s, is_key)) {
+        case Style::Plain: out += s; return;
+        case Style::Single:
+            out += '\'';
+            for (char c : s) {
+                if (c == '\'') out += '\'';
+                out += c;
+            }
+            out += '\'';
+            return;
+        case Style::Double: append_double_quoted(out, s); return;
+        case Style::Literal: {
+            std::size_t trailing = 0;
+            while (trailing < s.size() && s[s.size() - 1 - trailing] == '\n') ++trailing;
+            out += '|';
+            if (s[0] == ' ' || s[0] == '\n') out += '2';  // explicit indentation when content starts blank
+            out += trailing == 0 ? "-" : trailing == 1 ? "" : "+";
+            std::string_view body = s.substr(0, s.size() - (trailing == 1 ? 1 : 0));
+            std::size_t start = 0;
+            while (start <= body.size()) {
+                std::size_t nl = body.find('\n', start);
+                std::string_view line = body.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+                out += '\n';
+                if (!line.empty()) {
+                    append_indent(out, indent + 2);
+                    out += line;
+                }
+                if (nl == std::string_view::npos) break;
+                start = nl + 1;
+            }
+            return;
+        }
+    }
+}
+
+// ---- collections ----------------------------------------------------------------
+
+// go-yaml v2's key order: letters bytewise, digit runs by numeric value.
+bool natural_less(std::string_view a, std::string_view b) {
+    for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+        if (a[i] == b[i]) continue;
+        bool al = is_letter(static_cast<unsigned char>(a[i])), bl = is_letter(static_cast<unsigned char>(b[i]));
+        if (al && bl) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+        if (al || bl) return bl;
+        int64_t an = 0, bn = 0;
+        if (a[i] == '0' || b[i] == '0') {
+            for (std::size_t j = i; j-- > 0 && is_digit(a[j]);)
+                if (a[j] != '0') {
+                    an = bn = 1;
+                    break;
+                }
+        }
+        std::size_t ai = i, bi = i;
+        for (; ai < a.size() && is_digit(a[ai]); ++ai) an = an * 10 + (a[ai] - '0');
+        for (; bi < b.size() && is_digit(b[bi]); ++bi) bn = bn * 10 + (b[bi] - '0');
+        if (an != bn) return an < bn;
+        if (ai != bi) return ai < bi;
+        return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+    }
+    return a.size() < b.size();
+}
+
+// JSON object keys: strings as they are, other keys as their JSON text.
+std::string key_text(const Value& k) { return k.is_string() ? std::string(k.as_string()) : runtime::to_json(k); }
+
+bool is_block_collection(const Value& v) {
+    return ((v.is_array() || v.is_set() || v.is_object()) && v.size() > 0);
+}
+
+std::span<const Value> sequence(const Value& v) { return v.is_array() ? v.array_elements() : v.set_elements(); }
+
+void emit(std::string& out, const Value& v, std::size_t indent);
+
+void emit_scalar(std::string& out, const Value& v, std::size_t indent) {
+    if (v.is_string()) append_string(out, v.as_string(), indent, false);
+    else if (v.is_array() || v.is_set()) out += "[]";
+    else if (v.is_object()) out += "{}";
+    else out += runtime::to_json(v);
+}
+
+// Emits a block mapping whose first key goes where the cursor already is.
+void emit_mapping(std::string& out, const Value& v, std::size_t indent) {
+    std::vector<std::pair<std::string, const Value*>> entries;
+    for (const auto& e : v.object_entries()) entries.emplace_back(key_text(e.key), &e.value);
+    std::stable_sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
+    // Keys that print alike (1 and "1") keep the first, as JSON would.
+    entries.erase(std::unique(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+                  entries.end());
+    bool first = true;
+    for (const auto& [key, value] : entries) {
+        if (!first) append_indent(out, indent);
+        first = false;
+        append_string(out, key, indent, true);
+        out += ':';
+        if (is_block_collection(*value)) {
+            out += '\n';
+            if (value->is_object()) {
+                append_indent(out, indent + 2);
+                emit_mapping(out, *value, indent + 2);
+            } else {
+                append_indent(out, indent);
+                emit(out, *value, indent);
+            }
+        } else {
+            out += ' ';
+            emit_scalar(out, *value, indent);
+            out += '\n';
+        }
+    }
+}
+
+// Emits any value at the cursor; ends with a newline.
+void emit(std::string& out, const Value& v, std::size_t indent) {
+    if (v.is_object() && v.size() > 0) {
+        emit_mapping(out, v, indent);
+        return;
+    }
+    if ((v.is_array() || v.is_set()) && v.size() > 0) {
+        bool first = true;
+        for (const auto& item : sequence(v)) {
+            if (!first) append_indent(out, indent);
+            first = false;
+            out += "- ";
+            if (is_block_collection(item)) emit(out, item, indent + 2);
+            else {
+                emit_scalar(out, item, indent);
+                out += '\n';
+            }
+        }
+        return;
+    }
+    emit_scalar(out, v, indent);
+    out += '\n';
+}
+
+// go-yaml's wording for the two errors policies meet most (unclosed flow
+// collections); yaml-cpp's own text otherwise.
+std::string yaml_error(const runtime::ParseError& e) {
+    std::string msg = e.message;
+    const std::string tag = "YAML parse error: ";
+    if (auto p = msg.find(tag); p != std::string::npos) msg = msg.substr(p + tag.size());
+    if (auto p = msg.find(" at line "); p != std::string::npos) msg = msg.substr(0, p);
+    if (msg == "end of sequence flow not found") msg = "did not find expected ',' or ']'";
+    else if (msg == "end of map flow not found") msg = "did not find expected ',' or '}'";
+    if (e.line > 0) return "yaml: line " + std::to_string(e.line) + ": " + msg;
+    return "yaml: " + msg;
+}
+
+}  // namespace
+
+void register_yaml(Registry& r) {
+    declare(r, "yaml.marshal", 1, [](Args a, BuiltinContext&) {
+        std::string out;
+        emit(out, a[0], 0);
+        return BuiltinResult::of(Value::string(out));
+    });
+    declare(r, "yaml.unmarshal", 1, [](Args a, BuiltinContext&) {
+        if (!a[0].is_string()) return type_error(1, "string", a[0]);
+        auto parsed = runtime::load_yaml_data(a[0].as_string());
+        if (!parsed) return BuiltinResult::error(yaml_error(parsed.error));
+        return BuiltinResult::of(std::move(parsed.value));
+    });
+    declare(r, "yaml.is_valid", 1, [](Args a, BuiltinContext&) {
+        if (!a[0].is_string()) return BuiltinResult::of(Value::boolean(false));
+        return BuiltinResult::of(Value::boolean(runtime::load_yaml_data(a[0].as_string()).ok));
+    });
+}
+
+}  // namespace gavel::stdlib
