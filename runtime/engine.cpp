@@ -80,6 +80,7 @@ struct Engine::Impl {
         auto p = std::make_shared<eval::Program>();
         p->builtins = &stdlib::Registry::standard();
         p->custom_builtins = custom;
+        p->v0_compatible = options.v0_compatible;
         p->base_data = data;
         std::vector<const lang::Module*> list;
         for (const auto& [name, m] : modules) list.push_back(&m);

@@ -47,6 +47,10 @@ const Registry& Registry::standard() {
         register_crypto(r);
         register_jwt(r);
         register_net(r);
+        register_walk(r);
+        register_deprecated(r);
+        register_rego(r);
+        register_providers(r);
         return r;
     }();
     return registry;

@@ -34,14 +34,24 @@ struct BuiltinContext {
     // Results of nondeterministic builtins (rand.intn, uuid.rfc4122) by a key of
     // the builtin's choosing, so they are stable within one query.
     std::unordered_map<std::string, runtime::Value> memo;
+    runtime::Value runtime_info = runtime::Value::empty_object();  // opa.runtime()
+    std::function<void(std::string_view)> trace;                    // trace(): a note for the tracer, if any
 };
 
 using BuiltinImpl = std::function<BuiltinResult(std::span<const runtime::Value> args, BuiltinContext& ctx)>;
+
+// A relation (OPA's `walk`) yields many outputs for one call: it hands each to
+// `emit`, which returns false when the caller wants no more. Its own result is
+// undefined when done, or an error.
+using BuiltinEmit = std::function<bool(const runtime::Value& output)>;
+using RelationImpl =
+    std::function<BuiltinResult(std::span<const runtime::Value> args, BuiltinContext& ctx, const BuiltinEmit& emit)>;
 
 struct Builtin {
     std::string name;          // dotted: "count", "io.jwt.decode"
     std::size_t arity = 0;     // number of operands (the result is extra)
     BuiltinImpl impl;
+    RelationImpl relation;     // set instead of impl for relations
     bool deprecated = false;   // only in v0-compatible mode
     bool nondeterministic = false;
     std::string infix;         // operator spelling, if any ("+", "==")
@@ -86,5 +96,9 @@ void register_uuid(Registry& r);
 void register_crypto(Registry& r);
 void register_jwt(Registry& r);
 void register_net(Registry& r);
+void register_walk(Registry& r);
+void register_deprecated(Registry& r);
+void register_rego(Registry& r);
+void register_providers(Registry& r);
 
 }  // namespace gavel::stdlib

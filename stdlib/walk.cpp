@@ -1,5 +1,5 @@
 // walk: every [path, value] pair of a document (see walk.hpp for why it is a
-// relation the evaluator drives rather than a table builtin).
+// relation rather than a function).
 
 #include "stdlib/walk.hpp"
 
@@ -82,6 +82,14 @@ BuiltinResult walk_relation(std::span<const Value> args, BuiltinContext&, const 
     if (args.empty()) return BuiltinResult::undefined();
     walk_pairs(args[0], {}, true, emit);
     return BuiltinResult::undefined();
+}
+
+void register_walk(Registry& r) {
+    Builtin b;
+    b.name = "walk";
+    b.arity = 1;
+    b.relation = walk_relation;
+    r.add(std::move(b));
 }
 
 }  // namespace gavel::stdlib

@@ -1,11 +1,10 @@
 #pragma once
 // walk(x, [path, value]): a relation, not a function. OPA's walk emits one
 // result per node of x (x itself first with path [], then each child in
-// canonical order, depth first), so a call yields many values. The builtin
-// table holds single-valued functions only, so walk is not registered there;
-// the evaluator calls walk_relation for `walk(x, out)` and `out = walk(x)`
-// and unifies `out` with each emitted [path, value] pair, stopping early
-// when `emit` returns false.
+// canonical order, depth first), so a call yields many values. It is
+// registered as a relation (Builtin::relation): the evaluator unifies the
+// output with each emitted [path, value] pair, stopping early when `emit`
+// returns false.
 
 #include <functional>
 #include <optional>

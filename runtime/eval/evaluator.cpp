@@ -943,6 +943,16 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
         return;
     }
     if (!callee.builtin) return;
+    if (callee.builtin->relation) {  // walk: the continuation runs once per output
+        stdlib::BuiltinResult r = callee.builtin->relation(
+            std::span<const Value>(args.data(), args.size()), builtin_context_, [&](const Value& out) {
+                k(out);
+                return !cut_;
+            });
+        if (r.status == stdlib::BuiltinResult::Status::TypeError || r.status == stdlib::BuiltinResult::Status::BuiltinError)
+            builtin_failed(r, callee.name, call.loc);
+        return;
+    }
     stdlib::BuiltinResult r = callee.builtin->impl(std::span<const Value>(args.data(), args.size()), builtin_context_);
     if (r.status == stdlib::BuiltinResult::Status::Value) {
         k(r.value);

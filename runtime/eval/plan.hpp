@@ -155,6 +155,7 @@ struct Program {
     std::map<std::string, stdlib::Builtin> custom_builtins;  // the embedder's own
     const stdlib::Registry* builtins = nullptr;
     bool strict = false;
+    bool v0_compatible = false;  // queries are v0: deprecated builtins allowed
 
     const stdlib::Builtin* find_builtin(std::string_view name) const;
     const DataNode* node_at(const std::vector<std::string>& path) const;

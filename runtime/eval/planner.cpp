@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runtime/eval/term_values.hpp"
+#include "stdlib/rego_metadata.hpp"
 
 namespace gavel::eval {
 
@@ -46,6 +47,9 @@ struct ModuleScope {
     std::vector<std::string> package;                       // below data
     const std::set<std::string>* rule_names = nullptr;      // first path segments of the package's rules
     std::map<std::string, std::vector<std::string>> imports; // alias -> full path ("data"/"input" first)
+    bool rego_v1 = true;                                     // deprecated builtins only in v0 modules
+    const lang::Module* ast = nullptr;                       // for rego.metadata.* (null in queries)
+    const std::vector<const lang::Module*>* all_modules = nullptr;
 };
 
 struct VarScope {
@@ -73,6 +77,7 @@ struct VarScope {
 struct Planner {
     Program& program;
     const ModuleScope* module = nullptr;
+    const lang::Rule* current_rule = nullptr;  // the rule being planned (rego.metadata.*)
     lang::Diagnostics& diags;
     uint32_t next_slot = 0;
     std::vector<std::string> slot_names;
@@ -379,6 +384,9 @@ struct Planner {
         if (callee->function) {
             check_arity(call, callee->name, callee->function->arity, argc);
         } else if (callee->builtin) {
+            if (callee->builtin->deprecated && module->rego_v1)
+                error(call.loc, lang::codes::type_error,
+                      fmt::format("deprecated built-in function calls in expression: {}", callee->name));
             check_arity(call, callee->name, callee->builtin->arity, argc);
         } else if (callee->name != "print") {  // print is variadic; the evaluator handles it
             error(call.loc, lang::codes::type_error, fmt::format("undefined function {}", callee->name));
@@ -399,6 +407,12 @@ struct Planner {
         out.loc = t.loc;
         std::size_t argc = t.elems.size() - 1;
         out.callee = resolve_callee(t, argc);
+        // rego.metadata.rule()/chain() depend only on where they are written: constants.
+        if (argc == 0 && out.callee->builtin && current_rule && module->ast && module->all_modules) {
+            if (out.callee->name == "rego.metadata.rule") return constant(stdlib::metadata_rule(*module->ast, *current_rule), t.loc);
+            if (out.callee->name == "rego.metadata.chain")
+                return constant(stdlib::metadata_chain(*module->all_modules, *module->ast, *current_rule), t.loc);
+        }
         for (std::size_t i = 1; i < t.elems.size(); ++i) out.elems.push_back(plan_term(t.elems[i], scope));
         return out;
     }
@@ -1074,6 +1088,9 @@ lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, 
         ModuleScope& s = scopes[m];
         s.package = package_path(*m);
         s.rule_names = &rule_names[s.package];
+        s.rego_v1 = m->rego_v1;
+        s.ast = m;
+        s.all_modules = &modules;
         for (const auto& imp : m->imports) {
             std::vector<std::string> path;
             for (const auto& p : imp.path->elems) path.push_back(p->text);
@@ -1092,6 +1109,7 @@ lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, 
         }
         Planner planner(program, diags);
         planner.module = &scopes[p.module];
+        planner.current_rule = p.rule;
         auto rule = planner.plan_rule(*p.rule, *p.rule, p.set->kind, p.static_len);
         if (p.rule->is_default) {
             if (p.set->default_rule)
@@ -1108,6 +1126,7 @@ lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, 
             copy.else_rule.reset();
             Planner again(program, diags);
             again.module = &scopes[p.module];
+            again.current_rule = p.rule;
             p.set->rules.push_back(again.plan_rule(copy, copy, p.set->kind, p.static_len));
         }
     }
@@ -1122,6 +1141,7 @@ lang::Diagnostics plan_query(const lang::Body& body, const Program& program, Pla
     ModuleScope empty;
     static const std::set<std::string> no_rules;
     empty.rule_names = &no_rules;
+    empty.rego_v1 = !program.v0_compatible;
     planner.module = &empty;
     VarScope scope;
     planner.declare_body(body, scope);

@@ -1,0 +1,63 @@
+// The `rego` and `opa` families: rego.parse_module, rego.metadata.rule/chain,
+// opa.runtime, and trace.
+
+#include <fmt/format.h>
+
+#include "lang/ast_json.hpp"
+#include "lang/parse.hpp"
+#include "runtime/json.hpp"
+#include "stdlib/builtin_helpers.hpp"
+
+namespace gavel::stdlib {
+
+namespace {
+
+// Go's multierror text, as OPA's parse errors print: "1 error occurred: f:1: code: msg".
+std::string errors_text(const lang::Diagnostics& diags) {
+    std::string out = diags.size() == 1 ? "1 error occurred: " : fmt::format("{} errors occurred:\n", diags.size());
+    bool first = true;
+    for (const auto& d : diags) {
+        if (!first) out += "\n";
+        first = false;
+        out += d.file.empty() ? fmt::format("{}: {}", d.code, d.message)
+                              : fmt::format("{}:{}: {}: {}", d.file, d.line, d.code, d.message);
+    }
+    return out;
+}
+
+BuiltinResult parse_module(Args a, BuiltinContext&) {
+    if (!a[0].is_string()) return type_error(1, "string", a[0]);
+    if (!a[1].is_string()) return type_error(2, "string", a[1]);
+    auto parsed = lang::parse_module(std::string(a[0].as_string()), std::string(a[1].as_string()));
+    if (!parsed.ok()) return BuiltinResult::error(errors_text(parsed.diagnostics));
+    auto json = runtime::parse_json(lang::module_to_json(*parsed.module));
+    if (!json) return BuiltinResult::error("cannot represent the module as JSON: " + json.error.message);
+    return BuiltinResult::of(std::move(json.value));
+}
+
+}  // namespace
+
+void register_rego(Registry& r) {
+    declare(r, "rego.parse_module", 2, parse_module);
+    // Inside a rule the planner replaces these calls by the rule's annotations
+    // (stdlib/rego_metadata.hpp); a query has no rule, hence no annotations.
+    declare(r, "rego.metadata.rule", 0, [](Args, BuiltinContext&) { return BuiltinResult::of(Value::empty_object()); });
+    declare(r, "rego.metadata.chain", 0, [](Args, BuiltinContext&) { return BuiltinResult::of(Value::empty_array()); });
+    {
+        Builtin b;
+        b.name = "opa.runtime";
+        b.arity = 0;
+        b.nondeterministic = true;
+        b.impl = [](Args, BuiltinContext& ctx) {
+            return BuiltinResult::of(ctx.runtime_info.is_object() ? ctx.runtime_info : Value::empty_object());
+        };
+        r.add(std::move(b));
+    }
+    declare(r, "trace", 1, [](Args a, BuiltinContext& ctx) {
+        if (!a[0].is_string()) return type_error(1, "string", a[0]);
+        if (ctx.trace) ctx.trace(a[0].as_string());
+        return BuiltinResult::of(Value::boolean(true));
+    });
+}
+
+}  // namespace gavel::stdlib
