@@ -99,6 +99,15 @@ Engine& Engine::operator=(Engine&&) noexcept = default;
 
 const EngineOptions& Engine::options() const { return impl_->options; }
 
+std::vector<std::string> Engine::builtin_names() const {
+    std::vector<std::string> names;
+    for (const auto* b : stdlib::Registry::standard().all()) names.push_back(b->name);
+    for (const auto& [name, b] : impl_->custom) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+}
+
 lang::Diagnostics Engine::add_policy(std::string file, std::string text) {
     lang::ParseOptions po;
     po.v0_compatible = impl_->options.v0_compatible;

@@ -120,6 +120,9 @@ public:
 
     // Makes an embedder's function callable from policies by its (dotted) name.
     void register_builtin(std::string name, std::size_t arity, BuiltinFunction fn);
+    // The names of the builtins policies can call (gavel's and registered ones), sorted;
+    // for tools such as the REPL's completion.
+    std::vector<std::string> builtin_names() const;
 
     // Compiles the modules (once per change) and the query.
     Prepared<PreparedQuery> prepare(std::string_view query);

@@ -6,6 +6,7 @@ packages=(
   g++ meson ninja-build pkg-config
   libboost-dev libssl-dev libsimdjson-dev libfmt-dev libyaml-cpp-dev
   libre2-dev libcli11-dev libedit-dev doctest-dev libbenchmark-dev
+  tmux  # the REPL's e2e test drives a terminal session
 )
 
 missing=()

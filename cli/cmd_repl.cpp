@@ -1,0 +1,116 @@
+// gavel repl [-d PATH...] [-i input.json] [--v0-compatible] [PATH...]: an interactive
+// prompt for exploring input and data, as `opa run` without --server offers.
+// At a terminal: libedit line editing, history in ~/.gavel_history, completion.
+// Otherwise (stdin is a pipe or file): statements are read line by line (an
+// open bracket continues on the next line) and only results are printed.
+// The work happens in cli/repl/ (Session); this file only wires the front end.
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "cli/repl/completion.hpp"
+#include "cli/repl/line_editor.hpp"
+#include "cli/repl/session.hpp"
+#include "cli/repl/statement.hpp"
+
+namespace gavel::cli {
+
+namespace {
+
+struct ReplCliOptions {
+    std::vector<std::string> data;
+    std::vector<std::string> paths;  // positional, as `opa run FILE...`
+    std::string input;
+    bool v0_compatible = false;
+    bool server = false;
+};
+
+void show(const std::string& text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
+// Reads one statement: a line, and more lines while a bracket is open.
+template <class ReadLine>
+std::optional<std::string> read_statement(ReadLine&& read_line) {
+    auto line = read_line(false);
+    if (!line) return std::nullopt;
+    std::string statement = *line;
+    while (repl::needs_more_input(statement)) {
+        auto more = read_line(true);
+        if (!more) break;  // end of input: run what there is (the parser reports it)
+        statement += "\n" + *more;
+    }
+    return statement;
+}
+
+int run_repl(const ReplCliOptions& opts) {
+    if (opts.server) {
+        std::cerr << "Error: gavel run --server is not supported; use gavel serve\n";
+        return 1;
+    }
+    repl::SessionOptions session_options;
+    session_options.v0_compatible = opts.v0_compatible;
+    session_options.data_paths = opts.data;
+    session_options.data_paths.insert(session_options.data_paths.end(), opts.paths.begin(), opts.paths.end());
+    session_options.input_path = opts.input;
+    repl::Session session(session_options);
+    if (!session.startup_errors().empty()) {
+        std::cerr << session.startup_errors();
+        return 1;
+    }
+
+    if (!isatty(STDIN_FILENO)) {
+        auto read_line = [](bool) -> std::optional<std::string> {
+            std::string line;
+            if (!std::getline(std::cin, line)) return std::nullopt;
+            return line;
+        };
+        while (auto statement = read_statement(read_line)) {
+            show(session.execute(*statement));
+            if (session.exit_requested()) break;
+        }
+        return 0;
+    }
+
+    repl::LineEditor editor(repl::default_history_file(), [&session](std::string_view word, bool at_start) {
+        return repl::complete(session, word, at_start);
+    });
+    show("gavel REPL. Run 'help' to see a list of commands, Ctrl-D or 'exit' to leave.\n");
+    auto read_line = [&editor](bool continued) { return editor.read_line(continued ? "| " : "> "); };
+    while (auto statement = read_statement(read_line)) {
+        editor.remember(*statement);
+        show(session.execute(*statement));
+        if (session.exit_requested()) return 0;
+    }
+    show("\n");
+    return 0;
+}
+
+void add_options(CLI::App* cmd, const std::shared_ptr<ReplCliOptions>& opts) {
+    cmd->add_option("-d,--data", opts->data, "Policy or data file or directory (repeatable)")->allow_extra_args(false);
+    cmd->add_option("-i,--input", opts->input, "Input document file (JSON or YAML)");
+    cmd->add_option("paths", opts->paths, "More policy or data files or directories");
+    cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and statements in the pre-1.0 Rego dialect");
+    cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
+    cmd->callback([opts] { exit_status() = run_repl(*opts); });
+}
+
+}  // namespace
+
+void add_repl_command(CLI::App& app) {
+    auto opts = std::make_shared<ReplCliOptions>();
+    add_options(app.add_subcommand("repl", "Explore input and data at an interactive prompt"), opts);
+    auto run_opts = std::make_shared<ReplCliOptions>();
+    auto* run = app.add_subcommand("run", "The REPL, as `opa run` without --server (use gavel serve for a server)");
+    add_options(run, run_opts);
+    run->add_flag("-s,--server", run_opts->server, "Not supported: use gavel serve");
+}
+
+}  // namespace gavel::cli

@@ -1,0 +1,40 @@
+#include "cli/repl/trace_printer.hpp"
+
+#include <algorithm>
+
+#include "cli/repl/result_printer.hpp"
+
+namespace gavel::cli::repl {
+
+void TracePrinter::trace(const TraceEvent& event) {
+    std::string location = (event.file.empty() ? std::string("query") : std::string(event.file)) + ":" +
+                           std::to_string(event.line);
+    std::string step = std::string(to_string(event.op)) + " " + std::string(event.text);
+    // Why an expression failed: its operands' values where it failed.
+    if (event.op == TraceOp::Fail) {
+        auto operands = event.operands();
+        if (!operands.empty()) {
+            step += "  #";
+            for (const auto& [text, value] : operands)
+                step += " " + text + " = " + (value ? compact_json(*value) : std::string("undefined")) + ";";
+            step.pop_back();
+        }
+    }
+    // Keep the line readable: the first line of a multi-line text.
+    if (auto nl = step.find('\n'); nl != std::string::npos) step = step.substr(0, nl) + " ...";
+    lines_.push_back({std::move(location), event.depth, std::move(step)});
+}
+
+std::string TracePrinter::text() const {
+    std::size_t width = 0;
+    for (const auto& l : lines_) width = std::max(width, l.location.size());
+    std::string out;
+    for (const auto& l : lines_) {
+        out += l.location + std::string(width - l.location.size() + 1, ' ');
+        for (uint32_t d = 0; d < l.depth; ++d) out += "| ";
+        out += l.step + "\n";
+    }
+    return out;
+}
+
+}  // namespace gavel::cli::repl
