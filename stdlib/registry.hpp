@@ -100,5 +100,6 @@ void register_walk(Registry& r);
 void register_deprecated(Registry& r);
 void register_rego(Registry& r);
 void register_providers(Registry& r);
+void register_graphql(Registry& r);
 
 }  // namespace gavel::stdlib

@@ -1,0 +1,524 @@
+// Query validation; see validate.hpp. Fragments are checked once, at their
+// definition; what they contribute to each operation (variable usages,
+// further spreads) is summarised per fragment and followed per operation.
+
+#include "stdlib/graphql/validate.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace gavel::stdlib::graphql {
+
+namespace {
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// How gqlparser prints a literal in messages.
+std::string value_text(const Value* v) {
+    if (!v) return "<nil>";
+    switch (v->kind) {
+    case ValueKind::Variable: return "$" + v->raw;
+    case ValueKind::String: case ValueKind::Block: return q(v->raw);
+    case ValueKind::List: {
+        std::string s = "[";
+        for (std::size_t i = 0; i < v->children.size(); ++i)
+            s += (i ? ", " : "") + value_text(v->children[i].value.get());
+        return s + "]";
+    }
+    case ValueKind::Object: {
+        std::string s = "{";
+        for (std::size_t i = 0; i < v->children.size(); ++i)
+            s += (i ? ", " : "") + v->children[i].name + ": " + value_text(v->children[i].value.get());
+        return s + "}";
+    }
+    default: return v->raw;
+    }
+}
+
+struct VariableUsage {
+    std::string name;
+    std::shared_ptr<TypeRef> expected;  // null when the position's type is unknown
+    bool location_has_default = false;
+    Position pos;
+};
+
+// What walking a selection set found that matters per operation.
+struct Summary {
+    std::vector<VariableUsage> variables;
+    std::vector<std::string> spreads;
+};
+
+class Validator {
+public:
+    Validator(const Schema& s, const QueryDocument& d) : s_(s), doc_(d) {}
+
+    std::optional<Error> run() {
+        document_rules();
+        // Fragments are summarised first (operations need their variable
+        // usages), but their problems are reported after the operations',
+        // in document walk order like gqlparser.
+        std::vector<Error> before = std::move(errors_);
+        errors_.clear();
+        for (const auto& f : doc_.fragments) {
+            Summary sum;
+            const Definition* on = fragment_type(f.type_condition, f.pos, &f.name);
+            directives(f.directives, "FRAGMENT_DEFINITION", sum);
+            selections(f.selection_set, on, sum);
+            fragment_summaries_[f.name] = std::move(sum);
+        }
+        std::vector<Error> fragment_errors = std::move(errors_);
+        errors_ = std::move(before);
+        for (const auto& op : doc_.operations) operation(op);
+        errors_.insert(errors_.end(), fragment_errors.begin(), fragment_errors.end());
+        unused_fragments();
+        if (errors_.empty()) return std::nullopt;
+        return errors_.front();
+    }
+
+private:
+    void report(std::string message, Position pos) { errors_.push_back(Error{std::move(message), pos}); }
+
+    // ---- whole-document rules ----
+    void document_rules() {
+        std::set<std::string> op_names, frag_names;
+        for (const auto& op : doc_.operations) {
+            if (op.name.empty() && doc_.operations.size() > 1)
+                report("This anonymous operation must be the only defined operation.", op.pos);
+            if (!op.name.empty() && !op_names.insert(op.name).second)
+                report("There can be only one operation named " + q(op.name) + ".", op.pos);
+        }
+        for (const auto& f : doc_.fragments)
+            if (!frag_names.insert(f.name).second) report("There can be only one fragment named " + q(f.name) + ".", f.pos);
+        for (const auto& f : doc_.fragments) fragment_cycles(f);
+    }
+
+    const Fragment* fragment(std::string_view name) const {
+        for (const auto& f : doc_.fragments)
+            if (f.name == name) return &f;
+        return nullptr;
+    }
+
+    static void collect_spreads(const std::vector<Selection>& sels, std::vector<const Selection*>& out) {
+        for (const auto& s : sels) {
+            if (s.kind == SelectionKind::FragmentSpread) out.push_back(&s);
+            collect_spreads(s.selection_set, out);
+        }
+    }
+
+    void fragment_cycles(const Fragment& start) {
+        // Depth-first search over spreads from `start`, reporting a path back to it.
+        std::set<std::string> visited;
+        std::vector<std::string> path;
+        std::function<bool(const Fragment&)> dfs = [&](const Fragment& f) {
+            std::vector<const Selection*> spreads;
+            collect_spreads(f.selection_set, spreads);
+            for (const Selection* sp : spreads) {
+                if (sp->name == start.name) {
+                    std::string via;
+                    for (std::size_t i = 0; i < path.size(); ++i) via += (i ? ", " : "") + q(path[i]);
+                    report("Cannot spread fragment " + q(start.name) + " within itself" +
+                               (path.empty() ? "" : " via " + via) + ".",
+                           sp->pos);
+                    return true;
+                }
+                if (!visited.insert(sp->name).second) continue;
+                if (const Fragment* next = fragment(sp->name)) {
+                    path.push_back(sp->name);
+                    if (dfs(*next)) return true;
+                    path.pop_back();
+                }
+            }
+            return false;
+        };
+        dfs(start);
+    }
+
+    void unused_fragments() {
+        std::set<std::string> reached;
+        std::vector<std::string> work;
+        for (const auto& op : doc_.operations) {
+            std::vector<const Selection*> spreads;
+            collect_spreads(op.selection_set, spreads);
+            for (auto* sp : spreads) work.push_back(sp->name);
+        }
+        while (!work.empty()) {
+            std::string name = work.back();
+            work.pop_back();
+            if (!reached.insert(name).second) continue;
+            auto it = fragment_summaries_.find(name);
+            if (it != fragment_summaries_.end())
+                for (const auto& n : it->second.spreads) work.push_back(n);
+        }
+        for (const auto& f : doc_.fragments)
+            if (!reached.count(f.name)) report("Fragment " + q(f.name) + " is never used.", f.pos);
+    }
+
+    // ---- operations and variables ----
+    void operation(const Operation& op) {
+        std::string root = op.operation == "query"          ? s_.query_type
+                           : op.operation == "mutation"     ? s_.mutation_type
+                           : op.operation == "subscription" ? s_.subscription_type
+                                                            : std::string{};
+        const Definition* root_type = root.empty() ? nullptr : s_.type(root);
+        if (!root_type) report("Schema does not support operation type " + q(op.operation), op.pos);
+
+        std::map<std::string, const VariableDefinition*> defined;
+        Summary ignored;
+        for (const auto& v : op.variables) {
+            if (!defined.emplace(v.variable, &v).second)
+                report("There can be only one variable named " + q("$" + v.variable) + ".", v.pos);
+            if (!v.type) continue;
+            const Definition* t = s_.type(v.type->innermost_name());
+            if (!t) report("Unknown type " + q(v.type->innermost_name()) + ".", v.type->pos);
+            else if (!is_input_kind(t->kind))
+                report("Variable " + q("$" + v.variable) + " cannot be non-input type " + q(v.type->to_string()) + ".",
+                       v.pos);
+            if (v.default_value && t) value(*v.default_value, v.type, ignored);
+            directives(v.directives, "VARIABLE_DEFINITION", ignored);
+        }
+        directives(op.directives, op.operation == "mutation" ? "MUTATION" : op.operation == "subscription" ? "SUBSCRIPTION" : "QUERY",
+                   ignored);
+
+        Summary sum;
+        selections(op.selection_set, root_type, sum);
+        if (op.operation == "subscription" && op.selection_set.size() > 1)
+            report(op.name.empty() ? "Anonymous Subscription must select only one top level field."
+                                   : "Subscription " + q(op.name) + " must select only one top level field.",
+                   op.pos);
+
+        // Variable usages in this operation and every fragment it reaches.
+        std::vector<VariableUsage> usages = sum.variables;
+        std::set<std::string> seen;
+        std::vector<std::string> work = sum.spreads;
+        while (!work.empty()) {
+            std::string name = work.back();
+            work.pop_back();
+            if (!seen.insert(name).second) continue;
+            auto it = fragment_summaries_.find(name);
+            if (it == fragment_summaries_.end()) continue;
+            usages.insert(usages.end(), it->second.variables.begin(), it->second.variables.end());
+            work.insert(work.end(), it->second.spreads.begin(), it->second.spreads.end());
+        }
+        std::set<std::string> used;
+        for (const auto& u : usages) {
+            used.insert(u.name);
+            auto it = defined.find(u.name);
+            if (it == defined.end()) {
+                report(op.name.empty() ? "Variable " + q("$" + u.name) + " is not defined."
+                                       : "Variable " + q("$" + u.name) + " is not defined by operation " + q(op.name) + ".",
+                       u.pos);
+                continue;
+            }
+            allowed_position(*it->second, u);
+        }
+        for (const auto& v : op.variables)
+            if (!used.count(v.variable))
+                report(op.name.empty() ? "Variable " + q("$" + v.variable) + " is never used."
+                                       : "Variable " + q("$" + v.variable) + " is never used in operation " + q(op.name) + ".",
+                       v.pos);
+    }
+
+    // Spec 5.8.5: a variable's type must fit where it is used.
+    void allowed_position(const VariableDefinition& def, const VariableUsage& use) {
+        if (!use.expected || !def.type) return;
+        const TypeRef* var_type = def.type.get();
+        TypeRef nullable_expected;
+        const TypeRef* expected = use.expected.get();
+        if (expected->non_null && !var_type->non_null) {
+            bool has_default = (def.default_value && def.default_value->kind != ValueKind::Null) || use.location_has_default;
+            if (!has_default) {
+                mismatch(def, use);
+                return;
+            }
+            nullable_expected = *expected;
+            nullable_expected.non_null = false;
+            expected = &nullable_expected;
+        }
+        if (!compatible(var_type, expected)) mismatch(def, use);
+    }
+
+    void mismatch(const VariableDefinition& def, const VariableUsage& use) {
+        report("Variable " + q("$" + def.variable) + " of type " + q(def.type->to_string()) +
+                   " used in position expecting type " + q(use.expected->to_string()) + ".",
+               use.pos);
+    }
+
+    bool compatible(const TypeRef* var_type, const TypeRef* expected) const {
+        if (!var_type || !expected) return false;
+        if (expected->non_null) {
+            if (!var_type->non_null) return false;
+            TypeRef a = *var_type, b = *expected;
+            a.non_null = b.non_null = false;
+            return compatible(&a, &b);
+        }
+        if (var_type->non_null) {
+            TypeRef a = *var_type;
+            a.non_null = false;
+            return compatible(&a, expected);
+        }
+        if (expected->elem) return var_type->elem && compatible(var_type->elem.get(), expected->elem.get());
+        if (var_type->elem) return false;
+        return var_type->named == expected->named;
+    }
+
+    // ---- selections ----
+    const Definition* fragment_type(const std::string& type_condition, Position pos, const std::string* fragment_name) {
+        if (type_condition.empty()) return nullptr;
+        const Definition* t = s_.type(type_condition);
+        if (!t) {
+            report("Unknown type " + q(type_condition) + ".", pos);
+            return nullptr;
+        }
+        if (!is_composite_kind(t->kind)) {
+            report(fragment_name ? "Fragment " + q(*fragment_name) + " cannot condition on non composite type " +
+                                       q(type_condition) + "."
+                                 : "Fragment cannot condition on non composite type " + q(type_condition) + ".",
+                   pos);
+            return nullptr;
+        }
+        return t;
+    }
+
+    // The object types a composite type may be at run time.
+    std::set<std::string> possible(const Definition& t) const {
+        std::set<std::string> out;
+        if (t.kind == "OBJECT") {
+            out.insert(t.name);
+        } else if (auto it = s_.possible_types.find(t.name); it != s_.possible_types.end()) {
+            out.insert(it->second.begin(), it->second.end());
+        }
+        return out;
+    }
+
+    bool overlap(const Definition& a, const Definition& b) const {
+        auto pa = possible(a), pb = possible(b);
+        return std::any_of(pa.begin(), pa.end(), [&](const std::string& n) { return pb.count(n) > 0; });
+    }
+
+    void selections(const std::vector<Selection>& sels, const Definition* parent, Summary& sum) {
+        for (const auto& s : sels) {
+            switch (s.kind) {
+            case SelectionKind::Field: field(s, parent, sum); break;
+            case SelectionKind::InlineFragment: {
+                const Definition* on = fragment_type(s.type_condition, s.pos, nullptr);
+                if (on && parent && is_composite_kind(parent->kind) && !overlap(*on, *parent))
+                    report("Fragment cannot be spread here as objects of type " + q(parent->name) +
+                               " can never be of type " + q(on->name) + ".",
+                           s.pos);
+                directives(s.directives, "INLINE_FRAGMENT", sum);
+                selections(s.selection_set, s.type_condition.empty() ? parent : on, sum);
+                break;
+            }
+            case SelectionKind::FragmentSpread: {
+                sum.spreads.push_back(s.name);
+                directives(s.directives, "FRAGMENT_SPREAD", sum);
+                const Fragment* f = fragment(s.name);
+                if (!f) {
+                    report("Unknown fragment " + q(s.name) + ".", s.pos);
+                    break;
+                }
+                const Definition* on = s_.type(f->type_condition);
+                if (on && parent && is_composite_kind(on->kind) && is_composite_kind(parent->kind) && !overlap(*on, *parent))
+                    report("Fragment " + q(s.name) + " cannot be spread here as objects of type " + q(parent->name) +
+                               " can never be of type " + q(on->name) + ".",
+                           s.pos);
+                break;
+            }
+            }
+        }
+    }
+
+    void field(const Selection& f, const Definition* parent, Summary& sum) {
+        const FieldDefinition* def = nullptr;
+        FieldDefinition typename_field;
+        if (parent) {
+            if (f.name == "__typename" && is_composite_kind(parent->kind)) {
+                typename_field.name = "__typename";
+                typename_field.type = std::make_shared<TypeRef>(TypeRef{"String", nullptr, true, {}});
+                def = &typename_field;
+            } else {
+                for (const auto& fd : parent->fields)
+                    if (fd.name == f.name) def = &fd;
+                if (!def) report("Cannot query field " + q(f.name) + " on type " + q(parent->name) + ".", f.pos);
+            }
+        }
+        arguments(f.arguments, def ? &def->arguments : nullptr, sum,
+                  [&](const std::string&) { return "on field " + q(parent->name + "." + f.name); });
+        if (def) {
+            for (const auto& ad : def->arguments) {
+                bool given = std::any_of(f.arguments.begin(), f.arguments.end(),
+                                         [&](const Argument& a) { return a.name == ad.name; });
+                if (!given && ad.type && ad.type->non_null && !ad.default_value)
+                    report("Field " + q(f.name) + " argument " + q(ad.name) + " of type " + q(ad.type->to_string()) +
+                               " is required, but it was not provided.",
+                           f.pos);
+            }
+        }
+        directives(f.directives, "FIELD", sum);
+
+        const Definition* type = def && def->type ? s_.type(def->type->innermost_name()) : nullptr;
+        if (type) {
+            bool leaf = type->kind == "SCALAR" || type->kind == "ENUM";
+            if (leaf && !f.selection_set.empty())
+                report("Field " + q(f.name) + " must not have a selection since type " + q(def->type->to_string()) +
+                           " has no subfields.",
+                       f.pos);
+            if (!leaf && f.selection_set.empty())
+                report("Field " + q(f.name) + " of type " + q(def->type->to_string()) +
+                           " must have a selection of subfields. Did you mean " + q(f.name + " { ... }") + "?",
+                       f.pos);
+        }
+        selections(f.selection_set, type, sum);
+    }
+
+    template <typename Where>
+    void arguments(const std::vector<Argument>& args, const std::vector<ArgumentDefinition>* defs, Summary& sum,
+                   Where&& where) {
+        std::set<std::string> seen;
+        for (const auto& a : args) {
+            if (!seen.insert(a.name).second) report("There can be only one argument named " + q(a.name) + ".", a.pos);
+            const ArgumentDefinition* def = nullptr;
+            if (defs) {
+                for (const auto& d : *defs)
+                    if (d.name == a.name) def = &d;
+                if (!def) report("Unknown argument " + q(a.name) + " " + where(a.name) + ".", a.pos);
+            }
+            if (a.value)
+                value(*a.value, def ? def->type : nullptr, sum, def && def->default_value != nullptr);
+        }
+    }
+
+    void directives(const std::vector<Directive>& dirs, std::string_view location, Summary& sum) {
+        std::set<std::string> seen;
+        for (const auto& d : dirs) {
+            const DirectiveDefinition* def = s_.directive(d.name);
+            if (!def) {
+                report("Unknown directive " + q("@" + d.name) + ".", d.pos);
+            } else {
+                if (std::find(def->locations.begin(), def->locations.end(), location) == def->locations.end())
+                    report("Directive " + q("@" + d.name) + " may not be used on " + std::string(location) + ".", d.pos);
+                if (!def->repeatable && !seen.insert(d.name).second)
+                    report("The directive " + q("@" + d.name) + " can only be used once at this location.", d.pos);
+                for (const auto& ad : def->arguments) {
+                    bool given = std::any_of(d.arguments.begin(), d.arguments.end(),
+                                             [&](const Argument& a) { return a.name == ad.name; });
+                    if (!given && ad.type && ad.type->non_null && !ad.default_value)
+                        report("Directive " + q("@" + d.name) + " argument " + q(ad.name) + " of type " +
+                                   q(ad.type->to_string()) + " is required, but it was not provided.",
+                               d.pos);
+                }
+            }
+            arguments(d.arguments, def ? &def->arguments : nullptr, sum,
+                      [&](const std::string&) { return "on directive " + q("@" + d.name); });
+        }
+    }
+
+    // ---- literal values (spec 5.6.1) ----
+    void value(const Value& v, const std::shared_ptr<TypeRef>& expected, Summary& sum, bool has_default = false) {
+        if (v.kind == ValueKind::Variable) {
+            sum.variables.push_back(VariableUsage{v.raw, expected, has_default, v.pos});
+            return;
+        }
+        if (!expected) {
+            for (const auto& c : v.children)
+                if (c.value) value(*c.value, nullptr, sum);
+            return;
+        }
+        if (v.kind == ValueKind::Null) {
+            if (expected->non_null)
+                report("Expected value of type " + q(expected->to_string()) + ", found null.", v.pos);
+            return;
+        }
+        if (expected->elem) {
+            if (v.kind == ValueKind::List) {
+                for (const auto& c : v.children)
+                    if (c.value) value(*c.value, expected->elem, sum);
+            } else {
+                value(v, expected->elem, sum);  // a single item coerces to a list
+            }
+            return;
+        }
+        const Definition* t = s_.type(expected->named);
+        if (!t) return;
+        auto wrong = [&](const std::string& message) { report(message, v.pos); };
+        if (t->kind == "INPUT_OBJECT") {
+            if (v.kind != ValueKind::Object) {
+                wrong("Expected value of type " + q(expected->to_string()) + ", found " + value_text(&v) + ".");
+                return;
+            }
+            std::set<std::string> seen;
+            for (const auto& c : v.children) {
+                if (!seen.insert(c.name).second) report("There can be only one input field named " + q(c.name) + ".", c.pos);
+                const FieldDefinition* fd = nullptr;
+                for (const auto& f : t->fields)
+                    if (f.name == c.name) fd = &f;
+                if (!fd) report("Field " + q(c.name) + " is not defined by type " + q(t->name) + ".", c.pos);
+                if (c.value) value(*c.value, fd ? fd->type : nullptr, sum, fd && fd->default_value != nullptr);
+            }
+            for (const auto& f : t->fields) {
+                bool given = std::any_of(v.children.begin(), v.children.end(), [&](const ChildValue& c) { return c.name == f.name; });
+                if (!given && f.type && f.type->non_null && !f.default_value)
+                    wrong("Field " + q(t->name + "." + f.name) + " of required type " + q(f.type->to_string()) +
+                          " was not provided.");
+            }
+            return;
+        }
+        if (v.kind == ValueKind::List || v.kind == ValueKind::Object) {
+            wrong("Expected value of type " + q(expected->to_string()) + ", found " + value_text(&v) + ".");
+            for (const auto& c : v.children)
+                if (c.value) value(*c.value, nullptr, sum);
+            return;
+        }
+        if (t->kind == "ENUM") {
+            if (v.kind != ValueKind::Enum) {
+                wrong("Enum " + q(t->name) + " cannot represent non-enum value: " + value_text(&v) + ".");
+                return;
+            }
+            bool known = std::any_of(t->enum_values.begin(), t->enum_values.end(),
+                                     [&](const EnumValueDefinition& e) { return e.name == v.raw; });
+            if (!known) wrong("Value " + q(v.raw) + " does not exist in " + q(t->name) + " enum.");
+            return;
+        }
+        const std::string& n = t->name;
+        bool is_string = v.kind == ValueKind::String || v.kind == ValueKind::Block;
+        if (n == "Int") {
+            if (v.kind != ValueKind::Int) wrong("Int cannot represent non-integer value: " + value_text(&v));
+            else if (!fits_int32(v.raw)) wrong("Int cannot represent non 32-bit signed integer value: " + v.raw);
+        } else if (n == "Float") {
+            if (v.kind != ValueKind::Int && v.kind != ValueKind::Float)
+                wrong("Float cannot represent non numeric value: " + value_text(&v));
+        } else if (n == "String") {
+            if (!is_string) wrong("String cannot represent a non string value: " + value_text(&v));
+        } else if (n == "Boolean") {
+            if (v.kind != ValueKind::Boolean) wrong("Boolean cannot represent a non boolean value: " + value_text(&v));
+        } else if (n == "ID") {
+            if (!is_string && v.kind != ValueKind::Int)
+                wrong("ID cannot represent a non-string and non-integer value: " + value_text(&v));
+        }
+        // Custom scalars accept any literal.
+    }
+
+    static bool fits_int32(const std::string& raw) {
+        errno = 0;
+        char* end = nullptr;
+        long long n = std::strtoll(raw.c_str(), &end, 10);
+        return errno == 0 && n >= -2147483648LL && n <= 2147483647LL;
+    }
+
+    const Schema& s_;
+    const QueryDocument& doc_;
+    std::map<std::string, Summary> fragment_summaries_;
+    std::vector<Error> errors_;
+};
+
+}  // namespace
+
+std::optional<Error> validate_query(const Schema& schema, const QueryDocument& doc) {
+    return Validator(schema, doc).run();
+}
+
+}  // namespace gavel::stdlib::graphql
