@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "lang/parse.hpp"
+#include "runtime/loader.hpp"
 #include "runtime/eval/evaluator.hpp"
 #include "runtime/eval/planner.hpp"
 #include "runtime/eval/term_values.hpp"
@@ -49,6 +50,18 @@ std::optional<Value> merge(const Value& base, const Value& add, std::string& con
 }
 
 }  // namespace
+
+const char* to_string(TraceOp op) {
+    switch (op) {
+        case TraceOp::Enter: return "Enter";
+        case TraceOp::Eval: return "Eval";
+        case TraceOp::Redo: return "Redo";
+        case TraceOp::Fail: return "Fail";
+        case TraceOp::Exit: return "Exit";
+        case TraceOp::Note: return "Note";
+    }
+    return "?";
+}
 
 std::string EvalError::to_string() const {
     if (file.empty()) return fmt::format("{}: {}", code, message);
@@ -151,6 +164,50 @@ void Engine::register_builtin(std::string name, std::size_t arity, BuiltinFuncti
     impl_->invalidate();
 }
 
+std::vector<RuleInfo> Engine::rules() const {
+    std::vector<RuleInfo> out;
+    for (const auto& [file, module] : impl_->modules) {
+        // `package a.b` is data.a.b: the parser keeps the parts after `package`.
+        std::vector<std::string> package;
+        if (const auto& p = module.package.path) {
+            if (p->kind == lang::TermKind::Ref)
+                for (const auto& part : p->elems) package.push_back(part->text);
+            else
+                package.push_back(p->text);
+        }
+        for (const auto& rule : module.rules) {
+            const lang::RuleHead& head = rule.head;
+            if (!head.ref || head.ref->elems.empty()) continue;
+            RuleInfo info;
+            info.package = runtime::data_path_text(package);
+            info.name = head.ref->kind == lang::TermKind::Ref ? head.ref->elems[0]->text : head.ref->text;
+            std::vector<std::string> path = package;
+            bool variable_part = false;
+            if (head.ref->kind == lang::TermKind::Ref) {
+                path.push_back(info.name);
+                for (std::size_t i = 1; i < head.ref->elems.size(); ++i) {
+                    if (head.ref->elems[i]->kind != lang::TermKind::String) {
+                        variable_part = true;
+                        break;
+                    }
+                    path.push_back(head.ref->elems[i]->text);
+                }
+            } else {
+                path.push_back(info.name);
+            }
+            info.path = runtime::data_path_text(path);
+            info.file = file;
+            info.line = rule.loc.line;
+            info.col = rule.loc.col;
+            info.function = head.has_args;
+            info.multi_value = !head.has_args && (head.key != nullptr || head.contains || variable_part);
+            info.is_default = rule.is_default;
+            out.push_back(std::move(info));
+        }
+    }
+    return out;
+}
+
 lang::Diagnostics Engine::check() {
     impl_->compile();
     return impl_->program_errors;
@@ -199,6 +256,7 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
     settings.strict_builtin_errors = options.strict_builtin_errors;
     settings.cancel = options.cancel;
     settings.print = options.print;
+    settings.tracer = options.tracer;
     if (options.timeout.count() > 0) settings.deadline = start + options.timeout;
     eval::Evaluator evaluator(*state_->program, settings);
     const auto& q = state_->query;

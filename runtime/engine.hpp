@@ -65,8 +65,58 @@ struct EvalResult {
     bool ok() const { return !error; }
 };
 
+// ---- tracing ------------------------------------------------------------------------
+// An EvalOptions::tracer sees the evaluation step by step, as OPA's tracer does
+// (`opa eval --explain`, the REPL's `trace`, `opa test --coverage`):
+//   Enter  a rule clause or function clause starts (location: the clause; text: its first line)
+//   Eval   a body expression is about to be evaluated (location and text: the expression)
+//   Redo   evaluation backtracks into an expression that produced a solution, looking for more
+//   Fail   an expression produced no (more) solutions
+//   Exit   a rule or function clause's body succeeded (location: the clause)
+//   Note   trace(msg) was called (text: msg)
+// Events come from the evaluating thread, synchronously; the event and its
+// views are valid only during the call. With no tracer the evaluator pays one
+// null check per expression.
+enum class TraceOp : uint8_t { Enter, Eval, Redo, Fail, Exit, Note };
+
+const char* to_string(TraceOp op);  // "Enter", "Eval" ...
+
+struct TraceEvent {
+    TraceOp op = TraceOp::Eval;
+    std::string_view file;
+    uint32_t line = 0;
+    uint32_t col = 0;
+    std::string_view text;  // the expression's source text, or the clause's first line
+    uint32_t depth = 0;     // rule/function nesting: 0 for the query, 1 inside a rule it reads ...
+
+    // Eval/Redo/Fail: the variables written in the expression that are bound at
+    // this point, by name in order of appearance, with their values.
+    std::vector<std::pair<std::string, runtime::Value>> bindings() const {
+        return bindings_fn ? bindings_fn(context) : std::vector<std::pair<std::string, runtime::Value>>{};
+    }
+    // Fail on a comparison (==, !=, <, <=, >, >=, =, :=) or a call: the value of
+    // each operand, evaluated where the expression failed (`with` still in force);
+    // nullopt for an operand that is undefined there. Empty for other expressions.
+    std::vector<std::pair<std::string, std::optional<runtime::Value>>> operands() const {
+        return operands_fn ? operands_fn(context)
+                           : std::vector<std::pair<std::string, std::optional<runtime::Value>>>{};
+    }
+
+    // Set by the evaluator.
+    const void* context = nullptr;
+    std::vector<std::pair<std::string, runtime::Value>> (*bindings_fn)(const void*) = nullptr;
+    std::vector<std::pair<std::string, std::optional<runtime::Value>>> (*operands_fn)(const void*) = nullptr;
+};
+
+class Tracer {
+public:
+    virtual ~Tracer() = default;
+    virtual void trace(const TraceEvent& event) = 0;
+};
+
 struct EvalOptions {
     const runtime::Value* input = nullptr;      // null: input is undefined
+    Tracer* tracer = nullptr;                   // null: no tracing (the fast path)
     bool strict_builtin_errors = false;         // stop at the first builtin error instead of treating the call as undefined
     std::chrono::nanoseconds timeout{0};        // 0: none; on expiry the result is eval_cancel_error
     const std::atomic<bool>* cancel = nullptr;  // set to true from another thread to cancel
@@ -93,6 +143,21 @@ struct Prepared {
     lang::Diagnostics diagnostics;  // parse and compile errors with file:line:col
     Metrics metrics;                // timer_rego_module_compile_ns, timer_rego_query_compile_ns ...
     bool ok() const { return value.has_value(); }
+};
+
+// One rule of the loaded modules, for tools (test discovery, completion): what
+// is defined where. Every definition is listed (a rule defined by several
+// clauses appears once per clause), in file order.
+struct RuleInfo {
+    std::string package;    // "data.a.b"
+    std::string name;       // the first name of the rule's head: `p` for `p`, `p.q[x]` and `p[x]`
+    std::string path;       // the rule's data path up to its first variable part: "data.a.b.p.q"
+    std::string file;
+    uint32_t line = 0;
+    uint32_t col = 0;
+    bool multi_value = false;  // a partial set or object: `p contains x`, `p[x]` (v0), `p[x] := v`, `p.q[x] if`
+    bool function = false;     // `f(x) := ...`
+    bool is_default = false;
 };
 
 // A builtin supplied by the embedder: receives evaluated arguments, returns a
@@ -126,6 +191,9 @@ public:
 
     // Compiles the modules (once per change) and the query.
     Prepared<PreparedQuery> prepare(std::string_view query);
+
+    // The rules of the added modules (parsed, not necessarily compiling), by file then position.
+    std::vector<RuleInfo> rules() const;
 
     // All current compile errors of the modules (empty when they compile).
     lang::Diagnostics check();

@@ -4,6 +4,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <cctype>
 #include <iostream>
 
 #include "runtime/json.hpp"
@@ -92,6 +93,13 @@ void Evaluator::eval_expr(Frame& f, const PExpr& e, Cont k) {
 }
 
 void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
+    if (settings_.tracer) [[unlikely]] {
+        if (traced_expr_ != &e) {
+            trace_expr(f, e, k);  // calls back here with traced_expr_ == &e
+            return;
+        }
+        traced_expr_ = nullptr;
+    }
     auto record = [&](const Value& v, Cont next) {
         if (e.result_slot < 0) {
             next();
@@ -734,8 +742,10 @@ void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, cons
     for (const PRule* r = &rule; r; r = r->else_rule.get()) {
         Frame frame(r->slots);
         bool any = false;
+        if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Enter, *r, frame);
         eval_body(frame, r->body, 0, [&] {
             any = true;
+            if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Exit, *r, frame);
             k(frame, *r);
         });
         if (any) return;
@@ -981,10 +991,12 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
         for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
             Frame frame(r->slots);
             bool any = false;
+            if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Enter, *r, frame);
             std::function<void(std::size_t)> bind_params = [&](std::size_t i) {
                 if (i == r->params.size()) {
                     eval_body(frame, r->body, 0, [&] {
                         any = true;
+                        if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Exit, *r, frame);
                         eval_term(frame, r->value, [&](const Value& v) {
                             if (result && *result != v)
                                 halt("eval_conflict_error", "functions must not produce multiple outputs for same inputs",
@@ -1006,6 +1018,136 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
     }
     --depth_;
     if (result) k(*result);
+}
+
+// ---- tracing (settings_.tracer set; see TraceEvent in runtime/engine.hpp) -------------
+
+struct Evaluator::TraceContext {
+    Evaluator* evaluator;
+    Frame* frame;
+    const PExpr* expr;
+};
+
+namespace {
+
+bool is_variable_name(std::string_view s) {
+    if (s.empty() || s == "_") return false;
+    for (char c : s)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    return !std::isdigit(static_cast<unsigned char>(s[0]));
+}
+
+// The locals written in a term (not inside comprehension bodies), by name as written.
+void collect_locals(const PTerm& t, std::vector<std::pair<std::string, uint32_t>>& out) {
+    if (t.op == TermOp::Local) {
+        std::string_view name = t.loc.text();
+        if (!is_variable_name(name)) return;
+        for (const auto& seen : out)
+            if (seen.first == name) return;
+        out.emplace_back(std::string(name), t.slot);
+        return;
+    }
+    for (const auto& e : t.elems) collect_locals(e, out);
+    for (const auto& [k, v] : t.items) {
+        collect_locals(k, out);
+        collect_locals(v, out);
+    }
+}
+
+void collect_expr_locals(const PExpr& e, std::vector<std::pair<std::string, uint32_t>>& out) {
+    for (const PTerm* t : {&e.a, &e.b, &e.key, &e.value, &e.domain}) collect_locals(*t, out);
+    for (const auto& w : e.withs) collect_locals(w.value, out);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, Value>> Evaluator::trace_bindings(const void* context) {
+    const auto& ctx = *static_cast<const TraceContext*>(context);
+    std::vector<std::pair<std::string, uint32_t>> locals;
+    collect_expr_locals(*ctx.expr, locals);
+    std::vector<std::pair<std::string, Value>> out;
+    for (const auto& [name, slot] : locals)
+        if (slot < ctx.frame->bound.size() && ctx.frame->bound[slot]) out.emplace_back(name, ctx.frame->slots[slot]);
+    return out;
+}
+
+std::vector<std::pair<std::string, std::optional<Value>>> Evaluator::trace_operands(const void* context) {
+    const auto& ctx = *static_cast<const TraceContext*>(context);
+    const PExpr& e = *ctx.expr;
+    std::vector<const PTerm*> operands;
+    if (e.op == ExprOp::Unify) {
+        operands = {&e.a, &e.b};
+    } else if (e.op == ExprOp::Truthy && e.a.op == TermOp::Call) {
+        for (const auto& arg : e.a.elems) operands.push_back(&arg);
+    } else if (e.op == ExprOp::Truthy) {
+        operands = {&e.a};
+    }
+    Evaluator& ev = *ctx.evaluator;
+    Tracer* tracer = ev.settings_.tracer;
+    ev.settings_.tracer = nullptr;  // operands are evaluated quietly
+    std::vector<std::pair<std::string, std::optional<Value>>> out;
+    for (const PTerm* t : operands) {
+        std::optional<Value> value;
+        std::vector<std::pair<std::string, uint32_t>> locals;
+        collect_locals(*t, locals);
+        bool unbound = false;
+        for (const auto& [name, slot] : locals) unbound |= !ctx.frame->bound[slot];
+        if (!unbound && t->op != TermOp::Const) {
+            try {
+                ev.eval_term(*ctx.frame, *t, [&](const Value& v) {
+                    if (!value) value = v;
+                    ev.cut_ = true;
+                });
+            } catch (const Halt&) {
+            }
+            ev.cut_ = false;
+        } else if (t->op == TermOp::Const) {
+            value = t->value;
+        }
+        out.emplace_back(std::string(t->loc.text()), std::move(value));
+    }
+    ev.settings_.tracer = tracer;
+    return out;
+}
+
+void Evaluator::trace_expr(Frame& f, const PExpr& e, Cont k) {
+    TraceContext context{this, &f, &e};
+    auto emit = [&](TraceOp op) {
+        TraceEvent event;
+        event.op = op;
+        event.file = e.loc.file();
+        event.line = e.loc.line;
+        event.col = e.loc.col;
+        event.text = e.text.empty() ? e.loc.text() : std::string_view(e.text);
+        event.depth = static_cast<uint32_t>(depth_);
+        event.context = &context;
+        event.bindings_fn = &Evaluator::trace_bindings;
+        if (op == TraceOp::Fail) event.operands_fn = &Evaluator::trace_operands;
+        settings_.tracer->trace(event);
+    };
+    emit(TraceOp::Eval);
+    bool any = false;
+    traced_expr_ = &e;
+    eval_expr_plain(f, e, [&] {
+        any = true;
+        k();
+        if (!cut_ && settings_.tracer) emit(TraceOp::Redo);
+    });
+    if (!any && !cut_ && settings_.tracer) emit(TraceOp::Fail);
+}
+
+void Evaluator::trace_clause(TraceOp op, const PRule& rule, Frame& f) {
+    (void)f;
+    std::string_view text = rule.loc.text();
+    text = text.substr(0, text.find('\n'));
+    TraceEvent event;
+    event.op = op;
+    event.file = rule.loc.file();
+    event.line = rule.loc.line;
+    event.col = rule.loc.col;
+    event.text = text;
+    event.depth = static_cast<uint32_t>(depth_);
+    settings_.tracer->trace(event);
 }
 
 }  // namespace gavel::eval

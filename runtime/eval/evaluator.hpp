@@ -25,6 +25,7 @@ struct EvalSettings {
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(std::string_view)> print;
+    Tracer* tracer = nullptr;  // see TraceEvent in runtime/engine.hpp
     std::size_t max_depth = 2000;  // nested rule/function/comprehension evaluations
 };
 
@@ -82,6 +83,14 @@ private:
     void eval_template(Frame& f, const PTerm& t, ValueCont k);
     void eval_with(Frame& f, const PExpr& e, Cont k);
     bool first_solution(Frame& f, FunctionRef<void(Cont)> search);
+
+    // Tracing (only when settings_.tracer is set): the end of evaluator.cpp.
+    void trace_expr(Frame& f, const PExpr& e, Cont k);
+    void trace_clause(TraceOp op, const PRule& rule, Frame& f);
+    struct TraceContext;
+    static std::vector<std::pair<std::string, Value>> trace_bindings(const void* context);
+    static std::vector<std::pair<std::string, std::optional<Value>>> trace_operands(const void* context);
+    const PExpr* traced_expr_ = nullptr;  // the expression trace_expr is running (not traced again)
 
     [[noreturn]] void halt(std::string code, std::string message, const lang::Location& loc);
     void tick();

@@ -1,0 +1,278 @@
+// The test runner's library side: Engine::rules(), the evaluation tracer, and
+// runtime/testing (discovery, pass/fail/skip/error, multi-value tests, print
+// capture, timeouts, mocking with `with`, explain and coverage).
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "runtime/engine.hpp"
+#include "runtime/json.hpp"
+#include "runtime/testing.hpp"
+
+using gavel::Engine;
+using gavel::TraceEvent;
+using gavel::TraceOp;
+using gavel::testing::RunOptions;
+using gavel::testing::TestResult;
+using gavel::testing::TestRunner;
+
+namespace {
+
+// Loads one module and prepares its tests.
+struct Fixture {
+    Engine engine;
+    std::unique_ptr<TestRunner> runner;
+
+    explicit Fixture(const std::string& text, gavel::EngineOptions options = {}) : engine(options) {
+        auto errors = engine.add_policy("t.rego", text);
+        REQUIRE(errors.empty());
+        runner = std::make_unique<TestRunner>(engine, std::vector<gavel::testing::PolicySource>{{"t.rego", text}});
+        auto compile = runner->prepare(gavel::testing::discover(engine.rules()));
+        REQUIRE(compile.empty());
+    }
+
+    TestResult run(const std::string& name, RunOptions options = {}) {
+        const auto& tests = runner->tests();
+        for (std::size_t i = 0; i < tests.size(); ++i)
+            if (tests[i].name == name) return runner->run(i, options);
+        FAIL("no test named " << name);
+        return {};
+    }
+};
+
+}  // namespace
+
+TEST_CASE("rules() lists every rule with package, path, location and kind") {
+    Engine engine;
+    REQUIRE(engine.add_policy("a.rego",
+                              "package a.b\n"
+                              "p := 1\n"
+                              "s contains x if some x in [1]\n"
+                              "o[k] := 1 if some k in [\"x\"]\n"
+                              "f(x) := x\n"
+                              "default d := false\n"
+                              "q.r.t := 2\n")
+                .empty());
+    auto rules = engine.rules();
+    REQUIRE(rules.size() == 6);
+    CHECK(rules[0].package == "data.a.b");
+    CHECK(rules[0].name == "p");
+    CHECK(rules[0].path == "data.a.b.p");
+    CHECK(rules[0].file == "a.rego");
+    CHECK(rules[0].line == 2);
+    CHECK(rules[0].col == 1);
+    CHECK_FALSE(rules[0].multi_value);
+    CHECK(rules[1].multi_value);
+    CHECK(rules[2].multi_value);
+    CHECK(rules[2].path == "data.a.b.o");
+    CHECK(rules[3].function);
+    CHECK_FALSE(rules[3].multi_value);
+    CHECK(rules[4].is_default);
+    CHECK(rules[5].name == "q");
+    CHECK(rules[5].path == "data.a.b.q.r.t");
+}
+
+TEST_CASE("discovery: test_ and todo_test_ rules in any package, once per rule, no functions") {
+    Engine engine;
+    REQUIRE(engine.add_policy("t.rego",
+                              "package x\n"
+                              "test_a if true\n"
+                              "test_a if false\n"
+                              "todo_test_b if false\n"
+                              "test_f(x) if x\n"
+                              "helper if true\n")
+                .empty());
+    auto tests = gavel::testing::discover(engine.rules());
+    REQUIRE(tests.size() == 2);
+    CHECK(tests[0].full_name() == "data.x.test_a");
+    CHECK_FALSE(tests[0].skip);
+    CHECK(tests[1].full_name() == "data.x.todo_test_b");
+    CHECK(tests[1].skip);
+}
+
+TEST_CASE("outcomes: pass, fail (false or undefined), skip, error") {
+    Fixture f(
+        "package x\n"
+        "test_pass if 1 + 1 == 2\n"
+        "test_false := false\n"
+        "test_undefined if 1 == 2\n"
+        "test_not_true := 7\n"
+        "todo_test_later if false\n"
+        "c := 1 if true\n"
+        "c := 2 if true\n"
+        "test_error if c == 1\n");
+    CHECK(f.run("test_pass").pass());
+    CHECK(f.run("test_false").fail);
+    CHECK(f.run("test_undefined").fail);
+    CHECK(f.run("test_not_true").fail);
+    auto skipped = f.run("todo_test_later");
+    CHECK(skipped.skip);
+    CHECK_FALSE(skipped.pass());
+    auto error = f.run("test_error");
+    REQUIRE(error.error);
+    CHECK(error.error->code == "eval_conflict_error");
+    CHECK_FALSE(error.fail);
+}
+
+TEST_CASE("multi-value tests report one case per member") {
+    Fixture f(
+        "package x\n"
+        "test_set contains n if some n in [\"a\", \"b\"]\n"
+        "test_table[name] := ok if {\n"
+        "  some name, want in {\"one\": 1, \"two\": 3}\n"
+        "  ok := want == count(name) - 2\n"
+        "}\n"
+        "test_none contains n if some n in []\n");
+    auto set = f.run("test_set");
+    CHECK(set.pass());
+    REQUIRE(set.cases.size() == 2);
+    CHECK(set.cases[0].name == "a");
+    CHECK_FALSE(set.cases[0].fail);
+    auto table = f.run("test_table");
+    CHECK(table.fail);
+    REQUIRE(table.cases.size() == 2);
+    CHECK(table.cases[0].name == "one");
+    CHECK_FALSE(table.cases[0].fail);
+    CHECK(table.cases[1].name == "two");
+    CHECK(table.cases[1].fail);
+    CHECK(f.run("test_none").fail);
+}
+
+TEST_CASE("print output is captured per test") {
+    Fixture f(
+        "package x\n"
+        "test_prints if {\n"
+        "  print(\"hello\", 1)\n"
+        "  print(\"again\")\n"
+        "}\n");
+    auto r = f.run("test_prints");
+    CHECK(r.pass());
+    CHECK(r.output == "hello 1\nagain\n");
+}
+
+TEST_CASE("a test that runs too long is cancelled by its timeout") {
+    Fixture f(
+        "package x\n"
+        "test_slow if {\n"
+        "  count([x | some a in numbers.range(1, 200); some b in numbers.range(1, 200); some c in numbers.range(1, 200); x := a + b + c]) > 0\n"
+        "}\n");
+    RunOptions options;
+    options.timeout = std::chrono::milliseconds(20);
+    auto r = f.run("test_slow", options);
+    REQUIRE(r.error);
+    CHECK(r.error->code == "eval_cancel_error");
+}
+
+TEST_CASE("mocking with `with`: input, data, builtins, functions") {
+    Fixture f(
+        "package x\n"
+        "allow if input.user == data.admins[_]\n"
+        "greeting := upper(\"hi\")\n"
+        "double(n) := n * 2\n"
+        "triple(n) := n * 3\n"
+        "quad := double(2)\n"
+        "test_input if allow with input as {\"user\": \"bob\"} with data.admins as [\"bob\"]\n"
+        "test_builtin_value if greeting == \"mocked\" with upper as \"mocked\"\n"
+        "test_builtin_function if greeting == \"hi!\" with upper as exclaim\n"
+        "exclaim(s) := concat(\"\", [s, \"!\"])\n"
+        "test_user_function if quad == 6 with double as triple\n"
+        "test_not_mocked if quad == 4\n");
+    CHECK(f.run("test_input").pass());
+    CHECK(f.run("test_builtin_value").pass());
+    CHECK(f.run("test_builtin_function").pass());
+    CHECK(f.run("test_user_function").pass());
+    CHECK(f.run("test_not_mocked").pass());
+}
+
+TEST_CASE("explain: the failed top-level expression with its operands and variables") {
+    Fixture f(
+        "package x\n"
+        "deny contains m if some m in input.bad\n"
+        "test_count if {\n"
+        "  n := 2\n"
+        "  not false\n"
+        "  count(deny) == n with input as {\"bad\": [\"a\"]}\n"
+        "}\n");
+    RunOptions options;
+    options.explain = true;
+    auto r = f.run("test_count", options);
+    CHECK(r.fail);
+    REQUIRE(r.failed_at);
+    CHECK(r.failed_at->file == "t.rego");
+    CHECK(r.failed_at->line == 6);
+    CHECK(r.failed_at->text == "count(deny) == n with input as {\"bad\": [\"a\"]}");
+    REQUIRE(r.failed_at->operands.size() == 2);
+    CHECK(r.failed_at->operands[0].first == "count(deny)");
+    REQUIRE(r.failed_at->operands[0].second);
+    CHECK(gavel::runtime::to_json(*r.failed_at->operands[0].second) == "1");  // evaluated under `with`
+    REQUIRE(r.failed_at->bindings.size() == 1);
+    CHECK(r.failed_at->bindings[0].first == "n");
+    CHECK(gavel::runtime::to_json(r.failed_at->bindings[0].second) == "2");
+}
+
+TEST_CASE("coverage: lines reached, and the lines that could be") {
+    Fixture f(
+        "package x\n"
+        "a if {\n"
+        "  input.x == 1\n"
+        "}\n"
+        "b if {\n"
+        "  input.x == 2\n"
+        "}\n"
+        "test_a if a with input as {\"x\": 1}\n");
+    RunOptions options;
+    options.coverage = true;
+    auto r = f.run("test_a", options);
+    CHECK(r.pass());
+    auto coverable = f.runner->coverable_lines();
+    CHECK(coverable["t.rego"] == std::set<uint32_t>{2, 3, 5, 6, 8});
+    const auto& covered = r.covered["t.rego"];
+    CHECK(covered.count(2));
+    CHECK(covered.count(3));
+    CHECK(covered.count(8));
+    CHECK_FALSE(covered.count(5));
+    CHECK_FALSE(covered.count(6));
+}
+
+namespace {
+struct Recorder : gavel::Tracer {
+    std::vector<std::string> events;
+    void trace(const TraceEvent& e) override {
+        std::string s = std::string(gavel::to_string(e.op)) + " " + std::to_string(e.line) + " " + std::string(e.text);
+        for (const auto& [name, value] : e.bindings()) s += " " + name + "=" + gavel::runtime::to_json(value);
+        events.push_back(s);
+    }
+};
+}  // namespace
+
+TEST_CASE("the tracer sees enter, eval, redo, fail and exit with bindings") {
+    Engine engine;
+    REQUIRE(engine.add_policy("p.rego",
+                              "package p\n"
+                              "r if {\n"
+                              "  some x in [1, 2]\n"
+                              "  x > 1\n"
+                              "}\n")
+                .empty());
+    auto q = engine.prepare("data.p.r");
+    REQUIRE(q.ok());
+    Recorder rec;
+    gavel::EvalOptions options;
+    options.tracer = &rec;
+    auto result = q.value->eval(options);
+    REQUIRE(result.rows.size() == 1);
+    auto has = [&](const std::string& s) { return std::find(rec.events.begin(), rec.events.end(), s) != rec.events.end(); };
+    CHECK(has("Enter 2 r if {"));
+    CHECK(has("Eval 3 some x in [1, 2]"));
+    CHECK(has("Eval 4 x > 1 x=1"));
+    CHECK(has("Fail 4 x > 1 x=1"));
+    CHECK(has("Redo 3 some x in [1, 2] x=1"));
+    CHECK(has("Eval 4 x > 1 x=2"));
+    CHECK(has("Exit 2 r if {"));
+    // Without a tracer nothing is recorded and the result is the same.
+    rec.events.clear();
+    auto plain = q.value->eval();
+    CHECK(plain.rows.size() == 1);
+    CHECK(rec.events.empty());
+}
