@@ -57,6 +57,7 @@ struct EvalCliOptions {
     bool stdin_query = false;
     std::string format = "json";
     bool v0_compatible = false;
+    bool allow_net = false;
     bool strict_builtin_errors = false;
     bool fail = false;
     bool fail_defined = false;
@@ -527,6 +528,7 @@ int run_eval(const EvalCliOptions& opts) {
 
     EngineOptions engine_options;
     engine_options.v0_compatible = opts.v0_compatible;
+    engine_options.allow_net = opts.allow_net;
     Engine engine(engine_options);
 
     if (!opts.data.empty()) {
@@ -585,6 +587,7 @@ void add_eval_command(CLI::App& app) {
     cmd->add_option("-f,--format", opts->format, "Output format: json, values, bindings, pretty, raw, discard")
         ->check(CLI::IsMember({"json", "values", "bindings", "pretty", "raw", "discard"}));
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and the query in the pre-1.0 Rego dialect");
+    cmd->add_flag("--allow-net", opts->allow_net, "Let http.send reach the network (off: \"unallowed host\" errors)");
     // OPA 0.x scripts pass --v1-compatible; v1 is the default here, so it changes nothing.
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->add_flag("--strict-builtin-errors", opts->strict_builtin_errors,

@@ -94,6 +94,7 @@ struct Engine::Impl {
         p->builtins = &stdlib::Registry::standard();
         p->custom_builtins = custom;
         p->v0_compatible = options.v0_compatible;
+        p->allow_net = options.allow_net;
         p->base_data = data;
         std::vector<const lang::Module*> list;
         for (const auto& [name, m] : modules) list.push_back(&m);

@@ -28,6 +28,7 @@ namespace gavel {
 struct EngineOptions {
     bool v0_compatible = false;          // parse modules in the pre-1.0 dialect unless they import rego.v1
     bool experimental_keywords = false;  // allow the experimental `and` / `or` keywords
+    bool allow_net = false;              // http.send may reach the network (else "unallowed host")
 };
 
 // An evaluation error as OPA reports it: code, message and where.

@@ -51,6 +51,7 @@ const Registry& Registry::standard() {
         register_deprecated(r);
         register_rego(r);
         register_providers(r);
+        register_http(r);
         register_graphql(r);
         return r;
     }();

@@ -36,6 +36,7 @@ struct BuiltinContext {
     std::unordered_map<std::string, runtime::Value> memo;
     runtime::Value runtime_info = runtime::Value::empty_object();  // opa.runtime()
     std::function<void(std::string_view)> trace;                    // trace(): a note for the tracer, if any
+    bool allow_net = false;                                         // http.send may reach the network
 };
 
 using BuiltinImpl = std::function<BuiltinResult(std::span<const runtime::Value> args, BuiltinContext& ctx)>;
@@ -100,6 +101,7 @@ void register_walk(Registry& r);
 void register_deprecated(Registry& r);
 void register_rego(Registry& r);
 void register_providers(Registry& r);
+void register_http(Registry& r);
 void register_graphql(Registry& r);
 
 }  // namespace gavel::stdlib

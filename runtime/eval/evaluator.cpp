@@ -44,6 +44,16 @@ Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
     builtin_context_.now_ns =
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     builtin_context_.print = settings.print;
+    builtin_context_.allow_net = program.allow_net;
+    if (settings.tracer)  // trace("msg") becomes a Note event
+        builtin_context_.trace = [this](std::string_view message) {
+            if (!settings_.tracer) return;
+            TraceEvent event;
+            event.op = TraceOp::Note;
+            event.text = message;
+            event.depth = static_cast<uint32_t>(depth_);
+            settings_.tracer->trace(event);
+        };
 }
 
 void Evaluator::halt(std::string code, std::string message, const lang::Location& loc) {

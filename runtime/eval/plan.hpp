@@ -156,6 +156,7 @@ struct Program {
     const stdlib::Registry* builtins = nullptr;
     bool strict = false;
     bool v0_compatible = false;  // queries are v0: deprecated builtins allowed
+    bool allow_net = false;      // http.send may reach the network
 
     const stdlib::Builtin* find_builtin(std::string_view name) const;
     const DataNode* node_at(const std::vector<std::string>& path) const;

@@ -1,0 +1,111 @@
+// Builtins that need the evaluator's help: walk (a relation), the deprecated
+// v0 builtins, rego.metadata.* (planned as constants), rego.parse_module,
+// trace (a Note event) and opa.runtime.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/engine.hpp"
+#include "runtime/json.hpp"
+
+namespace {
+
+struct Run {
+    std::string value;        // compact JSON of x, "undefined", or "error: ..."
+    std::string diagnostics;  // compile errors, if any
+};
+
+Run eval(const std::string& policy, bool v0 = false, gavel::Tracer* tracer = nullptr) {
+    gavel::EngineOptions options;
+    options.v0_compatible = v0;
+    gavel::Engine engine(options);
+    auto diags = engine.add_policy("p.rego", policy);
+    if (!diags.empty()) return {"", diags.format()};
+    auto q = engine.prepare("x = data.t.x");
+    if (!q.ok()) return {"", q.diagnostics.format()};
+    gavel::EvalOptions eo;
+    eo.strict_builtin_errors = true;
+    eo.tracer = tracer;
+    auto r = q.value->eval(eo);
+    if (r.error) return {"error: " + r.error->to_string(), ""};
+    if (r.rows.empty()) return {"undefined", ""};
+    return {gavel::runtime::to_json(r.rows[0].bindings[0].second), ""};
+}
+
+}  // namespace
+
+TEST_CASE("walk: every [path, value] pair, the root first; patterns filter and stop early") {
+    CHECK(eval("package t\nx := [p | walk({\"a\": [1, {\"b\": 2}]}, [p, _])]").value ==
+          R"([[],["a"],["a",0],["a",1],["a",1,"b"]])");
+    CHECK(eval("package t\nx := {v | walk([1, [2, 3]], [[_, _], v])}").value == "[2,3]");
+    CHECK(eval("package t\nx := v if walk({\"k\": \"found\"}, [[\"k\"], v])").value == R"("found")");
+    // A set's elements are their own keys.
+    CHECK(eval("package t\nx := [p | walk({\"s\"}, [p, _])]").value == R"([[],["s"]])");
+    // `some` over a walk ends at the first success inside a rule that needs one value.
+    CHECK(eval("package t\nx if { walk([1, 2, 3], [_, 2]) }").value == "true");
+}
+
+TEST_CASE("deprecated builtins: v0 modules may call them, v1 modules get OPA's type error") {
+    const std::string v0 = "package t\nx = [all([true, true]), any([false]), set_diff({1, 2}, {2}), re_match(\"^a\", \"ab\")] { true }";
+    CHECK(eval(v0, true).value == "[true,false,[1],true]");
+    auto v1 = eval("package t\nx := any([true])");
+    CHECK(v1.diagnostics.find("p.rego:2:6: rego_type_error: deprecated built-in function calls in expression: any") !=
+          std::string::npos);
+    // A v0 module that imports rego.v1 is a v1 module.
+    auto imported = eval("package t\nimport rego.v1\nx := cast_array({1})", true);
+    CHECK(imported.diagnostics.find("deprecated built-in function calls in expression: cast_array") != std::string::npos);
+    // A function of the package with the same name is not the builtin.
+    CHECK(eval("package t\nall(xs) := count(xs)\nx := all([1, 2])").value == "2");
+}
+
+TEST_CASE("rego.metadata: authors and related resources take OPA's object forms") {
+    const std::string policy = R"(# METADATA
+# title: Top
+# scope: subpackages
+package t
+
+# METADATA
+# title: X
+# authors:
+# - Jane Doe <jane@example.com>
+# - Just A Name
+# related_resources:
+# - https://example.com
+# custom:
+#   severity: high
+x := [rego.metadata.rule(), count(rego.metadata.chain()), rego.metadata.chain()[1].annotations.title]
+)";
+    CHECK(eval(policy).value ==
+          R"([{"authors":[{"email":"jane@example.com","name":"Jane Doe"},{"name":"Just A Name"}],"custom":{"severity":"high"},)"
+          R"("related_resources":[{"ref":"https://example.com"}],"scope":"rule","title":"X"},2,"Top"])");
+    // An unannotated rule: no rule metadata, a chain of just its path.
+    CHECK(eval("package t\nx := [rego.metadata.rule(), rego.metadata.chain()]").value == R"([{},[{"path":["t","x"]}]])");
+}
+
+TEST_CASE("rego.parse_module: OPA's AST as a value; parse errors are builtin errors") {
+    CHECK(eval("package t\nx := m.rules[0].head.name if m := rego.parse_module(\"m.rego\", \"package a\\nq := 1\")").value ==
+          R"("q")");
+    auto bad = eval("package t\nx := rego.parse_module(\"m.rego\", \"package\")");
+    INFO(bad.value);
+    CHECK(bad.value.find("eval_builtin_error: rego.parse_module: ") != std::string::npos);
+    CHECK(bad.value.find("m.rego:1: rego_parse_error: unexpected eof token") != std::string::npos);
+}
+
+namespace {
+struct NoteCollector : gavel::Tracer {
+    std::vector<std::string> notes;
+    void trace(const gavel::TraceEvent& e) override {
+        if (e.op == gavel::TraceOp::Note) notes.emplace_back(e.text);
+    }
+};
+}  // namespace
+
+TEST_CASE("trace: true, and a Note event for the tracer; opa.runtime is an object") {
+    NoteCollector tracer;
+    CHECK(eval("package t\nx := [trace(\"hello\"), opa.runtime()]", false, &tracer).value == "[true,{}]");
+    REQUIRE(tracer.notes.size() == 1);
+    CHECK(tracer.notes[0] == "hello");
+    CHECK(gavel::to_string(gavel::TraceOp::Note) == std::string("Note"));
+}
