@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "stdlib/builtin_helpers.hpp"
+#include "stdlib/unicode_text.hpp"
 
 namespace gavel::stdlib {
 
@@ -37,10 +38,8 @@ void register_aggregates(Registry& r) {
     declare(r, "count", 1, [](Args a, BuiltinContext&) {
         const Value& v = a[0];
         if (v.is_string()) {
-            // Code points, not bytes.
-            std::size_t n = 0;
-            for (unsigned char c : v.as_string()) n += (c & 0xC0) != 0x80;
-            return BuiltinResult::of(Value::integer(static_cast<int64_t>(n)));
+            // Runes as Go counts them: code points, and each invalid byte as one.
+            return BuiltinResult::of(Value::integer(static_cast<int64_t>(text::rune_count(v.as_string()))));
         }
         if (v.is_array() || v.is_set() || v.is_object()) return BuiltinResult::of(Value::integer(static_cast<int64_t>(v.size())));
         return type_error(1, "one of {array, object, set, string}", v);

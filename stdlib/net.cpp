@@ -1,6 +1,13 @@
 // net.cidr_*, net.lookup_ip_addr: OPA's topdown/cidr.go semantics on Go's
 // net.ParseCIDR / net.ParseIP (see ip_network.hpp).
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <vector>
@@ -210,11 +217,29 @@ BuiltinResult cidr_merge(Args a, BuiltinContext&) {
 
 // Only IP literals are answered: resolving a name needs network access,
 // which the engine has no option to allow yet.
-BuiltinResult lookup_ip_addr(Args a, BuiltinContext&) {
+// The addresses of a name: "localhost" always (the hosts file, no traffic);
+// other names only when the engine allows the network, as for http.send.
+BuiltinResult lookup_ip_addr(Args a, BuiltinContext& ctx) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
-    if (auto addr = ip::parse_address(a[0].as_string()))
-        return BuiltinResult::of(Value::set({Value::string(ip::format_address(*addr))}));
-    return BuiltinResult::error("network access is disabled");
+    const std::string name(a[0].as_string());
+    if (auto addr = ip::parse_address(name)) return BuiltinResult::of(Value::set({Value::string(ip::format_address(*addr))}));
+    if (!ctx.allow_net && name != "localhost") return BuiltinResult::error("unallowed host: " + name);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (int rc = getaddrinfo(name.c_str(), nullptr, &hints, &found); rc != 0)
+        return BuiltinResult::error(fmt::format("lookup {}: {}", name, gai_strerror(rc)));
+    runtime::SetBuilder out;
+    for (addrinfo* ai = found; ai; ai = ai->ai_next) {
+        char text[INET6_ADDRSTRLEN] = {};
+        const void* where = ai->ai_family == AF_INET ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(ai->ai_addr)->sin_addr)
+                                                     : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(ai->ai_addr)->sin6_addr);
+        if ((ai->ai_family == AF_INET || ai->ai_family == AF_INET6) && inet_ntop(ai->ai_family, where, text, sizeof text))
+            out.insert(Value::string(text));
+    }
+    freeaddrinfo(found);
+    return BuiltinResult::of(out.build());
 }
 
 }  // namespace
@@ -226,7 +251,14 @@ void register_net(Registry& r) {
     declare(r, "net.cidr_intersects", 2, cidr_intersects);
     declare(r, "net.cidr_is_valid", 1, cidr_is_valid);
     declare(r, "net.cidr_merge", 1, cidr_merge);
-    declare(r, "net.lookup_ip_addr", 1, lookup_ip_addr);
+    {
+        Builtin lookup;
+        lookup.name = "net.lookup_ip_addr";
+        lookup.arity = 1;
+        lookup.impl = lookup_ip_addr;
+        lookup.nondeterministic = true;
+        r.add(std::move(lookup));
+    }
     Builtin overlap;
     overlap.name = "net.cidr_overlap";
     overlap.arity = 2;
