@@ -13,6 +13,8 @@ void add_bench_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_parse_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
+void add_webhook_config_command(CLI::App& app);
 void add_repl_command(CLI::App& app);
 void add_version_command(CLI::App& app);
 

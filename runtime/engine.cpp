@@ -11,6 +11,7 @@
 #include "runtime/eval/evaluator.hpp"
 #include "runtime/eval/planner.hpp"
 #include "runtime/eval/term_values.hpp"
+#include "runtime/loader.hpp"
 
 namespace gavel {
 
@@ -148,6 +149,66 @@ std::optional<std::string> Engine::add_data(const Value& data, const std::vector
     impl_->invalidate();
     return std::nullopt;
 }
+
+namespace {
+
+// `doc` with the value at path[i..] replaced (or removed when `value` is null).
+std::optional<Value> replaced_at(const Value& doc, const std::vector<std::string>& path, std::size_t i,
+                                 const Value* value, std::string& error) {
+    if (i == path.size()) return value ? *value : Value();
+    if (!doc.is_object()) {
+        error = fmt::format("{} is not an object", runtime::data_path_text(std::vector<std::string>(path.begin(), path.begin() + static_cast<long>(i))));
+        return std::nullopt;
+    }
+    Value key = Value::string(path[i]);
+    const Value* child = doc.find(key);
+    runtime::ObjectBuilder b(doc.size() + 1);
+    for (const auto& e : doc.object_entries())
+        if (e.key != key) b.insert(e.key, e.value);
+    if (!child && !value) return doc;  // nothing to remove
+    auto inner = replaced_at(child ? *child : Value::empty_object(), path, i + 1, value, error);
+    if (!inner) return std::nullopt;
+    if (value || i + 1 < path.size()) b.insert(key, std::move(*inner));
+    return b.build();
+}
+
+const Value* lookup(const Value& doc, const std::vector<std::string>& path) {
+    const Value* at = &doc;
+    for (const auto& key : path) {
+        at = at->find(key);
+        if (!at) return nullptr;
+    }
+    return at;
+}
+
+}  // namespace
+
+std::optional<std::string> Engine::set_data(const Value& data, const std::vector<std::string>& path) {
+    if (path.empty() && !data.is_object()) return std::string("data must be an object");
+    std::string error;
+    auto updated = replaced_at(impl_->data, path, 0, &data, error);
+    if (!updated) return error;
+    impl_->data = std::move(*updated);
+    impl_->invalidate();
+    return std::nullopt;
+}
+
+bool Engine::remove_data(const std::vector<std::string>& path) {
+    if (path.empty()) {
+        impl_->data = Value::empty_object();
+        impl_->invalidate();
+        return true;
+    }
+    if (!lookup(impl_->data, path)) return false;
+    std::string error;
+    auto updated = replaced_at(impl_->data, path, 0, nullptr, error);
+    if (!updated) return false;
+    impl_->data = std::move(*updated);
+    impl_->invalidate();
+    return true;
+}
+
+const Value& Engine::data() const { return impl_->data; }
 
 void Engine::register_builtin(std::string name, std::size_t arity, BuiltinFunction fn) {
     stdlib::Builtin b;

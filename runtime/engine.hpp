@@ -184,6 +184,14 @@ public:
     // values at one path are an error message; nothing is changed then.
     std::optional<std::string> add_data(const runtime::Value& data, const std::vector<std::string>& path = {});
 
+    // Replaces the document at `path` (empty: the whole data tree, which must then be an
+    // object), creating missing objects on the way. A non-object on the way is an error.
+    std::optional<std::string> set_data(const runtime::Value& data, const std::vector<std::string>& path = {});
+    // Removes the document at `path`; false when there is none.
+    bool remove_data(const std::vector<std::string>& path);
+    // The base data tree (all data added so far).
+    const runtime::Value& data() const;
+
     // Makes an embedder's function callable from policies by its (dotted) name.
     void register_builtin(std::string name, std::size_t arity, BuiltinFunction fn);
     // The names of the builtins policies can call (gavel's and registered ones), sorted;

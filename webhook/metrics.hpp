@@ -1,0 +1,52 @@
+#pragma once
+// Server metrics in Prometheus' text exposition format:
+//   gavel_http_requests_total{endpoint,decision,code}
+//   gavel_http_request_duration_seconds{endpoint} (histogram, buckets from 50 µs)
+//   gavel_reloads_total{status}, gavel_last_reload_timestamp_seconds{status}
+//   gavel_config_info{hash}, gavel_http_requests_in_flight, gavel_ready
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace gavel::webhook {
+
+class Metrics {
+public:
+    static constexpr double kBuckets[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.00075, 0.001, 0.0025, 0.005,
+                                          0.01,    0.025,  0.05,    0.1,    0.25,    0.5,   1,      2.5,
+                                          5,       10};
+    static constexpr std::size_t kBucketCount = sizeof(kBuckets) / sizeof(kBuckets[0]);
+
+    // decision: "allowed", "denied", "error" for admission; "" otherwise.
+    void record_request(std::string_view endpoint, std::string_view decision, int code, std::chrono::nanoseconds latency);
+    void record_reload(bool ok);
+    void request_started() { ++in_flight_; }
+    void request_finished() { --in_flight_; }
+
+    std::string render(bool ready, const std::string& config_hash) const;
+
+    // For tests.
+    std::uint64_t reloads(bool ok) const { return ok ? reload_ok_.load() : reload_failed_.load(); }
+
+private:
+    struct Histogram {
+        std::vector<std::uint64_t> buckets = std::vector<std::uint64_t>(kBucketCount, 0);
+        std::uint64_t count = 0;
+        double sum = 0;
+    };
+    mutable std::mutex mutex_;
+    std::map<std::tuple<std::string, std::string, int>, std::uint64_t> requests_;
+    std::map<std::string, Histogram> latency_;
+    std::atomic<std::int64_t> in_flight_{0};
+    std::atomic<std::uint64_t> reload_ok_{0}, reload_failed_{0};
+    std::atomic<double> last_ok_{0}, last_failed_{0};
+};
+
+}  // namespace gavel::webhook

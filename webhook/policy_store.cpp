@@ -1,0 +1,215 @@
+#include "webhook/policy_store.hpp"
+
+#include <openssl/evp.h>
+
+#include <set>
+
+#include "runtime/json.hpp"
+#include "webhook/json_patch.hpp"
+
+namespace gavel::webhook {
+
+using runtime::Value;
+
+namespace {
+
+std::string sha256_hex(const std::string& bytes) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(bytes.data(), bytes.size(), digest, &n, EVP_sha256(), nullptr);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned i = 0; i < n; ++i) {
+        out.push_back(kHex[digest[i] >> 4]);
+        out.push_back(kHex[digest[i] & 15]);
+    }
+    return out;
+}
+
+WriteResult failure(int status, std::string code, std::string message) {
+    WriteResult r;
+    r.status = status;
+    r.code = std::move(code);
+    r.message = std::move(message);
+    return r;
+}
+
+}  // namespace
+
+PolicyStore::PolicyStore(EngineOptions options, std::vector<std::string> warm_queries)
+    : engine_(options), warm_queries_(std::move(warm_queries)) {
+    std::lock_guard lock(mutex_);
+    publish();
+}
+
+PolicyStore::Query PolicyStore::query(const std::string& text, bool cache) {
+    Query out;
+    out.snapshot = current();
+    {
+        std::lock_guard lock(out.snapshot->cache_mutex);
+        auto it = out.snapshot->queries.find(text);
+        if (it != out.snapshot->queries.end()) {
+            out.query = it->second;
+            return out;
+        }
+    }
+    // Prepare against the engine, which always holds the newest published world.
+    std::lock_guard lock(mutex_);
+    out.snapshot = current();
+    auto prepared = engine_.prepare(text);
+    if (!prepared.ok()) {
+        out.errors = std::move(prepared.diagnostics);
+        return out;
+    }
+    out.query = *prepared.value;
+    std::lock_guard cache_lock(out.snapshot->cache_mutex);
+    if (cache && out.snapshot->queries.size() < kMaxCached) out.snapshot->queries.emplace(text, *prepared.value);
+    return out;
+}
+
+void PolicyStore::publish() {
+    auto snap = std::make_shared<Snapshot>();
+    snap->generation = ++generation_;
+    snap->policies = policies_;
+    snap->data = engine_.data();
+    std::string material;
+    for (const auto& [id, text] : policies_) {
+        material += id;
+        material.push_back('\0');
+        material += text;
+        material.push_back('\0');
+    }
+    material += directory_hash_;
+    snap->config_hash = sha256_hex(material);
+    for (const auto& q : warm_queries_) {
+        auto prepared = engine_.prepare(q);
+        if (prepared.ok()) snap->queries.emplace(q, *prepared.value);
+    }
+    std::atomic_store(&current_, std::shared_ptr<const Snapshot>(std::move(snap)));
+}
+
+WriteResult PolicyStore::commit_or_rollback(const std::map<std::string, std::string>& old_policies,
+                                            const Value& old_data) {
+    lang::Diagnostics errors = engine_.check();
+    if (errors.empty()) {
+        publish();
+        return {};
+    }
+    for (const auto& [id, text] : policies_)
+        if (!old_policies.count(id)) engine_.remove_policy(id);
+    for (const auto& [id, text] : old_policies) {
+        auto it = policies_.find(id);
+        if (it == policies_.end() || it->second != text) engine_.add_policy(id, text);
+    }
+    policies_ = old_policies;
+    if (!old_data.identical(engine_.data())) engine_.set_data(old_data);
+    WriteResult r = failure(400, "invalid_parameter", "error(s) occurred while compiling module(s)");
+    r.errors = std::move(errors);
+    return r;
+}
+
+WriteResult PolicyStore::put_policy(const std::string& id, std::string text) {
+    std::lock_guard lock(mutex_);
+    auto old = policies_;
+    lang::Diagnostics parse_errors = engine_.add_policy(id, text);
+    if (!parse_errors.empty()) {
+        WriteResult r = failure(400, "invalid_parameter", "error(s) occurred while parsing module(s)");
+        r.errors = std::move(parse_errors);
+        return r;
+    }
+    policies_[id] = std::move(text);
+    return commit_or_rollback(old, engine_.data());
+}
+
+WriteResult PolicyStore::delete_policy(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    if (!policies_.count(id)) return failure(404, "resource_not_found", "storage_not_found_error: policy id \"" + id + "\"");
+    auto old = policies_;
+    engine_.remove_policy(id);
+    policies_.erase(id);
+    return commit_or_rollback(old, engine_.data());
+}
+
+WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::string> policies, Value data,
+                                                   const std::string& content_hash) {
+    std::lock_guard lock(mutex_);
+    auto old_policies = policies_;
+    Value old_data = engine_.data();
+    auto old_hash = directory_hash_;
+    lang::Diagnostics parse_errors;
+    for (const auto& id : directory_ids_)
+        if (!policies.count(id)) {
+            engine_.remove_policy(id);
+            policies_.erase(id);
+        }
+    for (auto& [id, text] : policies) {
+        auto errs = engine_.add_policy(id, text);
+        if (!errs.empty()) parse_errors.append(errs);
+        else policies_[id] = text;
+    }
+    // The directory owns its top-level keys; everything else (REST writes) stays.
+    std::set<std::string> keys;
+    for (const auto& e : directory_data_.object_entries()) keys.insert(std::string(e.key.as_string()));
+    for (const auto& e : data.object_entries()) keys.insert(std::string(e.key.as_string()));
+    std::optional<std::string> data_error;
+    for (const auto& key : keys) {
+        if (const Value* v = data.find(key)) data_error = engine_.set_data(*v, {key});
+        else engine_.remove_data({key});
+        if (data_error) break;
+    }
+    if (!parse_errors.empty() || data_error) {
+        // Undo: commit_or_rollback restores policies and data when it sees errors.
+        for (const auto& [id, text] : policies_)
+            if (!old_policies.count(id)) engine_.remove_policy(id);
+        for (const auto& [id, text] : old_policies) engine_.add_policy(id, text);
+        policies_ = old_policies;
+        engine_.set_data(old_data);
+        WriteResult r = failure(400, "invalid_parameter", data_error ? *data_error : "error(s) occurred while parsing module(s)");
+        r.errors = std::move(parse_errors);
+        return r;
+    }
+    directory_hash_ = content_hash;
+    WriteResult r = commit_or_rollback(old_policies, old_data);
+    if (!r.ok()) {
+        directory_hash_ = old_hash;
+        return r;
+    }
+    directory_ids_.clear();
+    for (const auto& [id, text] : policies) directory_ids_.push_back(id);
+    directory_data_ = std::move(data);
+    return r;
+}
+
+WriteResult PolicyStore::put_data(const std::vector<std::string>& path, const Value& value, bool only_if_absent) {
+    std::lock_guard lock(mutex_);
+    Value old = engine_.data();
+    if (only_if_absent && value_at(old, path)) return failure(304, "not_modified", "");
+    if (auto err = engine_.set_data(value, path)) return failure(400, "invalid_parameter", *err);
+    return commit_or_rollback(policies_, old);
+}
+
+WriteResult PolicyStore::delete_data(const std::vector<std::string>& path) {
+    std::lock_guard lock(mutex_);
+    Value old = engine_.data();
+    if (!value_at(old, path))
+        return failure(404, "resource_not_found", "storage_not_found_error: " + json_pointer(path) + ": document does not exist");
+    engine_.remove_data(path);
+    return commit_or_rollback(policies_, old);
+}
+
+WriteResult PolicyStore::patch_data(const std::vector<std::string>& path, const Value& ops) {
+    std::lock_guard lock(mutex_);
+    Value old = engine_.data();
+    std::string error;
+    auto patched = apply_json_patch(old, ops, path, error);
+    if (!patched) {
+        bool missing = error.rfind("document does not exist", 0) == 0;
+        return failure(missing ? 404 : 400, missing ? "resource_not_found" : "invalid_parameter",
+                       missing ? "storage_not_found_error: " + error : error);
+    }
+    if (!patched->is_object()) return failure(400, "invalid_parameter", "data must be an object");
+    engine_.set_data(*patched);
+    return commit_or_rollback(policies_, old);
+}
+
+}  // namespace gavel::webhook

@@ -1,0 +1,88 @@
+#pragma once
+// The server's world: policies and data, compiled, as immutable snapshots.
+//
+// All writers (REST API, directory reload) serialise on one mutex, change the
+// Engine, check that everything compiles, and either roll the change back or
+// publish a new Snapshot by swapping one shared_ptr. Evaluations load the
+// current snapshot and never take the writers' mutex: a request sees the old
+// world or the new one, never half of a change.
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lang/diagnostics.hpp"
+#include "runtime/engine.hpp"
+#include "runtime/value.hpp"
+
+namespace gavel::webhook {
+
+struct Snapshot {
+    std::uint64_t generation = 0;
+    std::string config_hash;                      // SHA-256 of policies and directory data, hex
+    std::map<std::string, std::string> policies;  // id -> source text
+    runtime::Value data;                          // the base data tree
+
+    // Prepared queries of this world by query text: filled when published and on first use.
+    mutable std::mutex cache_mutex;
+    mutable std::unordered_map<std::string, PreparedQuery> queries;
+};
+
+// The outcome of a write, with the HTTP status the REST API answers.
+struct WriteResult {
+    int status = 200;
+    std::string code;     // OPA's error code (invalid_parameter, resource_not_found ...); empty on success
+    std::string message;
+    lang::Diagnostics errors;  // compile errors with file:line:col
+    bool ok() const { return code.empty(); }
+};
+
+class PolicyStore {
+public:
+    // `warm_queries` are prepared whenever a snapshot is published (the admission decision ...).
+    PolicyStore(EngineOptions options, std::vector<std::string> warm_queries);
+
+    std::shared_ptr<const Snapshot> current() const { return std::atomic_load(&current_); }
+
+    struct Query {
+        std::shared_ptr<const Snapshot> snapshot;
+        std::optional<PreparedQuery> query;
+        lang::Diagnostics errors;
+    };
+    // The query prepared in the newest world (cached per snapshot, at most kMaxCached).
+    Query query(const std::string& text, bool cache = true);
+
+    WriteResult put_policy(const std::string& id, std::string text);
+    WriteResult delete_policy(const std::string& id);
+    // Replaces every policy that came from the directories, and the directory data
+    // (its top-level keys), in one step. `content_hash` identifies the directories' content.
+    WriteResult replace_directory_content(std::map<std::string, std::string> policies, runtime::Value data,
+                                          const std::string& content_hash);
+
+    WriteResult put_data(const std::vector<std::string>& path, const runtime::Value& value, bool only_if_absent);
+    WriteResult delete_data(const std::vector<std::string>& path);
+    WriteResult patch_data(const std::vector<std::string>& path, const runtime::Value& ops);
+
+    static constexpr std::size_t kMaxCached = 256;
+
+private:
+    WriteResult commit_or_rollback(const std::map<std::string, std::string>& old_policies, const runtime::Value& old_data);
+    void publish();
+
+    std::mutex mutex_;  // writers only
+    Engine engine_;
+    std::map<std::string, std::string> policies_;  // id -> text, what the engine holds
+    std::vector<std::string> directory_ids_;
+    runtime::Value directory_data_ = runtime::Value::empty_object();
+    std::string directory_hash_;
+    std::vector<std::string> warm_queries_;
+    std::uint64_t generation_ = 0;
+    std::shared_ptr<const Snapshot> current_;
+};
+
+}  // namespace gavel::webhook

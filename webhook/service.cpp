@@ -1,0 +1,409 @@
+#include "webhook/service.hpp"
+
+#include <openssl/crypto.h>
+
+#include <cctype>
+
+#include "runtime/json.hpp"
+#include "runtime/loader.hpp"
+#include "webhook/admission.hpp"
+#include "webhook/log.hpp"
+
+namespace gavel::webhook {
+
+using runtime::Value;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+Value str(std::string_view s) { return Value::string(s); }
+
+HttpResponse error_response(int status, std::string_view code, std::string_view message,
+                            const lang::Diagnostics* errors = nullptr) {
+    runtime::ObjectBuilder b;
+    b.insert(str("code"), str(code));
+    b.insert(str("message"), str(message));
+    if (errors && !errors->empty()) {
+        runtime::ArrayBuilder list;
+        for (const auto& d : *errors) {
+            runtime::ObjectBuilder e;
+            e.insert(str("code"), str(d.code));
+            e.insert(str("message"), str(d.message));
+            if (!d.file.empty() || d.line)
+                e.insert(str("location"), Value::object({{str("file"), str(d.file)},
+                                                          {str("row"), Value::integer(d.line)},
+                                                          {str("col"), Value::integer(d.col)}}));
+            list.push_back(e.build());
+        }
+        b.insert(str("errors"), list.build());
+    }
+    return HttpResponse::json(status, runtime::to_json(b.build()));
+}
+
+HttpResponse write_result(const WriteResult& r, int success_status, std::string success_body = {}) {
+    if (r.ok()) {
+        HttpResponse resp = HttpResponse::json(success_status, std::move(success_body));
+        return resp;
+    }
+    if (r.status == 304) return HttpResponse::json(304, "");
+    return error_response(r.status, r.code, r.message, &r.errors);
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
+    out.clear();
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        char c = in[i];
+        if (c == '%') {
+            if (i + 2 >= in.size()) return false;
+            int hi = hex_value(in[i + 1]);
+            int lo = hex_value(in[i + 2]);
+            if (hi < 0 || lo < 0) return false;
+            out.push_back(static_cast<char>(hi * 16 + lo));
+            i += 2;
+        } else if (c == '+' && plus_is_space) {
+            out.push_back(' ');
+        } else {
+            out.push_back(c);
+        }
+    }
+    return true;
+}
+
+bool has_query_flag(std::string_view query, std::string_view key) {
+    while (!query.empty()) {
+        auto amp = query.find('&');
+        std::string_view part = query.substr(0, amp);
+        if (part.substr(0, part.find('=')) == key) return true;
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+    }
+    return false;
+}
+
+// An HTTP body that is JSON or empty (undefined).
+bool parse_optional_json(const std::string& body, Value& out, bool& present, std::string& error) {
+    present = body.find_first_not_of(" \t\r\n") != std::string::npos;
+    if (!present) return true;
+    auto parsed = runtime::parse_json(body);
+    if (!parsed.ok) {
+        error = "malformed JSON: " + parsed.error.message;
+        return false;
+    }
+    out = std::move(parsed.value);
+    return true;
+}
+
+std::string eval_error_text(const EvalError& e) {
+    if (e.code == "eval_cancel_error") return "evaluation timed out (" + e.message + ")";
+    return e.to_string();
+}
+
+}  // namespace
+
+bool split_path(std::string_view path, std::vector<std::string>& out) {
+    out.clear();
+    while (!path.empty()) {
+        if (path.front() == '/') {
+            path.remove_prefix(1);
+            continue;
+        }
+        auto slash = path.find('/');
+        std::string seg;
+        if (!percent_decode(path.substr(0, slash), seg, false)) return false;
+        out.push_back(std::move(seg));
+        if (slash == std::string_view::npos) break;
+        path.remove_prefix(slash);
+    }
+    return true;
+}
+
+std::string percent_decode_query_value(std::string_view query, std::string_view key, bool& found) {
+    found = false;
+    while (!query.empty()) {
+        auto amp = query.find('&');
+        std::string_view part = query.substr(0, amp);
+        auto eq = part.find('=');
+        if (part.substr(0, eq) == key) {
+            std::string out;
+            found = percent_decode(eq == std::string_view::npos ? std::string_view{} : part.substr(eq + 1), out, true);
+            return out;
+        }
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+    }
+    return {};
+}
+
+Service::Service(ServiceOptions options, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics)
+    : options_(std::move(options)), store_(std::move(store)), metrics_(std::move(metrics)) {}
+
+HttpResponse Service::handle(HttpRequest& req) {
+    auto start = Clock::now();
+    metrics_->request_started();
+    std::string endpoint = "other";
+    std::string decision;
+    HttpResponse resp;
+    std::vector<std::string> segments;
+    std::string_view path = req.path();
+    if (!split_path(path, segments)) {
+        resp = error_response(400, "invalid_parameter", "invalid percent-encoding in the path");
+    } else if (segments.empty()) {
+        endpoint = "/";
+        resp = req.method == "POST" ? admission(req, "main", {}, decision)
+                                    : error_response(405, "invalid_parameter", "POST an AdmissionReview to /");
+    } else if (segments[0] == "validate" || segments[0] == "mutate") {
+        endpoint = "/" + segments[0];
+        std::vector<std::string> package(segments.begin() + 1, segments.end());
+        if (req.method != "POST") resp = error_response(405, "invalid_parameter", "POST an AdmissionReview");
+        else if (package.empty()) resp = error_response(404, "resource_not_found", "no package path after /" + segments[0] + "/");
+        else resp = admission(req, segments[0], package, decision);
+    } else if (segments[0] == "health") {
+        endpoint = "/health";
+        bool ready_check = (segments.size() == 2 && segments[1] == "ready") || has_query_flag(req.query(), "bundles") ||
+                           has_query_flag(req.query(), "plugins");
+        if (segments.size() > 2 || (segments.size() == 2 && segments[1] != "ready" && segments[1] != "live"))
+            resp = error_response(404, "resource_not_found", "not found");
+        else resp = health(req, ready_check);
+    } else if (segments[0] == "metrics" && segments.size() == 1) {
+        endpoint = "/metrics";
+        resp.status = 200;
+        resp.content_type = "text/plain; version=0.0.4";
+        resp.body = metrics_->render(ready_, store_->current()->config_hash);
+    } else if (segments[0] == "v1" && segments.size() >= 2 &&
+               (segments[1] == "data" || segments[1] == "policies" || segments[1] == "query")) {
+        endpoint = "/v1/" + segments[1];
+        bool authorized = true;
+        if (!options_.token.empty()) {
+            std::string_view auth = req.header("Authorization");
+            std::string expected = "Bearer " + options_.token;
+            authorized = auth.size() == expected.size() && CRYPTO_memcmp(auth.data(), expected.data(), auth.size()) == 0;
+        }
+        if (!authorized) {
+            resp = error_response(401, "unauthorized", "the request requires a valid bearer token");
+        } else if (segments[1] == "data") {
+            resp = data_api(req, std::vector<std::string>(segments.begin() + 2, segments.end()));
+        } else if (segments[1] == "policies") {
+            // Policy ids may contain slashes (kube-mgmt uses namespace/name/key): the rest of the path.
+            std::string id;
+            auto prefix = std::string_view("/v1/policies/");
+            if (path.size() > prefix.size()) percent_decode(path.substr(prefix.size()), id, false);
+            resp = policies_api(req, id);
+        } else {
+            resp = segments.size() == 2 ? query_api(req) : error_response(404, "resource_not_found", "not found");
+        }
+    } else {
+        resp = error_response(404, "resource_not_found", "not found: " + std::string(path));
+    }
+    metrics_->request_finished();
+    metrics_->record_request(endpoint, decision, resp.status, Clock::now() - start);
+    return resp;
+}
+
+HttpResponse Service::health(HttpRequest&, bool readiness) {
+    if (readiness && !ready_) return HttpResponse::json(503, R"({"error":"not ready"})");
+    return HttpResponse::json(200, "{}");
+}
+
+HttpResponse Service::admission(HttpRequest& req, std::string_view mode, const std::vector<std::string>& package,
+                                std::string& decision_label) {
+    auto start = Clock::now();
+    ReviewRequest review;
+    std::string error;
+    if (!parse_review(req.body, review, error)) {
+        decision_label = "";
+        return error_response(400, "invalid_parameter", error);
+    }
+    Value input = review.review;
+    if (options_.input_http) {
+        runtime::ObjectBuilder headers;
+        for (const auto& [k, v] : req.headers) {
+            std::string lower(k);
+            for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            headers.insert(str(lower), str(v));
+        }
+        runtime::ObjectBuilder b;
+        for (const auto& e : input.object_entries()) b.insert(e.key, e.value);
+        b.insert(str("http"), Value::object({{str("headers"), headers.build()},
+                                             {str("client_subject"), str(req.client_subject)}}));
+        input = b.build();
+    }
+    bool main = mode == "main";
+    std::string query_text = main ? options_.decision : conventional_rules_query(package);
+    std::string decision_name = main ? options_.decision : runtime::data_path_text(package);
+    auto q = store_->query(query_text);
+    AdmissionDecision d;
+    if (!q.query) {
+        std::string message = "cannot prepare " + decision_name;
+        if (!q.errors.empty()) message += ": " + q.errors.items().front().headline();
+        d = error_decision(review, message, options_.fail_open);
+    } else {
+        EvalOptions eo;
+        eo.input = &input;
+        eo.timeout = options_.eval_timeout;
+        EvalResult result = q.query->eval(eo);
+        if (result.error) {
+            d = error_decision(review, eval_error_text(*result.error), options_.fail_open);
+        } else {
+            bool defined = !result.rows.empty() && !result.rows[0].expressions.empty();
+            Value value = defined ? result.rows[0].expressions[0].value : Value();
+            d = main ? decision_from_main(review, value, defined, decision_name, options_.fail_open)
+                     : decision_from_rules(review, value, options_.fail_open);
+        }
+    }
+    switch (d.outcome) {
+    case AdmissionDecision::Outcome::Allowed: decision_label = "allowed"; break;
+    case AdmissionDecision::Outcome::Denied: decision_label = "denied"; break;
+    case AdmissionDecision::Outcome::Error: decision_label = "error"; break;
+    }
+    if (d.outcome == AdmissionDecision::Outcome::Error)
+        log_line("error", "admission decision failed",
+                 {{"uid", review.uid}, {"decision", str(decision_name)}, {"error", str(d.message)}});
+    if (options_.decision_log) {
+        double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        const Value* request = review.review.find("request");
+        auto field = [&](std::string_view name) {
+            const Value* v = request ? request->find(name) : nullptr;
+            return v ? *v : Value();
+        };
+        Value kind = field("kind");
+        decision_log_line(Value::object({
+            {str("time"), str(utc_timestamp())},
+            {str("decision_id"), Value::integer(static_cast<std::int64_t>(++decision_ids_))},
+            {str("path"), str(decision_name)},
+            {str("uid"), review.uid},
+            {str("operation"), field("operation")},
+            {str("kind"), kind},
+            {str("namespace"), field("namespace")},
+            {str("name"), field("name")},
+            {str("outcome"), str(decision_label)},
+            {str("code"), Value::integer(d.code)},
+            {str("message"), str(d.message)},
+            {str("config_hash"), str(q.snapshot ? q.snapshot->config_hash : "")},
+            {str("duration_ms"), Value::from_double(ms)},
+        }));
+    }
+    return HttpResponse::json(200, runtime::to_json(d.review));
+}
+
+HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>& path) {
+    if (req.method == "GET" || req.method == "POST") {
+        Value input;
+        bool has_input = false;
+        if (req.method == "POST") {
+            Value body;
+            bool present = false;
+            std::string error;
+            if (!parse_optional_json(req.body, body, present, error)) return error_response(400, "invalid_parameter", error);
+            if (present) {
+                if (!body.is_object()) return error_response(400, "invalid_parameter", "the body must be an object {\"input\": ...}");
+                if (const Value* in = body.find("input")) {
+                    input = *in;
+                    has_input = true;
+                }
+            }
+        }
+        auto q = store_->query(runtime::data_path_text(path));
+        if (!q.query) {
+            std::string message = q.errors.empty() ? "cannot prepare the query" : q.errors.items().front().headline();
+            return error_response(400, "invalid_parameter", message, &q.errors);
+        }
+        EvalOptions eo;
+        if (has_input) eo.input = &input;
+        eo.timeout = options_.eval_timeout;
+        EvalResult result = q.query->eval(eo);
+        if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
+        if (result.rows.empty() || result.rows[0].expressions.empty()) return HttpResponse::json(200, "{}");
+        bool pretty = has_query_flag(req.query(), "pretty");
+        std::string body = "{\"result\":";
+        if (pretty) body = "{\n  \"result\": ";
+        runtime::append_json(body, result.rows[0].expressions[0].value,
+                             pretty ? runtime::JsonStyle::Pretty : runtime::JsonStyle::Compact);
+        body += pretty ? "\n}\n" : "}";
+        return HttpResponse::json(200, std::move(body));
+    }
+    if (req.method == "PUT") {
+        auto parsed = runtime::parse_json(req.body);
+        if (!parsed.ok) return error_response(400, "invalid_parameter", "malformed JSON: " + parsed.error.message);
+        bool only_if_absent = req.header("If-None-Match") == "*";
+        return write_result(store_->put_data(path, parsed.value, only_if_absent), 204);
+    }
+    if (req.method == "PATCH") {
+        auto parsed = runtime::parse_json(req.body);
+        if (!parsed.ok) return error_response(400, "invalid_parameter", "malformed JSON: " + parsed.error.message);
+        return write_result(store_->patch_data(path, parsed.value), 204);
+    }
+    if (req.method == "DELETE") return write_result(store_->delete_data(path), 204);
+    return error_response(405, "invalid_parameter", "method not allowed");
+}
+
+HttpResponse Service::policies_api(HttpRequest& req, const std::string& id) {
+    if (req.method == "GET") {
+        auto snap = store_->current();
+        auto entry = [](const std::string& name, const std::string& raw) {
+            return Value::object({{str("id"), str(name)}, {str("raw"), str(raw)}});
+        };
+        if (id.empty()) {
+            runtime::ArrayBuilder list;
+            for (const auto& [name, raw] : snap->policies) list.push_back(entry(name, raw));
+            return HttpResponse::json(200, runtime::to_json(Value::object({{str("result"), list.build()}})));
+        }
+        auto it = snap->policies.find(id);
+        if (it == snap->policies.end())
+            return error_response(404, "resource_not_found", "storage_not_found_error: policy id \"" + id + "\"");
+        return HttpResponse::json(200, runtime::to_json(Value::object({{str("result"), entry(it->first, it->second)}})));
+    }
+    if (id.empty()) return error_response(405, "invalid_parameter", "method not allowed");
+    if (req.method == "PUT") return write_result(store_->put_policy(id, req.body), 200, "{}");
+    if (req.method == "DELETE") return write_result(store_->delete_policy(id), 200, "{}");
+    return error_response(405, "invalid_parameter", "method not allowed");
+}
+
+HttpResponse Service::query_api(HttpRequest& req) {
+    std::string text;
+    Value input;
+    bool has_input = false;
+    if (req.method == "GET") {
+        bool found = false;
+        text = percent_decode_query_value(req.query(), "q", found);
+        if (!found) return error_response(400, "invalid_parameter", "missing parameter q");
+    } else if (req.method == "POST") {
+        Value body;
+        bool present = false;
+        std::string error;
+        if (!parse_optional_json(req.body, body, present, error)) return error_response(400, "invalid_parameter", error);
+        const Value* q = present ? body.find("query") : nullptr;
+        if (!q || !q->is_string()) return error_response(400, "invalid_parameter", "the body needs a string field query");
+        text = std::string(q->as_string());
+        if (const Value* in = body.find("input")) {
+            input = *in;
+            has_input = true;
+        }
+    } else {
+        return error_response(405, "invalid_parameter", "method not allowed");
+    }
+    // Ad-hoc queries are not cached: they would crowd out the admission queries.
+    auto q = store_->query(text, false);
+    if (!q.query) return error_response(400, "invalid_parameter", q.errors.empty() ? "invalid query" : q.errors.items().front().headline(), &q.errors);
+    EvalOptions eo;
+    if (has_input) eo.input = &input;
+    eo.timeout = options_.eval_timeout;
+    EvalResult result = q.query->eval(eo);
+    if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
+    if (result.rows.empty()) return HttpResponse::json(200, "{}");
+    runtime::ArrayBuilder rows;
+    for (const auto& row : result.rows) {
+        runtime::ObjectBuilder b;
+        for (const auto& [name, value] : row.bindings) b.insert(str(name), value);
+        rows.push_back(b.build());
+    }
+    return HttpResponse::json(200, runtime::to_json(Value::object({{str("result"), rows.build()}})));
+}
+
+}  // namespace gavel::webhook
