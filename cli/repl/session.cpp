@@ -264,7 +264,9 @@ std::string Session::run_query(const std::string& text) {
     EvalOptions options;
     options.input = input_ ? &*input_ : nullptr;
     std::string out;
-    TracePrinter tracer;
+    TracePrinter tracer([&](uint32_t line, uint32_t col, std::string_view expression) {
+        return rq.original_span(text, line, col, expression.size(), std::string(expression));
+    });
     if (trace_) options.tracer = &tracer;
     options.print = [&out](std::string_view s) {
         out.append(s);

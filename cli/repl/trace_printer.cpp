@@ -9,15 +9,23 @@ namespace gavel::cli::repl {
 void TracePrinter::trace(const TraceEvent& event) {
     std::string location = (event.file.empty() ? std::string("query") : std::string(event.file)) + ":" +
                            std::to_string(event.line);
-    std::string step = std::string(to_string(event.op)) + " " + std::string(event.text);
+    std::string text = event.file.empty() && query_text_ ? query_text_(event.line, event.col, event.text)
+                                                         : std::string(event.text);
+    std::string step = std::string(to_string(event.op)) + " " + text;
     // Why an expression failed: its operands' values where it failed.
     if (event.op == TraceOp::Fail) {
         auto operands = event.operands();
         if (!operands.empty()) {
             step += "  #";
-            for (const auto& [text, value] : operands)
-                step += " " + text + " = " + (value ? compact_json(*value) : std::string("undefined")) + ";";
-            step.pop_back();
+            bool shown = false;
+            for (const auto& [operand, value] : operands) {
+                std::string v = value ? compact_json(*value) : std::string("undefined");
+                if (v == operand) continue;  // a constant says nothing new
+                step += " " + operand + " = " + v + ";";
+                shown = true;
+            }
+            if (shown) step.pop_back();
+            else step.resize(step.size() - 3);
         }
     }
     // Keep the line readable: the first line of a multi-line text.

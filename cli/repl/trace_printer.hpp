@@ -7,6 +7,7 @@
 //   query:1     | Eval input.request.kind.kind == "Pod"
 //   query:1     | Fail input.request.kind.kind == "Pod"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ namespace gavel::cli::repl {
 
 class TracePrinter final : public Tracer {
 public:
+    // Maps the text of a query expression (at line/col of the prepared query) back to what was typed.
+    using QueryText = std::function<std::string(uint32_t line, uint32_t col, std::string_view text)>;
+    explicit TracePrinter(QueryText query_text = {}) : query_text_(std::move(query_text)) {}
+
     void trace(const TraceEvent& event) override;
     std::string text() const;
 
@@ -26,6 +31,7 @@ private:
         std::string step;
     };
     std::vector<Line> lines_;
+    QueryText query_text_;
 };
 
 }  // namespace gavel::cli::repl

@@ -199,6 +199,18 @@ check v0-rules "Rule 'deny' defined in package repl. Type 'show' to see rules.
 }
 deny' --v0-compatible -i $fx/admission_review.json
 
+# trace: each step of the next queries with its location; a failed comparison shows its operands.
+printf '%s\n' trace 'x := input.request.object.spec.containers[_]; x.image == "mysql"' |
+    "$gavel" repl -i $fx/admission_review.json > "$out" 2>&1
+if grep -qxF 'query:1 Eval x := input.request.object.spec.containers[_]' "$out" &&
+   grep -qxF 'query:1 Fail x.image == "mysql"  # x.image = "nginx"' "$out" &&
+   grep -qxF 'query:1 Redo x := input.request.object.spec.containers[_]' "$out" &&
+   grep -qxF '| {"image":"mysql","name":"mysql-backend"} |' "$out"; then
+    echo "ok   trace"
+else
+    echo "FAIL trace"; cat "$out"; failures=$((failures + 1))
+fi
+
 # gavel run is the REPL too (as opa run without --server); positional paths load like -d.
 printf 'data.registries.trusted[0]\n' | "$gavel" run $fx/policies > "$out" 2>&1
 if [[ "$(cat "$out")" == '"hooli.com"' ]]; then echo "ok   run"; else echo "FAIL run"; cat "$out"; failures=$((failures + 1)); fi
