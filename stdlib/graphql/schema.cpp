@@ -23,7 +23,6 @@ directive @include(if: Boolean!) on FIELD | FRAGMENT_SPREAD | INLINE_FRAGMENT
 directive @skip(if: Boolean!) on FIELD | FRAGMENT_SPREAD | INLINE_FRAGMENT
 directive @deprecated(reason: String = "No longer supported") on FIELD_DEFINITION | ARGUMENT_DEFINITION | INPUT_FIELD_DEFINITION | ENUM_VALUE
 directive @specifiedBy(url: String!) on SCALAR
-directive @oneOf on INPUT_OBJECT
 directive @defer(if: Boolean = true, label: String) on FRAGMENT_SPREAD | INLINE_FRAGMENT
 
 type __Schema {
@@ -193,7 +192,7 @@ public:
                     return Error{"For " + def.name + " to implement " + intf->name + " the field " + required.name +
                                      " must have the same arguments but it is missing " + ra.name + ".",
                                  found->pos};
-                if (!ra.type || !fa->type || ra.type->to_string() != fa->type->to_string())
+                if (!ra.type || !fa->type || !argument_compatible(*ra.type, *fa->type))
                     return Error{"For " + def.name + " to implement " + intf->name + " the field " + required.name +
                                      " must have the same arguments but " + ra.name + " has the wrong type.",
                                  fa->pos};
@@ -208,11 +207,24 @@ public:
                                  fa.pos};
             }
         }
-        for (const auto& transitive : intf->interfaces)
-            if (std::find(def.interfaces.begin(), def.interfaces.end(), transitive) == def.interfaces.end())
-                return Error{def.name + " must implement " + transitive + " because it is implemented by " + name + ".",
+        for (const auto& transitive : intf->interfaces) {
+            if (std::find(def.interfaces.begin(), def.interfaces.end(), transitive) != def.interfaces.end()) continue;
+            if (transitive == def.name)
+                return Error{"Type " + def.name + " cannot implement " + name + " because it would create a circular reference.",
                              def.pos};
+            return Error{"Type " + def.name + " must implement " + transitive + " because it is implemented by " + name + ".",
+                         def.pos};
+        }
         return std::nullopt;
+    }
+
+    // gqlparser's Type.IsCompatible, asymmetric as it is.
+    static bool argument_compatible(const TypeRef& t, const TypeRef& other) {
+        if (t.named != other.named) return false;
+        if (t.elem && !other.elem) return false;
+        if (t.elem && !argument_compatible(*t.elem, *other.elem)) return false;
+        if (other.non_null) return t.non_null;
+        return true;
     }
 
     bool covariant(const TypeRef* required, const TypeRef* actual) {
@@ -231,7 +243,9 @@ public:
             if (auto e = check_name(f.pos, f.name)) return e;
             if (auto e = type_ref(f.type, f.pos)) return e;
             if (auto e = arguments(f.arguments, nullptr)) return e;
-            if (auto e = directives(f.directives, "FIELD_DEFINITION", nullptr)) return e;
+            if (auto e = directives(f.directives, def.kind == "INPUT_OBJECT" ? "INPUT_FIELD_DEFINITION" : "FIELD_DEFINITION",
+                                    nullptr))
+                return e;
         }
         for (const auto& t : def.types) {
             const Definition* member = s_.type(t);
@@ -241,17 +255,23 @@ public:
         for (const auto& i : def.interfaces)
             if (auto e = implements(def, i)) return e;
         if (def.kind == "OBJECT" || def.kind == "INTERFACE") {
-            if (def.fields.empty()) return Error{def.kind + " must define one or more fields.", def.pos};
+            if (def.fields.empty()) return Error{def.kind + " " + def.name + ": must define one or more fields.", def.pos};
             for (const auto& f : def.fields)
                 if (const Definition* t = s_.type(f.type->innermost_name()); t && t->kind == "INPUT_OBJECT")
-                    return Error{def.kind + " field must be one of SCALAR, OBJECT, INTERFACE, UNION, ENUM.", f.pos};
+                    return Error{def.kind + " " + def.name + ": field must be one of SCALAR, OBJECT, INTERFACE, UNION, ENUM.",
+                                 f.pos};
         } else if (def.kind == "ENUM") {
-            if (def.enum_values.empty()) return Error{def.kind + " must define one or more unique enum values.", def.pos};
+            if (def.enum_values.empty())
+                return Error{def.kind + " " + def.name + ": must define one or more unique enum values.", def.pos};
+            for (const auto& v : def.enum_values)
+                if (v.name == "true" || v.name == "false" || v.name == "null")
+                    return Error{def.kind + " " + def.name + ": non-enum value " + v.name + ".", def.pos};
         } else if (def.kind == "INPUT_OBJECT") {
-            if (def.fields.empty()) return Error{def.kind + " must define one or more input fields.", def.pos};
+            if (def.fields.empty())
+                return Error{def.kind + " " + def.name + ": must define one or more input fields.", def.pos};
             for (const auto& f : def.fields)
                 if (const Definition* t = s_.type(f.type->innermost_name()); t && !is_input_kind(t->kind))
-                    return Error{def.kind + " field must be one of SCALAR, ENUM, INPUT_OBJECT.", f.pos};
+                    return Error{t->kind + " " + f.name + ": field must be one of SCALAR, ENUM, INPUT_OBJECT.", f.pos};
         }
         for (std::size_t i = 0; i < def.fields.size(); ++i)
             for (std::size_t j = i + 1; j < def.fields.size(); ++j)
@@ -326,15 +346,19 @@ std::variant<Schema, Error> build_schema(const SchemaDocument& user) {
         } else if (def.kind == "OBJECT" || def.kind == "INPUT_OBJECT") {
             for (const auto& i : def.interfaces) add_possible(s, i, def.name);
             add_possible(s, def.name, def.name);
+        } else if (def.kind == "INTERFACE") {
+            for (const auto& i : def.interfaces) add_possible(s, i, def.name);
         }
     }
 
-    std::vector<std::string> directive_order;
     for (const SchemaDocument* doc : {&builtins, &user})
         for (const auto& d : doc->directives) {
-            if (s.directives.count(d.name)) return Error{"Cannot redeclare directive " + d.name + ".", d.pos};
+            if (s.directives.count(d.name)) {
+                // SDL may restate the spec's directives; the first one stays.
+                if (d.name == "include" || d.name == "skip" || d.name == "deprecated" || d.name == "specifiedBy") continue;
+                return Error{"Cannot redeclare directive " + d.name + ".", d.pos};
+            }
             s.directives.emplace(d.name, d);
-            directive_order.push_back(d.name);
         }
 
     if (user.schema.size() > 1)
@@ -354,18 +378,22 @@ std::variant<Schema, Error> build_schema(const SchemaDocument& user) {
     for (const auto& sd : user.schema_extensions)
         if (auto e = set_roots(sd)) return *e;
 
+    // Checked in name order (the maps are sorted), so the first problem
+    // reported is the same as gqlparser's.
     Checker check(s);
-    for (const auto& name : order)
-        if (auto e = check.definition(s.types.at(name))) return *e;
-    for (const auto& name : directive_order) {
-        const DirectiveDefinition& d = s.directives.at(name);
+    for (const auto& [name, def] : s.types)
+        if (auto e = check.definition(def)) return *e;
+    for (const auto& [name, d] : s.directives) {
         if (auto e = check_name(d.pos, d.name)) return *e;
         if (auto e = check.arguments(d.arguments, &d)) return *e;
     }
 
-    if (s.query_type.empty() && s.type("Query")) s.query_type = "Query";
-    if (s.mutation_type.empty() && s.type("Mutation")) s.mutation_type = "Mutation";
-    if (s.subscription_type.empty() && s.type("Subscription")) s.subscription_type = "Subscription";
+    // Root types are inferred by name only without a schema definition.
+    if (user.schema.empty()) {
+        if (s.query_type.empty() && s.type("Query")) s.query_type = "Query";
+        if (s.mutation_type.empty() && s.type("Mutation")) s.mutation_type = "Mutation";
+        if (s.subscription_type.empty() && s.type("Subscription")) s.subscription_type = "Subscription";
+    }
 
     // Introspection entry points live on the query root.
     if (!s.query_type.empty()) {

@@ -4,8 +4,11 @@
 
 #include "stdlib/graphql/validate.hpp"
 
+#include "stdlib/graphql/suggestions.hpp"
+
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -173,7 +176,10 @@ private:
                 report("There can be only one variable named " + q("$" + v.variable) + ".", v.pos);
             if (!v.type) continue;
             const Definition* t = s_.type(v.type->innermost_name());
-            if (!t) report("Unknown type " + q(v.type->innermost_name()) + ".", v.type->pos);
+            if (!t)
+                report("Unknown type " + q(v.type->innermost_name()) + "." +
+                           did_you_mean("Did you mean", v.type->innermost_name(), type_names(), true),
+                       v.type->pos);
             else if (!is_input_kind(t->kind))
                 report("Variable " + q("$" + v.variable) + " cannot be non-input type " + q(v.type->to_string()) + ".",
                        v.pos);
@@ -222,47 +228,32 @@ private:
                        v.pos);
     }
 
-    // Spec 5.8.5: a variable's type must fit where it is used.
+    // gqlparser's VariablesInAllowedPosition: a default (on the variable or
+    // at the location) lets a nullable variable fill a non-null position.
     void allowed_position(const VariableDefinition& def, const VariableUsage& use) {
         if (!use.expected || !def.type) return;
-        const TypeRef* var_type = def.type.get();
-        TypeRef nullable_expected;
-        const TypeRef* expected = use.expected.get();
-        if (expected->non_null && !var_type->non_null) {
-            bool has_default = (def.default_value && def.default_value->kind != ValueKind::Null) || use.location_has_default;
-            if (!has_default) {
-                mismatch(def, use);
-                return;
-            }
-            nullable_expected = *expected;
-            nullable_expected.non_null = false;
-            expected = &nullable_expected;
-        }
-        if (!compatible(var_type, expected)) mismatch(def, use);
+        TypeRef expected = *use.expected;
+        if ((def.default_value && def.default_value->kind != ValueKind::Null) || use.location_has_default)
+            expected.non_null = false;
+        if (!compatible(*def.type, expected))
+            report("Variable " + q("$" + def.variable) + " of type " + q(def.type->to_string()) +
+                       " used in position expecting type " + q(use.expected->to_string()) + ".",
+                   use.pos);
     }
 
-    void mismatch(const VariableDefinition& def, const VariableUsage& use) {
-        report("Variable " + q("$" + def.variable) + " of type " + q(def.type->to_string()) +
-                   " used in position expecting type " + q(use.expected->to_string()) + ".",
-               use.pos);
+    // gqlparser's Type.IsCompatible.
+    static bool compatible(const TypeRef& t, const TypeRef& other) {
+        if (t.named != other.named) return false;
+        if (t.elem && !other.elem) return false;
+        if (t.elem && !compatible(*t.elem, *other.elem)) return false;
+        if (other.non_null) return t.non_null;
+        return true;
     }
 
-    bool compatible(const TypeRef* var_type, const TypeRef* expected) const {
-        if (!var_type || !expected) return false;
-        if (expected->non_null) {
-            if (!var_type->non_null) return false;
-            TypeRef a = *var_type, b = *expected;
-            a.non_null = b.non_null = false;
-            return compatible(&a, &b);
-        }
-        if (var_type->non_null) {
-            TypeRef a = *var_type;
-            a.non_null = false;
-            return compatible(&a, expected);
-        }
-        if (expected->elem) return var_type->elem && compatible(var_type->elem.get(), expected->elem.get());
-        if (var_type->elem) return false;
-        return var_type->named == expected->named;
+    std::vector<std::string> type_names() const {
+        std::vector<std::string> names;
+        for (const auto& [name, def] : s_.types) names.push_back(name);
+        return names;
     }
 
     // ---- selections ----
@@ -270,7 +261,8 @@ private:
         if (type_condition.empty()) return nullptr;
         const Definition* t = s_.type(type_condition);
         if (!t) {
-            report("Unknown type " + q(type_condition) + ".", pos);
+            report("Unknown type " + q(type_condition) + "." + did_you_mean("Did you mean", type_condition, type_names(), true),
+                   pos);
             return nullptr;
         }
         if (!is_composite_kind(t->kind)) {
@@ -332,6 +324,41 @@ private:
         }
     }
 
+    // FieldsOnCorrectType's hint: for an abstract type, the types that do
+    // have the field (interfaces first, most used first); else similar names.
+    std::string field_hint(const Definition& parent, const std::string& name) const {
+        auto has_field = [&](const Definition& d) {
+            return std::any_of(d.fields.begin(), d.fields.end(), [&](const FieldDefinition& f) { return f.name == name; });
+        };
+        if (parent.kind == "INTERFACE" || parent.kind == "UNION") {
+            std::vector<std::string> objects, interfaces;
+            std::map<std::string, int> usage;
+            for (const auto& pname : possible(parent)) {
+                const Definition* pt = s_.type(pname);
+                if (!pt || !has_field(*pt)) continue;
+                objects.push_back(pt->name);
+                for (const auto& i : pt->interfaces) {
+                    const Definition* it = s_.type(i);
+                    if (it && has_field(*it)) {
+                        if (usage[i]++ == 0) interfaces.push_back(i);
+                    }
+                }
+            }
+            std::vector<std::string> types = interfaces;
+            types.insert(types.end(), objects.begin(), objects.end());
+            std::stable_sort(types.begin(), types.end(), [&](const std::string& a, const std::string& b) {
+                int ua = usage.count(a) ? usage.at(a) : 0, ub = usage.count(b) ? usage.at(b) : 0;
+                if (ua != ub) return ua > ub;
+                return a < b;
+            });
+            if (!types.empty()) return " Did you mean to use an inline fragment on " + quoted_or_list(types) + "?";
+        }
+        if (parent.kind != "OBJECT" && parent.kind != "INTERFACE") return {};
+        std::vector<std::string> names;
+        for (const auto& f : parent.fields) names.push_back(f.name);
+        return did_you_mean("Did you mean", name, names, true);
+    }
+
     void field(const Selection& f, const Definition* parent, Summary& sum) {
         const FieldDefinition* def = nullptr;
         FieldDefinition typename_field;
@@ -343,7 +370,9 @@ private:
             } else {
                 for (const auto& fd : parent->fields)
                     if (fd.name == f.name) def = &fd;
-                if (!def) report("Cannot query field " + q(f.name) + " on type " + q(parent->name) + ".", f.pos);
+                if (!def)
+                    report("Cannot query field " + q(f.name) + " on type " + q(parent->name) + "." + field_hint(*parent, f.name),
+                           f.pos);
             }
         }
         arguments(f.arguments, def ? &def->arguments : nullptr, sum,
@@ -385,7 +414,13 @@ private:
             if (defs) {
                 for (const auto& d : *defs)
                     if (d.name == a.name) def = &d;
-                if (!def) report("Unknown argument " + q(a.name) + " " + where(a.name) + ".", a.pos);
+                if (!def) {
+                    std::vector<std::string> names;
+                    for (const auto& d : *defs) names.push_back(d.name);
+                    report("Unknown argument " + q(a.name) + " " + where(a.name) + "." +
+                               did_you_mean("Did you mean", a.name, names, true),
+                           a.pos);
+                }
             }
             if (a.value)
                 value(*a.value, def ? def->type : nullptr, sum, def && def->default_value != nullptr);
@@ -417,96 +452,155 @@ private:
         }
     }
 
-    // ---- literal values (spec 5.6.1) ----
+    // ---- literal values (spec 5.6.1, gqlparser's ValuesOfCorrectType) ----
     void value(const Value& v, const std::shared_ptr<TypeRef>& expected, Summary& sum, bool has_default = false) {
         if (v.kind == ValueKind::Variable) {
             sum.variables.push_back(VariableUsage{v.raw, expected, has_default, v.pos});
             return;
         }
-        if (!expected) {
+        const Definition* def = expected ? s_.type(expected->innermost_name()) : nullptr;
+        auto children_untyped = [&] {
             for (const auto& c : v.children)
                 if (c.value) value(*c.value, nullptr, sum);
+        };
+        if (!def) {
+            children_untyped();
             return;
         }
-        if (v.kind == ValueKind::Null) {
-            if (expected->non_null)
-                report("Expected value of type " + q(expected->to_string()) + ", found null.", v.pos);
+        if (v.kind == ValueKind::Null && expected->non_null)
+            report("Expected value of type " + q(expected->to_string()) + ", found null.", v.pos);
+        static const std::set<std::string> kBuiltinScalars = {"Int", "Float", "String", "Boolean", "ID"};
+        if (def->kind == "SCALAR" && !kBuiltinScalars.count(def->name)) {
+            children_untyped();  // custom scalars accept any literal
             return;
         }
-        if (expected->elem) {
-            if (v.kind == ValueKind::List) {
-                for (const auto& c : v.children)
-                    if (c.value) value(*c.value, expected->elem, sum);
-            } else {
-                value(v, expected->elem, sum);  // a single item coerces to a list
+        auto one_of = [&](std::initializer_list<const char*> names) {
+            for (const char* n : names)
+                if (def->name == n) return true;
+            return false;
+        };
+        auto enum_names = [&] {
+            std::vector<std::string> names;
+            for (const auto& e : def->enum_values) names.push_back(e.name);
+            return names;
+        };
+        if ((v.kind == ValueKind::Int && !fits_int64(v.raw)) || (v.kind == ValueKind::Float && !finite_float(v.raw)))
+            unexpected_type(v, *expected, *def);
+
+        switch (v.kind) {
+        case ValueKind::Null: return;
+        case ValueKind::List:
+            if (!expected->elem) {
+                unexpected_type(v, *expected, *def);
+                children_untyped();
+                return;
+            }
+            for (const auto& c : v.children)
+                if (c.value) value(*c.value, expected->elem, sum);
+            return;
+        case ValueKind::Int:
+            if (!one_of({"Int", "Float", "ID"})) unexpected_type(v, *expected, *def);
+            return;
+        case ValueKind::Float:
+            if (!one_of({"Float"})) unexpected_type(v, *expected, *def);
+            return;
+        case ValueKind::String:
+        case ValueKind::Block:
+            if (def->kind == "ENUM")
+                report("Enum " + q(expected->to_string()) + " cannot represent non-enum value: " + value_text(&v) + "." +
+                           did_you_mean("Did you mean the enum value", v.raw, enum_names(), true),
+                       v.pos);
+            else if (!one_of({"String", "ID"}))
+                unexpected_type(v, *expected, *def);
+            return;
+        case ValueKind::Enum:
+            if (def->kind != "ENUM") {
+                report(unexpected_type_message(v, *expected, *def), v.pos);
+            } else if (std::none_of(def->enum_values.begin(), def->enum_values.end(),
+                                    [&](const EnumValueDefinition& e) { return e.name == v.raw; })) {
+                report("Value " + q(v.raw) + " does not exist in " + q(expected->to_string()) + " enum." +
+                           did_you_mean("Did you mean the enum value", v.raw, enum_names(), true),
+                       v.pos);
             }
             return;
-        }
-        const Definition* t = s_.type(expected->named);
-        if (!t) return;
-        auto wrong = [&](const std::string& message) { report(message, v.pos); };
-        if (t->kind == "INPUT_OBJECT") {
-            if (v.kind != ValueKind::Object) {
-                wrong("Expected value of type " + q(expected->to_string()) + ", found " + value_text(&v) + ".");
-                return;
+        case ValueKind::Boolean:
+            if (!one_of({"Boolean"})) unexpected_type(v, *expected, *def);
+            return;
+        case ValueKind::Object: {
+            for (const auto& f : def->fields) {
+                bool given = std::any_of(v.children.begin(), v.children.end(), [&](const ChildValue& c) { return c.name == f.name; });
+                if (!given && f.type && f.type->non_null && !f.default_value)
+                    report("Field " + q(def->name + "." + f.name) + " of required type " + q(f.type->to_string()) +
+                               " was not provided.",
+                           v.pos);
             }
             std::set<std::string> seen;
             for (const auto& c : v.children) {
                 if (!seen.insert(c.name).second) report("There can be only one input field named " + q(c.name) + ".", c.pos);
                 const FieldDefinition* fd = nullptr;
-                for (const auto& f : t->fields)
+                for (const auto& f : def->fields)
                     if (f.name == c.name) fd = &f;
-                if (!fd) report("Field " + q(c.name) + " is not defined by type " + q(t->name) + ".", c.pos);
+                if (!fd) {
+                    std::vector<std::string> names;
+                    for (const auto& f : def->fields) names.push_back(f.name);
+                    report("Field " + q(c.name) + " is not defined by type " + q(def->name) + "." +
+                               did_you_mean("Did you mean", c.name, names, true),
+                           c.pos);
+                }
                 if (c.value) value(*c.value, fd ? fd->type : nullptr, sum, fd && fd->default_value != nullptr);
             }
-            for (const auto& f : t->fields) {
-                bool given = std::any_of(v.children.begin(), v.children.end(), [&](const ChildValue& c) { return c.name == f.name; });
-                if (!given && f.type && f.type->non_null && !f.default_value)
-                    wrong("Field " + q(t->name + "." + f.name) + " of required type " + q(f.type->to_string()) +
-                          " was not provided.");
-            }
             return;
         }
-        if (v.kind == ValueKind::List || v.kind == ValueKind::Object) {
-            wrong("Expected value of type " + q(expected->to_string()) + ", found " + value_text(&v) + ".");
-            for (const auto& c : v.children)
-                if (c.value) value(*c.value, nullptr, sum);
-            return;
+        case ValueKind::Variable: return;
         }
-        if (t->kind == "ENUM") {
-            if (v.kind != ValueKind::Enum) {
-                wrong("Enum " + q(t->name) + " cannot represent non-enum value: " + value_text(&v) + ".");
-                return;
-            }
-            bool known = std::any_of(t->enum_values.begin(), t->enum_values.end(),
-                                     [&](const EnumValueDefinition& e) { return e.name == v.raw; });
-            if (!known) wrong("Value " + q(v.raw) + " does not exist in " + q(t->name) + " enum.");
-            return;
-        }
-        const std::string& n = t->name;
-        bool is_string = v.kind == ValueKind::String || v.kind == ValueKind::Block;
-        if (n == "Int") {
-            if (v.kind != ValueKind::Int) wrong("Int cannot represent non-integer value: " + value_text(&v));
-            else if (!fits_int32(v.raw)) wrong("Int cannot represent non 32-bit signed integer value: " + v.raw);
-        } else if (n == "Float") {
-            if (v.kind != ValueKind::Int && v.kind != ValueKind::Float)
-                wrong("Float cannot represent non numeric value: " + value_text(&v));
-        } else if (n == "String") {
-            if (!is_string) wrong("String cannot represent a non string value: " + value_text(&v));
-        } else if (n == "Boolean") {
-            if (v.kind != ValueKind::Boolean) wrong("Boolean cannot represent a non boolean value: " + value_text(&v));
-        } else if (n == "ID") {
-            if (!is_string && v.kind != ValueKind::Int)
-                wrong("ID cannot represent a non-string and non-integer value: " + value_text(&v));
-        }
-        // Custom scalars accept any literal.
     }
 
-    static bool fits_int32(const std::string& raw) {
+    void unexpected_type(const Value& v, const TypeRef& expected, const Definition& def) {
+        report(unexpected_type_message(v, expected, def), v.pos);
+    }
+
+    // gqlparser picks the message by the expected type's spelling.
+    static std::string unexpected_type_message(const Value& v, const TypeRef& expected, const Definition& def) {
+        const std::string t = expected.to_string();
+        const std::string text = value_text(&v);
+        if (t == "Int" || t == "Int!") {
+            if (int32_out_of_range(v.raw)) return "Int cannot represent non 32-bit signed integer value: " + text;
+            return "Int cannot represent non-integer value: " + text;
+        }
+        if (t == "String" || t == "String!" || t == "[String]") return "String cannot represent a non string value: " + text;
+        if (t == "Boolean" || t == "Boolean!") return "Boolean cannot represent a non boolean value: " + text;
+        if (t == "Float" || t == "Float!") return "Float cannot represent non numeric value: " + text;
+        if (t == "ID" || t == "ID!") return "ID cannot represent a non-string and non-integer value: " + text;
+        if (def.kind == "ENUM") return "Enum " + q(t) + " cannot represent non-enum value: " + text + ".";
+        return "Expected value of type " + q(t) + ", found " + text + ".";
+    }
+
+    // strconv.ParseInt(raw, 10, 64) succeeds.
+    static bool fits_int64(const std::string& raw) {
         errno = 0;
         char* end = nullptr;
-        long long n = std::strtoll(raw.c_str(), &end, 10);
-        return errno == 0 && n >= -2147483648LL && n <= 2147483647LL;
+        std::strtoll(raw.c_str(), &end, 10);
+        return errno == 0 && end && *end == '\0';
+    }
+
+    // strconv.ParseInt(raw, 10, 32) fails with a range error: an integer
+    // literal outside 32 bits.
+    static bool int32_out_of_range(const std::string& raw) {
+        std::size_t i = raw[0] == '-' || raw[0] == '+' ? 1 : 0;
+        if (i >= raw.size()) return false;
+        for (std::size_t j = i; j < raw.size(); ++j)
+            if (raw[j] < '0' || raw[j] > '9') return false;
+        errno = 0;
+        long long n = std::strtoll(raw.c_str(), nullptr, 10);
+        return errno == ERANGE || n < -2147483648LL || n > 2147483647LL;
+    }
+
+    // strconv.ParseFloat(raw, 64) succeeds (no overflow to infinity).
+    static bool finite_float(const std::string& raw) {
+        errno = 0;
+        char* end = nullptr;
+        double d = std::strtod(raw.c_str(), &end);
+        return !(errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL));
     }
 
     const Schema& s_;

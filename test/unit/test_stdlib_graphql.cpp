@@ -125,7 +125,8 @@ TEST_CASE("graphql: query validation rules") {
     CHECK_FALSE(is_valid("{ hero(episode: PHANTOM) { id } }", kSchema));                  // unknown enum value
     CHECK_FALSE(is_valid("{ hero(episode: \"JEDI\") { id } }", kSchema));                 // string for enum
     CHECK_FALSE(is_valid("{ count(limit: 1.5) }", kSchema));                              // float for Int
-    CHECK_FALSE(is_valid("{ count(limit: 3000000000) }", kSchema));                       // beyond 32 bits
+    CHECK_FALSE(is_valid("{ count(limit: 99999999999999999999) }", kSchema));             // beyond 64 bits
+    CHECK(is_valid("{ count(limit: 3000000000) }", kSchema));  // gqlparser only parses Int literals as int64
     CHECK_FALSE(is_valid("mutation { rename(id: 1, filter: {limit: 1}) { id } }", kSchema));  // required input field
     CHECK_FALSE(is_valid("query { hero(episode: $e) { id } }", kSchema));                 // undefined variable
     CHECK_FALSE(is_valid("query($e: Episode) { count }", kSchema));                       // unused variable
@@ -148,7 +149,17 @@ TEST_CASE("graphql: query validation rules") {
 
 TEST_CASE("graphql: validation errors from graphql.parse carry the query position") {
     auto r = call("graphql.parse", {str("{\n  hero {\n    nope\n  }\n}"), str(kSchema)});
-    CHECK(describe(r) == "error: Cannot query field \"nope\" on type \"Character\" in GraphQL string at location 3:5");
+    CHECK(describe(r) ==
+          "error: Cannot query field \"nope\" on type \"Character\". Did you mean \"name\"? in GraphQL string at location 3:5");
+    CHECK(describe(call("graphql.parse", {str("{ search(text: \"x\") { name } }"), str(kSchema)})) ==
+          "error: Cannot query field \"name\" on type \"SearchResult\". Did you mean to use an inline fragment on "
+          "\"Character\", \"Droid\", or \"Human\"? in GraphQL string at location 1:23");
+    CHECK(describe(call("graphql.parse", {str("{ hero(episod: JEDI) { id } }"), str(kSchema)})) ==
+          "error: Unknown argument \"episod\" on field \"Query.hero\". Did you mean \"episode\"? in GraphQL string at "
+          "location 1:8");
+    CHECK(describe(call("graphql.parse", {str("{ hero(episode: JEDY) { id } }"), str(kSchema)})) ==
+          "error: Value \"JEDY\" does not exist in \"Episode\" enum. Did you mean the enum value \"JEDI\"? in GraphQL "
+          "string at location 1:17");
     auto s = call("graphql.parse", {str("{ x }"), str("type Query { x: Nope }")});
     CHECK(describe(s) ==
           "error: Error in gqlparser SchemaDocument to Schema conversion: input:1:17: Undefined type Nope.");
