@@ -4,6 +4,7 @@
 
 #include "stdlib/graphql/validate.hpp"
 
+#include "stdlib/graphql/overlapping_fields.hpp"
 #include "stdlib/graphql/suggestions.hpp"
 
 #include <algorithm>
@@ -70,6 +71,7 @@ public:
             Summary sum;
             const Definition* on = fragment_type(f.type_condition, f.pos, &f.name);
             directives(f.directives, "FRAGMENT_DEFINITION", sum);
+            merge_check(f.selection_set, on);
             selections(f.selection_set, on, sum);
             fragment_summaries_[f.name] = std::move(sum);
         }
@@ -190,6 +192,7 @@ private:
                    ignored);
 
         Summary sum;
+        merge_check(op.selection_set, root_type);
         selections(op.selection_set, root_type, sum);
         if (op.operation == "subscription" && op.selection_set.size() > 1)
             report(op.name.empty() ? "Anonymous Subscription must select only one top level field."
@@ -302,6 +305,7 @@ private:
                                " can never be of type " + q(on->name) + ".",
                            s.pos);
                 directives(s.directives, "INLINE_FRAGMENT", sum);
+                merge_check(s.selection_set, s.type_condition.empty() ? parent : on);
                 selections(s.selection_set, s.type_condition.empty() ? parent : on, sum);
                 break;
             }
@@ -401,7 +405,12 @@ private:
                            " must have a selection of subfields. Did you mean " + q(f.name + " { ... }") + "?",
                        f.pos);
         }
+        if (!f.selection_set.empty()) merge_check(f.selection_set, type);
         selections(f.selection_set, type, sum);
+    }
+
+    void merge_check(const std::vector<Selection>& sels, const Definition* parent) {
+        if (auto e = find_field_conflict(s_, doc_, sels, parent, merge_comparisons_)) errors_.push_back(*e);
     }
 
     template <typename Where>
@@ -607,6 +616,7 @@ private:
     const QueryDocument& doc_;
     std::map<std::string, Summary> fragment_summaries_;
     std::vector<Error> errors_;
+    std::size_t merge_comparisons_ = 0;
 };
 
 }  // namespace

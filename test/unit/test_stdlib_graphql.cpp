@@ -204,3 +204,20 @@ TEST_CASE("graphql: schema AST shape for directives, input defaults and descript
     CHECK(parse_schema("input I { \"doc\" x: Int = 2 @deprecated }").find(R"("Description":"doc")") != std::string::npos);
     CHECK(parse_schema("schema { query: Q } schema { mutation: M }").find(R"("Schema":[)") != std::string::npos);
 }
+
+TEST_CASE("graphql: fields sharing a response name must merge") {
+    CHECK(is_valid("{ count count hero { id } hero { name } }", kSchema));
+    CHECK(is_valid("{ hero { ... on Human { x: name } ... on Droid { x: primaryFunction } } }", kSchema));
+    auto parse_error = [](const std::string& q) {
+        return describe(call("graphql.parse", {str(q), str(kSchema)}));
+    };
+    CHECK(parse_error("{ a: count a: hero { id } }") ==
+          "error: Fields \"a\" conflict because \"count\" and \"hero\" are different fields. Use different aliases on "
+          "the fields to fetch both if this was intentional in GraphQL string at location 1:3");
+    CHECK(parse_error("{ count(limit: 1) count(limit: 2) }").find("they have differing arguments") != std::string::npos);
+    CHECK(parse_error("{ hero { ... on Human { x: height } ... on Droid { x: primaryFunction } } }")
+              .find("they return conflicting types \"Float\" and \"String\"") != std::string::npos);
+    CHECK(parse_error("{ hero { id } ...F } fragment F on Query { hero { id: name } }")
+              .find("Fields \"hero\" conflict because subfields \"id\" conflict because \"id\" and \"name\" are "
+                    "different fields") != std::string::npos);
+}
