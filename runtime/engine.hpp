@@ -95,9 +95,10 @@ struct TraceEvent {
     std::vector<std::pair<std::string, runtime::Value>> bindings() const {
         return bindings_fn ? bindings_fn(context) : std::vector<std::pair<std::string, runtime::Value>>{};
     }
-    // Fail on a comparison (==, !=, <, <=, >, >=, =, :=) or a call: the value of
-    // each operand, evaluated where the expression failed (`with` still in force);
-    // nullopt for an operand that is undefined there. Empty for other expressions.
+    // Fail on a comparison (==, !=, <, <=, >, >=, =, :=), a call or a lone term:
+    // the value of each operand that is not a constant, by its source text,
+    // evaluated where the expression failed (`with` still in force); nullopt for
+    // an operand that is undefined there. Empty for other expressions.
     std::vector<std::pair<std::string, std::optional<runtime::Value>>> operands() const {
         return operands_fn ? operands_fn(context)
                            : std::vector<std::pair<std::string, std::optional<runtime::Value>>>{};

@@ -1097,12 +1097,13 @@ std::vector<std::pair<std::string, std::optional<Value>>> Evaluator::trace_opera
     ev.settings_.tracer = nullptr;  // operands are evaluated quietly
     std::vector<std::pair<std::string, std::optional<Value>>> out;
     for (const PTerm* t : operands) {
+        if (t->op == TermOp::Const) continue;  // a constant says nothing new
         std::optional<Value> value;
         std::vector<std::pair<std::string, uint32_t>> locals;
         collect_locals(*t, locals);
         bool unbound = false;
         for (const auto& [name, slot] : locals) unbound |= !ctx.frame->bound[slot];
-        if (!unbound && t->op != TermOp::Const) {
+        if (!unbound) {
             try {
                 ev.eval_term(*ctx.frame, *t, [&](const Value& v) {
                     if (!value) value = v;
@@ -1111,8 +1112,6 @@ std::vector<std::pair<std::string, std::optional<Value>>> Evaluator::trace_opera
             } catch (const Halt&) {
             }
             ev.cut_ = false;
-        } else if (t->op == TermOp::Const) {
-            value = t->value;
         }
         out.emplace_back(std::string(t->loc.text()), std::move(value));
     }

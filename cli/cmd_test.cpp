@@ -1,0 +1,202 @@
+// gavel test PATH...: run the policy unit tests below PATH, as `opa test` does.
+//
+// Loading is `gavel eval -d`'s (runtime/loader.hpp); discovery and evaluation
+// are the library's (runtime/testing.hpp); this file parses flags, prints and
+// sets the exit status: 0 when every test passed (or was skipped), 2 when a
+// test failed or raised an error, 1 when the policies could not be loaded or
+// compiled (errors on stderr with file:line:col) or no test ran with
+// --fail-on-empty. The reports are in cli/test_runner/.
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/test_runner/go_format.hpp"
+#include "cli/test_runner/report.hpp"
+#include "cli/test_runner/session.hpp"
+
+namespace gavel::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace test_runner;
+
+struct TestCliOptions {
+    std::vector<std::string> paths;
+    bool verbose = false;
+    std::string format = "pretty";
+    std::string run;
+    bool v0_compatible = false;
+    std::string timeout;
+    unsigned parallel = 0;
+    bool bench = false;
+    bool benchmem = true;
+    std::string benchtime = "1s";
+    int count = 1;
+    bool fail_on_empty = false;
+    std::vector<std::string> ignore;
+    bool coverage = false;
+    double threshold = 0;
+    bool var_values = false;
+    std::string explain;
+    bool watch = false;
+};
+
+// Go durations as OPA's flags take them: "5s", "100ms", "1m30s".
+std::optional<std::chrono::nanoseconds> parse_duration(const std::string& s) {
+    if (s == "0") return std::chrono::nanoseconds(0);
+    long double total = 0;
+    std::size_t i = 0;
+    if (s.empty()) return std::nullopt;
+    while (i < s.size()) {
+        std::size_t start = i;
+        while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+        if (i == start) return std::nullopt;
+        long double number = std::stold(s.substr(start, i - start));
+        std::size_t unit_start = i;
+        while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
+        std::string unit = s.substr(unit_start, i - unit_start);
+        long double scale = unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9
+                          : unit == "m" ? 60e9 : unit == "h" ? 3600e9 : -1;
+        if (scale < 0) return std::nullopt;
+        total += number * scale;
+    }
+    return std::chrono::nanoseconds(static_cast<long long>(total));
+}
+
+// Every file below the paths with its modification time: what --watch compares.
+std::map<std::string, fs::file_time_type> snapshot(const std::vector<std::string>& paths) {
+    std::map<std::string, fs::file_time_type> out;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        if (fs::is_regular_file(path, ec)) {
+            out[path] = fs::last_write_time(path, ec);
+            continue;
+        }
+        for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_regular_file(ec)) out[it->path().string()] = it->last_write_time(ec);
+    }
+    return out;
+}
+
+int run_once(const TestCliOptions& opts, const SessionOptions& session) {
+    SessionResult result = run_session(session);
+    if (!result.errors.empty()) {
+        std::cerr << (result.errors.size() == 1 ? "1 error occurred: "
+                                                : std::to_string(result.errors.size()) + " errors occurred:\n");
+        for (const auto& e : result.errors) std::cerr << e << "\n";
+        return 1;
+    }
+    if (result.results.empty() && opts.fail_on_empty) {
+        std::cerr << "no test cases found\n";
+        return 1;
+    }
+    Counts counts = count_results(result.results);
+    int status = counts.fail + counts.error > 0 ? 2 : 0;
+    if (opts.coverage) {
+        CoverageReport report = coverage_report(result.coverable, result.covered);
+        std::cout << report.json << "\n";
+        if (opts.threshold > 0 && report.coverage < opts.threshold) {
+            std::cerr << "Code coverage threshold not met: got " << report.coverage << " instead of "
+                      << opts.threshold << "\n";
+            status = 2;
+        }
+        return status;
+    }
+    if (opts.format == "json") {
+        print_json(std::cout, result.results);
+    } else {
+        ReportOptions ro;
+        ro.verbose = opts.verbose;
+        ro.var_values = opts.var_values || opts.explain == "fails" || opts.explain == "full";
+        ro.benchmem = opts.benchmem;
+        print_pretty(std::cout, result.results, ro);
+    }
+    std::cout.flush();
+    return status;
+}
+
+int run_test_command(const TestCliOptions& opts) {
+    if (opts.format != "pretty" && opts.format != "json") {
+        std::cerr << "invalid --format " << opts.format << ": want pretty or json\n";
+        return 1;
+    }
+    if (!opts.explain.empty() && opts.explain != "fails" && opts.explain != "full" && opts.explain != "notes" &&
+        opts.explain != "debug") {
+        std::cerr << "invalid --explain " << opts.explain << ": want fails, full, notes or debug\n";
+        return 1;
+    }
+    SessionOptions session;
+    session.paths = opts.paths.empty() ? std::vector<std::string>{"."} : opts.paths;
+    session.ignore = opts.ignore;
+    session.v0_compatible = opts.v0_compatible;
+    session.run = opts.run;
+    session.count = opts.count;
+    session.bench = opts.bench;
+    session.coverage = opts.coverage;
+    session.parallel = opts.parallel ? opts.parallel : std::max(1u, std::thread::hardware_concurrency());
+    // OPA's default: 5s per test, 30s when benchmarking.
+    session.timeout = opts.bench ? std::chrono::seconds(30) : std::chrono::seconds(5);
+    if (!opts.timeout.empty()) {
+        auto t = parse_duration(opts.timeout);
+        if (!t) {
+            std::cerr << "invalid --timeout " << opts.timeout << ": want a duration such as 5s or 100ms\n";
+            return 1;
+        }
+        if (t->count() > 0) session.timeout = *t;
+    }
+    auto benchtime = parse_duration(opts.benchtime);
+    if (!benchtime || benchtime->count() <= 0) {
+        std::cerr << "invalid --benchtime " << opts.benchtime << "\n";
+        return 1;
+    }
+    session.benchtime = *benchtime;
+
+    int status = run_once(opts, session);
+    if (!opts.watch) return status;
+    auto seen = snapshot(session.paths);
+    for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        auto now = snapshot(session.paths);
+        if (now == seen) continue;
+        seen = std::move(now);
+        std::cout << "\n" << std::string(80, '#') << "\nWatcher: re-running tests\n" << std::string(80, '#') << "\n\n";
+        run_once(opts, session);
+    }
+}
+
+}  // namespace
+
+void add_test_command(CLI::App& app) {
+    auto opts = std::make_shared<TestCliOptions>();
+    auto* cmd = app.add_subcommand("test", "Run the policy unit tests (rules named test_*) below the paths, as opa test");
+    cmd->add_option("paths", opts->paths, "Policy and data files or directories (default: .)");
+    cmd->add_flag("-v,--verbose", opts->verbose, "List every test with its duration and print() output");
+    cmd->add_option("-f,--format", opts->format, "Output format: pretty or json")->capture_default_str();
+    cmd->add_option("-r,--run", opts->run, "Run only tests whose data.pkg.test_name matches this regular expression");
+    cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies in the pre-1.0 Rego dialect");
+    cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
+    cmd->add_option("-t,--timeout", opts->timeout, "Timeout per test as a duration (default 5s, 30s with --bench)");
+    cmd->add_option("-p,--parallel", opts->parallel, "Tests run at once (default: the number of cores)");
+    cmd->add_flag("--bench", opts->bench, "Benchmark the passing tests (Go benchmark lines)");
+    cmd->add_flag("--benchmem{true},!--no-benchmem", opts->benchmem, "Report allocations with --bench (default true)");
+    cmd->add_option("--benchtime", opts->benchtime, "Time to run each benchmark for (gavel; default 1s)");
+    cmd->add_option("--count", opts->count, "Run the tests this many times")->check(CLI::PositiveNumber);
+    cmd->add_flag("--fail-on-empty", opts->fail_on_empty, "Exit with status 1 when no test was found");
+    cmd->add_option("--ignore", opts->ignore, "Ignore files and directories whose name matches this glob (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_flag("-c,--coverage", opts->coverage, "Print the coverage report (JSON) instead of the results");
+    cmd->add_option("--threshold", opts->threshold, "With --coverage: exit 2 below this percentage");
+    cmd->add_flag("--var-values", opts->var_values, "For failing tests, show the values in the expression that failed");
+    cmd->add_option("--explain", opts->explain, "Explain failures: fails (as --var-values), full, notes, debug");
+    cmd->add_flag("-w,--watch", opts->watch, "Re-run the tests whenever a file below the paths changes");
+    cmd->callback([opts] { exit_status() = run_test_command(*opts); });
+}
+
+}  // namespace gavel::cli

@@ -1,0 +1,98 @@
+// `opa test --format json`: the array of OPA's tester.Result, as Go's
+// json.MarshalIndent writes it -- location {file,row,col}, package, name,
+// fail / error / skip (left out when false or absent), duration in
+// nanoseconds, output (the print() bytes, base64 as Go encodes []byte), then
+// failed_at (where a failing test stopped), benchmark_result (--bench) and
+// sub_results (the cases of a multi-value test, by name).
+
+#include "cli/test_runner/json_writer.hpp"
+#include "cli/test_runner/report.hpp"
+
+namespace gavel::cli::test_runner {
+
+namespace {
+
+std::string base64(std::string_view in) {
+    static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < in.size(); i += 3) {
+        uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+        for (int s = 18; s >= 0; s -= 6) out += table[(n >> s) & 63];
+    }
+    if (i + 1 == in.size()) {
+        uint32_t n = uint8_t(in[i]) << 16;
+        out += table[(n >> 18) & 63];
+        out += table[(n >> 12) & 63];
+        out += "==";
+    } else if (i + 2 == in.size()) {
+        uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
+        out += table[(n >> 18) & 63];
+        out += table[(n >> 12) & 63];
+        out += table[(n >> 6) & 63];
+        out += '=';
+    }
+    return out;
+}
+
+JsonNode location(const std::string& file, uint32_t line, uint32_t col) {
+    return std::move(JsonNode::object()
+                         .add("file", JsonNode::string(file))
+                         .add("row", JsonNode::integer(line))
+                         .add("col", JsonNode::integer(col)));
+}
+
+JsonNode result_json(const Reported& rep) {
+    const auto& r = rep.result;
+    JsonNode o = JsonNode::object();
+    o.add("location", location(r.test.file, r.test.line, r.test.col));
+    o.add("package", JsonNode::string(r.test.package));
+    o.add("name", JsonNode::string(r.test.name));
+    if (r.fail && !r.error) o.add("fail", JsonNode::boolean(true));
+    if (r.error) {
+        JsonNode e = JsonNode::object();
+        e.add("code", JsonNode::string(r.error->code));
+        e.add("message", JsonNode::string(r.error->message));
+        if (!r.error->file.empty()) e.add("location", location(r.error->file, r.error->line, r.error->col));
+        o.add("error", std::move(e));
+    }
+    if (r.skip) o.add("skip", JsonNode::boolean(true));
+    o.add("duration", JsonNode::integer(r.duration.count()));
+    if (!r.output.empty()) o.add("output", JsonNode::string(base64(r.output)));
+    if (r.failed_at) {
+        JsonNode f = JsonNode::object();
+        f.add("location", location(r.failed_at->file, r.failed_at->line, r.failed_at->col));
+        f.add("text", JsonNode::string(r.failed_at->text));
+        o.add("failed_at", std::move(f));
+    }
+    if (rep.bench) {
+        const auto& b = *rep.bench;
+        o.add("benchmark_result", std::move(JsonNode::object()
+                                                .add("N", JsonNode::integer(static_cast<long long>(b.n)))
+                                                .add("T", JsonNode::integer(static_cast<long long>(b.total_ns)))
+                                                .add("Bytes", JsonNode::integer(0))
+                                                .add("MemAllocs", JsonNode::integer(static_cast<long long>(b.allocs)))
+                                                .add("MemBytes", JsonNode::integer(static_cast<long long>(b.bytes)))
+                                                .add("Extra", JsonNode::object())));
+    }
+    if (!r.cases.empty()) {
+        JsonNode subs = JsonNode::object();
+        for (const auto& c : r.cases) {
+            JsonNode s = JsonNode::object();
+            if (c.fail) s.add("fail", JsonNode::boolean(true));
+            subs.add(c.name, std::move(s));
+        }
+        o.add("sub_results", std::move(subs));
+    }
+    return o;
+}
+
+}  // namespace
+
+void print_json(std::ostream& out, const std::vector<Reported>& results) {
+    JsonNode array = JsonNode::array();
+    for (const auto& r : results) array.push(result_json(r));
+    out << array.text() << "\n";
+}
+
+}  // namespace gavel::cli::test_runner

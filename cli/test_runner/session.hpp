@@ -1,0 +1,42 @@
+#pragma once
+// One `gavel test` run: load the paths, discover and filter the tests, run
+// them (in parallel, in a deterministic order), benchmark the passing ones.
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/test_runner/report.hpp"
+
+namespace gavel::cli::test_runner {
+
+struct SessionOptions {
+    std::vector<std::string> paths;
+    std::vector<std::string> ignore;  // glob patterns matched against file and directory names
+    bool v0_compatible = false;
+    std::string run;                  // RE2 pattern matched against data.pkg.test_x; empty: all
+    std::chrono::nanoseconds timeout = std::chrono::seconds(5);
+    unsigned parallel = 1;
+    int count = 1;
+    bool bench = false;
+    std::chrono::nanoseconds benchtime = std::chrono::seconds(1);
+    bool coverage = false;
+    bool explain = true;  // locate failures (re-runs only the failing tests, traced)
+};
+
+struct SessionResult {
+    std::vector<std::string> errors;  // load, parse and compile errors, as printed
+    std::vector<Reported> results;
+    std::map<std::string, std::set<uint32_t>> coverable, covered;
+};
+
+SessionResult run_session(const SessionOptions& options);
+
+// The paths with ignored entries left out: unchanged without patterns; else
+// the files below them that are kept (data files with the prefix that puts
+// their content where walking the directory would have).
+std::vector<std::string> without_ignored(const std::vector<std::string>& paths, const std::vector<std::string>& ignore);
+
+}  // namespace gavel::cli::test_runner
