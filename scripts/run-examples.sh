@@ -18,4 +18,3 @@ for example in admission ingress-conflicts required-labels mutating; do
   ./build/cli/gavel test --v0-compatible examples/$example
   ./build/cli/gavel test examples/$example-v1
 done
- 
