@@ -11,6 +11,7 @@
 #include "runtime/eval/evaluator.hpp"
 #include "runtime/eval/planner.hpp"
 #include "runtime/eval/term_values.hpp"
+#include "stdlib/capabilities.hpp"
 #include "runtime/loader.hpp"
 
 namespace gavel {
@@ -209,6 +210,25 @@ bool Engine::remove_data(const std::vector<std::string>& path) {
 }
 
 const Value& Engine::data() const { return impl_->data; }
+
+std::optional<std::string> Engine::register_builtin(const BuiltinDeclaration& declaration, BuiltinFunction fn) {
+    std::string error;
+    auto sig = stdlib::parse_signature(declaration.signature, error);
+    if (!sig) return declaration.name + ": " + error;
+    if (sig->variadic) return declaration.name + ": variadic builtins cannot be registered";
+    register_builtin(declaration.name, sig->args.size(), std::move(fn));
+    stdlib::Builtin& b = impl_->custom[declaration.name];
+    b.signature = std::make_shared<const stdlib::Signature>(std::move(*sig));
+    b.categories = declaration.categories;
+    b.nondeterministic = declaration.nondeterministic;
+    return std::nullopt;
+}
+
+runtime::Value Engine::capabilities() const {
+    std::vector<const stdlib::Builtin*> custom;
+    for (const auto& [name, b] : impl_->custom) custom.push_back(&b);
+    return stdlib::capabilities_document(stdlib::Registry::standard(), custom);
+}
 
 void Engine::register_builtin(std::string name, std::size_t arity, BuiltinFunction fn) {
     stdlib::Builtin b;

@@ -170,6 +170,16 @@ struct BuiltinCall {
 };
 using BuiltinFunction = std::function<std::optional<runtime::Value>(BuiltinCall&)>;
 
+// A builtin's entry in the builtin table. Signatures use gavel's notation
+// (stdlib/signature.hpp): "(string, array[number]) => boolean", unions with
+// "|", objects as object[string: any] or {"key": number}.
+struct BuiltinDeclaration {
+    std::string name;                     // dotted: "acme.lookup"
+    std::string signature;
+    std::vector<std::string> categories;  // shown by `capabilities`; free-form
+    bool nondeterministic = false;        // its results may differ between calls (listed as such)
+};
+
 class Engine {
 public:
     explicit Engine(EngineOptions options = {});
@@ -195,6 +205,12 @@ public:
 
     // Makes an embedder's function callable from policies by its (dotted) name.
     void register_builtin(std::string name, std::size_t arity, BuiltinFunction fn);
+    // The same, declared as gavel declares its own builtins: the arity follows the
+    // signature, and capabilities() lists its types. A malformed signature is an
+    // error (nothing is registered then).
+    std::optional<std::string> register_builtin(const BuiltinDeclaration& declaration, BuiltinFunction fn);
+    // OPA's capabilities document (`opa capabilities`) for gavel's builtins and the registered ones.
+    runtime::Value capabilities() const;
     // The names of the builtins policies can call (gavel's and registered ones), sorted;
     // for tools such as the REPL's completion.
     std::vector<std::string> builtin_names() const;

@@ -1,6 +1,9 @@
 #include "stdlib/registry.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "stdlib/builtin_table.hpp"
 
 #include <fmt/format.h>
 
@@ -53,9 +56,44 @@ const Registry& Registry::standard() {
         register_providers(r);
         register_http(r);
         register_graphql(r);
+        // The table gives each builtin its signature, categories and flags.
+        for (const auto& d : builtin_table()) {
+            auto it = r.by_name_.find(std::string(d.name));
+            Builtin declared_only;
+            declared_only.name = std::string(d.name);
+            Builtin& b = it != r.by_name_.end() ? it->second : declared_only;
+            if (auto error = apply_declaration(d, b)) throw std::logic_error("builtin table: " + *error);
+            if (it == r.by_name_.end()) r.declared_only_.push_back(std::move(declared_only));
+        }
         return r;
     }();
     return registry;
+}
+
+std::optional<std::string> apply_declaration(const BuiltinDeclaration& d, Builtin& b) {
+    std::string error;
+    auto sig = parse_signature(d.signature, error);
+    if (!sig) return std::string(d.name) + ": " + error;
+    if (!sig->variadic) b.arity = sig->args.size();
+    b.signature = std::make_shared<const Signature>(std::move(*sig));
+    b.categories.clear();
+    for (std::string_view rest = d.categories; !rest.empty();) {
+        auto comma = rest.find(',');
+        b.categories.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    for (std::string_view rest = d.flags; !rest.empty();) {
+        auto space = rest.find(' ');
+        std::string_view flag = rest.substr(0, space);
+        rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
+        if (flag == "deprecated") b.deprecated = true;
+        else if (flag == "nondeterministic") b.nondeterministic = true;
+        else if (flag == "native") b.native = true;
+        else if (flag == "relation" || flag.empty()) continue;
+        else if (flag.rfind("infix=", 0) == 0) b.infix = std::string(flag.substr(6));
+        else return std::string(d.name) + ": unknown flag " + std::string(flag);
+    }
+    return std::nullopt;
 }
 
 std::string operand_type_error(std::string_view builtin, std::size_t index, std::string_view want,

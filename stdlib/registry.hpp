@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/value.hpp"
+#include "stdlib/signature.hpp"
 
 namespace gavel::stdlib {
 
@@ -56,7 +57,15 @@ struct Builtin {
     bool deprecated = false;   // only in v0-compatible mode
     bool nondeterministic = false;
     std::string infix;         // operator spelling, if any ("+", "==")
+    std::shared_ptr<const Signature> signature;  // from the builtin table (builtin_table.cpp)
+    std::vector<std::string> categories;
+    bool native = false;  // the evaluator implements it (=, :=, print): declared, never called
 };
+
+// A declaration of the builtin table applied to a Builtin: signature (arity
+// follows it), categories and flags. Returns an error for a bad declaration.
+struct BuiltinDeclaration;
+std::optional<std::string> apply_declaration(const BuiltinDeclaration& d, Builtin& b);
 
 class Registry {
 public:
@@ -67,8 +76,13 @@ public:
     // The registry with every builtin gavel ships.
     static const Registry& standard();
 
+    // Table entries with no implementation registered: those the evaluator
+    // implements itself (flag "native": =, :=, print) and any not done yet.
+    const std::vector<Builtin>& declared_only() const { return declared_only_; }
+
 private:
     std::unordered_map<std::string, Builtin> by_name_;
+    std::vector<Builtin> declared_only_;
 };
 
 // Helpers for implementations: OPA's operand error messages.

@@ -132,9 +132,10 @@ TEST_CASE("stdlib crypto: net.cidr_merge keeps unmerged networks and merges IPv6
     CHECK(eval("net.cidr_merge", {R"("10.0.0.0/8")"}) == "error: operand must be an array");
 }
 
-TEST_CASE("stdlib crypto: net.lookup_ip_addr answers literals only") {
+TEST_CASE("stdlib crypto: net.lookup_ip_addr answers literals and localhost; other names need allow_net") {
     CHECK(eval("net.lookup_ip_addr", {R"("2001:DB8::1")"}) == R"(["2001:db8::1"])");
-    CHECK(eval("net.lookup_ip_addr", {R"("example.com")"}) == "error: network access is disabled");
+    CHECK(eval("net.lookup_ip_addr", {R"("example.com")"}) == "error: unallowed host: example.com");
+    CHECK(eval("net.lookup_ip_addr", {R"("localhost")"}).find("error") == std::string::npos);  // 127.0.0.1 and/or ::1
 }
 
 TEST_CASE("stdlib crypto: io.jwt.decode errors name the broken section") {

@@ -1,0 +1,243 @@
+// The signature notation of signature.hpp: a recursive-descent parser and
+// the printer of OPA's type declarations.
+
+#include "stdlib/signature.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace gavel::stdlib {
+
+namespace {
+
+using runtime::Value;
+
+struct Parser {
+    std::string_view s;
+    std::size_t i = 0;
+    std::string error;
+
+    void skip() {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    }
+    bool eat(std::string_view tok) {
+        skip();
+        if (s.substr(i, tok.size()) != tok) return false;
+        i += tok.size();
+        return true;
+    }
+    bool expect(std::string_view tok) {
+        if (eat(tok)) return true;
+        if (error.empty()) error = fmt::format("expected '{}' at offset {} of \"{}\"", tok, i, s);
+        return false;
+    }
+    std::string word() {
+        skip();
+        std::size_t start = i;
+        while (i < s.size() && (std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+        return std::string(s.substr(start, i - start));
+    }
+
+    std::optional<Type> type() {
+        auto first = primary();
+        if (!first) return std::nullopt;
+        skip();
+        if (i >= s.size() || s[i] != '|') return first;
+        Type u;
+        u.kind = Type::Kind::Any;
+        u.of.push_back(std::move(*first));
+        while (eat("|")) {
+            auto next = primary();
+            if (!next) return std::nullopt;
+            u.of.push_back(std::move(*next));
+        }
+        return u;
+    }
+
+    std::optional<Type> primary() {
+        Type t;
+        if (eat("[")) {  // static array
+            t.kind = Type::Kind::Array;
+            if (eat("]")) return t;
+            do {
+                if (eat("...")) {
+                    auto d = type();
+                    if (!d) return std::nullopt;
+                    t.dynamic = std::make_shared<Type>(std::move(*d));
+                    break;
+                }
+                auto e = type();
+                if (!e) return std::nullopt;
+                t.items.push_back(std::move(*e));
+            } while (eat(","));
+            if (!expect("]")) return std::nullopt;
+            return t;
+        }
+        if (eat("{")) {  // static object
+            t.kind = Type::Kind::Object;
+            if (eat("}")) return t;
+            do {
+                if (eat("*")) {
+                    auto k = type();
+                    if (!k || !expect(":")) return std::nullopt;
+                    auto v = type();
+                    if (!v) return std::nullopt;
+                    t.dynamic_key = std::make_shared<Type>(std::move(*k));
+                    t.dynamic = std::make_shared<Type>(std::move(*v));
+                    break;
+                }
+                if (!expect("\"")) return std::nullopt;
+                std::size_t end = s.find('"', i);
+                if (end == std::string_view::npos) {
+                    error = "unterminated key in \"" + std::string(s) + "\"";
+                    return std::nullopt;
+                }
+                std::string key(s.substr(i, end - i));
+                i = end + 1;
+                if (!expect(":")) return std::nullopt;
+                auto v = type();
+                if (!v) return std::nullopt;
+                t.fields.emplace_back(std::move(key), std::move(*v));
+            } while (eat(","));
+            if (!expect("}")) return std::nullopt;
+            return t;
+        }
+        std::string w = word();
+        if (w == "anyof") {
+            t.kind = Type::Kind::Any;
+            if (!expect("(")) return std::nullopt;
+            do {
+                auto m = type();
+                if (!m) return std::nullopt;
+                t.of.push_back(std::move(*m));
+            } while (eat(","));
+            if (!expect(")")) return std::nullopt;
+            return t;
+        }
+        if (w == "any") t.kind = Type::Kind::Any;
+        else if (w == "null") t.kind = Type::Kind::Null;
+        else if (w == "boolean") t.kind = Type::Kind::Boolean;
+        else if (w == "number") t.kind = Type::Kind::Number;
+        else if (w == "string") t.kind = Type::Kind::String;
+        else if (w == "array" || w == "set") {
+            t.kind = w == "array" ? Type::Kind::Array : Type::Kind::Set;
+            if (!expect("[")) return std::nullopt;
+            auto e = type();
+            if (!e || !expect("]")) return std::nullopt;
+            t.dynamic = std::make_shared<Type>(std::move(*e));
+        } else if (w == "object") {
+            t.kind = Type::Kind::Object;
+            if (!expect("[")) return std::nullopt;
+            auto k = type();
+            if (!k || !expect(":")) return std::nullopt;
+            auto v = type();
+            if (!v || !expect("]")) return std::nullopt;
+            t.dynamic_key = std::make_shared<Type>(std::move(*k));
+            t.dynamic = std::make_shared<Type>(std::move(*v));
+        } else {
+            error = fmt::format("unknown type '{}' at offset {} of \"{}\"", w, i, s);
+            return std::nullopt;
+        }
+        return t;
+    }
+};
+
+Value obj(std::initializer_list<std::pair<Value, Value>> entries) { return Value::object(entries); }
+Value str(std::string_view s) { return Value::string(s); }
+
+Value list(const std::vector<Type>& types) {
+    runtime::ArrayBuilder b(types.size());
+    for (const auto& t : types) b.push_back(type_decl(t));
+    return b.build();
+}
+
+}  // namespace
+
+std::optional<Signature> parse_signature(std::string_view text, std::string& error) {
+    Parser p{text, 0, {}};
+    Signature sig;
+    if (!p.expect("(")) {
+        error = p.error;
+        return std::nullopt;
+    }
+    if (p.eat("...")) {
+        auto v = p.type();
+        if (!v || !p.expect(")")) {
+            error = p.error;
+            return std::nullopt;
+        }
+        sig.variadic = std::move(*v);
+    } else if (!p.eat(")")) {
+        do {
+            auto a = p.type();
+            if (!a) {
+                error = p.error;
+                return std::nullopt;
+            }
+            sig.args.push_back(std::move(*a));
+        } while (p.eat(","));
+        if (!p.expect(")")) {
+            error = p.error;
+            return std::nullopt;
+        }
+    }
+    if (p.eat("=>")) {
+        auto r = p.type();
+        if (!r) {
+            error = p.error;
+            return std::nullopt;
+        }
+        sig.result = std::move(*r);
+    }
+    p.skip();
+    if (p.i != text.size()) {
+        error = fmt::format("unexpected text at offset {} of \"{}\"", p.i, text);
+        return std::nullopt;
+    }
+    return sig;
+}
+
+Value type_decl(const Type& t) {
+    switch (t.kind) {
+        case Type::Kind::Any:
+            if (t.of.empty()) return obj({{str("type"), str("any")}});
+            return obj({{str("type"), str("any")}, {str("of"), list(t.of)}});
+        case Type::Kind::Null: return obj({{str("type"), str("null")}});
+        case Type::Kind::Boolean: return obj({{str("type"), str("boolean")}});
+        case Type::Kind::Number: return obj({{str("type"), str("number")}});
+        case Type::Kind::String: return obj({{str("type"), str("string")}});
+        case Type::Kind::Set: return obj({{str("type"), str("set")}, {str("of"), type_decl(*t.dynamic)}});
+        case Type::Kind::Array: {
+            runtime::ObjectBuilder b;
+            b.insert(str("type"), str("array"));
+            if (!t.items.empty()) b.insert(str("static"), list(t.items));
+            if (t.dynamic) b.insert(str("dynamic"), type_decl(*t.dynamic));
+            return b.build();
+        }
+        case Type::Kind::Object: {
+            runtime::ObjectBuilder b;
+            b.insert(str("type"), str("object"));
+            if (!t.fields.empty()) {
+                runtime::ArrayBuilder fields;
+                for (const auto& [k, v] : t.fields) fields.push_back(obj({{str("key"), str(k)}, {str("value"), type_decl(v)}}));
+                b.insert(str("static"), fields.build());
+            }
+            if (t.dynamic)
+                b.insert(str("dynamic"), obj({{str("key"), type_decl(*t.dynamic_key)}, {str("value"), type_decl(*t.dynamic)}}));
+            return b.build();
+        }
+    }
+    return obj({{str("type"), str("any")}});
+}
+
+Value signature_decl(const Signature& s) {
+    runtime::ObjectBuilder b;
+    b.insert(str("type"), str("function"));
+    if (s.variadic) b.insert(str("variadic"), type_decl(*s.variadic));
+    else if (!s.args.empty()) b.insert(str("args"), list(s.args));
+    if (s.result) b.insert(str("result"), type_decl(*s.result));
+    return b.build();
+}
+
+}  // namespace gavel::stdlib

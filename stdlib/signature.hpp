@@ -1,0 +1,47 @@
+#pragma once
+// Builtin signatures in a compact notation, parsed once at startup, and
+// printed as OPA's type declarations (capabilities.json "decl").
+//
+//   signature := "(" [type ("," type)*] ")" ["=>" type]   |   "(" "..." type ")"  (variadic)
+//   type      := primary ("|" primary)*                    a union: OPA's any-of
+//              | anyof(T1, T2 ...)                         the same, also for one member
+//   primary   := any | null | boolean | number | string
+//              | array[T] | set[T] | object[K: V]           dynamic collections
+//              | [T1, T2, ...T]                             static array (optional dynamic tail)
+//              | {"k": T, *K: V}                            static object (optional dynamic part)
+//
+// e.g. count is `(string | array[any] | object[any: any] | set[any]) => number`.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/value.hpp"
+
+namespace gavel::stdlib {
+
+struct Type {
+    enum class Kind : uint8_t { Any, Null, Boolean, Number, String, Array, Set, Object } kind = Kind::Any;
+    std::vector<Type> of;                                  // Any: the union's members (empty: any value)
+    std::vector<Type> items;                               // Array: static elements
+    std::vector<std::pair<std::string, Type>> fields;      // Object: static keys
+    std::shared_ptr<Type> dynamic;                         // Array: element type; Set: member type; Object: value type
+    std::shared_ptr<Type> dynamic_key;                     // Object: key type of the dynamic part
+};
+
+struct Signature {
+    std::vector<Type> args;
+    std::optional<Type> result;    // none: the builtin has no result (print)
+    std::optional<Type> variadic;  // print: any number of operands of this type
+};
+
+// nullopt with `error` set (what and where) on a malformed signature.
+std::optional<Signature> parse_signature(std::string_view text, std::string& error);
+
+// OPA's JSON shapes: {"type": "number"}, {"type": "function", "args": [...], "result": ...}.
+runtime::Value type_decl(const Type& t);
+runtime::Value signature_decl(const Signature& s);
+
+}  // namespace gavel::stdlib
