@@ -29,8 +29,11 @@ std::vector<std::string> split_dots(std::string_view s) {
     }
 }
 
-// The string keys of the object at `path` below `root` (nothing when it is not an object).
-void object_keys(const Value& root, const std::vector<std::string>& path, std::set<std::string>& out) {
+// The string keys starting with `prefix` that can follow a dot, of the object at `path` below
+// `root` (nothing when it is not an object). Filtered before anything is copied: a data
+// document may have hundreds of thousands of keys.
+void object_keys(const Value& root, const std::vector<std::string>& path, std::string_view prefix,
+                 std::set<std::string>& out) {
     const Value* v = &root;
     for (const auto& seg : path) {
         if (!v->is_object()) return;
@@ -38,8 +41,11 @@ void object_keys(const Value& root, const std::vector<std::string>& path, std::s
         if (!v) return;
     }
     if (!v->is_object()) return;
-    for (const auto& entry : v->object_entries())
-        if (entry.key.is_string()) out.insert(std::string(entry.key.as_string()));
+    for (const auto& entry : v->object_entries()) {
+        if (!entry.key.is_string()) continue;
+        std::string_view key = entry.key.as_string();
+        if (key.substr(0, prefix.size()) == prefix && is_identifier(key)) out.insert(std::string(key));
+    }
 }
 
 }  // namespace
@@ -54,12 +60,13 @@ std::vector<std::string> complete(const Session& session, std::string_view word,
         // A path: complete its last part from what lies at the parts before it.
         auto parts = split_dots(word.substr(0, dot));
         std::string_view stem = word.substr(0, dot + 1);
+        std::string_view partial = word.substr(dot + 1);
         std::set<std::string> keys;
         std::vector<std::string> below(parts.begin() + 1, parts.end());
         if (parts[0] == "input") {
-            if (session.input()) object_keys(*session.input(), below, keys);
+            if (session.input()) object_keys(*session.input(), below, partial, keys);
         } else if (parts[0] == "data") {
-            object_keys(session.base_data(), below, keys);
+            object_keys(session.base_data(), below, partial, keys);
             // Packages and rules: data.a.b.p is reachable through data, data.a, data.a.b.
             const std::string prefix = word.substr(0, dot) == "data" ? "data." : std::string(word.substr(0, dot)) + ".";
             for (const auto& rule : session.rules()) {
