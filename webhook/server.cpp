@@ -182,6 +182,8 @@ private:
             ec == asio::error::eof || ec == asio::ssl::error::stream_truncated || ec == asio::error::connection_reset)
             return close_now();
         if (ec == http::error::header_limit) return reply_and_close(plain_error(431, "request header too large"));
+        // Beast checks Content-Length against the body limit while reading the header.
+        if (ec == http::error::body_limit) return reply_and_close(plain_error(413, "request body too large"));
         if (ec) return reply_and_close(plain_error(400, "malformed HTTP request: " + ec.message()));
         auto length = parser_->content_length();
         if (length && *length > server_->options.body_limit)
