@@ -12,6 +12,8 @@
 #include <boost/beast/ssl.hpp>
 #include <openssl/ssl.h>
 
+#include <cctype>
+
 namespace gavel::stdlib::http {
 
 namespace {
@@ -32,11 +34,19 @@ beast::error_code run_op(asio::io_context& ioc, Start start) {
     return result;
 }
 
-Failure failure(const beast::error_code& ec, const char* step) {
+// Go prints system errors in lower case ("connect: connection refused").
+Failure failure(const beast::error_code& ec, const std::string& step) {
     Failure f;
     f.timed_out = ec == beast::error::timeout;
-    f.message = f.timed_out ? "request timed out" : std::string(step) + ": " + ec.message();
+    std::string what = ec.message();
+    if (!what.empty()) what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
+    f.message = f.timed_out ? "request timed out" : step + ": " + what;
     return f;
+}
+
+std::string dial_step(const Request& r) {
+    const bool v6 = r.host.find(':') != std::string::npos;
+    return "dial tcp " + (v6 ? "[" + r.host + "]" : r.host) + ":" + r.port + ": connect";
 }
 
 template <class Stream>
@@ -104,7 +114,7 @@ std::pair<std::optional<Response>, std::optional<Failure>> perform(const Request
         beast::tcp_stream stream(ioc);
         stream.expires_at(deadline);
         if (auto ec = run_op(ioc, [&](auto h) { stream.async_connect(endpoints, h); }))
-            return {std::nullopt, failure(ec, "dial tcp")};
+            return {std::nullopt, failure(ec, dial_step(r))};
         return exchange(ioc, stream, r);
     }
 
@@ -131,7 +141,7 @@ std::pair<std::optional<Response>, std::optional<Failure>> perform(const Request
     if (!r.tls.insecure_skip_verify) SSL_set1_host(stream.native_handle(), server_name.c_str());
     beast::get_lowest_layer(stream).expires_at(deadline);
     if (auto ec = run_op(ioc, [&](auto h) { beast::get_lowest_layer(stream).async_connect(endpoints, h); }))
-        return {std::nullopt, failure(ec, "dial tcp")};
+        return {std::nullopt, failure(ec, dial_step(r))};
     if (auto ec = run_op(ioc, [&](auto h) { stream.async_handshake(asio::ssl::stream_base::client, h); }))
         return {std::nullopt, failure(ec, "tls")};
     return exchange(ioc, stream, r);
