@@ -42,9 +42,10 @@ std::optional<std::string> read_statement(ReadLine&& read_line) {
     auto line = read_line(false);
     if (!line) return std::nullopt;
     std::string statement = *line;
-    while (repl::needs_more_input(statement)) {
+    while (statement != repl::LineEditor::kInterrupted && repl::needs_more_input(statement)) {
         auto more = read_line(true);
         if (!more) break;  // end of input: run what there is (the parser reports it)
+        if (*more == repl::LineEditor::kInterrupted) return *more;  // Ctrl-C drops the whole statement
         statement += "\n" + *more;
     }
     return statement;
@@ -84,8 +85,11 @@ int run_repl(const ReplCliOptions& opts) {
     });
     show("gavel REPL. Run 'help' to see a list of commands, Ctrl-D or 'exit' to leave.\n");
     auto read_line = [&editor](bool continued) { return editor.read_line(continued ? "| " : "> "); };
+    session.set_cancel_flag(&repl::interrupted());
     while (auto statement = read_statement(read_line)) {
+        if (*statement == repl::LineEditor::kInterrupted) continue;
         editor.remember(*statement);
+        repl::interrupted().store(false);
         show(session.execute(*statement));
         if (session.exit_requested()) return 0;
     }

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
 
 #include <editline/readline.h>
 
@@ -33,6 +34,15 @@ char** attempt_completion(const char* text, int start, int) {
 
 }  // namespace
 
+std::atomic<bool>& interrupted() {
+    static std::atomic<bool> flag{false};
+    return flag;
+}
+
+namespace {
+extern "C" void on_interrupt(int) { interrupted().store(true); }
+}  // namespace
+
 std::string default_history_file() {
     const char* home = std::getenv("HOME");
     if (!home || !*home) return {};
@@ -50,6 +60,11 @@ LineEditor::LineEditor(std::string history_file, Completer completer) : history_
     using_history();
     stifle_history(1000);
     if (!history_file_.empty()) read_history(history_file_.c_str());
+    // Ctrl-C abandons the line being typed or cancels the running query; it does not end the REPL.
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
 }
 
 LineEditor::~LineEditor() {
@@ -58,7 +73,13 @@ LineEditor::~LineEditor() {
 }
 
 std::optional<std::string> LineEditor::read_line(const std::string& prompt) {
+    interrupted().store(false);
     char* line = readline(prompt.c_str());
+    if (interrupted().exchange(false)) {
+        std::free(line);
+        std::fputs("\n", stdout);
+        return std::string(kInterrupted);
+    }
     if (!line) return std::nullopt;
     std::string out(line);
     std::free(line);

@@ -4,6 +4,7 @@
 // completion through a callback. One LineEditor per process (libedit's
 // readline interface is global).
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -22,14 +23,19 @@ public:
     LineEditor(const LineEditor&) = delete;
     LineEditor& operator=(const LineEditor&) = delete;
 
-    // One line without its newline; nullopt at end of input (Ctrl-D).
+    // One line without its newline; nullopt at end of input (Ctrl-D); kInterrupted
+    // when Ctrl-C abandoned the line.
     std::optional<std::string> read_line(const std::string& prompt);
+    static constexpr const char* kInterrupted = "\x03";
     // Records a whole statement (possibly several lines) and saves the history.
     void remember(const std::string& statement);
 
 private:
     std::string history_file_;
 };
+
+// Set by the SIGINT handler the LineEditor installs; whoever acts on it resets it.
+std::atomic<bool>& interrupted();
 
 // ~/.gavel_history ($HOME unset: none).
 std::string default_history_file();

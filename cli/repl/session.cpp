@@ -263,6 +263,7 @@ std::string Session::run_query(const std::string& text) {
     }
     EvalOptions options;
     options.input = input_ ? &*input_ : nullptr;
+    options.cancel = cancel_;
     std::string out;
     TracePrinter tracer([&](uint32_t line, uint32_t col, std::string_view expression) {
         return rq.original_span(text, line, col, expression.size(), std::string(expression));

@@ -5,6 +5,7 @@
 // assignments typed at the prompt. Front-end free: execute() returns the text
 // to show, so the terminal loop, the piped loop and tests all drive it alike.
 
+#include <atomic>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +36,8 @@ public:
     // Runs one complete statement; returns what to print (each line ends in '\n').
     std::string execute(std::string_view text);
     bool exit_requested() const { return exit_requested_; }
+    // Queries stop with eval_cancel_error when this becomes true (Ctrl-C at the terminal).
+    void set_cancel_flag(const std::atomic<bool>* cancel) { cancel_ = cancel; }
 
     // For completion.
     const std::optional<runtime::Value>& input() const { return input_; }
@@ -80,6 +83,7 @@ private:
     bool metrics_ = false;
     bool trace_ = false;
     bool exit_requested_ = false;
+    const std::atomic<bool>* cancel_ = nullptr;
     std::string startup_errors_;
 };
 

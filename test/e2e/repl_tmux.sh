@@ -145,6 +145,12 @@ Rule 'untrusted' defined in package repl. Type 'show' to see rules.
 >"
 if ! grep -q '^_HiStOrY_V2_' "$work/.gavel_history"; then echo "FAIL history file"; failures=$((failures + 1)); fi
 
+# Ctrl-C abandons a half-typed statement (even one spanning lines); the REPL goes on.
+tmux_ send-keys -t repl -l '[1,'; tmux_ send-keys -t repl Enter; sleep 0.2
+before=$(prompts); tmux_ send-keys -t repl C-c; wait_prompt "$before"
+statement '1 + 1'
+if [[ "$(screen | tail -n 3)" == $'> 1 + 1\n2\n>' ]]; then echo "ok   ctrl-c"; else echo "FAIL ctrl-c"; screen; failures=$((failures + 1)); fi
+
 tmux_ send-keys -t repl -l 'exit'; tmux_ send-keys -t repl Enter; sleep 0.3
 
 if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
