@@ -52,8 +52,8 @@ std::string default_history_file() {
 LineEditor::LineEditor(std::string history_file, Completer completer) : history_file_(std::move(history_file)) {
     active_completer = new Completer(std::move(completer));
     rl_readline_name = const_cast<char*>("gavel");
-    // Paths stay one word: `.` and `_` do not break words; brackets and operators do.
-    static char breaks[] = " \t\n\"'`@$><=;|&{([,+-*/%!:";
+    // Paths stay one word (`.`, `["key"]`, `[0]` do not break words); operators and spaces do.
+    static char breaks[] = " \t\n'`@$><=;|&{(,+-*/%:";
     rl_completer_word_break_characters = breaks;
     rl_attempted_completion_function = attempt_completion;
     rl_completion_append_character = '\0';

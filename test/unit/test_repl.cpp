@@ -97,7 +97,8 @@ TEST_CASE("repl: a session evaluates in its package and completes paths") {
         << "package kubernetes.admission\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n";
     std::ofstream(dir / "policies" / "registries" / "data.json") << R"({"trusted": ["hooli.com"]})";
     std::ofstream(dir / "input.json")
-        << R"({"request": {"kind": {"kind": "Pod"}, "object": {"spec": {"containers": [{"image": "a"}, {"image": "b"}]}}}})";
+        << R"({"request": {"kind": {"kind": "Pod"}, "object": {"spec": {"containers": [{"image": "a"}, {"image": "b"}]},)"
+           R"( "metadata": {"labels": {"app.kubernetes.io/name": "x", "apple": "y"}}}}})";
     Session s({.v0_compatible = false, .data_paths = {(dir / "policies").string()}, .input_path = (dir / "input.json").string()});
     REQUIRE(s.startup_errors().empty());
     CHECK(s.execute("input.request.kind.kind") == "\"Pod\"\n");
@@ -111,6 +112,16 @@ TEST_CASE("repl: a session evaluates in its package and completes paths") {
     CHECK(complete(s, "data.kubernetes.admission.d", false) ==
           std::vector<std::string>{"data.kubernetes.admission.deny"});
     CHECK(complete(s, "data.registries.", false) == std::vector<std::string>{"data.registries.trusted"});
+    // Keys that are no names complete in brackets; array elements are walked through.
+    CHECK(complete(s, "input.request.object.metadata.labels.ap", false) ==
+          std::vector<std::string>{"input.request.object.metadata.labels.apple",
+                                   "input.request.object.metadata.labels[\"app.kubernetes.io/name\"]"});
+    CHECK(complete(s, "input.request.object.metadata.labels[\"app.k", false) ==
+          std::vector<std::string>{"input.request.object.metadata.labels[\"app.kubernetes.io/name\"]"});
+    CHECK(complete(s, "input.request.object.spec.containers[1].im", false) ==
+          std::vector<std::string>{"input.request.object.spec.containers[1].image"});
+    CHECK(complete(s, "[input.request.ki", false) == std::vector<std::string>{"[input.request.kind"});
+    CHECK(complete(s, "strings.repl", false) == std::vector<std::string>{"strings.replace_n"});
     auto words = complete(s, "unse", true);
     CHECK(std::find(words.begin(), words.end(), "unset") != words.end());
     auto builtins = complete(s, "starts", false);
