@@ -140,6 +140,7 @@ int run_test_command(const TestCliOptions& opts) {
     session.count = opts.count;
     session.bench = opts.bench;
     session.coverage = opts.coverage;
+    session.full_trace = opts.explain == "full" || opts.explain == "debug";
     session.parallel = opts.parallel ? opts.parallel : std::max(1u, std::thread::hardware_concurrency());
     // OPA's default: 5s per test, 30s when benchmarking.
     session.timeout = opts.bench ? std::chrono::seconds(30) : std::chrono::seconds(5);
@@ -194,7 +195,8 @@ void add_test_command(CLI::App& app) {
     cmd->add_flag("-c,--coverage", opts->coverage, "Print the coverage report (JSON) instead of the results");
     cmd->add_option("--threshold", opts->threshold, "With --coverage: exit 2 below this percentage");
     cmd->add_flag("--var-values", opts->var_values, "For failing tests, show the values in the expression that failed");
-    cmd->add_option("--explain", opts->explain, "Explain failures: fails (as --var-values), full, notes, debug");
+    cmd->add_option("--explain", opts->explain,
+                    "Explain failures: fails (as --var-values); full / debug add the whole evaluation trace");
     cmd->add_flag("-w,--watch", opts->watch, "Re-run the tests whenever a file below the paths changes");
     cmd->callback([opts] { exit_status() = run_test_command(*opts); });
 }

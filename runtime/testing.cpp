@@ -81,6 +81,7 @@ public:
         : options_(options), test_(test), top_level_(top_level) {}
 
     void trace(const TraceEvent& e) override {
+        if (options_.tracer) options_.tracer->trace(e);
         if (options_.coverage && (e.op == TraceOp::Eval || e.op == TraceOp::Exit)) {
             if (!current_ || e.file != current_file_) {
                 current_file_ = std::string(e.file);
@@ -205,7 +206,7 @@ TestResult TestRunner::run(std::size_t i, const RunOptions& options) const {
         r.output += line;
         r.output += '\n';
     };
-    if (options.explain || options.coverage) eval.tracer = &tracer;
+    if (options.explain || options.coverage || options.tracer) eval.tracer = &tracer;
     auto start = std::chrono::steady_clock::now();
     EvalResult result = impl_->queries[i]->eval(eval);
     r.duration = std::chrono::nanoseconds(since_ns(start));

@@ -80,6 +80,7 @@ struct RunOptions {
     std::chrono::nanoseconds timeout = std::chrono::seconds(5);  // per test; 0: none
     bool explain = false;   // find the failing expression of failing tests
     bool coverage = false;  // record the lines evaluation reached
+    Tracer* tracer = nullptr;  // also sees every evaluation step (e.g. to print a trace)
 };
 
 // The policies' sources, for what only the syntax knows (a test body's

@@ -36,6 +36,18 @@ std::string status_line(const testing::TestResult& r) {
 
 std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
 
+void print_trace(std::ostream& out, const std::string& trace) {
+    if (trace.empty()) return;
+    out << "\n";
+    std::string_view text(trace);
+    while (!text.empty()) {
+        std::size_t nl = text.find('\n');
+        out << "  " << text.substr(0, nl) << "\n";
+        if (nl == std::string_view::npos) break;
+        text.remove_prefix(nl + 1);
+    }
+}
+
 void print_failure_detail(std::ostream& out, const testing::TestResult& r, const ReportOptions& options) {
     if (!r.fail || r.error) return;
     if (!r.failed_at) {
@@ -99,6 +111,7 @@ void print_pretty(std::ostream& out, const std::vector<Reported>& results, const
             print_failure_detail(out, r, options);
             for (const auto& sub : r.cases)
                 if (sub.fail) out << "  " << sub.name << ": FAIL\n";
+            print_trace(out, rep.trace);
             out << "\n";
         }
         out << "SUMMARY\n" << kRule << "\n";
@@ -121,7 +134,10 @@ void print_pretty(std::ostream& out, const std::vector<Reported>& results, const
             }
             dirty = true;
             out << status_line(r) << "\n";
-            if (!options.verbose) print_failure_detail(out, r, options);
+            if (!options.verbose) {
+                print_failure_detail(out, r, options);
+                print_trace(out, rep.trace);
+            }
             for (const auto& sub : r.cases)
                 if (options.verbose || sub.fail) out << "  " << sub.name << ": " << (sub.fail ? "FAIL" : "PASS") << "\n";
             if (!r.output.empty() && (options.verbose || !r.pass())) print_output(out, r.output);

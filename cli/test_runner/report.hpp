@@ -17,6 +17,7 @@ namespace gavel::cli::test_runner {
 struct Reported {
     testing::TestResult result;
     std::optional<BenchmarkResult> bench;  // --bench, passing tests
+    std::string trace;                     // --explain full, failing tests: the evaluation trace
 };
 
 struct ReportOptions {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "cli/repl/trace_printer.hpp"
 #include "runtime/loader.hpp"
 
 namespace gavel::cli {
@@ -165,8 +166,11 @@ SessionResult run_session(const SessionOptions& options) {
                 testing::RunOptions explain = run_options;
                 explain.explain = true;
                 explain.coverage = false;
+                repl::TracePrinter printer;  // OPA's pretty trace, as the REPL's `trace` prints it
+                if (options.full_trace) explain.tracer = &printer;
                 auto again = runner.run(i, explain);
                 r.failed_at = std::move(again.failed_at);
+                if (options.full_trace) results[i].trace = printer.text();
             }
             if (options.bench && r.pass()) results[i].bench = benchmark(runner, i, options.benchtime);
         }

@@ -24,6 +24,7 @@ struct SessionOptions {
     std::chrono::nanoseconds benchtime = std::chrono::seconds(1);
     bool coverage = false;
     bool explain = true;  // locate failures (re-runs only the failing tests, traced)
+    bool full_trace = false;  // --explain full: keep the whole trace of failing tests
 };
 
 struct SessionResult {

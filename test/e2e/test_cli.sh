@@ -106,6 +106,22 @@ FAIL: 3/6" "$gavel" test --var-values $fx/fail
 
 check "--explain fails is --var-values" 2 "$(normalize < "$out")" "$gavel" test --explain fails $fx/fail
 
+check "--explain full adds the evaluation trace" 2 "$fx/fail/policy_test.rego:
+data.limits_test.test_max_is_four: FAIL (D)
+  $fx/fail/policy_test.rego:13: limits.max_replicas == 4
+    limits.max_replicas = 3
+
+  query:1                                         Eval data.limits_test.test_max_is_four
+  $fx/fail/policy_test.rego:13 | Enter test_max_is_four if limits.max_replicas == 4
+  $fx/fail/policy_test.rego:13 | Eval limits.max_replicas == 4
+  $fx/fail/policy.rego:3       | | Enter max_replicas := 3
+  $fx/fail/policy.rego:3       | | Exit max_replicas := 3
+  $fx/fail/policy_test.rego:13 | Fail limits.max_replicas == 4  # limits.max_replicas = 3
+  query:1                                         Fail data.limits_test.test_max_is_four  # data.limits_test.test_max_is_four = undefined
+--------------------------------------------------------------------------------
+FAIL: 1/1" "$gavel" test --explain full --run four $fx/fail
+check_err "a bad --explain" 1 "invalid --explain everything: want fails, full, notes or debug" "$gavel" test --explain everything $fx/fail
+
 check "-v: FAILURES, then SUMMARY of every test" 2 "FAILURES
 --------------------------------------------------------------------------------
 data.limits_test.test_large_is_allowed: FAIL (D)
