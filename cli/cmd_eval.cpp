@@ -42,7 +42,30 @@
 #include "runtime/loader.hpp"
 #include "runtime/yaml.hpp"
 
+#ifndef GAVEL_VERSION
+#define GAVEL_VERSION "dev"
+#endif
+
+extern char** environ;
+
 namespace gavel::cli {
+
+namespace {
+
+// What opa.runtime() returns in `gavel eval`, as in `opa eval`: the environment and the version.
+runtime::Value runtime_info() {
+    runtime::ObjectBuilder env;
+    for (char** e = environ; e && *e; ++e) {
+        std::string_view entry(*e);
+        auto eq = entry.find('=');
+        if (eq == std::string_view::npos) continue;
+        env.insert(runtime::Value::string(entry.substr(0, eq)), runtime::Value::string(entry.substr(eq + 1)));
+    }
+    return runtime::Value::object({{runtime::Value::string("env"), env.build()},
+                                   {runtime::Value::string("version"), runtime::Value::string(GAVEL_VERSION)}});
+}
+
+}  // namespace
 
 namespace {
 
@@ -554,7 +577,9 @@ int run_eval(const EvalCliOptions& opts) {
     }
     if (!metrics.count("timer_rego_query_compile_ns")) metrics["timer_rego_query_compile_ns"] = prepare_ns;
 
+    const runtime::Value runtime = runtime_info();
     EvalOptions eval_options;
+    eval_options.runtime_info = &runtime;
     eval_options.input = input ? &*input : nullptr;
     eval_options.strict_builtin_errors = opts.strict_builtin_errors;
     eval_options.timeout = timeout;

@@ -338,6 +338,7 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
     settings.strict_builtin_errors = options.strict_builtin_errors;
     settings.cancel = options.cancel;
     settings.print = options.print;
+    settings.runtime_info = options.runtime_info;
     settings.tracer = options.tracer;
     if (options.timeout.count() > 0) settings.deadline = start + options.timeout;
     eval::Evaluator evaluator(*state_->program, settings);

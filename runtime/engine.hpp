@@ -123,6 +123,7 @@ struct EvalOptions {
     std::chrono::nanoseconds timeout{0};        // 0: none; on expiry the result is eval_cancel_error
     const std::atomic<bool>* cancel = nullptr;  // set to true from another thread to cancel
     std::function<void(std::string_view)> print;  // where print() output goes; stderr when empty
+    const runtime::Value* runtime_info = nullptr;   // what opa.runtime() returns ({} when null)
 };
 
 class Program;  // compiled modules + data snapshot (runtime/eval)

@@ -25,6 +25,7 @@ struct EvalSettings {
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(std::string_view)> print;
+    const Value* runtime_info = nullptr;  // opa.runtime()
     Tracer* tracer = nullptr;  // see TraceEvent in runtime/engine.hpp
     std::size_t max_depth = 2000;  // nested rule/function/comprehension evaluations
 };

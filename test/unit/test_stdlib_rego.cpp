@@ -109,3 +109,18 @@ TEST_CASE("trace: true, and a Note event for the tracer; opa.runtime is an objec
     CHECK(tracer.notes[0] == "hello");
     CHECK(gavel::to_string(gavel::TraceOp::Note) == std::string("Note"));
 }
+
+TEST_CASE("opa.runtime: what the embedder passes in EvalOptions::runtime_info") {
+    gavel::Engine engine;
+    REQUIRE(engine.add_policy("p.rego", "package t\nx := opa.runtime().version").empty());
+    auto q = engine.prepare("data.t.x");
+    REQUIRE(q.ok());
+    const auto info = gavel::runtime::Value::object(
+        {{gavel::runtime::Value::string("version"), gavel::runtime::Value::string("1.2.3")}});
+    gavel::EvalOptions eo;
+    eo.runtime_info = &info;
+    auto r = q.value->eval(eo);
+    REQUIRE(r.rows.size() == 1);
+    CHECK(gavel::runtime::to_json(r.rows[0].expressions[0].value) == R"("1.2.3")");
+    CHECK(q.value->eval().rows.empty());  // without it: {} has no version
+}
