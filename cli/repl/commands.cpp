@@ -62,7 +62,7 @@ std::string Session::run_command(const Statement& s) {
             return "warning: no matching rules in current module\n";
         ReplModule module = it->second;
         std::erase_if(module.rules, [&](const ReplRule& r) { return r.name == name; });
-        auto errors = install(package_, module, {});
+        auto errors = install(package_, module, std::nullopt);
         if (!errors.empty()) return errors_text(errors);  // another rule still uses it
         modules_[package_] = std::move(module);
         return {};

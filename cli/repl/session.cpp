@@ -177,8 +177,7 @@ std::string Session::module_text(const std::string& package, const ReplModule& m
 }
 
 std::vector<std::string> Session::install(const std::string& package, const ReplModule& module,
-                                          const std::string& new_text) {
-    (void)new_text;
+                                          std::optional<std::size_t> new_entry) {
     const std::string file = module_file(package);
     std::vector<std::pair<uint32_t, uint32_t>> lines;
     std::string text = module_text(package, module, &lines);
@@ -195,11 +194,24 @@ std::vector<std::string> Session::install(const std::string& package, const Repl
     for (auto d : diags) {
         if (d.file == file) {
             // Lines count from the start of the statement the error is in, as typed.
+            bool mapped = false;
             for (const auto& [first, last] : lines)
                 if (d.line >= first && d.line <= last) {
                     d.line = d.line - first + 1;
+                    mapped = true;
                     break;
                 }
+            if (!mapped && new_entry && *new_entry < lines.size()) {
+                // The end of the module: just after the statement typed last.
+                const auto& [first, last] = lines[*new_entry];
+                const std::string& typed = *new_entry < module.imports.size()
+                                               ? module.imports[*new_entry]
+                                               : module.rules[*new_entry - module.imports.size()].text;
+                auto line_start = typed.rfind('\n');
+                d.line = last - first + 1;
+                d.col = static_cast<uint32_t>(typed.size() - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+                d.source_line = typed.substr(line_start == std::string::npos ? 0 : line_start + 1);
+            }
             d.file.clear();
         }
         errors.push_back(runtime::describe(d));
@@ -214,7 +226,7 @@ std::string Session::define_rule(const Statement& s, bool replace) {
     if (replace)
         std::erase_if(module.rules, [&](const ReplRule& r) { return r.name == s.name; });
     module.rules.push_back({s.name, s.text});
-    auto errors = install(package_, module, s.text);
+    auto errors = install(package_, module, module.imports.size() + module.rules.size() - 1);
     if (!errors.empty()) return errors_text(errors);
     modules_[package_] = std::move(module);
     return "Rule '" + s.name + "' " + (existed ? "re-defined" : "defined") + " in package " + package_ +
@@ -225,7 +237,7 @@ std::string Session::add_import(const std::string& text) {
     ReplModule module = modules_[package_];
     if (std::find(module.imports.begin(), module.imports.end(), text) != module.imports.end()) return {};
     module.imports.push_back(text);
-    auto errors = install(package_, module, text);
+    auto errors = install(package_, module, module.imports.size() - 1);
     if (!errors.empty()) return errors_text(errors);
     modules_[package_] = std::move(module);
     return {};

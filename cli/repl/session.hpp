@@ -66,9 +66,11 @@ private:
     std::string show_module() const;
 
     // Installs the module of `package` into the engine and checks that everything
-    // compiles; returns the errors (relative to the statement typed last).
+    // compiles; returns the errors, lines counted from the start of the statement they
+    // are in. `new_entry` is the statement just typed (imports first, then rules), which
+    // an error past the end of the module (an unexpected end) belongs to.
     std::vector<std::string> install(const std::string& package, const ReplModule& module,
-                                     const std::string& new_text);
+                                     std::optional<std::size_t> new_entry);
     std::string module_text(const std::string& package, const ReplModule& module,
                             std::vector<std::pair<uint32_t, uint32_t>>* rule_lines = nullptr) const;
     static std::string module_file(const std::string& package) { return "repl:" + package; }

@@ -110,12 +110,16 @@ check errors "1 error occurred: 1:1: rego_unsafe_var_error: var nothing is unsaf
 Rule 'c' defined in package repl. Type 'show' to see rules.
 1 error occurred: repl:repl:2: eval_conflict_error: complete rules must not produce multiple outputs
 warning: no matching rules in current module
-undefined" 'nothing
+undefined
+1 error occurred: 1:5: rego_parse_error: unexpected eof token: expected a term
+	p if
+	    ^" 'nothing
 1 +
 c := input.request.object.spec.containers[_].image
 c
 unset zz
-input.missing' -i $fx/admission_review.json
+input.missing
+p if' -i $fx/admission_review.json
 
 check policies-and-packages '+---------------------------+-----------------------------------+
 |             m             | data.kubernetes.admission.deny[m] |
