@@ -53,6 +53,9 @@ std::string_view reason_for(int code) {
     }
 }
 
+// The elements of an array or a set (rules may produce either).
+std::span<const Value> elements(const Value& v) { return v.is_set() ? v.set_elements() : v.array_elements(); }
+
 Value status(int code, const std::string& message, std::string_view reason) {
     return Value::object({{str("code"), Value::integer(code)}, {str("message"), str(message)}, {str("reason"), str(reason)}});
 }
@@ -142,11 +145,23 @@ bool parse_review(std::string_view body, ReviewRequest& out, std::string& error)
     return true;
 }
 
-std::string conventional_rules_query(const std::vector<std::string>& package) {
+const std::vector<std::string>& conventional_rule_names() {
+    static const std::vector<std::string> names = {"audit_annotations", "deny", "patch", "violation", "warn"};
+    return names;
+}
+
+std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules) {
     std::string p = runtime::data_path_text(package);
-    auto list = [&](std::string_view rule) { return "[x | x := " + p + "." + std::string(rule) + "[_]]"; };
-    return "{\"deny\": " + list("deny") + ", \"violation\": " + list("violation") + ", \"warn\": " + list("warn") +
-           ", \"patch\": " + list("patch") + ", \"audit_annotations\": {k: v | v := " + p + ".audit_annotations[k]}}";
+    std::string q = "{";
+    for (const auto& r : rules) {
+        if (q.size() > 1) q += ", ";
+        std::string ref = p + "." + r.name;
+        q += "\"" + r.name + "\": ";
+        if (r.multi_value) q += ref;
+        else if (r.name == "audit_annotations") q += "{k: v | v := " + ref + "[k]}";
+        else q += "[x | x := " + ref + "[_]]";
+    }
+    return q + "}";
 }
 
 AdmissionDecision decision_from_rules(const ReviewRequest& req, const Value& rules, bool fail_open) {
@@ -157,7 +172,7 @@ AdmissionDecision decision_from_rules(const ReviewRequest& req, const Value& rul
     for (const char* rule : {"deny", "violation"}) {
         const Value* list = rules.find(rule);
         if (!list) continue;
-        for (const Value& v : list->array_elements()) {
+        for (const Value& v : elements(*list)) {
             messages.push_back(message_of(v));
             std::int64_t c = 0;
             if (const Value* cv = v.find("code"); cv && cv->as_int64(c) && c >= 400 && c <= 599 && !code)
@@ -170,7 +185,7 @@ AdmissionDecision decision_from_rules(const ReviewRequest& req, const Value& rul
     response.insert(str("uid"), req.uid);
     if (const Value* warn = rules.find("warn"); warn && warn->size() > 0) {
         runtime::ArrayBuilder w;
-        for (const Value& v : warn->array_elements()) w.push_back(str(message_of(v)));
+        for (const Value& v : elements(*warn)) w.push_back(str(message_of(v)));
         response.insert(str("warnings"), w.build());
     }
     if (const Value* aa = rules.find("audit_annotations"); aa && aa->size() > 0) {
@@ -190,7 +205,7 @@ AdmissionDecision decision_from_rules(const ReviewRequest& req, const Value& rul
         response.insert(str("allowed"), Value::boolean(true));
         if (const Value* patch = rules.find("patch"); patch && patch->size() > 0) {
             runtime::ArrayBuilder ops;
-            for (const Value& op : patch->array_elements()) {
+            for (const Value& op : elements(*patch)) {
                 Value normal;
                 std::string error;
                 if (!normalise_op(op, normal, error)) return error_decision(req, error, fail_open);

@@ -30,9 +30,19 @@ struct ReviewRequest {
 // Parses and checks an AdmissionReview body; false with a message for HTTP 400.
 bool parse_review(std::string_view body, ReviewRequest& out, std::string& error);
 
-// The query evaluating a package's conventional rules to one object
-// {deny, violation, warn, patch, audit_annotations}.
-std::string conventional_rules_query(const std::vector<std::string>& package);
+// The conventional rule names: deny, violation, warn, patch, audit_annotations.
+const std::vector<std::string>& conventional_rule_names();
+
+// A conventional rule a package defines; multi-value rules (partial sets/objects)
+// are always defined, so they are referenced directly; others through a comprehension.
+struct ConventionalRule {
+    std::string name;
+    bool multi_value = false;
+};
+
+// The query evaluating a package's conventional rules to one object with a key per
+// rule in `rules` (only those: rules a package does not define cost nothing).
+std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules);
 
 struct AdmissionDecision {
     runtime::Value review;      // the AdmissionReview to send back

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <set>
 
 #include "runtime/json.hpp"
@@ -72,6 +73,18 @@ void PolicyStore::publish() {
     snap->generation = ++generation_;
     snap->policies = policies_;
     snap->data = engine_.data();
+    for (const auto& rule : engine_.rules()) {
+        auto& list = snap->conventional_rules[rule.package];
+        const auto& names = conventional_rule_names();
+        if (rule.function || std::find(names.begin(), names.end(), rule.name) == names.end()) continue;
+        bool seen = false;
+        for (auto& r : list)
+            if (r.name == rule.name) {
+                r.multi_value = r.multi_value && rule.multi_value;
+                seen = true;
+            }
+        if (!seen) list.push_back({rule.name, rule.multi_value && rule.path == rule.package + "." + rule.name});
+    }
     std::string material;
     for (const auto& [id, text] : policies_) {
         material += id;

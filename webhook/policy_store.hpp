@@ -19,6 +19,7 @@
 #include "lang/diagnostics.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/value.hpp"
+#include "webhook/admission.hpp"
 
 namespace gavel::webhook {
 
@@ -27,6 +28,9 @@ struct Snapshot {
     std::string config_hash;                      // SHA-256 of policies and directory data, hex
     std::map<std::string, std::string> policies;  // id -> source text
     runtime::Value data;                          // the base data tree
+    // The conventional admission rules (deny, warn ...) per package ("data.a.b"), and every
+    // package that has rules at all (an unknown package in /validate/... is an error, not an allow).
+    std::map<std::string, std::vector<ConventionalRule>> conventional_rules;
 
     // Prepared queries of this world by query text: filled when published and on first use.
     mutable std::mutex cache_mutex;

@@ -235,11 +235,20 @@ HttpResponse Service::admission(HttpRequest& req, std::string_view mode, const s
         input = b.build();
     }
     bool main = mode == "main";
-    std::string query_text = main ? options_.decision : conventional_rules_query(package);
     std::string decision_name = main ? options_.decision : runtime::data_path_text(package);
-    auto q = store_->query(query_text);
+    std::string query_text = options_.decision;
+    bool known_package = true;
+    if (!main) {
+        auto snap = store_->current();
+        auto it = snap->conventional_rules.find(decision_name);
+        known_package = it != snap->conventional_rules.end();
+        query_text = known_package ? conventional_rules_query(package, it->second) : "";
+    }
+    auto q = known_package ? store_->query(query_text) : PolicyStore::Query{};
     AdmissionDecision d;
-    if (!q.query) {
+    if (!known_package) {
+        d = error_decision(review, "no policy defines package " + decision_name, options_.fail_open);
+    } else if (!q.query) {
         std::string message = "cannot prepare " + decision_name;
         if (!q.errors.empty()) message += ": " + q.errors.items().front().headline();
         d = error_decision(review, message, options_.fail_open);

@@ -168,7 +168,8 @@ expect_eq "policies: decisions unaffected by the rejected policy" "$(json_get "$
 code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X DELETE "$base/v1/policies/default/extra/policy.rego")
 expect_eq "policies: DELETE -> 200" "$code" 200
 post /validate/kubernetes/extra "$fx/reviews/pod-good.json"
-expect_eq "policies: deleted policy no longer decides" "$(json_get "$work/r.json" "json.marshal(input.response.allowed)")" true
+expect_eq "policies: deleted policy no longer decides (unknown package: 500 denial)" "$(json_get "$work/r.json" input.response.status.message)" \
+    "policy evaluation failed: no policy defines package data.kubernetes.extra"
 
 # ---- /v1/query ------------------------------------------------------------------------------------------
 c "${auth[@]}" -X POST "$base/v1/query" --data-binary '{"query": "x := input.a + 1", "input": {"a": 41}}' > "$work/r.json"

@@ -68,7 +68,8 @@ policy v3
 expect_eq "fixed policy reloads" "$(wait_for message "v3: image 'hooli.com/web:1.2' is not from docker.io/")" \
     "v3: image 'hooli.com/web:1.2' is not from docker.io/"
 rm "$work/policies/registry.rego"
-expect_eq "removed policy -> its rules are gone" "$(wait_for message allowed)" allowed
+gone="policy evaluation failed: no policy defines package data.kubernetes.registry"
+expect_eq "removed policy -> its package is gone" "$(wait_for message "$gone")" "$gone"
 stop_server "$live_pid"
 
 # Invalid policies at start: no server, the errors on stderr, exit 1.

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Load test of gavel serve (not part of the test suite): wrk over TLS with
+# keep-alive on loopback, POSTing a real-size Pod AdmissionReview to the
+# image-registry policy (examples/admission-v1). Prints requests/s, latency
+# percentiles, errors, wrong decisions and the server's RSS before and after.
+#
+#   test/bench/load_serve.sh [GAVEL] [DURATION] [CONNECTIONS] [WRK_THREADS] [SERVER_THREADS]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+gavel=$(realpath "${1:-$root/build/cli/gavel}")
+duration=${2:-30s}
+connections=${3:-32}
+wrk_threads=${4:-1}
+server_threads=${5:-0}
+command -v wrk > /dev/null || { echo "wrk is not installed (scripts/install-deps.sh)"; exit 1; }
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+
+# A Pod as a Deployment controller creates it: three containers with env,
+# resources, probes, volume mounts; two of the images are not from hooli.com.
+container() {
+    cat <<JSON
+{"name": "$1", "image": "$2", "imagePullPolicy": "IfNotPresent",
+ "ports": [{"containerPort": 8080, "protocol": "TCP", "name": "http"}],
+ "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+         {"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}],
+ "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
+ "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "initialDelaySeconds": 5, "periodSeconds": 10},
+ "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 5},
+ "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}, {"name": "kube-api-access-x7k2p", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}],
+ "securityContext": {"runAsNonRoot": true, "runAsUser": 1000, "readOnlyRootFilesystem": true, "allowPrivilegeEscalation": false},
+ "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File"}
+JSON
+}
+cat > "$work/review.json" <<JSON
+{"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1",
+ "request": {"uid": "3f1c2b8e-7d4a-4c1e-9b0a-5e6f7a8b9c0d",
+  "kind": {"group": "", "version": "v1", "kind": "Pod"}, "resource": {"group": "", "version": "v1", "resource": "pods"},
+  "requestKind": {"group": "", "version": "v1", "kind": "Pod"}, "requestResource": {"group": "", "version": "v1", "resource": "pods"},
+  "namespace": "shop", "operation": "CREATE",
+  "userInfo": {"username": "system:serviceaccount:kube-system:replicaset-controller", "uid": "1b2c3d4e",
+               "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"]},
+  "object": {"apiVersion": "v1", "kind": "Pod",
+   "metadata": {"generateName": "checkout-7d9f8c6b5-", "namespace": "shop",
+                "labels": {"app": "checkout", "pod-template-hash": "7d9f8c6b5", "team": "payments", "tier": "backend"},
+                "annotations": {"prometheus.io/scrape": "true", "prometheus.io/port": "9090"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "checkout-7d9f8c6b5",
+                                     "uid": "9a8b7c6d", "controller": true, "blockOwnerDeletion": true}]},
+   "spec": {"containers": [$(container checkout hooli.com/shop/checkout:2.14.1), $(container envoy docker.io/envoyproxy/envoy:v1.29.1), $(container log-shipper fluent/fluent-bit:3.0)],
+            "volumes": [{"name": "config", "configMap": {"name": "checkout"}},
+                        {"name": "kube-api-access-x7k2p", "projected": {"sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}],
+            "restartPolicy": "Always", "terminationGracePeriodSeconds": 30, "dnsPolicy": "ClusterFirst",
+            "serviceAccountName": "checkout", "securityContext": {"fsGroup": 2000}, "schedulerName": "default-scheduler",
+            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+            "priority": 0, "enableServiceLinks": true, "preemptionPolicy": "PreemptLowerPriority"}},
+  "oldObject": null, "dryRun": false,
+  "options": {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"}}}
+JSON
+cat > "$work/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local f = io.open("$work/review.json", "rb")
+wrk.body = f:read("*a")
+f:close()
+wrong = 0
+response = function(status, headers, body)
+  if status ~= 200 or not string.find(body, '"allowed":false', 1, true) then wrong = wrong + 1 end
+end
+done = function(summary, latency, requests)
+  io.write(string.format("wrong decisions: %d\n", wrong))
+  io.write(string.format("latency p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
+    latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000,
+    latency:percentile(99.9) / 1000, latency.max / 1000))
+end
+LUA
+
+"$gavel" serve --policies "$root/examples/admission-v1" --addr 127.0.0.1:0 --threads "$server_threads" \
+    --ca-dump "$work/ca.pem" > /dev/null 2> "$work/server.log" &
+pid=$!
+for _ in $(seq 1 100); do grep -q '"msg":"listening"' "$work/server.log" && break; sleep 0.1; done
+port=$(grep -o '"port":[0-9]*' "$work/server.log" | cut -d: -f2)
+url="https://127.0.0.1:$port/validate/kubernetes/admission"
+rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$pid/status"; }
+echo "review: $(wc -c < "$work/review.json") bytes; decision: $(curl -sS --cacert "$work/ca.pem" --data-binary @"$work/review.json" "https://localhost:$port/validate/kubernetes/admission" | head -c 300)"
+echo "RSS at start: $(rss)"
+wrk -t1 -c4 -d2s -s "$work/post.lua" "$url" > /dev/null  # warm up (connections, allocator)
+echo "RSS after warm-up: $(rss)"
+wrk -t"$wrk_threads" -c"$connections" -d"$duration" --latency -s "$work/post.lua" "$url"
+echo "RSS after load: $(rss)"
+wrk -t"$wrk_threads" -c"$connections" -d"$duration" -s "$work/post.lua" "$url" | grep -E "Requests/sec|wrong|Non-2xx|Socket errors"
+echo "RSS after a second run: $(rss)"
+kill -TERM "$pid"
+wait "$pid"
