@@ -2,8 +2,8 @@
 //
 // Loading is `gavel eval -d`'s (runtime/loader.hpp); discovery and evaluation
 // are the library's (runtime/testing.hpp); this file parses flags, prints and
-// sets the exit status: 0 when every test passed (or was skipped), 2 when a
-// test failed or raised an error, 1 when the policies could not be loaded or
+// sets the exit status: 0 when every test passed, 2 when a test failed, raised
+// an error or was skipped (todo_test_; unless --exit-zero-on-skipped), 1 when the policies could not be loaded or
 // compiled (errors on stderr with file:line:col) or no test ran with
 // --fail-on-empty. The reports are in cli/test_runner/.
 
@@ -40,6 +40,8 @@ struct TestCliOptions {
     std::string benchtime = "1s";
     int count = 1;
     bool fail_on_empty = false;
+    bool exit_zero_on_skipped = false;
+    std::string target = "rego";
     std::vector<std::string> ignore;
     bool coverage = false;
     double threshold = 0;
@@ -98,7 +100,9 @@ int run_once(const TestCliOptions& opts, const SessionOptions& session) {
         return 1;
     }
     Counts counts = count_results(result.results);
-    int status = counts.fail + counts.error > 0 ? 2 : 0;
+    // As OPA: a skipped test is not a pass either, unless --exit-zero-on-skipped.
+    bool skipped_fails = counts.skip > 0 && !opts.exit_zero_on_skipped;
+    int status = counts.fail + counts.error > 0 || skipped_fails ? 2 : 0;
     if (opts.coverage) {
         CoverageReport report = coverage_report(result.coverable, result.covered);
         std::cout << report.json << "\n";
@@ -130,6 +134,10 @@ int run_test_command(const TestCliOptions& opts) {
     if (!opts.explain.empty() && opts.explain != "fails" && opts.explain != "full" && opts.explain != "notes" &&
         opts.explain != "debug") {
         std::cerr << "invalid --explain " << opts.explain << ": want fails, full, notes or debug\n";
+        return 1;
+    }
+    if (opts.target != "rego") {
+        std::cerr << "unsupported --target " << opts.target << ": gavel evaluates Rego directly (rego)\n";
         return 1;
     }
     SessionOptions session;
@@ -183,13 +191,16 @@ void add_test_command(CLI::App& app) {
     cmd->add_option("-r,--run", opts->run, "Run only tests whose data.pkg.test_name matches this regular expression");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies in the pre-1.0 Rego dialect");
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
-    cmd->add_option("-t,--timeout", opts->timeout, "Timeout per test as a duration (default 5s, 30s with --bench)");
+    cmd->add_option("--timeout", opts->timeout, "Timeout per test as a duration (default 5s, 30s with --bench)");
+    cmd->add_option("-t,--target", opts->target, "Runtime to exercise: rego (OPA's wasm target is not supported)");
     cmd->add_option("-p,--parallel", opts->parallel, "Tests run at once (default: the number of cores)");
     cmd->add_flag("--bench", opts->bench, "Benchmark the passing tests (Go benchmark lines)");
     cmd->add_flag("--benchmem{true},!--no-benchmem", opts->benchmem, "Report allocations with --bench (default true)");
     cmd->add_option("--benchtime", opts->benchtime, "Time to run each benchmark for (gavel; default 1s)");
     cmd->add_option("--count", opts->count, "Run the tests this many times")->check(CLI::PositiveNumber);
     cmd->add_flag("--fail-on-empty", opts->fail_on_empty, "Exit with status 1 when no test was found");
+    cmd->add_flag("-z,--exit-zero-on-skipped", opts->exit_zero_on_skipped,
+                  "Exit with status 0 when tests were skipped but none failed (else skipped tests exit 2, as OPA)");
     cmd->add_option("--ignore", opts->ignore, "Ignore files and directories whose name matches this glob (repeatable)")
         ->allow_extra_args(false);
     cmd->add_flag("-c,--coverage", opts->coverage, "Print the coverage report (JSON) instead of the results");

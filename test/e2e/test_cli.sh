@@ -42,7 +42,7 @@ check_err() {
 
 # ---- passing, skipped, multi-value, print output, data files and mocks ----------------
 
-check "passing tests: only the skipped one is listed" 0 "$fx/pass/authz_test.rego:
+check "passing tests: only the skipped one is listed; skipped exits 2, as OPA" 2 "$fx/pass/authz_test.rego:
 data.authz_test.todo_test_admin: SKIPPED
 --------------------------------------------------------------------------------
 PASS: 7/8
@@ -65,9 +65,13 @@ data.roles.test_mocked_data: PASS (D)
 --------------------------------------------------------------------------------
 PASS: 7/8
 SKIPPED: 1/8"
-check "-v lists every test, its cases and its print output" 0 "$pass_verbose" "$gavel" test -v $fx/pass
-check "-p 4: the same output, in the same order" 0 "$pass_verbose" "$gavel" test -v -p 4 $fx/pass
-check "-p 1" 0 "$pass_verbose" "$gavel" test -v --parallel 1 $fx/pass
+check "-v lists every test, its cases and its print output" 2 "$pass_verbose" "$gavel" test -v $fx/pass
+check "-p 4: the same output, in the same order" 2 "$pass_verbose" "$gavel" test -v -p 4 $fx/pass
+check "-p 1, --exit-zero-on-skipped" 0 "$pass_verbose" "$gavel" test -v --parallel 1 --exit-zero-on-skipped $fx/pass
+"$gavel" test -z $fx/fail $fx/pass > /dev/null 2>&1
+if [[ $? -eq 2 ]]; then echo "ok   -z: failures still exit 2"; else fail "-z: failures still exit 2"; fi
+check_err "--target wasm is not supported" 1 "unsupported --target wasm: gavel evaluates Rego directly (rego)" \
+    "$gavel" test -t wasm $fx/pass
 
 # ---- failing tests: where they failed, and with --var-values why ----------------------
 
@@ -195,13 +199,13 @@ check "--run that matches nothing: no output" 0 "" "$gavel" test --run nothing_m
 check_err "--fail-on-empty" 1 "no test cases found" "$gavel" test --fail-on-empty --run nothing_matches $fx/pass
 check_err "--run with a bad pattern" 1 "1 error occurred: --run: invalid regular expression: missing ): (" \
     "$gavel" test --run '(' $fx/pass
-check "--ignore leaves files out by name" 0 "$fx/pass/authz_test.rego:
+check "--ignore leaves files out by name" 2 "$fx/pass/authz_test.rego:
 data.authz_test.todo_test_admin: SKIPPED
 --------------------------------------------------------------------------------
 PASS: 5/6
 SKIPPED: 1/6" "$gavel" test --ignore 'roles_*' $fx/pass
 check "--ignore keeps data files where they belong" 0 "PASS: 2/2" "$gavel" test --ignore 'authz*' $fx/pass
-check "--count runs everything again" 0 "$fx/pass/authz_test.rego:
+check "--count runs everything again" 2 "$fx/pass/authz_test.rego:
 data.authz_test.todo_test_admin: SKIPPED
 data.authz_test.todo_test_admin: SKIPPED
 --------------------------------------------------------------------------------
@@ -312,7 +316,7 @@ check "--format json: fail, skip, output (base64), failed_at and sub_results" 2 
   }
 ]' "$gavel" test -f json -p 3 $fx/fail
 check "--format json with no tests" 0 "[]" "$gavel" test --format json --run nothing_matches $fx/pass
-check "--format json: skipped" 0 '[
+check "--format json: skipped" 2 '[
   {
     "location": {
       "file": "test/e2e/fixtures/test/pass/authz_test.rego",
