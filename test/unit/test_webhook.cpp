@@ -1,0 +1,299 @@
+// webhook/ without sockets: JSON Patch, AdmissionReview in and out, the policy
+// store's snapshots and rollbacks, the REST/admission router, webhook-config.
+
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "runtime/json.hpp"
+#include "webhook/admission.hpp"
+#include "webhook/json_patch.hpp"
+#include "webhook/metrics.hpp"
+#include "webhook/policy_store.hpp"
+#include "webhook/service.hpp"
+#include "webhook/webhook_config.hpp"
+
+using gavel::runtime::parse_json;
+using gavel::runtime::to_json;
+using gavel::runtime::Value;
+namespace wh = gavel::webhook;
+
+namespace {
+
+Value json(std::string_view text) {
+    auto r = parse_json(text);
+    REQUIRE_MESSAGE(r.ok, r.error.message);
+    return r.value;
+}
+
+std::string decode_base64(std::string_view in) {
+    static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    unsigned buffer = 0;
+    int bits = 0;
+    for (char c : in) {
+        if (c == '=') break;
+        buffer = (buffer << 6) | static_cast<unsigned>(alphabet.find(c));
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out.push_back(static_cast<char>((buffer >> bits) & 0xff));
+        }
+    }
+    return out;
+}
+
+const char* kReview = R"({"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1",
+  "request": {"uid": "u-1", "kind": {"kind": "Pod"}, "namespace": "default", "operation": "CREATE",
+              "object": {"metadata": {"name": "p"}, "spec": {"containers": [{"image": "nginx"}]}}}})";
+
+wh::HttpRequest request(std::string method, std::string target, std::string body = {}) {
+    wh::HttpRequest r;
+    r.method = std::move(method);
+    r.target = std::move(target);
+    r.body = std::move(body);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("json pointers: escapes both ways") {
+    CHECK(wh::json_pointer({"a/b", "c~d", ""}) == "/a~1b/c~0d/");
+    auto p = wh::parse_json_pointer("/a~1b/c~0d");
+    REQUIRE(p);
+    CHECK(*p == std::vector<std::string>{"a/b", "c~d"});
+    CHECK(wh::parse_json_pointer("/")->empty());
+    CHECK_FALSE(wh::parse_json_pointer("a"));
+    CHECK_FALSE(wh::parse_json_pointer("/a~2"));
+}
+
+TEST_CASE("json patch: RFC 6902 operations, all or nothing") {
+    Value doc = json(R"({"a": {"b": [1, 2, 3]}, "c": "x"})");
+    std::string error;
+    auto out = wh::apply_json_patch(doc,
+                                    json(R"([{"op": "add", "path": "/a/b/-", "value": 4},
+                                             {"op": "add", "path": "/a/b/0", "value": 0},
+                                             {"op": "remove", "path": "/c"},
+                                             {"op": "replace", "path": "/a/b/1", "value": 10},
+                                             {"op": "copy", "from": "/a/b", "path": "/d"},
+                                             {"op": "move", "from": "/d", "path": "/e"},
+                                             {"op": "test", "path": "/e/0", "value": 0}])"),
+                                    {}, error);
+    REQUIRE_MESSAGE(out, error);
+    CHECK(to_json(*out) == R"({"a":{"b":[0,10,2,3,4]},"e":[0,10,2,3,4]})");
+    // A failing op leaves nothing half applied (the caller keeps `doc`).
+    CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "remove", "path": "/c"}, {"op": "remove", "path": "/zz"}])"), {}, error));
+    CHECK(error.find("/zz") != std::string::npos);
+    CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "test", "path": "/c", "value": "y"}])"), {}, error));
+    CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "add", "path": "/a/b/9", "value": 1}])"), {}, error));
+    CHECK_FALSE(wh::apply_json_patch(doc, json(R"({"op": "add"})"), {}, error));
+    // Below a base path, "/" is the base itself (kube-mgmt's delete).
+    auto removed = wh::apply_json_patch(doc, json(R"([{"op": "remove", "path": "/"}])"), {"a", "b"}, error);
+    REQUIRE(removed);
+    CHECK(to_json(*removed) == R"({"a":{},"c":"x"})");
+}
+
+TEST_CASE("admission: parse_review rejects what is not an AdmissionReview") {
+    wh::ReviewRequest r;
+    std::string error;
+    CHECK(wh::parse_review(kReview, r, error));
+    CHECK(r.api_version == "admission.k8s.io/v1");
+    CHECK(r.uid == Value::string("u-1"));
+    CHECK_FALSE(wh::parse_review("{", r, error));
+    CHECK(error.rfind("malformed JSON", 0) == 0);
+    CHECK_FALSE(wh::parse_review(R"({"kind": "Pod", "apiVersion": "admission.k8s.io/v1", "request": {"uid": "x"}})", r, error));
+    CHECK_FALSE(wh::parse_review(R"({"kind": "AdmissionReview", "apiVersion": "v1", "request": {"uid": "x"}})", r, error));
+    CHECK_FALSE(wh::parse_review(R"({"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "request": {"uid": ""}})", r, error));
+    CHECK(error == "request.uid is missing");
+}
+
+TEST_CASE("admission: response from conventional rules") {
+    wh::ReviewRequest r;
+    std::string error;
+    REQUIRE(wh::parse_review(kReview, r, error));
+    auto d = wh::decision_from_rules(r, json(R"({"deny": ["b", "a"], "violation": [{"msg": "c", "code": 409}],
+                                                 "warn": ["w"], "audit_annotations": {"k": 1}})"), false);
+    CHECK(d.outcome == wh::AdmissionDecision::Outcome::Denied);
+    CHECK(to_json(d.review) ==
+          R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":false,)"
+          R"("auditAnnotations":{"k":"1"},"status":{"code":409,"message":"b, a, c","reason":"Conflict"},"uid":"u-1","warnings":["w"]}})");
+
+    auto m = wh::decision_from_rules(r, json(R"({"patch": [{"op": "add", "path": ["metadata", "labels", "a/b~c"], "value": "v"}]})"), false);
+    CHECK(m.outcome == wh::AdmissionDecision::Outcome::Allowed);
+    const Value* patch = m.review.find("response")->find("patch");
+    REQUIRE(patch);
+    CHECK(decode_base64(patch->as_string()) == R"([{"op":"add","path":"/metadata/labels/a~1b~0c","value":"v"}])");
+    CHECK(m.review.find("response")->find("patchType")->as_string() == "JSONPatch");
+
+    auto bad = wh::decision_from_rules(r, json(R"({"patch": [{"path": "/x"}]})"), false);
+    CHECK(bad.outcome == wh::AdmissionDecision::Outcome::Error);
+    CHECK(bad.review.find("response")->find("status")->find("code")->as_number().to_string() == "500");
+    auto open = wh::decision_from_rules(r, json(R"({"patch": [{"path": "/x"}]})"), true);
+    CHECK(open.review.find("response")->find("allowed")->as_bool());
+    CHECK(open.review.find("response")->find("warnings")->size() == 1);
+}
+
+TEST_CASE("admission: system.main keeps the policy's response, fixes uid and envelope") {
+    wh::ReviewRequest r;
+    std::string error;
+    REQUIRE(wh::parse_review(kReview, r, error));
+    auto d = wh::decision_from_main(r, json(R"({"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview",
+                                               "response": {"allowed": false, "uid": "wrong", "status": {"message": "no"}}})"),
+                                    true, "data.system.main", false);
+    CHECK(d.outcome == wh::AdmissionDecision::Outcome::Denied);
+    CHECK(to_json(d.review) == R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",)"
+                               R"("response":{"allowed":false,"status":{"message":"no"},"uid":"u-1"}})");
+    CHECK(wh::decision_from_main(r, Value(), false, "data.system.main", false).outcome == wh::AdmissionDecision::Outcome::Error);
+    CHECK(wh::decision_from_main(r, json(R"({"response": {}})"), true, "m", false).outcome == wh::AdmissionDecision::Outcome::Error);
+}
+
+TEST_CASE("base64 like RFC 4648") {
+    CHECK(wh::base64_encode("") == "");
+    CHECK(wh::base64_encode("f") == "Zg==");
+    CHECK(wh::base64_encode("fo") == "Zm8=");
+    CHECK(wh::base64_encode("foobar") == "Zm9vYmFy");
+}
+
+TEST_CASE("policy store: writes publish new snapshots; failed writes change nothing") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{"data.a.p"});
+    auto before = store->current();
+    REQUIRE(store->put_policy("a.rego", "package a\n\np := data.x\n").ok());
+    auto one = store->current();
+    CHECK(one->generation > before->generation);
+    CHECK(store->put_data({"x"}, Value::integer(1), false).ok());
+    auto two = store->current();
+    auto q = store->query("data.a.p");
+    REQUIRE(q.query);
+    CHECK(to_json(q.query->eval().rows.at(0).expressions.at(0).value) == "1");
+
+    // A policy that does not compile is rejected with its errors; the world stays as it was.
+    auto bad = store->put_policy("b.rego", "package b\n\nq if y > 1\n");
+    CHECK_FALSE(bad.ok());
+    CHECK(bad.status == 400);
+    REQUIRE_FALSE(bad.errors.empty());
+    CHECK(bad.errors.items()[0].file == "b.rego");
+    CHECK(store->current() == two);
+    CHECK(store->current()->policies.count("b.rego") == 0);
+    // ... and the engine was rolled back: the next good write does not carry b.rego along.
+    CHECK(store->put_data({"x"}, Value::integer(2), false).ok());
+    CHECK(store->current()->policies.size() == 1);
+
+    // Old snapshots stay usable and unchanged.
+    auto old = wh::value_at(two->data, {"x"});
+    REQUIRE(old);
+    CHECK(to_json(*old) == "1");
+
+    CHECK(store->delete_data({"nope"}).status == 404);
+    CHECK(store->put_data({"x"}, Value::integer(3), true).status == 304);
+    CHECK(store->patch_data({}, json(R"([{"op": "add", "path": "/y", "value": {"z": 1}}])")).ok());
+    CHECK(to_json(store->current()->data) == R"({"x":2,"y":{"z":1}})");
+    CHECK(store->delete_policy("a.rego").ok());
+    CHECK(store->delete_policy("a.rego").status == 404);
+}
+
+TEST_CASE("policy store: directory content replaces its own policies and top-level data keys only") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
+    REQUIRE(store->put_data({"kubernetes"}, json(R"({"pods": {}})"), false).ok());
+    REQUIRE(store->replace_directory_content({{"d/a.rego", "package a\n\np := 1\n"}}, json(R"({"cfg": 1})"), "h1").ok());
+    REQUIRE(store->replace_directory_content({{"d/b.rego", "package b\n\np := 2\n"}}, json(R"({"cfg2": 2})"), "h2").ok());
+    auto snap = store->current();
+    CHECK(snap->policies.count("d/a.rego") == 0);
+    CHECK(snap->policies.count("d/b.rego") == 1);
+    CHECK(to_json(snap->data) == R"({"cfg2":2,"kubernetes":{"pods":{}}})");
+    auto bad = store->replace_directory_content({{"d/b.rego", "package b\n\np := \n"}}, json("{}"), "h3");
+    CHECK_FALSE(bad.ok());
+    CHECK(store->current() == snap);
+}
+
+TEST_CASE("policy store: readers keep evaluating while writers swap snapshots") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{"data.v.value"});
+    REQUIRE(store->put_policy("v.rego", "package v\n\nvalue := data.n * 2\n").ok());
+    REQUIRE(store->put_data({"n"}, Value::integer(0), false).ok());
+    std::atomic<bool> stop{false};
+    std::atomic<int> odd{0};
+    std::thread reader([&] {
+        while (!stop) {
+            auto q = store->query("data.v.value");
+            if (!q.query) continue;
+            auto r = q.query->eval();
+            std::int64_t v = 0;
+            if (r.rows.empty() || !r.rows[0].expressions[0].value.as_int64(v) || v % 2) ++odd;
+        }
+    });
+    for (int i = 1; i <= 200; ++i) REQUIRE(store->put_data({"n"}, Value::integer(i), false).ok());
+    stop = true;
+    reader.join();
+    CHECK(odd == 0);  // every answer came from one whole world
+}
+
+TEST_CASE("service: admission routes, REST API and errors") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
+    auto metrics = std::make_shared<wh::Metrics>();
+    wh::ServiceOptions options;
+    options.token = "t";
+    wh::Service service(options, store, metrics);
+    REQUIRE(store->put_policy("p.rego", R"(package k8s.images
+
+deny contains sprintf("bad image %v", [c.image]) if {
+	some c in input.request.object.spec.containers
+	not startswith(c.image, data.registry)
+}
+)").ok());
+    REQUIRE(store->put_data({"registry"}, Value::string("hooli.com/"), false).ok());
+
+    auto req = request("POST", "/validate/k8s/images", kReview);
+    auto resp = service.handle(req);
+    CHECK(resp.status == 200);
+    CHECK(resp.body.find(R"("message":"bad image nginx")") != std::string::npos);
+
+    auto put = request("PUT", "/v1/data/registry", R"("")");
+    CHECK(service.handle(put).status == 401);
+    put.headers.emplace_back("Authorization", "Bearer t");
+    CHECK(service.handle(put).status == 204);
+    resp = service.handle(req);
+    CHECK(resp.body.find(R"("allowed":true)") != std::string::npos);
+
+    auto unknown = request("POST", "/validate/k8s/nothing", kReview);
+    resp = service.handle(unknown);
+    CHECK(resp.body.find("no policy defines package data.k8s.nothing") != std::string::npos);
+
+    auto malformed = request("POST", "/validate/k8s/images", "{\"kind\":");
+    resp = service.handle(malformed);
+    CHECK(resp.status == 400);
+    auto get = request("GET", "/v1/data/k8s/images/deny");
+    get.headers.emplace_back("Authorization", "Bearer t");
+    CHECK(service.handle(get).body == R"({"result":[]})");
+    auto bad_path = request("GET", "/v1/data/%zz");
+    CHECK(service.handle(bad_path).status == 400);
+    auto missing = request("GET", "/nowhere");
+    CHECK(service.handle(missing).status == 404);
+    CHECK(metrics->render(true, "h").find(R"(gavel_http_requests_total{endpoint="/validate",decision="denied",code="200"} 1)") !=
+          std::string::npos);
+}
+
+TEST_CASE("webhook-config: packages, kinds and YAML") {
+    CHECK(wh::resource_for_kind("Pod") == "pods");
+    CHECK(wh::resource_for_kind("Ingress") == "ingresses");
+    CHECK(wh::resource_for_kind("NetworkPolicy") == "networkpolicies");
+    CHECK(wh::resource_for_kind("Gateway") == "gateways");
+    auto packages = wh::scan_policies({{"a.rego", "package kubernetes.admission\n\ndeny contains msg if {\n  input.request.kind.kind == \"Pod\"\n}\n"},
+                                       {"m.rego", "package kubernetes.mutating\n\npatch contains op if { op := 1 }\n"},
+                                       {"lib.rego", "package lib\n\nf(x) := x\n"}});
+    REQUIRE(packages.size() == 2);
+    CHECK(packages[0].validates);
+    CHECK(packages[0].kinds == std::set<std::string>{"Pod"});
+    CHECK(packages[1].mutates);
+    wh::WebhookConfigOptions o;
+    o.service_namespace = "gavel";
+    o.service_name = "gavel";
+    o.ca_bundle_pem = "PEM";
+    std::string yaml = wh::webhook_config_yaml(packages, o);
+    CHECK(yaml.find("kind: ValidatingWebhookConfiguration") != std::string::npos);
+    CHECK(yaml.find("kind: MutatingWebhookConfiguration") != std::string::npos);
+    CHECK(yaml.find("path: \"/validate/kubernetes/admission\"") != std::string::npos);
+    CHECK(yaml.find("resources: [\"pods\"]") != std::string::npos);
+    CHECK(yaml.find("sideEffects: None") != std::string::npos);
+    CHECK(yaml.find("admissionReviewVersions: [\"v1\", \"v1beta1\"]") != std::string::npos);
+    CHECK(yaml.find("caBundle: UEVN") != std::string::npos);
+    CHECK(yaml.find("operator: DoesNotExist") != std::string::npos);
+}
