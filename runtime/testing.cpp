@@ -39,6 +39,31 @@ void collect_cases(const Value& v, const std::string& prefix, std::vector<SubRes
     }
 }
 
+// Cases the test's body went through that are not in its value failed (their
+// body did not succeed); they are listed with the others, in value order.
+void add_missing_cases(const Value& v, const std::set<Value>& seen, std::vector<SubResult>& cases) {
+    std::vector<std::pair<Value, SubResult>> all;
+    for (const Value& key : seen) {
+        bool produced = v.is_set() ? v.contains(key) : v.find(key) != nullptr;
+        if (!produced) all.emplace_back(key, SubResult{case_name(key), true});
+    }
+    if (all.empty()) return;
+    std::vector<Value> keys;
+    if (v.is_set())
+        for (const auto& e : v.set_elements()) keys.push_back(e);
+    else
+        for (const auto& e : v.object_entries()) keys.push_back(e.key);
+    // collect_cases listed one case per key (nested objects aside): pair them up when it did.
+    if (keys.size() != cases.size()) {
+        for (auto& [key, sub] : all) cases.push_back(std::move(sub));
+        return;
+    }
+    for (std::size_t k = 0; k < keys.size(); ++k) all.emplace_back(keys[k], std::move(cases[k]));
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    cases.clear();
+    for (auto& [key, sub] : all) cases.push_back(std::move(sub));
+}
+
 // Every line a trace can reach: rule heads and the first line of each body expression.
 void body_lines(const lang::Body& body, std::set<uint32_t>& out);
 
@@ -77,8 +102,9 @@ void rule_lines(const lang::Rule& rule, std::set<uint32_t>& out) {
 // expression of the test that failed.
 class TestTracer : public Tracer {
 public:
-    TestTracer(const RunOptions& options, const TestCase& test, const std::set<std::pair<uint32_t, uint32_t>>& top_level)
-        : options_(options), test_(test), top_level_(top_level) {}
+    TestTracer(const RunOptions& options, const TestCase& test, const std::set<std::pair<uint32_t, uint32_t>>& top_level,
+               const std::string& case_variable)
+        : options_(options), test_(test), top_level_(top_level), case_variable_(case_variable) {}
 
     void trace(const TraceEvent& e) override {
         if (options_.tracer) options_.tracer->trace(e);
@@ -88,6 +114,12 @@ public:
                 current_ = &covered[current_file_];
             }
             current_->insert(e.line);
+        }
+        // A parameterized test's cases: every value its case variable takes in the test's body.
+        if (!case_variable_.empty() && (e.op == TraceOp::Eval || e.op == TraceOp::Redo) && e.depth == 1 &&
+            e.file == test_.file && top_level_.count({e.line, e.col})) {
+            for (auto& [name, value] : e.bindings())
+                if (name == case_variable_) cases_seen.insert(std::move(value));
         }
         if (options_.explain && e.op == TraceOp::Fail && e.depth == 1 && e.file == test_.file &&
             top_level_.count({e.line, e.col})) {
@@ -105,11 +137,13 @@ public:
 
     std::map<std::string, std::set<uint32_t>> covered;
     std::optional<FailedExpression> failed_at;
+    std::set<Value> cases_seen;
 
 private:
     const RunOptions& options_;
     const TestCase& test_;
     const std::set<std::pair<uint32_t, uint32_t>>& top_level_;
+    const std::string& case_variable_;
     std::string current_file_;
     std::set<uint32_t>* current_ = nullptr;
 };
@@ -143,6 +177,7 @@ struct TestRunner::Impl {
     std::vector<TestCase> tests;
     std::vector<std::optional<PreparedQuery>> queries;
     std::vector<std::set<std::pair<uint32_t, uint32_t>>> top_level;  // per test: its body's literals
+    std::vector<std::string> case_variable;  // per multi-value test: the variable naming its cases
 
     explicit Impl(Engine& e) : engine(e) {}
 };
@@ -165,6 +200,7 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
     impl_->tests = std::move(tests);
     impl_->queries.assign(impl_->tests.size(), std::nullopt);
     impl_->top_level.assign(impl_->tests.size(), {});
+    impl_->case_variable.assign(impl_->tests.size(), {});
     lang::Diagnostics errors = impl_->engine.check();
     if (!errors.empty()) return errors;
     for (std::size_t i = 0; i < impl_->tests.size(); ++i) {
@@ -183,6 +219,13 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
             const auto& head = rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
             if (t.name != head.text && !starts_with(t.name, head.text + ".")) continue;
             for (const auto& e : rule.body) impl_->top_level[i].insert({e.loc.line, e.loc.col});
+            // `test_x contains name`, v0 `test_x[name]`, v1 `test_x[name] if`: the case variable.
+            const lang::TermPtr* key = nullptr;
+            if (rule.head.key) key = &rule.head.key;
+            else if (rule.head.ref->kind == lang::TermKind::Ref && rule.head.ref->elems.size() == 2)
+                key = &rule.head.ref->elems[1];
+            if (t.multi_value && key && (*key)->kind == lang::TermKind::Var && impl_->case_variable[i].empty())
+                impl_->case_variable[i] = (*key)->text;
         }
     }
     return errors;
@@ -199,14 +242,15 @@ TestResult TestRunner::run(std::size_t i, const RunOptions& options) const {
         r.fail = true;
         return r;
     }
-    TestTracer tracer(options, r.test, impl_->top_level[i]);
+    TestTracer tracer(options, r.test, impl_->top_level[i], impl_->case_variable[i]);
     EvalOptions eval;
     eval.timeout = options.timeout;
     eval.print = [&r](std::string_view line) {
         r.output += line;
         r.output += '\n';
     };
-    if (options.explain || options.coverage || options.tracer) eval.tracer = &tracer;
+    // Parameterized tests are traced to see the cases that produced nothing (they failed).
+    if (options.explain || options.coverage || options.tracer || !impl_->case_variable[i].empty()) eval.tracer = &tracer;
     auto start = std::chrono::steady_clock::now();
     EvalResult result = impl_->queries[i]->eval(eval);
     r.duration = std::chrono::nanoseconds(since_ns(start));
@@ -221,6 +265,7 @@ TestResult TestRunner::run(std::size_t i, const RunOptions& options) const {
         const Value& v = result.rows[0].expressions[0].value;
         if (r.test.multi_value && (v.is_set() || v.is_object())) {
             collect_cases(v, "", r.cases);
+            add_missing_cases(v, tracer.cases_seen, r.cases);
             r.fail = r.cases.empty() || std::any_of(r.cases.begin(), r.cases.end(), [](const SubResult& c) { return c.fail; });
         } else {
             r.fail = !(v.is_bool() && v.as_bool());

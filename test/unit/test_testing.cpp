@@ -139,6 +139,29 @@ TEST_CASE("multi-value tests report one case per member") {
     CHECK(f.run("test_none").fail);
 }
 
+TEST_CASE("parameterized tests: a case whose body fails is a failing case, as in OPA") {
+    Fixture f(
+        "package x\n"
+        "cases := {\"one\": 1, \"two\": 2, \"three\": 3}\n"
+        "test_odd[note] if {\n"
+        "  some note, n in cases\n"
+        "  n % 2 == 1\n"
+        "}\n"
+        "test_all contains note if some note, _ in cases\n");
+    auto odd = f.run("test_odd");
+    CHECK(odd.fail);
+    REQUIRE(odd.cases.size() == 3);
+    CHECK(odd.cases[0].name == "one");
+    CHECK_FALSE(odd.cases[0].fail);
+    CHECK(odd.cases[1].name == "three");
+    CHECK_FALSE(odd.cases[1].fail);
+    CHECK(odd.cases[2].name == "two");
+    CHECK(odd.cases[2].fail);
+    auto all = f.run("test_all");
+    CHECK(all.pass());
+    CHECK(all.cases.size() == 3);
+}
+
 TEST_CASE("print output is captured per test") {
     Fixture f(
         "package x\n"
