@@ -182,6 +182,13 @@ std::variant<Value, SendError> send(Options o, const BuiltinContext& ctx) {
         if (auto e = set_target(o.request, url)) return *e;
         if (!ctx.allow_net)
             return SendError{"eval_http_send_internal_error", "unallowed host: " + o.request.host};
+        // The query's own deadline (gavel serve's request timeout, --timeout) bounds the request too.
+        if (ctx.deadline != std::chrono::steady_clock::time_point::max()) {
+            auto left = ctx.deadline - std::chrono::steady_clock::now();
+            if (left <= std::chrono::nanoseconds(0))
+                return SendError{"eval_http_send_network_error", fmt::format("{} {}: request timed out", go_op(o.request.method), url)};
+            if (left < o.request.timeout) o.request.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
+        }
         auto [response, failure] = http::perform(o.request);
         if (failure) {
             if (failure->timed_out)

@@ -3,6 +3,7 @@
 // implementation. The planner resolves calls against it, the evaluator calls
 // through it, and `gavel capabilities` lists it.
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <span>
@@ -38,6 +39,8 @@ struct BuiltinContext {
     runtime::Value runtime_info = runtime::Value::empty_object();  // opa.runtime()
     std::function<void(std::string_view)> trace;                    // trace(): a note for the tracer, if any
     bool allow_net = false;                                         // http.send may reach the network
+    // The query's deadline: http.send waits no longer than this.
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 using BuiltinImpl = std::function<BuiltinResult(std::span<const runtime::Value> args, BuiltinContext& ctx)>;

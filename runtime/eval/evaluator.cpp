@@ -45,6 +45,7 @@ Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     builtin_context_.print = settings.print;
     builtin_context_.allow_net = program.allow_net;
+    builtin_context_.deadline = settings.deadline;
     if (settings.runtime_info) builtin_context_.runtime_info = *settings.runtime_info;
     if (settings.tracer)  // trace("msg") becomes a Note event
         builtin_context_.trace = [this](std::string_view message) {

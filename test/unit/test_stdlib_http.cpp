@@ -63,6 +63,9 @@ private:
             } else if (target == "/redirect") {
                 res.result(bhttp::status::found);
                 res.set(bhttp::field::location, "/json");
+            } else if (target == "/slower") {
+                std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+                res.body() = "much later";
             } else if (target == "/slow") {
                 std::this_thread::sleep_for(std::chrono::milliseconds(600));
                 res.body() = "late";
@@ -192,4 +195,24 @@ TEST_CASE("http.send: request objects are validated as OPA does") {
     CHECK(missing.value.find(R"(http.send: missing required request parameters(s): {"url"})") != std::string::npos);
     auto unknown = eval(policy_for(R"(x := r if r := http.send({"method": "GET", "url": "http://x", "bogus": 1}))"), true);
     CHECK(unknown.value.find(R"(http.send: invalid request parameters(s): {"bogus"})") != std::string::npos);
+}
+
+TEST_CASE("http.send: the query's timeout bounds the request") {
+    LoopbackServer server;
+    gavel::EngineOptions options;
+    options.allow_net = true;
+    gavel::Engine engine(options);
+    REQUIRE(engine.add_policy("p.rego", "package t\nx := http.send({\"method\": \"GET\", \"url\": \"" + server.url("/slower") +
+                                            "\", \"timeout\": \"10s\"})")
+                .empty());
+    auto q = engine.prepare("data.t.x");
+    REQUIRE(q.ok());
+    gavel::EvalOptions eo;
+    eo.strict_builtin_errors = true;
+    eo.timeout = std::chrono::milliseconds(150);
+    auto start = std::chrono::steady_clock::now();
+    auto r = q.value->eval(eo);
+    auto took = std::chrono::steady_clock::now() - start;
+    REQUIRE(r.error);
+    CHECK(took < std::chrono::milliseconds(1500));  // not the server's 2 s, nor the request's 10 s
 }
