@@ -88,6 +88,11 @@ std::optional<std::string> LineEditor::read_line(const std::string& prompt) {
 
 void LineEditor::remember(const std::string& statement) {
     if (statement.find_first_not_of(" \t\n") == std::string::npos) return;
+    // The same statement twice in a row is one entry (Up should not walk through repeats).
+    if (history_length > 0) {
+        HIST_ENTRY* last = history_get(history_base + history_length - 1);
+        if (last && last->line && statement == last->line) return;
+    }
     add_history(statement.c_str());
     if (!history_file_.empty()) write_history(history_file_.c_str());
 }
