@@ -122,7 +122,7 @@ std::vector<std::string> complete(const Session& session, std::string_view word,
         std::string before(word.substr(0, lead));
         std::set<std::string> paths;
         if (p.ok && p.root == "input") {
-            if (session.input()) object_keys(*session.input(), p, paths);
+            if (const Value* in = session.input()) object_keys(*in, p, paths);
         } else if (p.ok && p.root == "data") {
             object_keys(session.base_data(), p, paths);
             // Packages and rules: data.a.b.p is reachable through data, data.a, data.a.b.

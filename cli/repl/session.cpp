@@ -103,6 +103,12 @@ std::string Session::load_input(const std::string& path) {
     return "error: unable to parse input " + path + ": " + json.error.message + "\n";
 }
 
+const Value* Session::input() const {
+    if (input_) return &*input_;
+    const Value* repl = engine_.data().find(std::string_view("repl"));
+    return repl ? repl->find(std::string_view("input")) : nullptr;
+}
+
 std::map<std::string, std::string> Session::package_names() const {
     std::map<std::string, std::string> names;
     const std::string package_path = runtime::data_path_text([&] {
@@ -274,7 +280,7 @@ std::string Session::run_query(const std::string& text) {
         return errors_text(errors);
     }
     EvalOptions options;
-    options.input = input_ ? &*input_ : nullptr;
+    options.input = input();
     options.cancel = cancel_;
     std::string out;
     TracePrinter tracer([&](uint32_t line, uint32_t col, std::string_view expression) {

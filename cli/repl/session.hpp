@@ -40,7 +40,9 @@ public:
     void set_cancel_flag(const std::atomic<bool>* cancel) { cancel_ = cancel; }
 
     // For completion.
-    const std::optional<runtime::Value>& input() const { return input_; }
+    // The input: the document given with -i / `input FILE`, else data.repl.input (OPA's
+    // REPL convention: `gavel run repl.input:input.json`); null when there is none.
+    const runtime::Value* input() const;
     const runtime::Value& base_data() const { return engine_.data(); }
     std::vector<RuleInfo> rules() const { return engine_.rules(); }
     std::vector<std::string> builtin_names() const { return engine_.builtin_names(); }

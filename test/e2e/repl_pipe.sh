@@ -219,6 +219,10 @@ fi
 printf 'data.registries.trusted[0]\n' | "$gavel" run $fx/policies > "$out" 2>&1
 if [[ "$(cat "$out")" == '"hooli.com"' ]]; then echo "ok   run"; else echo "FAIL run"; cat "$out"; failures=$((failures + 1)); fi
 
+# OPA's convention: data loaded at repl.input is the input when -i gives none.
+printf 'input.request.kind.kind\n' | "$gavel" run repl.input:$fx/admission_review.json > "$out" 2>&1
+if [[ "$(cat "$out")" == '"Pod"' ]]; then echo "ok   repl.input"; else echo "FAIL repl.input"; cat "$out"; failures=$((failures + 1)); fi
+
 # A start-up file with errors stops the REPL with status 1.
 if printf 'true\n' | "$gavel" repl -d $fx/does-not-exist > "$out" 2>&1; then
     echo "FAIL missing-file: exit 0"; failures=$((failures + 1))
