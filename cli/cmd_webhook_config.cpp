@@ -29,6 +29,7 @@ struct WebhookConfigCliOptions {
     std::string failure_policy = "Fail";
     int timeout_seconds = 10;
     std::string ignore_label = "gavel.dev/ignore";
+    std::string inject_ca_from;
 };
 
 int run_webhook_config(const WebhookConfigCliOptions& o) {
@@ -65,6 +66,7 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
     w.failure_policy = o.failure_policy;
     w.timeout_seconds = o.timeout_seconds;
     w.ignore_label = o.ignore_label;
+    w.inject_ca_from = o.inject_ca_from;
     if (!o.ca_bundle.empty()) {
         std::string error;
         if (!read_file(o.ca_bundle, w.ca_bundle_pem, error)) {
@@ -108,6 +110,8 @@ void add_webhook_config_command(CLI::App& app) {
     cmd->add_option("--failure-policy", opts->failure_policy, "Fail or Ignore")->capture_default_str();
     cmd->add_option("--timeout", opts->timeout_seconds, "timeoutSeconds")->capture_default_str();
     cmd->add_option("--ignore-label", opts->ignore_label, "Namespaces with this label are not sent")->capture_default_str();
+    cmd->add_option("--inject-ca-from", opts->inject_ca_from,
+                    "NAMESPACE/CERTIFICATE for cert-manager's CA injector (instead of --ca-bundle)");
     cmd->callback([opts] { exit_status() = run_webhook_config(*opts); });
 }
 

@@ -102,24 +102,27 @@ std::string webhook_config_yaml(const std::vector<PackageRules>& packages, const
         std::vector<std::string> resources;
     };
     std::vector<Hook> validating, mutating;
+    std::string suffix = o.name == "gavel" ? "gavel.dev" : o.name + ".gavel.dev";
     for (const auto& p : packages) {
         std::vector<std::string> resources;
         for (const auto& k : p.kinds) resources.push_back(resource_for_kind(k));
         if (resources.empty()) resources.push_back("*");
         std::vector<std::string> escaped;
         for (const auto& seg : p.package) escaped.push_back(escape_pointer_segment(seg));
-        if (p.main) validating.push_back({"main." + o.name + ".gavel.dev", "/", resources});
+        if (p.main) validating.push_back({"main." + suffix, "/", resources});
         if (p.validates)
-            validating.push_back({dns_name(p.package) + ".validate." + o.name + ".gavel.dev", "/validate/" + join(escaped, "/"), resources});
+            validating.push_back({dns_name(p.package) + ".validate." + suffix, "/validate/" + join(escaped, "/"), resources});
         if (p.mutates)
-            mutating.push_back({dns_name(p.package) + ".mutate." + o.name + ".gavel.dev", "/mutate/" + join(escaped, "/"), resources});
+            mutating.push_back({dns_name(p.package) + ".mutate." + suffix, "/mutate/" + join(escaped, "/"), resources});
     }
     std::string ca = o.ca_bundle_pem.empty() ? "" : base64_encode(o.ca_bundle_pem);
-    auto document = [&](std::string_view kind, std::string_view suffix, const std::vector<Hook>& hooks) {
+    auto document = [&](std::string_view kind, std::string_view kind_suffix, const std::vector<Hook>& hooks) {
         std::string y;
         y += "apiVersion: admissionregistration.k8s.io/v1\n";
         y += fmt::format("kind: {}\n", kind);
-        y += fmt::format("metadata:\n  name: {}-{}\n", o.name, suffix);
+        y += fmt::format("metadata:\n  name: {}-{}\n", o.name, kind_suffix);
+        if (!o.inject_ca_from.empty())
+            y += fmt::format("  annotations:\n    cert-manager.io/inject-ca-from: {}\n", o.inject_ca_from);
         y += "webhooks:\n";
         for (const auto& h : hooks) {
             y += fmt::format("  - name: {}\n", h.name);

@@ -36,6 +36,7 @@ struct WebhookConfigOptions {
     int timeout_seconds = 10;
     std::string ignore_label = "gavel.dev/ignore";  // namespaces with this label are not sent
     std::vector<std::string> operations = {"CREATE", "UPDATE"};
+    std::string inject_ca_from;  // NAMESPACE/CERTIFICATE: cert-manager's CA injector fills caBundle
 };
 
 // The YAML documents (separated by ---); empty when no package has admission rules.

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# gavel webhook-config: the manifests for examples/deploy are current, flags are
+# checked, and the deploy policies serve the decisions the README promises.
+set -uo pipefail
+gavel=$(realpath "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+fx=test/e2e/fixtures/serve
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+source "$fx/lib.sh"
+deploy=examples/deploy
+
+{ echo "# Generated: gavel webhook-config --policies examples/deploy/policies --service gavel/gavel --inject-ca-from gavel/gavel-tls"
+  "$gavel" webhook-config --policies "$deploy/policies" --service gavel/gavel --inject-ca-from gavel/gavel-tls; } > "$work/wc.yaml"
+if diff -u "$deploy/webhook-configuration.yaml" "$work/wc.yaml"; then pass "examples/deploy/webhook-configuration.yaml is current"
+else fail "examples/deploy/webhook-configuration.yaml differs from gavel webhook-config's output"; fi
+
+printf -- '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' > "$work/ca.pem"
+"$gavel" webhook-config --policies "$deploy/policies" --url https://gavel.example.com:8443 --ca-bundle "$work/ca.pem" > "$work/url.yaml"
+grep -q 'url: "https://gavel.example.com:8443/validate/kubernetes/admission"' "$work/url.yaml" && pass "url clientConfig" || fail "url clientConfig"
+grep -q "caBundle: $(base64 -w0 < "$work/ca.pem")" "$work/url.yaml" && pass "caBundle is the base64 PEM" || fail "caBundle"
+grep -q 'resources: \["ingresses"\]' "$work/url.yaml" && pass "resources from kinds" || fail "resources from kinds"
+"$gavel" webhook-config --policies "$deploy/policies" > /dev/null 2> "$work/err"
+expect_eq "neither --url nor --service -> exit 1" "$?" 1
+"$gavel" webhook-config --policies "$deploy/policies" --url http://insecure > /dev/null 2>&1
+expect_eq "plain http url refused" "$?" 1
+
+# The deploy policies as the README runs them.
+start_server deploy --policies "$deploy/policies" --insecure-http || exit 1
+curl -sS -o "$work/r.json" --data-binary @examples/admission-v1/pod.json "http://127.0.0.1:$deploy_port/validate/kubernetes/admission"
+expect_eq "deploy policies: nginx denied" "$(json_get "$work/r.json" 'contains(input.response.status.message, "image '"'"'nginx'"'"' comes from untrusted registry")')" true
+curl -sS -o "$work/r.json" --data-binary @examples/admission-v1/pod.json "http://127.0.0.1:$deploy_port/mutate/kubernetes/mutating"
+json_get "$work/r.json" input.response.patch | base64 -d > "$work/patch.json"
+expect_eq "deploy policies: annotation patch" "$(json_get "$work/patch.json" '[op.path | some op in input]')" \
+    '["/metadata/annotations","/metadata/annotations/gavel.dev~1reviewed-by"]'
+stop_server "$deploy_pid"
+
+if ((failures)); then echo "$failures failure(s)"; exit 1; fi
+echo "all webhook-config tests passed"
