@@ -257,6 +257,9 @@ TestResult TestRunner::run(std::size_t i, const RunOptions& options) const {
     r.covered = std::move(tracer.covered);
     if (result.error) {
         r.error = std::move(result.error);
+        // The test's own deadline, worded as OPA words an expired context.
+        if (r.error->code == "eval_cancel_error" && options.timeout.count() > 0 && r.duration >= options.timeout)
+            r.error->message = "context deadline exceeded";
         return r;
     }
     if (result.rows.empty() || result.rows[0].expressions.empty()) {

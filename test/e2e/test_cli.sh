@@ -179,7 +179,7 @@ check "--v0-compatible" 0 "PASS: 1/1" "$gavel" test --v0-compatible $fx/v0
 
 check "--timeout cancels a slow test, the others still run" 2 "$fx/timeout/slow_test.rego:
 data.slow.test_slow: ERROR (D)
-  eval_cancel_error: caller cancelled query execution
+  eval_cancel_error: context deadline exceeded
 --------------------------------------------------------------------------------
 PASS: 1/2
 ERROR: 1/2" "$gavel" test --timeout 50ms $fx/timeout

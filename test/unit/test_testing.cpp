@@ -185,6 +185,7 @@ TEST_CASE("a test that runs too long is cancelled by its timeout") {
     auto r = f.run("test_slow", options);
     REQUIRE(r.error);
     CHECK(r.error->code == "eval_cancel_error");
+    CHECK(r.error->message == "context deadline exceeded");
 }
 
 TEST_CASE("mocking with `with`: input, data, builtins, functions") {
