@@ -2,6 +2,8 @@
 
 #include "stdlib/graphql/overlapping_fields.hpp"
 
+#include "stdlib/graphql/parser.hpp"
+
 #include <map>
 #include <set>
 #include <string>
@@ -10,19 +12,15 @@ namespace gavel::stdlib::graphql {
 
 namespace {
 
-// Past this many field comparisons a document is refused rather than
-// checked: merging is quadratic and fragments can multiply the work.
-constexpr std::size_t kMaxComparisons = 200000;
+// Past this much work (fields collected plus pairs compared, over the whole
+// document) a document is refused rather than checked: merging is quadratic
+// and fragment spreads can multiply the work.
+constexpr std::size_t kMaxWork = 1000000;
 
 struct FieldEntry {
     const Definition* parent = nullptr;
     const Selection* field = nullptr;
     std::shared_ptr<TypeRef> type;  // null when the field is unknown
-};
-
-struct Budget {
-    std::size_t& comparisons;
-    bool exhausted = false;
 };
 
 std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
@@ -72,13 +70,20 @@ bool types_conflict(const Schema& s, const TypeRef& a, const TypeRef& b) {
 
 class Merger {
 public:
-    Merger(const Schema& s, const QueryDocument& d) : s_(s), doc_(d) {}
+    Merger(const Schema& s, const FragmentIndex& f, std::size_t& work) : s_(s), fragments_(f), work_(work) {}
 
     using FieldMap = std::map<std::string, std::vector<FieldEntry>>;
 
+    // Fields by response name; spreads are followed once each. Long spread
+    // chains stop at kMaxDepth (and the document is then refused).
     void collect(const std::vector<Selection>& sels, const Definition* parent, FieldMap& out,
-                 std::set<std::string>& fragments) const {
+                 std::set<std::string>& fragments, int depth = 0) {
+        if (depth > kMaxDepth || work_ > kMaxWork) {
+            exhausted_ = true;
+            return;
+        }
         for (const auto& sel : sels) {
+            ++work_;
             switch (sel.kind) {
             case SelectionKind::Field: {
                 FieldEntry e;
@@ -95,23 +100,21 @@ public:
             }
             case SelectionKind::InlineFragment:
                 collect(sel.selection_set, sel.type_condition.empty() ? parent : s_.type(sel.type_condition), out,
-                        fragments);
+                        fragments, depth + 1);
                 break;
             case SelectionKind::FragmentSpread:
                 if (!fragments.insert(sel.name).second) break;
-                for (const auto& f : doc_.fragments)
-                    if (f.name == sel.name) collect(f.selection_set, s_.type(f.type_condition), out, fragments);
+                if (auto it = fragments_.find(sel.name); it != fragments_.end())
+                    collect(it->second->selection_set, s_.type(it->second->type_condition), out, fragments, depth + 1);
                 break;
             }
         }
     }
 
     // Why two fields with one response name cannot merge, or "" if they can.
-    std::string conflict(const FieldEntry& a, const FieldEntry& b, bool parents_exclusive, Budget& budget) {
-        if (++budget.comparisons > kMaxComparisons) {
-            budget.exhausted = true;
-            return {};
-        }
+    std::string conflict(const FieldEntry& a, const FieldEntry& b, bool parents_exclusive) {
+        if (++work_ > kMaxWork) exhausted_ = true;
+        if (exhausted_) return {};
         bool exclusive = parents_exclusive || (a.parent && b.parent && a.parent != b.parent &&
                                                a.parent->kind == "OBJECT" && b.parent->kind == "OBJECT");
         if (!exclusive) {
@@ -130,35 +133,34 @@ public:
         for (const auto& [name, xs] : left) {
             auto it = right.find(name);
             if (it == right.end()) continue;
-            std::string why = first_conflict(xs, it->second, exclusive, budget);
-            if (budget.exhausted) return {};
+            std::string why = first_conflict(xs, it->second, exclusive);
+            if (exhausted_) return {};
             if (!why.empty()) reasons += (reasons.empty() ? "" : " and ") + ("subfields " + q(name) + " conflict because " + why);
         }
         return reasons;
     }
 
-    std::string first_conflict(const std::vector<FieldEntry>& xs, const std::vector<FieldEntry>& ys, bool exclusive,
-                               Budget& budget) {
+    std::string first_conflict(const std::vector<FieldEntry>& xs, const std::vector<FieldEntry>& ys, bool exclusive) {
         for (const auto& x : xs)
             for (const auto& y : ys) {
-                std::string why = conflict(x, y, exclusive, budget);
-                if (budget.exhausted) return {};
+                std::string why = conflict(x, y, exclusive);
+                if (exhausted_) return {};
                 if (!why.empty()) return why;
             }
         return {};
     }
 
-    std::optional<Error> within(const std::vector<Selection>& sels, const Definition* parent, std::size_t& comparisons) {
+    std::optional<Error> within(const std::vector<Selection>& sels, const Definition* parent) {
+        Error too_complex{"query is too complex to check field merging", sels.empty() ? Position{} : sels.front().pos};
         FieldMap fields;
         std::set<std::string> fragments;
         collect(sels, parent, fields, fragments);
-        Budget budget{comparisons};
+        if (exhausted_) return too_complex;
         for (const auto& [name, entries] : fields)
             for (std::size_t i = 0; i < entries.size(); ++i)
                 for (std::size_t j = i + 1; j < entries.size(); ++j) {
-                    std::string why = conflict(entries[i], entries[j], false, budget);
-                    if (budget.exhausted)
-                        return Error{"query is too complex to check field merging", entries[i].field->pos};
+                    std::string why = conflict(entries[i], entries[j], false);
+                    if (exhausted_) return too_complex;
                     if (!why.empty())
                         return Error{"Fields " + q(name) + " conflict because " + why +
                                          ". Use different aliases on the fields to fetch both if this was intentional.",
@@ -169,15 +171,17 @@ public:
 
 private:
     const Schema& s_;
-    const QueryDocument& doc_;
+    const FragmentIndex& fragments_;
+    std::size_t& work_;
+    bool exhausted_ = false;
 };
 
 }  // namespace
 
-std::optional<Error> find_field_conflict(const Schema& schema, const QueryDocument& doc,
+std::optional<Error> find_field_conflict(const Schema& schema, const FragmentIndex& fragments,
                                          const std::vector<Selection>& selections, const Definition* parent,
                                          std::size_t& comparisons) {
-    return Merger(schema, doc).within(selections, parent, comparisons);
+    return Merger(schema, fragments, comparisons).within(selections, parent);
 }
 
 }  // namespace gavel::stdlib::graphql

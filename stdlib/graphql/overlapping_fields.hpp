@@ -5,7 +5,9 @@
 // can never both apply), must return compatible types, and their
 // sub-selections must merge too.
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "stdlib/graphql/ast.hpp"
@@ -14,11 +16,13 @@
 namespace gavel::stdlib::graphql {
 
 // The first conflict among the fields of `selections` (whose parent type is
-// `parent`, or null when unknown), following fragment spreads. `comparisons`
-// counts work across calls for one document; past a limit the document is
-// refused as too complex.
-std::optional<Error> find_field_conflict(const Schema& schema, const QueryDocument& doc,
+// `parent`, or null when unknown), following fragment spreads. `work` counts
+// effort across calls for one document; past a limit (or past kMaxDepth
+// nested spreads) the document is refused as too complex.
+using FragmentIndex = std::map<std::string, const Fragment*, std::less<>>;
+
+std::optional<Error> find_field_conflict(const Schema& schema, const FragmentIndex& fragments,
                                          const std::vector<Selection>& selections, const Definition* parent,
-                                         std::size_t& comparisons);
+                                         std::size_t& work);
 
 }  // namespace gavel::stdlib::graphql

@@ -58,7 +58,9 @@ struct Summary {
 
 class Validator {
 public:
-    Validator(const Schema& s, const QueryDocument& d) : s_(s), doc_(d) {}
+    Validator(const Schema& s, const QueryDocument& d) : s_(s), doc_(d) {
+        for (const auto& f : doc_.fragments) fragment_index_.emplace(f.name, &f);  // the first definition wins
+    }
 
     std::optional<Error> run() {
         document_rules();
@@ -98,13 +100,12 @@ private:
         }
         for (const auto& f : doc_.fragments)
             if (!frag_names.insert(f.name).second) report("There can be only one fragment named " + q(f.name) + ".", f.pos);
-        for (const auto& f : doc_.fragments) fragment_cycles(f);
+        fragment_cycles();
     }
 
     const Fragment* fragment(std::string_view name) const {
-        for (const auto& f : doc_.fragments)
-            if (f.name == name) return &f;
-        return nullptr;
+        auto it = fragment_index_.find(name);
+        return it == fragment_index_.end() ? nullptr : it->second;
     }
 
     static void collect_spreads(const std::vector<Selection>& sels, std::vector<const Selection*>& out) {
@@ -114,32 +115,54 @@ private:
         }
     }
 
-    void fragment_cycles(const Fragment& start) {
-        // Depth-first search over spreads from `start`, reporting a path back to it.
-        std::set<std::string> visited;
-        std::vector<std::string> path;
-        std::function<bool(const Fragment&)> dfs = [&](const Fragment& f) {
+    // graphql-js NoFragmentCycles: one depth-first pass over all fragments,
+    // iterative so that long spread chains cannot exhaust the stack.
+    void fragment_cycles() {
+        struct Frame {
+            std::string name;
             std::vector<const Selection*> spreads;
-            collect_spreads(f.selection_set, spreads);
-            for (const Selection* sp : spreads) {
-                if (sp->name == start.name) {
-                    std::string via;
-                    for (std::size_t i = 0; i < path.size(); ++i) via += (i ? ", " : "") + q(path[i]);
-                    report("Cannot spread fragment " + q(start.name) + " within itself" +
-                               (path.empty() ? "" : " via " + via) + ".",
-                           sp->pos);
-                    return true;
-                }
-                if (!visited.insert(sp->name).second) continue;
-                if (const Fragment* next = fragment(sp->name)) {
-                    path.push_back(sp->name);
-                    if (dfs(*next)) return true;
-                    path.pop_back();
-                }
-            }
-            return false;
+            std::size_t next = 0;
         };
-        dfs(start);
+        std::set<std::string> visited;
+        std::map<std::string, std::size_t> path_index;  // fragment -> its index in `path`
+        std::vector<const Selection*> path;             // spreads followed so far
+        for (const auto& root : doc_.fragments) {
+            if (visited.count(root.name)) continue;
+            std::vector<Frame> stack;
+            auto enter = [&](const Fragment& f) {
+                visited.insert(f.name);
+                Frame frame{f.name, {}, 0};
+                collect_spreads(f.selection_set, frame.spreads);
+                path_index[f.name] = path.size();
+                stack.push_back(std::move(frame));
+            };
+            enter(root);
+            while (!stack.empty()) {
+                Frame& top = stack.back();
+                if (top.next == top.spreads.size()) {
+                    path_index.erase(top.name);
+                    stack.pop_back();
+                    if (!path.empty() && !stack.empty()) path.pop_back();
+                    continue;
+                }
+                const Selection* spread = top.spreads[top.next++];
+                auto cycle = path_index.find(spread->name);
+                if (cycle == path_index.end()) {
+                    const Fragment* next = fragment(spread->name);
+                    if (next && !visited.count(next->name)) {
+                        path.push_back(spread);
+                        enter(*next);
+                    }
+                    continue;
+                }
+                std::string via;
+                for (std::size_t i = cycle->second; i < path.size(); ++i)
+                    via += (via.empty() ? "" : ", ") + q(path[i]->name);
+                report("Cannot spread fragment " + q(spread->name) + " within itself" + (via.empty() ? "" : " via " + via) +
+                           ".",
+                       cycle->second < path.size() ? path[cycle->second]->pos : spread->pos);
+            }
+        }
     }
 
     void unused_fragments() {
@@ -410,7 +433,11 @@ private:
     }
 
     void merge_check(const std::vector<Selection>& sels, const Definition* parent) {
-        if (auto e = find_field_conflict(s_, doc_, sels, parent, merge_comparisons_)) errors_.push_back(*e);
+        if (merge_refused_) return;  // reported once; later checks would only repeat the work
+        if (auto e = find_field_conflict(s_, fragment_index_, sels, parent, merge_work_)) {
+            merge_refused_ = e->message.rfind("query is too complex", 0) == 0;
+            errors_.push_back(*e);
+        }
     }
 
     template <typename Where>
@@ -616,7 +643,9 @@ private:
     const QueryDocument& doc_;
     std::map<std::string, Summary> fragment_summaries_;
     std::vector<Error> errors_;
-    std::size_t merge_comparisons_ = 0;
+    std::size_t merge_work_ = 0;
+    bool merge_refused_ = false;
+    std::map<std::string, const Fragment*, std::less<>> fragment_index_;
 };
 
 }  // namespace

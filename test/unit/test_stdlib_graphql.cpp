@@ -221,3 +221,20 @@ TEST_CASE("graphql: fields sharing a response name must merge") {
               .find("Fields \"hero\" conflict because subfields \"id\" conflict because \"id\" and \"name\" are "
                     "different fields") != std::string::npos);
 }
+
+TEST_CASE("graphql: fragment cycles and long spread chains") {
+    CHECK(describe(call("graphql.parse", {str("{ hero { ...A } } fragment A on Character { ...B } "
+                                              "fragment B on Character { ...A }"),
+                                          str(kSchema)}))
+              .find("Cannot spread fragment \"A\" within itself via \"B\"") != std::string::npos);
+    // A chain of spreads far longer than the nesting limit: refused, without
+    // exhausting the stack.
+    std::string chain = "{ ...F0 }";
+    for (int i = 0; i < 20000; ++i) chain += " fragment F" + std::to_string(i) + " on Query { ...F" + std::to_string(i + 1) + " }";
+    chain += " fragment F20000 on Query { count }";
+    auto r = call("graphql.is_valid", {str(chain), str(kSchema)});
+    REQUIRE(r.status == Status::Value);
+    CHECK_FALSE(r.value.as_bool());
+    // Short chains are fine.
+    CHECK(is_valid("{ ...F0 } fragment F0 on Query { ...F1 } fragment F1 on Query { count }", kSchema));
+}
