@@ -442,9 +442,11 @@ mkdir -p "$tmp/watch"
 printf 'package w\n\ntest_a if true\n' > "$tmp/watch/w_test.rego"
 "$gavel" test --watch "$tmp/watch" > "$out" 2> "$err" &
 watcher=$!
-sleep 1
+# Change the file only once the first run is reported (and its snapshot taken).
+for _ in $(seq 1 40); do grep -q '^PASS: 1/1$' "$out" && break; sleep 0.25; done
+sleep 0.5
 printf 'package w\n\ntest_a if true\n\ntest_b if false\n' > "$tmp/watch/w_test.rego"
-for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q '^FAIL: 1/2$' "$out" && break; sleep 0.5; done
+for _ in $(seq 1 40); do grep -q '^FAIL: 1/2$' "$out" && break; sleep 0.25; done
 kill "$watcher" 2> /dev/null; wait "$watcher" 2> /dev/null
 if head -1 "$out" | grep -qx 'PASS: 1/1' && grep -qx 'Watcher: re-running tests' "$out" && grep -qx 'FAIL: 1/2' "$out"; then
     echo "ok   --watch re-runs on change"
