@@ -315,6 +315,14 @@ void Server::Impl::accept() {
                 std::make_shared<Session<beast::tcp_stream>>(std::move(socket), nullptr, self)->start();
             }
         }
+        if (ec && ec != asio::error::operation_aborted) {
+            // Out of file descriptors (or similar): back off instead of spinning on accept.
+            auto timer = std::make_shared<asio::steady_timer>(self->control, std::chrono::milliseconds(50));
+            timer->async_wait([self, timer](beast::error_code) {
+                if (!self->stopping) self->accept();
+            });
+            return;
+        }
         self->accept();
     });
 }

@@ -66,8 +66,13 @@ wrong = 0
 response = function(status, headers, body)
   if status ~= 200 or not string.find(body, '"allowed":false', 1, true) then wrong = wrong + 1 end
 end
+-- Each wrk thread has its own Lua state: done() sums the threads' counters.
+local threads = {}
+setup = function(thread) table.insert(threads, thread) end
 done = function(summary, latency, requests)
-  io.write(string.format("wrong decisions: %d\n", wrong))
+  local w = 0
+  for _, t in ipairs(threads) do w = w + t:get("wrong") end
+  io.write(string.format("wrong decisions: %d of %d\n", w, summary.requests))
   io.write(string.format("latency p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms\n",
     latency:percentile(50) / 1000, latency:percentile(90) / 1000, latency:percentile(99) / 1000,
     latency:percentile(99.9) / 1000, latency.max / 1000))
