@@ -7,6 +7,8 @@
 // compiled (errors on stderr with file:line:col) or no test ran with
 // --fail-on-empty. The reports are in cli/test_runner/.
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -107,8 +109,8 @@ int run_once(const TestCliOptions& opts, const SessionOptions& session) {
         CoverageReport report = coverage_report(result.coverable, result.covered);
         std::cout << report.json << "\n";
         if (opts.threshold > 0 && report.coverage < opts.threshold) {
-            std::cerr << "Code coverage threshold not met: got " << report.coverage << " instead of "
-                      << opts.threshold << "\n";
+            std::cerr << fmt::format("Code coverage threshold not met: got {:.2f} instead of {:.2f}\n",
+                                     report.coverage, opts.threshold);
             status = 2;
         }
         return status;
@@ -118,7 +120,7 @@ int run_once(const TestCliOptions& opts, const SessionOptions& session) {
     } else {
         ReportOptions ro;
         ro.verbose = opts.verbose;
-        ro.var_values = opts.var_values || opts.explain == "fails" || opts.explain == "full";
+        ro.var_values = opts.var_values || (!opts.explain.empty() && opts.explain != "notes");
         ro.benchmem = opts.benchmem;
         print_pretty(std::cout, result.results, ro);
     }

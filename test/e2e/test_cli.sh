@@ -390,7 +390,7 @@ check "--coverage: OPA's report" 0 "$coverage" "$gavel" test --coverage $fx/cove
 check "--coverage in parallel: the same report" 0 "$coverage" "$gavel" test --coverage -p 4 $fx/coverage
 check "--coverage --threshold met" 0 "$coverage" "$gavel" test --coverage --threshold 40 $fx/coverage
 "$gavel" test --coverage --threshold 90 $fx/coverage > "$out" 2> "$err"
-if [[ $? -eq 2 ]] && grep -qx 'Code coverage threshold not met: got 42.86 instead of 90' "$err"; then
+if [[ $? -eq 2 ]] && grep -qx 'Code coverage threshold not met: got 42.86 instead of 90.00' "$err"; then
     echo "ok   --coverage --threshold not met: exit 2"
 else fail "--coverage --threshold not met: exit 2"; cat "$err"; fi
 
