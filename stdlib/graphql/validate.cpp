@@ -211,10 +211,10 @@ private:
             if (v.default_value && t) value(*v.default_value, v.type, ignored);
             directives(v.directives, "VARIABLE_DEFINITION", ignored);
         }
+        Summary sum;  // variable usages count in operation directives and selections
         directives(op.directives, op.operation == "mutation" ? "MUTATION" : op.operation == "subscription" ? "SUBSCRIPTION" : "QUERY",
-                   ignored);
+                   sum);
 
-        Summary sum;
         merge_check(op.selection_set, root_type);
         selections(op.selection_set, root_type, sum);
         if (op.operation == "subscription" && op.selection_set.size() > 1)

@@ -145,6 +145,8 @@ TEST_CASE("graphql: query validation rules") {
     CHECK_FALSE(is_valid("{ count @skip(if: true) @skip(if: false) }", kSchema));         // repeated directive
     CHECK_FALSE(is_valid("{ count @unknown }", kSchema));
     CHECK_FALSE(is_valid("{ count @include }", kSchema));                                 // directive arg required
+    CHECK(is_valid("query($a: Boolean!) @custom(if: $a) { count }",
+                   std::string(kSchema) + " directive @custom(if: Boolean) on QUERY"));  // used in a directive
 }
 
 TEST_CASE("graphql: validation errors from graphql.parse carry the query position") {
@@ -179,6 +181,14 @@ TEST_CASE("graphql: schema validation") {
     CHECK_FALSE(schema_is_valid("scalar A extend type A @deprecated"));
     CHECK_FALSE(schema_is_valid("type Query { x: Int } schema { query: Query } schema { query: Query }"));
     CHECK(schema_is_valid("type Q { x: Int } schema { query: Q }"));
+    // The spec's directives may be restated; others only declared once.
+    CHECK(schema_is_valid("directive @skip(if: Boolean!) on FIELD type Query { x: Int }"));
+    CHECK(schema_is_valid("directive @defer(label: String) on INLINE_FRAGMENT type Query { x: Int }"));
+    CHECK_FALSE(schema_is_valid("directive @a on FIELD directive @a on FIELD type Query { x: Int }"));
+    CHECK_FALSE(schema_is_valid("enum E { true }"));
+    // With a schema definition, Mutation is not a root by name.
+    CHECK_FALSE(is_valid("mutation { x }", "schema { query: Query } type Query { x: Int } type Mutation { x: Int }"));
+    CHECK(is_valid("mutation { x }", "type Query { x: Int } type Mutation { x: Int }"));
 }
 
 TEST_CASE("graphql: AST objects round-trip through graphql.parse") {
