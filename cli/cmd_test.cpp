@@ -122,6 +122,7 @@ int run_once(const TestCliOptions& opts, const SessionOptions& session) {
         ro.verbose = opts.verbose;
         ro.var_values = opts.var_values || (!opts.explain.empty() && opts.explain != "notes");
         ro.benchmem = opts.benchmem;
+        ro.gobench = opts.format == "gobench";
         print_pretty(std::cout, result.results, ro);
     }
     std::cout.flush();
@@ -129,8 +130,8 @@ int run_once(const TestCliOptions& opts, const SessionOptions& session) {
 }
 
 int run_test_command(const TestCliOptions& opts) {
-    if (opts.format != "pretty" && opts.format != "json") {
-        std::cerr << "invalid --format " << opts.format << ": want pretty or json\n";
+    if (opts.format != "pretty" && opts.format != "json" && opts.format != "gobench") {
+        std::cerr << "invalid --format " << opts.format << ": want pretty, json or gobench\n";
         return 1;
     }
     if (!opts.explain.empty() && opts.explain != "fails" && opts.explain != "full" && opts.explain != "notes" &&
@@ -189,7 +190,7 @@ void add_test_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("test", "Run the policy unit tests (rules named test_*) below the paths, as opa test");
     cmd->add_option("paths", opts->paths, "Policy and data files or directories (default: .)");
     cmd->add_flag("-v,--verbose", opts->verbose, "List every test with its duration and print() output");
-    cmd->add_option("-f,--format", opts->format, "Output format: pretty or json")->capture_default_str();
+    cmd->add_option("-f,--format", opts->format, "Output format: pretty, json, or gobench (pretty, benchmarks named as Go's)")->capture_default_str();
     cmd->add_option("-r,--run", opts->run, "Run only tests whose data.pkg.test_name matches this regular expression");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies in the pre-1.0 Rego dialect");
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");

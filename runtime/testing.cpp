@@ -278,11 +278,14 @@ TestResult TestRunner::run(std::size_t i, const RunOptions& options) const {
     return r;
 }
 
-bool TestRunner::run_quietly(std::size_t i) const {
+bool TestRunner::run_quietly(std::size_t i, uint64_t* eval_ns) const {
     if (!impl_->queries[i]) return false;
     EvalOptions eval;
     eval.print = [](std::string_view) {};
     EvalResult result = impl_->queries[i]->eval(eval);
+    if (eval_ns)
+        for (const auto& [name, ns] : result.metrics)
+            if (name == "timer_rego_query_eval_ns") *eval_ns += ns;
     if (result.error || result.rows.empty() || result.rows[0].expressions.empty()) return false;
     const Value& v = result.rows[0].expressions[0].value;
     return (v.is_bool() && v.as_bool()) || (impl_->tests[i].multi_value && v.size() > 0);

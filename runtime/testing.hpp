@@ -103,7 +103,8 @@ public:
     // Runs test i (skipped tests are not evaluated). Thread-safe.
     TestResult run(std::size_t i, const RunOptions& options) const;
     // One evaluation of test i, nothing recorded: true when it passed (for benchmarks).
-    bool run_quietly(std::size_t i) const;
+    // Adds the evaluation's timer_rego_query_eval_ns to *eval_ns when given.
+    bool run_quietly(std::size_t i, uint64_t* eval_ns = nullptr) const;
 
     // Lines that can be covered (rule heads and body expressions), per file.
     std::map<std::string, std::set<uint32_t>> coverable_lines() const;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 
 namespace gavel::cli::test_runner {
@@ -38,17 +39,35 @@ std::string go_duration(std::chrono::nanoseconds d) {
     return out + with_fraction(u, 1000000000, 9) + "s";
 }
 
+// testing.prettyPrint: fewer decimals the larger the number.
+std::string pretty_metric(double x, std::string_view unit) {
+    double y = std::fabs(x);
+    if (y == 0 || y >= 999.95) return fmt::format("{:10.0f} {}", x, unit);
+    if (y >= 99.995) return fmt::format("{:12.1f} {}", x, unit);
+    if (y >= 9.9995) return fmt::format("{:13.2f} {}", x, unit);
+    if (y >= 0.99995) return fmt::format("{:14.3f} {}", x, unit);
+    return fmt::format("{:15.4f} {}", x, unit);
+}
+
 std::string go_benchmark_line(const BenchmarkResult& r) {
     std::string out = fmt::format("{:8}", r.n);
     double ns = r.n ? static_cast<double>(r.total_ns) / static_cast<double>(r.n) : 0;
-    if (ns != 0) {
-        // testing.prettyPrint: fewer decimals the larger the number.
-        double y = std::fabs(ns);
-        if (y >= 999.95) out += fmt::format("\t{:10.0f} ns/op", ns);
-        else if (y >= 99.995) out += fmt::format("\t{:12.1f} ns/op", ns);
-        else if (y >= 9.9995) out += fmt::format("\t{:13.2f} ns/op", ns);
-        else if (y >= 0.99995) out += fmt::format("\t{:14.3f} ns/op", ns);
-        else out += fmt::format("\t{:15.4f} ns/op", ns);
+    if (ns != 0) out += "\t" + pretty_metric(ns, "ns/op");
+    if (r.eval_ns && r.n)
+        out += "\t" + pretty_metric(static_cast<double>(r.eval_ns) / static_cast<double>(r.n), "timer_rego_query_eval_ns/op");
+    return out;
+}
+
+std::string go_benchmark_name(const std::string& test) {
+    std::string out = "Benchmark";
+    bool upper = true;
+    for (char c : test) {
+        if (c == '.' || c == '_') {
+            upper = true;
+            continue;
+        }
+        out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+        upper = false;
     }
     return out;
 }

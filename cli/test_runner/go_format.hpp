@@ -16,10 +16,14 @@ struct BenchmarkResult {
     uint64_t total_ns = 0;  // wall time of all iterations
     uint64_t allocs = 0;    // allocations of all iterations
     uint64_t bytes = 0;     // bytes allocated by all iterations
+    uint64_t eval_ns = 0;   // timer_rego_query_eval_ns of all iterations (OPA reports it per op)
 };
 
-// BenchmarkResult.String(): "%8d\t<ns/op>".
+// BenchmarkResult.String(): "%8d\t<ns/op>", then OPA's extra metric
+// "<timer_rego_query_eval_ns/op>" when it was measured.
 std::string go_benchmark_line(const BenchmarkResult& r);
+// The Go Benchmark Data Format name of a test: data.foo.bar.test_baz -> BenchmarkDataFooBarTestBaz.
+std::string go_benchmark_name(const std::string& test);
 // BenchmarkResult.MemString(): "%8d B/op\t%8d allocs/op".
 std::string go_benchmark_mem(const BenchmarkResult& r);
 

@@ -122,7 +122,8 @@ void print_pretty(std::ostream& out, const std::vector<Reported>& results, const
         const auto& r = rep.result;
         if (r.pass() && rep.bench) {
             dirty = true;
-            out << r.test.full_name() << "\t" << go_benchmark_line(*rep.bench);
+            out << (options.gobench ? go_benchmark_name(r.test.full_name()) : r.test.full_name()) << "\t"
+                << go_benchmark_line(*rep.bench);
             if (options.benchmem) out << "\t" << go_benchmark_mem(*rep.bench);
             out << "\n";
             continue;

@@ -24,6 +24,7 @@ struct ReportOptions {
     bool verbose = false;
     bool var_values = false;  // show the failed expression's variables and operands
     bool benchmem = true;
+    bool gobench = false;  // --format gobench: benchmark lines named as Go benchmarks
 };
 
 // Results as OPA counts them: each case of a multi-value test counts once.

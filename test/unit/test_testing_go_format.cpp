@@ -41,4 +41,11 @@ TEST_CASE("benchmark lines as testing.BenchmarkResult prints them") {
     CHECK(go_benchmark_line(r) == "    2000\t        61.50 ns/op");
     r.total_ns = 250000;  // 125 ns/op: one decimal below 1000
     CHECK(go_benchmark_line(r) == "    2000\t       125.0 ns/op");
+    r.eval_ns = 246000;  // OPA's extra metric, per op
+    CHECK(go_benchmark_line(r) == "    2000\t       125.0 ns/op\t       123.0 timer_rego_query_eval_ns/op");
+}
+
+TEST_CASE("gobench names: data.foo.bar.test_baz is BenchmarkDataFooBarTestBaz") {
+    CHECK(gavel::cli::test_runner::go_benchmark_name("data.foo.bar.test_baz") == "BenchmarkDataFooBarTestBaz");
+    CHECK(gavel::cli::test_runner::go_benchmark_name("data.roles.test_mocked_data") == "BenchmarkDataRolesTestMockedData");
 }
