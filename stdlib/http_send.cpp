@@ -107,10 +107,10 @@ std::variant<Options, SendError, BuiltinResult> read_options(const Value& req) {
         for (auto k : kAllowedKeys) known |= e.key.is_string() && e.key.as_string() == k;
         if (!known) invalid.insert(e.key.is_string() ? std::string(e.key.as_string()) : runtime::to_json(e.key));
     }
-    if (!invalid.empty()) return BuiltinResult::error("invalid request parameters(s): " + name_set(invalid));
+    if (!invalid.empty()) return BuiltinResult::type_error("invalid request parameters(s): " + name_set(invalid));
     for (const char* k : {"method", "url"})
         if (!field(req, k)) missing.insert(k);
-    if (!missing.empty()) return BuiltinResult::error("missing required request parameters(s): " + name_set(missing));
+    if (!missing.empty()) return BuiltinResult::type_error("missing required request parameters(s): " + name_set(missing));
 
     Options o;
     if (const Value* v = field(req, "raise_error"); v && v->is_bool()) o.raise_error = v->as_bool();

@@ -537,7 +537,7 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
     }
 }
 
-void Evaluator::walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k) {
+void Evaluator::walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data) {
     if (i == ref.elems.size()) {
         k(v);
         return;
@@ -548,25 +548,29 @@ void Evaluator::walk_value(Frame& f, const Value& v, const PTerm& ref, std::size
         if (v.is_array()) {
             auto elems = v.array_elements();
             for (std::size_t j = 0; j < elems.size() && !cut_; ++j)
-                unify_value(f, part, Value::integer(static_cast<int64_t>(j)), [&] { walk_value(f, elems[j], ref, i + 1, k); });
+                unify_value(f, part, Value::integer(static_cast<int64_t>(j)), [&] { walk_value(f, elems[j], ref, i + 1, k, base_data); });
         } else if (v.is_object()) {
             for (const auto& entry : v.object_entries())
-                if (!cut_) unify_value(f, part, entry.key, [&] { walk_value(f, entry.value, ref, i + 1, k); });
+                if (!cut_) unify_value(f, part, entry.key, [&] { walk_value(f, entry.value, ref, i + 1, k, base_data); });
         } else if (v.is_set()) {
             for (const auto& elem : v.set_elements())
-                if (!cut_) unify_value(f, part, elem, [&] { walk_value(f, elem, ref, i + 1, k); });
+                if (!cut_) unify_value(f, part, elem, [&] { walk_value(f, elem, ref, i + 1, k, base_data); });
         }
         return;
     }
     eval_term(f, part, [&](const Value& key) {
         if (v.is_object()) {
-            if (const Value* child = v.find(key)) walk_value(f, *child, ref, i + 1, k);
+            if (const Value* child = v.find(key)) walk_value(f, *child, ref, i + 1, k, base_data);
+            // Base data is stored JSON: `data.x[2]` reads the key "2", as OPA's store does.
+            else if (base_data && key.is_number())
+                if (const Value* named = v.find(Value::string(key.as_number().to_string())))
+                    walk_value(f, *named, ref, i + 1, k, base_data);
         } else if (v.is_array()) {
             int64_t index;
             if (key.is_number() && key.as_int64(index) && index >= 0 && static_cast<std::size_t>(index) < v.size())
-                walk_value(f, v.array_elements()[static_cast<std::size_t>(index)], ref, i + 1, k);
+                walk_value(f, v.array_elements()[static_cast<std::size_t>(index)], ref, i + 1, k, base_data);
         } else if (v.is_set()) {
-            if (v.contains(key)) walk_value(f, key, ref, i + 1, k);
+            if (v.contains(key)) walk_value(f, key, ref, i + 1, k, base_data);
         }
     });
 }
@@ -603,14 +607,14 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
     }
     if (!node) {
         if (base && data_overrides_.empty()) {
-            walk_value(f, *base, ref, i, k);
+            walk_value(f, *base, ref, i, k, true);
         } else if (base || overridden_below(path)) {
-            walk_value(f, patch_overrides(base ? *base : Value::empty_object(), path), ref, i, k);
+            walk_value(f, patch_overrides(base ? *base : Value::empty_object(), path), ref, i, k, true);
         }
         return;
     }
     if (node->rules) {
-        if (node->rules->kind == RuleKind::Function) return;
+        if (node->rules->kind == RuleKind::Function && node->rules->arity != 0) return;
         // A partial set or object with a known key: only that key is needed,
         // but the whole document is computed once and cached. Rules below a
         // rule's path (ref heads of other depths) merge into its value.
@@ -666,7 +670,7 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
     }
     std::optional<Value> own;
     if (node->rules) {
-        if (node->rules->kind == RuleKind::Function) return std::nullopt;
+        if (node->rules->kind == RuleKind::Function && node->rules->arity != 0) return std::nullopt;
         if (base) return *base;
         own = rule_value(*node->rules);
         if (node->children.empty()) return own;
@@ -803,6 +807,9 @@ const Value* Evaluator::input_at(const std::vector<Value>& path) const {
             int64_t i;
             if (!key.as_int64(i) || i < 0 || static_cast<std::size_t>(i) >= v->size()) return nullptr;
             v = &v->array_elements()[static_cast<std::size_t>(i)];
+        } else if (v->is_set()) {
+            if (!v->contains(key)) return nullptr;
+            v = &key;  // a set member is its own key
         } else {
             return nullptr;
         }
@@ -889,7 +896,16 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
             }
             return object;
         }
-        case RuleKind::Function: return std::nullopt;
+        case RuleKind::Function: {
+            // A function without arguments is also a document: `data.pkg` shows its value, as in OPA.
+            if (rules.arity != 0) return std::nullopt;
+            std::optional<Value> result;
+            ValueList no_args;
+            PTerm site;
+            site.loc = rules.loc;
+            call_function(rules, no_args, site, [&](const Value& v) { result = v; });
+            return result;
+        }
     }
     return std::nullopt;
 }
@@ -949,8 +965,10 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
                 return;
             }
             const Callee& replacement = *it->second.first;
-            auto saved = function_overrides_;
-            function_overrides_.erase(callee.name);  // a mock may call what it replaces
+            // A mock runs with no mocks in force: it may call what it replaces,
+            // and never another mock (OPA's semantics).
+            auto saved = std::move(function_overrides_);
+            function_overrides_.clear();
             struct Restore {
                 Evaluator& ev;
                 decltype(saved)& s;

@@ -60,7 +60,7 @@ private:
     bool has_unbound(const Frame& f, const PTerm& t) const;
 
     void eval_ref(Frame& f, const PTerm& ref, ValueCont k);
-    void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k);
+    void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data = false);
     void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
                    std::vector<std::string>& path, ValueCont k);
     std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);

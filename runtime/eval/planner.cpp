@@ -818,9 +818,15 @@ struct Planner {
         const lang::RuleHead& head = r.head.ref ? r.head : first.head;  // else clauses share the first head
         // Function parameters are bound on entry.
         std::set<uint32_t> params_bound;
+        // A template string parameter (`f($"{x} y")`) is a fresh parameter that
+        // must equal the rendered template once the body has bound its variables.
+        std::vector<std::pair<uint32_t, TermPtr>> template_params;
         if (kind == RuleKind::Function) {
+            for (const auto& a : head.args)
+                if (a->kind == TermKind::Template) template_params.emplace_back(new_slot("__template_param"), a);
             std::vector<std::string> names;
-            for (const auto& a : head.args) names_in_term(a, names);
+            for (const auto& a : head.args)
+                if (a->kind != TermKind::Template) names_in_term(a, names);  // a template's vars come from the body
             for (const auto& n : names)
                 if (n != "_" && !scope.vars.count(n)) scope.vars[n] = new_slot(n);
         }
@@ -835,12 +841,23 @@ struct Planner {
             if (n != "_" && !scope.find(n) && !is_global(n)) scope.vars[n] = new_slot(n);
 
         if (kind == RuleKind::Function)
-            for (const auto& a : head.args) out->params.push_back(plan_term(a, scope));
+            for (std::size_t i = 0, t = 0; i < head.args.size(); ++i)
+                out->params.push_back(head.args[i]->kind == TermKind::Template
+                                          ? local(template_params[t++].first, head.args[i]->loc)
+                                          : plan_term(head.args[i], scope));
         for (std::size_t i = 0; i < r.body.size(); ++i) {
             scope.current = i;
             out->body.exprs.push_back(plan_expr(r.body[i], scope));
         }
         scope.current = r.body.size();  // the head sees every declaration
+        for (const auto& [slot, term] : template_params) {
+            PExpr match;
+            match.op = ExprOp::Unify;
+            match.a = local(slot, term->loc);
+            match.b = plan_term(term, scope);
+            match.loc = term->loc;
+            out->body.exprs.push_back(std::move(match));
+        }
         order_body(out->body, params_end);
 
         // The dynamic part of a ref head (`p[q].r`) is the key path of the produced leaf.

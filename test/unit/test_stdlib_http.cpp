@@ -192,9 +192,9 @@ TEST_CASE("http.send: without allow_net every host is unallowed, and nothing is 
 
 TEST_CASE("http.send: request objects are validated as OPA does") {
     auto missing = eval(policy_for(R"(x := r if r := http.send({"method": "GET"}))"), true);
-    CHECK(missing.value.find(R"(http.send: missing required request parameters(s): {"url"})") != std::string::npos);
+    CHECK(missing.value.find(R"(eval_type_error: http.send: missing required request parameters(s): {"url"})") != std::string::npos);
     auto unknown = eval(policy_for(R"(x := r if r := http.send({"method": "GET", "url": "http://x", "bogus": 1}))"), true);
-    CHECK(unknown.value.find(R"(http.send: invalid request parameters(s): {"bogus"})") != std::string::npos);
+    CHECK(unknown.value.find(R"(eval_type_error: http.send: invalid request parameters(s): {"bogus"})") != std::string::npos);
 }
 
 TEST_CASE("http.send: the query's timeout bounds the request") {
