@@ -217,10 +217,7 @@ private:
 
         merge_check(op.selection_set, root_type);
         selections(op.selection_set, root_type, sum);
-        if (op.operation == "subscription" && op.selection_set.size() > 1)
-            report(op.name.empty() ? "Anonymous Subscription must select only one top level field."
-                                   : "Subscription " + q(op.name) + " must select only one top level field.",
-                   op.pos);
+        if (op.operation == "subscription") single_root_field(op);
 
         // Variable usages in this operation and every fragment it reaches.
         std::vector<VariableUsage> usages = sum.variables;
@@ -252,6 +249,36 @@ private:
                 report(op.name.empty() ? "Variable " + q("$" + v.variable) + " is never used."
                                        : "Variable " + q("$" + v.variable) + " is never used in operation " + q(op.name) + ".",
                        v.pos);
+    }
+
+    // SingleFieldSubscriptions: one top-level response name (fragments
+    // included), and no introspection field there.
+    void single_root_field(const Operation& op) {
+        std::vector<std::pair<std::string, const Selection*>> fields;  // response name, field
+        std::set<std::string> seen_fragments;
+        std::vector<const std::vector<Selection>*> work{&op.selection_set};
+        while (!work.empty()) {
+            const auto* sels = work.back();
+            work.pop_back();
+            for (const auto& s : *sels) {
+                if (s.kind == SelectionKind::Field) {
+                    fields.emplace_back(s.alias.empty() ? s.name : s.alias, &s);
+                } else if (s.kind == SelectionKind::InlineFragment) {
+                    work.push_back(&s.selection_set);
+                } else if (seen_fragments.insert(s.name).second) {
+                    if (const Fragment* f = fragment(s.name)) work.push_back(&f->selection_set);
+                }
+            }
+        }
+        std::set<std::string> names;
+        for (const auto& [name, field] : fields) names.insert(name);
+        std::string who = op.name.empty() ? "Anonymous Subscription" : "Subscription " + q(op.name);
+        if (names.size() > 1) report(who + " must select only one top level field.", op.pos);
+        for (const auto& [name, field] : fields)
+            if (field->name.rfind("__", 0) == 0) {
+                report(who + " must not select an introspection top level field.", field->pos);
+                break;
+            }
     }
 
     // gqlparser's VariablesInAllowedPosition: a default (on the variable or

@@ -142,6 +142,12 @@ TEST_CASE("graphql: query validation rules") {
     CHECK_FALSE(is_valid("query A { count } query A { count }", kSchema));               // duplicate operation name
     CHECK_FALSE(is_valid("{ count } query B { count }", kSchema));                        // anonymous not alone
     CHECK_FALSE(is_valid("subscription { count }", kSchema));                             // no subscription root
+    const std::string with_subscription = std::string(kSchema) + " type Subscription { a: Int b: Int }";
+    CHECK(is_valid("subscription { a }", with_subscription));
+    CHECK(is_valid("subscription { x: a ... on Subscription { x: a } }", with_subscription));
+    CHECK_FALSE(is_valid("subscription { a ... on Subscription { b } }", with_subscription));
+    CHECK_FALSE(is_valid("subscription S { ...F } fragment F on Subscription { a b }", with_subscription));
+    CHECK_FALSE(is_valid("subscription { __typename }", with_subscription));
     CHECK_FALSE(is_valid("{ count @skip(if: true) @skip(if: false) }", kSchema));         // repeated directive
     CHECK_FALSE(is_valid("{ count @unknown }", kSchema));
     CHECK_FALSE(is_valid("{ count @include }", kSchema));                                 // directive arg required
