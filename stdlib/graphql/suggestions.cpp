@@ -16,8 +16,9 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-// Optimal string alignment distance (edits plus adjacent swaps), where a
-// difference in case alone counts as one edit; nullopt beyond `threshold`.
+// Levenshtein distance of the lower-cased names (as gqlparser computes it),
+// where a difference in case alone counts as one edit; nullopt beyond
+// `threshold`.
 std::optional<std::size_t> lexical_distance(std::string_view a, std::string_view b, std::size_t threshold) {
     if (a == b) return 0;
     std::string x = lower(a), y = lower(b);
@@ -31,8 +32,6 @@ std::optional<std::size_t> lexical_distance(std::string_view a, std::string_view
         for (std::size_t j = 1; j <= m; ++j) {
             std::size_t cost = x[i - 1] == y[j - 1] ? 0 : 1;
             d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-            if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1])
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
         }
     if (d[n][m] > threshold) return std::nullopt;
     return d[n][m];
@@ -56,7 +55,8 @@ std::vector<std::string> suggestion_list(std::string_view typed, const std::vect
     std::vector<std::pair<std::size_t, std::string>> scored;
     for (const auto& option : options)
         if (auto d = lexical_distance(typed, option, threshold)) scored.emplace_back(*d, option);
-    std::stable_sort(scored.begin(), scored.end());
+    // Closest first; equally close ones keep the options' order.
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> out;
     for (auto& [d, name] : scored)
         if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));

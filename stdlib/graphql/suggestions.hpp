@@ -1,7 +1,7 @@
 #pragma once
 // "Did you mean ...?" hints appended to validation messages, chosen the way
-// graphql-js (and gqlparser after it) does: names within a small edit
-// distance of what was typed, closest first, at most five.
+// gqlparser does: names within a small edit distance of what was typed
+// (40% of its length, plus one), closest first, at most five.
 
 #include <string>
 #include <string_view>

@@ -221,6 +221,19 @@ TEST_CASE("graphql: schema AST shape for directives, input defaults and descript
     CHECK(parse_schema("schema { query: Q } schema { mutation: M }").find(R"("Schema":[)") != std::string::npos);
 }
 
+TEST_CASE("graphql: suggestions are close names, closest first, in definition order on ties") {
+    auto parse_error = [](const std::string& q, const std::string& schema) {
+        return describe(call("graphql.parse", {str(q), str(schema)}));
+    };
+    CHECK(parse_error("{ NAME }", "type Query { name: String }") ==
+          "error: Cannot query field \"NAME\" on type \"Query\". Did you mean \"name\"? in GraphQL string at location 1:3");
+    CHECK(parse_error("{ abcd }", "type Query { abce: Int abcf: Int abcd1: Int zzzz: Int }") ==
+          "error: Cannot query field \"abcd\" on type \"Query\". Did you mean \"abce\", \"abcf\", or \"abcd1\"? "
+          "in GraphQL string at location 1:3");
+    CHECK(parse_error("{ q }", "type Query { name: String }") ==
+          "error: Cannot query field \"q\" on type \"Query\" in GraphQL string at location 1:3");
+}
+
 TEST_CASE("graphql: fields sharing a response name must merge") {
     CHECK(is_valid("{ count count hero { id } hero { name } }", kSchema));
     CHECK(is_valid("{ hero { ... on Human { x: name } ... on Droid { x: primaryFunction } } }", kSchema));
