@@ -76,6 +76,8 @@ struct PreparedQuery::State {
     std::vector<std::string> variables;
     lang::SourcePtr source;  // keeps the query's locations valid
     std::vector<std::pair<std::string, lang::Location>> expressions;  // text and where, per query literal
+    // Per query literal in source order, the slot its value is recorded in (the plan may reorder literals).
+    std::vector<int32_t> result_slots;
 };
 
 struct Engine::Impl {
@@ -322,6 +324,13 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query) {
     if (!out.diagnostics.empty()) return out;
     for (const auto& [name, slot] : state->query.variables) state->variables.push_back(name);
     for (const auto& e : parsed.body) state->expressions.emplace_back(std::string(e.loc.text()), e.loc);
+    state->result_slots.assign(state->expressions.size(), -1);
+    {
+        std::vector<int32_t> slots;
+        for (const auto& e : state->query.body.exprs) slots.push_back(e.result_slot);
+        std::sort(slots.begin(), slots.end());
+        for (std::size_t i = 0; i < slots.size() && i < state->result_slots.size(); ++i) state->result_slots[i] = slots[i];
+    }
     PreparedQuery q;
     q.state_ = std::move(state);
     out.value = std::move(q);
@@ -343,35 +352,38 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
     if (options.timeout.count() > 0) settings.deadline = start + options.timeout;
     eval::Evaluator evaluator(*state_->program, settings);
     const auto& q = state_->query;
-    // Query literals in source order; the plan may have reordered them.
-    std::vector<int32_t> result_slots(state_->expressions.size(), -1);
-    {
-        std::size_t i = 0;
-        std::vector<int32_t> slots;
-        for (const auto& e : q.body.exprs) slots.push_back(e.result_slot);
-        std::sort(slots.begin(), slots.end());
-        for (; i < slots.size() && i < result_slots.size(); ++i) result_slots[i] = slots[i];
-    }
+    const auto& result_slots = state_->result_slots;
+    // Identical solutions (reached along different paths) are reported once, as
+    // OPA does. Most queries have one solution: the set is built only for a second.
+    std::vector<Value> first_key;
     std::set<std::vector<Value>> seen;
     result.error = evaluator.run(q, [&](std::span<const Value> slots) {
-        ResultRow row;
         std::vector<Value> key;
-        for (const auto& [name, slot] : q.variables) {
-            if (name.rfind("$", 0) == 0) continue;
-            row.bindings.emplace_back(name, slots[slot]);
-            key.push_back(slots[slot]);
+        key.reserve(q.variables.size() + state_->expressions.size());
+        for (const auto& [name, slot] : q.variables)
+            if (name.rfind("$", 0) != 0) key.push_back(slots[slot]);
+        for (std::size_t i = 0; i < state_->expressions.size(); ++i)
+            key.push_back(result_slots[i] >= 0 ? slots[static_cast<std::size_t>(result_slots[i])] : Value());
+        if (result.rows.empty()) {
+            first_key = key;
+        } else {
+            if (seen.empty()) seen.insert(std::move(first_key));
+            if (!seen.insert(key).second) return;
         }
+        ResultRow row;
+        std::size_t next = 0;
+        for (const auto& [name, slot] : q.variables)
+            if (name.rfind("$", 0) != 0) row.bindings.emplace_back(name, std::move(key[next++]));
+        row.expressions.reserve(state_->expressions.size());
         for (std::size_t i = 0; i < state_->expressions.size(); ++i) {
             ExpressionResult er;
             er.text = state_->expressions[i].first;
             er.line = state_->expressions[i].second.line;
             er.col = state_->expressions[i].second.col;
-            if (result_slots[i] >= 0) er.value = slots[static_cast<std::size_t>(result_slots[i])];
-            key.push_back(er.value);
+            er.value = std::move(key[next++]);
             row.expressions.push_back(std::move(er));
         }
-        // Identical solutions (reached along different paths) are reported once, as OPA does.
-        if (seen.insert(std::move(key)).second) result.rows.push_back(std::move(row));
+        result.rows.push_back(std::move(row));
     });
     result.metrics.emplace_back("timer_rego_query_eval_ns", elapsed_ns(start));
     return result;

@@ -324,9 +324,20 @@ Value ArrayBuilder::build() {
 }
 
 Value SetBuilder::build() {
-    auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
-    if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
-    auto end = std::unique(items_.begin(), items_.end());
+    // Sets of strings (messages of deny rules) are the common case: compare
+    // their bytes directly instead of dispatching on the type of each pair.
+    bool all_strings = std::all_of(items_.begin(), items_.end(), [](const Value& v) { return v.is_string(); });
+    auto end = items_.end();
+    if (all_strings) {
+        auto less = [](const Value& a, const Value& b) { return a.as_string() < b.as_string(); };
+        if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
+        end = std::unique(items_.begin(), items_.end(),
+                          [](const Value& a, const Value& b) { return a.as_string() == b.as_string(); });
+    } else {
+        auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
+        if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
+        end = std::unique(items_.begin(), items_.end());
+    }
     Value v = make_seq(Value::Tag::Set, NodeType::Set, items_, static_cast<std::size_t>(end - items_.begin()));
     items_.clear();
     return v;

@@ -76,6 +76,16 @@ TEST_CASE("stdlib strings: sprintf error forms are Go's") {
     CHECK(fmt_go("%*d|", "[4, 7]") == "   7|");
 }
 
+TEST_CASE("stdlib strings: sprintf with only string operands and %v/%s (the fast path) prints as Go") {
+    CHECK(fmt_go("image '%v' comes from %s registry", "[\"nginx\", \"untrusted\"]") ==
+          "image 'nginx' comes from untrusted registry");
+    CHECK(fmt_go("100%% %v", "[\"sure\"]") == "100% sure");
+    CHECK(fmt_go("%v", "[\"a\", \"b\"]") == "a%!(EXTRA string=b)");
+    CHECK(fmt_go("%v %v", "[\"a\"]") == "a %!v(MISSING)");
+    CHECK(fmt_go("%v%", "[\"a\"]") == "a%!(NOVERB)");
+    CHECK(fmt_go("%v|%5v", "[\"a\", \"b\"]") == "a|    b");
+}
+
 TEST_CASE("stdlib strings: sprintf keeps big integers exact") {
     CHECK(fmt_go("%d|%x|%s", "[18446744073709551617, 18446744073709551617, -18446744073709551617]") ==
           "18446744073709551617|10000000000000001|-18446744073709551617");
