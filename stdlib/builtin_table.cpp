@@ -8,8 +8,7 @@
 // Flags: deprecated (v0 modules only), nondeterministic (results memoised
 // within a query), relation (many outputs per call), infix=OP (operator
 // spelling), native (the evaluator implements it: =, :=, print, template
-// strings). internal.test_case (OPA's test runner) is declared but not
-// implemented: `gavel test` reports cases its own way.
+// strings).
 
 #include "stdlib/builtin_table.hpp"
 

@@ -110,6 +110,14 @@ TEST_CASE("trace: true, and a Note event for the tracer; opa.runtime is an objec
     CHECK(gavel::to_string(gavel::TraceOp::Note) == std::string("Note"));
 }
 
+TEST_CASE("internal.test_case: holds, names the case to the tracer, wants an array") {
+    NoteCollector tracer;
+    CHECK(eval("package t\nx := internal.test_case([\"small\", 1])", false, &tracer).value == "true");
+    REQUIRE(tracer.notes.size() == 1);
+    CHECK(tracer.notes[0] == R"(test case: ["small",1])");
+    CHECK(eval("package t\nx := internal.test_case(\"small\")").value.find("operand 1 must be array") != std::string::npos);
+}
+
 TEST_CASE("opa.runtime: what the embedder passes in EvalOptions::runtime_info") {
     gavel::Engine engine;
     REQUIRE(engine.add_policy("p.rego", "package t\nx := opa.runtime().version").empty());
