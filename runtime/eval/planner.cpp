@@ -735,6 +735,61 @@ struct Planner {
         }
     }
 
+    // Local variables in a unification pattern's own positions (not inside refs or calls).
+    static void pattern_locals(const PTerm& t, std::set<uint32_t>& out) {
+        switch (t.op) {
+            case TermOp::Local: out.insert(t.slot); break;
+            case TermOp::Array:
+                for (const auto& e : t.elems) pattern_locals(e, out);
+                break;
+            case TermOp::Object:
+                for (const auto& [k, v] : t.items) pattern_locals(v, out);
+                break;
+            default: break;
+        }
+    }
+
+    // Does `a = b` bind every variable of its patterns, given `bound`? A side's
+    // variables are bound only from a side that is known (element-wise for
+    // arrays and objects with the same constant keys): `x = y` with both
+    // unbound binds nothing, and is unsafe as in OPA.
+    static bool unify_binds_all(const PTerm& a, const PTerm& b, std::set<uint32_t> bound) {
+        auto known = [&](const PTerm& t) {
+            std::set<uint32_t> locals;
+            pattern_locals(t, locals);
+            return std::all_of(locals.begin(), locals.end(), [&](uint32_t s) { return bound.count(s) > 0; });
+        };
+        auto bind_all = [&](const PTerm& t) {
+            std::set<uint32_t> locals;
+            pattern_locals(t, locals);
+            bound.insert(locals.begin(), locals.end());
+        };
+        std::function<bool(const PTerm&, const PTerm&)> step = [&](const PTerm& x, const PTerm& y) {
+            bool changed = false;
+            if (x.op == TermOp::Array && y.op == TermOp::Array && x.elems.size() == y.elems.size()) {
+                for (std::size_t i = 0; i < x.elems.size(); ++i) changed |= step(x.elems[i], y.elems[i]);
+                return changed;
+            }
+            if (x.op == TermOp::Object && y.op == TermOp::Object && x.items.size() == y.items.size()) {
+                bool paired = true;
+                for (const auto& [xk, xv] : x.items) {
+                    auto it = std::find_if(y.items.begin(), y.items.end(), [&](const auto& item) {
+                        return xk.op == TermOp::Const && item.first.op == TermOp::Const && item.first.value == xk.value;
+                    });
+                    if (it == y.items.end()) paired = false;
+                    else changed |= step(xv, it->second);
+                }
+                if (paired) return changed;
+            }
+            if (!known(x) && known(y)) bind_all(x), changed = true;
+            if (!known(y) && known(x)) bind_all(y), changed = true;
+            return changed;
+        };
+        while (step(a, b)) {
+        }
+        return known(a) && known(b);
+    }
+
     // Reorders literals so each runs once what it needs is bound; the original
     // order is kept wherever it already works.
     void order_body(PBody& body, uint32_t first_local) {
@@ -758,6 +813,7 @@ struct Planner {
             for (std::size_t i = 0; i < exprs.size() && pick == exprs.size(); ++i) {
                 if (done[i]) continue;
                 bool ready = std::all_of(needs[i].begin(), needs[i].end(), [&](uint32_t s) { return bound.count(s); });
+                if (ready && exprs[i].op == ExprOp::Unify) ready = unify_binds_all(exprs[i].a, exprs[i].b, bound);
                 if (ready) pick = i;
             }
             if (pick == exprs.size()) {
@@ -769,6 +825,21 @@ struct Planner {
                         error(exprs[i].loc, lang::codes::unsafe_var_error,
                               fmt::format("var {} is unsafe", display_name(s)));
                         return;
+                    }
+                }
+                // Only unifications of unknowns remain (`x = y`): name the first variable never bound.
+                for (std::size_t i = 0; i < exprs.size(); ++i) {
+                    if (done[i] || exprs[i].op != ExprOp::Unify) continue;
+                    // The right side first: in `msg := unknown` the culprit is `unknown`.
+                    for (const PTerm* side : {&exprs[i].b, &exprs[i].a}) {
+                        std::set<uint32_t> locals;
+                        pattern_locals(*side, locals);
+                        for (uint32_t s : locals) {
+                            if (bound.count(s)) continue;
+                            error(exprs[i].loc, lang::codes::unsafe_var_error,
+                                  fmt::format("var {} is unsafe", display_name(s)));
+                            return;
+                        }
                     }
                 }
                 return;

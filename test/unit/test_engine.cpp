@@ -73,6 +73,22 @@ TEST_CASE("parse and compile errors carry locations") {
     CHECK(q2.diagnostics.items()[0].message == "undefined function no_such_function");
 }
 
+TEST_CASE("engine: unifying two unknowns is unsafe; patterns bound from a known side are not") {
+    auto diagnose = [](const std::string& body) {
+        Engine engine;
+        REQUIRE(engine.add_policy("u.rego", "package p\n\np if {\n\t" + body + "\n}\n").empty());
+        auto q = engine.prepare("data.p.p");
+        return q.ok() ? std::string("ok") : q.diagnostics.items()[0].code + ": " + q.diagnostics.items()[0].message;
+    };
+    CHECK(diagnose("msg := undefined_var") == "rego_unsafe_var_error: var undefined_var is unsafe");
+    CHECK(diagnose("x = y") == "rego_unsafe_var_error: var y is unsafe");
+    CHECK(diagnose("[x, y] = [1, z]") == "rego_unsafe_var_error: var z is unsafe");
+    CHECK(diagnose("[x, y] = [1, 2]") == "ok");
+    CHECK(diagnose("{\"a\": x} = {\"a\": [y]}; y = 1") == "ok");
+    CHECK(diagnose("x = y; y = input.z") == "ok");
+    CHECK(diagnose("[x, 1] = [2, y]") == "ok");
+}
+
 TEST_CASE("conflicts are evaluation errors with the rule's location") {
     Engine engine;
     REQUIRE(engine.add_policy("c.rego", "package p\n\nx := 1\n\nx := 2 if true\n").empty());
