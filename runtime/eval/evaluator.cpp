@@ -951,7 +951,7 @@ void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
         }
     eval_elems(f, reordered, 0, acc, [&](ValueList& values) {
         ValueList args(values.size());
-        for (std::size_t i = 0; i < values.size(); ++i) args[position[i]] = values[i];
+        for (std::size_t i = 0; i < values.size(); ++i) args.set(position[i], values[i]);
         invoke(callee, args, call, k);
     });
 }

@@ -15,6 +15,7 @@
 
 #include "runtime/engine.hpp"
 #include "runtime/eval/function_ref.hpp"
+#include "runtime/eval/borrowed_values.hpp"
 #include "runtime/eval/plan.hpp"
 
 namespace gavel::eval {
@@ -32,8 +33,8 @@ struct EvalSettings {
 
 // One solution of a query: the values of its slots.
 using SolutionSink = FunctionRef<void(std::span<const Value> slots)>;
-// Evaluated arguments and elements: inline for the common short lists.
-using ValueList = boost::container::small_vector<Value, 6>;
+// Evaluated arguments and elements, borrowed (see borrowed_values.hpp).
+using ValueList = BorrowedValues;
 
 class Evaluator {
 public:
