@@ -195,6 +195,23 @@ grep -q '"level":"warn".*insecure-http' "$open_log" && pass "insecure-http warns
 curl -sS -o "$work/r.json" --data-binary @"$fx/reviews/pod-good.json" "http://127.0.0.1:$open_port/validate/kubernetes/conflict"
 expect_eq "fail-open: allowed" "$(json_get "$work/r.json" "json.marshal(input.response.allowed)")" true
 expect_eq "fail-open: warning" "$(json_get "$work/r.json" 'startswith(input.response.warnings[0], "gavel: policy evaluation failed")')" true
+# ---- garbage on the wire: answered or closed, never a crash ---------------------------------------------
+raw() {  # sends stdin on a fresh connection, prints the status line of the answer
+    exec 5<> "/dev/tcp/127.0.0.1/$open_port"
+    cat >&5
+    timeout 5 cat <&5 | head -1 | tr -d '\r'
+    exec 5>&-
+}
+expect_eq "random bytes -> 400" "$(head -c 65536 /dev/urandom | raw)" "HTTP/1.1 400 Bad Request"
+expect_eq "bad chunked body -> 400" "$(printf 'POST /validate/x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n' | raw)" "HTTP/1.1 400 Bad Request"
+expect_eq "huge header -> 431" "$(printf 'GET / HTTP/1.1\r\nHost: a\r\nX: %s\r\n\r\n' "$(head -c 100000 /dev/zero | tr '\0' a)" | raw)" \
+    "HTTP/1.1 431 Request Header Fields Too Large"
+deep=$(printf '%.0s[' $(seq 1 3000))1$(printf '%.0s]' $(seq 1 3000))
+printf '{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"x","object":%s}}' "$deep" > "$work/deep.json"
+code=$(curl -sS -o "$work/r.json" -w '%{http_code}' --data-binary @"$work/deep.json" "http://127.0.0.1:$open_port/validate/kubernetes/validating")
+expect_eq "3000-deep JSON -> 400" "$code" 400
+code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$open_port/health")
+expect_eq "still serving after the garbage" "$code" 200
 stop_server "$open_pid"
 
 if ((failures)); then echo "$failures failure(s)"; exit 1; fi
