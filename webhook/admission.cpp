@@ -151,7 +151,10 @@ const std::vector<std::string>& conventional_rule_names() {
 }
 
 std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules) {
-    std::string p = runtime::data_path_text(package);
+    return conventional_rules_query(runtime::data_path_text(package), rules);
+}
+
+std::string conventional_rules_query(const std::string& p, const std::vector<ConventionalRule>& rules) {
     std::string q = "{";
     for (const auto& r : rules) {
         if (q.size() > 1) q += ", ";

@@ -94,7 +94,12 @@ void PolicyStore::publish() {
     }
     material += directory_hash_;
     snap->config_hash = sha256_hex(material);
-    for (const auto& q : warm_queries_) {
+    std::vector<std::string> warm = warm_queries_;
+    // The admission queries of every package with conventional rules, so that the first
+    // request after a reload does not wait for the writers' mutex.
+    for (const auto& [package, rules] : snap->conventional_rules)
+        if (!rules.empty() && warm.size() < kMaxCached) warm.push_back(conventional_rules_query(package, rules));
+    for (const auto& q : warm) {
         auto prepared = engine_.prepare(q);
         if (prepared.ok()) snap->queries.emplace(q, *prepared.value);
     }

@@ -242,7 +242,7 @@ HttpResponse Service::admission(HttpRequest& req, std::string_view mode, const s
         auto snap = store_->current();
         auto it = snap->conventional_rules.find(decision_name);
         known_package = it != snap->conventional_rules.end();
-        query_text = known_package ? conventional_rules_query(package, it->second) : "";
+        query_text = known_package ? conventional_rules_query(decision_name, it->second) : "";
     }
     auto q = known_package ? store_->query(query_text) : PolicyStore::Query{};
     AdmissionDecision d;

@@ -240,6 +240,13 @@ deny contains sprintf("bad image %v", [c.image]) if {
 }
 )").ok());
     REQUIRE(store->put_data({"registry"}, Value::string("hooli.com/"), false).ok());
+    {
+        // The package's admission query is prepared when the snapshot is published.
+        auto snap = store->current();
+        REQUIRE(snap->conventional_rules.count("data.k8s.images") == 1);
+        std::lock_guard lock(snap->cache_mutex);
+        CHECK(snap->queries.count(wh::conventional_rules_query("data.k8s.images", snap->conventional_rules.at("data.k8s.images"))) == 1);
+    }
 
     auto req = request("POST", "/validate/k8s/images", kReview);
     auto resp = service.handle(req);
