@@ -56,7 +56,12 @@ bool parse_duration(const std::string& text, std::chrono::milliseconds& out) {
         std::size_t start = i;
         while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
         if (i == start) return false;
-        double n = std::stod(text.substr(start, i - start));
+        double n = 0;
+        try {
+            n = std::stod(text.substr(start, i - start));
+        } catch (const std::exception&) {
+            return false;  // "." and the like
+        }
         std::size_t unit_start = i;
         while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
         std::string unit = text.substr(unit_start, i - unit_start);
