@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "webhook/directory_events.hpp"
 #include "webhook/directory_source.hpp"
 #include "webhook/log.hpp"
 #include "webhook/metrics.hpp"
@@ -214,8 +215,9 @@ int run_serve(const ServeCliOptions& o) {
         service->set_ready(false);
         log_line("info", "shutting down: not ready, no new connections, finishing requests in flight");
     };
+    std::unique_ptr<DirectoryEvents> events;
     if (!dirs.empty()) {
-        server->every(reload_interval, [source, store] {
+        auto reload = [source, store] {
             lang::Diagnostics errors;
             switch (source->poll(errors)) {
             case DirectorySource::Poll::Unchanged: break;
@@ -226,7 +228,12 @@ int run_serve(const ServeCliOptions& o) {
                 log_line("error", "reload failed; the last good policies keep serving", {{"errors", diagnostics_value(errors)}});
                 break;
             }
-        });
+        };
+        // Polling always runs (the fallback); inotify makes changes take effect at once.
+        server->every(reload_interval, reload);
+        Server* raw = server.get();
+        events = std::make_unique<DirectoryEvents>(dirs, [raw, reload] { raw->post(reload); });
+        if (!events->start()) log_line("warn", "inotify unavailable; directories are polled only");
     }
     if (tls && !o.tls_cert.empty()) {
         server->every(std::chrono::seconds(1), [tls, last_error = std::make_shared<std::string>()] {
@@ -250,6 +257,7 @@ int run_serve(const ServeCliOptions& o) {
               {"decision", Value::string(o.decision)},
               {"config_hash", Value::string(store->current()->config_hash)}});
     server->run(true);
+    if (events) events->stop();
     log_line("info", "stopped");
     return 0;
 }

@@ -394,6 +394,12 @@ void Server::every(std::chrono::milliseconds period, std::function<void()> fn) {
     });
 }
 
+void Server::post(std::function<void()> fn) {
+    asio::post(impl_->control, [impl = impl_, fn = std::move(fn)] {
+        if (!impl->stopping) fn();
+    });
+}
+
 void Server::run(bool handle_signals) {
     impl_->on_shutdown = on_shutdown;
     if (handle_signals) {

@@ -52,6 +52,8 @@ public:
     std::function<void()> on_shutdown;
     // Runs `fn` every `period` on the server's threads until shutdown (reload polling, cert checks).
     void every(std::chrono::milliseconds period, std::function<void()> fn);
+    // Runs `fn` once, soon, on the same strand as the `every` tasks (thread-safe).
+    void post(std::function<void()> fn);
 
     // Connections open, requests being handled.
     std::size_t in_flight() const;

@@ -72,6 +72,17 @@ gone="policy evaluation failed: no policy defines package data.kubernetes.regist
 expect_eq "removed policy -> its package is gone" "$(wait_for message "$gone")" "$gone"
 stop_server "$live_pid"
 
+# inotify: with polling every 60 s, a change still takes effect at once.
+policy v4
+start_server notify --policies "$work/policies" --data "$work/data" --insecure-http --reload-interval 60s || exit 1
+url="http://127.0.0.1:$notify_port/validate/kubernetes/registry"
+expect_eq "inotify: initial" "$(message)" "v4: image 'hooli.com/web:1.2' is not from docker.io/"
+policy v5
+expect_eq "inotify: change seen without polling" "$(wait_for message "v5: image 'hooli.com/web:1.2' is not from docker.io/")" \
+    "v5: image 'hooli.com/web:1.2' is not from docker.io/"
+stop_server "$notify_pid"
+rm "$work/policies/registry.rego"
+
 # Invalid policies at start: no server, the errors on stderr, exit 1.
 printf 'package broken\n\np if {\n' > "$work/policies/broken.rego"
 "$gavel" serve --policies "$work/policies" --insecure-http --addr 127.0.0.1:0 > /dev/null 2> "$work/start.err"
