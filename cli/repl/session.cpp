@@ -283,7 +283,7 @@ std::string Session::run_query(const std::string& text) {
     options.input = input();
     options.cancel = cancel_;
     std::string out;
-    TracePrinter tracer([&](uint32_t line, uint32_t col, std::string_view expression) {
+    TracePrinter tracer(text, [&](uint32_t line, uint32_t col, std::string_view expression) {
         return rq.original_span(text, line, col, expression.size(), std::string(expression));
     });
     if (trace_) options.tracer = &tracer;

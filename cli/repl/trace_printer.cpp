@@ -30,14 +30,20 @@ void TracePrinter::trace(const TraceEvent& event) {
     }
     // Keep the line readable: the first line of a multi-line text.
     if (auto nl = step.find('\n'); nl != std::string::npos) step = step.substr(0, nl) + " ...";
-    lines_.push_back({std::move(location), event.depth, std::move(step)});
+    lines_.push_back({std::move(location), event.depth + (query_.empty() ? 0 : 1), std::move(step)});
 }
 
 std::string TracePrinter::text() const {
+    std::vector<Line> lines;
+    if (!query_.empty()) {
+        std::string first_line = query_.substr(0, query_.find('\n'));
+        lines.push_back({"query:1", 0, "Enter " + first_line + (first_line.size() < query_.size() ? " ..." : "")});
+    }
+    lines.insert(lines.end(), lines_.begin(), lines_.end());
     std::size_t width = 0;
-    for (const auto& l : lines_) width = std::max(width, l.location.size());
+    for (const auto& l : lines) width = std::max(width, l.location.size());
     std::string out;
-    for (const auto& l : lines_) {
+    for (const auto& l : lines) {
         out += l.location + std::string(width - l.location.size() + 1, ' ');
         for (uint32_t d = 0; d < l.depth; ++d) out += "| ";
         out += l.step + "\n";
