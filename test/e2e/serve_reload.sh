@@ -12,8 +12,11 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 source "$fx/lib.sh"
 
 mkdir -p "$work/policies" "$work/data/config"
+# put FILE: stdin becomes FILE at once (written beside, then renamed), so the
+# watcher never sees a half-written file and every count below is exact.
+put() { cat > "$work/.staging" && mv "$work/.staging" "$1"; }
 policy() {  # PREFIX: a registry policy whose messages start with PREFIX
-    cat > "$work/policies/registry.rego" <<REGO
+    put "$work/policies/registry.rego" <<REGO
 package kubernetes.registry
 
 deny contains msg if {
@@ -31,10 +34,10 @@ url="http://127.0.0.1:$live_port/validate/kubernetes/registry"
 message() { curl -sS --data-binary @"$fx/reviews/pod-good.json" "$url" -o "$work/r.json"; json_get "$work/r.json" 'object.get(input.response, ["status", "message"], "allowed")'; }
 bad_message() { curl -sS --data-binary @"$fx/reviews/pod-bad.json" "$url" -o "$work/r.json"; json_get "$work/r.json" 'object.get(input.response, ["status", "message"], "allowed")'; }
 metric() { curl -sS "http://127.0.0.1:$live_port/metrics" | grep "^gavel_reloads_total{status=\"$1\"}" | cut -d' ' -f2; }
-# wait_for CMD WANT: polls CMD until it prints WANT (5 s)
+# wait_for CMD WANT: polls CMD until it prints WANT (10 s: CI machines are busy)
 wait_for() {
     local got=""
-    for _ in $(seq 1 50); do got=$($1); [[ $got == "$2" ]] && break; sleep 0.1; done
+    for _ in $(seq 1 100); do got=$($1); [[ $got == "$2" ]] && break; sleep 0.1; done
     echo "$got"
 }
 
@@ -49,18 +52,18 @@ expect_eq "reload counted" "$(metric success)" 2
 hash2=$(curl -sS "http://127.0.0.1:$live_port/metrics" | grep '^gavel_config_info')
 [[ $hash1 != "$hash2" ]] && pass "config hash changed" || fail "config hash did not change"
 
-echo '{"registry": "docker.io/"}' > "$work/data/config/data.json"
+echo '{"registry": "docker.io/"}' | put "$work/data/config/data.json"
 expect_eq "data change -> new decision" "$(wait_for message "v2: image 'hooli.com/web:1.2' is not from docker.io/")" \
     "v2: image 'hooli.com/web:1.2' is not from docker.io/"
 
-printf 'package kubernetes.registry\n\ndeny contains msg if {\n\tmsg := \n}\n' > "$work/policies/registry.rego"
+printf 'package kubernetes.registry\n\ndeny contains msg if {\n\tmsg := \n}\n' | put "$work/policies/registry.rego"
 expect_eq "broken policy counted as failure" "$(wait_for "metric failure" 1)" 1
 expect_eq "broken policy: last good decision kept" "$(message)" "v2: image 'hooli.com/web:1.2' is not from docker.io/"
 grep -q "registry.rego:[0-9]*:[0-9]*: rego_parse_error" "$live_log" && pass "broken policy logged with file:line:col" || { fail "reload error not logged"; cat "$live_log"; }
 sleep 0.3
 expect_eq "broken content counted once" "$(metric failure)" 1
 
-printf 'package kubernetes.registry\n\ndeny contains msg if {\n\tx > 1\n\tmsg := "m"\n}\n' > "$work/policies/registry.rego"
+printf 'package kubernetes.registry\n\ndeny contains msg if {\n\tx > 1\n\tmsg := "m"\n}\n' | put "$work/policies/registry.rego"
 expect_eq "compile error counted as failure" "$(wait_for "metric failure" 2)" 2
 expect_eq "compile error: last good decision kept" "$(message)" "v2: image 'hooli.com/web:1.2' is not from docker.io/"
 
