@@ -36,6 +36,8 @@ int run_check(const CheckOptions& opts) {
             all.add(d);
             continue;
         }
+        auto manifest = list.v0_compatible.find(file);  // a bundle manifest's rego_version
+        parse_options.v0_compatible = manifest != list.v0_compatible.end() ? manifest->second : opts.v0_compatible;
         auto result = lang::parse_module(file, std::move(text), parse_options);
         all.append(result.diagnostics);
     }

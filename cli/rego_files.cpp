@@ -6,6 +6,9 @@
 #include <sstream>
 #include <system_error>
 
+#include "runtime/bundle_manifest.hpp"
+#include "runtime/loader.hpp"
+
 namespace gavel::cli {
 
 namespace fs = std::filesystem;
@@ -25,12 +28,20 @@ FileList find_rego_files(const std::vector<std::string>& paths) {
         }
         for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
              !ec && it != end; it.increment(ec)) {
-            if (it->is_regular_file() && it->path().extension() == ".rego") out.files.push_back(it->path().string());
+            if (!it->is_regular_file() || it->path().extension() != ".rego") continue;
+            std::string file = it->path().string();
+            lang::Diagnostics manifest_errors;
+            if (auto m = runtime::find_bundle_manifest(file, path, manifest_errors))
+                if (auto v0 = m->v0_compatible_for(file)) out.v0_compatible[file] = *v0;
+            for (const auto& d : manifest_errors) out.errors.push_back(runtime::describe(d));
+            out.files.push_back(std::move(file));
         }
         if (ec) out.errors.push_back(path + ": " + ec.message());
     }
     std::sort(out.files.begin(), out.files.end());
     out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
+    std::sort(out.errors.begin(), out.errors.end());  // a bad manifest is met once per file below it
+    out.errors.erase(std::unique(out.errors.begin(), out.errors.end()), out.errors.end());
     return out;
 }
 

@@ -127,8 +127,12 @@ std::vector<std::string> Engine::builtin_names() const {
 }
 
 lang::Diagnostics Engine::add_policy(std::string file, std::string text) {
+    return add_policy(std::move(file), std::move(text), PolicyOptions{});
+}
+
+lang::Diagnostics Engine::add_policy(std::string file, std::string text, const PolicyOptions& options) {
     lang::ParseOptions po;
-    po.v0_compatible = impl_->options.v0_compatible;
+    po.v0_compatible = options.v0_compatible.value_or(impl_->options.v0_compatible);
     po.experimental_keywords = impl_->options.experimental_keywords;
     auto r = lang::parse_module(file, std::move(text), po);
     if (!r.ok()) return r.diagnostics;

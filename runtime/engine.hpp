@@ -190,6 +190,12 @@ public:
 
     // Parses a module; it replaces a module of the same file name. Returns parse errors (empty on success).
     lang::Diagnostics add_policy(std::string file, std::string text);
+    // The same, with this module's dialect chosen per call (a bundle manifest's
+    // rego_version); unset fields fall back to the EngineOptions.
+    struct PolicyOptions {
+        std::optional<bool> v0_compatible;
+    };
+    lang::Diagnostics add_policy(std::string file, std::string text, const PolicyOptions& options);
     void remove_policy(const std::string& file);
 
     // Merges `data` into the data tree at `path` (empty: the root). Conflicting

@@ -1,6 +1,7 @@
 #include "runtime/loader.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <system_error>
 
 #include "lang/parse.hpp"
+#include "runtime/bundle_manifest.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 
@@ -93,7 +95,8 @@ public:
         std::vector<std::string> prefix;
         std::string path = given;
         split_prefix(given, prefix, path);
-        walk(path, prefix, 0);
+        root_prefix_ = prefix;
+        walk(path, prefix, 0, nullptr);
     }
 
     LoadResult finish() {
@@ -128,7 +131,7 @@ private:
         result_.errors.add(std::move(d));
     }
 
-    void walk(const std::string& given, std::vector<std::string> dir_path, int depth) {
+    void walk(const std::string& given, std::vector<std::string> dir_path, int depth, const BundleManifest* bundle) {
         std::string path = given;
         if (path.rfind("file://", 0) == 0) path = path.substr(7);  // fileurl.Clean
         std::error_code ec;
@@ -138,10 +141,16 @@ private:
             return;
         }
         if (!fs::is_directory(status)) {
-            load_file(path, dir_path, depth);
+            load_file(path, dir_path, depth, bundle);
             return;
         }
         if (depth > 0) dir_path.push_back(fs::path(path).filename().string());
+        // A bundle root: its data is placed relative to it (below the root's prefix).
+        if (auto manifest = read_bundle_manifest(path, result_.errors)) {
+            manifests_.push_back(std::move(*manifest));
+            bundle = &manifests_.back();
+            dir_path = root_prefix_;
+        }
 
         // A directory reached again through a symbolic link while it is being
         // walked would be walked forever.
@@ -158,7 +167,7 @@ private:
             error(path, "open " + path + ": " + go_error_text(ec));
         } else {
             std::sort(names.begin(), names.end());
-            for (const auto& name : names) walk(join_clean(path, name), dir_path, depth + 1);
+            for (const auto& name : names) walk(join_clean(path, name), dir_path, depth + 1, bundle);
         }
         walking_.erase(canonical);
     }
@@ -185,9 +194,16 @@ private:
               static_cast<uint32_t>(e.column));
     }
 
-    void load_file(const std::string& path, const std::vector<std::string>& dir_path, int depth) {
+    void load_file(const std::string& path, const std::vector<std::string>& dir_path, int depth,
+                   const BundleManifest* bundle) {
         const std::string ext = go_ext(path);
         const bool rego = ext == ".rego", json = ext == ".json", yaml = ext == ".yaml" || ext == ".yml";
+        if (bundle && (json || yaml) && depth > 0) {
+            // In a bundle only data.json / data.yaml / data.yml are data (OPA's bundle reader).
+            const std::string name = fs::path(path).filename().string();
+            if (name != "data.json" && name != "data.yaml" && name != "data.yml") return;
+        }
+        std::optional<bool> v0 = bundle ? bundle->v0_compatible_for(path) : std::nullopt;
         if (!rego && !json && !yaml) {
             if (ends_with(path, ".tar.gz")) {
                 error(path, path + ": bundle archives (.tar.gz) are not supported; unpack the bundle and load its directory");
@@ -199,7 +215,7 @@ private:
         if (!read(path, text)) return;
 
         if (rego) {
-            result_.policies.push_back({path, std::move(text)});
+            result_.policies.push_back({path, std::move(text), v0});
             return;
         }
         if (json) {
@@ -214,9 +230,9 @@ private:
         }
         // A file named directly whose extension says nothing: Rego, JSON or YAML?
         lang::ParseOptions po;
-        po.v0_compatible = options_.v0_compatible;
+        po.v0_compatible = v0.value_or(options_.v0_compatible);
         if (lang::parse_module(path, text, po).ok()) {
-            result_.policies.push_back({path, std::move(text)});
+            result_.policies.push_back({path, std::move(text), v0});
             return;
         }
         if (auto r = parse_json(text, options_.limits)) return merge(path, dir_path, r.value);
@@ -281,6 +297,8 @@ private:
     LoadResult result_;
     DataNode root_;
     std::set<std::string> walking_;
+    std::vector<std::string> root_prefix_;   // the current root's `prefix:` path
+    std::deque<BundleManifest> manifests_;  // stable addresses: walk() points into it
 };
 
 }  // namespace

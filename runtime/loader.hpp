@@ -25,6 +25,13 @@
 //     `data.prefix.path`.
 //   * YAML data files: only the first document of a stream is used, as OPA
 //     does (runtime/yaml.hpp, load_yaml_data).
+//   * A directory holding a `.manifest` (runtime/bundle_manifest.hpp) is a
+//     bundle root, as in OPA: data below it is placed relative to it (so
+//     `gavel test examples/` sees examples/x/a/data.json at data.a, exactly as
+//     `gavel test examples/x` does), only files named data.json, data.yaml or
+//     data.yml are data there (OPA's bundle rule: an AdmissionReview fixture
+//     next to the policy is not data), and its rego_version /
+//     file_rego_versions choose each module's dialect (PolicyFile::v0_compatible).
 //
 // Errors are values: everything that went wrong is collected (all files are
 // tried) and returned as Diagnostics; nothing throws out of these functions.
@@ -34,6 +41,7 @@
 // Policy syntax errors are rego_parse_error Diagnostics from the parser.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +62,7 @@ struct LoadOptions {
 struct PolicyFile {
     std::string file;  // the name the policy is known by (and errors show)
     std::string text;
+    std::optional<bool> v0_compatible;  // set by a bundle manifest; unset: the engine's dialect
 };
 
 struct LoadResult {
@@ -73,7 +82,8 @@ LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& 
 // not depend on the engine.)
 inline lang::Diagnostics add_to_engine(Engine& engine, LoadResult loaded) {
     lang::Diagnostics out;
-    for (auto& p : loaded.policies) out.append(engine.add_policy(p.file, std::move(p.text)));
+    for (auto& p : loaded.policies)
+        out.append(engine.add_policy(p.file, std::move(p.text), Engine::PolicyOptions{p.v0_compatible}));
     if (loaded.data.size() > 0) {
         if (auto err = engine.add_data(loaded.data)) {
             lang::Diagnostic d;

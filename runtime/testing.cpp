@@ -187,6 +187,7 @@ TestRunner::TestRunner(Engine& engine, std::vector<PolicySource> sources) : impl
     po.v0_compatible = engine.options().v0_compatible;
     po.experimental_keywords = engine.options().experimental_keywords;
     for (auto& s : sources) {
+        po.v0_compatible = s.v0_compatible.value_or(engine.options().v0_compatible);
         auto parsed = lang::parse_module(s.file, std::move(s.text), po);
         if (parsed.ok()) impl_->modules.insert_or_assign(s.file, std::move(*parsed.module));
     }

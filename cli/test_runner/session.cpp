@@ -112,7 +112,7 @@ SessionResult run_session(const SessionOptions& options) {
         return out;
     }
     std::vector<testing::PolicySource> sources;
-    for (const auto& p : loaded.policies) sources.push_back({p.file, p.text});
+    for (const auto& p : loaded.policies) sources.push_back({p.file, p.text, p.v0_compatible});
 
     EngineOptions engine_options;
     engine_options.v0_compatible = options.v0_compatible;

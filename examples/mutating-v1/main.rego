@@ -3,7 +3,7 @@ package system
 
 import rego.v1
 
-import data.kubernetes.mutating
+import data.examples.mutating
 
 main := {
 	"apiVersion": "admission.k8s.io/v1",

@@ -1,7 +1,7 @@
 # The mutating policy in Rego v1 (see ../mutating for the explanation): every
 # Pod gets the annotation "gavel.dev/reviewed-by": "gavel", as JSONPatch
 # operations whose paths escape "/" in keys as "~1" (JSON Pointer).
-package kubernetes.mutating
+package examples.mutating
 
 import rego.v1
 

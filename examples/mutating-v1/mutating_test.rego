@@ -1,11 +1,11 @@
 # Tests for mutating.rego and main.rego (Rego v1):
 #
 #   gavel test examples/mutating-v1
-package kubernetes.mutating_v1_test
+package examples.mutating_v1_test
 
 import rego.v1
 
-import data.kubernetes.mutating
+import data.examples.mutating
 import data.system
 
 pod(metadata) := {"request": {

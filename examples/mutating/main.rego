@@ -3,7 +3,7 @@
 # server. The patch travels base64-encoded JSON, as the API requires.
 package system
 
-import data.kubernetes.mutating
+import data.examples.mutating
 
 main = {
     "apiVersion": "admission.k8s.io/v1",

@@ -8,7 +8,7 @@
 #     path segment "gavel.dev~1reviewed-by";
 #   * "add" needs the parent to exist: a Pod without annotations gets the
 #     whole annotations object instead.
-package kubernetes.mutating
+package examples.mutating
 
 annotation_key = "gavel.dev/reviewed-by"
 

@@ -1,9 +1,9 @@
 # Tests for mutating.rego and main.rego:
 #
 #   gavel test --v0-compatible examples/mutating
-package kubernetes.mutating_test
+package examples.mutating_test
 
-import data.kubernetes.mutating
+import data.examples.mutating
 import data.system
 
 pod(metadata) = {"request": {

@@ -188,11 +188,16 @@ check "data conflict names both files" 2 '{
     }
   ]
 }' "$gavel" eval -d $fx/conflict data
-"$gavel" eval -d examples/admission 'data.kubernetes.admission.deny' > "$out" 2> "$err"
+v0_copy=$(mktemp -d)
+cp examples/admission/*.rego "$v0_copy"/  # without examples/admission/.manifest (rego_version 0)
+"$gavel" eval -d "$v0_copy" 'data.kubernetes.admission.deny' > "$out" 2> "$err"
 if [[ $? -eq 2 ]] && grep -q '"code": "rego_parse_error"' "$out" &&
-   grep -q '"file": "examples/admission/image-registry.rego"' "$out"; then
+   grep -q "\"file\": \"$v0_copy/image-registry.rego\"" "$out"; then
     echo "ok   v0 policy in v1 mode: rego_parse_error naming the file"
 else fail "v0 policy in v1 mode: rego_parse_error naming the file"; cat "$out" "$err"; fi
+rm -rf "$v0_copy"
+check "v0 example in v1 mode: examples/admission/.manifest says rego_version 0" 0 "$deny_json" \
+    "$gavel" eval -d examples/admission -i examples/admission/pod.json 'data.kubernetes.admission.deny'
 check "missing input file" 2 '' "$gavel" eval -i does/not/exist.json input
 check "--fail and --fail-defined together" 1 '' "$gavel" eval --fail --fail-defined 'true'
 check "bad --timeout" 1 '' "$gavel" eval --timeout 5parsecs 'true'

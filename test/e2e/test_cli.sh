@@ -407,8 +407,9 @@ else fail "--format gobench names benchmarks as Go does"; cat "$out" "$err"; fi
 
 # ---- the examples, and a broken copy of one --------------------------------------------
 
+# Each v0 example directory holds a bundle manifest (.manifest, "rego_version": 0): no flag needed.
 for dir in admission ingress-conflicts required-labels mutating; do
-    "$gavel" test --v0-compatible examples/$dir > "$out" 2> "$err" && grep -qE '^PASS: ([0-9]+)/\1$' "$out" &&
+    "$gavel" test examples/$dir > "$out" 2> "$err" && grep -qE '^PASS: ([0-9]+)/\1$' "$out" &&
         [[ $(wc -l < "$out") -eq 1 ]] && echo "ok   examples/$dir" || { fail "examples/$dir"; cat "$out" "$err"; }
     "$gavel" test examples/$dir-v1 > "$out" 2> "$err" && grep -qE '^PASS: ([0-9]+)/\1$' "$out" &&
         [[ $(wc -l < "$out") -eq 1 ]] && echo "ok   examples/$dir-v1" || { fail "examples/$dir-v1"; cat "$out" "$err"; }
@@ -416,6 +417,28 @@ done
 check "all examples at once (v1 files import rego.v1)" 0 "PASS: 46/46" "$gavel" test --v0-compatible --ignore pod.json \
     examples/admission examples/admission-v1 examples/ingress-conflicts examples/ingress-conflicts-v1 \
     examples/required-labels examples/required-labels-v1 examples/mutating examples/mutating-v1
+# One root: each manifest's directory is a bundle root (data.kubernetes.ingresses from
+# examples/ingress-conflicts*/kubernetes/ingresses/data.json; pod.json is not data in a bundle).
+check "gavel test examples/ (bundle manifests: dialect and data roots)" 0 "PASS: 46/46" "$gavel" test examples/
+check "gavel check examples/ without --v0-compatible" 0 "" "$gavel" check examples/
+check "gavel eval -d examples/admission without --v0-compatible" 0 '[
+  [
+    "image '"'"'mysql'"'"' comes from untrusted registry",
+    "image '"'"'nginx'"'"' comes from untrusted registry"
+  ]
+]' "$gavel" eval --format values -d examples/admission -i examples/admission/pod.json 'data.kubernetes.admission.deny'
+# Without the manifest the same v0 tree fails to parse in v1 mode (so the manifest is what made it work).
+cp -r examples/admission "$tmp/admission-no-manifest"
+rm "$tmp/admission-no-manifest/.manifest"
+"$gavel" test "$tmp/admission-no-manifest" > "$out" 2> "$err"
+if [[ $? -eq 1 ]] && grep -q "rego_parse_error" "$err"; then echo "ok   v0 example without its manifest: parse error"
+else fail "v0 example without its manifest: parse error"; cat "$out" "$err"; fi
+# file_rego_versions beats rego_version, per file (glob relative to the bundle root).
+mkdir -p "$tmp/mixed/legacy"
+printf '{"rego_version": 1, "file_rego_versions": {"legacy/*.rego": 0}}\n' > "$tmp/mixed/.manifest"
+printf 'package old\nallow { input.x == 1 }\ntest_old { allow with input as {"x": 1} }\n' > "$tmp/mixed/legacy/old.rego"
+printf 'package new\nallow if input.x == 1\ntest_new if allow with input as {"x": 1}\n' > "$tmp/mixed/new.rego"
+check "file_rego_versions: a v0 file in a v1 bundle" 0 "PASS: 2/2" "$gavel" test "$tmp/mixed"
 
 # The image policy checking the wrong kind: exactly the tests expecting a denial fail.
 cp -r examples/admission-v1 "$tmp/"
