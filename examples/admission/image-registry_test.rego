@@ -1,6 +1,6 @@
 # Unit tests for image-registry.rego, in the same pre-1.0 dialect:
 #
-#   gavel test --v0-compatible examples/admission
+#   gavel test examples/admission
 #
 # A test is any rule named test_*; it passes when it is true. `with input as`
 # replaces the input document for one expression: each test builds the

@@ -1,6 +1,6 @@
 # Tests for ingress-conflicts.rego:
 #
-#   gavel test --v0-compatible examples/ingress-conflicts
+#   gavel test examples/ingress-conflicts
 #
 # The existing Ingresses come from kubernetes/ingresses/data.json; a test can
 # also replace them with `with data.kubernetes.ingresses as {...}`.

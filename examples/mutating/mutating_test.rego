@@ -1,6 +1,6 @@
 # Tests for mutating.rego and main.rego:
 #
-#   gavel test --v0-compatible examples/mutating
+#   gavel test examples/mutating
 package examples.mutating_test
 
 import data.examples.mutating

@@ -1,7 +1,7 @@
 # Tests for required-labels.rego, Gatekeeper style: each test supplies both
 # the object under review and the constraint's parameters as input.
 #
-#   gavel test --v0-compatible examples/required-labels
+#   gavel test examples/required-labels
 package k8srequiredlabels_test
 
 import data.k8srequiredlabels
