@@ -1,11 +1,13 @@
-// gavel check PATH... : parse every .rego file below the paths and list every error.
+// gavel check PATH... : parse and compile every .rego file below the paths and list every error.
 
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/rego_files.hpp"
 #include "lang/parse.hpp"
+#include "runtime/engine.hpp"
 
 namespace gavel::cli {
 
@@ -27,6 +29,8 @@ int run_check(const CheckOptions& opts) {
     }
     lang::ParseOptions parse_options;
     parse_options.v0_compatible = opts.v0_compatible;
+    // What parsed, to be compiled together afterwards.
+    std::vector<std::tuple<std::string, std::string, bool>> modules;
     for (const auto& file : list.files) {
         std::string text, error;
         if (!read_file(file, text, error)) {
@@ -38,8 +42,18 @@ int run_check(const CheckOptions& opts) {
         }
         auto manifest = list.v0_compatible.find(file);  // a bundle manifest's rego_version
         parse_options.v0_compatible = manifest != list.v0_compatible.end() ? manifest->second : opts.v0_compatible;
-        auto result = lang::parse_module(file, std::move(text), parse_options);
+        auto result = lang::parse_module(file, text, parse_options);
         all.append(result.diagnostics);
+        modules.emplace_back(file, std::move(text), parse_options.v0_compatible);
+    }
+    // As `opa check`: the modules that parse are also compiled together, so
+    // unsafe variables, undefined functions, recursion and type errors show too.
+    if (all.empty()) {
+        EngineOptions engine_options;
+        engine_options.v0_compatible = opts.v0_compatible;
+        Engine engine(engine_options);
+        for (auto& [file, text, v0] : modules) all.append(engine.add_policy(file, std::move(text), {.v0_compatible = v0}));
+        if (all.empty()) all.append(engine.check());
     }
     if (all.empty()) return 0;
     std::cerr << all.format();

@@ -24,6 +24,14 @@ else
     echo "FAIL three syntax errors, exact output"; failures=$((failures + 1))
 fi
 
+# As opa check: what parses is compiled too (unsafe variables, undefined functions).
+expect "compile errors exit 1" 1 "$gavel" check test/e2e/fixtures/check-compile
+if diff -u test/e2e/fixtures/check-compile/unsafe.expected /tmp/gavel_e2e_err.$$; then
+    echo "ok   compile errors, exact output"
+else
+    echo "FAIL compile errors, exact output"; failures=$((failures + 1))
+fi
+
 expect "v0 example in v0 mode" 0 "$gavel" check --v0-compatible examples/admission
 expect "v1 example" 0 "$gavel" check examples/admission-v1
 expect "v0 example in v1 mode: its .manifest says rego_version 0" 0 "$gavel" check examples/admission
