@@ -16,3 +16,24 @@ set -x
   'data.kubernetes.admission.deny'
 # Every example's unit tests, in one run.
 ./build/cli/gavel test examples/
+# The admission webhook: HTTPS with a certificate made at start, a Pod review
+# posted as the API server would, the denial it answers, then a graceful stop.
+set +x
+work=$(mktemp -d)
+./build/cli/gavel serve --policies examples/admission-v1 --addr 127.0.0.1:0 \
+  --ca-dump "$work/ca.pem" 2> "$work/serve.log" &
+serve_pid=$!
+trap 'kill "$serve_pid" 2> /dev/null || true; rm -rf "$work"' EXIT
+port=""
+for _ in $(seq 1 100); do
+  port=$(grep -o '"port":[0-9]*' "$work/serve.log" | head -1 | cut -d: -f2 || true)
+  [[ -n $port && -s $work/ca.pem ]] && break
+  sleep 0.1
+done
+[[ -n $port ]] || { cat "$work/serve.log"; exit 1; }
+set -x
+curl -sS --cacert "$work/ca.pem" --data-binary @examples/admission-v1/pod.json \
+  "https://localhost:$port/validate/kubernetes/admission"
+echo
+kill -TERM "$serve_pid"
+wait "$serve_pid"
