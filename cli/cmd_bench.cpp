@@ -35,6 +35,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/go_duration.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/json.hpp"
 #include "runtime/loader.hpp"
@@ -70,35 +71,6 @@ struct BenchResult {
     std::uint64_t allocs = 0;
     std::uint64_t bytes = 0;
 };
-
-// Go durations: a sequence of <number><unit>, units ns us ms s m h.
-std::optional<std::chrono::nanoseconds> parse_duration(const std::string& s) {
-    if (s == "0") return std::chrono::nanoseconds(0);
-    std::size_t i = 0;
-    long double total = 0;
-    if (s.empty()) return std::nullopt;
-    while (i < s.size()) {
-        std::size_t start = i;
-        while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-        if (i == start) return std::nullopt;
-        std::string number = s.substr(start, i - start);
-        if (std::count(number.begin(), number.end(), '.') > 1 || number == ".") return std::nullopt;
-        std::size_t unit_start = i;
-        while (i < s.size() && !std::isdigit(static_cast<unsigned char>(s[i])) && s[i] != '.') ++i;
-        std::string unit = s.substr(unit_start, i - unit_start);
-        long double scale;
-        if (unit == "ns") scale = 1;
-        else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") scale = 1e3;
-        else if (unit == "ms") scale = 1e6;
-        else if (unit == "s") scale = 1e9;
-        else if (unit == "m") scale = 60e9;
-        else if (unit == "h") scale = 3600e9;
-        else return std::nullopt;
-        total += std::stold(number) * scale;
-    }
-    if (total > 9.2e18L) return std::nullopt;
-    return std::chrono::nanoseconds(static_cast<long long>(total));
-}
 
 // Go's testing prettyPrint: ten places before the point, three significant digits for small values.
 std::string pretty_float(double x) {
@@ -239,7 +211,7 @@ int run_bench(const BenchOptions& opts) {
         std::cerr << "Error: specify --stdin-input or --input but not both\n";
         return 1;
     }
-    auto benchtime = parse_duration(opts.benchtime);
+    auto benchtime = parse_go_duration(opts.benchtime);
     if (!benchtime) {
         std::cerr << "Error: invalid argument \"" << opts.benchtime << "\" for \"--benchtime\" flag\n";
         return 1;

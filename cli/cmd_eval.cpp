@@ -37,6 +37,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/go_duration.hpp"
+#include "cli/html_escape.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/json.hpp"
 #include "runtime/loader.hpp"
@@ -87,40 +89,6 @@ struct EvalCliOptions {
     std::string timeout;
     bool metrics = false;
 };
-
-// ---- Go durations ("300ms", "1.5h", "2h45m", "0") ------------------------------------
-
-std::optional<std::chrono::nanoseconds> parse_go_duration(const std::string& s) {
-    if (s.empty()) return std::nullopt;
-    std::size_t i = 0;
-    bool negative = false;
-    if (s[i] == '-' || s[i] == '+') negative = s[i++] == '-';
-    if (s.substr(i) == "0") return std::chrono::nanoseconds(0);
-    if (i == s.size()) return std::nullopt;
-    long double total = 0;
-    while (i < s.size()) {
-        std::size_t start = i;
-        while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-        if (i == start) return std::nullopt;
-        std::string number = s.substr(start, i - start);
-        if (std::count(number.begin(), number.end(), '.') > 1 || number == ".") return std::nullopt;
-        std::size_t unit_start = i;
-        while (i < s.size() && !std::isdigit(static_cast<unsigned char>(s[i])) && s[i] != '.') ++i;
-        std::string unit = s.substr(unit_start, i - unit_start);
-        long double scale;
-        if (unit == "ns") scale = 1;
-        else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") scale = 1e3;
-        else if (unit == "ms") scale = 1e6;
-        else if (unit == "s") scale = 1e9;
-        else if (unit == "m") scale = 60e9;
-        else if (unit == "h") scale = 3600e9;
-        else return std::nullopt;  // a unit is required (Go: "missing unit in duration")
-        total += std::stold(number) * scale;
-    }
-    if (total > 9.2e18L) return std::nullopt;
-    auto ns = static_cast<long long>(total);
-    return std::chrono::nanoseconds(negative ? -ns : ns);
-}
 
 // ---- an ordered JSON tree written like Go's json.Encoder with SetIndent("", "  ") -------
 
@@ -185,25 +153,12 @@ void write_json(std::string& out, const Json& j, int level) {
     }
 }
 
-// Go's encoder escapes <, > and & for HTML; in JSON text they only occur inside strings.
-std::string html_escape(std::string s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        if (c == '<') out += "\\u003c";
-        else if (c == '>') out += "\\u003e";
-        else if (c == '&') out += "\\u0026";
-        else out.push_back(c);
-    }
-    return out;
-}
-
 // json.Encoder.Encode: the document and a newline.
 std::string encode(const Json& j) {
     std::string out;
     write_json(out, j, 0);
     out.push_back('\n');
-    return html_escape(std::move(out));
+    return html_escape(out);
 }
 
 std::string encode_value(const Value& v) { return encode(Json::of(v)); }

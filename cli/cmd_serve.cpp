@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/go_duration.hpp"
 #include "webhook/directory_events.hpp"
 #include "webhook/directory_source.hpp"
 #include "webhook/log.hpp"
@@ -47,34 +48,6 @@ struct ServeCliOptions {
     bool decision_log = false;
     bool input_http = false;
 };
-
-// "250ms", "5s", "2m", "1m30s" -> milliseconds; false when malformed.
-bool parse_duration(const std::string& text, std::chrono::milliseconds& out) {
-    double total = 0;
-    std::size_t i = 0;
-    if (text.empty()) return false;
-    while (i < text.size()) {
-        std::size_t start = i;
-        while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-        if (i == start) return false;
-        double n = 0;
-        try {
-            n = std::stod(text.substr(start, i - start));
-        } catch (const std::exception&) {
-            return false;  // "." and the like
-        }
-        std::size_t unit_start = i;
-        while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
-        std::string unit = text.substr(unit_start, i - unit_start);
-        if (unit == "ms") total += n;
-        else if (unit == "s") total += n * 1000;
-        else if (unit == "m") total += n * 60000;
-        else if (unit == "h") total += n * 3600000;
-        else return false;
-    }
-    out = std::chrono::milliseconds(static_cast<long long>(total));
-    return true;
-}
 
 // ":8443", "127.0.0.1:0", "[::1]:8443", "localhost:8443"
 bool parse_addr(const std::string& addr, std::string& host, uint16_t& port) {
@@ -115,7 +88,9 @@ int run_serve(const ServeCliOptions& o) {
                                    std::tuple{&o.body_timeout, &body_timeout, "--body-timeout"},
                                    std::tuple{&o.shutdown_grace, &grace, "--shutdown-grace"},
                                    std::tuple{&o.reload_interval, &reload_interval, "--reload-interval"}}) {
-        if (!parse_duration(*text, *out)) {
+        auto d = parse_go_duration(*text);
+        if (d && d->count() >= 0) *out = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+        if (!d || d->count() < 0) {
             std::cerr << "gavel serve: invalid duration for " << name << ": " << *text << "\n";
             return 1;
         }

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/go_duration.hpp"
 #include "cli/test_runner/go_format.hpp"
 #include "cli/test_runner/report.hpp"
 #include "cli/test_runner/session.hpp"
@@ -51,28 +52,6 @@ struct TestCliOptions {
     std::string explain;
     bool watch = false;
 };
-
-// Go durations as OPA's flags take them: "5s", "100ms", "1m30s".
-std::optional<std::chrono::nanoseconds> parse_duration(const std::string& s) {
-    if (s == "0") return std::chrono::nanoseconds(0);
-    long double total = 0;
-    std::size_t i = 0;
-    if (s.empty()) return std::nullopt;
-    while (i < s.size()) {
-        std::size_t start = i;
-        while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-        if (i == start) return std::nullopt;
-        long double number = std::stold(s.substr(start, i - start));
-        std::size_t unit_start = i;
-        while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) ++i;
-        std::string unit = s.substr(unit_start, i - unit_start);
-        long double scale = unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9
-                          : unit == "m" ? 60e9 : unit == "h" ? 3600e9 : -1;
-        if (scale < 0) return std::nullopt;
-        total += number * scale;
-    }
-    return std::chrono::nanoseconds(static_cast<long long>(total));
-}
 
 // Every file below the paths with its modification time: what --watch compares.
 std::map<std::string, fs::file_time_type> snapshot(const std::vector<std::string>& paths) {
@@ -156,14 +135,14 @@ int run_test_command(const TestCliOptions& opts) {
     // OPA's default: 5s per test, 30s when benchmarking.
     session.timeout = opts.bench ? std::chrono::seconds(30) : std::chrono::seconds(5);
     if (!opts.timeout.empty()) {
-        auto t = parse_duration(opts.timeout);
+        auto t = parse_go_duration(opts.timeout);
         if (!t) {
             std::cerr << "invalid --timeout " << opts.timeout << ": want a duration such as 5s or 100ms\n";
             return 1;
         }
         if (t->count() > 0) session.timeout = *t;
     }
-    auto benchtime = parse_duration(opts.benchtime);
+    auto benchtime = parse_go_duration(opts.benchtime);
     if (!benchtime || benchtime->count() <= 0) {
         std::cerr << "invalid --benchtime " << opts.benchtime << "\n";
         return 1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli/html_escape.hpp"
 #include "cli/repl/table.hpp"
 #include "runtime/json.hpp"
 
@@ -10,19 +11,6 @@ namespace gavel::cli::repl {
 using runtime::Value;
 
 namespace {
-
-// JSON text only has <, > and & inside strings, so escaping them everywhere is safe.
-std::string html_escape(const std::string& s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        if (c == '<') out += "\\u003c";
-        else if (c == '>') out += "\\u003e";
-        else if (c == '&') out += "\\u0026";
-        else out.push_back(c);
-    }
-    return out;
-}
 
 void indent(std::string& out, int level) {
     out.push_back('\n');
