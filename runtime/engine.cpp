@@ -358,34 +358,31 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
     const auto& q = state_->query;
     const auto& result_slots = state_->result_slots;
     // Identical solutions (reached along different paths) are reported once, as
-    // OPA does. Most queries have one solution: the set is built only for a second.
-    std::vector<Value> first_key;
+    // OPA does. Most queries have one solution: keys are made only from a second on.
+    auto key_of = [](const ResultRow& row) {
+        std::vector<Value> key;
+        key.reserve(row.bindings.size() + row.expressions.size());
+        for (const auto& [name, value] : row.bindings) key.push_back(value);
+        for (const auto& e : row.expressions) key.push_back(e.value);
+        return key;
+    };
     std::set<std::vector<Value>> seen;
     result.error = evaluator.run(q, [&](std::span<const Value> slots) {
-        std::vector<Value> key;
-        key.reserve(q.variables.size() + state_->expressions.size());
-        for (const auto& [name, slot] : q.variables)
-            if (name.rfind("$", 0) != 0) key.push_back(slots[slot]);
-        for (std::size_t i = 0; i < state_->expressions.size(); ++i)
-            key.push_back(result_slots[i] >= 0 ? slots[static_cast<std::size_t>(result_slots[i])] : Value());
-        if (result.rows.empty()) {
-            first_key = key;
-        } else {
-            if (seen.empty()) seen.insert(std::move(first_key));
-            if (!seen.insert(key).second) return;
-        }
         ResultRow row;
-        std::size_t next = 0;
         for (const auto& [name, slot] : q.variables)
-            if (name.rfind("$", 0) != 0) row.bindings.emplace_back(name, std::move(key[next++]));
+            if (name.rfind("$", 0) != 0) row.bindings.emplace_back(name, slots[slot]);
         row.expressions.reserve(state_->expressions.size());
         for (std::size_t i = 0; i < state_->expressions.size(); ++i) {
             ExpressionResult er;
             er.text = state_->expressions[i].first;
             er.line = state_->expressions[i].second.line;
             er.col = state_->expressions[i].second.col;
-            er.value = std::move(key[next++]);
+            if (result_slots[i] >= 0) er.value = slots[static_cast<std::size_t>(result_slots[i])];
             row.expressions.push_back(std::move(er));
+        }
+        if (!result.rows.empty()) {
+            if (seen.empty()) seen.insert(key_of(result.rows.front()));
+            if (!seen.insert(key_of(row)).second) return;
         }
         result.rows.push_back(std::move(row));
     });

@@ -2,6 +2,7 @@
 
 #include "runtime/hash.hpp"
 #include "runtime/node_arena.hpp"
+#include "runtime/string_sort.hpp"
 
 #include <algorithm>
 #include <new>
@@ -157,6 +158,14 @@ Value Value::array(std::initializer_list<Value> items) {
     ArrayBuilder b(items.size());
     for (const Value& v : items) b.push_back(v);
     return b.build();
+}
+
+Value Value::array_of(std::span<const Value> items) {
+    if (items.empty()) return empty_array();
+    SeqNode* node = alloc_seq(NodeType::Array, items.size());
+    Value* out = node->data();
+    for (std::size_t i = 0; i < items.size(); ++i) new (out + i) Value(items[i]);
+    return adopt(Tag::Array, node);
 }
 
 Value Value::set(std::initializer_list<Value> items) {
@@ -329,8 +338,7 @@ Value SetBuilder::build() {
     bool all_strings = std::all_of(items_.begin(), items_.end(), [](const Value& v) { return v.is_string(); });
     auto end = items_.end();
     if (all_strings) {
-        auto less = [](const Value& a, const Value& b) { return a.as_string() < b.as_string(); };
-        if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
+        sort_strings(items_);
         end = std::unique(items_.begin(), items_.end(),
                           [](const Value& a, const Value& b) { return a.as_string() == b.as_string(); });
     } else {

@@ -83,6 +83,8 @@ public:
     static Value empty_object() noexcept { return Value(Tag::Object, 0); }
     // Convenience (tests, constants): copies the elements and canonicalises.
     static Value array(std::initializer_list<Value> items);
+    // An array of copies of `items`, in one allocation (no builder).
+    static Value array_of(std::span<const Value> items);
     static Value set(std::initializer_list<Value> items);
     // Duplicate keys: the last one wins.
     static Value object(std::initializer_list<std::pair<Value, Value>> entries);

@@ -22,13 +22,20 @@
 
 namespace gavel::stdlib {
 
+struct TypeField;  // a static key of an object type and its value type (below)
+
 struct Type {
     enum class Kind : uint8_t { Any, Null, Boolean, Number, String, Array, Set, Object } kind = Kind::Any;
     std::vector<Type> of;                                  // Any: the union's members (empty: any value)
     std::vector<Type> items;                               // Array: static elements
-    std::vector<std::pair<std::string, Type>> fields;      // Object: static keys
+    std::vector<TypeField> fields;                         // Object: static keys
     std::shared_ptr<Type> dynamic;                         // Array: element type; Set: member type; Object: value type
     std::shared_ptr<Type> dynamic_key;                     // Object: key type of the dynamic part
+};
+
+// Named rather than std::pair<std::string, Type>, which needs Type complete.
+struct TypeField : std::pair<std::string, Type> {
+    using std::pair<std::string, Type>::pair;
 };
 
 struct Signature {

@@ -244,24 +244,23 @@ gofmt::Arg sprintf_arg(const Value& v) {
 // The common `sprintf("... %v ...", [s])` with string operands only: Go's
 // %v and %s print a string as it is, so no formatting machinery is needed.
 // Returns false when the format needs anything more (flags, widths, other verbs).
-bool sprintf_plain_strings(std::string_view format, std::span<const Value> operands, std::string& out) {
+bool sprintf_plain_strings(std::string_view format, std::span<const Value> operands, fmt::memory_buffer& out) {
     std::size_t next = 0;
-    out.reserve(format.size() + 16 * operands.size());
-    for (std::size_t i = 0; i < format.size(); ++i) {
-        char c = format[i];
-        if (c != '%') {
-            out += c;
-            continue;
-        }
-        if (i + 1 >= format.size()) return false;
-        char verb = format[++i];
+    for (std::size_t i = 0; i < format.size();) {
+        std::size_t pct = format.find('%', i);
+        if (pct == std::string_view::npos) pct = format.size();
+        out.append(format.substr(i, pct - i));
+        if (pct == format.size()) break;
+        if (pct + 1 >= format.size()) return false;
+        char verb = format[pct + 1];
         if (verb == '%') {
-            out += '%';
+            out.push_back('%');
         } else if ((verb == 'v' || verb == 's') && next < operands.size() && operands[next].is_string()) {
-            out += operands[next++].as_string();
+            out.append(operands[next++].as_string());
         } else {
             return false;
         }
+        i = pct + 2;
     }
     return next == operands.size();
 }
@@ -269,8 +268,9 @@ bool sprintf_plain_strings(std::string_view format, std::span<const Value> opera
 BuiltinResult sprintf(Args a) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_array()) return type_error(2, "array", a[1]);
-    if (std::string plain; sprintf_plain_strings(a[0].as_string(), a[1].array_elements(), plain))
-        return BuiltinResult::of(str(plain));
+    // Formatted on the stack: the string Value is the only allocation.
+    if (fmt::memory_buffer plain; sprintf_plain_strings(a[0].as_string(), a[1].array_elements(), plain))
+        return BuiltinResult::of(str(std::string_view(plain.data(), plain.size())));
     std::vector<gofmt::Arg> args;
     args.reserve(a[1].size());
     for (const auto& v : a[1].array_elements()) args.push_back(sprintf_arg(v));

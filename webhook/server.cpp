@@ -75,8 +75,6 @@ struct SessionBase {
     virtual void stop_if_idle() = 0;
 };
 
-struct Server::Impl;
-
 // A periodic task on the control strand; it stops when shutdown cancels its timer.
 struct Repeater {
     Repeater(asio::strand<asio::io_context::executor_type> strand, std::chrono::milliseconds period,

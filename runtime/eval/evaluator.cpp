@@ -1,4 +1,5 @@
 #include "runtime/eval/evaluator.hpp"
+#include "runtime/eval/document_builder.hpp"
 
 #include <fmt/format.h>
 
@@ -405,6 +406,23 @@ void Evaluator::eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_
     });
 }
 
+void Evaluator::eval_items(Frame& f, const std::vector<PTermPair>& items, std::size_t i, ValueList& acc,
+                           FunctionRef<void(ValueList&)> k) {
+    if (i == items.size()) {
+        k(acc);
+        return;
+    }
+    eval_term(f, items[i].first, [&](const Value& key) {
+        acc.push_back(key);
+        eval_term(f, items[i].second, [&](const Value& value) {
+            acc.push_back(value);
+            eval_items(f, items, i + 1, acc, k);
+            acc.pop_back();
+        });
+        acc.pop_back();
+    });
+}
+
 void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
     switch (t.op) {
         case TermOp::Const: k(t.value); return;
@@ -423,9 +441,7 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
         case TermOp::Array: {
             ValueList acc;
             eval_elems(f, t.elems, 0, acc, [&](ValueList& values) {
-                runtime::ArrayBuilder b(values.size());
-                for (const auto& v : values) b.push_back(v);
-                k(b.build());
+                k(Value::array_of(std::span<const Value>(values.data(), values.size())));
             });
             return;
         }
@@ -439,14 +455,8 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
             return;
         }
         case TermOp::Object: {
-            std::vector<PTerm> flat;
-            flat.reserve(t.items.size() * 2);
-            for (const auto& [key, value] : t.items) {
-                flat.push_back(key);
-                flat.push_back(value);
-            }
             ValueList acc;
-            eval_elems(f, flat, 0, acc, [&](ValueList& values) {
+            eval_items(f, t.items, 0, acc, [&](ValueList& values) {
                 runtime::ObjectBuilder b(values.size() / 2);
                 for (std::size_t i = 0; i + 1 < values.size(); i += 2) b.insert(values[i], values[i + 1]);
                 auto checked = b.build_checked();
@@ -529,6 +539,7 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
             return;
         case TermOp::Data: {
             std::vector<std::string> path;
+            path.reserve(ref.elems.size() + 2);  // one allocation for the walk down
             walk_data(f, &program_.root, &program_.base_data, ref, 1, path, k);
             return;
         }
@@ -768,34 +779,6 @@ void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, cons
     }
 }
 
-// Inserts value at key path into a nested object under construction. A set
-// leaf gathers elements; any other leaf must not get two different values.
-static Value insert_path(const Value& object, std::span<const Value> keys, const Value& value, bool set_leaf,
-                         bool& conflict) {
-    if (keys.empty()) {
-        if (!set_leaf) return value;
-        runtime::SetBuilder b;
-        for (const auto& e : object.set_elements()) b.insert(e);
-        b.insert(value);
-        return b.build();
-    }
-    const Value* existing = object.is_object() ? object.find(keys[0]) : nullptr;
-    Value child;
-    if (keys.size() == 1 && !set_leaf) {
-        if (existing && *existing != value) conflict = true;
-        child = value;
-    } else {
-        Value start = existing ? *existing : keys.size() == 1 ? Value::empty_set() : Value::empty_object();
-        child = insert_path(start, keys.subspan(1), value, set_leaf, conflict);
-    }
-    runtime::ObjectBuilder b;
-    if (object.is_object())
-        for (const auto& entry : object.object_entries())
-            if (entry.key != keys[0]) b.insert(entry.key, entry.value);
-    b.insert(keys[0], child);
-    return b.build();
-}
-
 // The input document at a constant path, or null.
 const Value* Evaluator::input_at(const std::vector<Value>& path) const {
     if (!has_input_) return nullptr;
@@ -819,7 +802,7 @@ const Value* Evaluator::input_at(const std::vector<Value>& path) const {
 }
 
 // The rules of a set that can match the current input, in their original order.
-void Evaluator::candidate_rules(const RuleSet& rules, std::vector<const PRule*>& out) const {
+void Evaluator::candidate_rules(const RuleSet& rules, RuleList& out) const {
     auto admissible = [&](const PRule& r) {
         for (const auto& c : r.index) {
             const Value* v = input_at(c.path);
@@ -843,7 +826,7 @@ void Evaluator::candidate_rules(const RuleSet& rules, std::vector<const PRule*>&
 }
 
 std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
-    std::vector<const PRule*> candidates;
+    RuleList candidates;
     candidate_rules(rules, candidates);
     switch (rules.kind) {
         case RuleKind::Complete: {
@@ -875,26 +858,24 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
             }
             [[fallthrough]];
         case RuleKind::PartialObject: {
-            const bool set_leaf = rules.kind == RuleKind::PartialSet;
-            Value object = Value::empty_object();
+            DocumentBuilder document(rules.kind == RuleKind::PartialSet);
             for (const PRule* rule : candidates)
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     ValueList keys;
                     eval_elems(frame, clause.key_path, 0, keys, [&](ValueList& key_values) {
                         eval_term(frame, clause.value, [&](const Value& v) {
-                            bool conflict = false;
-                            object = insert_path(object, std::span<const Value>(key_values.data(), key_values.size()), v, set_leaf, conflict);
-                            if (conflict) halt("eval_conflict_error", "object keys must be unique", rule->loc);
+                            if (!document.insert(std::span<const Value>(key_values.data(), key_values.size()), v))
+                                halt("eval_conflict_error", "object keys must be unique", rule->loc);
                         });
                     });
                 });
-            if (object.size() == 0 && rules.default_rule) {
+            if (document.empty() && rules.default_rule) {
                 Frame frame(rules.default_rule->slots);
                 std::optional<Value> d;
                 eval_term(frame, rules.default_rule->value, [&](const Value& v) { d = v; });
                 return d;
             }
-            return object;
+            return document.build();
         }
         case RuleKind::Function: {
             // A function without arguments is also a document: `data.pkg` shows its value, as in OPA.

@@ -56,6 +56,9 @@ private:
     void eval_term(Frame& f, const PTerm& t, ValueCont k);
     void eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, ValueList& acc,
                     FunctionRef<void(ValueList&)> k);
+    // Object items: acc gets key, value, key, value ...
+    void eval_items(Frame& f, const std::vector<PTermPair>& items, std::size_t i, ValueList& acc,
+                    FunctionRef<void(ValueList&)> k);
     void unify(Frame& f, const PTerm& a, const PTerm& b, Cont k);
     void unify_value(Frame& f, const PTerm& pattern, const Value& v, Cont k);
     bool has_unbound(const Frame& f, const PTerm& t) const;
@@ -73,7 +76,8 @@ private:
     std::optional<Value> rule_value(const RuleSet& rules);
     std::optional<Value> compute_rule(const RuleSet& rules);
     const Value* input_at(const std::vector<Value>& path) const;
-    void candidate_rules(const RuleSet& rules, std::vector<const PRule*>& out) const;
+    using RuleList = boost::container::small_vector<const PRule*, 8>;
+    void candidate_rules(const RuleSet& rules, RuleList& out) const;
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);

@@ -43,16 +43,24 @@ struct Callee {
     const RuleSet* function = nullptr;         // ... or a user function
 };
 
+struct PTermPair;  // an object item: key and value (below)
+
 struct PTerm {
     TermOp op = TermOp::Const;
     Value value;
     uint32_t slot = 0;
     std::vector<PTerm> elems;
-    std::vector<std::pair<PTerm, PTerm>> items;
+    std::vector<PTermPair> items;
     std::shared_ptr<const Callee> callee;
     std::shared_ptr<PBody> body;
     lang::Location loc;
     bool template_part = false;  // ArrayCompr wrapping a template part that has `with`
+};
+
+// A named pair rather than std::pair<PTerm, PTerm> inside PTerm: std::pair
+// needs complete types, which PTerm is not within its own definition.
+struct PTermPair : std::pair<PTerm, PTerm> {
+    using std::pair<PTerm, PTerm>::pair;
 };
 
 enum class ExprOp : uint8_t {

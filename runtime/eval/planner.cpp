@@ -773,8 +773,9 @@ struct Planner {
             if (x.op == TermOp::Object && y.op == TermOp::Object && x.items.size() == y.items.size()) {
                 bool paired = true;
                 for (const auto& [xk, xv] : x.items) {
+                    const PTerm& key = xk;  // a structured binding is not captured (C++17 rules, clang 14)
                     auto it = std::find_if(y.items.begin(), y.items.end(), [&](const auto& item) {
-                        return xk.op == TermOp::Const && item.first.op == TermOp::Const && item.first.value == xk.value;
+                        return key.op == TermOp::Const && item.first.op == TermOp::Const && item.first.value == key.value;
                     });
                     if (it == y.items.end()) paired = false;
                     else changed |= step(xv, it->second);

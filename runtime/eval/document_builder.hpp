@@ -1,0 +1,109 @@
+#pragma once
+// The value of a partial object rule (`p[k] := v`, `p.a[k].b := v`) or of a
+// partial set rule with a ref head (`p[k] contains v`), built from the
+// (key path, value) pairs its bodies produce. The pairs go into a mutable tree
+// and become one Value at the end: n pairs cost O(n log n), where rebuilding
+// an immutable object per pair cost O(n^2).
+//
+// Semantics, per pair: the value at the key path must not differ from one
+// already there (a conflict); with a set leaf the values gather in a set at
+// the path; an existing object document below the path is extended.
+
+#include <map>
+#include <span>
+#include <vector>
+
+#include "runtime/value.hpp"
+
+namespace gavel::eval {
+
+class DocumentBuilder {
+public:
+    explicit DocumentBuilder(bool set_leaf) : set_leaf_(set_leaf) { root_.kind = Node::Object; }
+
+    // Adds `value` at `keys`; false when that conflicts with what is there.
+    bool insert(std::span<const runtime::Value> keys, const runtime::Value& value) {
+        if (keys.empty()) {  // the whole document (no key parts)
+            return put_leaf(root_, value);
+        }
+        return insert(root_, keys, value);
+    }
+
+    bool empty() const { return root_.kind == Node::Object && root_.children.empty(); }
+
+    runtime::Value build() const { return to_value(root_); }
+
+private:
+    struct Node {
+        enum Kind : uint8_t { Absent, Leaf, Set, Object } kind = Absent;
+        runtime::Value leaf;
+        std::vector<runtime::Value> elements;  // Set: the elements so far
+        std::map<runtime::Value, Node> children;
+    };
+
+    bool insert(Node& node, std::span<const runtime::Value> keys, const runtime::Value& value) {
+        as_object(node);
+        Node& child = node.children[keys[0]];
+        if (keys.size() > 1) return insert(child, keys.subspan(1), value);
+        return put_leaf(child, value);
+    }
+
+    bool put_leaf(Node& node, const runtime::Value& value) {
+        if (set_leaf_) {
+            if (node.kind == Node::Leaf && node.leaf.is_set()) {
+                auto elems = node.leaf.set_elements();
+                node.elements.assign(elems.begin(), elems.end());
+            } else if (node.kind != Node::Set) {
+                node.elements.clear();
+            }
+            node.kind = Node::Set;
+            node.elements.push_back(value);
+            return true;
+        }
+        bool conflict = node.kind != Node::Absent && to_value(node) != value;
+        node.kind = Node::Leaf;
+        node.leaf = value;
+        node.children.clear();
+        node.elements.clear();
+        return !conflict;
+    }
+
+    // An object document is extended; anything else is replaced by an empty object.
+    static void as_object(Node& node) {
+        if (node.kind == Node::Object) return;
+        std::map<runtime::Value, Node> children;
+        if (node.kind == Node::Leaf && node.leaf.is_object())
+            for (const auto& entry : node.leaf.object_entries()) {
+                Node leaf;
+                leaf.kind = Node::Leaf;
+                leaf.leaf = entry.value;
+                children.emplace(entry.key, std::move(leaf));
+            }
+        node = Node{};
+        node.kind = Node::Object;
+        node.children = std::move(children);
+    }
+
+    static runtime::Value to_value(const Node& node) {
+        switch (node.kind) {
+            case Node::Absent: return runtime::Value::empty_object();
+            case Node::Leaf: return node.leaf;
+            case Node::Set: {
+                runtime::SetBuilder b(node.elements.size());
+                for (const auto& e : node.elements) b.insert(e);
+                return b.build();
+            }
+            case Node::Object: {
+                runtime::ObjectBuilder b(node.children.size());
+                for (const auto& [key, child] : node.children) b.insert(key, to_value(child));
+                return b.build();
+            }
+        }
+        return {};
+    }
+
+    bool set_leaf_;
+    Node root_;
+};
+
+}  // namespace gavel::eval
