@@ -21,6 +21,8 @@ patch contains {"op": "add", "path": "/metadata/annotations", "value": {annotati
 patch contains op if {
 	is_pod
 	input.request.object.metadata.annotations
-	not input.request.object.metadata.annotations[annotation_key] == annotation_value
+	# Not `not annotations[annotation_key] == annotation_value`: OPA evaluates the
+	# operands of a negated call first, so a missing key would make that undefined.
+	object.get(input.request.object.metadata.annotations, annotation_key, null) != annotation_value
 	op := {"op": "add", "path": sprintf("/metadata/annotations/%s", [escape(annotation_key)]), "value": annotation_value}
 }

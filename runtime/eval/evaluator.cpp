@@ -186,9 +186,14 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
             });
             return;
         }
-        case ExprOp::Not:
-            if (!first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);
+        case ExprOp::Not: {
+            auto negation = [&] {
+                if (!first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);
+            };
+            if (e.operands) eval_body(f, *e.operands, 0, negation);
+            else negation();
             return;
+        }
         // `and` / `or` are conditions: they hold or not, once, whatever their operands iterate.
         case ExprOp::And:
             if (first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);

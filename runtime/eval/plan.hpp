@@ -88,6 +88,11 @@ struct PExpr {
     PTerm key, value, domain;  // Iterate / Every (key may be absent: key_present)
     bool key_present = false;
     std::shared_ptr<PBody> body;                // Not, Every, And
+    // Not: the negated expression's dynamic operands (refs and calls given as
+    // arguments, refs used as keys), bound to slots outside the negation
+    // first, as OPA's compiler rewrites them: `not f(input.x)` is undefined
+    // when input.x is. Null when there are none.
+    std::shared_ptr<PBody> operands;
     std::vector<std::shared_ptr<PBody>> alternatives;  // Or
     std::vector<PWith> withs;
     lang::Location loc;

@@ -48,6 +48,7 @@ struct ModuleScope {
     const std::set<std::string>* rule_names = nullptr;      // first path segments of the package's rules
     std::map<std::string, std::vector<std::string>> imports; // alias -> full path ("data"/"input" first)
     bool rego_v1 = true;                                     // deprecated builtins only in v0 modules
+    bool not_whole_expression = false;                       // `import future.keywords.not`: see hoist_negated_operands
     const lang::Module* ast = nullptr;                       // for rego.metadata.* (null in queries)
     const std::vector<const lang::Module*>* all_modules = nullptr;
 };
@@ -493,10 +494,91 @@ struct Planner {
             out.op = ExprOp::Not;
             out.body = std::make_shared<PBody>();
             out.body->first_local = first_inner;
+            if (e.kind == ExprKind::Term && !(module && module->not_whole_expression)) {
+                PBody operands;
+                operands.first_local = first_inner;
+                hoist_negated_operands(*e.term, inner, operands);
+                if (!operands.exprs.empty()) out.operands = std::make_shared<PBody>(std::move(operands));
+            }
             out.body->exprs.push_back(std::move(inner));
         }
         for (const auto& w : e.withs) out.withs.push_back(plan_with(w, scope));
         return out;
+    }
+
+    // ---- negation: operands evaluated outside ------------------------------------------
+    // OPA's compiler (its "rewrite dynamic terms" and "rewrite expression terms"
+    // stages) moves what a negated expression's operands need out of the
+    // negation: calls nested anywhere, refs given as call arguments or inside
+    // composite arguments, and refs used as ref keys. `not f(input.x)` runs as
+    // `t = input.x; not f(t)`, so it is undefined, not true, when input.x is.
+    // A ref that is the whole negated term (`not input.x`) or a side of `=`
+    // stays inside. These are the rules our users' policies are tested with.
+    // `import future.keywords.not` opts a module out: its `not` negates the
+    // whole expression, operands included (OPA's suite, negation/not-body).
+
+    void hoist_negated_operands(const lang::Term& source, PExpr& inner, PBody& operands) {
+        std::string name = source.call_name();
+        if (name == "eq") {  // `not a = b`: each side as a term
+            hoist_in_term(inner.a, operands);
+            hoist_in_term(inner.b, operands);
+        } else if (inner.op == ExprOp::Unify && inner.b.op == TermOp::Call) {  // f(x, out)
+            for (auto& arg : inner.b.elems) hoist(arg, operands);
+        } else if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && source.kind == TermKind::Call) {
+            if (inner.a.callee->name == "print") return;  // print shows undefined operands itself
+            for (auto& arg : inner.a.elems) hoist(arg, operands);
+        } else if (inner.op == ExprOp::Truthy) {
+            hoist_in_term(inner.a, operands);
+        }
+    }
+
+    // A term that stays in place: only what it contains moves out.
+    void hoist_in_term(PTerm& t, PBody& operands) {
+        switch (t.op) {
+            case TermOp::Ref:
+                if (!t.elems.empty() && t.elems[0].op == TermOp::Call) hoist(t.elems[0], operands);
+                for (std::size_t i = 1; i < t.elems.size(); ++i) hoist(t.elems[i], operands);
+                return;
+            case TermOp::Call:
+            case TermOp::Array:
+            case TermOp::Set:
+            case TermOp::Object: hoist(t, operands); return;
+            default: return;
+        }
+    }
+
+    // An operand: refs and calls become slots bound before the negation; composites are searched.
+    void hoist(PTerm& t, PBody& operands) {
+        switch (t.op) {
+            case TermOp::Input:  // `input` alone is a ref too
+            case TermOp::Ref:
+            case TermOp::Call: {
+                if (t.op == TermOp::Call && t.callee->name == "print") return;
+                for (std::size_t i = t.op == TermOp::Ref ? 1 : 0; i < t.elems.size(); ++i) hoist(t.elems[i], operands);
+                if (t.op == TermOp::Ref && !t.elems.empty() && t.elems[0].op == TermOp::Call) hoist(t.elems[0], operands);
+                PExpr bind;
+                bind.op = ExprOp::Unify;
+                bind.loc = t.loc;
+                bind.text = std::string(t.loc.text());
+                uint32_t slot = new_slot("$operand");
+                bind.a = local(slot, t.loc);
+                bind.b = std::move(t);
+                t = local(slot, bind.loc);
+                operands.exprs.push_back(std::move(bind));
+                return;
+            }
+            case TermOp::Array:
+            case TermOp::Set:
+                for (auto& e : t.elems) hoist(e, operands);
+                return;
+            case TermOp::Object:
+                for (auto& [k, v] : t.items) {
+                    hoist(k, operands);
+                    hoist(v, operands);
+                }
+                return;
+            default: return;
+        }
     }
 
     void plan_term_expr(const lang::Term& t, VarScope& scope, PExpr& out) {
@@ -678,6 +760,7 @@ struct Planner {
             all_vars(e.value, out);
             all_vars(e.domain, out);
             if (e.body) body_vars(*e.body, out);
+            if (e.operands) body_vars(*e.operands, out);
             for (const auto& alt : e.alternatives) body_vars(*alt, out);
             for (const auto& w : e.withs) all_vars(w.value, out);
         }
@@ -716,6 +799,7 @@ struct Planner {
                 std::set<uint32_t> inner;
                 if (e.body) {
                     body_vars(*e.body, inner);
+                    if (e.operands) body_vars(*e.operands, inner);
                     for (uint32_t s : inner)
                         if (s < e.body->first_local) needs.insert(s);
                 }
@@ -1041,6 +1125,7 @@ void body_dependencies(const Program& program, const PBody& b, std::set<const Ru
     for (const auto& e : b.exprs) {
         for (const PTerm* t : {&e.a, &e.b, &e.key, &e.value, &e.domain}) rule_dependencies(program, *t, out);
         if (e.body) body_dependencies(program, *e.body, out);
+        if (e.operands) body_dependencies(program, *e.operands, out);
         for (const auto& alt : e.alternatives) body_dependencies(program, *alt, out);
         for (const auto& w : e.withs) rule_dependencies(program, w.value, out);
     }
@@ -1184,6 +1269,7 @@ lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, 
             std::vector<std::string> path;
             for (const auto& p : imp.path->elems) path.push_back(p->text);
             if (imp.path->kind == TermKind::Var) path = {imp.path->text};
+            if (path == std::vector<std::string>{"future", "keywords", "not"}) s.not_whole_expression = true;
             if (path.empty() || (path[0] != "data" && path[0] != "input")) continue;  // future.*, rego.v1
             std::string alias = imp.alias.empty() ? path.back() : imp.alias;
             s.imports[alias] = path;

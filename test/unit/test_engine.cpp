@@ -226,3 +226,53 @@ TEST_CASE("else is refused on multi-value rules") {
     REQUIRE_FALSE(q.ok());
     CHECK(q.diagnostics.items()[0].message.find("else keyword cannot be used on multi-value rules") != std::string::npos);
 }
+
+TEST_CASE("not: the operands of a negated expression are evaluated outside it, as OPA's compiler rewrites them") {
+    const char* policy = R"(package neg
+
+f(_) := true
+
+obj := {"a": 1}
+
+call_arg if not f(input.missing)
+builtin_arg if not startswith(input.missing, "x")
+comparison if not input.missing == 1
+ref_key if not obj[input.missing]
+nested_call if not count(input.missing) > 0
+composite_arg if not f([input.missing])
+whole_ref if not input.missing
+eq_side if not input.missing = 1
+defined_arg if not startswith(input.name, "x")
+iterated_arg if not startswith(input.names[_], "a")
+)";
+    Engine engine;
+    REQUIRE(engine.add_policy("neg.rego", policy).empty());
+    Value in = json(R"({"name": "bob", "names": ["alice", "bob"]})");
+    EvalOptions o;
+    o.input = &in;
+    auto value = [&](const char* rule) {
+        auto q = engine.prepare(std::string("data.neg.") + rule);
+        REQUIRE(q.ok());
+        return value_of(q.value->eval(o));
+    };
+    // An undefined argument, ref key or nested call makes the whole expression undefined.
+    CHECK(value("call_arg") == "undefined");
+    CHECK(value("builtin_arg") == "undefined");
+    CHECK(value("comparison") == "undefined");
+    CHECK(value("ref_key") == "undefined");
+    CHECK(value("nested_call") == "undefined");
+    CHECK(value("composite_arg") == "undefined");
+    // A ref that is the negated term itself, or a side of `=`, stays inside the negation.
+    CHECK(value("whole_ref") == "true");
+    CHECK(value("eq_side") == "true");
+    CHECK(value("defined_arg") == "true");
+    // An iterated operand: the negation holds for some element ("bob").
+    CHECK(value("iterated_arg") == "true");
+
+    // `import future.keywords.not` negates the whole expression instead.
+    Engine whole;
+    REQUIRE(whole.add_policy("w.rego", "package w\n\nimport future.keywords.not\n\nf(_) := true\n\np if not f(input.missing)\n").empty());
+    auto q = whole.prepare("data.w.p");
+    REQUIRE(q.ok());
+    CHECK(value_of(q.value->eval(o)) == "true");
+}
