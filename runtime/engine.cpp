@@ -1,5 +1,7 @@
 #include "runtime/engine.hpp"
 
+#include "lang/test_names.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -137,6 +139,11 @@ lang::Diagnostics Engine::add_policy(std::string file, std::string text, const P
     auto r = lang::parse_module(file, std::move(text), po);
     if (!r.ok()) return r.diagnostics;
     impl_->modules.insert_or_assign(file, std::move(*r.module));
+    if (impl_->options.number_duplicate_tests) {
+        std::vector<lang::Module*> all;
+        for (auto& [name, m] : impl_->modules) all.push_back(&m);
+        lang::number_duplicate_tests(all);
+    }
     impl_->invalidate();
     return {};
 }

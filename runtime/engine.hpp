@@ -29,6 +29,9 @@ struct EngineOptions {
     bool v0_compatible = false;          // parse modules in the pre-1.0 dialect unless they import rego.v1
     bool experimental_keywords = false;  // allow the experimental `and` / `or` keywords
     bool allow_net = false;              // http.send may reach the network (else "unallowed host")
+    // As `opa test`: each definition of a `test_` rule is a test of its own, the
+    // second and later renamed `test_x#01`, `test_x#02` ... (lang/test_names.hpp).
+    bool number_duplicate_tests = false;
 };
 
 // An evaluation error as OPA reports it: code, message and where.

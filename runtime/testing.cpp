@@ -5,6 +5,7 @@
 
 #include "lang/ast.hpp"
 #include "lang/parse.hpp"
+#include "lang/test_names.hpp"
 #include "runtime/value_format.hpp"
 
 namespace gavel::testing {
@@ -161,6 +162,7 @@ std::vector<TestCase> discover(const std::vector<RuleInfo>& rules) {
         TestCase t;
         t.package = r.package;
         t.name = starts_with(r.path, r.package + ".") ? r.path.substr(r.package.size() + 1) : r.name;
+        t.query = r.path;
         t.file = r.file;
         t.line = r.line;
         t.col = r.col;
@@ -191,6 +193,11 @@ TestRunner::TestRunner(Engine& engine, std::vector<PolicySource> sources) : impl
         auto parsed = lang::parse_module(s.file, std::move(s.text), po);
         if (parsed.ok()) impl_->modules.insert_or_assign(s.file, std::move(*parsed.module));
     }
+    if (engine.options().number_duplicate_tests) {  // the names the engine gives duplicate tests
+        std::vector<lang::Module*> all;
+        for (auto& [name, m] : impl_->modules) all.push_back(&m);
+        lang::number_duplicate_tests(all);
+    }
 }
 
 TestRunner::~TestRunner() = default;
@@ -207,7 +214,7 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
     for (std::size_t i = 0; i < impl_->tests.size(); ++i) {
         const TestCase& t = impl_->tests[i];
         if (t.skip) continue;
-        auto prepared = impl_->engine.prepare(t.full_name());
+        auto prepared = impl_->engine.prepare(t.query.empty() ? t.full_name() : t.query);
         if (!prepared.ok()) {
             errors.append(prepared.diagnostics);
             continue;

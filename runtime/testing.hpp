@@ -6,7 +6,8 @@
 //
 //   * A test is a rule whose name starts with `test_`, in any package; a rule
 //     named `todo_test_...` is a skipped test. Functions are never tests.
-//     A rule defined by several clauses is one test (its first clause locates it).
+//     Each definition of a test is a test of its own, as in OPA: the second
+//     `test_x` is reported as `test_x#01` (EngineOptions::number_duplicate_tests).
 //   * Each test is evaluated alone (its own query `data.pkg.test_x`, fresh
 //     caches), under a timeout. It passes when it is defined and exactly `true`.
 //   * A multi-value test (`test_x contains name if`, `test_x[name] if`, v0
@@ -35,7 +36,8 @@ namespace gavel::testing {
 
 struct TestCase {
     std::string package;  // "data.a.b"
-    std::string name;     // "test_x" (or "todo_test_x")
+    std::string name;     // "test_x" (or "todo_test_x"; "test_x#01" for a second definition)
+    std::string query;    // the rule's path as a query: data.pkg["test_x#01"]
     std::string file;
     uint32_t line = 0;
     uint32_t col = 0;

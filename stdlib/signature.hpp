@@ -33,9 +33,12 @@ struct Type {
     std::shared_ptr<Type> dynamic_key;                     // Object: key type of the dynamic part
 };
 
-// Named rather than std::pair<std::string, Type>, which needs Type complete.
-struct TypeField : std::pair<std::string, Type> {
-    using std::pair<std::string, Type>::pair;
+// A pair of its own rather than std::pair<std::string, Type>, which needs Type complete.
+struct TypeField {
+    std::string first;  // the key
+    Type second;        // its value's type
+    TypeField() = default;
+    TypeField(std::string key, Type type) : first(std::move(key)), second(std::move(type)) {}
 };
 
 struct Signature {

@@ -57,10 +57,13 @@ struct PTerm {
     bool template_part = false;  // ArrayCompr wrapping a template part that has `with`
 };
 
-// A named pair rather than std::pair<PTerm, PTerm> inside PTerm: std::pair
-// needs complete types, which PTerm is not within its own definition.
-struct PTermPair : std::pair<PTerm, PTerm> {
-    using std::pair<PTerm, PTerm>::pair;
+// A pair of its own rather than std::pair<PTerm, PTerm> inside PTerm:
+// std::pair needs complete types, which PTerm is not within its own definition.
+struct PTermPair {
+    PTerm first;   // the key
+    PTerm second;  // the value
+    PTermPair() = default;
+    PTermPair(PTerm key, PTerm value) : first(std::move(key)), second(std::move(value)) {}
 };
 
 enum class ExprOp : uint8_t {

@@ -170,6 +170,17 @@ $fx/v0/old_test.rego:8:1: rego_parse_error: \`if\` keyword is required before ru
 	test_pod_denied {
 	^" "$gavel" test $fx/v0
 check "--v0-compatible" 0 "PASS: 1/1" "$gavel" test --v0-compatible $fx/v0
+check "a second definition of a test is a test of its own (test_a#01)" 2 "$fx/duplicate/dup_test.rego:
+data.dup.test_a#01: FAIL (D)
+  $fx/duplicate/dup_test.rego:7: 1 == 2
+--------------------------------------------------------------------------------
+PASS: 2/3
+FAIL: 1/3" "$gavel" test $fx/duplicate
+check "--run selects a numbered test by its name" 2 "$fx/duplicate/dup_test.rego:
+data.dup.test_a#01: FAIL (D)
+  $fx/duplicate/dup_test.rego:7: 1 == 2
+--------------------------------------------------------------------------------
+FAIL: 1/1" "$gavel" test --run 'test_a#01' $fx/duplicate
 
 check "--timeout cancels a slow test, the others still run" 2 "$fx/timeout/slow_test.rego:
 data.slow.test_slow: ERROR (D)
