@@ -959,8 +959,9 @@ private:
 
 // ---- operands ----------------------------------------------------------------------------
 
-// A schema or document operand: a JSON string, or an object/array (sets become
-// arrays, non-string keys their JSON text, as through ast.JSON).
+// A schema or document operand: a JSON string, or an object (sets inside become
+// arrays, non-string keys their JSON text, as through ast.JSON). Anything else,
+// an array included, is the wrong type, as in OPA.
 std::optional<Value> json_operand(const Value& v, std::string& error) {
     if (v.is_string()) {
         auto parsed = runtime::parse_json(v.as_string());
@@ -970,7 +971,7 @@ std::optional<Value> json_operand(const Value& v, std::string& error) {
         }
         return std::move(parsed.value);
     }
-    if (v.is_object() || v.is_array()) {
+    if (v.is_object()) {
         auto round_trip = runtime::parse_json(runtime::to_json(v));
         if (!round_trip) {
             error = round_trip.error.message;

@@ -255,6 +255,9 @@ TEST_CASE("stdlib objects: json.match_schema keywords and error objects") {
     CHECK(run("json.match_schema", {S("null"), S("false")}) ==
           R"j([false,[{"desc":"False always fails validation","error":"(root): False always fails validation","field":"(root)","type":"false"}]])j");
     CHECK(run("json.match_schema", {S("null"), Value::boolean(false)}) == "error: wrong type, expected string or object");
+    // Arrays are no schema and no document either (OPA takes strings and objects only).
+    CHECK(run("json.match_schema", {J(R"([{"a": 1}])"), J(R"({"type": "array"})")}) == "error: wrong type, expected string or object");
+    CHECK(run("json.verify_schema", {J(R"(["something"])")}) == R"([false,"jsonschema: wrong type, expected string or object"])");
     CHECK(errors(R"("ab")", R"({"maxLength":1,"type":["integer","string"]})") ==
           "(root): String length must be less than or equal to 1 <string_lte>");
     CHECK(errors("true", R"({"type":["integer","string"]})") ==
