@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -276,4 +277,31 @@ TEST_CASE("value: shared across threads") {
     for (auto& t : threads) t.join();
     CHECK(shared.node()->refs.load() == 1);
     CHECK(shared.find("k")->size() == 2);
+}
+
+TEST_CASE("sets of strings sort by bytes, shared prefixes, zero bytes and all") {
+    // Against the generic order, on sets large enough for the prefix-skipping sort.
+    std::mt19937 rng(7);
+    const std::string prefixes[] = {"", "image 'registry.example.com/team/app-", std::string("a\0b", 3)};
+    for (const auto& prefix : prefixes) {
+        for (int round = 0; round < 20; ++round) {
+            std::vector<Value> items;
+            std::vector<std::string> expected;
+            int n = 16 + static_cast<int>(rng() % 200);
+            for (int i = 0; i < n; ++i) {
+                std::string s = prefix;
+                int len = static_cast<int>(rng() % 12);
+                for (int j = 0; j < len; ++j) s += static_cast<char>("\0\1az~\x7f\x80\xff"[rng() % 8]);
+                items.push_back(Value::string(s));
+                expected.push_back(s);
+            }
+            gavel::runtime::SetBuilder b;
+            for (const auto& v : items) b.insert(v);
+            Value set = b.build();
+            std::sort(expected.begin(), expected.end());
+            expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+            REQUIRE(set.size() == expected.size());
+            for (std::size_t i = 0; i < expected.size(); ++i) CHECK(set.set_elements()[i].as_string() == expected[i]);
+        }
+    }
 }
