@@ -524,7 +524,7 @@ int run_eval(const EvalCliOptions& opts) {
     auto prepare_start = std::chrono::steady_clock::now();
     Prepared<PreparedQuery> prepared = engine.prepare(query);
     const uint64_t prepare_ns = since_ns(prepare_start);
-    for (const auto& [name, v] : prepared.metrics) metrics[name] = v;
+    for (const auto& [name, v] : prepared.metrics) metrics[std::string(name)] = v;
     if (!prepared.ok()) {
         for (const auto& d : prepared.diagnostics) out.errors.push_back(from_diagnostic(d));
         if (out.errors.empty()) out.errors.push_back(plain_error("query could not be prepared"));
@@ -541,7 +541,7 @@ int run_eval(const EvalCliOptions& opts) {
     auto eval_start = std::chrono::steady_clock::now();
     EvalResult result = prepared.value->eval(eval_options);
     const uint64_t eval_ns = since_ns(eval_start);
-    for (const auto& [name, v] : result.metrics) metrics[name] = v;
+    for (const auto& [name, v] : result.metrics) metrics[std::string(name)] = v;
     if (!metrics.count("timer_rego_query_eval_ns")) metrics["timer_rego_query_eval_ns"] = eval_ns;
 
     if (result.error) {

@@ -60,7 +60,8 @@ struct ResultRow {
 };
 
 // Named timers in nanoseconds, as `opa eval --metrics` names them (timer_rego_query_eval_ns ...).
-using Metrics = std::vector<std::pair<std::string, uint64_t>>;
+// The names are string literals (static storage), so recording one allocates nothing.
+using Metrics = std::vector<std::pair<std::string_view, uint64_t>>;
 
 struct EvalResult {
     std::vector<ResultRow> rows;    // empty: undefined

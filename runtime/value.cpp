@@ -54,7 +54,9 @@ std::uint64_t cached(const std::atomic<std::uint64_t>& slot, auto compute) {
 
 int cmp_bytes(std::string_view a, std::string_view b) {
     std::size_t n = std::min(a.size(), b.size());
-    int c = n ? std::memcmp(a.data(), b.data(), n) : 0;
+    // Object keys mostly differ in their first byte: decide that without a call.
+    if (n && a[0] != b[0]) return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]) ? -1 : 1;
+    int c = n > 1 ? std::memcmp(a.data() + 1, b.data() + 1, n - 1) : 0;
     if (c != 0) return c < 0 ? -1 : 1;
     return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }

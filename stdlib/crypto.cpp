@@ -62,7 +62,7 @@ BuiltinResult parse_and_verify(const Value& input, const Value* options, Builtin
     return guarded([&](std::string& error) -> std::optional<Value> {
         Value invalid = Value::array({Value::boolean(false), Value::empty_array()});
         x509::VerifyOptions opts;
-        opts.now_ns = ctx.now_ns;
+        opts.now_ns = ctx.now();
         std::string ignored;
         auto certs = x509::certificates_from_string(input.as_string(), ignored);
         if (!certs) return invalid;

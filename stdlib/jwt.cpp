@@ -355,7 +355,7 @@ bool audience_ok(const Value& aud, const std::string& want) {
 BuiltinResult decode_verify(Args a, BuiltinContext& ctx) {
     if (!a[1].is_object()) return type_error(2, "object", a[1]);
     const Value unverified = Value::array({Value::boolean(false), Value::empty_object(), Value::empty_object()});
-    auto constraints = parse_constraints(a[1], ctx.now_ns);
+    auto constraints = parse_constraints(a[1], ctx.now());
     if (!constraints) return constraints.failure;
 
     Value input = a[0];

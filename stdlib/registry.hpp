@@ -31,7 +31,14 @@ struct BuiltinResult {
 
 // Per-evaluation state a builtin may need (e.g. time.now_ns fixed within one query).
 struct BuiltinContext {
-    int64_t now_ns = 0;  // time.now_ns: fixed for one query
+    // time.now_ns: the wall clock when a builtin first asks, then fixed for the query
+    // (set by tests to pin it). Most decisions never ask, and pay no clock read.
+    std::optional<int64_t> now_ns;
+    int64_t now() {
+        if (!now_ns)
+            now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+        return *now_ns;
+    }
     std::function<void(std::string_view)> print;
     // Results of nondeterministic builtins (rand.intn, uuid.rfc4122) by a key of
     // the builtin's choosing, so they are stable within one query.

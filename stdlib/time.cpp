@@ -186,7 +186,7 @@ void register_time(Registry& r) {
     now.name = "time.now_ns";
     now.arity = 0;
     now.nondeterministic = true;
-    now.impl = [](Args, BuiltinContext& ctx) { return BuiltinResult::of(Value::integer(ctx.now_ns)); };
+    now.impl = [](Args, BuiltinContext& ctx) { return BuiltinResult::of(Value::integer(ctx.now())); };
     r.add(std::move(now));
 
     declare(r, "time.parse_ns", 2, [](Args a, BuiltinContext&) {

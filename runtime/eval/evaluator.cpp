@@ -42,8 +42,6 @@ Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
         input_ = *settings.input;
         has_input_ = true;
     }
-    builtin_context_.now_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     builtin_context_.print = settings.print;
     builtin_context_.allow_net = program.allow_net;
     builtin_context_.deadline = settings.deadline;
@@ -238,7 +236,7 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
     bool saved_has_input = has_input_;
     auto saved_data = data_overrides_;
     auto saved_functions = function_overrides_;
-    std::vector<RuleCache> saved_cache = std::move(cache_);
+    RuleCaches saved_cache = std::move(cache_);
     cache_.assign(program_.rule_sets.size(), RuleCache{});
     auto restore = [&] {
         input_ = std::move(saved_input);

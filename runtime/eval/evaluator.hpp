@@ -112,7 +112,9 @@ private:
         enum class State : uint8_t { Unknown, InProgress, Done } state = State::Unknown;
         std::optional<Value> value;
     };
-    std::vector<RuleCache> cache_;
+    // Inline for programs of a few rules (most admission policies): no allocation per evaluation.
+    using RuleCaches = boost::container::small_vector<RuleCache, 8>;
+    RuleCaches cache_;
     std::optional<EvalError> first_builtin_error_;
     stdlib::BuiltinContext builtin_context_;
     std::size_t depth_ = 0;
