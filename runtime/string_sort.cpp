@@ -27,7 +27,7 @@ std::uint64_t load8(const char* p) {
 
 std::uint64_t big_endian_head(const char* p, std::size_t n) {
     unsigned char bytes[8] = {};
-    std::memcpy(bytes, p, std::min<std::size_t>(n, 8));
+    if (n != 0) std::memcpy(bytes, p, std::min<std::size_t>(n, 8));  // an empty string's data may be null
     std::uint64_t v = 0;
     for (unsigned char b : bytes) v = (v << 8) | b;
     return v;

@@ -14,7 +14,11 @@ struct Date {
 
 // Floor division and modulo (toward negative infinity).
 constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-constexpr std::int64_t floor_mod(std::int64_t a, std::int64_t b) { return a - floor_div(a, b) * b; }
+// Written without floor_div(a, b) * b, which overflows for a near INT64_MIN.
+constexpr std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+    const std::int64_t r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
 
 // Days since 1970-01-01 of a (valid) civil date; the classic era-based algorithm.
 constexpr std::int64_t days_from_civil(std::int64_t y, int m, int d) {
