@@ -605,6 +605,9 @@ private:
             for (std::size_t j = 0; j < m; ++j)
                 if (j + 1 == m || cmp_key(items[ord[j]].key, items[ord[j + 1]].key) != 0) ord[w++] = ord[j];
                 else items[ord[j]].~ObjectEntry();
+            // A destroyed value may have held the last reference to an
+            // interned key; the table must not hand that node out again.
+            if (w != m) st_.keys.start();
             node = new_object_node(w);
             for (std::size_t j = 0; j < w; ++j)
                 std::memcpy(static_cast<void*>(node->data() + j), static_cast<const void*>(items + ord[j]),

@@ -3,10 +3,14 @@
 #include "runtime/utf8.hpp"
 
 #include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/yaml.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+#include <yaml-cpp/exceptions.h>
 
 #include <charconv>
 #include <optional>
+#include <sstream>
+#include <unordered_map>
 
 namespace gavel::runtime {
 
@@ -94,18 +98,29 @@ std::optional<Number> float_scalar(std::string_view s) {
     return r.value;
 }
 
-class Converter {
+// Values built straight from the parser's events (one pass; no YAML::Node
+// graph). Anchored values are kept by anchor id and shared by their aliases;
+// an alias adds its value's node count, so alias bombs meet the node limit
+// without being expanded.
+class ValueBuilder final : public YAML::EventHandler {
 public:
-    Converter(std::string_view text, const Limits& limits) : text_(text), limits_(limits) {}
+    ValueBuilder(const Limits& limits) : limits_(limits) {}
 
-    bool fail(const YAML::Node& at, std::string what) {
-        if (!failed_) {
-            failed_ = true;
-            YAML::Mark m = at.Mark();
-            set_error(m, what);
-        }
-        return false;
+    // Thrown from a callback to stop the parser at the first error.
+    struct Stop {};
+
+    std::vector<Value> documents;
+    ParseError error_;
+
+    // Where the last document was one empty node, if it was.
+    std::optional<YAML::Mark> empty_document_at() const {
+        return doc_events_ == 1 && doc_null_at_ ? doc_null_at_ : std::nullopt;
     }
+
+    std::string depth_message() const {
+        return "YAML nesting too deep: more than " + std::to_string(limits_.max_depth) + " levels";
+    }
+
     void set_error(const YAML::Mark& m, const std::string& what) {
         if (m.is_null() || m.pos < 0) {
             error_.message = what;
@@ -117,103 +132,174 @@ public:
         error_.message = what + " at line " + std::to_string(error_.line) + ", column " + std::to_string(error_.column);
     }
 
-    bool scalar(const YAML::Node& node, Value& out) {
-        const std::string& s = node.Scalar();
-        const std::string& tag = node.Tag();
-        if (tag == "!" || tag == kTagStr) {
-            out = Value::string(s);
-            return true;
+    void OnDocumentStart(const YAML::Mark&) override {
+        root_ = Value();
+        bad_key_.reset();
+        doc_events_ = 0;
+        doc_null_at_.reset();
+    }
+    void OnDocumentEnd() override {
+        if (bad_key_) fail(*bad_key_, "YAML mapping key must be a scalar");
+        documents.push_back(std::move(root_));
+    }
+
+    void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
+        if (++doc_events_ == 1) doc_null_at_ = m;
+        count_nodes(m, 1);
+        remember(anchor, Anchored{Value(), 1, std::string("null"), true});
+        if (expecting_key()) frames_.back().key = Value::string("null");
+        else place(Value(), m);
+    }
+
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
+        ++doc_events_;
+        auto it = anchors_.find(anchor);
+        if (it == anchors_.end() || !it->second.complete) fail(m, "YAML alias refers to a node that contains it");
+        const Anchored& a = it->second;
+        count_nodes(m, a.nodes);
+        if (expecting_key() && a.text) frames_.back().key = Value::string(*a.text);
+        else place(a.value, m);
+    }
+
+    void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor,
+                  const std::string& text) override {
+        ++doc_events_;
+        count_nodes(m, 1);
+        // A key is the scalar's text, whatever it would type as.
+        const bool key = expecting_key();
+        Value v = key && !anchor ? Value() : scalar(m, tag, text);
+        remember(anchor, Anchored{v, 1, text, true});
+        if (key) frames_.back().key = Value::string(text);
+        else place(std::move(v), m);
+    }
+
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
+                         YAML::EmitterStyle::value) override {
+        open(m, anchor, false);
+    }
+    void OnSequenceEnd() override {
+        Frame f = close();
+        finish(f, f.items.build());
+    }
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+        open(m, anchor, true);
+    }
+    void OnMapEnd() override {
+        Frame f = close();
+        finish(f, f.members.build(DuplicateKeys::LastWins));
+    }
+
+private:
+    struct Anchored {
+        Value value;
+        std::size_t nodes = 1;
+        std::optional<std::string> text;  // a scalar's (or null's) text, for use as a key
+        bool complete = false;
+    };
+    struct Frame {
+        bool map = false;
+        YAML::Mark mark;
+        YAML::anchor_t anchor = 0;
+        std::size_t nodes_before = 0;
+        ArrayBuilder items;
+        ObjectBuilder members;
+        std::optional<Value> key;  // a map's key awaiting its value
+    };
+
+    [[noreturn]] void fail(const YAML::Mark& m, const std::string& what) {
+        set_error(m, what);
+        throw Stop{};
+    }
+
+    void count_nodes(const YAML::Mark& m, std::size_t n) {
+        nodes_ += n;
+        if (nodes_ > limits_.max_nodes)
+            fail(m, "YAML document too large: more than " + std::to_string(limits_.max_nodes) +
+                        " values (alias expansion?)");
+    }
+
+    bool expecting_key() const { return !frames_.empty() && frames_.back().map && !frames_.back().key; }
+
+    void remember(YAML::anchor_t anchor, Anchored a) {
+        if (anchor) anchors_[anchor] = std::move(a);
+    }
+
+    // `v` starts at `m`.
+    void place(Value v, const YAML::Mark& m) {
+        if (frames_.empty()) {
+            root_ = std::move(v);
+            return;
         }
-        if (tag == kTagNull) {
-            out = Value();
-            return true;
+        Frame& f = frames_.back();
+        if (f.map && !f.key) {
+            // A collection as a key. Reported when the document ends: yaml-cpp
+            // also reads an unclosed flow collection this way before it
+            // throws its own, better error.
+            if (!bad_key_) bad_key_ = m;
+            f.key = Value();
+        } else if (f.map) {
+            f.members.insert(std::move(*f.key), std::move(v));
+            f.key.reset();
+        } else {
+            f.items.push_back(std::move(v));
         }
+    }
+
+    void open(const YAML::Mark& m, YAML::anchor_t anchor, bool map) {
+        ++doc_events_;
+        count_nodes(m, 1);
+        if (frames_.size() >= limits_.max_depth) fail(m, depth_message());
+        // Known but not complete: an alias to it from inside is a cycle.
+        remember(anchor, Anchored{});
+        Frame f;
+        f.map = map;
+        f.mark = m;
+        f.anchor = anchor;
+        f.nodes_before = nodes_ - 1;
+        frames_.push_back(std::move(f));
+    }
+    Frame close() {
+        Frame f = std::move(frames_.back());
+        frames_.pop_back();
+        return f;
+    }
+    void finish(const Frame& f, Value v) {
+        remember(f.anchor, Anchored{v, nodes_ - f.nodes_before, std::nullopt, true});
+        place(std::move(v), f.mark);
+    }
+
+    Value scalar(const YAML::Mark& m, const std::string& tag, const std::string& s) {
+        if (tag == "!" || tag == kTagStr) return Value::string(s);
+        if (tag == kTagNull) return Value();
         if (tag == kTagBool) {
             auto b = bool_word(s);
-            if (!b) return fail(node, "invalid !!bool value '" + s + "'");
-            out = Value::boolean(*b);
-            return true;
+            if (!b) fail(m, "invalid !!bool value '" + s + "'");
+            return Value::boolean(*b);
         }
         if (tag == kTagInt || tag == kTagFloat) {
             auto n = int_scalar(s);
             if (!n) n = float_scalar(s);
-            if (!n) return fail(node, "invalid number '" + s + "'");
-            out = Value::number(std::move(*n));
-            return true;
+            if (!n) fail(m, "invalid number '" + s + "'");
+            return Value::number(std::move(*n));
         }
         // Plain scalar ("?") or an unknown tag: core schema resolution.
-        if (is_null_word(s)) {
-            out = Value();
-            return true;
-        }
-        if (auto b = bool_word(s)) {
-            out = Value::boolean(*b);
-            return true;
-        }
+        if (is_null_word(s)) return Value();
+        if (auto b = bool_word(s)) return Value::boolean(*b);
         if (!s.empty() && (is_digit(s[0]) || s[0] == '-' || s[0] == '+' || s[0] == '.')) {
-            if (auto n = int_scalar(s)) {
-                out = Value::number(std::move(*n));
-                return true;
-            }
-            if (auto n = float_scalar(s)) {
-                out = Value::number(std::move(*n));
-                return true;
-            }
+            if (auto n = int_scalar(s)) return Value::number(std::move(*n));
+            if (auto n = float_scalar(s)) return Value::number(std::move(*n));
         }
-        out = Value::string(s);
-        return true;
+        return Value::string(s);
     }
 
-    bool convert(const YAML::Node& node, std::size_t depth, Value& out) {
-        if (++nodes_ > limits_.max_nodes)
-            return fail(node, "YAML document too large: more than " + std::to_string(limits_.max_nodes) +
-                                  " values (alias expansion?)");
-        switch (node.Type()) {
-        case YAML::NodeType::Undefined:
-        case YAML::NodeType::Null: out = Value(); return true;
-        case YAML::NodeType::Scalar: return scalar(node, out);
-        case YAML::NodeType::Sequence: {
-            if (depth >= limits_.max_depth) return fail(node, depth_message());
-            ArrayBuilder b(node.size());
-            for (const auto& child : node) {
-                Value v;
-                if (!convert(child, depth + 1, v)) return false;
-                b.push_back(std::move(v));
-            }
-            out = b.build();
-            return true;
-        }
-        case YAML::NodeType::Map: {
-            if (depth >= limits_.max_depth) return fail(node, depth_message());
-            ObjectBuilder b(node.size());
-            for (const auto& kv : node) {
-                const YAML::Node& k = kv.first;
-                Value key;
-                if (k.IsNull()) key = Value::string("null");
-                else if (k.IsScalar()) key = Value::string(k.Scalar());
-                else return fail(k, "YAML mapping key must be a scalar");
-                Value v;
-                if (!convert(kv.second, depth + 1, v)) return false;
-                b.insert(std::move(key), std::move(v));
-            }
-            out = b.build(DuplicateKeys::LastWins);
-            return true;
-        }
-        }
-        return fail(node, "unsupported YAML node");
-    }
-
-    std::string depth_message() const {
-        return "YAML nesting too deep: more than " + std::to_string(limits_.max_depth) + " levels";
-    }
-
-    ParseError error_;
-    bool failed_ = false;
-
-private:
-    std::string_view text_;
     const Limits& limits_;
     std::size_t nodes_ = 0;
+    std::vector<Frame> frames_;
+    std::unordered_map<YAML::anchor_t, Anchored> anchors_;
+    Value root_;
+    std::size_t doc_events_ = 0;
+    std::optional<YAML::Mark> doc_null_at_;
+    std::optional<YAML::Mark> bad_key_;  // the first collection used as a key
 };
 
 } // namespace
@@ -229,38 +315,40 @@ ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits) {
         res.error = make_parse_error(text, bad, "invalid UTF-8 in YAML input");
         return res;
     }
-    std::vector<YAML::Node> docs;
-    Converter conv(text, limits);
+    ValueBuilder builder(limits);
     try {
-        docs = YAML::LoadAll(std::string(text));
+        std::istringstream in{std::string(text)};
+        YAML::Parser parser(in);
+        // yaml-cpp 0.7 reports an endless run of empty documents at a token it
+        // cannot consume (its LoadAll collects them until memory runs out;
+        // jbeder/yaml-cpp#1319, fixed after the version Debian ships): a second
+        // empty document at the same place is that token.
+        std::optional<YAML::Mark> previous_empty;
+        while (parser.HandleNextDocument(builder)) {
+            std::optional<YAML::Mark> empty = builder.empty_document_at();
+            if (empty && previous_empty && empty->pos == previous_empty->pos) {
+                builder.set_error(*empty, "YAML parse error: unexpected content");
+                res.error = std::move(builder.error_);
+                return res;
+            }
+            previous_empty = empty;
+        }
+    } catch (const ValueBuilder::Stop&) {
+        res.error = std::move(builder.error_);
+        return res;
     } catch (const YAML::DeepRecursion& e) {
-        conv.set_error(e.mark, conv.depth_message());
-        res.error = std::move(conv.error_);
+        builder.set_error(e.mark, builder.depth_message());
+        res.error = std::move(builder.error_);
         return res;
     } catch (const YAML::Exception& e) {
-        conv.set_error(e.mark, "YAML parse error: " + e.msg);
-        res.error = std::move(conv.error_);
+        builder.set_error(e.mark, "YAML parse error: " + e.msg);
+        res.error = std::move(builder.error_);
         return res;
     } catch (const std::exception& e) {
         res.error.message = std::string("YAML parse error: ") + e.what();
         return res;
     }
-    try {
-        res.documents.reserve(docs.size());
-        for (const auto& d : docs) {
-            Value v;
-            if (!conv.convert(d, 0, v)) {
-                res.error = std::move(conv.error_);
-                res.documents.clear();
-                return res;
-            }
-            res.documents.push_back(std::move(v));
-        }
-    } catch (const std::exception& e) {
-        res.error.message = std::string("YAML conversion error: ") + e.what();
-        res.documents.clear();
-        return res;
-    }
+    res.documents = std::move(builder.documents);
     res.ok = true;
     return res;
 }

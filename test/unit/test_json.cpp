@@ -137,6 +137,23 @@ TEST_CASE("json: duplicate keys, last wins") {
     CHECK(*v.find("a") == Value::integer(2));
 }
 
+TEST_CASE("json: a key interned inside a value that a duplicate key drops is not reused") {
+    // The first "" member holds the only reference to the key "k" and enough
+    // strings to fill the reader's first arena chunk; the duplicate "" drops
+    // it, which frees that chunk. The later "k" must get a live node, not the
+    // freed one (ASan in CI's sanitizer build checks this).
+    std::string strings;
+    for (int i = 0; i < 2000; ++i) strings += i ? ",\"x\"" : "\"x\"";
+    std::string doc = R"({"":{"":{"k":[)" + strings + R"(]},"":1},"k":1})";
+    Value v = parse_ok(doc);
+    CHECK(v.size() == 2);
+    CHECK(*v.find("k") == Value::integer(1));
+    CHECK(*v.find("")->find("") == Value::integer(1));
+    doc.pop_back();
+    doc.replace(doc.size() - 2, 2, "");  // ... ,"k"  : a key without a value
+    CHECK(parse_err(doc).message.find("JSON") != std::string::npos);
+}
+
 TEST_CASE("json: depth limit instead of stack overflow") {
     std::string deep(100000, '[');
     ParseError e = parse_err(deep + std::string(100000, ']'));

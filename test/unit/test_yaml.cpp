@@ -116,6 +116,22 @@ TEST_CASE("yaml: errors carry positions") {
     CHECK(u.error.message.find("invalid UTF-8") != std::string::npos);
 }
 
+TEST_CASE("yaml: streams that yaml-cpp cannot consume are errors, not endless empty documents") {
+    // Each of these made YAML::LoadAll collect empty documents until memory ran out.
+    for (std::string_view text : {std::string_view(","), std::string_view("a: 1\n,\n"),
+                                  std::string_view("{\n  \"kind\": \"x\",\n  \"object\":: \"\", \"v\": \"p\"},\"Pod\",\n}\n")}) {
+        CAPTURE(text);
+        ParseAllResult r = parse_yaml_all(text);
+        CHECK_FALSE(r.ok);
+        CHECK(r.error.message.find("YAML parse error") != std::string::npos);
+        CHECK(r.error.line >= 1);
+    }
+    // Empty documents that do advance are still a valid stream.
+    ParseAllResult ok = parse_yaml_all("---\n---\na: 1\n---\n");
+    REQUIRE(ok.ok);
+    CHECK(ok.documents.size() == 3);
+}
+
 TEST_CASE("yaml: depth, size and alias-expansion limits") {
     std::string deep(100000, '[');
     ParseResult r = parse_yaml(deep + std::string(100000, ']'));
