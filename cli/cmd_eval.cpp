@@ -94,7 +94,9 @@ struct EvalCliOptions {
 
 struct Json {
     enum class Kind { Object, Array, Value, String, Int } kind = Kind::Object;
-    std::vector<std::pair<std::string, Json>> fields;
+    // Names and values side by side: a vector of an incomplete type is allowed, a pair of one is not.
+    std::vector<std::string> field_names;
+    std::vector<Json> field_values;
     std::vector<Json> items;
     Value value;
     std::string text;
@@ -105,7 +107,11 @@ struct Json {
     static Json of(Value v) { Json j; j.kind = Kind::Value; j.value = std::move(v); return j; }
     static Json str(std::string s) { Json j; j.kind = Kind::String; j.text = std::move(s); return j; }
     static Json integer(long long n) { Json j; j.kind = Kind::Int; j.number = n; return j; }
-    Json& add(std::string key, Json v) { fields.emplace_back(std::move(key), std::move(v)); return *this; }
+    Json& add(std::string key, Json v) {
+        field_names.push_back(std::move(key));
+        field_values.push_back(std::move(v));
+        return *this;
+    }
     Json& push(Json v) { items.push_back(std::move(v)); return *this; }
 };
 
@@ -138,14 +144,14 @@ void write_json(std::string& out, const Json& j, int level) {
         out.push_back(']');
         return;
     case Json::Kind::Object:
-        if (j.fields.empty()) { out += "{}"; return; }
+        if (j.field_names.empty()) { out += "{}"; return; }
         out.push_back('{');
-        for (std::size_t i = 0; i < j.fields.size(); ++i) {
+        for (std::size_t i = 0; i < j.field_names.size(); ++i) {
             if (i) out.push_back(',');
             newline(out, level + 1);
-            runtime::append_json_string(out, j.fields[i].first);
+            runtime::append_json_string(out, j.field_names[i]);
             out += ": ";
-            write_json(out, j.fields[i].second, level + 1);
+            write_json(out, j.field_values[i], level + 1);
         }
         newline(out, level);
         out.push_back('}');

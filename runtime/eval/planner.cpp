@@ -513,7 +513,7 @@ struct Planner {
     // composite arguments, and refs used as ref keys. `not f(input.x)` runs as
     // `t = input.x; not f(t)`, so it is undefined, not true, when input.x is.
     // A ref that is the whole negated term (`not input.x`) or a side of `=`
-    // stays inside. These are the rules our users' policies are tested with.
+    // (or of `==` in a module) stays inside. These are the rules our users' policies are tested with.
     // `import future.keywords.not` opts a module out: its `not` negates the
     // whole expression, operands included (OPA's suite, negation/not-body).
 
@@ -526,6 +526,13 @@ struct Planner {
             for (auto& arg : inner.b.elems) hoist(arg, operands);
         } else if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && source.kind == TermKind::Call) {
             if (inner.a.callee->name == "print") return;  // print shows undefined operands itself
+            if (name == "equal" && module && module->ast && inner.a.elems.size() == 2) {
+                // In modules OPA first turns `a == b` into `a = b` (its "rewrite
+                // equals" stage), so the sides stay in place as `=`'s do; a
+                // query keeps `==` a call.
+                for (auto& side : inner.a.elems) hoist_in_term(side, operands);
+                return;
+            }
             for (auto& arg : inner.a.elems) hoist(arg, operands);
         } else if (inner.op == ExprOp::Truthy) {
             hoist_in_term(inner.a, operands);
