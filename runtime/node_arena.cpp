@@ -46,9 +46,41 @@ void NodeArena::refill(std::size_t bytes) {
     allocated_ = 0;
 }
 
+namespace {
+
+struct PendingFrees {
+    unsigned depth = 0;  // live BatchedArenaFrees scopes on this thread
+    ArenaChunk* chunk = nullptr;
+    std::uint32_t count = 0;
+
+    void flush() noexcept {
+        ArenaChunk* c = chunk;
+        std::uint32_t n = count;
+        chunk = nullptr;
+        count = 0;
+        if (c) release_chunk(c, n);
+    }
+};
+
+thread_local PendingFrees pending;
+
+} // namespace
+
+BatchedArenaFrees::BatchedArenaFrees() noexcept { ++pending.depth; }
+
+BatchedArenaFrees::~BatchedArenaFrees() {
+    if (--pending.depth == 0) pending.flush();
+}
+
 void arena_free(Node* n) noexcept {
     auto* c = reinterpret_cast<ArenaChunk*>(reinterpret_cast<char*>(n) - (std::size_t(n->arena_offset) << 3));
-    release_chunk(c, 1);
+    if (pending.depth == 0) {
+        release_chunk(c, 1);
+        return;
+    }
+    if (c != pending.chunk) pending.flush();
+    pending.chunk = c;
+    ++pending.count;
 }
 
 } // namespace gavel::runtime::detail

@@ -76,6 +76,18 @@ private:
 // Gives an arena node's memory back to its chunk (the node is already destroyed).
 void arena_free(Node* n) noexcept;
 
+// While one is alive on a thread, arena frees from the same chunk are counted
+// and given back to it with one atomic subtraction when the run of frees from
+// that chunk ends, instead of one each: tearing down a parsed document frees
+// hundreds of neighbouring nodes. Chunks are freed a little later, never early.
+class BatchedArenaFrees {
+public:
+    BatchedArenaFrees() noexcept;
+    ~BatchedArenaFrees();
+    BatchedArenaFrees(const BatchedArenaFrees&) = delete;
+    BatchedArenaFrees& operator=(const BatchedArenaFrees&) = delete;
+};
+
 inline void free_node_memory(Node* n) noexcept {
     if (n->arena_offset) arena_free(n);
     else ::operator delete(static_cast<void*>(n));

@@ -95,6 +95,7 @@ void destroy_node(Node* n) noexcept {
     }
     case NodeType::Array:
     case NodeType::Set: {
+        BatchedArenaFrees batch;
         auto* s = static_cast<SeqNode*>(n);
         Value* d = s->data();
         for (std::size_t i = 0; i < s->size; ++i) d[i].~Value();
@@ -103,6 +104,7 @@ void destroy_node(Node* n) noexcept {
         return;
     }
     case NodeType::Object: {
+        BatchedArenaFrees batch;
         auto* o = static_cast<ObjectNode*>(n);
         ObjectEntry* d = o->data();
         for (std::size_t i = 0; i < o->size; ++i) d[i].~ObjectEntry();
