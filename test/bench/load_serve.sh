@@ -14,7 +14,7 @@ wrk_threads=${4:-1}
 server_threads=${5:-0}
 command -v wrk > /dev/null || { echo "wrk is not installed (scripts/install-deps.sh)"; exit 1; }
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 # A Pod as a Deployment controller creates it: three containers with env,
 # resources, probes, volume mounts; two of the images are not from hooli.com.

@@ -12,7 +12,7 @@ gavel=$(realpath "${1:-$root/build/cli/gavel}")
 duration=${2:-600}
 every=${3:-5}
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -p "$work/policies"
 
 # Two files per version, so that a half-applied reload would be visible: the

@@ -11,7 +11,7 @@ if ! command -v tmux > /dev/null; then echo "FAIL tmux is not installed (scripts
 work=$(mktemp -d)
 run=0  # each REPL start gets its own tmux server
 tmux_() { tmux -L "gavel-repl-test-$$-$run" -f /dev/null "$@"; }
-trap 'tmux_ kill-server 2> /dev/null; rm -rf "$work"' EXIT
+trap 'tmux_ kill-server 2> /dev/null || true; rm -rf "$work"' EXIT
 export HOME=$work  # history goes to $work/.gavel_history
 failures=0
 input=test/e2e/fixtures/repl/admission_review.json
