@@ -146,7 +146,7 @@ public:
     void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
         if (++doc_events_ == 1) doc_null_at_ = m;
         count_nodes(m, 1);
-        remember(anchor, Anchored{Value(), 1, std::string("null"), true});
+        if (anchor) anchors_[anchor] = Anchored{Value(), 1, std::string("null"), true};
         if (expecting_key()) frames_.back().key = Value::string("null");
         else place(Value(), m);
     }
@@ -168,7 +168,7 @@ public:
         // A key is the scalar's text, whatever it would type as.
         const bool key = expecting_key();
         Value v = key && !anchor ? Value() : scalar(m, tag, text);
-        remember(anchor, Anchored{v, 1, text, true});
+        if (anchor) anchors_[anchor] = Anchored{v, 1, text, true};
         if (key) frames_.back().key = Value::string(text);
         else place(std::move(v), m);
     }
@@ -220,10 +220,6 @@ private:
 
     bool expecting_key() const { return !frames_.empty() && frames_.back().map && !frames_.back().key; }
 
-    void remember(YAML::anchor_t anchor, Anchored a) {
-        if (anchor) anchors_[anchor] = std::move(a);
-    }
-
     // `v` starts at `m`.
     void place(Value v, const YAML::Mark& m) {
         if (frames_.empty()) {
@@ -250,7 +246,7 @@ private:
         count_nodes(m, 1);
         if (frames_.size() >= limits_.max_depth) fail(m, depth_message());
         // Known but not complete: an alias to it from inside is a cycle.
-        remember(anchor, Anchored{});
+        if (anchor) anchors_[anchor] = Anchored{};
         Frame f;
         f.map = map;
         f.mark = m;
@@ -264,7 +260,7 @@ private:
         return f;
     }
     void finish(const Frame& f, Value v) {
-        remember(f.anchor, Anchored{v, nodes_ - f.nodes_before, std::nullopt, true});
+        if (f.anchor) anchors_[f.anchor] = Anchored{v, nodes_ - f.nodes_before, std::nullopt, true};
         place(std::move(v), f.mark);
     }
 
