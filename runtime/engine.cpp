@@ -374,17 +374,18 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
         return key;
     };
     std::set<std::vector<Value>> seen;
-    result.error = evaluator.run(q, [&](std::span<const Value> slots) {
+    result.error = evaluator.run(q, [&](std::span<const Value* const> slots) {
+        auto value_of = [&](std::size_t slot) { return slots[slot] ? *slots[slot] : Value(); };
         ResultRow row;
         for (const auto& [name, slot] : q.variables)
-            if (name.rfind("$", 0) != 0) row.bindings.emplace_back(name, slots[slot]);
+            if (name.rfind("$", 0) != 0) row.bindings.emplace_back(name, value_of(slot));
         row.expressions.reserve(state_->expressions.size());
         for (std::size_t i = 0; i < state_->expressions.size(); ++i) {
             ExpressionResult er;
             er.text = state_->expressions[i].first;
             er.line = state_->expressions[i].second.line;
             er.col = state_->expressions[i].second.col;
-            if (result_slots[i] >= 0) er.value = slots[static_cast<std::size_t>(result_slots[i])];
+            if (result_slots[i] >= 0) er.value = value_of(static_cast<std::size_t>(result_slots[i]));
             row.expressions.push_back(std::move(er));
         }
         if (!result.rows.empty()) {

@@ -28,20 +28,27 @@ bool truthy(const Value& v) { return !(v.is_bool() && !v.as_bool()); }
 
 // The bindings of one rule, function or query evaluation. Small frames live
 // inline, so most rule evaluations allocate nothing for them.
+// A slot points at its bound value (null: unbound). Binding happens inside a
+// continuation that receives the value, so the value outlives the binding;
+// pointing at it instead of copying it saves two atomic reference-count
+// updates per binding.
 struct Evaluator::Frame {
-    using Slots = boost::container::small_vector<Value, 16>;
-    using Bound = boost::container::small_vector<uint8_t, 16>;
+    using Slots = boost::container::small_vector<const Value*, 16>;
     Slots slots;
-    Bound bound;
-    explicit Frame(uint32_t n) : slots(n), bound(n, 0) {}
+    explicit Frame(uint32_t n) : slots(n, nullptr) {}
+    bool bound(uint32_t slot) const noexcept { return slots[slot] != nullptr; }
+    // Binds `slot` to `v` while `k` runs.
+    template <class K>
+    void bind(uint32_t slot, const Value& v, K&& k) {
+        slots[slot] = &v;
+        k();
+        slots[slot] = nullptr;
+    }
 };
 
 Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
     : program_(program), settings_(settings), cache_(program.rule_sets.size()) {
-    if (settings.input) {
-        input_ = *settings.input;
-        has_input_ = true;
-    }
+    input_ = settings.input;
     builtin_context_.print = settings.print;
     builtin_context_.allow_net = program.allow_net;
     builtin_context_.deadline = settings.deadline;
@@ -77,7 +84,7 @@ void Evaluator::tick() {
 std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink sink) {
     Frame frame(query.slots);
     try {
-        eval_body(frame, query.body, 0, [&] { sink(std::span<const Value>(frame.slots.data(), frame.slots.size())); });
+        eval_body(frame, query.body, 0, [&] { sink(std::span<const Value* const>(frame.slots.data(), frame.slots.size())); });
     } catch (const Halt& h) {
         return h.error;
     }
@@ -116,11 +123,7 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
             next();
             return;
         }
-        auto slot = static_cast<uint32_t>(e.result_slot);
-        f.slots[slot] = v;
-        f.bound[slot] = 1;
-        next();
-        f.bound[slot] = 0;
+        f.bind(static_cast<uint32_t>(e.result_slot), v, next);
     };
     switch (e.op) {
         case ExprOp::Truthy:
@@ -232,15 +235,14 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         });
         if (!got) return;  // an undefined with value makes the expression undefined
     }
-    Value saved_input = input_;
-    bool saved_has_input = has_input_;
+    // `values` stays put until this call returns: the members below point into it.
+    const Value* saved_input = input_;
     auto saved_data = data_overrides_;
     auto saved_functions = function_overrides_;
     RuleCaches saved_cache = std::move(cache_);
     cache_.assign(program_.rule_sets.size(), RuleCache{});
     auto restore = [&] {
-        input_ = std::move(saved_input);
-        has_input_ = saved_has_input;
+        input_ = saved_input;
         data_overrides_ = std::move(saved_data);
         function_overrides_ = std::move(saved_functions);
         cache_ = std::move(saved_cache);
@@ -249,43 +251,47 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         const PWith& w = e.withs[i];
         switch (w.target) {
             case PWith::Target::Input:
-                input_ = w.path.empty() ? values[i] : set_path(has_input_ ? input_ : Value::empty_object(), w.path, values[i]);
-                has_input_ = true;
+                if (!w.path.empty()) values[i] = set_path(input_ ? *input_ : Value::empty_object(), w.path, values[i]);
+                input_ = &values[i];
                 break;
-            case PWith::Target::Data: data_overrides_.emplace_back(w.path, values[i]); break;
+            case PWith::Target::Data: data_overrides_.emplace_back(w.path, &values[i]); break;
             case PWith::Target::Function:
                 if (w.replacement)
-                    function_overrides_[w.function_name] = {w.replacement, std::nullopt};
+                    function_overrides_[w.function_name] = {w.replacement, nullptr};
                 else
-                    function_overrides_[w.function_name] = {nullptr, values[i]};
+                    function_overrides_[w.function_name] = {nullptr, &values[i]};
                 break;
         }
     }
-    std::vector<std::pair<Frame::Slots, Frame::Bound>> solutions;
+    // A solution's bindings may point at values that go away with the
+    // replacements (a `with` input, a value computed inside): keep copies.
+    std::vector<std::vector<std::optional<Value>>> solutions;
     try {
-        eval_expr_plain(f, e, [&] { solutions.emplace_back(f.slots, f.bound); });
+        eval_expr_plain(f, e, [&] {
+            auto& copy = solutions.emplace_back(f.slots.size());
+            for (std::size_t i = 0; i < f.slots.size(); ++i)
+                if (f.slots[i]) copy[i] = *f.slots[i];
+        });
     } catch (...) {
         restore();
         throw;
     }
     restore();
     if (solutions.empty()) return;
-    auto before = std::make_pair(f.slots, f.bound);
-    for (auto& [slots, bound] : solutions) {
+    Frame::Slots before = f.slots;
+    for (const auto& copy : solutions) {
         if (cut_) break;
-        f.slots = std::move(slots);
-        f.bound = std::move(bound);
+        for (std::size_t i = 0; i < copy.size(); ++i) f.slots[i] = copy[i] ? &*copy[i] : nullptr;
         k();
     }
-    f.slots = std::move(before.first);
-    f.bound = std::move(before.second);
+    f.slots = std::move(before);
 }
 
 // ---- unification ------------------------------------------------------------------
 
 bool Evaluator::has_unbound(const Frame& f, const PTerm& t) const {
     switch (t.op) {
-        case TermOp::Local: return !f.bound[t.slot];
+        case TermOp::Local: return !f.bound(t.slot);
         case TermOp::Array:
         case TermOp::Set:
             for (const auto& e : t.elems)
@@ -348,14 +354,11 @@ void Evaluator::unify_value(Frame& f, const PTerm& p, const Value& v, Cont k) {
             if (p.value == v) k();
             return;
         case TermOp::Local:
-            if (f.bound[p.slot]) {
-                if (f.slots[p.slot] == v) k();
+            if (f.bound(p.slot)) {
+                if (*f.slots[p.slot] == v) k();
                 return;
             }
-            f.slots[p.slot] = v;
-            f.bound[p.slot] = 1;
-            k();
-            f.bound[p.slot] = 0;
+            f.bind(p.slot, v, k);
             return;
         case TermOp::Array: {
             if (!has_unbound(f, p)) break;
@@ -396,17 +399,62 @@ void Evaluator::unify_value(Frame& f, const PTerm& p, const Value& v, Cont k) {
 
 // ---- terms ------------------------------------------------------------------------
 
+// The one value of `t` if it can be had now, without iterating or calling: a
+// constant, a bound local, input, or a ref from input or a bound local by
+// such keys. Unknown: evaluate it with eval_term.
+Evaluator::Direct Evaluator::direct_value(const Frame& f, const PTerm& t, const Value*& out) const {
+    auto known = [&](const PTerm& p) {
+        return p.op == TermOp::Const || (p.op == TermOp::Local && f.bound(p.slot));
+    };
+    switch (t.op) {
+        case TermOp::Const: out = &t.value; return Direct::Found;
+        case TermOp::Local:
+            if (!f.bound(t.slot)) return Direct::Unknown;
+            out = f.slots[t.slot];
+            return Direct::Found;
+        case TermOp::Input:
+            out = input_;
+            return input_ ? Direct::Found : Direct::Undefined;
+        case TermOp::Ref: {
+            const PTerm& head = t.elems[0];
+            if (head.op != TermOp::Input && !(head.op == TermOp::Local && f.bound(head.slot))) return Direct::Unknown;
+            for (std::size_t i = 1; i < t.elems.size(); ++i)
+                if (!known(t.elems[i])) return Direct::Unknown;
+            const Value* v = head.op == TermOp::Input ? input_ : f.slots[head.slot];
+            for (std::size_t i = 1; i < t.elems.size() && v; ++i) {
+                const PTerm& part = t.elems[i];
+                v = ref_child(*v, part.op == TermOp::Const ? part.value : *f.slots[part.slot], part, false);
+            }
+            out = v;
+            return v ? Direct::Found : Direct::Undefined;
+        }
+        default: return Direct::Unknown;
+    }
+}
+
 void Evaluator::eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, ValueList& acc,
                            FunctionRef<void(ValueList&)> k) {
+    // Elements known now are taken in a loop; the first that may iterate or
+    // call goes through eval_term, which continues with the rest.
+    std::size_t taken = 0;
+    Direct d = Direct::Found;
+    for (; i < elems.size(); ++i) {
+        const Value* v = nullptr;
+        d = direct_value(f, elems[i], v);
+        if (d != Direct::Found) break;
+        acc.push_back(*v);
+        ++taken;
+    }
     if (i == elems.size()) {
         k(acc);
-        return;
+    } else if (d == Direct::Unknown) {
+        eval_term(f, elems[i], [&](const Value& v) {
+            acc.push_back(v);
+            eval_elems(f, elems, i + 1, acc, k);
+            acc.pop_back();
+        });
     }
-    eval_term(f, elems[i], [&](const Value& v) {
-        acc.push_back(v);
-        eval_elems(f, elems, i + 1, acc, k);
-        acc.pop_back();
-    });
+    for (; taken > 0; --taken) acc.pop_back();
 }
 
 void Evaluator::eval_items(Frame& f, const std::vector<PTermPair>& items, std::size_t i, ValueList& acc,
@@ -430,17 +478,25 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
     switch (t.op) {
         case TermOp::Const: k(t.value); return;
         case TermOp::Local:
-            if (f.bound[t.slot]) k(f.slots[t.slot]);
+            if (f.bound(t.slot)) k(*f.slots[t.slot]);
             return;
         case TermOp::Input:
-            if (has_input_) k(input_);
+            if (input_) k(*input_);
             return;
         case TermOp::Data: {
             std::vector<std::string> path;
             if (auto v = materialize(&program_.root, &program_.base_data, path)) k(*v);
             return;
         }
-        case TermOp::Ref: eval_ref(f, t, k); return;
+        case TermOp::Ref: {
+            const Value* v = nullptr;
+            switch (direct_value(f, t, v)) {
+                case Direct::Found: k(*v); return;
+                case Direct::Undefined: return;
+                case Direct::Unknown: eval_ref(f, t, k); return;
+            }
+            return;
+        }
         case TermOp::Array: {
             ValueList acc;
             eval_elems(f, t.elems, 0, acc, [&](ValueList& values) {
@@ -538,7 +594,7 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
     const PTerm& head = ref.elems[0];
     switch (head.op) {
         case TermOp::Input:
-            if (has_input_) walk_value(f, input_, ref, 1, k);
+            if (input_) walk_value(f, *input_, ref, 1, k);
             return;
         case TermOp::Data: {
             std::vector<std::string> path;
@@ -551,41 +607,83 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
     }
 }
 
-void Evaluator::walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data) {
+namespace {
+
+// `obj[key]` for an object and a string key, trying the hinted index first.
+const Value* find_hinted(const Value& obj, const Value& key, const LookupHint& hint) {
+    auto entries = obj.object_entries();
+    uint32_t guess = hint.index.load(std::memory_order_relaxed);
+    if (guess < entries.size()) {
+        const Value& k = entries[guess].key;
+        if (k.identical(key) || (k.is_string() && k.as_string() == key.as_string())) return &entries[guess].value;
+    }
+    const Value* found = obj.find(key);
+    if (found) {
+        // `found` is the value of an entry: its index is its distance in entries.
+        auto index = static_cast<uint32_t>((reinterpret_cast<const char*>(found) -
+                                            reinterpret_cast<const char*>(entries.data())) /
+                                           sizeof(entries[0]));
+        if (index != guess) hint.index.store(index, std::memory_order_relaxed);
+    }
+    return found;
+}
+
+}  // namespace
+
+// One step of a ref: `v[key]`, or null when undefined. A set member is its
+// own value, so `key` must outlive the walk.
+const Value* Evaluator::ref_child(const Value& v, const Value& key, const PTerm& part, bool base_data) {
+    if (v.is_object()) {
+        if (const Value* child = key.is_string() ? find_hinted(v, key, part.hint) : v.find(key)) return child;
+        // Base data is stored JSON: `data.x[2]` reads the key "2", as OPA's store does.
+        if (base_data && key.is_number()) return v.find(Value::string(key.as_number().to_string()));
+        return nullptr;
+    }
+    if (v.is_array()) {
+        int64_t index;
+        if (key.is_number() && key.as_int64(index) && index >= 0 && static_cast<std::size_t>(index) < v.size())
+            return &v.array_elements()[static_cast<std::size_t>(index)];
+        return nullptr;
+    }
+    if (v.is_set() && v.contains(key)) return &key;
+    return nullptr;
+}
+
+void Evaluator::walk_value(Frame& f, const Value& start, const PTerm& ref, std::size_t i, ValueCont k, bool base_data) {
+    // Keys known already (constants, bound locals) are looked up in a loop,
+    // with no continuation per step.
+    const Value* v = &start;
+    for (; i < ref.elems.size(); ++i) {
+        const PTerm& part = ref.elems[i];
+        const Value* key;
+        if (part.op == TermOp::Const) key = &part.value;
+        else if (part.op == TermOp::Local && f.bound(part.slot)) key = f.slots[part.slot];
+        else break;
+        v = ref_child(*v, *key, part, base_data);
+        if (!v) return;
+    }
     if (i == ref.elems.size()) {
-        k(v);
+        k(*v);
         return;
     }
     const PTerm& part = ref.elems[i];
     if (has_unbound(f, part)) {
         // Iterate: the part is a pattern matched against every key.
-        if (v.is_array()) {
-            auto elems = v.array_elements();
+        if (v->is_array()) {
+            auto elems = v->array_elements();
             for (std::size_t j = 0; j < elems.size() && !cut_; ++j)
                 unify_value(f, part, Value::integer(static_cast<int64_t>(j)), [&] { walk_value(f, elems[j], ref, i + 1, k, base_data); });
-        } else if (v.is_object()) {
-            for (const auto& entry : v.object_entries())
+        } else if (v->is_object()) {
+            for (const auto& entry : v->object_entries())
                 if (!cut_) unify_value(f, part, entry.key, [&] { walk_value(f, entry.value, ref, i + 1, k, base_data); });
-        } else if (v.is_set()) {
-            for (const auto& elem : v.set_elements())
+        } else if (v->is_set()) {
+            for (const auto& elem : v->set_elements())
                 if (!cut_) unify_value(f, part, elem, [&] { walk_value(f, elem, ref, i + 1, k, base_data); });
         }
         return;
     }
     eval_term(f, part, [&](const Value& key) {
-        if (v.is_object()) {
-            if (const Value* child = v.find(key)) walk_value(f, *child, ref, i + 1, k, base_data);
-            // Base data is stored JSON: `data.x[2]` reads the key "2", as OPA's store does.
-            else if (base_data && key.is_number())
-                if (const Value* named = v.find(Value::string(key.as_number().to_string())))
-                    walk_value(f, *named, ref, i + 1, k, base_data);
-        } else if (v.is_array()) {
-            int64_t index;
-            if (key.is_number() && key.as_int64(index) && index >= 0 && static_cast<std::size_t>(index) < v.size())
-                walk_value(f, v.array_elements()[static_cast<std::size_t>(index)], ref, i + 1, k, base_data);
-        } else if (v.is_set()) {
-            if (v.contains(key)) walk_value(f, key, ref, i + 1, k, base_data);
-        }
+        if (const Value* child = ref_child(*v, key, part, base_data)) walk_value(f, *child, ref, i + 1, k, base_data);
     });
 }
 
@@ -600,14 +698,14 @@ bool Evaluator::overridden_below(const std::vector<std::string>& path) const {
 Value Evaluator::patch_overrides(Value doc, const std::vector<std::string>& path) const {
     for (const auto& [opath, value] : data_overrides_) {
         if (opath.size() <= path.size() || !std::equal(path.begin(), path.end(), opath.begin())) continue;
-        doc = set_path(doc, std::span<const std::string>(opath).subspan(path.size()), value);
+        doc = set_path(doc, std::span<const std::string>(opath).subspan(path.size()), *value);
     }
     return doc;
 }
 
 const Value* Evaluator::data_override(const std::vector<std::string>& path) const {
     for (auto it = data_overrides_.rbegin(); it != data_overrides_.rend(); ++it)
-        if (it->first == path) return &it->second;
+        if (it->first == path) return it->second;
     return nullptr;
 }
 
@@ -721,7 +819,7 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
         // An override below this node that the walk above did not reach.
         if (opath.size() == path.size() + 1 && std::equal(path.begin(), path.end(), opath.begin()) &&
             !node->children.count(opath.back()))
-            b.insert(Value::string(opath.back()), value);
+            b.insert(Value::string(opath.back()), *value);
     }
     return b.build();
 }
@@ -784,8 +882,8 @@ void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, cons
 
 // The input document at a constant path, or null.
 const Value* Evaluator::input_at(const std::vector<Value>& path) const {
-    if (!has_input_) return nullptr;
-    const Value* v = &input_;
+    const Value* v = input_;
+    if (!v) return nullptr;
     for (const auto& key : path) {
         if (v->is_object()) {
             v = v->find(key);
@@ -918,7 +1016,7 @@ void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
     // `foo == input.foos[foo]`: an argument that is a still unbound variable is
     // taken after the others, whose refs may bind it.
     bool deferred = false;
-    for (const auto& arg : call.elems) deferred |= arg.op == TermOp::Local && !f.bound[arg.slot];
+    for (const auto& arg : call.elems) deferred |= arg.op == TermOp::Local && !f.bound(arg.slot);
     if (!deferred) {
         eval_elems(f, call.elems, 0, acc, [&](ValueList& args) { invoke(callee, args, call, k); });
         return;
@@ -927,7 +1025,7 @@ void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
     std::vector<std::size_t> position;
     for (int pass = 0; pass < 2; ++pass)
         for (std::size_t i = 0; i < call.elems.size(); ++i) {
-            bool late = call.elems[i].op == TermOp::Local && !f.bound[call.elems[i].slot];
+            bool late = call.elems[i].op == TermOp::Local && !f.bound(call.elems[i].slot);
             if (late == (pass == 1)) {
                 reordered.push_back(call.elems[i]);
                 position.push_back(i);
@@ -1081,7 +1179,7 @@ std::vector<std::pair<std::string, Value>> Evaluator::trace_bindings(const void*
     collect_expr_locals(*ctx.expr, locals);
     std::vector<std::pair<std::string, Value>> out;
     for (const auto& [name, slot] : locals)
-        if (slot < ctx.frame->bound.size() && ctx.frame->bound[slot]) out.emplace_back(name, ctx.frame->slots[slot]);
+        if (slot < ctx.frame->slots.size() && ctx.frame->bound(slot)) out.emplace_back(name, *ctx.frame->slots[slot]);
     return out;
 }
 
@@ -1106,7 +1204,7 @@ std::vector<std::pair<std::string, std::optional<Value>>> Evaluator::trace_opera
         std::vector<std::pair<std::string, uint32_t>> locals;
         collect_locals(*t, locals);
         bool unbound = false;
-        for (const auto& [name, slot] : locals) unbound |= !ctx.frame->bound[slot];
+        for (const auto& [name, slot] : locals) unbound |= !ctx.frame->bound(slot);
         if (!unbound) {
             try {
                 ev.eval_term(*ctx.frame, *t, [&](const Value& v) {

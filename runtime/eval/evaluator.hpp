@@ -31,8 +31,9 @@ struct EvalSettings {
     std::size_t max_depth = 2000;  // nested rule/function/comprehension evaluations
 };
 
-// One solution of a query: the values of its slots.
-using SolutionSink = FunctionRef<void(std::span<const Value> slots)>;
+// One solution of a query: its slots, each the bound value or null if unbound.
+// The values are borrowed: they live until the sink returns.
+using SolutionSink = FunctionRef<void(std::span<const Value* const> slots)>;
 // Evaluated arguments and elements, borrowed (see borrowed_values.hpp).
 using ValueList = BorrowedValues;
 
@@ -63,8 +64,11 @@ private:
     void unify_value(Frame& f, const PTerm& pattern, const Value& v, Cont k);
     bool has_unbound(const Frame& f, const PTerm& t) const;
 
+    enum class Direct : uint8_t { Unknown, Undefined, Found };
+    Direct direct_value(const Frame& f, const PTerm& t, const Value*& out) const;
     void eval_ref(Frame& f, const PTerm& ref, ValueCont k);
     void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data = false);
+    static const Value* ref_child(const Value& v, const Value& key, const PTerm& part, bool base_data);
     void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
                    std::vector<std::string>& path, ValueCont k);
     std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
@@ -103,10 +107,12 @@ private:
 
     const Program& program_;
     EvalSettings settings_;
-    Value input_;
-    bool has_input_ = false;
-    std::vector<std::pair<std::vector<std::string>, Value>> data_overrides_;
-    std::map<std::string, std::pair<std::shared_ptr<const Callee>, std::optional<Value>>> function_overrides_;
+    // Bindings point at values, so what these point at must stay where it is
+    // while evaluation runs: the caller's input, and the `with` values held by
+    // the eval_with call that installed them (null: no input / a mock function).
+    const Value* input_ = nullptr;
+    std::vector<std::pair<std::vector<std::string>, const Value*>> data_overrides_;
+    std::map<std::string, std::pair<std::shared_ptr<const Callee>, const Value*>> function_overrides_;
 
     struct RuleCache {
         enum class State : uint8_t { Unknown, InProgress, Done } state = State::Unknown;

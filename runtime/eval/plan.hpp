@@ -4,6 +4,7 @@
 // builtin or a function's RuleSet), constants are Values, and body literals
 // are in an order where every variable is bound before it is needed.
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -45,9 +46,24 @@ struct Callee {
 
 struct PTermPair;  // an object item: key and value (below)
 
+// Where a constant key was last found in the objects a ref step looked it up
+// in: objects of one shape (the containers of a Pod) keep a key at one index,
+// so one equality test replaces a binary search. Only a guess, checked before
+// use; shared by threads evaluating one plan, hence atomic (relaxed).
+struct LookupHint {
+    mutable std::atomic<uint32_t> index{0};
+    LookupHint() = default;
+    LookupHint(const LookupHint& o) noexcept : index(o.index.load(std::memory_order_relaxed)) {}
+    LookupHint& operator=(const LookupHint& o) noexcept {
+        index.store(o.index.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        return *this;
+    }
+};
+
 struct PTerm {
     TermOp op = TermOp::Const;
     Value value;
+    LookupHint hint;  // Const parts of refs
     uint32_t slot = 0;
     std::vector<PTerm> elems;
     std::vector<PTermPair> items;

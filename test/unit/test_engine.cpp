@@ -285,3 +285,68 @@ iterated_arg if not startswith(input.names[_], "a")
     REQUIRE(q.ok());
     CHECK(value_of(q.value->eval(o)) == "true");
 }
+
+TEST_CASE("with: bindings made before a with keep their values; those made under it outlive it") {
+    // Bindings point at values (no copies), so these pin down where those
+    // values live: the caller's input, with values, and values computed under
+    // a with that later expressions still use.
+    const char* policy = R"(package w
+
+f(x) := x
+
+before_input := [x, y] if {
+	x := input
+	y := input.a with input as {"a": 2}
+}
+
+under_input := [x, z] if {
+	x := input.a with input as {"a": 9}
+	z := input.a
+}
+
+nested_data := [a, b, c] if {
+	a := data.w.v
+	b := inner with data.w.v as 2
+	c := data.w.v
+}
+
+inner := [r, s] if {
+	r := data.w.v
+	s := data.w.v with data.w.v as 3
+}
+
+mocked := [m, n, o] if {
+	m := f(1) with f as 7
+	n := f(1)
+	o := f(1) with f as 8
+}
+
+each := [v | some v in [1, 2, 3]; v2 := v with input as {"a": v}; v2 > 1]
+
+v := 1
+)";
+    Engine engine;
+    REQUIRE(engine.add_policy("w.rego", policy).empty());
+    Value in = json(R"({"a": 1})");
+    EvalOptions o;
+    o.input = &in;
+    auto value = [&](const char* rule) {
+        auto q = engine.prepare(std::string("data.w.") + rule);
+        REQUIRE(q.ok());
+        return value_of(q.value->eval(o));
+    };
+    CHECK(value("before_input") == R"([{"a":1},2])");
+    CHECK(value("under_input") == R"([9,1])");
+    CHECK(value("nested_data") == R"([1,[2,3],1])");
+    CHECK(value("mocked") == R"([7,1,8])");
+    CHECK(value("each") == R"([2,3])");
+    // A query binding under a with keeps its value in the result row.
+    auto q = engine.prepare(R"(x := input.a with input as {"a": 5}; y := input.a)");
+    REQUIRE(q.ok());
+    auto r = q.value->eval(o);
+    REQUIRE(r.ok());
+    REQUIRE(r.rows.size() == 1);
+    REQUIRE(r.rows[0].bindings.size() == 2);
+    CHECK(to_json(r.rows[0].bindings[0].second) == "5");
+    CHECK(to_json(r.rows[0].bindings[1].second) == "1");
+}
