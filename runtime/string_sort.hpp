@@ -11,8 +11,8 @@
 
 namespace gavel::runtime {
 
-// Sorts `items`, which must all be strings, by bytes. Equal strings end up
-// adjacent (not de-duplicated). Already sorted input costs one pass.
-void sort_strings(std::vector<Value>& items);
+// Sorts `items`, which must all be strings, by bytes and removes duplicates.
+// Already sorted input costs one pass.
+void sort_unique_strings(std::vector<Value>& items);
 
 }  // namespace gavel::runtime

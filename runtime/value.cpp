@@ -342,9 +342,8 @@ Value SetBuilder::build() {
     bool all_strings = std::all_of(items_.begin(), items_.end(), [](const Value& v) { return v.is_string(); });
     auto end = items_.end();
     if (all_strings) {
-        sort_strings(items_);
-        end = std::unique(items_.begin(), items_.end(),
-                          [](const Value& a, const Value& b) { return a.as_string() == b.as_string(); });
+        sort_unique_strings(items_);
+        end = items_.end();
     } else {
         auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
         if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
