@@ -6,6 +6,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include <cctype>
+#include <cstring>
 #include <iostream>
 
 #include "runtime/json.hpp"
@@ -609,13 +610,31 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
 
 namespace {
 
+// Byte equality of short strings (object keys) without a call to memcmp:
+// two overlapping loads cover any length from 4 to 16.
+bool same_bytes(std::string_view a, std::string_view b) noexcept {
+    std::size_t n = a.size();
+    if (n != b.size()) return false;
+    auto load = [](const char* p, auto word) {
+        std::memcpy(&word, p, sizeof(word));
+        return word;
+    };
+    if (n >= 8 && n <= 16)
+        return load(a.data(), uint64_t{}) == load(b.data(), uint64_t{}) &&
+               load(a.data() + n - 8, uint64_t{}) == load(b.data() + n - 8, uint64_t{});
+    if (n >= 4 && n < 8)
+        return load(a.data(), uint32_t{}) == load(b.data(), uint32_t{}) &&
+               load(a.data() + n - 4, uint32_t{}) == load(b.data() + n - 4, uint32_t{});
+    return a == b;
+}
+
 // `obj[key]` for an object and a string key, trying the hinted index first.
 const Value* find_hinted(const Value& obj, const Value& key, const LookupHint& hint) {
     auto entries = obj.object_entries();
     uint32_t guess = hint.index.load(std::memory_order_relaxed);
     if (guess < entries.size()) {
         const Value& k = entries[guess].key;
-        if (k.identical(key) || (k.is_string() && k.as_string() == key.as_string())) return &entries[guess].value;
+        if (k.identical(key) || (k.is_string() && same_bytes(k.as_string(), key.as_string()))) return &entries[guess].value;
     }
     const Value* found = obj.find(key);
     if (found) {
