@@ -141,9 +141,10 @@ TEST_CASE("json: a key interned inside a value that a duplicate key drops is not
     // The first "" member holds the only reference to the key "k" and enough
     // strings to fill the reader's first arena chunk; the duplicate "" drops
     // it, which frees that chunk. The later "k" must get a live node, not the
-    // freed one (ASan in CI's sanitizer build checks this).
+    // freed one (ASan in CI's sanitizer build checks this). The document is
+    // large enough (over 64 KiB) for its keys to be interned.
     std::string strings;
-    for (int i = 0; i < 2000; ++i) strings += i ? ",\"x\"" : "\"x\"";
+    for (int i = 0; i < 20000; ++i) strings += i ? ",\"x\"" : "\"x\"";
     std::string doc = R"({"":{"":{"k":[)" + strings + R"(]},"":1},"k":1})";
     Value v = parse_ok(doc);
     CHECK(v.size() == 2);
@@ -152,6 +153,29 @@ TEST_CASE("json: a key interned inside a value that a duplicate key drops is not
     doc.pop_back();
     doc.replace(doc.size() - 2, 2, "");  // ... ,"k"  : a key without a value
     CHECK(parse_err(doc).message.find("JSON") != std::string::npos);
+}
+
+TEST_CASE("json: keys repeated in a large document share one node; a small document's do not") {
+    auto first_keys_shared = [](const std::string& doc) {
+        Value v = parse_ok(doc);
+        auto items = v.array_elements();
+        REQUIRE(items.size() >= 2);
+        const Value& a = items[0].object_entries()[0].key;
+        const Value& b = items[1].object_entries()[0].key;
+        CHECK(a == b);
+        return a.identical(b);
+    };
+    std::string small = R"([{"name":1},{"name":2}])";
+    std::string large = "[";
+    for (int i = 0; large.size() < 70 * 1024; ++i) {
+        if (i) large += ',';
+        large += R"({"name":)";
+        large += std::to_string(i);
+        large += '}';
+    }
+    large += "]";
+    CHECK_FALSE(first_keys_shared(small));
+    CHECK(first_keys_shared(large));
 }
 
 TEST_CASE("json: depth limit instead of stack overflow") {
