@@ -32,9 +32,10 @@ using detail::StringNode;
 // that index, building Values directly: containers are collected on one
 // reused stack and become arena nodes (node_arena.hpp) when they close; in
 // documents of 64 KiB or more, object keys are interned per document, so a key
-// repeated in every list item is one shared node. Neither simdjson's DOM tape nor On-Demand's iterator is used:
-// both cost more than building the Values, and we need the number text and
-// our own string semantics (lone surrogates) anyway.
+// repeated in every list item is one shared node. Neither simdjson's DOM tape
+// nor On-Demand's iterator is used: both cost more than building the Values,
+// and we need the number text and our own string semantics (lone surrogates)
+// anyway.
 
 // Values under construction. A Value is a tag and one word with no
 // self-references, so slots are relocated with memcpy into the final node.
