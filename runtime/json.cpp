@@ -2,6 +2,7 @@
 
 #include "runtime/hash.hpp"
 #include "runtime/node_arena.hpp"
+#include "runtime/unaligned_load.hpp"
 #include "runtime/utf8.hpp"
 
 #include <fmt/format.h>
@@ -75,12 +76,6 @@ private:
     std::size_t size_ = 0, cap_ = 0;
 };
 
-inline std::uint64_t load8(const char* p) noexcept {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    return w;
-}
-
 // A key's bytes for hashing and matching: short keys (the usual case) are
 // two words, zero-padded; `p` may be read up to 16 bytes past its start (the
 // padded input).
@@ -91,12 +86,12 @@ struct KeyWords {
 inline KeyWords key_words(const char* p, std::size_t n) noexcept {
     KeyWords k;
     if (n >= 16) {
-        k.a = load8(p);
-        k.b = load8(p + n - 8);
+        k.a = load_unaligned<std::uint64_t>(p);
+        k.b = load_unaligned<std::uint64_t>(p + n - 8);
         return k;
     }
-    k.a = load8(p);
-    k.b = load8(p + 8);
+    k.a = load_unaligned<std::uint64_t>(p);
+    k.b = load_unaligned<std::uint64_t>(p + 8);
     if (n < 8) {
         k.a &= (std::uint64_t(1) << (8 * n)) - 1;
         k.b = 0;
@@ -216,7 +211,7 @@ inline const char* find_backslash(const char* p, const char* e) noexcept {
     }
 #else
     while (e - p >= 8) {
-        std::uint64_t w = load8(p) ^ 0x5c5c5c5c5c5c5c5cULL;  // '\\' bytes become 0
+        std::uint64_t w = load_unaligned<std::uint64_t>(p) ^ 0x5c5c5c5c5c5c5c5cULL;  // '\\' bytes become 0
         std::uint64_t z = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
         if (z) return p + (__builtin_ctzll(z) >> 3);
         p += 8;
@@ -232,7 +227,8 @@ inline int cmp_key(const Value& a, const Value& b) noexcept {
     if (a.identical(b)) return 0;
     std::string_view x = a.as_string(), y = b.as_string();
     if (x.empty() || y.empty()) return x.empty() ? (y.empty() ? 0 : -1) : 1;
-    std::uint64_t wx = load8(x.data()), wy = load8(y.data());
+    auto wx = load_unaligned<std::uint64_t>(x.data());
+    auto wy = load_unaligned<std::uint64_t>(y.data());
     if (x.size() < 8) wx &= (std::uint64_t(1) << (8 * x.size())) - 1;
     if (y.size() < 8) wy &= (std::uint64_t(1) << (8 * y.size())) - 1;
     if (wx != wy) {

@@ -1,5 +1,7 @@
 #include "runtime/string_sort.hpp"
 
+#include "runtime/unaligned_load.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -19,12 +21,6 @@ struct Key {
     std::uint32_t pad_ = 0;
 };
 
-std::uint64_t load8(const char* p) {
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-
 std::uint64_t big_endian_head(std::string_view s) {
     std::uint64_t v = 0;
     if (!s.empty()) std::memcpy(&v, s.data(), std::min<std::size_t>(s.size(), 8));  // empty data may be null
@@ -35,7 +31,8 @@ std::uint64_t big_endian_head(std::string_view s) {
 std::size_t common_prefix(std::string_view s, std::string_view first, std::size_t limit) {
     std::size_t n = std::min(limit, s.size());
     std::size_t j = 0;
-    while (j + 8 <= n && load8(s.data() + j) == load8(first.data() + j)) j += 8;
+    while (j + 8 <= n && load_unaligned<std::uint64_t>(s.data() + j) == load_unaligned<std::uint64_t>(first.data() + j))
+        j += 8;
     while (j < n && s[j] == first[j]) ++j;
     return j;
 }

@@ -340,16 +340,14 @@ Value SetBuilder::build() {
     // Sets of strings (messages of deny rules) are the common case: compare
     // their bytes directly instead of dispatching on the type of each pair.
     bool all_strings = std::all_of(items_.begin(), items_.end(), [](const Value& v) { return v.is_string(); });
-    auto end = items_.end();
     if (all_strings) {
         sort_unique_strings(items_);
-        end = items_.end();
     } else {
         auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
         if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
-        end = std::unique(items_.begin(), items_.end());
+        items_.erase(std::unique(items_.begin(), items_.end()), items_.end());
     }
-    Value v = make_seq(Value::Tag::Set, NodeType::Set, items_, static_cast<std::size_t>(end - items_.begin()));
+    Value v = make_seq(Value::Tag::Set, NodeType::Set, items_, items_.size());
     items_.clear();
     return v;
 }

@@ -6,10 +6,10 @@
 #include <boost/container/small_vector.hpp>
 
 #include <cctype>
-#include <cstring>
 #include <iostream>
 
 #include "runtime/json.hpp"
+#include "runtime/unaligned_load.hpp"
 #include "runtime/value_format.hpp"
 
 namespace gavel::eval {
@@ -46,6 +46,17 @@ struct Evaluator::Frame {
         slots[slot] = nullptr;
     }
 };
+
+namespace {
+
+// The value of a constant or a bound local; null for any other term.
+inline const Value* known_value(const Evaluator::Frame& f, const PTerm& t) {
+    if (t.op == TermOp::Const) return &t.value;
+    if (t.op == TermOp::Local) return f.slots[t.slot];  // null while unbound
+    return nullptr;
+}
+
+}  // namespace
 
 Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
     : program_(program), settings_(settings), cache_(program.rule_sets.size()) {
@@ -404,28 +415,22 @@ void Evaluator::unify_value(Frame& f, const PTerm& p, const Value& v, Cont k) {
 // constant, a bound local, input, or a ref from input or a bound local by
 // such keys. Unknown: evaluate it with eval_term.
 Evaluator::Direct Evaluator::direct_value(const Frame& f, const PTerm& t, const Value*& out) const {
-    auto known = [&](const PTerm& p) {
-        return p.op == TermOp::Const || (p.op == TermOp::Local && f.bound(p.slot));
-    };
     switch (t.op) {
-        case TermOp::Const: out = &t.value; return Direct::Found;
+        case TermOp::Const:
         case TermOp::Local:
-            if (!f.bound(t.slot)) return Direct::Unknown;
-            out = f.slots[t.slot];
-            return Direct::Found;
+            out = known_value(f, t);
+            return out ? Direct::Found : Direct::Unknown;
         case TermOp::Input:
             out = input_;
             return input_ ? Direct::Found : Direct::Undefined;
         case TermOp::Ref: {
             const PTerm& head = t.elems[0];
-            if (head.op != TermOp::Input && !(head.op == TermOp::Local && f.bound(head.slot))) return Direct::Unknown;
+            const Value* v = head.op == TermOp::Input ? input_ : head.op == TermOp::Local ? f.slots[head.slot] : nullptr;
+            if (!v && head.op != TermOp::Input) return Direct::Unknown;
             for (std::size_t i = 1; i < t.elems.size(); ++i)
-                if (!known(t.elems[i])) return Direct::Unknown;
-            const Value* v = head.op == TermOp::Input ? input_ : f.slots[head.slot];
-            for (std::size_t i = 1; i < t.elems.size() && v; ++i) {
-                const PTerm& part = t.elems[i];
-                v = ref_child(*v, part.op == TermOp::Const ? part.value : *f.slots[part.slot], part, false);
-            }
+                if (!known_value(f, t.elems[i])) return Direct::Unknown;
+            for (std::size_t i = 1; i < t.elems.size() && v; ++i)
+                v = ref_child(*v, *known_value(f, t.elems[i]), t.elems[i], false);
             out = v;
             return v ? Direct::Found : Direct::Undefined;
         }
@@ -613,18 +618,17 @@ namespace {
 // Byte equality of short strings (object keys) without a call to memcmp:
 // two overlapping loads cover any length from 4 to 16.
 bool same_bytes(std::string_view a, std::string_view b) noexcept {
+    using runtime::load_unaligned;
     std::size_t n = a.size();
     if (n != b.size()) return false;
-    auto load = [](const char* p, auto word) {
-        std::memcpy(&word, p, sizeof(word));
-        return word;
-    };
+    const char* x = a.data();
+    const char* y = b.data();
     if (n >= 8 && n <= 16)
-        return load(a.data(), uint64_t{}) == load(b.data(), uint64_t{}) &&
-               load(a.data() + n - 8, uint64_t{}) == load(b.data() + n - 8, uint64_t{});
+        return load_unaligned<uint64_t>(x) == load_unaligned<uint64_t>(y) &&
+               load_unaligned<uint64_t>(x + n - 8) == load_unaligned<uint64_t>(y + n - 8);
     if (n >= 4 && n < 8)
-        return load(a.data(), uint32_t{}) == load(b.data(), uint32_t{}) &&
-               load(a.data() + n - 4, uint32_t{}) == load(b.data() + n - 4, uint32_t{});
+        return load_unaligned<uint32_t>(x) == load_unaligned<uint32_t>(y) &&
+               load_unaligned<uint32_t>(x + n - 4) == load_unaligned<uint32_t>(y + n - 4);
     return a == b;
 }
 
@@ -673,12 +677,9 @@ void Evaluator::walk_value(Frame& f, const Value& start, const PTerm& ref, std::
     // with no continuation per step.
     const Value* v = &start;
     for (; i < ref.elems.size(); ++i) {
-        const PTerm& part = ref.elems[i];
-        const Value* key;
-        if (part.op == TermOp::Const) key = &part.value;
-        else if (part.op == TermOp::Local && f.bound(part.slot)) key = f.slots[part.slot];
-        else break;
-        v = ref_child(*v, *key, part, base_data);
+        const Value* key = known_value(f, ref.elems[i]);
+        if (!key) break;
+        v = ref_child(*v, *key, ref.elems[i], base_data);
         if (!v) return;
     }
     if (i == ref.elems.size()) {
