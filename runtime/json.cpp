@@ -2,6 +2,8 @@
 
 #include "runtime/hash.hpp"
 #include "runtime/node_arena.hpp"
+#include "runtime/json_read.hpp"
+#include "runtime/lazy_json.hpp"
 #include "runtime/unaligned_load.hpp"
 #include "runtime/utf8.hpp"
 
@@ -20,6 +22,7 @@ namespace gavel::runtime {
 
 namespace {
 
+using namespace json_read;
 using detail::NodeArena;
 using detail::ObjectNode;
 using detail::SeqNode;
@@ -184,62 +187,6 @@ struct ThreadState {
 ThreadState& thread_state() {
     thread_local ThreadState st;
     return st;
-}
-
-int hex_val(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-// First backslash in [p, e), or e. Reads up to 15 bytes past e: only for
-// the padded input.
-inline const char* find_backslash(const char* p, const char* e) noexcept {
-#if defined(__SSE2__)
-    const __m128i bslash = _mm_set1_epi8('\\');
-    for (;;) {
-        unsigned m = static_cast<unsigned>(
-            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), bslash)));
-        std::ptrdiff_t left = e - p;
-        if (left < 16) m &= (1u << left) - 1;
-        if (m) return p + __builtin_ctz(m);
-        if (left <= 16) return e;
-        p += 16;
-    }
-#else
-    while (e - p >= 8) {
-        std::uint64_t w = load_unaligned<std::uint64_t>(p) ^ 0x5c5c5c5c5c5c5c5cULL;  // '\\' bytes become 0
-        std::uint64_t z = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
-        if (z) return p + (__builtin_ctzll(z) >> 3);
-        p += 8;
-    }
-    while (p < e && *p != '\\') ++p;
-    return p;
-#endif
-}
-
-// Bytewise order of two string keys built by the reader (their nodes come
-// from new_string, whose data always has 8 readable bytes).
-inline int cmp_key(const Value& a, const Value& b) noexcept {
-    if (a.identical(b)) return 0;
-    std::string_view x = a.as_string(), y = b.as_string();
-    if (x.empty() || y.empty()) return x.empty() ? (y.empty() ? 0 : -1) : 1;
-    auto wx = load_unaligned<std::uint64_t>(x.data());
-    auto wy = load_unaligned<std::uint64_t>(y.data());
-    if (x.size() < 8) wx &= (std::uint64_t(1) << (8 * x.size())) - 1;
-    if (y.size() < 8) wy &= (std::uint64_t(1) << (8 * y.size())) - 1;
-    if (wx != wy) {
-        wx = __builtin_bswap64(wx);
-        wy = __builtin_bswap64(wy);
-        return wx < wy ? -1 : 1;  // zero padding sorts a prefix first
-    }
-    std::size_t n = std::min(x.size(), y.size());
-    int c = n > 8 ? std::memcmp(x.data() + 8, y.data() + 8, n - 8) : 0;
-    if (c != 0) return c;
-    return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
 }
 
 class Reader {
@@ -460,92 +407,19 @@ private:
             return true;
         }
         std::string& s = st_.scratch;
-        if (!unescape(start, bs, e, s)) return false;
-        s.reserve(s.size() + 16);  // new_string may read 16 bytes
-        stack.push(is_key ? new_key(s.data(), s.size(), false) : new_string(s.data(), s.size()));
-        return true;
-    }
-
-    // Unescapes [start, e) (the closing quote is at e) into s; `p` is the
-    // first backslash.
-    [[gnu::noinline]] bool unescape(const char* start, const char* p, const char* e, std::string& s) {
-        s.assign(start, static_cast<std::size_t>(p - start));
-        while (p < e) {
-            char c = *p;
-            if (static_cast<unsigned char>(c) < 0x20) return fail_at(p, "invalid control character in string");
-            if (c != '\\') {
-                const char* run = p;
-                while (p < e && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
-                s.append(run, static_cast<std::size_t>(p - run));
-                continue;
-            }
-            const char* esc = p;
-            char x = p[1];
-            p += 2;
-            switch (x) {
-            case '"': s.push_back('"'); break;
-            case '\\': s.push_back('\\'); break;
-            case '/': s.push_back('/'); break;
-            case 'b': s.push_back('\b'); break;
-            case 'f': s.push_back('\f'); break;
-            case 'n': s.push_back('\n'); break;
-            case 'r': s.push_back('\r'); break;
-            case 't': s.push_back('\t'); break;
-            case 'u': {
-                std::uint32_t cp;
-                if (!hex4(p, e, cp)) return fail_at(esc, "invalid \\u escape in string");
-                p += 4;
-                if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    std::uint32_t lo;
-                    if (p + 1 < e && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, e, lo) && lo >= 0xDC00 &&
-                        lo <= 0xDFFF) {
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                        p += 6;
-                    } else {
-                        cp = 0xFFFD;  // lone high surrogate (Go: U+FFFD)
-                    }
-                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                    cp = 0xFFFD;  // lone low surrogate
-                }
-                utf8::append_code_point(s, cp);
-                break;
-            }
-            default: return fail_at(esc, "invalid escape sequence in string");
-            }
-        }
-        return true;
-    }
-
-    static bool hex4(const char* p, const char* end, std::uint32_t& out) {
-        if (end - p < 4) return false;
-        out = 0;
-        for (int i = 0; i < 4; ++i) {
-            int h = hex_val(p[i]);
-            if (h < 0) return false;
-            out = out * 16 + static_cast<std::uint32_t>(h);
-        }
+        s.resize(static_cast<std::size_t>(e - start) + 16);  // new_string may read 16 bytes
+        UnescapeError err;
+        char* out = unescape_into(start, bs, e, s.data(), err);
+        if (!out) return fail_at(err.at, err.what);
+        std::size_t n = static_cast<std::size_t>(out - s.data());
+        stack.push(is_key ? new_key(s.data(), n, false) : new_string(s.data(), n));
         return true;
     }
 
     bool number(std::string_view tok, ValueStack& stack) {
-        // Fast path: short plain integers.
-        if (!tok.empty() && tok.size() <= 18) {
-            std::size_t i = tok[0] == '-' ? 1 : 0;
-            bool plain = i < tok.size() && (tok[i] != '0' || tok.size() == i + 1);
-            std::int64_t v = 0;
-            for (std::size_t k = i; plain && k < tok.size(); ++k) {
-                char c = tok[k];
-                if (c < '0' || c > '9') plain = false;
-                else v = v * 10 + (c - '0');
-            }
-            if (plain && !(i == 1 && v == 0)) {
-                stack.push(Value::integer(i ? -v : v));
-                return true;
-            }
-        }
-        NumberResult r = Number::parse(tok);
-        if (!r.ok) return fail_at(tok.data(), "invalid number '" + std::string(tok.substr(0, 40)) + "'");
-        stack.push(Value::number(std::move(r.value)));
+        Value v;
+        if (!read_number(tok, v)) return fail_at(tok.data(), "invalid number '" + std::string(tok.substr(0, 40)) + "'");
+        stack.push(std::move(v));
         return true;
     }
 
@@ -565,49 +439,21 @@ private:
         static_assert(sizeof(ObjectEntry) == 2 * sizeof(Value));
         std::size_t m = (stack.size() - start) / 2;
         auto* items = reinterpret_cast<ObjectEntry*>(stack.at(start));
-        bool sorted = true;
-        for (std::size_t j = 1; j < m; ++j)
-            if (cmp_key(items[j - 1].key, items[j].key) >= 0) {
-                sorted = false;
-                break;
-            }
-        std::size_t w = m;
+        std::vector<std::uint32_t>& ord = st_.order;
+        bool dropped = false;
         ObjectNode* node;
-        if (sorted) {
+        if (order_entries(items, m, ord, [&](std::uint32_t j) {
+                items[j].~ObjectEntry();
+                dropped = true;
+            })) {
             node = new_object_node(m);
             std::memcpy(static_cast<void*>(node->data()), static_cast<const void*>(items), m * sizeof(ObjectEntry));
         } else {
-            // Sort a permutation (stable: equal keys keep input order).
-            std::vector<std::uint32_t>& ord = st_.order;
-            ord.resize(m);
-            for (std::size_t j = 0; j < m; ++j) ord[j] = static_cast<std::uint32_t>(j);
-            auto less = [items](std::uint32_t a, std::uint32_t b) {
-                int c = cmp_key(items[a].key, items[b].key);
-                return c < 0 || (c == 0 && a < b);
-            };
-            if (m <= 24) {
-                for (std::size_t j = 1; j < m; ++j) {
-                    std::uint32_t t = ord[j];
-                    std::size_t k = j;
-                    while (k > 0 && less(t, ord[k - 1])) {
-                        ord[k] = ord[k - 1];
-                        --k;
-                    }
-                    ord[k] = t;
-                }
-            } else {
-                std::sort(ord.begin(), ord.end(), less);
-            }
-            // Last of each run of equal keys wins; the others are destroyed.
-            w = 0;
-            for (std::size_t j = 0; j < m; ++j)
-                if (j + 1 == m || cmp_key(items[ord[j]].key, items[ord[j + 1]].key) != 0) ord[w++] = ord[j];
-                else items[ord[j]].~ObjectEntry();
             // A destroyed value may have held the last reference to an
             // interned key; the table must not hand that node out again.
-            if (w != m) st_.keys.start();
-            node = new_object_node(w);
-            for (std::size_t j = 0; j < w; ++j)
+            if (dropped) st_.keys.start();
+            node = new_object_node(ord.size());
+            for (std::size_t j = 0; j < ord.size(); ++j)
                 std::memcpy(static_cast<void*>(node->data() + j), static_cast<const void*>(items + ord[j]),
                             sizeof(ObjectEntry));
         }
@@ -676,7 +522,58 @@ std::size_t structural_error_offset(std::string_view text, simdjson::error_code 
 
 } // namespace
 
+namespace {
+
+// The thread's stage-1 parser, with room for `size` bytes; false when it
+// cannot be allocated.
+bool ensure_stage1(ThreadState& st, std::size_t size) {
+    if (st.stage1 && st.stage1_cap >= size) return true;
+    std::size_t cap = std::max<std::size_t>({size, st.stage1_cap * 2, 4096});
+    cap = std::min<std::size_t>(cap, simdjson::SIMDJSON_MAXSIZE_BYTES);
+    simdjson::error_code ec =
+        st.stage1 ? st.stage1->set_capacity(cap)
+                  : simdjson::get_active_implementation()->create_dom_parser_implementation(
+                        cap, simdjson::DEFAULT_MAX_DEPTH, st.stage1);
+    if (ec != simdjson::SUCCESS) {
+        st.stage1.reset();
+        st.stage1_cap = 0;
+        return false;
+    }
+    st.stage1_cap = cap;
+    return true;
+}
+
+// Stage 1 for the lazy reader (which reports no errors of its own).
+bool lazy_stage1(const char* padded, std::size_t size, const std::uint32_t*& index, std::uint32_t& count) {
+    ThreadState& st = thread_state();
+    if (!ensure_stage1(st, size)) return false;
+    if (st.stage1->stage1(reinterpret_cast<const std::uint8_t*>(padded), size, simdjson::stage1_mode::regular) !=
+        simdjson::SUCCESS)
+        return false;
+    index = st.stage1->structural_indexes.get();
+    count = st.stage1->n_structural_indexes;
+    return true;
+}
+
+} // namespace
+
 ParseResult parse_json(std::string_view text, const Limits& limits) {
+    ParseResult res;
+    if (text.size() > limits.max_input_bytes) {
+        res.error.message = "JSON input too large: " + std::to_string(text.size()) + " bytes (limit " +
+                            std::to_string(limits.max_input_bytes) + ")";
+        return res;
+    }
+    if (detail::read_json_lazily(text, limits, &lazy_stage1, res.value)) {
+        res.ok = true;
+        return res;
+    }
+    return detail::parse_json_eagerly(text, limits);
+}
+
+namespace detail {
+
+ParseResult parse_json_eagerly(std::string_view text, const Limits& limits) {
     ParseResult res;
     if (text.size() > limits.max_input_bytes) {
         res.error.message = "JSON input too large: " + std::to_string(text.size()) + " bytes (limit " +
@@ -696,20 +593,9 @@ ParseResult parse_json(std::string_view text, const Limits& limits) {
     }
     if (!text.empty()) std::memcpy(st.buf.get(), text.data(), text.size());
     std::memset(st.buf.get() + text.size(), 0, simdjson::SIMDJSON_PADDING);
-    if (!st.stage1 || st.stage1_cap < text.size()) {
-        std::size_t cap = std::max<std::size_t>({text.size(), st.stage1_cap * 2, 4096});
-        cap = std::min<std::size_t>(cap, simdjson::SIMDJSON_MAXSIZE_BYTES);
-        simdjson::error_code ec =
-            st.stage1 ? st.stage1->set_capacity(cap)
-                      : simdjson::get_active_implementation()->create_dom_parser_implementation(
-                            cap, simdjson::DEFAULT_MAX_DEPTH, st.stage1);
-        if (ec != simdjson::SUCCESS) {
-            st.stage1.reset();
-            st.stage1_cap = 0;
-            res.error.message = "JSON parser allocation failed";
-            return res;
-        }
-        st.stage1_cap = cap;
+    if (!ensure_stage1(st, text.size())) {
+        res.error.message = "JSON parser allocation failed";
+        return res;
     }
 
     const char* base = st.buf.get();
@@ -739,6 +625,8 @@ ParseResult parse_json(std::string_view text, const Limits& limits) {
     res.value = std::move(out);
     return res;
 }
+
+} // namespace detail
 
 // ---- writing --------------------------------------------------------------------------
 

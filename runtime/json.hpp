@@ -39,8 +39,15 @@
 
 namespace gavel::runtime {
 
-// Parses exactly one JSON value (surrounding whitespace allowed).
+// Parses exactly one JSON value (surrounding whitespace allowed). Documents
+// under 64 KiB are read lazily (lazy_json.hpp): validated whole, but their
+// arrays and objects are built on first access.
 ParseResult parse_json(std::string_view text, const Limits& limits = kDefaultLimits);
+
+namespace detail {
+// Builds every value up front, whatever the size (tests compare the two).
+ParseResult parse_json_eagerly(std::string_view text, const Limits& limits = kDefaultLimits);
+} // namespace detail
 
 enum class JsonStyle : std::uint8_t { Compact, Pretty };
 

@@ -4,40 +4,99 @@
 // count is atomic: increments are relaxed, the final decrement acquires so the
 // destroying thread sees every write made before other owners let go.
 //
-// Nodes are individually heap-allocated, or carved out of a NodeArena chunk
-// (node_arena.hpp; the JSON reader does this): `arena_offset` is then the
-// distance back to the chunk header in 8-byte units, and freeing the node
-// gives its bytes back to the chunk, which is freed with its last node.
+// Nodes come in three kinds of ownership:
+//   * own allocation: counted one by one, freed with their last reference;
+//   * carved out of a NodeArena chunk (node_arena.hpp; the eager JSON reader):
+//     still counted one by one, but `arena_offset` leads back to the chunk
+//     header (in 8-byte units) and the chunk is freed with its last node;
+//   * owned by a document (flag kInDocument; lazy_json.hpp): the nodes of one
+//     small parsed JSON document share a single count in the DocumentHeader
+//     that `arena_offset` leads to. References between nodes of the document
+//     are not counted; only references from outside are. When the last one
+//     goes, the whole document is freed at once, without visiting its nodes.
+//     A document's containers may also be lazy (kLazy): their entries are
+//     built on first access (materialize()), once, by whichever thread asks.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 namespace gavel::runtime::detail {
 
 enum class NodeType : std::uint8_t { String, Array, Set, Object, Number };
 
+// Node::flags. kInDocument never changes; kLazy and kBusy are cleared once
+// the entries are built (release store; readers load with acquire).
+inline constexpr std::uint8_t kInDocument = 0x80;
+inline constexpr std::uint8_t kLazy = 0x01;
+inline constexpr std::uint8_t kBusy = 0x02;
+
 struct Node {
-    mutable std::atomic<std::uint32_t> refs{1};
+    mutable std::atomic<std::uint32_t> refs{1};  // unused by document nodes
     NodeType type;
-    std::uint8_t reserved = 0;
-    std::uint16_t arena_offset = 0;  // 0: own allocation; else chunk header distance / 8
+    mutable std::atomic<std::uint8_t> flags{0};
+    std::uint16_t arena_offset = 0;  // 0: own allocation; else header distance / 8
     explicit Node(NodeType t) noexcept : type(t) {}
 };
 static_assert(sizeof(Node) == 8);
 
+// The single count of a document's nodes, at the start of its memory block.
+struct DocumentHeader {
+    std::atomic<std::uint32_t> refs{1};
+    std::uint32_t reserved = 0;
+    // Nodes the document's values refer to but that live outside its block
+    // (big numbers); released with the document. Lock-free push.
+    struct External {
+        Node* node;
+        External* next;
+    };
+    std::atomic<External*> externals{nullptr};
+};
+static_assert(sizeof(DocumentHeader) % 16 == 0);
+
+inline DocumentHeader* document_of(const Node* n) noexcept {
+    return reinterpret_cast<DocumentHeader*>(const_cast<char*>(reinterpret_cast<const char*>(n)) -
+                                             (std::size_t(n->arena_offset) << 3));
+}
+
 // Frees a node whose count reached zero (dispatches on `type`; value.cpp).
 void destroy_node(Node* n) noexcept;
+// Frees a document whose count reached zero (lazy_json.cpp).
+void destroy_document(DocumentHeader* d) noexcept;
+// Builds a lazy container's entries (lazy_json.cpp).
+void materialize(const Node* n) noexcept;
+
+inline bool in_document(const Node* n) noexcept {
+    return (n->flags.load(std::memory_order_relaxed) & kInDocument) != 0;
+}
+
+// Call before reading a container node's entries.
+inline void ensure_materialized(const Node* n) noexcept {
+    if (n->flags.load(std::memory_order_acquire) & (kLazy | kBusy)) [[unlikely]]
+        materialize(n);
+}
 
 inline void retain(const Node* n) noexcept {
-    if (n) n->refs.fetch_add(1, std::memory_order_relaxed);
+    if (!n) return;
+    if (in_document(n)) [[unlikely]] {
+        document_of(n)->refs.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    n->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
 // A count of 1 seen by an owner means no other owner exists (nobody else can
 // be copying it concurrently), so the last release skips the atomic RMW.
 inline void release(const Node* n) noexcept {
-    if (n && (n->refs.load(std::memory_order_acquire) == 1 ||
-              n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1))
+    if (!n) return;
+    if (in_document(n)) [[unlikely]] {
+        DocumentHeader* d = document_of(n);
+        if (d->refs.load(std::memory_order_acquire) == 1 || d->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            destroy_document(d);
+        return;
+    }
+    if (n->refs.load(std::memory_order_acquire) == 1 || n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
         destroy_node(const_cast<Node*>(n));
 }
 

@@ -18,5 +18,7 @@ std::size_t find_invalid(std::string_view s) noexcept;
 inline bool is_valid(std::string_view s) noexcept { return find_invalid(s) == std::string_view::npos; }
 
 void append_code_point(std::string& out, std::uint32_t cp);
+// Writes `cp` (at most 4 bytes) at `out`; returns the end.
+char* encode_code_point(std::uint32_t cp, char* out) noexcept;
 
 } // namespace gavel::runtime::utf8

@@ -248,7 +248,7 @@ std::uint64_t Value::hash() const noexcept {
         auto* n = static_cast<const SeqNode*>(p_);
         return cached(n->hash, [&] {
             std::uint64_t h = seed_of(k);
-            for (std::size_t i = 0; i < n->size; ++i) h = hash_combine(h, n->data()[i].hash());
+            for (const Value& e : k == Kind::Array ? array_elements() : set_elements()) h = hash_combine(h, e.hash());
             return h;
         });
     }
@@ -257,9 +257,9 @@ std::uint64_t Value::hash() const noexcept {
         auto* n = static_cast<const ObjectNode*>(p_);
         return cached(n->hash, [&] {
             std::uint64_t h = seed_of(Kind::Object);
-            for (std::size_t i = 0; i < n->size; ++i) {
-                h = hash_combine(h, n->data()[i].key.hash());
-                h = hash_combine(h, n->data()[i].value.hash());
+            for (const ObjectEntry& e : object_entries()) {
+                h = hash_combine(h, e.key.hash());
+                h = hash_combine(h, e.value.hash());
             }
             return h;
         });

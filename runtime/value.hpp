@@ -217,6 +217,7 @@ inline std::string_view Value::as_string() const noexcept {
 inline std::span<const Value> Value::array_elements() const noexcept {
     if (tag_ != Tag::Array || !p_) return {};
     auto* n = static_cast<const detail::SeqNode*>(p_);
+    detail::ensure_materialized(n);
     return {n->data(), n->size};
 }
 
@@ -229,6 +230,7 @@ inline std::span<const Value> Value::set_elements() const noexcept {
 inline std::span<const ObjectEntry> Value::object_entries() const noexcept {
     if (tag_ != Tag::Object || !p_) return {};
     auto* n = static_cast<const detail::ObjectNode*>(p_);
+    detail::ensure_materialized(n);
     return {n->data(), n->size};
 }
 
@@ -238,7 +240,9 @@ inline std::size_t Value::size() const noexcept {
     case Tag::String: return static_cast<const detail::StringNode*>(p_)->size;
     case Tag::Array:
     case Tag::Set: return static_cast<const detail::SeqNode*>(p_)->size;
-    case Tag::Object: return static_cast<const detail::ObjectNode*>(p_)->size;
+    case Tag::Object:  // a lazy object's final size is known once duplicate keys are dropped
+        detail::ensure_materialized(p_);
+        return static_cast<const detail::ObjectNode*>(p_)->size;
     default: return 0;
     }
 }

@@ -1,0 +1,218 @@
+// Pieces both JSON readers share (json.cpp reads eagerly, lazy_json.cpp
+// builds containers on first access), so that both give the same values:
+// string unescaping, number reading, and the canonical order of object keys.
+// Internal to the runtime.
+#pragma once
+
+#include "runtime/unaligned_load.hpp"
+#include "runtime/utf8.hpp"
+#include "runtime/value.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace gavel::runtime::json_read {
+
+inline bool is_ws(char c) noexcept { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+inline int hex_val(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// Four hex digits in [p, end).
+inline bool hex4(const char* p, const char* end, std::uint32_t& out) noexcept {
+    if (end - p < 4) return false;
+    out = 0;
+    for (int i = 0; i < 4; ++i) {
+        int h = hex_val(p[i]);
+        if (h < 0) return false;
+        out = out * 16 + static_cast<std::uint32_t>(h);
+    }
+    return true;
+}
+
+// First backslash in [p, e), or e. Reads up to 15 bytes past e: only for
+// padded input.
+inline const char* find_backslash(const char* p, const char* e) noexcept {
+#if defined(__SSE2__)
+    const __m128i bslash = _mm_set1_epi8('\\');
+    for (;;) {
+        unsigned m = static_cast<unsigned>(
+            _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), bslash)));
+        std::ptrdiff_t left = e - p;
+        if (left < 16) m &= (1u << left) - 1;
+        if (m) return p + __builtin_ctz(m);
+        if (left <= 16) return e;
+        p += 16;
+    }
+#else
+    while (e - p >= 8) {
+        std::uint64_t w = load_unaligned<std::uint64_t>(p) ^ 0x5c5c5c5c5c5c5c5cULL;  // '\\' bytes become 0
+        std::uint64_t z = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+        if (z) return p + (__builtin_ctzll(z) >> 3);
+        p += 8;
+    }
+    while (p < e && *p != '\\') ++p;
+    return p;
+#endif
+}
+
+struct UnescapeError {
+    const char* at = nullptr;
+    const char* what = nullptr;
+};
+
+// Unescapes the string content [start, e) (the closing quote is at e; `bs`
+// is its first backslash) into `out`, which has room for e - start bytes (the
+// result is never longer). Lone or mismatched surrogates become U+FFFD, as
+// Go's encoding/json does. Returns the end of the output, or nullptr with
+// `err` set.
+inline char* unescape_into(const char* start, const char* bs, const char* e, char* out, UnescapeError& err) noexcept {
+    std::memcpy(out, start, static_cast<std::size_t>(bs - start));
+    out += bs - start;
+    const char* p = bs;
+    while (p < e) {
+        char c = *p;
+        if (static_cast<unsigned char>(c) < 0x20) {
+            err = {p, "invalid control character in string"};
+            return nullptr;
+        }
+        if (c != '\\') {
+            *out++ = c;
+            ++p;
+            continue;
+        }
+        const char* esc = p;
+        char x = p[1];
+        p += 2;
+        switch (x) {
+        case '"': *out++ = '"'; break;
+        case '\\': *out++ = '\\'; break;
+        case '/': *out++ = '/'; break;
+        case 'b': *out++ = '\b'; break;
+        case 'f': *out++ = '\f'; break;
+        case 'n': *out++ = '\n'; break;
+        case 'r': *out++ = '\r'; break;
+        case 't': *out++ = '\t'; break;
+        case 'u': {
+            std::uint32_t cp;
+            if (!hex4(p, e, cp)) {
+                err = {esc, "invalid \\u escape in string"};
+                return nullptr;
+            }
+            p += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                std::uint32_t lo;
+                if (p + 1 < e && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, e, lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    p += 6;
+                } else {
+                    cp = 0xFFFD;  // lone high surrogate (Go: U+FFFD)
+                }
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                cp = 0xFFFD;  // lone low surrogate
+            }
+            out = utf8::encode_code_point(cp, out);
+            break;
+        }
+        default: err = {esc, "invalid escape sequence in string"}; return nullptr;
+        }
+    }
+    return out;
+}
+
+// A number token as a Value; false when it is not a JSON number.
+inline bool read_number(std::string_view tok, Value& out) {
+    // Fast path: short plain integers.
+    if (!tok.empty() && tok.size() <= 18) {
+        std::size_t i = tok[0] == '-' ? 1 : 0;
+        bool plain = i < tok.size() && (tok[i] != '0' || tok.size() == i + 1);
+        std::int64_t v = 0;
+        for (std::size_t k = i; plain && k < tok.size(); ++k) {
+            char c = tok[k];
+            if (c < '0' || c > '9') plain = false;
+            else v = v * 10 + (c - '0');
+        }
+        if (plain && !(i == 1 && v == 0)) {
+            out = Value::integer(i ? -v : v);
+            return true;
+        }
+    }
+    NumberResult r = Number::parse(tok);
+    if (!r.ok) return false;
+    out = Value::number(std::move(r.value));
+    return true;
+}
+
+// Bytewise order of two string keys built by a reader (their data always has
+// 8 readable bytes).
+inline int compare_keys(const Value& a, const Value& b) noexcept {
+    if (a.identical(b)) return 0;
+    std::string_view x = a.as_string(), y = b.as_string();
+    if (x.empty() || y.empty()) return x.empty() ? (y.empty() ? 0 : -1) : 1;
+    auto wx = load_unaligned<std::uint64_t>(x.data());
+    auto wy = load_unaligned<std::uint64_t>(y.data());
+    if (x.size() < 8) wx &= (std::uint64_t(1) << (8 * x.size())) - 1;
+    if (y.size() < 8) wy &= (std::uint64_t(1) << (8 * y.size())) - 1;
+    if (wx != wy) {
+        wx = __builtin_bswap64(wx);
+        wy = __builtin_bswap64(wy);
+        return wx < wy ? -1 : 1;  // zero padding sorts a prefix first
+    }
+    std::size_t n = std::min(x.size(), y.size());
+    int c = n > 8 ? std::memcmp(x.data() + 8, y.data() + 8, n - 8) : 0;
+    if (c != 0) return c;
+    return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+}
+
+// The canonical order of an object's m entries read in document order: by
+// key, the last of equal keys wins (Go's encoding/json). Returns true when
+// the entries are already strictly ascending (keep them as they are);
+// otherwise `ord` holds the indices to keep, in order, and drop(j) was
+// called for each entry left out.
+template <class Drop>
+bool order_entries(const ObjectEntry* items, std::size_t m, std::vector<std::uint32_t>& ord, Drop drop) {
+    bool sorted = true;
+    for (std::size_t j = 1; j < m; ++j)
+        if (compare_keys(items[j - 1].key, items[j].key) >= 0) {
+            sorted = false;
+            break;
+        }
+    if (sorted) return true;
+    // Sort a permutation (stable: equal keys keep input order).
+    ord.resize(m);
+    for (std::size_t j = 0; j < m; ++j) ord[j] = static_cast<std::uint32_t>(j);
+    auto less = [items](std::uint32_t a, std::uint32_t b) {
+        int c = compare_keys(items[a].key, items[b].key);
+        return c < 0 || (c == 0 && a < b);
+    };
+    if (m <= 24) {
+        for (std::size_t j = 1; j < m; ++j) {
+            std::uint32_t t = ord[j];
+            std::size_t k = j;
+            while (k > 0 && less(t, ord[k - 1])) {
+                ord[k] = ord[k - 1];
+                --k;
+            }
+            ord[k] = t;
+        }
+    } else {
+        std::sort(ord.begin(), ord.end(), less);
+    }
+    std::size_t w = 0;
+    for (std::size_t j = 0; j < m; ++j)
+        if (j + 1 == m || compare_keys(items[ord[j]].key, items[ord[j + 1]].key) != 0) ord[w++] = ord[j];
+        else drop(ord[j]);
+    ord.resize(w);
+    return false;
+}
+
+} // namespace gavel::runtime::json_read
