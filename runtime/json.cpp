@@ -40,6 +40,10 @@ using detail::StringNode;
 // nor On-Demand's iterator is used: both cost more than building the Values,
 // and we need the number text and our own string semantics (lone surrogates)
 // anyway.
+//
+// This is the eager reader: it serves documents of 64 KiB and more, and any
+// document the lazy reader (lazy_json.hpp) does not take, including every
+// invalid one, so that errors are reported in one place.
 
 // Values under construction. A Value is a tag and one word with no
 // self-references, so slots are relocated with memcpy into the final node.
@@ -180,7 +184,7 @@ struct ThreadState {
     std::string scratch;  // unescaped string bytes
     ValueStack stack;
     std::vector<Frame> frames;
-    std::vector<std::uint32_t> order;  // object entry permutation while sorting
+    EntryOrder order;  // object entry permutation while sorting
     KeyTable keys;
 };
 
@@ -439,10 +443,11 @@ private:
         static_assert(sizeof(ObjectEntry) == 2 * sizeof(Value));
         std::size_t m = (stack.size() - start) / 2;
         auto* items = reinterpret_cast<ObjectEntry*>(stack.at(start));
-        std::vector<std::uint32_t>& ord = st_.order;
+        EntryOrder& order = st_.order;
+        const std::vector<std::uint32_t>& ord = order.keep;
         bool dropped = false;
         ObjectNode* node;
-        if (order_entries(items, m, ord, [&](std::uint32_t j) {
+        if (order_entries(items, m, order, [&](std::uint32_t j) {
                 items[j].~ObjectEntry();
                 dropped = true;
             })) {

@@ -173,25 +173,49 @@ inline int compare_keys(const Value& a, const Value& b) noexcept {
     return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
 }
 
+// A string key's first 8 bytes as a big-endian number, zero padded: keys
+// whose prefixes differ compare as their prefixes do.
+inline std::uint64_t key_prefix(const Value& k) noexcept {
+    std::string_view x = k.as_string();
+    if (x.empty()) return 0;
+    auto w = load_unaligned<std::uint64_t>(x.data());
+    if (x.size() < 8) w &= (std::uint64_t(1) << (8 * x.size())) - 1;
+    return __builtin_bswap64(w);
+}
+
+struct EntryOrder {
+    std::vector<std::uint32_t> keep;  // indices of the entries kept, in order
+    std::vector<std::uint64_t> prefix;
+};
+
 // The canonical order of an object's m entries read in document order: by
 // key, the last of equal keys wins (Go's encoding/json). Returns true when
 // the entries are already strictly ascending (keep them as they are);
-// otherwise `ord` holds the indices to keep, in order, and drop(j) was
-// called for each entry left out.
+// otherwise `order.keep` holds the indices to keep, in order, and drop(j)
+// was called for each entry left out. Keys are compared by their prefixes
+// first, computed once each.
 template <class Drop>
-bool order_entries(const ObjectEntry* items, std::size_t m, std::vector<std::uint32_t>& ord, Drop drop) {
+bool order_entries(const ObjectEntry* items, std::size_t m, EntryOrder& order, Drop drop) {
+    std::vector<std::uint64_t>& pre = order.prefix;
+    pre.resize(m);
+    for (std::size_t j = 0; j < m; ++j) pre[j] = key_prefix(items[j].key);
+    auto cmp = [&](std::uint32_t a, std::uint32_t b) {
+        if (pre[a] != pre[b]) return pre[a] < pre[b] ? -1 : 1;
+        return compare_keys(items[a].key, items[b].key);
+    };
     bool sorted = true;
     for (std::size_t j = 1; j < m; ++j)
-        if (compare_keys(items[j - 1].key, items[j].key) >= 0) {
+        if (cmp(static_cast<std::uint32_t>(j - 1), static_cast<std::uint32_t>(j)) >= 0) {
             sorted = false;
             break;
         }
     if (sorted) return true;
     // Sort a permutation (stable: equal keys keep input order).
+    std::vector<std::uint32_t>& ord = order.keep;
     ord.resize(m);
     for (std::size_t j = 0; j < m; ++j) ord[j] = static_cast<std::uint32_t>(j);
-    auto less = [items](std::uint32_t a, std::uint32_t b) {
-        int c = compare_keys(items[a].key, items[b].key);
+    auto less = [&](std::uint32_t a, std::uint32_t b) {
+        int c = cmp(a, b);
         return c < 0 || (c == 0 && a < b);
     };
     if (m <= 24) {
@@ -209,7 +233,7 @@ bool order_entries(const ObjectEntry* items, std::size_t m, std::vector<std::uin
     }
     std::size_t w = 0;
     for (std::size_t j = 0; j < m; ++j)
-        if (j + 1 == m || compare_keys(items[ord[j]].key, items[ord[j + 1]].key) != 0) ord[w++] = ord[j];
+        if (j + 1 == m || cmp(ord[j], ord[j + 1]) != 0) ord[w++] = ord[j];
         else drop(ord[j]);
     ord.resize(w);
     return false;

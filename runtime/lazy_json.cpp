@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <new>
 #include <thread>
 #include <vector>
@@ -131,8 +132,9 @@ private:
         const char* txt = text();
         char first = txt[idx[0]];
         // Scalars and empty containers at the root: nothing to defer.
-        if ((first != '{' && first != '[') || n == 2) return false;
-        if (limits_.max_depth == 0 || txt[idx[n - 1]] != (first == '{' ? '}' : ']')) return false;
+        if (first != '{' && first != '[') return false;
+        char close_root = first == '{' ? '}' : ']';
+        if (txt[idx[1]] == close_root || limits_.max_depth == 0 || txt[idx[n - 1]] != close_root) return false;
         OpenContainer* top = nullptr;
         // A string at index k: its node's bytes (its raw length bounds the
         // unescaped one). The root is a container, so k + 1 < n.
@@ -408,7 +410,7 @@ private:
 // destructor may run on them).
 struct BuildScratch {
     std::vector<Child> kids;
-    std::vector<std::uint32_t> order;
+    EntryOrder order;
     std::vector<std::byte> entries;
 };
 
@@ -427,10 +429,17 @@ void build_entries(Node* n) {
     char* entries = object ? reinterpret_cast<char*>(obj->data()) : reinterpret_cast<char*>(seq->data());
     LazyInfo info;
     std::memcpy(&info, entries, sizeof info);
-    scratch.kids.resize(info.children);
-    if (info.children) std::memcpy(scratch.kids.data(), entries + sizeof info, info.children * sizeof(Child));
+    // The entries are written over this list: copy it first (most
+    // containers have few children; the rest use the thread's buffer).
+    Child local[32];
+    Child* kids = local;
+    if (info.children > std::size(local)) {
+        scratch.kids.resize(info.children);
+        kids = scratch.kids.data();
+    }
+    if (info.children) std::memcpy(kids, entries + sizeof info, info.children * sizeof(Child));
     char* strings = entries + count * (object ? sizeof(ObjectEntry) : sizeof(Value));
-    EntryReader reader(doc, scratch.kids.data(), strings);
+    EntryReader reader(doc, kids, strings);
     const char* p = reader.text() + info.open + 1;
     if (!object) {
         Value* out = seq->data();
@@ -456,9 +465,10 @@ void build_entries(Node* n) {
     scratch.entries.resize(count * sizeof(ObjectEntry));
     std::memcpy(scratch.entries.data(), static_cast<const void*>(items), count * sizeof(ObjectEntry));
     const auto* read = reinterpret_cast<const ObjectEntry*>(scratch.entries.data());
-    for (std::size_t j = 0; j < scratch.order.size(); ++j)
-        std::memcpy(static_cast<void*>(items + j), static_cast<const void*>(read + scratch.order[j]), sizeof(ObjectEntry));
-    obj->size = scratch.order.size();
+    const std::vector<std::uint32_t>& keep = scratch.order.keep;
+    for (std::size_t j = 0; j < keep.size(); ++j)
+        std::memcpy(static_cast<void*>(items + j), static_cast<const void*>(read + keep[j]), sizeof(ObjectEntry));
+    obj->size = keep.size();
 }
 
 } // namespace

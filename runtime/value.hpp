@@ -6,6 +6,9 @@
 // atomic intrusive reference count (node.hpp), so copying a Value is a tag
 // copy plus at most one relaxed atomic increment, and Values may be shared
 // across threads freely. Empty strings/arrays/sets/objects need no node.
+// Arrays and objects read from a small JSON document may be lazy: their
+// entries are built on first access through the accessors below
+// (lazy_json.hpp), which is invisible to callers.
 //
 // Sets and objects are kept canonical: elements (set) and entries sorted by
 // key (object) in OPA's value order, without duplicates. Lookup is a binary
