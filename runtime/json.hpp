@@ -11,9 +11,11 @@
 //     is rejected with its byte offset and line:column.
 //   * duplicate object keys: the last one wins (Go's encoding/json).
 //   * limits (limits.hpp): nesting depth and input size give clear errors.
-//   * a thread-local stage-1 index, padded buffer and build stack are reused;
-//     the resulting Values' nodes come from a few large arena chunks
-//     (node_arena.hpp) and equal object keys share one string node.
+//   * documents under 64 KiB (requests) become one lazily built block
+//     (lazy_json.hpp); larger ones (data) are built eagerly, their nodes
+//     from a few large arena chunks (node_arena.hpp), equal object keys
+//     sharing one string node. A thread-local stage-1 index, padded buffer
+//     and build stack are reused.
 //
 // Writing (Go's encoding/json with SetEscapeHTML(false), as OPA prints):
 //   * object keys in canonical order; string keys are therefore bytewise

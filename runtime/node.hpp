@@ -77,12 +77,15 @@ inline void ensure_materialized(const Node* n) noexcept {
         materialize(n);
 }
 
+// A document node's count is its document's (out of line: keeps the
+// inlined common path small).
+void retain_document(const Node* n) noexcept;
+void release_document(const Node* n) noexcept;
+
 inline void retain(const Node* n) noexcept {
     if (!n) return;
-    if (in_document(n)) [[unlikely]] {
-        document_of(n)->refs.fetch_add(1, std::memory_order_relaxed);
-        return;
-    }
+    if (in_document(n)) [[unlikely]]
+        return retain_document(n);
     n->refs.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -90,12 +93,8 @@ inline void retain(const Node* n) noexcept {
 // be copying it concurrently), so the last release skips the atomic RMW.
 inline void release(const Node* n) noexcept {
     if (!n) return;
-    if (in_document(n)) [[unlikely]] {
-        DocumentHeader* d = document_of(n);
-        if (d->refs.load(std::memory_order_acquire) == 1 || d->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
-            destroy_document(d);
-        return;
-    }
+    if (in_document(n)) [[unlikely]]
+        return release_document(n);
     if (n->refs.load(std::memory_order_acquire) == 1 || n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
         destroy_node(const_cast<Node*>(n));
 }
