@@ -286,11 +286,9 @@ private:
             case 't':
             case 'f':
             case 'n': {
-                std::string_view tok = token(i);
-                if (tok == "true") stack.push(Value::boolean(true));
-                else if (tok == "false") stack.push(Value::boolean(false));
-                else if (tok == "null") stack.push(Value());
-                else return fail_at(p, "invalid literal");
+                Value v;
+                if (!read_literal(token(i), v)) return fail_at(p, "invalid literal");
+                stack.push(v);
                 ++i;
                 break;
             }

@@ -129,6 +129,15 @@ inline char* unescape_into(const char* start, const char* bs, const char* e, cha
     return out;
 }
 
+// true, false or null as a Value; false for any other token.
+inline bool read_literal(std::string_view tok, Value& out) noexcept {
+    if (tok == "true") out = Value::boolean(true);
+    else if (tok == "false") out = Value::boolean(false);
+    else if (tok == "null") out = Value();
+    else return false;
+    return true;
+}
+
 // A number token as a Value; false when it is not a JSON number.
 inline bool read_number(std::string_view tok, Value& out) {
     // Fast path: short plain integers.

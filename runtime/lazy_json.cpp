@@ -185,8 +185,8 @@ private:
             case 't':
             case 'f':
             case 'n': {
-                std::string_view tok = token(i);
-                if (tok != "true" && tok != "false" && tok != "null") return false;
+                Value v;
+                if (!read_literal(token(i), v)) return false;
                 ++i;
                 break;
             }
