@@ -430,10 +430,18 @@ void build_entries(Node* n) {
     DocumentHeader* doc = document_of(n);
     BuildScratch& scratch = build_scratch();
     bool object = n->type == NodeType::Object;
-    auto* obj = static_cast<ObjectNode*>(n);
-    auto* seq = static_cast<SeqNode*>(n);
-    std::size_t count = object ? obj->size : seq->size;
-    char* entries = object ? reinterpret_cast<char*>(obj->data()) : reinterpret_cast<char*>(seq->data());
+    ObjectNode* obj = nullptr;
+    std::size_t count;
+    char* entries;
+    if (object) {
+        obj = static_cast<ObjectNode*>(n);
+        count = obj->size;
+        entries = reinterpret_cast<char*>(obj->data());
+    } else {
+        auto* seq = static_cast<SeqNode*>(n);
+        count = seq->size;
+        entries = reinterpret_cast<char*>(seq->data());
+    }
     LazyInfo info;
     std::memcpy(&info, entries, sizeof info);
     // The entries are written over this list: copy it first (most
@@ -449,7 +457,7 @@ void build_entries(Node* n) {
     EntryReader reader(doc, kids, strings);
     const char* p = reader.text() + info.open + 1;
     if (!object) {
-        Value* out = seq->data();
+        auto* out = reinterpret_cast<Value*>(entries);
         for (std::size_t k = 0; k < count; ++k) {
             p = EntryReader::skip_ws(p);
             new (out + k) Value(reader.value(p));
