@@ -283,19 +283,16 @@ private:
                 ++i;
                 break;
             }
-            case 't':
-            case 'f':
-            case 'n': {
-                Value v;
-                if (!read_literal(token(i), v)) return fail_at(p, "invalid literal");
-                stack.push(v);
-                ++i;
-                break;
-            }
-            case '-':
+            case 't': case 'f': case 'n': case '-':
             case '0': case '1': case '2': case '3': case '4':
             case '5': case '6': case '7': case '8': case '9': {
-                if (!number(token(i), stack)) return false;
+                std::string_view tok = token(i);
+                Value v;
+                if (!read_scalar(tok, v)) {
+                    if (*p == 't' || *p == 'f' || *p == 'n') return fail_at(p, "invalid literal");
+                    return fail_at(p, "invalid number '" + std::string(tok.substr(0, 40)) + "'");
+                }
+                stack.push(std::move(v));
                 ++i;
                 break;
             }
@@ -346,12 +343,7 @@ private:
     }
 
     // A scalar's text: up to the next structural, trailing whitespace removed.
-    std::string_view token(std::uint32_t i) const noexcept {
-        const char* p = at(i);
-        const char* e = i + 1 < n_ ? at(i + 1) : end();
-        while (e > p && is_ws(e[-1])) --e;
-        return {p, static_cast<std::size_t>(e - p)};
-    }
+    std::string_view token(std::uint32_t i) const noexcept { return scalar_token(at(i), i + 1 < n_ ? at(i + 1) : end()); }
 
     // `p` may be read up to 16 bytes past its start unless n > 16.
     Value new_string(const char* p, std::size_t n) {
@@ -398,10 +390,8 @@ private:
         const char* start = at(i) + 1;
         // Stage 1 guarantees the closing quote is the last non-space byte
         // before the next structural.
-        const char* q = i + 1 < n_ ? at(i + 1) : end();
-        while (q > start && is_ws(q[-1])) --q;
-        if (q <= start || q[-1] != '"') return fail_simd(simdjson::UNCLOSED_STRING, at(i));
-        const char* e = q - 1;
+        const char* e = closing_quote_before(start, i + 1 < n_ ? at(i + 1) : end());
+        if (!e) return fail_simd(simdjson::UNCLOSED_STRING, at(i));
         const char* bs = find_backslash(start, e);
         if (bs == e) {
             std::size_t n = static_cast<std::size_t>(e - start);
@@ -415,13 +405,6 @@ private:
         if (!out) return fail_at(err.at, err.what);
         std::size_t n = static_cast<std::size_t>(out - s.data());
         stack.push(is_key ? new_key(s.data(), n, false) : new_string(s.data(), n));
-        return true;
-    }
-
-    bool number(std::string_view tok, ValueStack& stack) {
-        Value v;
-        if (!read_number(tok, v)) return fail_at(tok.data(), "invalid number '" + std::string(tok.substr(0, 40)) + "'");
-        stack.push(std::move(v));
         return true;
     }
 

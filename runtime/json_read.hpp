@@ -20,6 +20,22 @@ namespace gavel::runtime::json_read {
 
 inline bool is_ws(char c) noexcept { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// Stage 1 indexes where each scalar and string starts; both end before the
+// next structural (`next`), trailing whitespace aside.
+
+// A scalar's text: from p up to `next`, trailing whitespace removed.
+inline std::string_view scalar_token(const char* p, const char* next) noexcept {
+    while (next > p && is_ws(next[-1])) --next;
+    return {p, static_cast<std::size_t>(next - p)};
+}
+
+// The closing quote of the string whose content starts at `start`: the last
+// byte before `next` but whitespace. Null when that is not a quote.
+inline const char* closing_quote_before(const char* start, const char* next) noexcept {
+    while (next > start && is_ws(next[-1])) --next;
+    return next > start && next[-1] == '"' ? next - 1 : nullptr;
+}
+
 inline int hex_val(char c) noexcept {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -161,35 +177,34 @@ inline bool read_number(std::string_view tok, Value& out) {
     return true;
 }
 
-// Bytewise order of two string keys built by a reader (their data always has
-// 8 readable bytes).
-inline int compare_keys(const Value& a, const Value& b) noexcept {
-    if (a.identical(b)) return 0;
-    std::string_view x = a.as_string(), y = b.as_string();
-    if (x.empty() || y.empty()) return x.empty() ? (y.empty() ? 0 : -1) : 1;
-    auto wx = load_unaligned<std::uint64_t>(x.data());
-    auto wy = load_unaligned<std::uint64_t>(y.data());
-    if (x.size() < 8) wx &= (std::uint64_t(1) << (8 * x.size())) - 1;
-    if (y.size() < 8) wy &= (std::uint64_t(1) << (8 * y.size())) - 1;
-    if (wx != wy) {
-        wx = __builtin_bswap64(wx);
-        wy = __builtin_bswap64(wy);
-        return wx < wy ? -1 : 1;  // zero padding sorts a prefix first
-    }
-    std::size_t n = std::min(x.size(), y.size());
-    int c = n > 8 ? std::memcmp(x.data() + 8, y.data() + 8, n - 8) : 0;
-    if (c != 0) return c;
-    return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+// A literal or number token (stage 1 starts every other scalar with a quote
+// or a bracket) as a Value; false when it is neither.
+inline bool read_scalar(std::string_view tok, Value& out) {
+    char c = tok.empty() ? '\0' : tok[0];
+    return c == 't' || c == 'f' || c == 'n' ? read_literal(tok, out) : read_number(tok, out);
 }
 
 // A string key's first 8 bytes as a big-endian number, zero padded: keys
-// whose prefixes differ compare as their prefixes do.
+// whose prefixes differ compare as their prefixes do. Reader-built keys only
+// (8 readable bytes).
 inline std::uint64_t key_prefix(const Value& k) noexcept {
     std::string_view x = k.as_string();
     if (x.empty()) return 0;
     auto w = load_unaligned<std::uint64_t>(x.data());
     if (x.size() < 8) w &= (std::uint64_t(1) << (8 * x.size())) - 1;
     return __builtin_bswap64(w);
+}
+
+// Bytewise order of two string keys built by a reader (their data always has
+// 8 readable bytes): by prefix, then by the bytes past it.
+inline int compare_keys(const Value& a, const Value& b, std::uint64_t prefix_a, std::uint64_t prefix_b) noexcept {
+    if (prefix_a != prefix_b) return prefix_a < prefix_b ? -1 : 1;  // zero padding sorts a prefix first
+    if (a.identical(b)) return 0;
+    std::string_view x = a.as_string(), y = b.as_string();
+    std::size_t n = std::min(x.size(), y.size());
+    int c = n > 8 ? std::memcmp(x.data() + 8, y.data() + 8, n - 8) : 0;
+    if (c != 0) return c;
+    return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
 }
 
 struct EntryOrder {
@@ -208,10 +223,7 @@ bool order_entries(const ObjectEntry* items, std::size_t m, EntryOrder& order, D
     std::vector<std::uint64_t>& pre = order.prefix;
     pre.resize(m);
     for (std::size_t j = 0; j < m; ++j) pre[j] = key_prefix(items[j].key);
-    auto cmp = [&](std::uint32_t a, std::uint32_t b) {
-        if (pre[a] != pre[b]) return pre[a] < pre[b] ? -1 : 1;
-        return compare_keys(items[a].key, items[b].key);
-    };
+    auto cmp = [&](std::uint32_t a, std::uint32_t b) { return compare_keys(items[a].key, items[b].key, pre[a], pre[b]); };
     bool sorted = true;
     for (std::size_t j = 1; j < m; ++j)
         if (cmp(static_cast<std::uint32_t>(j - 1), static_cast<std::uint32_t>(j)) >= 0) {

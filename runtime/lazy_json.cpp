@@ -147,17 +147,10 @@ private:
         // unescaped one). The root is a container, so k + 1 < n.
         auto string = [&](std::uint32_t k) {
             const char* start = txt + idx[k] + 1;
-            const char* q = txt + idx[k + 1];
-            while (q > start && is_ws(q[-1])) --q;
-            if (q <= start || q[-1] != '"') return false;
-            top->string_bytes += static_cast<std::uint32_t>(string_node_bytes(static_cast<std::size_t>(q - 1 - start)));
+            const char* e = closing_quote_before(start, txt + idx[k + 1]);
+            if (!e) return false;
+            top->string_bytes += static_cast<std::uint32_t>(string_node_bytes(static_cast<std::size_t>(e - start)));
             return true;
-        };
-        auto token = [&](std::uint32_t k) {
-            const char* p = txt + idx[k];
-            const char* e = txt + idx[k + 1];
-            while (e > p && is_ws(e[-1])) --e;
-            return std::string_view(p, static_cast<std::size_t>(e - p));
         };
         // A key at index i and the ':' after it; i moves to the value.
         auto key = [&](std::uint32_t& k) {
@@ -187,19 +180,11 @@ private:
                 if (!string(i)) return false;
                 ++i;
                 break;
-            case 't':
-            case 'f':
-            case 'n': {
-                Value v;
-                if (!read_literal(token(i), v)) return false;
-                ++i;
-                break;
-            }
-            case '-':
+            case 't': case 'f': case 'n': case '-':
             case '0': case '1': case '2': case '3': case '4':
             case '5': case '6': case '7': case '8': case '9': {
                 Value v;
-                if (!read_number(token(i), v)) return false;
+                if (!read_scalar(scalar_token(txt + idx[i], txt + idx[i + 1]), v)) return false;
                 ++i;
                 break;
             }

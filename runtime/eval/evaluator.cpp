@@ -430,7 +430,7 @@ Evaluator::Direct Evaluator::direct_value(const Frame& f, const PTerm& t, const 
             for (std::size_t i = 1; i < t.elems.size(); ++i)
                 if (!known_value(f, t.elems[i])) return Direct::Unknown;
             for (std::size_t i = 1; i < t.elems.size() && v; ++i)
-                v = ref_child(*v, *known_value(f, t.elems[i]), t.elems[i], false);
+                v = ref_child(*v, *known_value(f, t.elems[i]), t.elems[i].hint, false);
             out = v;
             return v ? Direct::Found : Direct::Undefined;
         }
@@ -654,10 +654,10 @@ const Value* find_hinted(const Value& obj, const Value& key, const LookupHint& h
 }  // namespace
 
 // One step of a ref: `v[key]`, or null when undefined. A set member is its
-// own value, so `key` must outlive the walk.
-const Value* Evaluator::ref_child(const Value& v, const Value& key, const PTerm& part, bool base_data) {
+// own value, so `key` must outlive the walk. `hint`: where the key was found last.
+const Value* Evaluator::ref_child(const Value& v, const Value& key, const LookupHint& hint, bool base_data) {
     if (v.is_object()) {
-        if (const Value* child = key.is_string() ? find_hinted(v, key, part.hint) : v.find(key)) return child;
+        if (const Value* child = key.is_string() ? find_hinted(v, key, hint) : v.find(key)) return child;
         // Base data is stored JSON: `data.x[2]` reads the key "2", as OPA's store does.
         if (base_data && key.is_number()) return v.find(Value::string(key.as_number().to_string()));
         return nullptr;
@@ -679,7 +679,7 @@ void Evaluator::walk_value(Frame& f, const Value& start, const PTerm& ref, std::
     for (; i < ref.elems.size(); ++i) {
         const Value* key = known_value(f, ref.elems[i]);
         if (!key) break;
-        v = ref_child(*v, *key, ref.elems[i], base_data);
+        v = ref_child(*v, *key, ref.elems[i].hint, base_data);
         if (!v) return;
     }
     if (i == ref.elems.size()) {
@@ -703,7 +703,7 @@ void Evaluator::walk_value(Frame& f, const Value& start, const PTerm& ref, std::
         return;
     }
     eval_term(f, part, [&](const Value& key) {
-        if (const Value* child = ref_child(*v, key, part, base_data)) walk_value(f, *child, ref, i + 1, k, base_data);
+        if (const Value* child = ref_child(*v, key, part.hint, base_data)) walk_value(f, *child, ref, i + 1, k, base_data);
     });
 }
 
@@ -902,23 +902,9 @@ void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, cons
 
 // The input document at a constant path, or null.
 const Value* Evaluator::input_at(const std::vector<Value>& path) const {
+    LookupHint no_hint;
     const Value* v = input_;
-    if (!v) return nullptr;
-    for (const auto& key : path) {
-        if (v->is_object()) {
-            v = v->find(key);
-        } else if (v->is_array()) {
-            int64_t i;
-            if (!key.as_int64(i) || i < 0 || static_cast<std::size_t>(i) >= v->size()) return nullptr;
-            v = &v->array_elements()[static_cast<std::size_t>(i)];
-        } else if (v->is_set()) {
-            if (!v->contains(key)) return nullptr;
-            v = &key;  // a set member is its own key
-        } else {
-            return nullptr;
-        }
-        if (!v) return nullptr;
-    }
+    for (std::size_t i = 0; i < path.size() && v; ++i) v = ref_child(*v, path[i], no_hint, false);
     return v;
 }
 

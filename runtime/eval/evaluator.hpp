@@ -68,7 +68,7 @@ private:
     Direct direct_value(const Frame& f, const PTerm& t, const Value*& out) const;
     void eval_ref(Frame& f, const PTerm& ref, ValueCont k);
     void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data = false);
-    static const Value* ref_child(const Value& v, const Value& key, const PTerm& part, bool base_data);
+    static const Value* ref_child(const Value& v, const Value& key, const LookupHint& hint, bool base_data);
     void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
                    std::vector<std::string>& path, ValueCont k);
     std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
