@@ -195,10 +195,9 @@ inline std::uint64_t key_prefix(const Value& k) noexcept {
     return __builtin_bswap64(w);
 }
 
-// Bytewise order of two string keys built by a reader (their data always has
-// 8 readable bytes): by prefix, then by the bytes past it.
-inline int compare_keys(const Value& a, const Value& b, std::uint64_t prefix_a, std::uint64_t prefix_b) noexcept {
-    if (prefix_a != prefix_b) return prefix_a < prefix_b ? -1 : 1;  // zero padding sorts a prefix first
+// Bytewise order of two string keys whose 8-byte prefixes are equal (rare
+// in one object: kept out of the sorting loops).
+[[gnu::noinline]] inline int compare_key_tails(const Value& a, const Value& b) noexcept {
     if (a.identical(b)) return 0;
     std::string_view x = a.as_string(), y = b.as_string();
     std::size_t n = std::min(x.size(), y.size());
@@ -207,56 +206,66 @@ inline int compare_keys(const Value& a, const Value& b, std::uint64_t prefix_a, 
     return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
 }
 
+// Bytewise order of two string keys built by a reader (their data always has
+// 8 readable bytes): by prefix, then by the bytes past it.
+inline int compare_keys(const Value& a, const Value& b, std::uint64_t prefix_a, std::uint64_t prefix_b) noexcept {
+    if (prefix_a != prefix_b) return prefix_a < prefix_b ? -1 : 1;  // zero padding sorts a prefix first
+    return compare_key_tails(a, b);
+}
+
 struct EntryOrder {
     std::vector<std::uint32_t> keep;  // indices of the entries kept, in order
-    std::vector<std::uint64_t> prefix;
+    struct Ranked {
+        std::uint64_t prefix;
+        std::uint32_t index;
+    };
+    std::vector<Ranked> ranked;
 };
 
 // The canonical order of an object's m entries read in document order: by
 // key, the last of equal keys wins (Go's encoding/json). Returns true when
 // the entries are already strictly ascending (keep them as they are);
 // otherwise `order.keep` holds the indices to keep, in order, and drop(j)
-// was called for each entry left out. Keys are compared by their prefixes
-// first, computed once each.
+// was called for each entry left out. Keys are sorted as (prefix, index)
+// pairs: the prefix decides all but equal prefixes, which compare whole.
 template <class Drop>
 bool order_entries(const ObjectEntry* items, std::size_t m, EntryOrder& order, Drop drop) {
-    std::vector<std::uint64_t>& pre = order.prefix;
-    pre.resize(m);
-    for (std::size_t j = 0; j < m; ++j) pre[j] = key_prefix(items[j].key);
-    auto cmp = [&](std::uint32_t a, std::uint32_t b) { return compare_keys(items[a].key, items[b].key, pre[a], pre[b]); };
+    std::vector<EntryOrder::Ranked>& ranked = order.ranked;
+    ranked.resize(m);
     bool sorted = true;
-    for (std::size_t j = 1; j < m; ++j)
-        if (cmp(static_cast<std::uint32_t>(j - 1), static_cast<std::uint32_t>(j)) >= 0) {
+    for (std::size_t j = 0; j < m; ++j) {
+        ranked[j] = {key_prefix(items[j].key), static_cast<std::uint32_t>(j)};
+        if (j && sorted && compare_keys(items[j - 1].key, items[j].key, ranked[j - 1].prefix, ranked[j].prefix) >= 0)
             sorted = false;
-            break;
-        }
+    }
     if (sorted) return true;
-    // Sort a permutation (stable: equal keys keep input order).
-    std::vector<std::uint32_t>& ord = order.keep;
-    ord.resize(m);
-    for (std::size_t j = 0; j < m; ++j) ord[j] = static_cast<std::uint32_t>(j);
-    auto less = [&](std::uint32_t a, std::uint32_t b) {
+    auto cmp = [&](const EntryOrder::Ranked& a, const EntryOrder::Ranked& b) {
+        return compare_keys(items[a.index].key, items[b.index].key, a.prefix, b.prefix);
+    };
+    // Stable: equal keys keep input order.
+    auto less = [&](const EntryOrder::Ranked& a, const EntryOrder::Ranked& b) {
+        if (a.prefix != b.prefix) return a.prefix < b.prefix;
         int c = cmp(a, b);
-        return c < 0 || (c == 0 && a < b);
+        return c < 0 || (c == 0 && a.index < b.index);
     };
     if (m <= 24) {
         for (std::size_t j = 1; j < m; ++j) {
-            std::uint32_t t = ord[j];
+            EntryOrder::Ranked t = ranked[j];
             std::size_t k = j;
-            while (k > 0 && less(t, ord[k - 1])) {
-                ord[k] = ord[k - 1];
+            while (k > 0 && less(t, ranked[k - 1])) {
+                ranked[k] = ranked[k - 1];
                 --k;
             }
-            ord[k] = t;
+            ranked[k] = t;
         }
     } else {
-        std::sort(ord.begin(), ord.end(), less);
+        std::sort(ranked.begin(), ranked.end(), less);
     }
-    std::size_t w = 0;
+    std::vector<std::uint32_t>& keep = order.keep;
+    keep.clear();
     for (std::size_t j = 0; j < m; ++j)
-        if (j + 1 == m || cmp(ord[j], ord[j + 1]) != 0) ord[w++] = ord[j];
-        else drop(ord[j]);
-    ord.resize(w);
+        if (j + 1 == m || cmp(ranked[j], ranked[j + 1]) != 0) keep.push_back(ranked[j].index);
+        else drop(ranked[j].index);
     return false;
 }
 

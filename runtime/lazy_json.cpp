@@ -22,7 +22,9 @@ namespace {
 using namespace json_read;
 
 // Layout of a document block:
-//   DocumentHeader | text, padded for simdjson | container nodes ...
+//   DocumentHeader | text, padded for simdjson | structural index | container nodes ...
+// The structural index (stage 1's, as 16-bit text offsets: the text is under
+// 64 KiB) lets a container be built token by token, without rescanning text.
 // A node's arena_offset is its distance to the header in 8-byte units (16
 // bits), which bounds the block.
 constexpr std::size_t kMaxBlock = (std::size_t(1) << 19) - 8;
@@ -38,33 +40,50 @@ constexpr std::size_t round16(std::size_t n) { return (n + 15) & ~std::size_t(15
 constexpr std::size_t string_node_bytes(std::size_t len) { return len ? round8(sizeof(StringNode) + len + 1) : 0; }
 
 // While a container is lazy, its entry space holds where to read it: the
-// text offset of its opening bracket, then one Child per non-empty child
+// token of its opening bracket, then one Child per non-empty child
 // container, in order. A container of n >= 1 entries has room for this
 // (8 + 8 * children <= 16 * n).
 struct LazyInfo {
-    std::uint32_t open;
+    std::uint32_t open;  // token index
     std::uint32_t children;
 };
 struct Child {
     std::uint32_t node;   // byte offset of its node in the block
-    std::uint32_t close;  // text offset of its closing bracket
+    std::uint32_t close;  // token index of its closing bracket
 };
+using TextOffset = std::uint16_t;
+static_assert(kLazyJsonBelow <= 65536, "text offsets are 16 bits");
 static_assert(sizeof(LazyInfo) == 8 && sizeof(Child) == 8);
 
 // ---- up front: validate, and lay out the containers' nodes ------------------------
 
 struct OpenContainer {
-    std::uint32_t open;            // text offset of the bracket
-    std::uint32_t members = 0;     // entries read so far
-    std::uint32_t string_bytes = 0;
-    std::uint32_t children_begin;  // first of its children in `children`
-    bool object;
+    std::uint32_t open;                // token index of the bracket
+    std::uint32_t members = 0;         // entries read so far
+    std::uint32_t strings = 0;         // keys and string values read so far
+    std::uint32_t children_text = 0;   // text bytes its non-empty child containers span
+    std::uint32_t children_begin = 0;  // first of its children in `children`
+    bool object = false;
 };
 
 struct LayoutState {
     std::vector<OpenContainer> open;
     std::vector<Child> children;
+    std::vector<char> tokens;  // the first byte of each structural, then padding
 };
+
+// Two or four token bytes, to compare with a pattern of tokens.
+inline std::uint16_t token_pair(const char* t) noexcept { return load_unaligned<std::uint16_t>(t); }
+inline std::uint32_t token_quad(const char* t) noexcept { return load_unaligned<std::uint32_t>(t); }
+constexpr std::uint16_t pattern2(const char (&p)[3]) noexcept {
+    return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[1]) << 8);
+}
+constexpr std::uint32_t pattern4(const char (&p)[5]) noexcept {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(p[0])) |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(p[1])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(p[2])) << 16 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(p[3])) << 24;
+}
 
 class Layout {
 public:
@@ -87,7 +106,7 @@ public:
         std::memcpy(block_ + kTextAt, text_.data(), text_.size());
         std::memset(block_ + kTextAt + text_.size(), 0, text_bytes - text_.size());
         if (!stage1(block_ + kTextAt, text_.size(), idx_, n_)) return false;
-        if (!valid_escapes() || !run()) return false;
+        if (!valid_escapes() || !keep_index() || !run()) return false;
         // Give back what the estimate left over when it is most of the block.
         // Not always: a block over malloc's mmap threshold that is trimmed
         // and then freed lowers that threshold below the next document's
@@ -104,6 +123,17 @@ public:
 private:
     const char* text() const noexcept { return block_ + kTextAt; }
     const char* end() const noexcept { return text() + text_.size(); }
+
+    // The structural index goes into the block, before the nodes.
+    bool keep_index() {
+        std::size_t bytes = round8((n_ + 1) * sizeof(TextOffset));
+        if (!reserve(bytes)) return false;
+        auto* index = reinterpret_cast<TextOffset*>(block_ + used_);
+        for (std::uint32_t k = 0; k < n_; ++k) index[k] = static_cast<TextOffset>(idx_[k]);
+        reinterpret_cast<DocumentHeader*>(block_)->index_at = static_cast<std::uint32_t>(used_);
+        used_ += bytes;
+        return true;
+    }
 
     // Every escape sequence in the text is one JSON allows. Backslashes
     // outside strings fail elsewhere (as part of a scalar token).
@@ -126,9 +156,11 @@ private:
         return true;
     }
 
-    // The eager reader's checks, without building values. The text, the
-    // index and the open container are kept in locals: this loop visits
-    // every structural of the document.
+    // The eager reader's checks, without building values. The grammar is
+    // checked on the token string: the first byte of each structural, so a
+    // member such as "name":"app" followed by a comma is one 4-byte compare.
+    // Strings need no look: stage 1 found their bounds, and nothing but
+    // whitespace may follow a closing quote (anything else is a token).
     bool run() {
         LayoutState& st = state();
         std::vector<OpenContainer>& open = st.open;
@@ -137,85 +169,97 @@ private:
         const std::uint32_t* const idx = idx_;
         const std::uint32_t n = n_;
         const char* txt = text();
-        char first = txt[idx[0]];
+        st.tokens.resize(n + 8);
+        char* const tok = st.tokens.data();
+        for (std::uint32_t k = 0; k < n; ++k) tok[k] = txt[idx[k]];
+        std::memset(tok + n, 0, 8);
         // Scalars and empty containers at the root: nothing to defer.
-        if (first != '{' && first != '[') return false;
-        char close_root = first == '{' ? '}' : ']';
-        if (txt[idx[1]] == close_root || limits_.max_depth == 0 || txt[idx[n - 1]] != close_root) return false;
+        if (tok[0] != '{' && tok[0] != '[') return false;
+        char close_root = tok[0] == '{' ? '}' : ']';
+        if (tok[1] == close_root || limits_.max_depth == 0 || tok[n - 1] != close_root) return false;
         OpenContainer* top = nullptr;
-        // A string at index k: its node's bytes (its raw length bounds the
-        // unescaped one). The root is a container, so k + 1 < n.
-        auto string = [&](std::uint32_t k) {
-            const char* start = txt + idx[k] + 1;
-            const char* e = closing_quote_before(start, txt + idx[k + 1]);
-            if (!e) return false;
-            top->string_bytes += static_cast<std::uint32_t>(string_node_bytes(static_cast<std::size_t>(e - start)));
-            return true;
-        };
-        // A key at index i and the ':' after it; i moves to the value.
-        auto key = [&](std::uint32_t& k) {
-            if (txt[idx[k]] != '"' || !string(k) || txt[idx[k + 1]] != ':') return false;
-            k += 2;
-            return true;
-        };
         std::uint32_t i = 0;
-        for (;;) {
-            char c = txt[idx[i]];
-            switch (c) {
-            case '{':
-            case '[': {
-                bool object = c == '{';
-                if (open.size() >= limits_.max_depth) return false;
-                if (txt[idx[i + 1]] == (object ? '}' : ']')) {  // empty: no node
-                    i += 2;
-                    break;
-                }
-                open.push_back({idx[i], 0, 0, static_cast<std::uint32_t>(st.children.size()), object});
-                top = &open.back();
-                ++i;
-                if (object && !key(i)) return false;
-                continue;
+    value:  // a value starts at token i
+        switch (tok[i]) {
+        case '{':
+        case '[': {
+            bool object = tok[i] == '{';
+            if (open.size() >= limits_.max_depth) return false;
+            if (tok[i + 1] == (object ? '}' : ']')) {  // empty: no node
+                i += 2;
+                goto after_value;
             }
-            case '"':
-                if (!string(i)) return false;
-                ++i;
-                break;
-            case 't': case 'f': case 'n': case '-':
-            case '0': case '1': case '2': case '3': case '4':
-            case '5': case '6': case '7': case '8': case '9': {
-                Value v;
-                if (!read_scalar(scalar_token(txt + idx[i], txt + idx[i + 1]), v)) return false;
-                ++i;
-                break;
-            }
-            default: return false;
-            }
-            // After a value: close containers, or go on to the next item.
-            for (;;) {
-                char sep = txt[idx[i]];
-                ++top->members;
-                if (sep == ',') {
-                    ++i;
-                    if (top->object && !key(i)) return false;
-                    break;
-                }
-                if (sep != (top->object ? '}' : ']')) return false;
-                if (!close(idx[i], st)) return false;
-                txt = text();  // the block may have moved
-                ++i;
-                if (open.empty()) return i == n;
-                top = &open.back();
-            }
+            open.push_back({i, 0, 0, 0, static_cast<std::uint32_t>(st.children.size()), object});
+            top = &open.back();
+            ++i;
+            if (object) goto key;
+            goto value;
         }
+        case '"':
+            ++top->strings;
+            if (!top->object && token_pair(tok + i) == pattern2("\",")) {  // in an array, and more follow
+                ++top->members;
+                i += 2;
+                goto value;
+            }
+            ++i;
+            goto after_value;
+        case 't': case 'f': case 'n': case '-':
+        case '0': case '1': case '2': case '3': case '4':
+        case '5': case '6': case '7': case '8': case '9': {
+            Value v;
+            if (!read_scalar(scalar_token(txt + idx[i], txt + idx[i + 1]), v)) return false;
+            ++i;
+            goto after_value;
+        }
+        default: return false;
+        }
+    key:  // a member starts at token i
+        switch (token_quad(tok + i)) {
+        case pattern4("\":\","):  // "key":"value", then another member
+            top->strings += 2;
+            ++top->members;
+            i += 4;
+            goto key;
+        case pattern4("\":\"}"):  // "key":"value" closing the object
+            top->strings += 2;
+            i += 3;
+            goto after_value;
+        default:
+            if (tok[i] != '"' || tok[i + 1] != ':') return false;
+            ++top->strings;
+            i += 2;
+            goto value;
+        }
+    after_value:  // token i follows a value
+        ++top->members;
+        if (tok[i] == ',') {
+            ++i;
+            if (top->object) goto key;
+            goto value;
+        }
+        if (tok[i] != (top->object ? '}' : ']')) return false;
+        if (!close(i, st)) return false;
+        txt = text();  // the block may have moved
+        ++i;
+        if (open.empty()) return i == n;
+        top = &open.back();
+        goto after_value;
     }
 
-    // The container on top closes at text offset `close_at`: its node is laid
-    // out, lazy, with where to find its text and its children's nodes.
+    // The container on top closes at token `close_at`: its node is laid
+    // out, lazy, with where to find its tokens and its children's nodes.
     bool close(std::uint32_t close_at, LayoutState& st) {
         OpenContainer c = st.open.back();
         st.open.pop_back();
         std::size_t entry = c.object ? sizeof(ObjectEntry) : sizeof(Value);
-        std::size_t bytes = sizeof(ObjectNode) + c.members * entry + c.string_bytes + (c.string_bytes ? kStringSlack : 0);
+        // Its strings' nodes: each takes at most its raw length plus 32
+        // bytes (string_node_bytes), and the raw lengths add up to less than
+        // the text the container spans outside its children.
+        std::size_t span = idx_[close_at] - idx_[c.open] + 1;
+        std::size_t string_bytes =
+            c.strings ? round8(span - c.children_text + 32 * std::size_t(c.strings) + kStringSlack) : 0;
+        std::size_t bytes = sizeof(ObjectNode) + c.members * entry + string_bytes;
         static_assert(sizeof(ObjectNode) == sizeof(SeqNode));
         if (!reserve(bytes)) return false;
         std::size_t offset = used_;
@@ -245,6 +289,7 @@ private:
             root_object_ = c.object;
         } else {
             st.children.push_back({static_cast<std::uint32_t>(offset), close_at});
+            st.open.back().children_text += static_cast<std::uint32_t>(span);
         }
         return true;
     }
@@ -278,104 +323,97 @@ private:
 // ---- on first access: build one container's entries ---------------------------
 
 // The text was validated when the document was laid out, so reading it
-// needs no checks.
+// needs no checks. Values are read token by token from the structural index.
 class EntryReader {
 public:
     EntryReader(DocumentHeader* doc, const Child* kids, char* strings)
-        : doc_(doc), text_(reinterpret_cast<const char*>(doc) + kTextAt), kids_(kids), strings_(strings) {}
+        : doc_(doc),
+          text_(reinterpret_cast<const char*>(doc) + kTextAt),
+          index_(reinterpret_cast<const TextOffset*>(reinterpret_cast<const char*>(doc) + doc->index_at)),
+          kids_(kids),
+          strings_(strings) {}
 
-    const char* text() const noexcept { return text_; }
+    const char* at(std::uint32_t t) const noexcept { return text_ + index_[t]; }
 
-    static const char* skip_ws(const char* p) noexcept {
-        while (is_ws(*p)) ++p;
-        return p;
-    }
-
-    // The value at p; p moves past it.
-    Value value(const char*& p) {
+    // The value at token t; t moves to the token after it.
+    Value value(std::uint32_t& t) {
+        const char* p = at(t);
         switch (*p) {
-        case '"': return string(p);
+        case '"': return string(t);
         case '{':
         case '[': {
             bool object = *p == '{';
             Value::Tag tag = object ? Value::Tag::Object : Value::Tag::Array;
-            const char* q = skip_ws(p + 1);
-            if (*q == (object ? '}' : ']')) {
-                p = q + 1;
+            if (*at(t + 1) == (object ? '}' : ']')) {
+                t += 2;
                 return Value::adopt(tag, nullptr);
             }
             const Child& c = kids_[next_kid_++];
-            p = text_ + c.close + 1;
+            t = c.close + 1;
             return Value::adopt(tag, reinterpret_cast<Node*>(reinterpret_cast<char*>(doc_) + c.node));
         }
-        case 't': p += 4; return Value::boolean(true);
-        case 'f': p += 5; return Value::boolean(false);
-        case 'n': p += 4; return Value();
-        default: return number(p);
+        case 't': ++t; return Value::boolean(true);
+        case 'f': ++t; return Value::boolean(false);
+        case 'n': ++t; return Value();
+        default: {
+            std::string_view token = scalar_token(p, at(t + 1));
+            ++t;
+            return number(token);
+        }
         }
     }
 
-    // The string whose opening quote is at p; p moves past its closing quote.
-    Value string(const char*& p) {
-        const char* start = p + 1;
-        bool escaped = false;
-        const char* e = closing_quote(start, escaped);
-        p = e + 1;
-        std::size_t n = static_cast<std::size_t>(e - start);
-        if (n == 0) return Value::string({});
-        auto* node = new (strings_) StringNode(n);
+    // The string at token t; t moves to the token after it.
+    Value string(std::uint32_t& t) {
+        const char* start = at(t) + 1;
+        const char* next = at(t + 1);
+        ++t;
+        // Stage 1 allows only whitespace between the closing quote and the
+        // next token, and there rarely is any.
+        const char* e = next[-1] == '"' ? next - 1 : closing_quote_before(start, next);
+        auto n = static_cast<std::size_t>(e - start);
+        if (n == 0) return Value::adopt(Value::Tag::String, nullptr);
+        char* node_at = strings_;
+        auto* node = new (node_at) StringNode(n);
         node->flags.store(kInDocument, std::memory_order_relaxed);
-        node->arena_offset = static_cast<std::uint16_t>((strings_ - reinterpret_cast<char*>(doc_)) >> 3);
+        node->arena_offset = static_cast<std::uint16_t>((node_at - reinterpret_cast<char*>(doc_)) >> 3);
         char* data = node->data();
-        if (escaped) {
-            UnescapeError err;
-            n = static_cast<std::size_t>(unescape_into(start, find_backslash(start, e), e, data, err) - data);
-            node->size = n;
-        } else if (n <= 16) {
+        if (n <= 16 && !has_backslash16(start, n)) {
             std::memcpy(data, start, 16);  // the text is padded; the string space has slack
+            data[n] = '\0';
         } else {
-            std::memcpy(data, start, n);
+            n = copy_string(start, e, data);
+            node->size = n;
         }
-        data[n] = '\0';
         strings_ += string_node_bytes(n);
         return Value::adopt(Value::Tag::String, node);
     }
 
 private:
-    static const char* closing_quote(const char* p, bool& escaped) noexcept {
-#if defined(__SSE2__)
-        const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-        for (;;) {
-            __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-            unsigned q = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)));
-            unsigned b = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bslash)));
-            if ((q | b) == 0) {
-                p += 16;
-                continue;
-            }
-            unsigned first = static_cast<unsigned>(__builtin_ctz(q | b));
-            if (q & (1u << first)) return p + first;
-            escaped = true;
-            p += first + 2;  // the escaped byte is never the end
-        }
-#else
-        for (;;) {
-            if (*p == '"') return p;
-            if (*p == '\\') {
-                escaped = true;
-                p += 2;
-            } else {
-                ++p;
-            }
-        }
-#endif
+    // Whether the n <= 16 bytes at p (readable 16) hold a backslash.
+    static bool has_backslash16(const char* p, std::size_t n) noexcept {
+        return find_backslash(p, p + n) != p + n;
     }
 
-    Value number(const char*& p) {
-        const char* start = p;
-        while ((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == '.' || *p == 'e' || *p == 'E') ++p;
+    // Copies, unescaping, the string content [start, e) to `data`, which
+    // has room; returns the length written (then a NUL).
+    [[gnu::noinline]] static std::size_t copy_string(const char* start, const char* e, char* data) noexcept {
+        const char* bs = find_backslash(start, e);
+        std::size_t n;
+        if (bs != e) {
+            UnescapeError err;
+            n = static_cast<std::size_t>(unescape_into(start, bs, e, data, err) - data);
+        } else {
+            n = static_cast<std::size_t>(e - start);
+            std::memcpy(data, start, n);
+        }
+        data[n] = '\0';
+        return n;
+    }
+
+    [[gnu::noinline]] Value number(std::string_view token) {
         Value v;
-        read_number({start, static_cast<std::size_t>(p - start)}, v);
+        read_number(token, v);
         // Its own node (a big or literal number) belongs to the document.
         if (const Node* n = v.node()) {
             auto* link = new DocumentHeader::External{const_cast<Node*>(n), doc_->externals.load(std::memory_order_relaxed)};
@@ -392,6 +430,7 @@ private:
 
     DocumentHeader* doc_;
     const char* text_;
+    const TextOffset* index_;
     const Child* kids_;
     std::size_t next_kid_ = 0;
     char* strings_;
@@ -440,31 +479,33 @@ void build_entries(Node* n) {
     if (info.children) std::memcpy(kids, entries + sizeof info, info.children * sizeof(Child));
     char* strings = entries + count * (object ? sizeof(ObjectEntry) : sizeof(Value));
     EntryReader reader(doc, kids, strings);
-    const char* p = reader.text() + info.open + 1;
+    std::uint32_t t = info.open + 1;
     if (!object) {
         auto* out = reinterpret_cast<Value*>(entries);
         for (std::size_t k = 0; k < count; ++k) {
-            p = EntryReader::skip_ws(p);
-            new (out + k) Value(reader.value(p));
-            p = EntryReader::skip_ws(p) + 1;  // ',' or ']'
+            new (out + k) Value(reader.value(t));
+            ++t;  // past ',' or ']'
         }
         return;
     }
-    ObjectEntry* items = obj->data();
+    // Entries are read into the thread's buffer, then copied into the node
+    // in key order.
+    scratch.entries.resize(count * sizeof(ObjectEntry));
+    auto* read = reinterpret_cast<ObjectEntry*>(scratch.entries.data());
     for (std::size_t k = 0; k < count; ++k) {
-        p = EntryReader::skip_ws(p);
-        Value key = reader.string(p);
-        p = EntryReader::skip_ws(EntryReader::skip_ws(p) + 1);  // past ':'
-        Value value = reader.value(p);
-        new (items + k) ObjectEntry{std::move(key), std::move(value)};
-        p = EntryReader::skip_ws(p) + 1;  // ',' or '}'
+        Value key = reader.string(t);
+        ++t;  // past ':'
+        Value value = reader.value(t);
+        new (read + k) ObjectEntry{std::move(key), std::move(value)};
+        ++t;  // past ',' or '}'
     }
+    ObjectEntry* items = obj->data();
     // Dropped duplicates need nothing: their strings live in the block, their
     // numbers in the document's list.
-    if (order_entries(items, count, scratch.order, [](std::uint32_t) {})) return;
-    scratch.entries.resize(count * sizeof(ObjectEntry));
-    std::memcpy(scratch.entries.data(), static_cast<const void*>(items), count * sizeof(ObjectEntry));
-    const auto* read = reinterpret_cast<const ObjectEntry*>(scratch.entries.data());
+    if (order_entries(read, count, scratch.order, [](std::uint32_t) {})) {
+        std::memcpy(static_cast<void*>(items), static_cast<const void*>(read), count * sizeof(ObjectEntry));
+        return;
+    }
     const std::vector<std::uint32_t>& keep = scratch.order.keep;
     for (std::size_t j = 0; j < keep.size(); ++j)
         std::memcpy(static_cast<void*>(items + j), static_cast<const void*>(read + keep[j]), sizeof(ObjectEntry));

@@ -44,7 +44,7 @@ static_assert(sizeof(Node) == 8);
 // The single count of a document's nodes, at the start of its memory block.
 struct DocumentHeader {
     std::atomic<std::uint32_t> refs{1};
-    std::uint32_t reserved = 0;
+    std::uint32_t index_at = 0;  // where the block keeps the text's structural index
     // Nodes the document's values refer to but that live outside its block
     // (big numbers); released with the document. Lock-free push.
     struct External {
