@@ -34,6 +34,15 @@ const char* const kValidDocuments[] = {
     R"([{"k":1},{"k":2},{"k":3},{"j":[{"k":4}]}])",
     "[\"caf\xc3\xa9\",\"\xe4\xb8\xad\"]",
     "\n\t{\r\n\"ws\"\t:\n[ 1 ,\t2 ]\r}\n",
+    // Members and items of strings (the layout's token patterns), with and
+    // without whitespace after a closing quote.
+    R"({"a":"b","c":"d","e":"f"})",
+    R"({"a" :"b" ,"c":"d" }  )",
+    R"(["a","b","c",["d","e"],{"f":"g"},"h"])",
+    // Strings of exactly 16 bytes, longer ones escaped past byte 16, and
+    // keys whose first 8 bytes are equal (sorted on their tails).
+    R"({"sixteen-bytes-!":"0123456789abcdef","x":"0123456789abcdefghij\u00e9\n"})",
+    R"({"imagePullSecrets":1,"imagePullPolicy":2,"imagePul":3,"imagePullPolicy":4,"imagePu":5})",
 };
 
 const char* const kInvalidDocuments[] = {
@@ -41,6 +50,11 @@ const char* const kInvalidDocuments[] = {
     "[\"\\x\"]", "[\"\\u12\"]", "[\"\\u12G4\"]", "{1:2}", "{\"a\":1}}", "[1]]", "[1] 2", "{\"a\"}", "[\"a\"x]",
     "[\"a\" \"b\"]", "{\"a\"::1}", "[,1]", "[1,]", "{,}", "[\"\x01\"]", "[\"\xff\"]", "[+1]", "[.5]", "[1e]",
     "[\\]", "[\"a\\\"]", "{}1", "{}[1]", "[]{\"a\":1}", "{} {}",
+    // Broken where the layout matches token patterns.
+    "{\"a\":\"b\",\"c\"}", "{\"a\":\"b\":\"c\"}", "{\"a\":\"b\" \"c\":\"d\"}", "[\"a\",\"b\":1]",
+    "{\"a\":\"b\",}", "{\"a\":\"b\"]", "[\"a\",\"b\"}", "[\"a\",]", "{\"a\":\"b\"", "[\"a\",\"b\"",
+    "[{\"a\":\"b\"},\"c\":1]", "{\"a\":[\"b\",\"c\"}", "{\"a\",\"b\":1}",
+    "[{\"a\":1],2]", "{\"a\":[1},\"b\":2}", "[{\"a\":\"b\"],[]]",
 };
 
 } // namespace
