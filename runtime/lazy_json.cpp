@@ -95,9 +95,10 @@ public:
     bool build(Stage1 stage1, Value& out) {
         std::size_t text_bytes = round16(text_.size() + simdjson::SIMDJSON_PADDING);
         nodes_at_ = kTextAt + text_bytes;
-        // Nodes take about 6.5 times the text in a Kubernetes object (every
-        // string is a 24-byte header plus its bytes, every member a 32-byte
-        // entry): one allocation, rarely grown, trimmed below.
+        // Nodes and the index take about 6.7 times the text in a Kubernetes
+        // object (every string is a 24-byte header plus its bytes, every
+        // member a 32-byte entry, every token 2 bytes of index): one
+        // allocation, rarely grown, trimmed below.
         cap_ = nodes_at_ + 7 * text_.size() + 256;
         block_ = static_cast<char*>(std::malloc(cap_));
         if (!block_) return false;
