@@ -32,6 +32,7 @@ inline std::string_view scalar_token(const char* p, const char* next) noexcept {
 // The closing quote of the string whose content starts at `start`: the last
 // byte before `next` but whitespace. Null when that is not a quote.
 inline const char* closing_quote_before(const char* start, const char* next) noexcept {
+    if (next > start && next[-1] == '"') return next - 1;  // no whitespace between: the usual case
     while (next > start && is_ws(next[-1])) --next;
     return next > start && next[-1] == '"' ? next - 1 : nullptr;
 }

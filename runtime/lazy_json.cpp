@@ -370,8 +370,8 @@ public:
         const char* next = at(t + 1);
         ++t;
         // Stage 1 allows only whitespace between the closing quote and the
-        // next token, and there rarely is any.
-        const char* e = next[-1] == '"' ? next - 1 : closing_quote_before(start, next);
+        // next token.
+        const char* e = closing_quote_before(start, next);
         auto n = static_cast<std::size_t>(e - start);
         if (n == 0) return Value::adopt(Value::Tag::String, nullptr);
         char* node_at = strings_;
