@@ -99,7 +99,7 @@ public:
         // object (every string is a 24-byte header plus its bytes, every
         // member a 32-byte entry, every token 2 bytes of index): one
         // allocation, rarely grown, trimmed below.
-        cap_ = nodes_at_ + 7 * text_.size() + 256;
+        cap_ = std::min(kMaxBlock, nodes_at_ + 7 * text_.size() + 256);
         block_ = static_cast<char*>(std::malloc(cap_));
         if (!block_) return false;
         used_ = nodes_at_;
@@ -164,34 +164,42 @@ private:
     // whitespace may follow a closing quote (anything else is a token).
     bool run() {
         LayoutState& st = state();
-        std::vector<OpenContainer>& open = st.open;
-        open.clear();
-        st.children.clear();
         const std::uint32_t* const idx = idx_;
         const std::uint32_t n = n_;
-        const char* txt = text();
-        st.tokens.resize(n + 8);
+        // A container takes at least two tokens: the stacks are sized once,
+        // so the loop below never checks their capacity.
+        const std::size_t depth_cap = std::min<std::size_t>(limits_.max_depth, n / 2 + 1);
+        if (st.open.size() < depth_cap) st.open.resize(depth_cap);
+        if (st.children.size() < n / 2 + 1) st.children.resize(n / 2 + 1);
+        if (st.tokens.size() < n + 8) st.tokens.resize(n + 8);
+        OpenContainer* const stack = st.open.data();
+        OpenContainer* const stack_end = stack + depth_cap;
+        Child* const kids = st.children.data();
+        std::size_t kids_n = 0;
         char* const tok = st.tokens.data();
-        for (std::uint32_t k = 0; k < n; ++k) tok[k] = txt[idx[k]];
+        {
+            const char* txt = text();
+#pragma GCC unroll 4
+            for (std::uint32_t k = 0; k < n; ++k) tok[k] = txt[idx[k]];
+        }
         std::memset(tok + n, 0, 8);
         // Scalars and empty containers at the root: nothing to defer.
         if (tok[0] != '{' && tok[0] != '[') return false;
         char close_root = tok[0] == '{' ? '}' : ']';
-        if (tok[1] == close_root || limits_.max_depth == 0 || tok[n - 1] != close_root) return false;
-        OpenContainer* top = nullptr;
+        if (tok[1] == close_root || depth_cap == 0 || tok[n - 1] != close_root) return false;
+        OpenContainer* top = stack - 1;
         std::uint32_t i = 0;
     value:  // a value starts at token i
         switch (tok[i]) {
         case '{':
         case '[': {
             bool object = tok[i] == '{';
-            if (open.size() >= limits_.max_depth) return false;
+            if (top + 1 == stack_end) return false;  // too deep
             if (tok[i + 1] == (object ? '}' : ']')) {  // empty: no node
                 i += 2;
                 goto after_value;
             }
-            open.push_back({i, 0, 0, 0, static_cast<std::uint32_t>(st.children.size()), object});
-            top = &open.back();
+            *++top = {i, 0, 0, 0, static_cast<std::uint32_t>(kids_n), object};
             ++i;
             if (object) goto key;
             goto value;
@@ -209,7 +217,7 @@ private:
         case '0': case '1': case '2': case '3': case '4':
         case '5': case '6': case '7': case '8': case '9': {
             Value v;
-            if (!read_scalar(scalar_token(txt + idx[i], txt + idx[i + 1]), v)) return false;
+            if (!read_scalar(scalar_token(text() + idx[i], text() + idx[i + 1]), v)) return false;
             ++i;
             goto after_value;
         }
@@ -240,30 +248,41 @@ private:
             goto value;
         }
         if (tok[i] != (top->object ? '}' : ']')) return false;
-        if (!close(i, st)) return false;
-        txt = text();  // the block may have moved
+        {
+            // The container on top closes at token i: its node is laid out,
+            // lazy, with where to find its tokens and its children's nodes.
+            const OpenContainer c = *top;
+            std::size_t span = idx[i] - idx[c.open] + 1;
+            std::size_t offset;
+            if (!lay_out(c, span, kids + c.children_begin, kids_n - c.children_begin, offset)) return false;
+            kids_n = c.children_begin;
+            if (top == stack) {
+                root_ = offset;
+                root_object_ = c.object;
+                return i + 1 == n;
+            }
+            kids[kids_n++] = {static_cast<std::uint32_t>(offset), i};
+            --top;
+            top->children_text += static_cast<std::uint32_t>(span);
+        }
         ++i;
-        if (open.empty()) return i == n;
-        top = &open.back();
         goto after_value;
     }
 
-    // The container on top closes at token `close_at`: its node is laid
-    // out, lazy, with where to find its tokens and its children's nodes.
-    bool close(std::uint32_t close_at, LayoutState& st) {
-        OpenContainer c = st.open.back();
-        st.open.pop_back();
+    // Lays out the node of a container that spans `span` bytes of text:
+    // lazy, with where to find its tokens and its children's nodes.
+    bool lay_out(const OpenContainer& c, std::size_t span, const Child* kids, std::size_t kid_count,
+                 std::size_t& offset) {
         std::size_t entry = c.object ? sizeof(ObjectEntry) : sizeof(Value);
         // Its strings' nodes: each takes at most its raw length plus 32
         // bytes (string_node_bytes), and the raw lengths add up to less than
         // the text the container spans outside its children.
-        std::size_t span = idx_[close_at] - idx_[c.open] + 1;
         std::size_t string_bytes =
             c.strings ? round8(span - c.children_text + 32 * std::size_t(c.strings) + kStringSlack) : 0;
         std::size_t bytes = sizeof(ObjectNode) + c.members * entry + string_bytes;
         static_assert(sizeof(ObjectNode) == sizeof(SeqNode));
-        if (!reserve(bytes)) return false;
-        std::size_t offset = used_;
+        if (used_ + bytes > cap_ && !grow(bytes)) return false;
+        offset = used_;
         used_ += bytes;
         Node* node;
         char* entries;
@@ -278,26 +297,17 @@ private:
         }
         node->flags.store(kInDocument | kLazy, std::memory_order_relaxed);
         node->arena_offset = static_cast<std::uint16_t>(offset >> 3);
-        auto kids = static_cast<std::uint32_t>(st.children.size() - c.children_begin);
-        LazyInfo info{c.open, kids};
+        LazyInfo info{c.open, static_cast<std::uint32_t>(kid_count)};
         std::memcpy(entries, &info, sizeof info);
-        if (kids) {
-            std::memcpy(entries + sizeof info, st.children.data() + c.children_begin, kids * sizeof(Child));
-            st.children.resize(c.children_begin);
-        }
-        if (st.open.empty()) {
-            root_ = offset;
-            root_object_ = c.object;
-        } else {
-            st.children.push_back({static_cast<std::uint32_t>(offset), close_at});
-            st.open.back().children_text += static_cast<std::uint32_t>(span);
-        }
+        // Few children as a rule: copied one by one, not through memcpy.
+        for (std::size_t k = 0; k < kid_count; ++k)
+            std::memcpy(entries + sizeof info + k * sizeof(Child), kids + k, sizeof(Child));
         return true;
     }
 
-    bool reserve(std::size_t bytes) {
+    // Room for `bytes` more: grows the block (up to kMaxBlock).
+    [[gnu::noinline]] bool grow(std::size_t bytes) {
         if (used_ + bytes > kMaxBlock) return false;
-        if (used_ + bytes <= cap_) return true;
         std::size_t cap = std::min(kMaxBlock, std::max(cap_ * 2, used_ + bytes));
         char* grown = static_cast<char*>(std::realloc(block_, cap));
         if (!grown) return false;
@@ -305,6 +315,8 @@ private:
         cap_ = cap;
         return true;
     }
+
+    bool reserve(std::size_t bytes) { return used_ + bytes <= cap_ || grow(bytes); }
 
     static LayoutState& state() {
         thread_local LayoutState st;

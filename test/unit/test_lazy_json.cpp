@@ -90,6 +90,22 @@ TEST_CASE("lazy json: invalid documents fail with the eager reader's error") {
     shallow.max_depth = 2;
     CHECK(parse_json("[[1]]", shallow).ok);
     CHECK(parse_json("[[[1]]]", shallow).error.message == detail::parse_json_eagerly("[[[1]]]", shallow).error.message);
+    // An empty container counts as a level too, as in the eager reader.
+    CHECK_FALSE(parse_json("[[[]]]", shallow).ok);
+    CHECK(parse_json("[[[]]]", shallow).error.message == detail::parse_json_eagerly("[[[]]]", shallow).error.message);
+    CHECK(parse_json("[[]]", shallow).ok);
+    // The layout's stacks are sized from the token count: a chain of
+    // containers nested as deep as its tokens allow still reads lazily.
+    std::string deep = std::string(499, '[') + "{}" + std::string(499, ']');
+    ParseResult chain = parse_json(deep);
+    REQUIRE(chain.ok);
+    CHECK(is_document(chain.value));
+    CHECK(chain.value == detail::parse_json_eagerly(deep).value);
+    Limits limit_499;
+    limit_499.max_depth = 499;
+    CHECK_FALSE(parse_json(deep, limit_499).ok);
+    limit_499.max_depth = 500;
+    CHECK(parse_json(deep, limit_499).ok);
 }
 
 TEST_CASE("lazy json: containers are built on first access, only the ones touched") {
