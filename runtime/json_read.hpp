@@ -221,6 +221,18 @@ struct EntryOrder {
         std::uint32_t index;
     };
     std::vector<Ranked> ranked;
+    // Orders already worked out, by the sequence of key prefixes: objects of
+    // one kind repeat their keys in the same order (every container of a Pod,
+    // every request of a review). Only sequences of distinct prefixes are
+    // kept, so the prefixes alone decide the order and nothing is dropped.
+    static constexpr std::size_t kShapeKeys = 16;
+    static constexpr unsigned kShapeBits = 5;
+    struct Shape {
+        std::uint32_t size = 0;  // 0: empty
+        std::uint8_t order[kShapeKeys];
+        std::uint64_t prefixes[kShapeKeys];
+    };
+    std::vector<Shape> shapes = std::vector<Shape>(std::size_t(1) << kShapeBits);
 };
 
 // The canonical order of an object's m entries read in document order: by
@@ -234,12 +246,28 @@ bool order_entries(const ObjectEntry* items, std::size_t m, EntryOrder& order, D
     std::vector<EntryOrder::Ranked>& ranked = order.ranked;
     ranked.resize(m);
     bool sorted = true;
+    std::uint64_t hash = m;
     for (std::size_t j = 0; j < m; ++j) {
         ranked[j] = {key_prefix(items[j].key), static_cast<std::uint32_t>(j)};
+        hash = (hash ^ ranked[j].prefix) * 0x9E3779B97F4A7C15ULL;
         if (j && sorted && compare_keys(items[j - 1].key, items[j].key, ranked[j - 1].prefix, ranked[j].prefix) >= 0)
             sorted = false;
     }
     if (sorted) return true;
+    std::vector<std::uint32_t>& keep = order.keep;
+    EntryOrder::Shape* shape = nullptr;
+    if (m <= EntryOrder::kShapeKeys) {
+        shape = &order.shapes[hash >> (64 - EntryOrder::kShapeBits)];
+        if (shape->size == m) {
+            bool same = true;
+            for (std::size_t j = 0; j < m; ++j) same &= shape->prefixes[j] == ranked[j].prefix;
+            if (same) {
+                keep.resize(m);
+                for (std::size_t j = 0; j < m; ++j) keep[j] = shape->order[j];
+                return false;
+            }
+        }
+    }
     auto cmp = [&](const EntryOrder::Ranked& a, const EntryOrder::Ranked& b) {
         return compare_keys(items[a.index].key, items[b.index].key, a.prefix, b.prefix);
     };
@@ -262,11 +290,20 @@ bool order_entries(const ObjectEntry* items, std::size_t m, EntryOrder& order, D
     } else {
         std::sort(ranked.begin(), ranked.end(), less);
     }
-    std::vector<std::uint32_t>& keep = order.keep;
     keep.clear();
-    for (std::size_t j = 0; j < m; ++j)
+    bool distinct_prefixes = true;
+    for (std::size_t j = 0; j < m; ++j) {
+        if (j + 1 < m && ranked[j].prefix == ranked[j + 1].prefix) distinct_prefixes = false;
         if (j + 1 == m || cmp(ranked[j], ranked[j + 1]) != 0) keep.push_back(ranked[j].index);
         else drop(ranked[j].index);
+    }
+    if (shape && distinct_prefixes) {
+        shape->size = static_cast<std::uint32_t>(m);
+        for (std::size_t j = 0; j < m; ++j) {
+            shape->prefixes[j] = key_prefix(items[j].key);  // in document order
+            shape->order[j] = static_cast<std::uint8_t>(keep[j]);
+        }
+    }
     return false;
 }
 

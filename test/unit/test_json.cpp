@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 using namespace gavel::runtime;
 
@@ -219,4 +221,57 @@ TEST_CASE("json: admission review shaped input") {
     CHECK(containers[0].find("image")->as_string() == "nginx:1.25");
     CHECK(parse_ok(to_json(v)) == v);
     CHECK(parse_ok(to_json(v, JsonStyle::Pretty)) == v);
+}
+
+TEST_CASE("json: objects of one shape keep their key order, whichever reader and however many shapes") {
+    // Every order of five keys, twice over (a reader remembers the orders of
+    // the shapes it sorted): more shapes than it remembers, so some share a
+    // slot, and each must still come out sorted with its own values.
+    std::vector<std::string> keys = {"alpha", "beta", "gamma", "delta", "epsilon"};
+    std::vector<std::size_t> perm = {0, 1, 2, 3, 4};
+    std::string doc = "[";
+    std::vector<std::vector<std::size_t>> orders;
+    for (int round = 0; round < 2; ++round) {
+        std::sort(perm.begin(), perm.end());
+        do {
+            if (doc.size() > 1) doc += ',';
+            doc += '{';
+            for (std::size_t j = 0; j < perm.size(); ++j)
+                doc += (j ? ",\"" : "\"") + keys[perm[j]] + "\":" + std::to_string(perm[j]);
+            doc += '}';
+            orders.push_back(perm);
+        } while (std::next_permutation(perm.begin(), perm.end()));
+    }
+    doc += "]";
+    std::vector<std::string> sorted_keys = keys;
+    std::sort(sorted_keys.begin(), sorted_keys.end());
+    for (bool lazy : {true, false}) {
+        CAPTURE(lazy);
+        ParseResult r = lazy ? parse_json(doc) : detail::parse_json_eagerly(doc);
+        REQUIRE(r.ok);
+        auto items = r.value.array_elements();
+        REQUIRE(items.size() == orders.size());
+        for (const Value& item : items) {
+            auto entries = item.object_entries();
+            REQUIRE(entries.size() == keys.size());
+            for (std::size_t j = 0; j < entries.size(); ++j) {
+                CHECK(entries[j].key.as_string() == sorted_keys[j]);
+                auto at = std::find(keys.begin(), keys.end(), sorted_keys[j]) - keys.begin();
+                CHECK(entries[j].value == Value::integer(at));
+            }
+        }
+    }
+    // Keys alike in their first 8 bytes, and duplicates, are sorted in full
+    // each time; the same sequence of prefixes with other tails must not
+    // reuse an order.
+    for (int round = 0; round < 2; ++round) {
+        Value a = parse_ok(R"({"metadata_b":1,"metadata_a":2,"x":3})");
+        CHECK(to_json(a) == R"({"metadata_a":2,"metadata_b":1,"x":3})");
+        Value b = parse_ok(R"({"metadata_a":1,"metadata_b":2,"x":3,"metadata_a":4})");
+        CHECK(to_json(b) == R"({"metadata_a":4,"metadata_b":2,"x":3})");
+        Value c = parse_ok(R"({"k":1,"b":2,"a":3})");
+        CHECK(to_json(c) == R"({"a":3,"b":2,"k":1})");
+        Value d = parse_ok(R"({"k":1,"b":2,"a":3,"b":4})");
+        CHECK(to_json(d) == R"({"a":3,"b":4,"k":1})");
+    }
 }
