@@ -158,6 +158,21 @@ Value Value::string(std::string_view s) {
     return adopt(Tag::String, node);
 }
 
+Value Value::string_concat(std::span<const std::string_view> parts) {
+    std::size_t n = 0;
+    for (std::string_view part : parts) n += part.size();
+    if (n == 0) return Value(Tag::String, 0);
+    void* mem = ::operator new(sizeof(StringNode) + n + 1);
+    auto* node = new (mem) StringNode(n);
+    char* out = node->data();
+    for (std::string_view part : parts) {
+        std::memcpy(out, part.data(), part.size());
+        out += part.size();
+    }
+    *out = '\0';
+    return adopt(Tag::String, node);
+}
+
 Value Value::array(std::initializer_list<Value> items) {
     ArrayBuilder b(items.size());
     for (const Value& v : items) b.push_back(v);

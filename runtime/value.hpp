@@ -81,6 +81,8 @@ public:
     static Value number(Number n) noexcept;
     static Value from_double(double d) { return number(Number::from_double(d)); }
     static Value string(std::string_view s);
+    // The parts joined, in one allocation.
+    static Value string_concat(std::span<const std::string_view> parts);
     static Value empty_array() noexcept { return Value(Tag::Array, 0); }
     static Value empty_set() noexcept { return Value(Tag::Set, 0); }
     static Value empty_object() noexcept { return Value(Tag::Object, 0); }

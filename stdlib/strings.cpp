@@ -3,6 +3,7 @@
 // sprintf is Go's fmt (go_format.hpp).
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -242,35 +243,40 @@ gofmt::Arg sprintf_arg(const Value& v) {
 }
 
 // The common `sprintf("... %v ...", [s])` with string operands only: Go's
-// %v and %s print a string as it is, so no formatting machinery is needed.
-// Returns false when the format needs anything more (flags, widths, other verbs).
-bool sprintf_plain_strings(std::string_view format, std::span<const Value> operands, fmt::memory_buffer& out) {
+// %v and %s print a string as it is, so the result is the format's text and
+// the operands joined, with no formatting machinery. False when the format
+// needs anything more (flags, widths, other verbs) or has many parts.
+bool sprintf_plain_strings(std::string_view format, std::span<const Value> operands, Value& out) {
+    std::array<std::string_view, 16> parts;
+    std::size_t count = 0;
     std::size_t next = 0;
     for (std::size_t i = 0; i < format.size();) {
+        if (count + 2 > parts.size()) return false;
         std::size_t pct = format.find('%', i);
         if (pct == std::string_view::npos) pct = format.size();
-        out.append(format.substr(i, pct - i));
+        parts[count++] = format.substr(i, pct - i);
         if (pct == format.size()) break;
         if (pct + 1 >= format.size()) return false;
         char verb = format[pct + 1];
         if (verb == '%') {
-            out.push_back('%');
+            parts[count++] = format.substr(pct + 1, 1);
         } else if ((verb == 'v' || verb == 's') && next < operands.size() && operands[next].is_string()) {
-            out.append(operands[next++].as_string());
+            parts[count++] = operands[next++].as_string();
         } else {
             return false;
         }
         i = pct + 2;
     }
-    return next == operands.size();
+    if (next != operands.size()) return false;
+    out = Value::string_concat(std::span<const std::string_view>(parts.data(), count));
+    return true;
 }
 
 BuiltinResult sprintf(Args a) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_array()) return type_error(2, "array", a[1]);
-    // Formatted on the stack: the string Value is the only allocation.
-    if (fmt::memory_buffer plain; sprintf_plain_strings(a[0].as_string(), a[1].array_elements(), plain))
-        return BuiltinResult::of(str(std::string_view(plain.data(), plain.size())));
+    if (Value plain; sprintf_plain_strings(a[0].as_string(), a[1].array_elements(), plain))
+        return BuiltinResult::of(std::move(plain));
     std::vector<gofmt::Arg> args;
     args.reserve(a[1].size());
     for (const auto& v : a[1].array_elements()) args.push_back(sprintf_arg(v));
