@@ -5,7 +5,9 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <array>
 #include <cctype>
+#include <cstring>
 #include <iostream>
 
 #include "runtime/json.hpp"
@@ -201,6 +203,18 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
         }
         case ExprOp::Not: {
             auto negation = [&] {
+                // `not f(x)` over known operands is decided by one call, without a search.
+                if (e.body->exprs.size() == 1 && !settings_.tracer) {
+                    const PExpr& inner = e.body->exprs.front();
+                    if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && inner.withs.empty() &&
+                        inner.result_slot < 0) {
+                        Value v;
+                        if (Direct d = direct_call(f, inner.a, v); d != Direct::Unknown) {
+                            if (d == Direct::Undefined || !truthy(v)) record(Value::boolean(true), k);
+                            return;
+                        }
+                    }
+                }
                 if (!first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);
             };
             if (e.operands) eval_body(f, *e.operands, 0, negation);
@@ -530,7 +544,15 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
             });
             return;
         }
-        case TermOp::Call: eval_call(f, t, k); return;
+        case TermOp::Call: {
+            Value v;
+            switch (direct_call(f, t, v)) {
+                case Direct::Found: k(v); return;
+                case Direct::Undefined: return;
+                case Direct::Unknown: eval_call(f, t, k); return;
+            }
+            return;
+        }
         case TermOp::ArrayCompr:
         case TermOp::SetCompr:
         case TermOp::ObjectCompr: eval_comprehension(f, t, k); return;
@@ -999,6 +1021,51 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
 }
 
 // ---- calls ------------------------------------------------------------------------
+
+// The value of a builtin call whose arguments are all known now: each is a
+// value direct_value has, or one array literal of such (`sprintf(fmt, [x])`).
+// The builtin is called once, with no continuation per argument. Unknown:
+// evaluate it with eval_call (user functions, relations, mocks, arguments
+// that iterate or call).
+Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Value& out) {
+    const Callee& callee = *call.callee;
+    const stdlib::Builtin* builtin = callee.builtin;
+    constexpr std::size_t kMaxArgs = 6;
+    const std::size_t n = call.elems.size();
+    if (!builtin || !builtin->impl || callee.function || !function_overrides_.empty() || n > kMaxArgs)
+        return Direct::Unknown;
+    // Borrowed, as in ValueList: each argument outlives the call.
+    struct alignas(Value) Slot {
+        unsigned char bytes[sizeof(Value)];
+    };
+    std::array<Slot, kMaxArgs> args;
+    std::optional<Value> array;  // an array literal's value, alive through the call
+    for (std::size_t i = 0; i < n; ++i) {
+        const PTerm& arg = call.elems[i];
+        const Value* v = nullptr;
+        Direct d = direct_value(f, arg, v);
+        if (d != Direct::Found) {
+            if (d == Direct::Undefined || arg.op != TermOp::Array || array || arg.elems.size() > kMaxArgs) return d;
+            std::array<Slot, kMaxArgs> items;
+            for (std::size_t j = 0; j < arg.elems.size(); ++j) {
+                const Value* item = nullptr;
+                if (Direct di = direct_value(f, arg.elems[j], item); di != Direct::Found) return di;
+                std::memcpy(&items[j], item, sizeof(Value));
+            }
+            v = &array.emplace(
+                Value::array_of(std::span<const Value>(reinterpret_cast<const Value*>(items.data()), arg.elems.size())));
+        }
+        std::memcpy(&args[i], v, sizeof(Value));
+    }
+    stdlib::BuiltinResult r =
+        builtin->impl(std::span<const Value>(reinterpret_cast<const Value*>(args.data()), n), builtin_context_);
+    if (r.status == stdlib::BuiltinResult::Status::Value) {
+        out = std::move(r.value);
+        return Direct::Found;
+    }
+    if (r.status != stdlib::BuiltinResult::Status::Undefined) builtin_failed(r, callee.name, call.loc);
+    return Direct::Undefined;
+}
 
 void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
     ValueList acc;

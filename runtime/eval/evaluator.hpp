@@ -85,6 +85,7 @@ private:
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
+    Direct direct_call(const Frame& f, const PTerm& call, Value& out);
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
     void builtin_failed(const stdlib::BuiltinResult& r, const std::string& name, const lang::Location& loc);

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "runtime/engine.hpp"
@@ -284,6 +285,69 @@ iterated_arg if not startswith(input.names[_], "a")
     auto q = whole.prepare("data.w.p");
     REQUIRE(q.ok());
     CHECK(value_of(q.value->eval(o)) == "true");
+}
+
+TEST_CASE("calls over known arguments are made directly, with the same results, errors and mocks") {
+    const char* policy = R"(package direct
+
+f(x) := concat("-", [x, x])
+
+msg := sprintf("image '%v' from %v", [input.image, input.registry])
+missing_item := sprintf("%v", [input.image, input.missing])
+user_fn := f(input.image)
+not_prefixed if not startswith(input.image, "hooli.com/")
+not_type_error if not startswith(input.n, "x")
+iterated_item := [m | m := sprintf("%v", [input.names[_]])]
+mocked := m if {
+	m := sprintf("%v", [input.image]) with sprintf as "mock"
+}
+mocked_not if {
+	not startswith(input.image, "nginx") with startswith as false
+}
+)";
+    Engine engine;
+    REQUIRE(engine.add_policy("direct.rego", policy).empty());
+    Value in = json(R"({"image": "nginx", "registry": "docker.io", "n": 1, "names": ["a", "b"]})");
+    auto value = [&](const char* rule, bool strict = false) {
+        EvalOptions o;
+        o.input = &in;
+        o.strict_builtin_errors = strict;
+        auto q = engine.prepare(std::string("data.direct.") + rule);
+        REQUIRE(q.ok());
+        return value_of(q.value->eval(o));
+    };
+    CHECK(value("msg") == R"("image 'nginx' from docker.io")");
+    CHECK(value("missing_item") == "undefined");
+    CHECK(value("user_fn") == R"("nginx-nginx")");
+    CHECK(value("not_prefixed") == "true");
+    // A builtin's type error makes the call undefined, so the negation holds;
+    // with strict errors it is the evaluation's error, at the call.
+    CHECK(value("not_type_error") == "true");
+    std::string strict = value("not_type_error", true);
+    CHECK(strict.find("eval_type_error") != std::string::npos);
+    CHECK(strict.find("startswith: operand 1 must be string but got number") != std::string::npos);
+    CHECK(strict.find("direct.rego:9:") != std::string::npos);
+    CHECK(value("iterated_item") == R"(["a","b"])");
+    CHECK(value("mocked") == R"("mock")");
+    CHECK(value("mocked_not") == "true");
+
+    // A tracer sees the negated call evaluated (the negation, then the call
+    // inside it) and failing, as without the direct path.
+    struct Recorder : gavel::Tracer {
+        std::vector<std::string> events;
+        void trace(const gavel::TraceEvent& e) override {
+            events.push_back(std::string(gavel::to_string(e.op)) + " " + std::string(e.text));
+        }
+    } recorder;
+    EvalOptions traced;
+    traced.input = &in;
+    traced.tracer = &recorder;
+    auto q = engine.prepare("data.direct.not_prefixed");
+    REQUIRE(q.ok());
+    CHECK(value_of(q.value->eval(traced)) == "true");
+    const std::string negation = R"(not startswith(input.image, "hooli.com/"))";
+    CHECK(std::count(recorder.events.begin(), recorder.events.end(), "Eval " + negation) == 2);
+    CHECK(std::count(recorder.events.begin(), recorder.events.end(), "Fail " + negation) == 1);
 }
 
 TEST_CASE("with: bindings made before a with keep their values; those made under it outlive it") {
