@@ -332,6 +332,22 @@ bool Evaluator::has_unbound(const Frame& f, const PTerm& t) const {
 }
 
 void Evaluator::unify(Frame& f, const PTerm& a, const PTerm& b, Cont k) {
+    // `x := <value known now>` (hoisted operands, assignments): bound at once.
+    if (a.op == TermOp::Local && !f.bound(a.slot)) {
+        const Value* v = nullptr;
+        Direct d = direct_value(f, b, v);
+        if (d == Direct::Found) {
+            f.bind(a.slot, *v, k);
+            return;
+        }
+        if (d == Direct::Undefined) return;
+        if (b.op == TermOp::Call) {
+            Value result;
+            d = direct_call(f, b, result);
+            if (d == Direct::Found) f.bind(a.slot, result, k);
+            if (d != Direct::Unknown) return;
+        }
+    }
     if (a.op == TermOp::Array && b.op == TermOp::Array) {
         if (a.elems.size() != b.elems.size()) return;
         // Element-wise, so both sides may hold unbound variables.
