@@ -1055,21 +1055,30 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
         unsigned char bytes[sizeof(Value)];
     };
     std::array<Slot, kMaxArgs> args;
-    std::optional<Value> array;  // an array literal's value, alive through the call
+    // An array literal's value, alive through the call: its items are
+    // values known now, so it borrows them (runtime/scratch_array.hpp).
+    struct FinishArray {
+        runtime::ScratchArray* array = nullptr;
+        ~FinishArray() {
+            if (array) array->finish();
+        }
+    } finish;
     for (std::size_t i = 0; i < n; ++i) {
         const PTerm& arg = call.elems[i];
         const Value* v = nullptr;
         Direct d = direct_value(f, arg, v);
         if (d != Direct::Found) {
-            if (d == Direct::Undefined || arg.op != TermOp::Array || array || arg.elems.size() > kMaxArgs) return d;
+            if (d == Direct::Undefined || arg.op != TermOp::Array || scratch_array_.busy() || arg.elems.size() > kMaxArgs)
+                return d;
             std::array<Slot, kMaxArgs> items;
             for (std::size_t j = 0; j < arg.elems.size(); ++j) {
                 const Value* item = nullptr;
                 if (Direct di = direct_value(f, arg.elems[j], item); di != Direct::Found) return di;
                 std::memcpy(&items[j], item, sizeof(Value));
             }
-            v = &array.emplace(
-                Value::array_of(std::span<const Value>(reinterpret_cast<const Value*>(items.data()), arg.elems.size())));
+            v = &scratch_array_.make(
+                std::span<const Value>(reinterpret_cast<const Value*>(items.data()), arg.elems.size()));
+            finish.array = &scratch_array_;
         }
         std::memcpy(&args[i], v, sizeof(Value));
     }

@@ -17,6 +17,7 @@
 #include "runtime/eval/function_ref.hpp"
 #include "runtime/eval/borrowed_values.hpp"
 #include "runtime/eval/plan.hpp"
+#include "runtime/scratch_array.hpp"
 
 namespace gavel::eval {
 
@@ -124,6 +125,7 @@ private:
     RuleCaches cache_;
     std::optional<EvalError> first_builtin_error_;
     stdlib::BuiltinContext builtin_context_;
+    runtime::ScratchArray scratch_array_;  // direct_call's array-literal argument
     std::size_t depth_ = 0;
     // Set when a search has what it needs (`not`, `every`): every generator
     // stops iterating and returns, up to the search that set it, which clears it.

@@ -301,6 +301,14 @@ iterated_item := [m | m := sprintf("%v", [input.names[_]])]
 mocked := m if {
 	m := sprintf("%v", [input.image]) with sprintf as "mock"
 }
+# array.concat returns its first operand when the second is empty: the
+# array literal is kept past the call, with its own (computed) elements.
+kept := k if {
+	x := concat("", [input.image, "-built-on-the-heap"])
+	k := array.concat([x, x], [])
+	y := sprintf("%v", [input.registry])
+	y != x
+}
 mocked_not if {
 	not startswith(input.image, "nginx") with startswith as false
 }
@@ -329,6 +337,7 @@ mocked_not if {
     CHECK(strict.find("direct.rego:9:") != std::string::npos);
     CHECK(value("iterated_item") == R"(["a","b"])");
     CHECK(value("mocked") == R"("mock")");
+    CHECK(value("kept") == R"(["nginx-built-on-the-heap","nginx-built-on-the-heap"])");
     CHECK(value("mocked_not") == "true");
 
     // A tracer sees the negated call evaluated (the negation, then the call
