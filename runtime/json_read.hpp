@@ -148,9 +148,18 @@ inline char* unescape_into(const char* start, const char* bs, const char* e, cha
 
 // true, false or null as a Value; false for any other token.
 inline bool read_literal(std::string_view tok, Value& out) noexcept {
-    if (tok == "true") out = Value::boolean(true);
-    else if (tok == "false") out = Value::boolean(false);
-    else if (tok == "null") out = Value();
+    // Word compares rather than calls to memcmp: a review has dozens.
+    constexpr auto word = [](const char (&w)[5]) {
+        return static_cast<std::uint32_t>(static_cast<unsigned char>(w[0])) |
+               static_cast<std::uint32_t>(static_cast<unsigned char>(w[1])) << 8 |
+               static_cast<std::uint32_t>(static_cast<unsigned char>(w[2])) << 16 |
+               static_cast<std::uint32_t>(static_cast<unsigned char>(w[3])) << 24;
+    };
+    if (tok.size() < 4 || tok.size() > 5) return false;
+    std::uint32_t head = load_unaligned<std::uint32_t>(tok.data());
+    if (tok.size() == 4 && head == word("true")) out = Value::boolean(true);
+    else if (tok.size() == 4 && head == word("null")) out = Value();
+    else if (tok.size() == 5 && head == word("fals") && tok[4] == 'e') out = Value::boolean(false);
     else return false;
     return true;
 }
