@@ -250,7 +250,7 @@ private:
         if (tok[i] != (top->object ? '}' : ']')) return false;
         {
             // The container on top closes at token i: its node is laid out,
-            // lazy, with where to find its tokens and its children's nodes.
+            // and its parent (if any) gets it as a child.
             const OpenContainer c = *top;
             std::size_t span = idx[i] - idx[c.open] + 1;
             std::size_t offset;
