@@ -20,6 +20,18 @@ namespace gavel::runtime::json_read {
 
 inline bool is_ws(char c) noexcept { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// The bytes of a 2- or 4-character string as the word an unaligned load of
+// them gives: a short pattern is one compare instead of a call to memcmp.
+constexpr std::uint16_t pattern2(const char (&p)[3]) noexcept {
+    return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[1]) << 8);
+}
+constexpr std::uint32_t pattern4(const char (&p)[5]) noexcept {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(p[0])) |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(p[1])) << 8 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(p[2])) << 16 |
+           static_cast<std::uint32_t>(static_cast<unsigned char>(p[3])) << 24;
+}
+
 // Stage 1 indexes where each scalar and string starts; both end before the
 // next structural (`next`), trailing whitespace aside.
 
@@ -149,17 +161,11 @@ inline char* unescape_into(const char* start, const char* bs, const char* e, cha
 // true, false or null as a Value; false for any other token.
 inline bool read_literal(std::string_view tok, Value& out) noexcept {
     // Word compares rather than calls to memcmp: a review has dozens.
-    constexpr auto word = [](const char (&w)[5]) {
-        return static_cast<std::uint32_t>(static_cast<unsigned char>(w[0])) |
-               static_cast<std::uint32_t>(static_cast<unsigned char>(w[1])) << 8 |
-               static_cast<std::uint32_t>(static_cast<unsigned char>(w[2])) << 16 |
-               static_cast<std::uint32_t>(static_cast<unsigned char>(w[3])) << 24;
-    };
     if (tok.size() < 4 || tok.size() > 5) return false;
     std::uint32_t head = load_unaligned<std::uint32_t>(tok.data());
-    if (tok.size() == 4 && head == word("true")) out = Value::boolean(true);
-    else if (tok.size() == 4 && head == word("null")) out = Value();
-    else if (tok.size() == 5 && head == word("fals") && tok[4] == 'e') out = Value::boolean(false);
+    if (tok.size() == 4 && head == pattern4("true")) out = Value::boolean(true);
+    else if (tok.size() == 4 && head == pattern4("null")) out = Value();
+    else if (tok.size() == 5 && head == pattern4("fals") && tok[4] == 'e') out = Value::boolean(false);
     else return false;
     return true;
 }
@@ -309,7 +315,7 @@ bool order_entries(const ObjectEntry* items, std::size_t m, EntryOrder& order, D
     if (shape && distinct_prefixes) {
         shape->size = static_cast<std::uint32_t>(m);
         for (std::size_t j = 0; j < m; ++j) {
-            shape->prefixes[j] = key_prefix(items[j].key);  // in document order
+            shape->prefixes[ranked[j].index] = ranked[j].prefix;  // in document order
             shape->order[j] = static_cast<std::uint8_t>(keep[j]);
         }
     }

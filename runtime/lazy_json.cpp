@@ -72,18 +72,9 @@ struct LayoutState {
     std::vector<char> tokens;  // the first byte of each structural, then padding
 };
 
-// Two or four token bytes, to compare with a pattern of tokens.
+// Two or four token bytes, to compare with a pattern of tokens (pattern2, pattern4).
 inline std::uint16_t token_pair(const char* t) noexcept { return load_unaligned<std::uint16_t>(t); }
 inline std::uint32_t token_quad(const char* t) noexcept { return load_unaligned<std::uint32_t>(t); }
-constexpr std::uint16_t pattern2(const char (&p)[3]) noexcept {
-    return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[1]) << 8);
-}
-constexpr std::uint32_t pattern4(const char (&p)[5]) noexcept {
-    return static_cast<std::uint32_t>(static_cast<unsigned char>(p[0])) |
-           static_cast<std::uint32_t>(static_cast<unsigned char>(p[1])) << 8 |
-           static_cast<std::uint32_t>(static_cast<unsigned char>(p[2])) << 16 |
-           static_cast<std::uint32_t>(static_cast<unsigned char>(p[3])) << 24;
-}
 
 // tok[k] = text[index[k]] for k < n: the first byte of each structural.
 void gather_tokens_scalar(const char* text, const std::uint32_t* index, std::uint32_t n, char* tok) noexcept {
@@ -107,7 +98,7 @@ void gather_tokens_scalar(const char* text, const std::uint32_t* index, std::uin
         __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(words, low_bytes), pack);
         _mm_storel_epi64(reinterpret_cast<__m128i*>(tok + k), _mm256_castsi256_si128(bytes));
     }
-    for (; k < n; ++k) tok[k] = text[index[k]];
+    gather_tokens_scalar(text, index + k, n - k, tok + k);
 }
 #endif
 
@@ -313,7 +304,7 @@ private:
             c.strings ? round8(span - c.children_text + 32 * std::size_t(c.strings) + kStringSlack) : 0;
         std::size_t bytes = sizeof(ObjectNode) + c.members * entry + string_bytes;
         static_assert(sizeof(ObjectNode) == sizeof(SeqNode));
-        if (used_ + bytes > cap_ && !grow(bytes)) return false;
+        if (!reserve(bytes)) return false;
         offset = used_;
         used_ += bytes;
         Node* node;
