@@ -36,9 +36,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 #include "runtime/yaml.hpp"
 
 namespace gavel::cli {
@@ -153,7 +153,7 @@ void print_errors(const BenchOptions& opts, const std::vector<BenchError>& error
 }
 
 BenchError from_diagnostic(const lang::Diagnostic& d) {
-    BenchError e{d.message, d.code, d.file, runtime::describe(d), {}, d.line, d.col};
+    BenchError e{d.message, d.code, d.file, engine::describe(d), {}, d.line, d.col};
     if (d.code == lang::codes::parse_error) e.detail_line = d.source_line;
     return e;
 }
@@ -248,10 +248,10 @@ int run_bench(const BenchOptions& opts) {
     EngineOptions engine_options;
     engine_options.v0_compatible = opts.v0_compatible;
     Engine engine(engine_options);
-    runtime::LoadOptions load_options;
+    engine::LoadOptions load_options;
     load_options.v0_compatible = opts.v0_compatible;
     std::vector<BenchError> errors;
-    for (const auto& d : runtime::load_into(engine, opts.data, load_options)) errors.push_back(from_diagnostic(d));
+    for (const auto& d : engine::load_into(engine, opts.data, load_options)) errors.push_back(from_diagnostic(d));
     if (!errors.empty()) {
         print_errors(opts, errors);
         return 1;

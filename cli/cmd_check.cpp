@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/rego_files.hpp"
 #include "lang/parse.hpp"
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace gavel::cli {
 

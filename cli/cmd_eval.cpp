@@ -39,9 +39,9 @@
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
 #include "cli/html_escape.hpp"
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 #include "runtime/yaml.hpp"
 
 #ifndef GAVEL_VERSION
@@ -193,7 +193,7 @@ OutputError from_diagnostic(const lang::Diagnostic& d) {
     e.row = d.line;
     e.col = d.col;
     if (d.code == lang::codes::parse_error) e.detail_line = d.source_line;
-    e.text = runtime::describe(d);
+    e.text = engine::describe(d);
     return e;
 }
 
@@ -517,9 +517,9 @@ int run_eval(const EvalCliOptions& opts) {
 
     if (!opts.data.empty()) {
         auto start = std::chrono::steady_clock::now();
-        runtime::LoadOptions load_options;
+        engine::LoadOptions load_options;
         load_options.v0_compatible = opts.v0_compatible;
-        lang::Diagnostics diags = runtime::load_into(engine, opts.data, load_options);
+        lang::Diagnostics diags = engine::load_into(engine, opts.data, load_options);
         metrics["timer_rego_load_files_ns"] = since_ns(start);
         if (!diags.empty()) {
             for (const auto& d : diags) out.errors.push_back(from_diagnostic(d));

@@ -1,7 +1,7 @@
 // gavel test PATH...: run the policy unit tests below PATH, as `opa test` does.
 //
-// Loading is `gavel eval -d`'s (runtime/loader.hpp); discovery and evaluation
-// are the library's (runtime/testing.hpp); this file parses flags, prints and
+// Loading is `gavel eval -d`'s (engine/loader.hpp); discovery and evaluation
+// are the library's (engine/testing.hpp); this file parses flags, prints and
 // sets the exit status: 0 when every test passed, 2 when a test failed, raised
 // an error or was skipped (todo_test_; unless --exit-zero-on-skipped), 1 when the policies could not be loaded or
 // compiled (errors on stderr with file:line:col) or no test ran with

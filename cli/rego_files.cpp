@@ -6,8 +6,8 @@
 #include <sstream>
 #include <system_error>
 
-#include "runtime/bundle_manifest.hpp"
-#include "runtime/loader.hpp"
+#include "engine/bundle_manifest.hpp"
+#include "engine/loader.hpp"
 
 namespace gavel::cli {
 
@@ -31,9 +31,9 @@ FileList find_rego_files(const std::vector<std::string>& paths) {
             if (!it->is_regular_file() || it->path().extension() != ".rego") continue;
             std::string file = it->path().string();
             lang::Diagnostics manifest_errors;
-            if (auto m = runtime::find_bundle_manifest(file, path, manifest_errors))
+            if (auto m = engine::find_bundle_manifest(file, path, manifest_errors))
                 if (auto v0 = m->v0_compatible_for(file)) out.v0_compatible[file] = *v0;
-            for (const auto& d : manifest_errors) out.errors.push_back(runtime::describe(d));
+            for (const auto& d : manifest_errors) out.errors.push_back(engine::describe(d));
             out.files.push_back(std::move(file));
         }
         if (ec) out.errors.push_back(path + ": " + ec.message());

@@ -28,10 +28,10 @@ BuiltinImpl unary(runtime::Number (*op)(const runtime::Number&)) {
 }  // namespace
 
 void register_arithmetic(Registry& r) {
-    declare(r, "plus", 2, binary(&runtime::add), "+");
-    declare(r, "mul", 2, binary(&runtime::mul), "*");
-    declare(r, "div", 2, binary(&runtime::div), "/");
-    declare(r, "rem", 2, binary(&runtime::rem), "%");
+    declare(r, "plus", 2, binary(&runtime::add));
+    declare(r, "mul", 2, binary(&runtime::mul));
+    declare(r, "div", 2, binary(&runtime::div));
+    declare(r, "rem", 2, binary(&runtime::rem));
     declare(r, "minus", 2, [](Args a, BuiltinContext& ctx) {
         if (a[0].is_set() && a[1].is_set()) {
             runtime::SetBuilder b;
@@ -43,7 +43,7 @@ void register_arithmetic(Registry& r) {
         if (!a[1].is_number() && !a[1].is_set()) return type_error(2, "one of {number, set}", a[1]);
         if (a[0].kind() != a[1].kind()) return type_error(2, a[0].is_number() ? "number" : "set", a[1]);
         return binary(&runtime::sub)(a, ctx);
-    }, "-");
+    });
     declare(r, "abs", 1, unary(&runtime::abs));
     declare(r, "round", 1, unary(&runtime::round));
     declare(r, "ceil", 1, unary(&runtime::ceil));

@@ -12,12 +12,11 @@ namespace gavel::stdlib {
 using runtime::Value;
 using Args = std::span<const Value>;
 
-inline void declare(Registry& r, std::string name, std::size_t arity, BuiltinImpl impl, std::string infix = {}) {
+inline void declare(Registry& r, std::string name, std::size_t arity, BuiltinImpl impl) {
     Builtin b;
     b.name = std::move(name);
     b.arity = arity;
     b.impl = std::move(impl);
-    b.infix = std::move(infix);
     r.add(std::move(b));
 }
 

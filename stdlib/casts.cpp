@@ -148,7 +148,6 @@ void declare_deprecated(Registry& r, std::string name, BuiltinImpl impl) {
     b.name = std::move(name);
     b.arity = 1;
     b.impl = std::move(impl);
-    b.deprecated = true;
     r.add(std::move(b));
 }
 

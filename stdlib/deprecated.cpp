@@ -13,7 +13,6 @@ void declare_v0_only(Registry& r, std::string name, std::size_t arity, BuiltinIm
     b.name = std::move(name);
     b.arity = arity;
     b.impl = std::move(impl);
-    b.deprecated = true;
     r.add(std::move(b));
 }
 

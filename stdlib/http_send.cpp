@@ -284,7 +284,6 @@ void register_http(Registry& r) {
     Builtin b;
     b.name = "http.send";
     b.arity = 1;
-    b.nondeterministic = true;
     b.impl = http_send;
     r.add(std::move(b));
 }

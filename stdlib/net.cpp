@@ -256,14 +256,12 @@ void register_net(Registry& r) {
         lookup.name = "net.lookup_ip_addr";
         lookup.arity = 1;
         lookup.impl = lookup_ip_addr;
-        lookup.nondeterministic = true;
         r.add(std::move(lookup));
     }
     Builtin overlap;
     overlap.name = "net.cidr_overlap";
     overlap.arity = 2;
     overlap.impl = cidr_contains;
-    overlap.deprecated = true;
     r.add(std::move(overlap));
 }
 

@@ -147,7 +147,6 @@ void register_numbers(Registry& r) {
     Builtin intn;
     intn.name = "rand.intn";
     intn.arity = 2;
-    intn.nondeterministic = true;
     intn.impl = [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         if (!a[1].is_number()) return type_error(2, "number", a[1]);

@@ -147,7 +147,6 @@ void register_regex(Registry& r) {
     re_match.name = "re_match";
     re_match.arity = 2;
     re_match.impl = [](Args a, BuiltinContext&) { return regex_match(a); };
-    re_match.deprecated = true;
     r.add(std::move(re_match));
     declare(r, "regex.find_n", 3, [](Args a, BuiltinContext&) { return regex_find(a, false); });
     declare(r, "regex.find_all_string_submatch_n", 3, [](Args a, BuiltinContext&) { return regex_find(a, true); });

@@ -47,7 +47,6 @@ void register_rego(Registry& r) {
         Builtin b;
         b.name = "opa.runtime";
         b.arity = 0;
-        b.nondeterministic = true;
         b.impl = [](Args, BuiltinContext& ctx) {
             return BuiltinResult::of(ctx.runtime_info.is_object() ? ctx.runtime_info : Value::empty_object());
         };

@@ -30,7 +30,7 @@ void register_sets(Registry& r) {
         for (const auto& v : a[0].set_elements()) b.insert(v);
         for (const auto& v : a[1].set_elements()) b.insert(v);
         return BuiltinResult::of(b.build());
-    }, "|");
+    });
     declare(r, "and", 2, [](Args a, BuiltinContext&) {
         if (!a[0].is_set()) return type_error(1, "set", a[0]);
         if (!a[1].is_set()) return type_error(2, "set", a[1]);
@@ -38,10 +38,10 @@ void register_sets(Registry& r) {
         for (const auto& v : a[0].set_elements())
             if (a[1].contains(v)) b.insert(v);
         return BuiltinResult::of(b.build());
-    }, "&");
+    });
     declare(r, "internal.member_2", 2, [](Args a, BuiltinContext&) {
         return BuiltinResult::of(Value::boolean(member(a[1], a[0])));
-    }, "in");
+    });
     declare(r, "internal.member_3", 3, [](Args a, BuiltinContext&) {
         const Value& key = a[0];
         const Value& value = a[1];
@@ -58,7 +58,7 @@ void register_sets(Registry& r) {
             found = key == value && c.contains(key);
         }
         return BuiltinResult::of(Value::boolean(found));
-    }, "in");
+    });
 }
 
 }  // namespace gavel::stdlib

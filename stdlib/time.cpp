@@ -185,7 +185,6 @@ void register_time(Registry& r) {
     Builtin now;
     now.name = "time.now_ns";
     now.arity = 0;
-    now.nondeterministic = true;
     now.impl = [](Args, BuiltinContext& ctx) { return BuiltinResult::of(Value::integer(ctx.now())); };
     r.add(std::move(now));
 

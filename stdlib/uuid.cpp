@@ -115,7 +115,6 @@ void register_uuid(Registry& r) {
     Builtin gen;
     gen.name = "uuid.rfc4122";
     gen.arity = 1;
-    gen.nondeterministic = true;
     gen.impl = [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         std::string key = "uuid.rfc4122\x1f" + std::string(a[0].as_string());

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "runtime/json.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 #include "webhook/json_patch.hpp"
 
 namespace gavel::webhook {
@@ -151,7 +151,7 @@ const std::vector<std::string>& conventional_rule_names() {
 }
 
 std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules) {
-    return conventional_rules_query(runtime::data_path_text(package), rules);
+    return conventional_rules_query(engine::data_path_text(package), rules);
 }
 
 std::string conventional_rules_query(const std::string& p, const std::vector<ConventionalRule>& rules) {

@@ -43,7 +43,7 @@ struct ConventionalRule {
 // The query evaluating a package's conventional rules to one object with a key per
 // rule in `rules` (only those: rules a package does not define cost nothing).
 std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules);
-// The same for a package given as its data path text ("data.a.b", as runtime::data_path_text writes it).
+// The same for a package given as its data path text ("data.a.b", as engine::data_path_text writes it).
 std::string conventional_rules_query(const std::string& package_path, const std::vector<ConventionalRule>& rules);
 
 struct AdmissionDecision {

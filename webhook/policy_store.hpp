@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "lang/diagnostics.hpp"
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/value.hpp"
 #include "webhook/admission.hpp"
 

@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "runtime/json.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 #include "webhook/admission.hpp"
 #include "webhook/log.hpp"
 
@@ -235,7 +235,7 @@ HttpResponse Service::admission(HttpRequest& req, std::string_view mode, const s
         input = b.build();
     }
     bool main = mode == "main";
-    std::string decision_name = main ? options_.decision : runtime::data_path_text(package);
+    std::string decision_name = main ? options_.decision : engine::data_path_text(package);
     std::string query_text = options_.decision;
     bool known_package = true;
     if (!main) {
@@ -318,7 +318,7 @@ HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>&
                 }
             }
         }
-        auto q = store_->query(runtime::data_path_text(path));
+        auto q = store_->query(engine::data_path_text(path));
         if (!q.query) {
             std::string message = q.errors.empty() ? "cannot prepare the query" : q.errors.items().front().headline();
             return error_response(400, "invalid_parameter", message, &q.errors);

@@ -8,7 +8,7 @@
 #include "cli/repl/lexer.hpp"
 #include "cli/repl/trace_printer.hpp"
 #include "runtime/json.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 #include "runtime/yaml.hpp"
 
 namespace gavel::cli::repl {
@@ -77,12 +77,12 @@ Session::Session(const SessionOptions& options) : engine_(EngineOptions{.v0_comp
 }
 
 std::string Session::load_paths(const std::vector<std::string>& paths) {
-    runtime::LoadOptions load_options;
+    engine::LoadOptions load_options;
     load_options.v0_compatible = engine_.options().v0_compatible;
-    lang::Diagnostics diags = runtime::load_into(engine_, paths, load_options);
+    lang::Diagnostics diags = engine::load_into(engine_, paths, load_options);
     if (diags.empty()) return {};
     std::vector<std::string> errors;
-    for (const auto& d : diags) errors.push_back(runtime::describe(d));
+    for (const auto& d : diags) errors.push_back(engine::describe(d));
     return errors_text(errors);
 }
 
@@ -111,7 +111,7 @@ const Value* Session::input() const {
 
 std::map<std::string, std::string> Session::package_names() const {
     std::map<std::string, std::string> names;
-    const std::string package_path = runtime::data_path_text([&] {
+    const std::string package_path = engine::data_path_text([&] {
         std::vector<std::string> segments;
         std::string seg;
         for (char c : package_) {
@@ -148,7 +148,7 @@ std::string Session::execute(std::string_view text) {
             std::vector<std::string> errors;
             for (auto diag : d) {
                 diag.file.clear();
-                errors.push_back(runtime::describe(diag));
+                errors.push_back(engine::describe(diag));
             }
             return errors_text(errors);
         }
@@ -220,7 +220,7 @@ std::vector<std::string> Session::install(const std::string& package, const Repl
             }
             d.file.clear();
         }
-        errors.push_back(runtime::describe(d));
+        errors.push_back(engine::describe(d));
     }
     return errors;
 }
@@ -274,7 +274,7 @@ std::string Session::run_query(const std::string& text) {
                     if (at != std::string::npos) d.source_line = text.substr(at, text.find('\n', at) - at);
                 }
             }
-            errors.push_back(runtime::describe(d));
+            errors.push_back(engine::describe(d));
         }
         if (errors.empty()) errors.push_back("query could not be prepared");
         return errors_text(errors);

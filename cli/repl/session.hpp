@@ -15,7 +15,7 @@
 #include "cli/repl/query_rewrite.hpp"
 #include "cli/repl/result_printer.hpp"
 #include "cli/repl/statement.hpp"
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::cli::repl {

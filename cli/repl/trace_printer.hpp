@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace gavel::cli::repl {
 

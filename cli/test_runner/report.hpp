@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/test_runner/go_format.hpp"
-#include "runtime/testing.hpp"
+#include "engine/testing.hpp"
 
 namespace gavel::cli::test_runner {
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "cli/repl/trace_printer.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 
 namespace gavel::cli {
 // Defined in cli/alloc_counter.cpp: the calling thread's allocation counts.
@@ -104,9 +104,9 @@ std::vector<std::string> without_ignored(const std::vector<std::string>& paths, 
 
 SessionResult run_session(const SessionOptions& options) {
     SessionResult out;
-    runtime::LoadOptions load_options;
+    engine::LoadOptions load_options;
     load_options.v0_compatible = options.v0_compatible;
-    runtime::LoadResult loaded = runtime::load_paths(without_ignored(options.paths, options.ignore), load_options);
+    engine::LoadResult loaded = engine::load_paths(without_ignored(options.paths, options.ignore), load_options);
     if (!loaded.ok()) {
         for (const auto& d : loaded.errors) out.errors.push_back(error_text(d));
         return out;
@@ -118,7 +118,7 @@ SessionResult run_session(const SessionOptions& options) {
     engine_options.v0_compatible = options.v0_compatible;
     engine_options.number_duplicate_tests = true;
     Engine engine(engine_options);
-    lang::Diagnostics load_errors = runtime::add_to_engine(engine, std::move(loaded));
+    lang::Diagnostics load_errors = engine::add_to_engine(engine, std::move(loaded));
     if (!load_errors.empty()) {
         for (const auto& d : load_errors) out.errors.push_back(error_text(d));
         return out;

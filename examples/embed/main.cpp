@@ -1,10 +1,10 @@
 // Embedding gavel: compile a policy once, evaluate it for many inputs.
-// Builds against the public API only (runtime/engine.hpp, runtime/json.hpp).
+// Builds against the public API only (engine/engine.hpp, runtime/json.hpp).
 
 #include <cstdio>
 #include <string>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
 
 int main() {

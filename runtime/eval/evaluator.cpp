@@ -1045,7 +1045,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
 // that iterate or call).
 Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Value& out) {
     const Callee& callee = *call.callee;
-    const stdlib::Builtin* builtin = callee.builtin;
+    const runtime::Builtin* builtin = callee.builtin;
     constexpr std::size_t kMaxArgs = 6;
     const std::size_t n = call.elems.size();
     if (!builtin || !builtin->impl || callee.function || !function_overrides_.empty() || n > kMaxArgs)
@@ -1082,13 +1082,13 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
         }
         std::memcpy(&args[i], v, sizeof(Value));
     }
-    stdlib::BuiltinResult r =
+    runtime::BuiltinResult r =
         builtin->impl(std::span<const Value>(reinterpret_cast<const Value*>(args.data()), n), builtin_context_);
-    if (r.status == stdlib::BuiltinResult::Status::Value) {
+    if (r.status == runtime::BuiltinResult::Status::Value) {
         out = std::move(r.value);
         return Direct::Found;
     }
-    if (r.status != stdlib::BuiltinResult::Status::Undefined) builtin_failed(r, callee.name, call.loc);
+    if (r.status != runtime::BuiltinResult::Status::Undefined) builtin_failed(r, callee.name, call.loc);
     return Direct::Undefined;
 }
 
@@ -1164,29 +1164,29 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
     }
     if (!callee.builtin) return;
     if (callee.builtin->relation) {  // walk: the continuation runs once per output
-        stdlib::BuiltinResult r = callee.builtin->relation(
+        runtime::BuiltinResult r = callee.builtin->relation(
             std::span<const Value>(args.data(), args.size()), builtin_context_, [&](const Value& out) {
                 k(out);
                 return !cut_;
             });
-        if (r.status == stdlib::BuiltinResult::Status::TypeError || r.status == stdlib::BuiltinResult::Status::BuiltinError)
+        if (r.status == runtime::BuiltinResult::Status::TypeError || r.status == runtime::BuiltinResult::Status::BuiltinError)
             builtin_failed(r, callee.name, call.loc);
         return;
     }
-    stdlib::BuiltinResult r = callee.builtin->impl(std::span<const Value>(args.data(), args.size()), builtin_context_);
-    if (r.status == stdlib::BuiltinResult::Status::Value) {
+    runtime::BuiltinResult r = callee.builtin->impl(std::span<const Value>(args.data(), args.size()), builtin_context_);
+    if (r.status == runtime::BuiltinResult::Status::Value) {
         k(r.value);
         return;
     }
-    if (r.status == stdlib::BuiltinResult::Status::Undefined) return;
+    if (r.status == runtime::BuiltinResult::Status::Undefined) return;
     builtin_failed(r, callee.name, call.loc);
 }
 
-void Evaluator::builtin_failed(const stdlib::BuiltinResult& r, const std::string& name, const lang::Location& loc) {
+void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc) {
     if (!settings_.strict_builtin_errors) return;  // the call is undefined
     if (first_builtin_error_) return;
     EvalError e;
-    e.code = r.status == stdlib::BuiltinResult::Status::TypeError ? "eval_type_error" : "eval_builtin_error";
+    e.code = r.status == runtime::BuiltinResult::Status::TypeError ? "eval_type_error" : "eval_builtin_error";
     e.message = name + ": " + r.message;
     e.file = std::string(loc.file());
     e.line = loc.line;
@@ -1230,7 +1230,7 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
     if (result) k(*result);
 }
 
-// ---- tracing (settings_.tracer set; see TraceEvent in runtime/engine.hpp) -------------
+// ---- tracing (settings_.tracer set; see TraceEvent in engine/engine.hpp) -------------
 
 struct Evaluator::TraceContext {
     Evaluator* evaluator;

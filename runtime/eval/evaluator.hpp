@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/engine.hpp"
+#include "runtime/eval/eval_error.hpp"
+#include "runtime/eval/tracing.hpp"
 #include "runtime/eval/function_ref.hpp"
 #include "runtime/eval/borrowed_values.hpp"
 #include "runtime/eval/plan.hpp"
@@ -28,7 +29,7 @@ struct EvalSettings {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(std::string_view)> print;
     const Value* runtime_info = nullptr;  // opa.runtime()
-    Tracer* tracer = nullptr;  // see TraceEvent in runtime/engine.hpp
+    Tracer* tracer = nullptr;  // see TraceEvent in engine/engine.hpp
     std::size_t max_depth = 2000;  // nested rule/function/comprehension evaluations
 };
 
@@ -89,7 +90,7 @@ private:
     Direct direct_call(const Frame& f, const PTerm& call, Value& out);
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
-    void builtin_failed(const stdlib::BuiltinResult& r, const std::string& name, const lang::Location& loc);
+    void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
     void eval_template(Frame& f, const PTerm& t, ValueCont k);
@@ -124,7 +125,7 @@ private:
     using RuleCaches = boost::container::small_vector<RuleCache, 8>;
     RuleCaches cache_;
     std::optional<EvalError> first_builtin_error_;
-    stdlib::BuiltinContext builtin_context_;
+    runtime::BuiltinContext builtin_context_;
     runtime::ScratchArray scratch_array_;  // direct_call's array-literal argument
     std::size_t depth_ = 0;
     // Set when a search has what it needs (`not`, `every`): every generator

@@ -13,7 +13,7 @@
 
 #include "lang/location.hpp"
 #include "runtime/value.hpp"
-#include "stdlib/registry.hpp"
+#include "runtime/builtin.hpp"
 
 namespace gavel::eval {
 
@@ -40,7 +40,7 @@ enum class TermOp : uint8_t {
 
 struct Callee {
     std::string name;                          // as written, dotted: "count", "data.lib.f"
-    const stdlib::Builtin* builtin = nullptr;  // a builtin ...
+    const runtime::Builtin* builtin = nullptr;  // a builtin ...
     const RuleSet* function = nullptr;         // ... or a user function
 };
 
@@ -184,13 +184,13 @@ struct Program {
     std::vector<std::unique_ptr<RuleSet>> rule_sets;
     DataNode root;
     Value base_data = Value::empty_object();
-    std::map<std::string, stdlib::Builtin> custom_builtins;  // the embedder's own
-    const stdlib::Registry* builtins = nullptr;
+    std::map<std::string, runtime::Builtin> custom_builtins;  // the embedder's own
+    const runtime::BuiltinRegistry* builtins = nullptr;
     bool strict = false;
     bool v0_compatible = false;  // queries are v0: deprecated builtins allowed
     bool allow_net = false;      // http.send may reach the network
 
-    const stdlib::Builtin* find_builtin(std::string_view name) const;
+    const runtime::Builtin* find_builtin(std::string_view name) const;
     const DataNode* node_at(const std::vector<std::string>& path) const;
 };
 

@@ -23,7 +23,7 @@ std::string RuleSet::dotted() const {
     return out;
 }
 
-const stdlib::Builtin* Program::find_builtin(std::string_view name) const {
+const runtime::Builtin* Program::find_builtin(std::string_view name) const {
     auto it = custom_builtins.find(std::string(name));
     if (it != custom_builtins.end()) return &it->second;
     return builtins ? builtins->find(name) : nullptr;
@@ -385,7 +385,7 @@ struct Planner {
         if (callee->function) {
             check_arity(call, callee->name, callee->function->arity, argc);
         } else if (callee->builtin) {
-            if (callee->builtin->deprecated && module->rego_v1)
+            if (callee->builtin->decl && callee->builtin->decl->deprecated && module->rego_v1)
                 error(call.loc, lang::codes::type_error,
                       fmt::format("deprecated built-in function calls in expression: {}", callee->name));
             check_arity(call, callee->name, callee->builtin->arity, argc);

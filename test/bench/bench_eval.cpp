@@ -4,7 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
 #include "test/bench/admission_review.hpp"
 

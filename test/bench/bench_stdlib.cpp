@@ -13,7 +13,7 @@ namespace {
 
 using gavel::runtime::Value;
 
-const gavel::stdlib::Builtin& builtin(const char* name) { return *gavel::stdlib::Registry::standard().find(name); }
+const gavel::stdlib::Builtin& builtin(const char* name) { return *gavel::stdlib::standard_registry().find(name); }
 
 void run(benchmark::State& state, const char* name, std::vector<Value> args) {
     const auto& b = builtin(name);

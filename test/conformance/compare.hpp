@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "test/conformance/suite.hpp"
 
 namespace gavel::conformance {

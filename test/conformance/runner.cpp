@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "test/conformance/baseline.hpp"
 #include "test/conformance/compare.hpp"
 #include "test/conformance/suite.hpp"

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 
 namespace gavel::conformance {
 

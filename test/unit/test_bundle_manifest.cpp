@@ -1,10 +1,10 @@
 // Bundle manifests (.manifest) in loaded directories: per-module dialect
 // (rego_version, file_rego_versions), data placed relative to the bundle root,
 // only data.json/data.yaml as data, malformed manifests as errors.
-#include "runtime/bundle_manifest.hpp"
-#include "runtime/engine.hpp"
+#include "engine/bundle_manifest.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 
 #include <doctest/doctest.h>
 
@@ -15,6 +15,7 @@
 #include <string>
 
 using namespace gavel::runtime;
+using namespace gavel::engine;
 using gavel::Engine;
 namespace lang = gavel::lang;
 namespace fs = std::filesystem;

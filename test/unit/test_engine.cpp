@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
 
 using gavel::Engine;

@@ -1,7 +1,7 @@
 // The loader on temporary trees: placement of data by directory, merging,
 // conflicts, errors, ordering, as OPA's loader does.
 #include "runtime/json.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 
 #include <doctest/doctest.h>
 
@@ -11,6 +11,7 @@
 #include <string>
 
 using namespace gavel::runtime;
+using namespace gavel::engine;
 namespace fs = std::filesystem;
 
 namespace {

@@ -18,7 +18,7 @@ using gavel::stdlib::BuiltinResult;
 using Status = BuiltinResult::Status;
 
 BuiltinResult call_in(BuiltinContext& ctx, const std::string& name, const std::vector<std::string>& json_args) {
-    const auto* b = gavel::stdlib::Registry::standard().find(name);
+    const auto* b = gavel::stdlib::standard_registry().find(name);
     REQUIRE_MESSAGE(b != nullptr, name);
     std::vector<Value> args;
     for (const auto& j : json_args) {
@@ -48,7 +48,7 @@ std::string eval(const std::string& name, const std::vector<std::string>& json_a
 }  // namespace
 
 TEST_CASE("stdlib encoding: base64.encode is registered") {
-    CHECK(gavel::stdlib::Registry::standard().find("base64.encode") != nullptr);
+    CHECK(gavel::stdlib::standard_registry().find("base64.encode") != nullptr);
 }
 
 TEST_CASE("stdlib encoding: base64 follows Go's padded decoder") {

@@ -18,7 +18,7 @@ using gavel::stdlib::BuiltinResult;
 using Status = BuiltinResult::Status;
 
 BuiltinResult call(const std::string& name, const std::vector<Value>& args) {
-    const auto* b = gavel::stdlib::Registry::standard().find(name);
+    const auto* b = gavel::stdlib::standard_registry().find(name);
     REQUIRE_MESSAGE(b != nullptr, name);
     BuiltinContext ctx;
     return b->impl(args, ctx);

@@ -19,7 +19,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
 
 namespace {

@@ -23,7 +23,7 @@ Value J(std::string_view text) {
 }
 
 BuiltinResult call(const std::string& name, std::vector<Value> args) {
-    const auto* b = gavel::stdlib::Registry::standard().find(name);
+    const auto* b = gavel::stdlib::standard_registry().find(name);
     REQUIRE_MESSAGE(b != nullptr, name);
     REQUIRE(b->arity == args.size());
     BuiltinContext ctx;
@@ -47,7 +47,7 @@ Value S(std::string_view s) { return Value::string(s); }
 }  // namespace
 
 TEST_CASE("stdlib objects: object.get is registered") {
-    CHECK(gavel::stdlib::Registry::standard().find("object.get") != nullptr);
+    CHECK(gavel::stdlib::standard_registry().find("object.get") != nullptr);
 }
 
 TEST_CASE("stdlib objects: object.get paths through arrays, sets and non-string keys") {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
 
 namespace {

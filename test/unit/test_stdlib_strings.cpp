@@ -17,7 +17,7 @@ using Status = BuiltinResult::Status;
 
 // Calls builtin `name` with operands given as JSON texts.
 BuiltinResult call(const std::string& name, const std::vector<std::string>& json_args) {
-    const auto* b = gavel::stdlib::Registry::standard().find(name);
+    const auto* b = gavel::stdlib::standard_registry().find(name);
     REQUIRE_MESSAGE(b != nullptr, name);
     std::vector<Value> args;
     for (const auto& j : json_args) {
@@ -50,7 +50,7 @@ std::string fmt_go(const std::string& format, const std::string& args_json) {
 }  // namespace
 
 TEST_CASE("stdlib strings: sprintf is registered") {
-    CHECK(gavel::stdlib::Registry::standard().find("sprintf") != nullptr);
+    CHECK(gavel::stdlib::standard_registry().find("sprintf") != nullptr);
 }
 
 TEST_CASE("stdlib strings: sprintf follows Go's fmt for each operand type") {
@@ -198,10 +198,10 @@ TEST_CASE("stdlib strings: render_template subset") {
 }
 
 TEST_CASE("stdlib casts: deprecated casts are v0-only and type-checked") {
-    const auto* b = gavel::stdlib::Registry::standard().find("cast_set");
+    const auto* b = gavel::stdlib::standard_registry().find("cast_set");
     REQUIRE(b != nullptr);
-    CHECK(b->deprecated);
-    CHECK(gavel::stdlib::Registry::standard().find("re_match")->deprecated);
+    CHECK(b->decl->deprecated);
+    CHECK(gavel::stdlib::standard_registry().find("re_match")->decl->deprecated);
     CHECK(eval("cast_set", {"[2, 1, 2]"}) == "[1,2]");
     CHECK(eval("cast_array", {"\"x\""}) == "type error: operand 1 must be one of {array, set} but got string");
     CHECK(eval("cast_object", {"[]"}) == "type error: operand 1 must be object but got array");

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/json.hpp"
-#include "runtime/testing.hpp"
+#include "engine/testing.hpp"
 
 using gavel::Engine;
 using gavel::TraceEvent;

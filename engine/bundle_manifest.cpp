@@ -1,4 +1,4 @@
-#include "runtime/bundle_manifest.hpp"
+#include "engine/bundle_manifest.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -6,9 +6,12 @@
 
 #include "runtime/json.hpp"
 
-namespace gavel::runtime {
+namespace gavel::engine {
 
 namespace fs = std::filesystem;
+using runtime::Value;
+using runtime::parse_json;
+using runtime::to_json;
 
 namespace {
 
@@ -156,4 +159,4 @@ std::optional<BundleManifest> find_bundle_manifest(const std::string& file, cons
     return std::nullopt;
 }
 
-}  // namespace gavel::runtime
+}  // namespace gavel::engine

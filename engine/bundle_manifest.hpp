@@ -17,7 +17,7 @@
 
 #include "lang/diagnostics.hpp"
 
-namespace gavel::runtime {
+namespace gavel::engine {
 
 struct BundleManifest {
     std::string root;                  // the directory holding the .manifest
@@ -47,4 +47,4 @@ bool glob_match(std::string_view pattern, std::string_view path);
 std::optional<BundleManifest> find_bundle_manifest(const std::string& file, const std::string& stop_at,
                                                    lang::Diagnostics& errors);
 
-}  // namespace gavel::runtime
+}  // namespace gavel::engine

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "lang/diagnostics.hpp"
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::testing {

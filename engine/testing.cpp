@@ -1,4 +1,4 @@
-#include "runtime/testing.hpp"
+#include "engine/testing.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -1,17 +1,14 @@
-// The signature notation of signature.hpp: a recursive-descent parser and
-// the printer of OPA's type declarations.
+// The signature notation of types.hpp: a recursive-descent parser.
 
-#include "stdlib/signature.hpp"
+#include "lang/types.hpp"
 
 #include <fmt/format.h>
 
 #include <cctype>
 
-namespace gavel::stdlib {
+namespace gavel::lang {
 
 namespace {
-
-using runtime::Value;
 
 struct Parser {
     std::string_view s;
@@ -143,15 +140,6 @@ struct Parser {
     }
 };
 
-Value obj(std::initializer_list<std::pair<Value, Value>> entries) { return Value::object(entries); }
-Value str(std::string_view s) { return Value::string(s); }
-
-Value list(const std::vector<Type>& types) {
-    runtime::ArrayBuilder b(types.size());
-    for (const auto& t : types) b.push_back(type_decl(t));
-    return b.build();
-}
-
 }  // namespace
 
 std::optional<Signature> parse_signature(std::string_view text, std::string& error) {
@@ -198,46 +186,4 @@ std::optional<Signature> parse_signature(std::string_view text, std::string& err
     return sig;
 }
 
-Value type_decl(const Type& t) {
-    switch (t.kind) {
-        case Type::Kind::Any:
-            if (t.of.empty()) return obj({{str("type"), str("any")}});
-            return obj({{str("type"), str("any")}, {str("of"), list(t.of)}});
-        case Type::Kind::Null: return obj({{str("type"), str("null")}});
-        case Type::Kind::Boolean: return obj({{str("type"), str("boolean")}});
-        case Type::Kind::Number: return obj({{str("type"), str("number")}});
-        case Type::Kind::String: return obj({{str("type"), str("string")}});
-        case Type::Kind::Set: return obj({{str("type"), str("set")}, {str("of"), type_decl(*t.dynamic)}});
-        case Type::Kind::Array: {
-            runtime::ObjectBuilder b;
-            b.insert(str("type"), str("array"));
-            if (!t.items.empty()) b.insert(str("static"), list(t.items));
-            if (t.dynamic) b.insert(str("dynamic"), type_decl(*t.dynamic));
-            return b.build();
-        }
-        case Type::Kind::Object: {
-            runtime::ObjectBuilder b;
-            b.insert(str("type"), str("object"));
-            if (!t.fields.empty()) {
-                runtime::ArrayBuilder fields;
-                for (const auto& [k, v] : t.fields) fields.push_back(obj({{str("key"), str(k)}, {str("value"), type_decl(v)}}));
-                b.insert(str("static"), fields.build());
-            }
-            if (t.dynamic)
-                b.insert(str("dynamic"), obj({{str("key"), type_decl(*t.dynamic_key)}, {str("value"), type_decl(*t.dynamic)}}));
-            return b.build();
-        }
-    }
-    return obj({{str("type"), str("any")}});
-}
-
-Value signature_decl(const Signature& s) {
-    runtime::ObjectBuilder b;
-    b.insert(str("type"), str("function"));
-    if (s.variadic) b.insert(str("variadic"), type_decl(*s.variadic));
-    else if (!s.args.empty()) b.insert(str("args"), list(s.args));
-    if (s.result) b.insert(str("result"), type_decl(*s.result));
-    return b.build();
-}
-
-}  // namespace gavel::stdlib
+}  // namespace gavel::lang

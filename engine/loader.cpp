@@ -1,4 +1,4 @@
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -11,13 +11,21 @@
 #include <system_error>
 
 #include "lang/parse.hpp"
-#include "runtime/bundle_manifest.hpp"
+#include "engine/bundle_manifest.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 
-namespace gavel::runtime {
+namespace gavel::engine {
 
 namespace fs = std::filesystem;
+using runtime::Value;
+using runtime::ObjectBuilder;
+using runtime::parse_json;
+using runtime::to_json;
+using runtime::load_yaml_data;
+using runtime::Limits;
+using runtime::ParseError;
+using runtime::append_json_string;
 
 namespace {
 
@@ -350,4 +358,4 @@ std::string data_path_text(const std::vector<std::string>& path) {
     return out;
 }
 
-}  // namespace gavel::runtime
+}  // namespace gavel::engine

@@ -1,22 +1,21 @@
-// The builtin table: every builtin gavel ships, declared once with its
-// signature (stdlib/signature.hpp notation), its categories (as OPA's
-// documentation groups them) and its flags. The implementations register
-// themselves by family (register_* in registry.hpp); Registry::standard()
-// joins the two, and the planner's arity check, `gavel capabilities` and
-// the unit tests read the result.
+// The builtin table: every builtin gavel knows, declared once with its
+// signature (lang/types.hpp notation), its categories (as OPA's
+// documentation groups them) and its flags, as OPA's ast/builtins.go declares
+// them. The compiler checks calls against these declarations; the
+// implementations (stdlib/) register themselves by name.
 //
 // Flags: deprecated (v0 modules only), nondeterministic (results memoised
 // within a query), relation (many outputs per call), infix=OP (operator
 // spelling), native (the evaluator implements it: =, :=, print, template
 // strings).
 
-#include "stdlib/builtin_table.hpp"
+#include "lang/builtin_table.hpp"
 
-namespace gavel::stdlib {
+namespace gavel::lang {
 
 namespace {
 
-constexpr BuiltinDeclaration kTable[] = {
+constexpr BuiltinTableEntry kTable[] = {
     {"abs", R"((number) => number)", "numbers", ""},
     {"all", R"((array[any] | set[any]) => boolean)", "", "deprecated"},
     {"and", R"((set[any], set[any]) => set[any])", "sets", "infix=&"},
@@ -227,6 +226,6 @@ constexpr BuiltinDeclaration kTable[] = {
 
 }  // namespace
 
-std::span<const BuiltinDeclaration> builtin_table() { return kTable; }
+std::span<const BuiltinTableEntry> builtin_table() { return kTable; }
 
-}  // namespace gavel::stdlib
+}  // namespace gavel::lang

@@ -25,7 +25,7 @@
 //     `data.prefix.path`.
 //   * YAML data files: only the first document of a stream is used, as OPA
 //     does (runtime/yaml.hpp, load_yaml_data).
-//   * A directory holding a `.manifest` (runtime/bundle_manifest.hpp) is a
+//   * A directory holding a `.manifest` (engine/bundle_manifest.hpp) is a
 //     bundle root, as in OPA: data below it is placed relative to it (so
 //     `gavel test examples/` sees examples/x/a/data.json at data.a, exactly as
 //     `gavel test examples/x` does), only files named data.json, data.yaml or
@@ -46,17 +46,17 @@
 #include <vector>
 
 #include "lang/diagnostics.hpp"
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 #include "runtime/limits.hpp"
 #include "runtime/value.hpp"
 
-namespace gavel::runtime {
+namespace gavel::engine {
 
 struct LoadOptions {
     // Only used to recognise a directly named file of unknown extension as Rego
     // (policies are parsed by the Engine, with the Engine's options).
     bool v0_compatible = false;
-    Limits limits = kDefaultLimits;  // for JSON and YAML data files
+    runtime::Limits limits = runtime::kDefaultLimits;  // for JSON and YAML data files
 };
 
 struct PolicyFile {
@@ -67,7 +67,7 @@ struct PolicyFile {
 
 struct LoadResult {
     std::vector<PolicyFile> policies;      // in load order
-    Value data = Value::empty_object();    // all data documents, merged
+    runtime::Value data = runtime::Value::empty_object();    // all data documents, merged
     std::vector<std::string> data_files;   // files that contributed data, in load order
     lang::Diagnostics errors;              // empty on success
     bool ok() const { return errors.empty(); }
@@ -111,4 +111,4 @@ std::string describe(const lang::Diagnostic& d);
 // Rego's notation for a data path: data.a.b, data["a-b"].c ...
 std::string data_path_text(const std::vector<std::string>& path);
 
-}  // namespace gavel::runtime
+}  // namespace gavel::engine

@@ -1,4 +1,4 @@
-#include "runtime/engine.hpp"
+#include "engine/engine.hpp"
 
 #include "lang/test_names.hpp"
 
@@ -9,12 +9,13 @@
 #include <algorithm>
 
 #include "lang/parse.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 #include "runtime/eval/evaluator.hpp"
 #include "runtime/eval/planner.hpp"
 #include "runtime/eval/term_values.hpp"
+#include "lang/builtins.hpp"
 #include "stdlib/capabilities.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 
 namespace gavel {
 
@@ -55,23 +56,6 @@ std::optional<Value> merge(const Value& base, const Value& add, std::string& con
 
 }  // namespace
 
-const char* to_string(TraceOp op) {
-    switch (op) {
-        case TraceOp::Enter: return "Enter";
-        case TraceOp::Eval: return "Eval";
-        case TraceOp::Redo: return "Redo";
-        case TraceOp::Fail: return "Fail";
-        case TraceOp::Exit: return "Exit";
-        case TraceOp::Note: return "Note";
-    }
-    return "?";
-}
-
-std::string EvalError::to_string() const {
-    if (file.empty()) return fmt::format("{}: {}", code, message);
-    return fmt::format("{}:{}: {}: {}", file, line, code, message);
-}
-
 struct PreparedQuery::State {
     std::shared_ptr<const eval::Program> program;
     eval::PlannedQuery query;
@@ -86,7 +70,7 @@ struct Engine::Impl {
     EngineOptions options;
     std::map<std::string, lang::Module> modules;
     Value data = Value::empty_object();
-    std::map<std::string, stdlib::Builtin> custom;
+    std::map<std::string, runtime::Builtin> custom;
     std::shared_ptr<const eval::Program> program;  // null when modules or data changed
     lang::Diagnostics program_errors;
     uint64_t compile_ns = 0;
@@ -97,7 +81,7 @@ struct Engine::Impl {
         if (program) return program.get();
         auto start = std::chrono::steady_clock::now();
         auto p = std::make_shared<eval::Program>();
-        p->builtins = &stdlib::Registry::standard();
+        p->builtins = &stdlib::standard_registry();
         p->custom_builtins = custom;
         p->v0_compatible = options.v0_compatible;
         p->allow_net = options.allow_net;
@@ -121,7 +105,7 @@ const EngineOptions& Engine::options() const { return impl_->options; }
 
 std::vector<std::string> Engine::builtin_names() const {
     std::vector<std::string> names;
-    for (const auto* b : stdlib::Registry::standard().all()) names.push_back(b->name);
+    for (const auto* b : stdlib::standard_registry().all()) names.push_back(b->name);
     for (const auto& [name, b] : impl_->custom) names.push_back(name);
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -171,7 +155,7 @@ std::optional<Value> replaced_at(const Value& doc, const std::vector<std::string
                                  const Value* value, std::string& error) {
     if (i == path.size()) return value ? *value : Value();
     if (!doc.is_object()) {
-        error = fmt::format("{} is not an object", runtime::data_path_text(std::vector<std::string>(path.begin(), path.begin() + static_cast<long>(i))));
+        error = fmt::format("{} is not an object", engine::data_path_text(std::vector<std::string>(path.begin(), path.begin() + static_cast<long>(i))));
         return std::nullopt;
     }
     Value key = Value::string(path[i]);
@@ -224,39 +208,60 @@ bool Engine::remove_data(const std::vector<std::string>& path) {
 
 const Value& Engine::data() const { return impl_->data; }
 
-std::optional<std::string> Engine::register_builtin(const BuiltinDeclaration& declaration, BuiltinFunction fn) {
-    std::string error;
-    auto sig = stdlib::parse_signature(declaration.signature, error);
-    if (!sig) return declaration.name + ": " + error;
-    if (sig->variadic) return declaration.name + ": variadic builtins cannot be registered";
-    register_builtin(declaration.name, sig->args.size(), std::move(fn));
-    stdlib::Builtin& b = impl_->custom[declaration.name];
-    b.signature = std::make_shared<const stdlib::Signature>(std::move(*sig));
-    b.categories = declaration.categories;
-    b.nondeterministic = declaration.nondeterministic;
-    return std::nullopt;
-}
+namespace {
 
-runtime::Value Engine::capabilities() const {
-    std::vector<const stdlib::Builtin*> custom;
-    for (const auto& [name, b] : impl_->custom) custom.push_back(&b);
-    return stdlib::capabilities_document(stdlib::Registry::standard(), custom);
-}
-
-void Engine::register_builtin(std::string name, std::size_t arity, BuiltinFunction fn) {
-    stdlib::Builtin b;
-    b.name = name;
-    b.arity = arity;
-    b.impl = [fn = std::move(fn)](std::span<const Value> args, stdlib::BuiltinContext&) -> stdlib::BuiltinResult {
+// The embedder's function behind the builtin interface.
+runtime::BuiltinImpl wrap(BuiltinFunction fn) {
+    return [fn = std::move(fn)](std::span<const Value> args, runtime::BuiltinContext&) -> runtime::BuiltinResult {
         BuiltinCall call;
         call.args.assign(args.begin(), args.end());
         std::optional<Value> v = fn(call);
-        if (!call.error.empty()) return stdlib::BuiltinResult::error(call.error);
-        if (!v) return stdlib::BuiltinResult::undefined();
-        return stdlib::BuiltinResult::of(std::move(*v));
+        if (!call.error.empty()) return runtime::BuiltinResult::error(call.error);
+        if (!v) return runtime::BuiltinResult::undefined();
+        return runtime::BuiltinResult::of(std::move(*v));
     };
+}
+
+}  // namespace
+
+std::optional<std::string> Engine::register_builtin(const BuiltinDeclaration& declaration, BuiltinFunction fn) {
+    std::string categories;
+    for (const auto& c : declaration.categories) categories += (categories.empty() ? "" : ",") + c;
+    std::string error;
+    auto decl = lang::make_builtin_decl(declaration.name, declaration.signature, categories,
+                                        declaration.nondeterministic ? "nondeterministic" : "", error);
+    if (!decl) return error;
+    if (decl->variadic()) return declaration.name + ": variadic builtins cannot be registered";
+    runtime::Builtin b;
+    b.name = declaration.name;
+    b.arity = decl->arity;
+    b.impl = wrap(std::move(fn));
+    b.decl = std::make_shared<const lang::BuiltinDecl>(std::move(*decl));
+    impl_->custom[declaration.name] = std::move(b);
+    impl_->invalidate();
+    return std::nullopt;
+}
+
+void Engine::register_builtin(std::string name, std::size_t arity, BuiltinFunction fn) {
+    // Declared with its arity only: every operand and the result are `any`.
+    std::string signature = "(";
+    for (std::size_t i = 0; i < arity; ++i) signature += i ? ", any" : "any";
+    signature += ") => any";
+    std::string error;
+    auto decl = lang::make_builtin_decl(name, signature, "", "", error);
+    runtime::Builtin b;
+    b.name = name;
+    b.arity = arity;
+    b.impl = wrap(std::move(fn));
+    b.decl = std::make_shared<const lang::BuiltinDecl>(std::move(*decl));  // this signature always parses
     impl_->custom[name] = std::move(b);
     impl_->invalidate();
+}
+
+runtime::Value Engine::capabilities() const {
+    std::vector<const lang::BuiltinDecl*> custom;
+    for (const auto& [name, b] : impl_->custom) custom.push_back(b.decl.get());
+    return stdlib::capabilities_document(stdlib::standard_registry(), custom);
 }
 
 std::vector<RuleInfo> Engine::rules() const {
@@ -274,7 +279,7 @@ std::vector<RuleInfo> Engine::rules() const {
             const lang::RuleHead& head = rule.head;
             if (!head.ref || head.ref->elems.empty()) continue;
             RuleInfo info;
-            info.package = runtime::data_path_text(package);
+            info.package = engine::data_path_text(package);
             info.name = head.ref->kind == lang::TermKind::Ref ? head.ref->elems[0]->text : head.ref->text;
             std::vector<std::string> path = package;
             bool variable_part = false;
@@ -290,7 +295,7 @@ std::vector<RuleInfo> Engine::rules() const {
             } else {
                 path.push_back(info.name);
             }
-            info.path = runtime::data_path_text(path);
+            info.path = engine::data_path_text(path);
             info.file = file;
             info.line = rule.loc.line;
             info.col = rule.loc.col;

@@ -1,6 +1,7 @@
 #pragma once
-// Builtin signatures in a compact notation, parsed once at startup, and
-// printed as OPA's type declarations (capabilities.json "decl").
+// Types, as OPA's `types` package has them, and builtin signatures written in a
+// compact notation, parsed once at startup. The compiler checks calls against
+// them; `gavel capabilities` prints them as OPA's type declarations.
 //
 //   signature := "(" [type ("," type)*] ")" ["=>" type]   |   "(" "..." type ")"  (variadic)
 //   type      := primary ("|" primary)*                    a union: OPA's any-of
@@ -18,9 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/value.hpp"
 
-namespace gavel::stdlib {
+namespace gavel::lang {
 
 struct TypeField;  // a static key of an object type and its value type (below)
 
@@ -50,8 +50,5 @@ struct Signature {
 // nullopt with `error` set (what and where) on a malformed signature.
 std::optional<Signature> parse_signature(std::string_view text, std::string& error);
 
-// OPA's JSON shapes: {"type": "number"}, {"type": "function", "args": [...], "result": ...}.
-runtime::Value type_decl(const Type& t);
-runtime::Value signature_decl(const Signature& s);
 
-}  // namespace gavel::stdlib
+}  // namespace gavel::lang

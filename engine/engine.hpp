@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "lang/diagnostics.hpp"
+#include "runtime/eval/eval_error.hpp"
+#include "runtime/eval/tracing.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel {
@@ -32,18 +34,6 @@ struct EngineOptions {
     // As `opa test`: each definition of a `test_` rule is a test of its own, the
     // second and later renamed `test_x#01`, `test_x#02` ... (lang/test_names.hpp).
     bool number_duplicate_tests = false;
-};
-
-// An evaluation error as OPA reports it: code, message and where.
-struct EvalError {
-    std::string code;     // eval_conflict_error, eval_type_error, eval_builtin_error, eval_cancel_error ...
-    std::string message;
-    std::string file;     // empty when the error has no location
-    uint32_t line = 0;
-    uint32_t col = 0;
-
-    // "<file>:<line>: <code>: <message>", or "<code>: <message>" without a location (OPA's form).
-    std::string to_string() const;
 };
 
 struct ExpressionResult {
@@ -68,56 +58,6 @@ struct EvalResult {
     std::optional<EvalError> error; // with strict builtin errors, rows found before the error are kept
     Metrics metrics;
     bool ok() const { return !error; }
-};
-
-// ---- tracing ------------------------------------------------------------------------
-// An EvalOptions::tracer sees the evaluation step by step, as OPA's tracer does
-// (`opa eval --explain`, the REPL's `trace`, `opa test --coverage`):
-//   Enter  a rule clause or function clause starts (location: the clause; text: its first line)
-//   Eval   a body expression is about to be evaluated (location and text: the expression)
-//   Redo   evaluation backtracks into an expression that produced a solution, looking for more
-//   Fail   an expression produced no (more) solutions
-//   Exit   a rule or function clause's body succeeded (location: the clause)
-//   Note   trace(msg) was called (text: msg)
-// Events come from the evaluating thread, synchronously; the event and its
-// views are valid only during the call. With no tracer the evaluator pays one
-// null check per expression.
-enum class TraceOp : uint8_t { Enter, Eval, Redo, Fail, Exit, Note };
-
-const char* to_string(TraceOp op);  // "Enter", "Eval" ...
-
-struct TraceEvent {
-    TraceOp op = TraceOp::Eval;
-    std::string_view file;
-    uint32_t line = 0;
-    uint32_t col = 0;
-    std::string_view text;  // the expression's source text, or the clause's first line
-    uint32_t depth = 0;     // rule/function nesting: 0 for the query, 1 inside a rule it reads ...
-
-    // Eval/Redo/Fail: the variables written in the expression that are bound at
-    // this point, by name in order of appearance, with their values.
-    std::vector<std::pair<std::string, runtime::Value>> bindings() const {
-        return bindings_fn ? bindings_fn(context) : std::vector<std::pair<std::string, runtime::Value>>{};
-    }
-    // Fail on a comparison (==, !=, <, <=, >, >=, =, :=), a call or a lone term:
-    // the value of each operand that is not a constant, by its source text,
-    // evaluated where the expression failed (`with` still in force); nullopt for
-    // an operand that is undefined there. Empty for other expressions.
-    std::vector<std::pair<std::string, std::optional<runtime::Value>>> operands() const {
-        return operands_fn ? operands_fn(context)
-                           : std::vector<std::pair<std::string, std::optional<runtime::Value>>>{};
-    }
-
-    // Set by the evaluator.
-    const void* context = nullptr;
-    std::vector<std::pair<std::string, runtime::Value>> (*bindings_fn)(const void*) = nullptr;
-    std::vector<std::pair<std::string, std::optional<runtime::Value>>> (*operands_fn)(const void*) = nullptr;
-};
-
-class Tracer {
-public:
-    virtual ~Tracer() = default;
-    virtual void trace(const TraceEvent& event) = 0;
 };
 
 struct EvalOptions {
@@ -176,7 +116,7 @@ struct BuiltinCall {
 using BuiltinFunction = std::function<std::optional<runtime::Value>(BuiltinCall&)>;
 
 // A builtin's entry in the builtin table. Signatures use gavel's notation
-// (stdlib/signature.hpp): "(string, array[number]) => boolean", unions with
+// (lang/types.hpp): "(string, array[number]) => boolean", unions with
 // "|", objects as object[string: any] or {"key": number}.
 struct BuiltinDeclaration {
     std::string name;                     // dotted: "acme.lookup"

@@ -1,0 +1,12 @@
+#include "runtime/eval/eval_error.hpp"
+
+#include <fmt/format.h>
+
+namespace gavel {
+
+std::string EvalError::to_string() const {
+    if (file.empty()) return fmt::format("{}: {}", code, message);
+    return fmt::format("{}:{}: {}: {}", file, line, code, message);
+}
+
+}  // namespace gavel
