@@ -6,7 +6,8 @@
 #include "lang/ast.hpp"
 #include "lang/parse.hpp"
 #include "lang/test_names.hpp"
-#include "runtime/value_format.hpp"
+#include "runtime/json.hpp"
+#include "runtime/loader.hpp"
 
 namespace gavel::testing {
 
@@ -21,48 +22,173 @@ uint64_t since_ns(std::chrono::steady_clock::time_point start) {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
-std::string case_name(const Value& key) { return key.is_string() ? std::string(key.as_string()) : format_value(key); }
-
-// The members of a multi-value test's value as cases (nested objects: keys joined by '/').
-void collect_cases(const Value& v, const std::string& prefix, std::vector<SubResult>& out) {
-    if (v.is_set()) {
-        for (const auto& e : v.set_elements()) out.push_back({prefix + case_name(e), false});
-        return;
+// OPA's termToString: a string as is, anything else as compact JSON written by
+// Go's json.Encoder, which escapes <, > and & (they occur only inside strings).
+std::string case_key(const Value& key) {
+    if (key.is_string()) return std::string(key.as_string());
+    std::string out;
+    for (char c : runtime::to_json(key)) {
+        if (c == '<') out += "\\u003c";
+        else if (c == '>') out += "\\u003e";
+        else if (c == '&') out += "\\u0026";
+        else out += c;
     }
+    return out;
+}
+
+// The sub-results of a partial-object test's value (OPA's subResults/subResult):
+// true passes, an object passes when all its keys do, null passes unnamed,
+// anything else fails. Returns whether one failed.
+bool value_sub_results(const Value& v, std::vector<SubResult>& out) {
+    if (!v.is_object()) return false;
+    bool fail = false;
     for (const auto& entry : v.object_entries()) {
-        std::string name = prefix + case_name(entry.key);
-        if (entry.value.is_object() && entry.value.size() > 0) {
-            collect_cases(entry.value, name + "/", out);
-            continue;
+        SubResult sub;
+        sub.key = case_key(entry.key);
+        if (entry.value.is_null()) {
+            // OPA makes an empty SubResult here: no name, not failed.
+        } else if (entry.value.is_object()) {
+            sub.name = sub.key;
+            sub.fail = value_sub_results(entry.value, sub.cases);
+        } else {
+            sub.name = sub.key;
+            sub.fail = !(entry.value.is_bool() && entry.value.as_bool());
         }
-        bool ok = entry.value.is_bool() && entry.value.as_bool();
-        out.push_back({std::move(name), !ok});
+        fail |= sub.fail;
+        out.push_back(std::move(sub));
+    }
+    std::sort(out.begin(), out.end(), [](const SubResult& a, const SubResult& b) { return a.key < b.key; });
+    return fail;
+}
+
+// A case the body started (OPA's SubResultMap.update): the keys along `path` are
+// added as failing unless present; returns whether the case failed.
+bool started_case(std::vector<SubResult>& level, const std::vector<std::string>& path, std::size_t i) {
+    if (i >= path.size()) return true;
+    auto it = std::lower_bound(level.begin(), level.end(), path[i],
+                               [](const SubResult& s, const std::string& key) { return s.key < key; });
+    if (it == level.end() || it->key != path[i]) it = level.insert(it, SubResult{path[i], path[i], true, {}});
+    if (i + 1 == path.size()) return it->fail;
+    bool fail = started_case(it->cases, path, i + 1);
+    if (fail) it->fail = true;
+    return fail;
+}
+
+// Whether a partial-object test failed, with its sub-results.
+bool partial_object_outcome(const Value& v, const std::set<std::vector<Value>>& started, std::vector<SubResult>& out) {
+    if (v.is_null()) return true;
+    bool fail = value_sub_results(v, out);
+    for (const auto& path : started) {
+        std::vector<std::string> keys;
+        for (const auto& part : path) keys.push_back(case_key(part));
+        fail |= started_case(out, keys, 0);
+    }
+    return fail;
+}
+
+bool is_ground(const lang::Term& t) {
+    switch (t.kind) {
+        case lang::TermKind::Null:
+        case lang::TermKind::Boolean:
+        case lang::TermKind::Number:
+        case lang::TermKind::String: return true;
+        case lang::TermKind::Array:
+        case lang::TermKind::Set:
+            return std::all_of(t.elems.begin(), t.elems.end(), [](const lang::TermPtr& e) { return e && is_ground(*e); });
+        case lang::TermKind::Object:
+            return std::all_of(t.items.begin(), t.items.end(),
+                               [](const auto& kv) { return kv.first && kv.second && is_ground(*kv.first) && is_ground(*kv.second); });
+        default: return false;
     }
 }
 
-// Cases the test's body went through that are not in its value failed (their
-// body did not succeed); they are listed with the others, in value order.
-void add_missing_cases(const Value& v, const std::set<Value>& seen, std::vector<SubResult>& cases) {
-    std::vector<std::pair<Value, SubResult>> all;
-    for (const Value& key : seen) {
-        bool produced = v.is_set() ? v.contains(key) : v.find(key) != nullptr;
-        if (!produced) all.emplace_back(key, SubResult{case_name(key), true});
+// OPA's Head.DocKind() == PartialObjectDoc: a key with a value (v0 `p[k] = v`),
+// or a head ref with a non-ground part after the name (`p[x] if`, `p.q[x] := v`).
+// `contains` and v0 `p[x] { }` have a key and no value: a partial set.
+bool is_partial_object(const lang::RuleHead& head) {
+    if (head.has_args) return false;
+    if (head.key) return head.value != nullptr;
+    if (!head.ref || head.ref->kind != lang::TermKind::Ref) return false;
+    for (std::size_t i = 1; i < head.ref->elems.size(); ++i)
+        if (!head.ref->elems[i] || !is_ground(*head.ref->elems[i])) return true;
+    return false;
+}
+
+// One part of a partial-object test's key path, as the body binds it: a constant,
+// a variable, or a variable's member (`tc.note`).
+struct CasePart {
+    std::optional<Value> constant;
+    std::string variable;
+    std::vector<Value> member;  // constant path below the variable
+};
+
+std::optional<Value> constant_value(const lang::Term& t) {
+    switch (t.kind) {
+        case lang::TermKind::Null: return Value::null();
+        case lang::TermKind::Boolean: return Value::boolean(t.boolean);
+        case lang::TermKind::String: return Value::string(t.text);
+        case lang::TermKind::Number: {
+            auto parsed = runtime::parse_json(t.text);
+            if (parsed.ok) return parsed.value;
+            return std::nullopt;
+        }
+        default: return std::nullopt;
     }
-    if (all.empty()) return;
-    std::vector<Value> keys;
-    if (v.is_set())
-        for (const auto& e : v.set_elements()) keys.push_back(e);
-    else
-        for (const auto& e : v.object_entries()) keys.push_back(e.key);
-    // collect_cases listed one case per key (nested objects aside): pair them up when it did.
-    if (keys.size() != cases.size()) {
-        for (auto& [key, sub] : all) cases.push_back(std::move(sub));
-        return;
+}
+
+// The head's parts after the rule's name, when each is one the tracer can follow.
+std::vector<CasePart> case_parts(const lang::RuleHead& head) {
+    std::vector<CasePart> parts;
+    if (!head.ref || head.ref->kind != lang::TermKind::Ref) return parts;
+    for (std::size_t i = 1; i < head.ref->elems.size(); ++i) {
+        const lang::Term& t = *head.ref->elems[i];
+        CasePart part;
+        if (auto c = constant_value(t)) {
+            part.constant = std::move(c);
+        } else if (t.kind == lang::TermKind::Var && t.text != "_") {
+            part.variable = t.text;
+        } else if (t.kind == lang::TermKind::Ref && !t.elems.empty() && t.elems[0]->kind == lang::TermKind::Var) {
+            part.variable = t.elems[0]->text;
+            for (std::size_t k = 1; k < t.elems.size(); ++k) {
+                auto c = constant_value(*t.elems[k]);
+                if (!c) return {};
+                part.member.push_back(std::move(*c));
+            }
+        } else {
+            return {};
+        }
+        parts.push_back(std::move(part));
     }
-    for (std::size_t k = 0; k < keys.size(); ++k) all.emplace_back(keys[k], std::move(cases[k]));
-    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    cases.clear();
-    for (auto& [key, sub] : all) cases.push_back(std::move(sub));
+    return parts;
+}
+
+const Value* member_of(const Value& v, const Value& key) {
+    if (v.is_object()) return v.find(key);
+    if (v.is_array()) {
+        int64_t i;
+        if (key.is_number() && key.as_int64(i) && i >= 0 && static_cast<std::size_t>(i) < v.size())
+            return &v.array_elements()[static_cast<std::size_t>(i)];
+    }
+    return nullptr;
+}
+
+// The key path of the case an expression's bindings name, when all its variables are bound there.
+std::optional<std::vector<Value>> case_path(const std::vector<CasePart>& parts,
+                                            const std::vector<std::pair<std::string, Value>>& bindings) {
+    std::vector<Value> path;
+    for (const auto& part : parts) {
+        if (part.constant) {
+            path.push_back(*part.constant);
+            continue;
+        }
+        const Value* v = nullptr;
+        for (const auto& [name, value] : bindings)
+            if (name == part.variable) v = &value;
+        for (std::size_t k = 0; v && k < part.member.size(); ++k) v = member_of(*v, part.member[k]);
+        if (!v) return std::nullopt;
+        path.push_back(*v);
+    }
+    return path;
 }
 
 // Every line a trace can reach: rule heads and the first line of each body expression.
@@ -104,8 +230,8 @@ void rule_lines(const lang::Rule& rule, std::set<uint32_t>& out) {
 class TestTracer : public Tracer {
 public:
     TestTracer(const RunOptions& options, const TestCase& test, const std::set<std::pair<uint32_t, uint32_t>>& top_level,
-               const std::string& case_variable)
-        : options_(options), test_(test), top_level_(top_level), case_variable_(case_variable) {}
+               const std::vector<CasePart>& case_parts)
+        : options_(options), test_(test), top_level_(top_level), case_parts_(case_parts) {}
 
     void trace(const TraceEvent& e) override {
         if (options_.tracer) options_.tracer->trace(e);
@@ -116,11 +242,11 @@ public:
             }
             current_->insert(e.line);
         }
-        // A parameterized test's cases: every value its case variable takes in the test's body.
-        if (!case_variable_.empty() && (e.op == TraceOp::Eval || e.op == TraceOp::Redo) && e.depth == 1 &&
+        // A partial-object test's cases: every key its body binds (OPA injects
+        // internal.test_case where the head's variables are bound).
+        if (!case_parts_.empty() && (e.op == TraceOp::Eval || e.op == TraceOp::Redo) && e.depth == 1 &&
             e.file == test_.file && top_level_.count({e.line, e.col})) {
-            for (auto& [name, value] : e.bindings())
-                if (name == case_variable_) cases_seen.insert(std::move(value));
+            if (auto path = case_path(case_parts_, e.bindings())) cases_started.insert(std::move(*path));
         }
         if (options_.explain && e.op == TraceOp::Fail && e.depth == 1 && e.file == test_.file &&
             top_level_.count({e.line, e.col})) {
@@ -138,13 +264,13 @@ public:
 
     std::map<std::string, std::set<uint32_t>> covered;
     std::optional<FailedExpression> failed_at;
-    std::set<Value> cases_seen;
+    std::set<std::vector<Value>> cases_started;
 
 private:
     const RunOptions& options_;
     const TestCase& test_;
     const std::set<std::pair<uint32_t, uint32_t>>& top_level_;
-    const std::string& case_variable_;
+    const std::vector<CasePart>& case_parts_;
     std::string current_file_;
     std::set<uint32_t>* current_ = nullptr;
 };
@@ -158,16 +284,18 @@ std::vector<TestCase> discover(const std::vector<RuleInfo>& rules) {
         if (r.function) continue;
         bool skip = starts_with(r.name, "todo_test_");
         if (!skip && !starts_with(r.name, "test_")) continue;
-        if (!seen.insert(r.path).second) continue;
+        // OPA queries the rule's name alone (ruleName stops at the test_ part):
+        // `test_x.y[z]` is tested as data.pkg.test_x.
+        std::string query = r.package + runtime::data_path_text({r.name}).substr(std::string_view("data").size());
+        if (!seen.insert(query).second) continue;
         TestCase t;
         t.package = r.package;
-        t.name = starts_with(r.path, r.package + ".") ? r.path.substr(r.package.size() + 1) : r.name;
-        t.query = r.path;
+        t.name = r.name;
+        t.query = std::move(query);
         t.file = r.file;
         t.line = r.line;
         t.col = r.col;
         t.skip = skip;
-        t.multi_value = r.multi_value;
         out.push_back(std::move(t));
     }
     return out;
@@ -179,7 +307,7 @@ struct TestRunner::Impl {
     std::vector<TestCase> tests;
     std::vector<std::optional<PreparedQuery>> queries;
     std::vector<std::set<std::pair<uint32_t, uint32_t>>> top_level;  // per test: its body's literals
-    std::vector<std::string> case_variable;  // per multi-value test: the variable naming its cases
+    std::vector<std::vector<CasePart>> case_parts;  // per partial-object test: its head's parts after the name
 
     explicit Impl(Engine& e) : engine(e) {}
 };
@@ -208,11 +336,11 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
     impl_->tests = std::move(tests);
     impl_->queries.assign(impl_->tests.size(), std::nullopt);
     impl_->top_level.assign(impl_->tests.size(), {});
-    impl_->case_variable.assign(impl_->tests.size(), {});
+    impl_->case_parts.assign(impl_->tests.size(), {});
     lang::Diagnostics errors = impl_->engine.check();
     if (!errors.empty()) return errors;
     for (std::size_t i = 0; i < impl_->tests.size(); ++i) {
-        const TestCase& t = impl_->tests[i];
+        TestCase& t = impl_->tests[i];
         if (t.skip) continue;
         auto prepared = impl_->engine.prepare(t.query.empty() ? t.full_name() : t.query);
         if (!prepared.ok()) {
@@ -222,18 +350,17 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
         impl_->queries[i] = std::move(*prepared.value);
         auto m = impl_->modules.find(t.file);
         if (m == impl_->modules.end()) continue;
+        const lang::Rule* defining = nullptr;  // the rule the test was discovered at
         for (const auto& rule : m->second.rules) {
             if (!rule.head.ref || rule.head.ref->elems.empty()) continue;
             const auto& head = rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
-            if (t.name != head.text && !starts_with(t.name, head.text + ".")) continue;
+            if (t.name != head.text) continue;
             for (const auto& e : rule.body) impl_->top_level[i].insert({e.loc.line, e.loc.col});
-            // `test_x contains name`, v0 `test_x[name]`, v1 `test_x[name] if`: the case variable.
-            const lang::TermPtr* key = nullptr;
-            if (rule.head.key) key = &rule.head.key;
-            else if (rule.head.ref->kind == lang::TermKind::Ref && rule.head.ref->elems.size() == 2)
-                key = &rule.head.ref->elems[1];
-            if (t.multi_value && key && (*key)->kind == lang::TermKind::Var && impl_->case_variable[i].empty())
-                impl_->case_variable[i] = (*key)->text;
+            if (!defining || (rule.loc.line == t.line && rule.loc.col == t.col)) defining = &rule;
+        }
+        if (defining && is_partial_object(defining->head)) {
+            t.partial_object = true;
+            impl_->case_parts[i] = case_parts(defining->head);
         }
     }
     return errors;
@@ -250,15 +377,15 @@ TestResult TestRunner::run(std::size_t i, const RunOptions& options) const {
         r.fail = true;
         return r;
     }
-    TestTracer tracer(options, r.test, impl_->top_level[i], impl_->case_variable[i]);
+    TestTracer tracer(options, r.test, impl_->top_level[i], impl_->case_parts[i]);
     EvalOptions eval;
     eval.timeout = options.timeout;
     eval.print = [&r](std::string_view line) {
         r.output += line;
         r.output += '\n';
     };
-    // Parameterized tests are traced to see the cases that produced nothing (they failed).
-    if (options.explain || options.coverage || options.tracer || !impl_->case_variable[i].empty()) eval.tracer = &tracer;
+    // Partial-object tests are traced to see the cases that produced nothing (they failed).
+    if (options.explain || options.coverage || options.tracer || !impl_->case_parts[i].empty()) eval.tracer = &tracer;
     auto start = std::chrono::steady_clock::now();
     EvalResult result = impl_->queries[i]->eval(eval);
     r.duration = std::chrono::nanoseconds(since_ns(start));
@@ -274,13 +401,9 @@ TestResult TestRunner::run(std::size_t i, const RunOptions& options) const {
         r.fail = true;
     } else {
         const Value& v = result.rows[0].expressions[0].value;
-        if (r.test.multi_value && (v.is_set() || v.is_object())) {
-            collect_cases(v, "", r.cases);
-            add_missing_cases(v, tracer.cases_seen, r.cases);
-            r.fail = r.cases.empty() || std::any_of(r.cases.begin(), r.cases.end(), [](const SubResult& c) { return c.fail; });
-        } else {
-            r.fail = !(v.is_bool() && v.as_bool());
-        }
+        if (r.test.partial_object) r.fail = partial_object_outcome(v, tracer.cases_started, r.cases);
+        else r.fail = !(v.is_bool() && v.as_bool());
+        if (r.fail && !r.test.partial_object && !v.is_bool()) r.not_boolean = v;
     }
     if (r.fail) r.failed_at = std::move(tracer.failed_at);
     return r;
@@ -296,7 +419,9 @@ bool TestRunner::run_quietly(std::size_t i, uint64_t* eval_ns) const {
             if (name == "timer_rego_query_eval_ns") *eval_ns += ns;
     if (result.error || result.rows.empty() || result.rows[0].expressions.empty()) return false;
     const Value& v = result.rows[0].expressions[0].value;
-    return (v.is_bool() && v.as_bool()) || (impl_->tests[i].multi_value && v.size() > 0);
+    if (!impl_->tests[i].partial_object) return v.is_bool() && v.as_bool();
+    std::vector<SubResult> cases;
+    return !partial_object_outcome(v, {}, cases);
 }
 
 std::map<std::string, std::set<uint32_t>> TestRunner::coverable_lines() const {

@@ -8,12 +8,18 @@
 //     named `todo_test_...` is a skipped test. Functions are never tests.
 //     Each definition of a test is a test of its own, as in OPA: the second
 //     `test_x` is reported as `test_x#01` (EngineOptions::number_duplicate_tests).
-//   * Each test is evaluated alone (its own query `data.pkg.test_x`, fresh
-//     caches), under a timeout. It passes when it is defined and exactly `true`.
-//   * A multi-value test (`test_x contains name if`, `test_x[name] if`, v0
-//     `test_x[name] { }`) reports one case per member: a set member is a passing
-//     case; an object member passes when its value is `true` (so `test_x[name] :=
-//     ok if` can report failing cases too). No member at all is a failure.
+//   * Each test is evaluated alone (its own query `data.pkg.test_x`, the rule's
+//     name whatever follows it in the head, fresh caches), under a timeout.
+//   * What passes depends on the head, as in OPA's tester (runTest, by
+//     Head.DocKind): a test written as a partial object (`test_x[name] if`,
+//     `test_x[k] := v`, v0 `test_x[k] = v { }`, any head with a variable part
+//     after the name) reports its keys as sub-results: a key passes when its
+//     value is `true` (or, nested, when all of its own keys pass); a case the
+//     body started (its key bound) but did not produce failed; the test fails
+//     when one of them does. No key at all passes (the value is `{}`). Any other
+//     test -- `test_x if`, `test_x := v`, and multi-value `test_x contains v` /
+//     v0 `test_x[v] { }`, whose value is a set -- passes only when its value is
+//     exactly `true`.
 //   * print() output is captured per test.
 //   * Optionally, the run is traced: for a failing test the expression of the
 //     test's body that failed, with its variables' and operands' values
@@ -41,18 +47,22 @@ struct TestCase {
     std::string file;
     uint32_t line = 0;
     uint32_t col = 0;
-    bool skip = false;         // todo_test_
-    bool multi_value = false;  // one result per case
+    bool skip = false;            // todo_test_
+    bool partial_object = false;  // reports sub-results (see above); settled by TestRunner::prepare
     std::string full_name() const { return package + "." + name; }
 };
 
-// The tests among an engine's rules, in file order, each rule path once.
+// The tests among an engine's rules, in file order, each test name (query) once.
 std::vector<TestCase> discover(const std::vector<RuleInfo>& rules);
 
-// One case of a multi-value test.
+// One case of a partial-object test (OPA's SubResult): a key of the test's value.
 struct SubResult {
-    std::string name;  // the member: a string as is, anything else as Rego prints it
+    std::string key;   // a string key as is, any other as compact JSON (as OPA's termToString)
+    std::string name;  // what is printed for it: the key, but "" when its value was null (as OPA)
     bool fail = false;
+    std::vector<SubResult> cases;  // a nested object's keys, sorted by key
+
+    bool leaf() const { return cases.empty(); }
 };
 
 // Where a failing test stopped: a top-level expression of its body that failed.
@@ -72,7 +82,8 @@ struct TestResult {
     std::optional<EvalError> error;
     std::chrono::nanoseconds duration{0};
     std::string output;  // print() lines, each ending in '\n'
-    std::vector<SubResult> cases;
+    std::vector<SubResult> cases;  // partial-object tests: the sub-results, sorted by key
+    std::optional<runtime::Value> not_boolean;  // a failed test's value when it was not a boolean (e.g. a set)
     std::optional<FailedExpression> failed_at;            // with RunOptions::explain
     std::map<std::string, std::set<uint32_t>> covered;  // with RunOptions::coverage: file -> lines
     bool pass() const { return !fail && !skip && !error; }

@@ -322,10 +322,65 @@ Step patch_remove(const Value& target, std::span<const Value> path) {
     return {};
 }
 
+// The document under patch. As in OPA's edit tree, removing "" (also the
+// first half of a move from "") deletes the root; only an add at "" brings it
+// back, every other operation on a deleted root fails. Each operation returns
+// false when it fails, which makes the whole patch undefined.
+class PatchedDocument {
+public:
+    explicit PatchedDocument(Value root) : root_(std::move(root)) {}
+
+    bool add(std::span<const Value> path, const Value& value) {
+        if (path.empty()) {
+            root_ = value;
+            return true;
+        }
+        if (root_) root_ = patch_add(*root_, path, value);
+        return root_.has_value();
+    }
+    bool remove(std::span<const Value> path) {
+        if (!root_) return false;
+        if (path.empty()) {
+            root_.reset();
+            return true;
+        }
+        Step removed = patch_remove(*root_, path);
+        if (!removed.updated) return false;
+        root_ = std::move(removed.updated);
+        return true;
+    }
+    std::optional<Value> get(std::span<const Value> path) const {
+        if (!root_) return std::nullopt;
+        return patch_get(*root_, path);
+    }
+    // nullopt when the last operation left the root deleted (OPA has no value then).
+    const std::optional<Value>& root() const { return root_; }
+
+private:
+    std::optional<Value> root_;
+};
+
+// RFC 6902 section 4: move and replace are a remove followed by an add, in that
+// order, so a move to its own location is a no-op and a move into its own child fails.
+bool apply_patch_operation(PatchedDocument& doc, std::string_view op, const Path& path, const Path& from,
+                           const Value* value) {
+    if (op == "add") return doc.add(path, *value);
+    if (op == "remove") return doc.remove(path);
+    if (op == "replace") return doc.remove(path) && doc.add(path, *value);
+    if (op == "test") {
+        auto actual = doc.get(path);
+        return actual && *actual == *value;
+    }
+    auto moved = doc.get(from);
+    if (!moved) return false;
+    if (op == "move" && !doc.remove(from)) return false;
+    return doc.add(path, *moved);
+}
+
 BuiltinResult json_patch(Args a) {
-    std::optional<Value> target = a[0];
     if (!a[1].is_array()) return type_error(2, "array", a[1]);
     const std::string not_patch = "operand 2 must be an array of JSON-Patch objects";
+    PatchedDocument doc(a[0]);
     for (const auto& op_value : a[1].array_elements()) {
         if (!op_value.is_object()) return BuiltinResult::type_error(not_patch);
         auto attribute = [&](std::string_view name) { return op_value.find(name); };
@@ -346,40 +401,22 @@ BuiltinResult json_patch(Args a) {
         Path path;
         if (auto err = path_attribute("path", path)) return *err;
         std::string_view name = op->as_string();
+        const Value* value = nullptr;
+        Path from;
         if (name == "add" || name == "replace" || name == "test") {
-            const Value* value = attribute("value");
+            value = attribute("value");
             if (!value) return missing("value");
-            if (name == "add") {
-                target = patch_add(*target, path, *value);
-            } else if (name == "replace") {
-                if (path.empty()) target = *value;
-                else if (Step removed = patch_remove(*target, path); removed.updated) target = patch_add(*removed.updated, path, *value);
-                else target.reset();
-            } else {
-                auto actual = patch_get(*target, path);
-                if (!actual || *actual != *value) target.reset();
-            }
-        } else if (name == "remove") {
-            target = patch_remove(*target, path).updated;
         } else if (name == "move" || name == "copy") {
-            Path from;
             if (auto err = path_attribute("from", from)) return *err;
-            if (name == "move") {
-                Step removed = patch_remove(*target, from);
-                if (removed.updated && removed.found) target = patch_add(*removed.updated, path, *removed.found);
-                else target.reset();
-            } else {
-                auto value = patch_get(*target, from);
-                if (value) target = patch_add(*target, path, *value);
-                else target.reset();
-            }
-        } else {
+        } else if (name != "remove") {
             return BuiltinResult::type_error(not_patch);
         }
         // Patches apply atomically: the first failing operation makes the result undefined.
-        if (!target) return BuiltinResult::undefined();
+        if (!apply_patch_operation(doc, name, path, from, value)) return BuiltinResult::undefined();
     }
-    return BuiltinResult::of(*target);
+    // OPA has no result for a deleted root (its edit tree renders nothing).
+    if (!doc.root()) return BuiltinResult::undefined();
+    return BuiltinResult::of(*doc.root());
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // fail / error / skip (left out when false or absent), duration in
 // nanoseconds, output (the print() bytes, base64 as Go encodes []byte), then
 // failed_at (where a failing test stopped), benchmark_result (--bench) and
-// sub_results (the cases of a multi-value test, by name).
+// sub_results (the cases of a partial-object test, by key, nested as the test's value).
 
 #include "cli/test_runner/json_writer.hpp"
 #include "cli/test_runner/report.hpp"
@@ -42,6 +42,19 @@ JsonNode location(const std::string& file, uint32_t line, uint32_t col) {
                          .add("col", JsonNode::integer(col)));
 }
 
+// OPA's SubResultMap: key -> {name, fail, sub_results}, each left out when empty.
+JsonNode sub_results_json(const std::vector<testing::SubResult>& cases) {
+    JsonNode subs = JsonNode::object();
+    for (const auto& c : cases) {
+        JsonNode s = JsonNode::object();
+        if (!c.name.empty()) s.add("name", JsonNode::string(c.name));
+        if (c.fail) s.add("fail", JsonNode::boolean(true));
+        if (!c.cases.empty()) s.add("sub_results", sub_results_json(c.cases));
+        subs.add(c.key, std::move(s));
+    }
+    return subs;
+}
+
 JsonNode result_json(const Reported& rep) {
     const auto& r = rep.result;
     JsonNode o = JsonNode::object();
@@ -75,15 +88,7 @@ JsonNode result_json(const Reported& rep) {
                                                 .add("MemBytes", JsonNode::integer(static_cast<long long>(b.bytes)))
                                                 .add("Extra", JsonNode::object())));
     }
-    if (!r.cases.empty()) {
-        JsonNode subs = JsonNode::object();
-        for (const auto& c : r.cases) {
-            JsonNode s = JsonNode::object();
-            if (c.fail) s.add("fail", JsonNode::boolean(true));
-            subs.add(c.name, std::move(s));
-        }
-        o.add("sub_results", std::move(subs));
-    }
+    if (!r.cases.empty()) o.add("sub_results", sub_results_json(r.cases));
     return o;
 }
 

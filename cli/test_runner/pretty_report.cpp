@@ -1,10 +1,12 @@
 // The text report of `opa test` (its PrettyReporter):
 //
-//   FAILURES / SUMMARY sections (verbose runs with failures), then per file a
-//   "<file>:" header and one line per reported test -- every test with -v,
-//   otherwise only those that did not pass -- as "data.pkg.test_x: PASS (1.2ms)",
-//   FAIL, ERROR (the error on the next line) or SKIPPED; a rule of dashes and
-//   the PASS: / FAIL: / SKIPPED: / ERROR: n/total lines.
+//   FAILURES / SUMMARY sections (verbose runs with failures), then per file
+//   (a blank line between files) a "<file>:" header and one line per reported
+//   test -- every test with -v, otherwise only those that did not pass -- as
+//   "data.pkg.test_x: PASS (1.2ms)", FAIL, ERROR (the error on the next line) or
+//   SKIPPED, and under it the test's sub-results, indented by depth (failed
+//   ones, or all with -v); a rule of dashes and the PASS: / FAIL: / SKIPPED: /
+//   ERROR: n/total lines, which count a test with sub-results once per leaf.
 //
 // Beyond OPA: a failing test names where it failed, "  <file>:<line>: <the
 // expression>" (the test body's expression that failed, else the test rule),
@@ -34,6 +36,16 @@ std::string status_line(const testing::TestResult& r) {
     return line;
 }
 
+const char* value_kind(const runtime::Value& v) {
+    if (v.is_set()) return "a set";
+    if (v.is_object()) return "an object";
+    if (v.is_array()) return "an array";
+    if (v.is_string()) return "a string";
+    if (v.is_number()) return "a number";
+    if (v.is_null()) return "null";
+    return "not a boolean";
+}
+
 std::string first_line(std::string_view s) { return std::string(s.substr(0, s.find('\n'))); }
 
 void print_trace(std::ostream& out, const std::string& trace) {
@@ -51,7 +63,10 @@ void print_trace(std::ostream& out, const std::string& trace) {
 void print_failure_detail(std::ostream& out, const testing::TestResult& r, const ReportOptions& options) {
     if (!r.fail || r.error) return;
     if (!r.failed_at) {
-        out << "  " << r.test.file << ":" << r.test.line << "\n";
+        out << "  " << r.test.file << ":" << r.test.line;
+        // A test passes only when true: say what it was instead (a `contains` test is a set).
+        if (r.not_boolean) out << ": the test's value is " << value_kind(*r.not_boolean) << ", not true";
+        out << "\n";
         return;
     }
     const auto& f = *r.failed_at;
@@ -67,6 +82,42 @@ void print_failure_detail(std::ostream& out, const testing::TestResult& r, const
         for (const auto& op : f.operands) listed |= op.first == name;
         if (!listed) out << "    " << name << " = " << format_value(value) << "\n";
     }
+}
+
+// Every sub-result, depth first in key order, with its depth (1 at the top), as OPA's SubResultMap.Iter.
+template <typename Visit>
+void each_sub_result(const std::vector<testing::SubResult>& level, const Visit& visit,
+                     std::vector<const testing::SubResult*>& lineage) {
+    for (const auto& sub : level) {
+        lineage.push_back(&sub);
+        visit(sub, lineage);
+        each_sub_result(sub.cases, visit, lineage);
+        lineage.pop_back();
+    }
+}
+
+template <typename Visit>
+void each_sub_result(const std::vector<testing::SubResult>& level, const Visit& visit) {
+    std::vector<const testing::SubResult*> lineage;
+    each_sub_result(level, visit, lineage);
+}
+
+const char* sub_outcome(const testing::SubResult& sub) { return sub.fail ? "FAIL" : "PASS"; }
+
+// Under the test's line: each sub-result indented by its depth.
+void print_sub_results(std::ostream& out, const testing::TestResult& r, bool verbose) {
+    each_sub_result(r.cases, [&](const testing::SubResult& sub, const std::vector<const testing::SubResult*>& lineage) {
+        if (sub.fail || verbose) out << std::string(2 * lineage.size(), ' ') << sub.name << ": " << sub_outcome(sub) << "\n";
+    });
+}
+
+// In the FAILURES section: each failed leaf with its whole lineage, one more indent a level.
+void print_failed_lineages(std::ostream& out, const testing::TestResult& r) {
+    each_sub_result(r.cases, [&](const testing::SubResult& sub, const std::vector<const testing::SubResult*>& lineage) {
+        if (!sub.fail || !sub.leaf()) return;
+        for (std::size_t d = 0; d < lineage.size(); ++d)
+            out << std::string(2 * (d + 1), ' ') << lineage[d]->key << ": " << sub_outcome(sub) << "\n";
+    });
 }
 
 void print_output(std::ostream& out, const std::string& output) {
@@ -93,7 +144,10 @@ Counts count_results(const std::vector<Reported>& results) {
         if (r.skip) ++c.skip;
         else if (r.error) ++c.error;
         else if (!r.cases.empty()) {
-            for (const auto& sub : r.cases) (sub.fail ? c.fail : c.pass) += 1;
+            // Only leaves count, as in OPA's PrettyReporter.
+            each_sub_result(r.cases, [&](const testing::SubResult& sub, const auto&) {
+                if (sub.leaf()) (sub.fail ? c.fail : c.pass) += 1;
+            });
         } else if (r.fail) ++c.fail;
         else ++c.pass;
     }
@@ -109,8 +163,7 @@ void print_pretty(std::ostream& out, const std::vector<Reported>& results, const
             if (!r.fail || r.error) continue;
             out << status_line(r) << "\n";
             print_failure_detail(out, r, options);
-            for (const auto& sub : r.cases)
-                if (sub.fail) out << "  " << sub.name << ": FAIL\n";
+            print_failed_lineages(out, r);
             print_trace(out, rep.trace);
             out << "\n";
         }
@@ -130,6 +183,7 @@ void print_pretty(std::ostream& out, const std::vector<Reported>& results, const
         }
         if (options.verbose || !r.pass()) {
             if (r.test.file != last_file) {
+                if (!last_file.empty()) out << "\n";  // a blank line between files, as OPA
                 out << r.test.file << ":\n";
                 last_file = r.test.file;
             }
@@ -139,8 +193,7 @@ void print_pretty(std::ostream& out, const std::vector<Reported>& results, const
                 print_failure_detail(out, r, options);
                 print_trace(out, rep.trace);
             }
-            for (const auto& sub : r.cases)
-                if (options.verbose || sub.fail) out << "  " << sub.name << ": " << (sub.fail ? "FAIL" : "PASS") << "\n";
+            print_sub_results(out, r, options.verbose);
             if (!r.output.empty() && (options.verbose || !r.pass())) print_output(out, r.output);
         }
         if (r.error) out << "  " << r.error->to_string() << "\n";

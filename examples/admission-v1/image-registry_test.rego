@@ -35,9 +35,11 @@ test_trusted_images_are_allowed if {
 	count(admission.deny) == 0 with input as safe_image
 }
 
-# One test per image, each reported on its own: a multi-value test passes a
-# case for every member it produces.
-test_untrusted_images contains image if {
+# One test per image, each reported on its own: a test written as an object
+# (`test_x[key] if`) reports each key as a case, which passes when its value is
+# true (`if` gives `true`). An image whose body fails is a failing case.
+# (Not `test_x contains key`: a set is not `true`, so opa test fails it.)
+test_untrusted_images[image] if {
 	some image in ["nginx", "mysql:8", "docker.io/library/redis"]
 	pod := {"request": {"kind": {"kind": "Pod"}, "object": {"spec": {"containers": [{"image": image}]}}}}
 	count(admission.deny) == 1 with input as pod

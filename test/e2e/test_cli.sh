@@ -59,6 +59,7 @@ data.authz_test.test_methods: PASS (D)
   DELETE: PASS
   PUT: PASS
 data.authz_test.todo_test_admin: SKIPPED
+
 $fx/pass/roles_test.rego:
 data.roles.test_admins_from_data: PASS (D)
 data.roles.test_mocked_data: PASS (D)
@@ -148,6 +149,123 @@ data.limits_test.test_sizes: FAIL (D)
 --------------------------------------------------------------------------------
 PASS: 3/6
 FAIL: 3/6" "$gavel" test -v $fx/fail
+
+# ---- what a test's head makes of it, as opa test (tester.runTest, by Head.DocKind) ----
+
+check "test shapes: contains and non-true values fail, partial objects report (nested) cases" 2 "$fx/shapes/shapes_test.rego:
+data.shapes.test_contains: FAIL (D)
+  $fx/shapes/shapes_test.rego:10: the test's value is a set, not true
+data.shapes.test_values: FAIL (D)
+  $fx/shapes/shapes_test.rego:15
+  f: FAIL
+data.shapes.test_nested: FAIL (D)
+  $fx/shapes/shapes_test.rego:22: [a, b] != [\"q\", 2]
+  q: FAIL
+    2: FAIL
+data.shapes.test_object: FAIL (D)
+  $fx/shapes/shapes_test.rego:25: the test's value is an object, not true
+--------------------------------------------------------------------------------
+PASS: 7/11
+FAIL: 4/11" "$gavel" test $fx/shapes
+
+check "test shapes -v: every case, indented by depth" 2 "FAILURES
+--------------------------------------------------------------------------------
+data.shapes.test_contains: FAIL (D)
+  $fx/shapes/shapes_test.rego:10: the test's value is a set, not true
+
+data.shapes.test_values: FAIL (D)
+  $fx/shapes/shapes_test.rego:15
+  f: FAIL
+
+data.shapes.test_nested: FAIL (D)
+  $fx/shapes/shapes_test.rego:22: [a, b] != [\"q\", 2]
+  q: FAIL
+    2: FAIL
+
+data.shapes.test_object: FAIL (D)
+  $fx/shapes/shapes_test.rego:25: the test's value is an object, not true
+
+SUMMARY
+--------------------------------------------------------------------------------
+$fx/shapes/shapes_test.rego:
+data.shapes.test_true: PASS (D)
+data.shapes.test_contains: FAIL (D)
+data.shapes.test_cases: PASS (D)
+  x: PASS
+  y: PASS
+data.shapes.test_values: FAIL (D)
+  f: FAIL
+  t: PASS
+data.shapes.test_nested: FAIL (D)
+  p: PASS
+    1: PASS
+    2: PASS
+  q: FAIL
+    1: PASS
+    2: FAIL
+data.shapes.test_object: FAIL (D)
+--------------------------------------------------------------------------------
+PASS: 7/11
+FAIL: 4/11" "$gavel" test -v $fx/shapes
+
+check "test shapes --format json: a set test has no sub_results; nested ones nest" 2 '[
+  {
+    "location": {
+      "file": "test/e2e/fixtures/test/shapes/shapes_test.rego",
+      "row": 10,
+      "col": 1
+    },
+    "package": "data.shapes",
+    "name": "test_contains",
+    "fail": true,
+    "duration": 0
+  },
+  {
+    "location": {
+      "file": "test/e2e/fixtures/test/shapes/shapes_test.rego",
+      "row": 19,
+      "col": 1
+    },
+    "package": "data.shapes",
+    "name": "test_nested",
+    "fail": true,
+    "duration": 0,
+    "failed_at": {
+      "location": {
+        "file": "test/e2e/fixtures/test/shapes/shapes_test.rego",
+        "row": 22,
+        "col": 2
+      },
+      "text": "[a, b] != [\"q\", 2]"
+    },
+    "sub_results": {
+      "p": {
+        "name": "p",
+        "sub_results": {
+          "1": {
+            "name": "1"
+          },
+          "2": {
+            "name": "2"
+          }
+        }
+      },
+      "q": {
+        "name": "q",
+        "fail": true,
+        "sub_results": {
+          "1": {
+            "name": "1"
+          },
+          "2": {
+            "name": "2",
+            "fail": true
+          }
+        }
+      }
+    }
+  }
+]' "$gavel" test --format json --run 'contains|nested' $fx/shapes
 
 # ---- errors: evaluation errors (exit 2), parse errors (exit 1), timeouts ----------------
 
@@ -312,9 +430,14 @@ check "--format json: fail, skip, output (base64), failed_at and sub_results" 2 
     "fail": true,
     "duration": 0,
     "sub_results": {
-      "1": {},
-      "3": {},
+      "1": {
+        "name": "1"
+      },
+      "3": {
+        "name": "3"
+      },
       "4": {
+        "name": "4",
         "fail": true
       }
     }
@@ -460,7 +583,7 @@ data.kubernetes.admission_v1_test.test_image_safety: FAIL (D)
 data.kubernetes.admission_v1_test.test_denial_names_the_image: FAIL (D)
   admission-v1/image-registry_test.rego:31: \"image 'busybox' comes from untrusted registry\" in admission.deny with input as unsafe_image
 data.kubernetes.admission_v1_test.test_untrusted_images: FAIL (D)
-  admission-v1/image-registry_test.rego:43: count(admission.deny) == 1 with input as pod
+  admission-v1/image-registry_test.rego:45: count(admission.deny) == 1 with input as pod
   docker.io/library/redis: FAIL
   mysql:8: FAIL
   nginx: FAIL

@@ -158,6 +158,40 @@ TEST_CASE("stdlib objects: json.patch RFC 6902 and OPA's extensions") {
     CHECK(run("json.patch", {with_set, J(R"([{"op":"add","path":"/s/b","value":"c"}])")}) == "undefined");
 }
 
+// OPA's applyPatches (topdown/json.go) on its edit tree (internal/edittree):
+// move = render `from`, delete `from`, insert at `path`; deleting "" empties
+// the root, which only an insert at "" refills.
+TEST_CASE("stdlib objects: json.patch move and copy to the same place, into a child, and at the root") {
+    auto patch = [](std::string_view doc, std::string_view ops) { return run("json.patch", {J(doc), J(ops)}); };
+    const std::string_view doc = R"({"a":{"b":[1,{"c":2}]},"d":3})";
+    // A move to its own location leaves the document as it was, at any depth.
+    CHECK(patch(doc, R"([{"op":"move","from":"","path":""}])") == doc);
+    CHECK(patch("[1,2]", R"([{"op":"move","from":"","path":""}])") == "[1,2]");
+    CHECK(patch("7", R"([{"op":"move","from":"","path":""}])") == "7");
+    CHECK(patch(doc, R"([{"op":"move","from":"/a","path":"/a"}])") == doc);
+    CHECK(patch(doc, R"([{"op":"move","from":"/a/b/1","path":"/a/b/1"}])") == doc);
+    CHECK(patch(doc, R"([{"op":"move","from":"/a/b/1/c","path":"/a/b/1/c"}])") == doc);
+    // A value cannot move into its own child: once removed, the parent is gone.
+    CHECK(patch(doc, R"([{"op":"move","from":"/a","path":"/a/x"}])") == "undefined");
+    CHECK(patch(doc, R"([{"op":"move","from":"/a/b","path":"/a/b/0"}])") == "undefined");
+    CHECK(patch(doc, R"([{"op":"move","from":"","path":"/x"}])") == "undefined");
+    // The root can be replaced by one of its members.
+    CHECK(patch(doc, R"([{"op":"move","from":"/a/b","path":""}])") == R"([1,{"c":2}])");
+    // A copy leaves its source: copies into the same place, a child and the root work.
+    CHECK(patch(doc, R"([{"op":"copy","from":"","path":""}])") == doc);
+    CHECK(patch(doc, R"([{"op":"copy","from":"/d","path":"/d"}])") == doc);
+    CHECK(patch(R"({"a":{"b":1}})", R"([{"op":"copy","from":"/a","path":"/a/c"}])") == R"({"a":{"b":1,"c":{"b":1}}})");
+    CHECK(patch(R"({"a":1})", R"([{"op":"copy","from":"","path":"/b"}])") == R"({"a":1,"b":{"a":1}})");
+    CHECK(patch(doc, R"([{"op":"copy","from":"/d","path":""}])") == "3");
+    // A deleted root: only an add at "" brings it back.
+    CHECK(patch(R"({"a":1})", R"([{"op":"remove","path":""},{"op":"add","path":"","value":2}])") == "2");
+    CHECK(patch(R"({"a":1})", R"([{"op":"move","from":"","path":""},{"op":"remove","path":"/a"}])") == "{}");
+    CHECK(patch(R"({"a":1})", R"([{"op":"remove","path":""},{"op":"add","path":"/a","value":2}])") == "undefined");
+    CHECK(patch(R"({"a":1})", R"([{"op":"remove","path":""},{"op":"replace","path":"","value":2}])") == "undefined");
+    CHECK(patch(R"({"a":1})", R"([{"op":"remove","path":""},{"op":"copy","from":"","path":""}])") == "undefined");
+    CHECK(patch(R"({"a":1})", R"([{"op":"remove","path":""},{"op":"test","path":"","value":null}])") == "undefined");
+}
+
 TEST_CASE("stdlib objects: json marshal / unmarshal / is_valid") {
     CHECK(run("json.marshal", {J(R"({"b":"<&>","a":[1.5,"é"]})")}) == R"("{\"a\":[1.5,\"é\"],\"b\":\"<&>\"}")");
     CHECK(run("json.marshal_with_options", {J(R"({"a":[]})"), J(R"({"pretty":true})")}) == R"("{\n\t\"a\": []\n}")");

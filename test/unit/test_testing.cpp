@@ -115,20 +115,65 @@ TEST_CASE("outcomes: pass, fail (false or undefined), skip, error") {
     CHECK_FALSE(error.fail);
 }
 
-TEST_CASE("multi-value tests report one case per member") {
+// OPA's tester (runTest): a test whose head is a partial object reports its
+// keys as sub-results; every other test passes only when its value is true.
+TEST_CASE("a multi-value (contains) test fails: a set is not true, as in opa test") {
     Fixture f(
         "package x\n"
         "test_set contains n if some n in [\"a\", \"b\"]\n"
+        "test_none contains n if some n in []\n");
+    auto set = f.run("test_set");
+    CHECK(set.fail);
+    CHECK(set.cases.empty());
+    REQUIRE(set.not_boolean);
+    CHECK(set.not_boolean->is_set());
+    auto none = f.run("test_none");
+    CHECK(none.fail);
+    CHECK(none.cases.empty());
+}
+
+TEST_CASE("a v0 test_x[name] { } is a partial set: it fails; v0 test_x[name] = true reports cases") {
+    gavel::EngineOptions v0;
+    v0.v0_compatible = true;
+    Fixture f(
+        "package x\n"
+        "test_set[name] { name := \"a\" }\n"
+        "test_obj[name] = true { name := \"a\" }\n",
+        v0);
+    auto set = f.run("test_set");
+    CHECK(set.fail);
+    CHECK(set.cases.empty());
+    auto obj = f.run("test_obj");
+    CHECK(obj.pass());
+    REQUIRE(obj.cases.size() == 1);
+    CHECK(obj.cases[0].name == "a");
+}
+
+TEST_CASE("a test whose value is not true fails, whatever it is") {
+    Fixture f(
+        "package x\n"
+        "test_object := {\"a\": true}\n"
+        "test_string := \"true\"\n"
+        "test_ground[\"a\"] if true\n"
+        "test_dotted.a := true\n");
+    for (const char* name : {"test_object", "test_string", "test_ground", "test_dotted"}) {
+        CAPTURE(name);
+        auto r = f.run(name);
+        CHECK(r.fail);
+        CHECK(r.cases.empty());
+        CHECK(r.not_boolean);
+    }
+}
+
+TEST_CASE("a partial-object test reports one case per key: true passes, anything else fails") {
+    Fixture f(
+        "package x\n"
         "test_table[name] := ok if {\n"
         "  some name, want in {\"one\": 1, \"two\": 3}\n"
         "  ok := want == count(name) - 2\n"
         "}\n"
-        "test_none contains n if some n in []\n");
-    auto set = f.run("test_set");
-    CHECK(set.pass());
-    REQUIRE(set.cases.size() == 2);
-    CHECK(set.cases[0].name == "a");
-    CHECK_FALSE(set.cases[0].fail);
+        "test_values[k] := v if some k, v in {\"t\": true, \"s\": \"yes\", \"n\": null, \"o\": {\"i\": true}}\n"
+        "test_empty[x] if some x in []\n");
     auto table = f.run("test_table");
     CHECK(table.fail);
     REQUIRE(table.cases.size() == 2);
@@ -136,7 +181,69 @@ TEST_CASE("multi-value tests report one case per member") {
     CHECK_FALSE(table.cases[0].fail);
     CHECK(table.cases[1].name == "two");
     CHECK(table.cases[1].fail);
-    CHECK(f.run("test_none").fail);
+    CHECK_FALSE(table.not_boolean);
+
+    auto values = f.run("test_values");
+    CHECK(values.fail);
+    REQUIRE(values.cases.size() == 4);  // n, o, s, t
+    CHECK(values.cases[0].key == "n");
+    CHECK(values.cases[0].name.empty());  // OPA's empty SubResult for a null value: no name, passing
+    CHECK_FALSE(values.cases[0].fail);
+    CHECK(values.cases[1].name == "o");
+    CHECK_FALSE(values.cases[1].fail);
+    REQUIRE(values.cases[1].cases.size() == 1);
+    CHECK(values.cases[1].cases[0].name == "i");
+    CHECK(values.cases[2].name == "s");
+    CHECK(values.cases[2].fail);
+    CHECK(values.cases[3].name == "t");
+    CHECK_FALSE(values.cases[3].fail);
+
+    // No key at all: the value is {}, which OPA passes.
+    auto empty = f.run("test_empty");
+    CHECK(empty.pass());
+    CHECK(empty.cases.empty());
+}
+
+TEST_CASE("nested partial-object tests nest their cases; the query is the rule's name") {
+    Fixture f(
+        "package x\n"
+        "test_grid[a][b] if {\n"
+        "  some a in [\"x\", \"y\"]\n"
+        "  some b in [1, 2]\n"
+        "  [a, b] != [\"y\", 2]\n"
+        "}\n"
+        "test_dotted.group[n] if some n in [\"k\"]\n");
+    auto grid = f.run("test_grid");
+    CHECK(grid.fail);
+    REQUIRE(grid.cases.size() == 2);
+    CHECK_FALSE(grid.cases[0].fail);
+    REQUIRE(grid.cases[0].cases.size() == 2);
+    CHECK(grid.cases[0].cases[0].name == "1");
+    CHECK(grid.cases[1].name == "y");
+    CHECK(grid.cases[1].fail);  // its case 2 was started and produced nothing
+    REQUIRE(grid.cases[1].cases.size() == 2);
+    CHECK_FALSE(grid.cases[1].cases[0].fail);
+    CHECK(grid.cases[1].cases[1].name == "2");
+    CHECK(grid.cases[1].cases[1].fail);
+
+    auto dotted = f.run("test_dotted");
+    CHECK(dotted.test.query == "data.x.test_dotted");
+    CHECK(dotted.pass());
+    REQUIRE(dotted.cases.size() == 1);
+    CHECK(dotted.cases[0].name == "group");
+    REQUIRE(dotted.cases[0].cases.size() == 1);
+    CHECK(dotted.cases[0].cases[0].name == "k");
+}
+
+TEST_CASE("case names: strings as they are, other keys as compact JSON with Go's HTML escapes") {
+    Fixture f(
+        "package x\n"
+        "test_keys[k] if some k in [1, [1, \"<&>\"], \"<a>\", {\"b\": null}]\n");
+    auto r = f.run("test_keys");
+    CHECK(r.pass());
+    std::vector<std::string> names;
+    for (const auto& c : r.cases) names.push_back(c.name);
+    CHECK(names == std::vector<std::string>{"1", "<a>", "[1,\"\\u003c\\u0026\\u003e\"]", "{\"b\":null}"});
 }
 
 TEST_CASE("parameterized tests: a case whose body fails is a failing case, as in OPA") {
@@ -147,7 +254,10 @@ TEST_CASE("parameterized tests: a case whose body fails is a failing case, as in
         "  some note, n in cases\n"
         "  n % 2 == 1\n"
         "}\n"
-        "test_all contains note if some note, _ in cases\n");
+        "test_by_member[tc.note] if {\n"
+        "  some tc in [{\"note\": \"good\", \"v\": 1}, {\"note\": \"bad\", \"v\": 2}]\n"
+        "  tc.v == 1\n"
+        "}\n");
     auto odd = f.run("test_odd");
     CHECK(odd.fail);
     REQUIRE(odd.cases.size() == 3);
@@ -157,9 +267,13 @@ TEST_CASE("parameterized tests: a case whose body fails is a failing case, as in
     CHECK_FALSE(odd.cases[1].fail);
     CHECK(odd.cases[2].name == "two");
     CHECK(odd.cases[2].fail);
-    auto all = f.run("test_all");
-    CHECK(all.pass());
-    CHECK(all.cases.size() == 3);
+    auto member = f.run("test_by_member");
+    CHECK(member.fail);
+    REQUIRE(member.cases.size() == 2);
+    CHECK(member.cases[0].name == "bad");
+    CHECK(member.cases[0].fail);
+    CHECK(member.cases[1].name == "good");
+    CHECK_FALSE(member.cases[1].fail);
 }
 
 TEST_CASE("print output is captured per test") {
