@@ -13,6 +13,7 @@
 #include "runtime/eval/evaluator.hpp"
 #include "runtime/eval/planner.hpp"
 #include "runtime/eval/term_values.hpp"
+#include "compiler/compiler.hpp"
 #include "lang/builtins.hpp"
 #include "stdlib/capabilities.hpp"
 #include "engine/loader.hpp"
@@ -61,9 +62,6 @@ struct PreparedQuery::State {
     eval::PlannedQuery query;
     std::vector<std::string> variables;
     lang::SourcePtr source;  // keeps the query's locations valid
-    std::vector<std::pair<std::string, lang::Location>> expressions;  // text and where, per query literal
-    // Per query literal in source order, the slot its value is recorded in (the plan may reorder literals).
-    std::vector<int32_t> result_slots;
 };
 
 struct Engine::Impl {
@@ -88,7 +86,11 @@ struct Engine::Impl {
         p->base_data = data;
         std::vector<const lang::Module*> list;
         for (const auto& [name, m] : modules) list.push_back(&m);
-        program_errors = eval::plan_modules(list, *p);
+        compiler::CompileOptions co;
+        for (const auto& [name, b] : custom) co.custom_builtins[name] = b.decl;
+        auto compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules(list, co));
+        program_errors = compiled->diagnostics;
+        if (program_errors.empty()) program_errors = eval::plan_modules(compiled, *p);
         compile_ns = elapsed_ns(start);
         if (!program_errors.empty()) return nullptr;
         program = std::move(p);
@@ -335,18 +337,14 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query) {
     auto state = std::make_shared<PreparedQuery::State>();
     state->program = impl_->program;
     state->source = parsed.source;
-    out.diagnostics = eval::plan_query(parsed.body, *program, state->query);
+    compiler::QueryContext context;
+    context.capture_values = true;  // as OPA's rego: `1 == 2` has the value false
+    auto compiled = compiler::compile_query(parsed.body, *program->compiled, context);
+    out.diagnostics = compiled.diagnostics;
+    if (out.diagnostics.empty()) out.diagnostics = eval::plan_query(compiled, *program, state->query);
     out.metrics.emplace_back("timer_rego_query_compile_ns", elapsed_ns(start));
     if (!out.diagnostics.empty()) return out;
     for (const auto& [name, slot] : state->query.variables) state->variables.push_back(name);
-    for (const auto& e : parsed.body) state->expressions.emplace_back(std::string(e.loc.text()), e.loc);
-    state->result_slots.assign(state->expressions.size(), -1);
-    {
-        std::vector<int32_t> slots;
-        for (const auto& e : state->query.body.exprs) slots.push_back(e.result_slot);
-        std::sort(slots.begin(), slots.end());
-        for (std::size_t i = 0; i < slots.size() && i < state->result_slots.size(); ++i) state->result_slots[i] = slots[i];
-    }
     PreparedQuery q;
     q.state_ = std::move(state);
     out.value = std::move(q);
@@ -368,7 +366,6 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
     if (options.timeout.count() > 0) settings.deadline = start + options.timeout;
     eval::Evaluator evaluator(*state_->program, settings);
     const auto& q = state_->query;
-    const auto& result_slots = state_->result_slots;
     // Identical solutions (reached along different paths) are reported once, as
     // OPA does. Most queries have one solution: keys are made only from a second on.
     auto key_of = [](const ResultRow& row) {
@@ -384,13 +381,13 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
         ResultRow row;
         for (const auto& [name, slot] : q.variables)
             if (name.rfind("$", 0) != 0) row.bindings.emplace_back(name, value_of(slot));
-        row.expressions.reserve(state_->expressions.size());
-        for (std::size_t i = 0; i < state_->expressions.size(); ++i) {
+        row.expressions.reserve(q.expressions.size());
+        for (const auto& e : q.expressions) {
             ExpressionResult er;
-            er.text = state_->expressions[i].first;
-            er.line = state_->expressions[i].second.line;
-            er.col = state_->expressions[i].second.col;
-            if (result_slots[i] >= 0) er.value = value_of(static_cast<std::size_t>(result_slots[i]));
+            er.text = e.text;
+            er.line = e.loc.line;
+            er.col = e.loc.col;
+            er.value = e.slot >= 0 ? value_of(static_cast<std::size_t>(e.slot)) : Value::boolean(true);
             row.expressions.push_back(std::move(er));
         }
         if (!result.rows.empty()) {

@@ -7,7 +7,7 @@
 #include "lang/parse.hpp"
 #include "lang/test_names.hpp"
 #include "runtime/json.hpp"
-#include "runtime/loader.hpp"
+#include "engine/loader.hpp"
 
 namespace gavel::testing {
 
@@ -286,7 +286,7 @@ std::vector<TestCase> discover(const std::vector<RuleInfo>& rules) {
         if (!skip && !starts_with(r.name, "test_")) continue;
         // OPA queries the rule's name alone (ruleName stops at the test_ part):
         // `test_x.y[z]` is tested as data.pkg.test_x.
-        std::string query = r.package + runtime::data_path_text({r.name}).substr(std::string_view("data").size());
+        std::string query = r.package + engine::data_path_text({r.name}).substr(std::string_view("data").size());
         if (!seen.insert(query).second) continue;
         TestCase t;
         t.package = r.package;

@@ -92,6 +92,8 @@ struct Expr {
     ExprKind kind = ExprKind::Term;
     Location loc;
     bool negated = false;  // `not`
+    bool generated = false;      // made by the compiler: an output variable, a hoisted operand
+    bool implicit_body = false;  // Block: one literal wrapped by the compiler (a `not` of future.keywords.not)
     TermPtr term;
     SomeDecl some;
     Every every;

@@ -7,7 +7,8 @@
 // Flags: deprecated (v0 modules only), nondeterministic (results memoised
 // within a query), relation (many outputs per call), infix=OP (operator
 // spelling), native (the evaluator implements it: =, :=, print, template
-// strings).
+// strings), hidden (gavel's own, not in OPA's capabilities: the compiler
+// calls it, a policy may not).
 
 #include "lang/builtin_table.hpp"
 
@@ -87,8 +88,9 @@ constexpr BuiltinTableEntry kTable[] = {
     {"indexof_n", R"((string, string) => array[number])", "strings", ""},
     {"internal.member_2", R"((any, any) => boolean)", "internal", "infix=in"},
     {"internal.member_3", R"((any, any, any) => boolean)", "internal", "infix=in"},
-    {"internal.print", R"((array[set[any]]))", "internal", "native"},
-    {"internal.template_string", R"((array[any]) => string)", "internal", "native"},
+    {"internal.print", R"((array[set[any]]))", "internal", ""},
+    {"internal.rego_annotation", R"((string, string) => object[string: any])", "internal", "hidden"},
+    {"internal.template_string", R"((array[any]) => string)", "internal", ""},
     {"internal.test_case", R"((array[any]))", "internal", ""},
     {"intersection", R"((set[set[any]]) => set[any])", "sets", ""},
     {"io.jwt.decode", R"((string) => [object[any: any], object[any: any], string])", "tokens", ""},

@@ -52,6 +52,7 @@ std::optional<BuiltinDecl> make_builtin_decl(std::string_view name, std::string_
         else if (flag == "nondeterministic") d.nondeterministic = true;
         else if (flag == "native") d.native = true;
         else if (flag == "relation") d.relation = true;
+        else if (flag == "hidden") d.hidden = true;
         else if (flag.rfind("infix=", 0) == 0) d.infix = std::string(flag.substr(6));
         else if (ok) {
             error = d.name + ": unknown flag " + std::string(flag);

@@ -26,6 +26,7 @@ struct BuiltinDecl {
     bool nondeterministic = false;  // results may differ between calls
     bool relation = false;          // many outputs per call (walk)
     bool native = false;            // the evaluator implements it itself (=, :=, print)
+    bool hidden = false;            // gavel's own, made by the compiler: not callable from policies, not listed
 
     bool variadic() const { return signature.variadic.has_value(); }
     bool has_result() const { return signature.result.has_value(); }

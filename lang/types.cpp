@@ -187,3 +187,48 @@ std::optional<Signature> parse_signature(std::string_view text, std::string& err
 }
 
 }  // namespace gavel::lang
+
+namespace gavel::lang {
+
+std::string to_string(const Type& t) {
+    auto list = [](const std::vector<Type>& ts) {
+        std::string out;
+        for (std::size_t i = 0; i < ts.size(); ++i) out += (i ? ", " : "") + to_string(ts[i]);
+        return out;
+    };
+    switch (t.kind) {
+        case Type::Kind::Any: return t.of.empty() ? "any" : "any<" + list(t.of) + ">";
+        case Type::Kind::Null: return "null";
+        case Type::Kind::Boolean: return "boolean";
+        case Type::Kind::Number: return "number";
+        case Type::Kind::String: return "string";
+        case Type::Kind::Set: return "set[" + (t.dynamic ? to_string(*t.dynamic) : "any") + "]";
+        case Type::Kind::Array: {
+            std::string out = "array";
+            if (!t.items.empty()) out += "<" + list(t.items) + ">";
+            if (t.dynamic) out += "[" + to_string(*t.dynamic) + "]";
+            return out;
+        }
+        case Type::Kind::Object: {
+            std::string out = "object";
+            if (!t.fields.empty()) {
+                out += "<";
+                for (std::size_t i = 0; i < t.fields.size(); ++i)
+                    out += (i ? ", " : "") + t.fields[i].first + ": " + to_string(t.fields[i].second);
+                out += ">";
+            }
+            if (t.dynamic) out += "[" + (t.dynamic_key ? to_string(*t.dynamic_key) : "any") + ": " + to_string(*t.dynamic) + "]";
+            return out;
+        }
+    }
+    return "any";
+}
+
+std::string args_string(const Signature& s) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < s.args.size(); ++i) out += (i ? ", " : "") + to_string(s.args[i]);
+    if (s.variadic) out += (s.args.empty() ? "" : ", ") + to_string(*s.variadic) + "...";
+    return out + ")";
+}
+
+}  // namespace gavel::lang

@@ -52,3 +52,13 @@ std::optional<Signature> parse_signature(std::string_view text, std::string& err
 
 
 }  // namespace gavel::lang
+
+namespace gavel::lang {
+
+// A type as OPA prints it in messages: "number", "array[any]", "array<number, string>",
+// "object[string: any]", "object<a: number>", "set[any]", "any<number, string>".
+std::string to_string(const Type& t);
+// A signature's operands as OPA prints them: "(number, any<set[any], string>)".
+std::string args_string(const Signature& s);
+
+}  // namespace gavel::lang

@@ -21,7 +21,7 @@ namespace gavel::runtime {
 
 // What a builtin returns: a value, undefined, or an error (OPA's code and message).
 struct BuiltinResult {
-    enum class Status : uint8_t { Value, Undefined, TypeError, BuiltinError } status = Status::Undefined;
+    enum class Status : uint8_t { Value, Undefined, TypeError, BuiltinError, Conflict } status = Status::Undefined;
     Value value;
     std::string message;
 
@@ -29,6 +29,8 @@ struct BuiltinResult {
     static BuiltinResult undefined() { return {}; }
     static BuiltinResult type_error(std::string m) { return {Status::TypeError, {}, std::move(m)}; }
     static BuiltinResult error(std::string m) { return {Status::BuiltinError, {}, std::move(m)}; }
+    // More than one value where one is allowed: ends the evaluation (eval_conflict_error), strict or not.
+    static BuiltinResult conflict(std::string m) { return {Status::Conflict, {}, std::move(m)}; }
 };
 
 // Per-evaluation state a builtin may need (e.g. time.now_ns fixed within one query).

@@ -79,7 +79,7 @@ Value builtin_capability(const lang::BuiltinDecl& d) {
 Value capabilities_document(const Registry& registry, std::span<const lang::BuiltinDecl* const> extra) {
     std::map<std::string, const lang::BuiltinDecl*> builtins;
     for (const auto& d : lang::builtin_decls())
-        if (d.native || registry.find(d.name)) builtins[d.name] = &d;
+        if (!d.hidden && (d.native || registry.find(d.name))) builtins[d.name] = &d;
     for (const lang::BuiltinDecl* d : extra) builtins[d->name] = d;
     runtime::ArrayBuilder list(builtins.size());
     for (const auto& [name, d] : builtins) list.push_back(builtin_capability(*d));

@@ -36,6 +36,7 @@ const Registry& standard_registry() {
         register_providers(r);
         register_http(r);
         register_graphql(r);
+        register_print(r);
         // Every implementation answers to a declaration of the table, whose
         // signature decides the arity. A mismatch is a bug (the unit tests see it).
         for (const Builtin* b : r.all()) {

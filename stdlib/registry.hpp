@@ -54,5 +54,6 @@ void register_rego(Registry& r);
 void register_providers(Registry& r);
 void register_http(Registry& r);
 void register_graphql(Registry& r);
+void register_print(Registry& r);
 
 }  // namespace gavel::stdlib

@@ -7,6 +7,7 @@
 #include "lang/parse.hpp"
 #include "runtime/json.hpp"
 #include "stdlib/builtin_helpers.hpp"
+#include "stdlib/rego_metadata.hpp"
 
 namespace gavel::stdlib {
 
@@ -39,10 +40,14 @@ BuiltinResult parse_module(Args a, BuiltinContext&) {
 
 void register_rego(Registry& r) {
     declare(r, "rego.parse_module", 2, parse_module);
-    // Inside a rule the planner replaces these calls by the rule's annotations
-    // (stdlib/rego_metadata.hpp); a query has no rule, hence no annotations.
+    // Inside a rule the compiler replaces these calls by the rule's annotations
+    // (compiler/stages/rewrite_rego_metadata_calls.cpp); a query has no rule, hence no annotations.
     declare(r, "rego.metadata.rule", 0, [](Args, BuiltinContext&) { return BuiltinResult::of(Value::empty_object()); });
     declare(r, "rego.metadata.chain", 0, [](Args, BuiltinContext&) { return BuiltinResult::of(Value::empty_array()); });
+    declare(r, "internal.rego_annotation", 2, [](Args a, BuiltinContext&) {
+        if (!a[0].is_string() || !a[1].is_string()) return type_error(1, "string", a[0]);
+        return BuiltinResult::of(annotation_object(a[0].as_string(), a[1].as_string()));
+    });
     {
         Builtin b;
         b.name = "opa.runtime";

@@ -132,27 +132,20 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
         }
         traced_expr_ = nullptr;
     }
-    auto record = [&](const Value& v, Cont next) {
-        if (e.result_slot < 0) {
-            next();
-            return;
-        }
-        f.bind(static_cast<uint32_t>(e.result_slot), v, next);
-    };
     switch (e.op) {
         case ExprOp::Truthy:
             eval_term(f, e.a, [&](const Value& v) {
-                if (truthy(v)) record(v, k);
+                if (truthy(v)) k();
             });
             return;
-        case ExprOp::Unify: unify(f, e.a, e.b, [&] { record(Value::boolean(true), k); }); return;
+        case ExprOp::Unify: unify(f, e.a, e.b, k); return;
         case ExprOp::Iterate:
             eval_term(f, e.domain, [&](const Value& domain) {
                 auto each = [&](const Value& key, const Value& value) {
                     if (e.key_present) {
-                        unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, [&] { record(Value::boolean(true), k); }); });
+                        unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, k); });
                     } else {
-                        unify_value(f, e.value, value, [&] { record(Value::boolean(true), k); });
+                        unify_value(f, e.value, value, k);
                     }
                 };
                 if (domain.is_array()) {
@@ -196,44 +189,55 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
                 }
                 // A domain that is no collection cannot be iterated: `every` fails, as in OPA.
                 if (!domain.is_array() && !domain.is_object() && !domain.is_set()) all = false;
-                if (all) record(Value::boolean(true), k);
+                if (all) k();
                 all = true;
             });
             return;
         }
         case ExprOp::Not: {
-            auto negation = [&] {
-                // `not f(x)` over known operands is decided by one call, without a search.
-                if (e.body->exprs.size() == 1 && !settings_.tracer) {
-                    const PExpr& inner = e.body->exprs.front();
-                    if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && inner.withs.empty() &&
-                        inner.result_slot < 0) {
-                        Value v;
-                        if (Direct d = direct_call(f, inner.a, v); d != Direct::Unknown) {
-                            if (d == Direct::Undefined || !truthy(v)) record(Value::boolean(true), k);
-                            return;
-                        }
+            // `not f(x)` over known operands is decided by one call, without a search.
+            if (e.body->exprs.size() == 1 && !settings_.tracer) {
+                const PExpr& inner = e.body->exprs.front();
+                if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && inner.withs.empty()) {
+                    Value v;
+                    if (Direct d = direct_call(f, inner.a, v); d != Direct::Unknown) {
+                        if (d == Direct::Undefined || !truthy(v)) k();
+                        return;
                     }
                 }
-                if (!first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);
-            };
-            if (e.operands) eval_body(f, *e.operands, 0, negation);
-            else negation();
+            }
+            if (!first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) k();
             return;
         }
         // `and` / `or` are conditions: they hold or not, once, whatever their operands iterate.
         case ExprOp::And:
-            if (first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) record(Value::boolean(true), k);
+            if (first_solution(f, [&](Cont done) { eval_body(f, *e.body, 0, done); })) k();
             return;
         case ExprOp::Or:
             for (const auto& alt : e.alternatives) {
                 if (first_solution(f, [&](Cont done) { eval_body(f, *alt, 0, done); })) {
-                    record(Value::boolean(true), k);
+                    k();
                     return;
                 }
             }
             return;
     }
+}
+
+// A default rule's value. Its body is `true` unless the compiler moved the
+// value's computation there (`default p := [x | ...]`).
+std::optional<Value> Evaluator::default_value(const PRule& rule) {
+    Frame frame(rule.slots);
+    std::optional<Value> out;
+    first_solution(frame, [&](Cont done) {
+        eval_body(frame, rule.body, 0, [&] {
+            eval_term(frame, rule.value, [&](const Value& v) {
+                if (!out) out = v;
+            });
+            done();
+        });
+    });
+    return out;
 }
 
 // Runs `search` until its first solution, then cuts the remaining search short.
@@ -987,8 +991,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                 });
             }
             if (!result && rules.default_rule) {
-                Frame frame(rules.default_rule->slots);
-                eval_term(frame, rules.default_rule->value, [&](const Value& v) { result = v; });
+                result = default_value(*rules.default_rule);
             }
             return result;
         }
@@ -1014,12 +1017,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                         });
                     });
                 });
-            if (document.empty() && rules.default_rule) {
-                Frame frame(rules.default_rule->slots);
-                std::optional<Value> d;
-                eval_term(frame, rules.default_rule->value, [&](const Value& v) { d = v; });
-                return d;
-            }
+            if (document.empty() && rules.default_rule) return default_value(*rules.default_rule);
             return document.build();
         }
         case RuleKind::Function: {
@@ -1183,6 +1181,7 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
 }
 
 void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc) {
+    if (r.status == runtime::BuiltinResult::Status::Conflict) halt("eval_conflict_error", r.message, loc);
     if (!settings_.strict_builtin_errors) return;  // the call is undefined
     if (first_builtin_error_) return;
     EvalError e;
@@ -1222,10 +1221,7 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
             if (any) break;
         }
     }
-    if (!result && fn.default_rule) {
-        Frame frame(fn.default_rule->slots);
-        eval_term(frame, fn.default_rule->value, [&](const Value& v) { result = v; });
-    }
+    if (!result && fn.default_rule) result = default_value(*fn.default_rule);
     --depth_;
     if (result) k(*result);
 }

@@ -81,6 +81,7 @@ private:
     static Value merge_documents(const Value& a, const Value& b, std::size_t depth, bool& conflict);
     std::optional<Value> rule_value(const RuleSet& rules);
     std::optional<Value> compute_rule(const RuleSet& rules);
+    std::optional<Value> default_value(const PRule& rule);
     const Value* input_at(const std::vector<Value>& path) const;
     using RuleList = boost::container::small_vector<const PRule*, 8>;
     void candidate_rules(const RuleSet& rules, RuleList& out) const;

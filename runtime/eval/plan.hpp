@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/compiler.hpp"
 #include "lang/location.hpp"
 #include "runtime/value.hpp"
 #include "runtime/builtin.hpp"
@@ -85,7 +86,7 @@ struct PTermPair {
 enum class ExprOp : uint8_t {
     Truthy,   // a: defined and not false
     Unify,    // a = b (also := after planning)
-    Iterate,  // some k, v in domain: key (optional), value, domain
+    Iterate,  // value = domain[key] with key a fresh variable (`some k, v in domain`): key (optional), value, domain
     Every,    // every k, v in domain { body }
     Not,      // not { body }
     And,      // body: all of the nested literals (experimental `and`, blocks)
@@ -107,16 +108,10 @@ struct PExpr {
     PTerm key, value, domain;  // Iterate / Every (key may be absent: key_present)
     bool key_present = false;
     std::shared_ptr<PBody> body;                // Not, Every, And
-    // Not: the negated expression's dynamic operands (refs and calls given as
-    // arguments, refs used as keys), bound to slots outside the negation
-    // first, as OPA's compiler rewrites them: `not f(input.x)` is undefined
-    // when input.x is. Null when there are none.
-    std::shared_ptr<PBody> operands;
     std::vector<std::shared_ptr<PBody>> alternatives;  // Or
     std::vector<PWith> withs;
     lang::Location loc;
     std::string text;  // the literal's source text, for results and messages
-    int32_t result_slot = -1;  // query literals: where the literal's value is recorded
 };
 
 struct PBody {
@@ -181,6 +176,7 @@ namespace gavel::eval {
 // A compiled set of modules with its data: immutable once built, shared by
 // every evaluation.
 struct Program {
+    std::shared_ptr<const compiler::CompiledModules> compiled;  // what queries are compiled against
     std::vector<std::unique_ptr<RuleSet>> rule_sets;
     DataNode root;
     Value base_data = Value::empty_object();
@@ -194,11 +190,21 @@ struct Program {
     const DataNode* node_at(const std::vector<std::string>& path) const;
 };
 
+// One expression of a query's result, as OPA reports it: each expression of
+// the compiled query the compiler did not generate, in its order there, with
+// the value captured for it (true when it has none: `x := 1`, `x = y`).
+struct QueryExpression {
+    std::string text;
+    lang::Location loc;
+    int32_t slot = -1;  // the capture variable's slot, or -1
+};
+
 // A query planned against a Program.
 struct PlannedQuery {
     PBody body;
     uint32_t slots = 0;
     std::vector<std::pair<std::string, uint32_t>> variables;  // user-visible, sorted by name
+    std::vector<QueryExpression> expressions;
 };
 
 }  // namespace gavel::eval

@@ -1,24 +1,27 @@
 #pragma once
-// AST -> plan. The stages, in order:
-//   1. rule tree: every rule lands at its data path; rules of one path form a RuleSet
-//   2. resolve: names become locals (frame slots), data refs, imports, builtins or functions
-//   3. rewrite: `:=`, `some ... in`, `every`, calls with an output argument, templates
-//   4. order: body literals are reordered so variables are bound before use
-//      (rego_unsafe_var_error names the variable that can never be bound)
-//   5. recursion: a rule that depends on itself is a rego_recursion_error
+// Compiled AST -> plan. The compiler (compiler/) has checked and rewritten the
+// modules: references resolved, locals uniquely named, bodies ordered. The
+// planner only lowers what it gets:
+//   * rules of one path form a RuleSet; the rule tree of `data` is built;
+//   * each rule's variables become frame slots, constants Values, calls
+//     point at their builtin or function;
+//   * the compiler's temporaries are fused back where that keeps the meaning
+//     (`f(x, t); y = t` runs as `y = f(x)`), and `v = xs[k]` over a fresh k
+//     iterates xs directly;
+//   * rules testing the same input path with constants are indexed.
 
-#include <vector>
-
-#include "lang/ast.hpp"
+#include "compiler/compiler.hpp"
 #include "lang/diagnostics.hpp"
 #include "runtime/eval/plan.hpp"
 
 namespace gavel::eval {
 
-// Plans every module into `program` (whose builtins must be set).
-lang::Diagnostics plan_modules(const std::vector<const lang::Module*>& modules, Program& program);
+// Lowers compiled modules into `program` (whose builtins must be set).
+lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> compiled, Program& program);
 
-// Plans a query body against a planned program.
-lang::Diagnostics plan_query(const lang::Body& body, const Program& program, PlannedQuery& out);
+// Lowers a compiled query against a planned program. `capture` maps each
+// result expression's capture variable (generated name) when the query was
+// compiled to capture values.
+lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program& program, PlannedQuery& out);
 
 }  // namespace gavel::eval

@@ -1,0 +1,31 @@
+#pragma once
+// Which variables an expression binds (its "output" variables), given the
+// variables already bound: OPA's outputVarsForExpr, Unify and friends. The
+// safety check reorders a body by them; several rewrites ask them too.
+
+#include "compiler/ast/var_set.hpp"
+#include "compiler/ast/var_visitor.hpp"
+#include "lang/ast.hpp"
+
+namespace gavel::compiler {
+
+// OPA's Unify: the variables `a = b` binds when `safe` are bound.
+VarSet unify_vars(const VarSet& safe, const lang::Term& a, const lang::Term& b);
+
+// Is the ref's head (and, for a call head, its operands) bound?
+bool is_ref_safe(const lang::Term& ref, const VarSet& safe);
+bool is_call_safe(const lang::Term& call, const VarSet& safe);
+
+// The variables `e` binds given `safe` (never including `safe`).
+VarSet output_vars_for_expr(const lang::Expr& e, const ArityFn& arity, const VarSet& safe);
+// The variables a body binds, expression by expression in order, given `safe`.
+VarSet output_vars_for_body(const lang::Body& body, const ArityFn& arity, const VarSet& safe);
+// The variables bound by the refs of an expression or term (iteration).
+void output_vars_for_terms(const lang::Expr& e, const VarSet& safe, VarSet& out);
+void output_vars_for_terms(const lang::Term& t, const VarSet& safe, VarSet& out);
+
+// The variables of a one-literal `not`/`and`/`or` operand body that it
+// cannot bind itself (OPA's unsafeImplicitBodyVars).
+VarSet unsafe_implicit_body_vars(const lang::Body& body, const ArityFn& arity);
+
+}  // namespace gavel::compiler

@@ -1,0 +1,44 @@
+#pragma once
+// Sets of variable names, as OPA's VarSet, ordered so that whatever the
+// compiler reports from them comes out in a stable order.
+
+#include <set>
+#include <string>
+
+namespace gavel::compiler {
+
+using VarSet = std::set<std::string>;
+
+inline bool contains(const VarSet& s, const std::string& v) { return s.count(v) > 0; }
+
+// a \ b
+inline VarSet difference(const VarSet& a, const VarSet& b) {
+    VarSet out;
+    for (const auto& v : a)
+        if (!b.count(v)) out.insert(v);
+    return out;
+}
+
+inline std::size_t difference_count(const VarSet& a, const VarSet& b) {
+    std::size_t n = 0;
+    for (const auto& v : a) n += b.count(v) ? 0 : 1;
+    return n;
+}
+
+inline VarSet intersection(const VarSet& a, const VarSet& b) {
+    VarSet out;
+    for (const auto& v : a)
+        if (b.count(v)) out.insert(v);
+    return out;
+}
+
+inline void add_all(VarSet& into, const VarSet& from) { into.insert(from.begin(), from.end()); }
+
+// Names the compiler made up (`__local3__`): never shown to users.
+inline bool is_generated_var(std::string_view v) { return v.rfind("__local", 0) == 0; }
+// Wildcards: `_` as written, `$0`, `$1` ... once made unique.
+inline bool is_wildcard_var(std::string_view v) { return v == "_" || (!v.empty() && v[0] == '$'); }
+// How a variable name is shown: a wildcard is `_`.
+inline std::string display_var(const std::string& v) { return is_wildcard_var(v) ? "_" : v; }
+
+}  // namespace gavel::compiler

@@ -1,0 +1,70 @@
+#pragma once
+// The compiler: parsed modules in, checked and rewritten modules out, as
+// OPA's ast.Compiler does it — an ordered list of named stages (stages.hpp),
+// each a file of its own under compiler/stages/, that stops at the first
+// stage that reports an error. What comes out has every reference resolved
+// to data/input, every local variable named uniquely per rule, bodies in an
+// order where each variable is bound before it is needed, and no
+// construct the planner cannot lower directly.
+//
+// Queries take the same path, with the stages OPA runs for queries.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/rule_tree.hpp"
+#include "lang/ast.hpp"
+#include "lang/builtins.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace gavel::compiler {
+
+struct CompileOptions {
+    bool strict = false;         // OPA's strict mode (unused imports, unused locals, deprecated builtins ...)
+    std::size_t max_errors = 10;  // then "error limit reached" (0: no limit); OPA's default
+    // An embedder's builtins, beside the table's (lang/builtins.hpp).
+    std::map<std::string, std::shared_ptr<const lang::BuiltinDecl>> custom_builtins;
+};
+
+// The modules after every stage: rewritten, indexed by rule path.
+struct CompiledModules {
+    std::vector<std::unique_ptr<lang::Module>> modules;  // sorted by file name
+    std::unique_ptr<RuleTreeNode> rule_tree;             // root: `data` is its only child
+    std::unique_ptr<ModuleTreeNode> module_tree;
+    std::map<std::string, std::string> rewritten_vars;  // generated name -> the name as written
+    lang::Diagnostics diagnostics;
+    CompileOptions options;
+
+    bool ok() const { return diagnostics.empty(); }
+    // The builtin `name` as the compiler knows it (table or embedder's), or null.
+    const lang::BuiltinDecl* builtin(std::string_view name) const;
+    // The function arity of what `op` names (builtin or user function), -1 if none.
+    int arity(const lang::Term& op) const;
+};
+
+CompiledModules compile_modules(const std::vector<const lang::Module*>& modules, const CompileOptions& options);
+
+// Where a query is written: a package (whose rules it may name without
+// `data.`) and imports, as OPA's QueryContext.
+struct QueryContext {
+    lang::TermPtr package;                // `package` path as parsed (null: none)
+    std::vector<lang::Import> imports;
+    // As OPA's rego package evaluates queries: each expression's value is
+    // captured in a variable `$termN`, so `1 == 2` or a rule that is false has
+    // a value (false) instead of failing (stages/capture_values.cpp).
+    bool capture_values = false;
+};
+
+struct CompiledQuery {
+    lang::Body body;
+    std::map<std::string, std::string> rewritten_vars;  // generated name -> the name as written
+    lang::Diagnostics diagnostics;
+    bool ok() const { return diagnostics.empty(); }
+};
+
+// Compiles a query against compiled modules (which must be ok()).
+CompiledQuery compile_query(const lang::Body& body, const CompiledModules& modules, const QueryContext& context = {});
+
+}  // namespace gavel::compiler

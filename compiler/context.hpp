@@ -1,0 +1,67 @@
+#pragma once
+// What the stages of one compilation share: the modules being rewritten
+// (or the query), the rule tree, the variable generator and the renames it
+// made, the builtins in scope, and the errors so far (with OPA's limit).
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ast/var_visitor.hpp"
+#include "compiler/compiler.hpp"
+#include "compiler/rule_tree.hpp"
+#include "compiler/var_generator.hpp"
+#include "lang/ast.hpp"
+#include "lang/diagnostics.hpp"
+
+namespace gavel::compiler {
+
+class CompileContext {
+public:
+    explicit CompileContext(const CompileOptions& options);
+    CompileContext(const CompileContext&) = delete;
+    CompileContext& operator=(const CompileContext&) = delete;
+
+    const CompileOptions& options;
+    std::vector<lang::Module*> modules;   // sorted by file name
+    std::map<const lang::Rule*, const lang::Module*> module_of;  // every clause of every rule
+
+    // Set by the set_rule_tree stage (for a query: the compiled modules' trees).
+    const RuleTreeNode* rule_tree = nullptr;
+    const ModuleTreeNode* module_tree = nullptr;
+    Trees owned_trees;
+
+    VarGenerator gen;
+    std::map<std::string, std::string> rewritten_vars;  // generated -> as written
+    // A query's renames are looked up in these too (the modules').
+    const std::map<std::string, std::string>* module_rewritten_vars = nullptr;
+    const QueryContext* query = nullptr;  // set when compiling a query
+
+    lang::Diagnostics diagnostics;
+
+    // Records an error; false once the error limit is reached (then stop).
+    bool error(const lang::Location& loc, std::string_view code, std::string message);
+    bool error(lang::Diagnostic d);
+    bool failed() const { return !diagnostics.empty(); }
+
+    const lang::BuiltinDecl* builtin(std::string_view name) const;
+    // OPA's GetArity: a builtin's operand count, a function's argument count, or -1.
+    int arity(const lang::Term& op) const;
+    const ArityFn& arity_fn() const { return arity_fn_; }
+
+    // The rules at exactly the path of a ground ref (OPA's GetRulesExact).
+    const std::vector<lang::Rule*>* rules_exact(const lang::Term& ref) const;
+    // The rules a ref may refer to (OPA's GetRulesDynamic): an over-approximation.
+    std::vector<lang::Rule*> rules_dynamic(const lang::Term& ref, bool include_hidden) const;
+
+    // The name a variable was written with (a generated one's original, else itself).
+    std::string original_name(const std::string& v) const;
+
+private:
+    std::size_t error_count_ = 0;
+    bool limit_reached_ = false;
+    ArityFn arity_fn_;
+};
+
+}  // namespace gavel::compiler

@@ -1,0 +1,246 @@
+#include "compiler/safety.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "compiler/ast/output_vars.hpp"
+#include "compiler/ast/terms.hpp"
+#include "compiler/ast/walk.hpp"
+#include "compiler/context.hpp"
+
+namespace gavel::compiler {
+
+using lang::ExprKind;
+using lang::Term;
+using lang::TermKind;
+
+namespace {
+
+UnsafeEntry* find(UnsafeVars& u, const void* id) {
+    for (auto& e : u)
+        if (e.id == id) return &e;
+    return nullptr;
+}
+
+void add(UnsafeVars& u, const lang::Expr& e, const std::string& v) {
+    if (auto* entry = find(u, &e)) entry->vars.insert(v);
+    else u.push_back({&e, e.loc, VarSet{v}});
+}
+
+void set(UnsafeVars& u, const lang::Expr& e, VarSet vars) {
+    if (auto* entry = find(u, &e)) entry->vars = std::move(vars);
+    else u.push_back({&e, e.loc, std::move(vars)});
+}
+
+void merge(UnsafeVars& into, const UnsafeVars& from) {
+    for (const auto& e : from) {
+        if (auto* entry = find(into, e.id)) add_all(entry->vars, e.vars);
+        else into.push_back(e);
+    }
+}
+
+void forget(UnsafeVars& u, const void* id) {
+    u.erase(std::remove_if(u.begin(), u.end(), [&](const UnsafeEntry& e) { return e.id == id; }), u.end());
+}
+
+// OPA's unsafeVarsInClosures: every variable inside the expression's closures.
+void closure_vars(const lang::Expr& e, VarVisitor& vis) {
+    auto in_term = [&](const Term& root) {
+        walk_terms(root, [&](const Term& t) {
+            if (is_comprehension(t)) {
+                vis.walk(t);
+                return true;
+            }
+            return false;
+        });
+    };
+    if (e.term) in_term(*e.term);
+    switch (e.kind) {
+        case ExprKind::Every:
+            in_term(*e.every.domain);
+            vis.walk(*e.every.body);
+            break;
+        case ExprKind::Block: vis.walk(*e.body); break;
+        case ExprKind::LogicAnd:
+        case ExprKind::LogicOr:
+            for (const auto& c : e.children) {
+                if (c.kind == ExprKind::Block) vis.walk(*c.body);
+                else vis.walk(c);
+            }
+            break;
+        default: break;
+    }
+    for (const auto& w : e.withs) {
+        in_term(*w.target);
+        in_term(*w.value);
+    }
+}
+
+// OPA's bodySafetyTransformer: the nested bodies of one expression, checked
+// against what encloses them.
+class NestedBodies {
+public:
+    NestedBodies(const ArityFn& arity, VarSet& globals, UnsafeVars& unsafe, const lang::Expr& current)
+        : arity_(arity), globals_(globals), unsafe_(unsafe), current_(current) {}
+
+    void expr(lang::Expr& e) {
+        if (e.term) term(*e.term);
+        switch (e.kind) {
+            case ExprKind::Every:
+                if (e.every.domain) term(*e.every.domain);
+                if (e.every.key) add_all(globals_, vars_of(*e.every.key));
+                add_all(globals_, vars_of(*e.every.value));
+                reorder({}, *e.every.body);
+                break;
+            case ExprKind::Block: reorder({}, *e.body); break;
+            case ExprKind::LogicAnd:
+            case ExprKind::LogicOr:
+                for (auto& c : e.children) {
+                    if (c.kind == ExprKind::Block) {
+                        reorder({}, *c.body);
+                    } else {
+                        lang::Body one{std::move(c)};
+                        reorder({}, one);
+                        c = std::move(one.front());
+                    }
+                }
+                break;
+            default: break;
+        }
+        for (auto& w : e.withs) {
+            term(*w.target);
+            term(*w.value);
+        }
+    }
+
+private:
+    void term(Term& root) {
+        walk_terms(root, [&](Term& t) {
+            if (!is_comprehension(t)) return false;
+            VarSet head = vars_of(*t.value);
+            if (t.key) add_all(head, vars_of(*t.key));
+            reorder(head, *t.body);
+            return true;
+        });
+    }
+
+    void reorder(const VarSet& head_vars, lang::Body& body) {
+        VarSet bound = vars_of(body, safety_params(&arity_));
+        add_all(bound, globals_);
+        for (const auto& v : difference(head_vars, bound)) add(unsafe_, current_, v);
+        UnsafeVars inner = reorder_body_for_safety(arity_, globals_, body);
+        merge(unsafe_, inner);
+    }
+
+    const ArityFn& arity_;
+    VarSet& globals_;
+    UnsafeVars& unsafe_;
+    const lang::Expr& current_;
+};
+
+}  // namespace
+
+UnsafeVars reorder_body_for_safety(const ArityFn& arity, const VarSet& globals, lang::Body& body) {
+    const VarVisitorParams params = safety_params(&arity);
+    VarSet body_vars = vars_of(body, params);
+    VarSet safe = intersection(body_vars, globals);
+    UnsafeVars unsafe;
+    for (const auto& e : body)
+        for (const auto& v : vars_of(e, params))
+            if (!safe.count(v)) add(unsafe, e, v);
+
+    std::vector<std::size_t> order;
+    std::vector<bool> done(body.size(), false);
+    while (true) {
+        std::size_t n = order.size();
+        for (std::size_t i = 0; i < body.size(); ++i) {
+            if (done[i]) continue;
+            const lang::Expr& e = body[i];
+            VarSet outputs = output_vars_for_expr(e, arity, safe);
+            // Variables the expression's closures use from this body must be bound already.
+            VarVisitor in_closures;
+            closure_vars(e, in_closures);
+            VarSet closure = difference(intersection(in_closures.vars(), body_vars), globals);
+            VarSet missing;
+            if (!closure.empty()) {
+                lang::Body so_far;
+                for (std::size_t j : order) so_far.push_back(body[j]);
+                missing = difference(closure, output_vars_for_body(so_far, arity, safe));
+            }
+            if (!missing.empty()) {
+                if (missing == outputs) continue;  // the expression binds what its own closure uses
+                set(unsafe, e, missing);
+            }
+            if (auto* entry = find(unsafe, &e)) {
+                for (auto it = entry->vars.begin(); it != entry->vars.end();)
+                    it = outputs.count(*it) || safe.count(*it) ? entry->vars.erase(it) : std::next(it);
+                if (!entry->vars.empty()) continue;
+                forget(unsafe, &e);
+            }
+            done[i] = true;
+            order.push_back(i);
+            add_all(safe, outputs);
+        }
+        if (order.size() == n) break;
+    }
+
+    // Nested bodies, each with what the expressions before it may have bound.
+    VarSet g = globals;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        if (k > 0) add_all(g, vars_of(body[order[k - 1]], params));
+        NestedBodies nested(arity, g, unsafe, body[order[k]]);
+        nested.expr(body[order[k]]);
+    }
+
+    if (unsafe.empty()) {
+        lang::Body reordered;
+        reordered.reserve(body.size());
+        for (std::size_t i : order) reordered.push_back(std::move(body[i]));
+        body = std::move(reordered);
+    }
+    return unsafe;
+}
+
+void report_unsafe(CompileContext& ctx, const UnsafeVars& unsafe) {
+    if (unsafe.empty()) return;
+    auto before = [](const lang::Location& a, const lang::Location& b) {
+        if (a.file() != b.file()) return a.file() < b.file();
+        if (a.line != b.line) return a.line < b.line;
+        return a.col < b.col;
+    };
+    // Each variable at the first place it is unsafe.
+    std::map<std::string, lang::Location> first;
+    for (const auto& e : unsafe)
+        for (const auto& v : e.vars) {
+            auto it = first.find(v);
+            if (it == first.end() || before(e.loc, it->second)) first[v] = e.loc;
+        }
+    std::vector<std::pair<std::string, lang::Location>> vars(first.begin(), first.end());
+    std::stable_sort(vars.begin(), vars.end(), [&](const auto& a, const auto& b) { return before(a.second, b.second); });
+    bool reported = false;
+    for (const auto& [v, loc] : vars) {
+        std::string name = ctx.original_name(v);
+        if (is_generated_var(name)) continue;
+        reported = true;
+        std::string shown = display_var(name);
+        std::string message = shown == "in" || shown == "every" || shown == "contains" || shown == "if"
+                                  ? fmt::format("var {0} is unsafe (hint: `import future.keywords.{0}` to import a future keyword)", shown)
+                                  : fmt::format("var {} is unsafe", shown);
+        if (!ctx.error(loc, lang::codes::unsafe_var_error, message)) return;
+    }
+    if (reported) return;
+    // Only generated variables: name the expressions instead, one per new such variable.
+    std::vector<const UnsafeEntry*> pairs;
+    for (const auto& e : unsafe) pairs.push_back(&e);
+    std::stable_sort(pairs.begin(), pairs.end(), [&](const auto* a, const auto* b) { return before(a->loc, b->loc); });
+    VarSet seen;
+    for (const auto* e : pairs) {
+        std::size_t n = seen.size();
+        for (const auto& v : e->vars)
+            if (is_generated_var(v)) seen.insert(v);
+        if (seen.size() > n && !ctx.error(e->loc, lang::codes::unsafe_var_error, "expression is unsafe")) return;
+    }
+}
+
+}  // namespace gavel::compiler

@@ -1,0 +1,53 @@
+// Stage: every variable of a rule's head is bound by its body or arguments
+// (OPA's checkSafetyRuleHeads): `p[x] if { true }` is "var x is unsafe".
+
+#include <fmt/format.h>
+
+#include "compiler/ast/terms.hpp"
+#include "compiler/ast/walk.hpp"
+#include "compiler/stages/stages.hpp"
+
+namespace gavel::compiler {
+
+namespace {
+
+bool head_may_have_vars(const lang::RuleHead& h) {
+    for (const auto& a : h.args)
+        if (!is_scalar(*a)) return true;
+    if (h.key && !is_scalar(*h.key)) return true;
+    if (h.value && !is_scalar(*h.value)) return true;
+    for (std::size_t i = 1; i < h.ref->elems.size(); ++i)
+        if (!is_scalar(*h.ref->elems[i])) return true;
+    return false;
+}
+
+}  // namespace
+
+void check_safety_rule_heads(CompileContext& ctx) {
+    for (const lang::Module* m : ctx.modules) {
+        bool ok = true;
+        for_each_rule(*m, [&](const lang::Rule& r) {
+            if (!ok || !head_may_have_vars(r.head)) return;
+            VarVisitor bound(safety_params());
+            bound.walk(r.body);
+            VarVisitor args;
+            args.walk_args(r.head.args);
+            VarSet safe = bound.vars();
+            add_all(safe, args.vars());
+            VarVisitor head;
+            head.walk_head_vars(r.head);
+            for (const auto& v : difference(head.vars(), safe)) {
+                std::string name = ctx.original_name(v);
+                if (is_generated_var(name)) continue;
+                const auto& loc = head.locations().count(v) ? head.locations().at(v) : r.head.loc;
+                if (!ctx.error(loc, lang::codes::unsafe_var_error, fmt::format("var {} is unsafe", display_var(name)))) {
+                    ok = false;
+                    return;
+                }
+            }
+        });
+        if (!ok) return;
+    }
+}
+
+}  // namespace gavel::compiler
