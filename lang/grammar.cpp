@@ -481,17 +481,6 @@ const auto add_literal_body = [](auto& ctx) {
     r.body.clear();
     r.body.push_back(std::move(_attr(ctx)));
 };
-// `p if { x }` is a body: OPA reads a set literal after `if` as a braced body
-// instead, while `p if { x | y }` (a comprehension) stays one literal.
-const auto reject_set_literal = [](auto& ctx) {
-    Expr& e = _attr(ctx);
-    if (e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Set) {
-        _pass(ctx) = false;
-        return;
-    }
-    _val(ctx) = std::move(e);
-};
-
 // Links the else clauses in one pass (each clause is the else of the one before).
 const auto link_else_chain = [](auto& ctx) {
     std::vector<Rule>& clauses = _attr(ctx);
@@ -568,7 +557,6 @@ x3::rule<class logic_unit_class, Expr> const logic_unit = "literal";
 x3::rule<class logic_and_class, Expr> const logic_and = "literal";
 x3::rule<class logic_or_class, Expr> const logic_or = "literal";
 x3::rule<class literal_class, Expr> const literal = "literal";
-x3::rule<class if_literal_class, Expr> const if_literal = "literal";
 x3::rule<class body_class, Body> const body = "body";
 x3::rule<class braced_body_class, Body> const braced_body = "body";
 x3::rule<class head_ref_class, TermPtr> const head_ref = "rule name";
@@ -603,6 +591,31 @@ struct memo_term_parser : x3::parser<memo_term_parser> {
 };
 
 const memo_term_parser term{};
+
+// The literal after `if`, unless it is a set literal: OPA reads `p if { x }` as a
+// braced body instead, while `p if { x | y }` (a comprehension) stays one literal.
+// What failed while reading the set said nothing about the body, so it is forgotten.
+struct if_literal_parser : x3::parser<if_literal_parser> {
+    using attribute_type = Expr;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx& rctx, Attr& attr) const {
+        auto& st = state_of(ctx);
+        ParseState::Failures before = st.failures();
+        const char* p = first;
+        Expr e;
+        if (!literal.parse(p, last, ctx, rctx, e)) return false;
+        if (e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Set) {
+            st.restore(std::move(before));
+            return false;
+        }
+        x3::traits::move_to(std::move(e), attr);
+        first = p;
+        return true;
+    }
+};
+
+const if_literal_parser if_literal{};
 
 const auto postfix = *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
                        (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
@@ -705,7 +718,6 @@ const auto logic_and_def = (logic_unit % kw_and)[fold_logic<ExprKind::LogicAnd>{
 // `with` modifies the whole literal, also one combined with and/or.
 const auto literal_def = (logic_or >> *with_modifier)[add_withs] | simple_literal[set_val];
 const auto logic_or_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
-const auto if_literal_def = literal[reject_set_literal];
 
 const auto body_def = literal % (tok(";") | newline_separator);
 const auto braced_body_def = tok("{") >> body >> tok("}");
@@ -741,7 +753,7 @@ const auto package_def = (mark >> kw("package") >> path >> here)[package_stmt];
 BOOST_SPIRIT_DEFINE(term_rule, postfix_term, ref_term, primary, factor, arith, band, bor, relation, expr_in, expr_kv,
                     expr_top, array, brace, items, object_item, object_items, paren, template_string, scalar_keyword,
                     args, maybe_args, with_modifier, some_decl, every_decl, term_literal, literal_core, simple_literal,
-                    block, negatable, logic_unit, logic_and, logic_or, literal, if_literal, body, braced_body, head_ref,
+                    block, negatable, logic_unit, logic_and, logic_or, literal, body, braced_body, head_ref,
                     else_clause, rule, path, import, package)
 
 template <class Parser, class Attr>

@@ -87,7 +87,7 @@ void report_syntax_error(ParseState& st, const char* fallback) {
         // Many things could continue an expression; the closers and separators are what people forgot.
         std::vector<std::string> structural;
         for (const auto& e : st.expected)
-            if (e == "]" || e == "}" || e == ")" || e == "," || e == ";") structural.push_back(e);
+            if (e == "]" || e == "}" || e == ")" || e == "," || e == ";" || e == ":") structural.push_back(e);
         bool term = std::find(st.expected.begin(), st.expected.end(), "identifier") != st.expected.end();
         if (!structural.empty())
             message += ": expected " + join_expected(structural) + (term ? " (or a term)" : " (or an operator)");

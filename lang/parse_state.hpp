@@ -75,6 +75,19 @@ struct ParseState {
         reason = std::move(why);
     }
 
+    // The furthest failure so far, to go back to when a parse that went further is set aside.
+    struct Failures {
+        const char* furthest;
+        std::vector<std::string> expected;
+        std::optional<std::string> reason;
+    };
+    Failures failures() const { return {furthest, expected, reason}; }
+    void restore(Failures f) {
+        furthest = f.furthest;
+        expected = std::move(f.expected);
+        reason = std::move(f.reason);
+    }
+
     // A fresh statement: failures and memoised terms of the previous one no longer apply.
     void begin_statement() {
         furthest = nullptr;

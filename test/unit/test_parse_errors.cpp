@@ -47,6 +47,16 @@ TEST_CASE("error messages name the token found") {
     CHECK(eof.diagnostics.items()[0].message.rfind("unexpected eof token", 0) == 0);
 }
 
+TEST_CASE("an error inside a braced body after if is reported there") {
+    // The braces are first read as a set literal (as OPA does), which fails further on.
+    auto r = parse_module("m.rego", "package p\np if { x | y, z }\n\nq := 1\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.diagnostics.items()[0].line == 2);
+    auto colon = parse_module("m.rego", "package p\nx := {\"a\": 1, \"b\" }\n");
+    REQUIRE_FALSE(colon.ok());
+    CHECK(colon.diagnostics.items()[0].message == "unexpected } token: expected : (or an operator)");
+}
+
 TEST_CASE("missing or repeated package") {
     auto none = parse_module("m.rego", "x := 1\n");
     REQUIRE_FALSE(none.ok());
