@@ -2,6 +2,76 @@
 
 namespace gavel::lang {
 
+namespace {
+
+// Children taken out of nodes about to be released, to be released in turn.
+struct Orphans {
+    std::vector<TermPtr> terms;
+    std::vector<BodyPtr> bodies;
+};
+
+void adopt(Expr& e, Orphans& out);
+
+void adopt(Term& t, Orphans& out) {
+    for (auto& e : t.elems) out.terms.push_back(std::move(e));
+    t.elems.clear();
+    for (auto& [k, v] : t.items) {
+        out.terms.push_back(std::move(k));
+        out.terms.push_back(std::move(v));
+    }
+    t.items.clear();
+    if (t.key) out.terms.push_back(std::move(t.key));
+    if (t.value) out.terms.push_back(std::move(t.value));
+    if (t.body) out.bodies.push_back(std::move(t.body));
+}
+
+// Expressions nest only inside brackets (and/or groups), which the parser bounds.
+void adopt(Expr& e, Orphans& out) {
+    if (e.term) out.terms.push_back(std::move(e.term));
+    for (auto& v : e.some.vars) out.terms.push_back(std::move(v));
+    if (e.some.in_call) out.terms.push_back(std::move(e.some.in_call));
+    if (e.every.key) out.terms.push_back(std::move(e.every.key));
+    if (e.every.value) out.terms.push_back(std::move(e.every.value));
+    if (e.every.domain) out.terms.push_back(std::move(e.every.domain));
+    if (e.every.body) out.bodies.push_back(std::move(e.every.body));
+    for (auto& c : e.children) adopt(c, out);
+    if (e.body) out.bodies.push_back(std::move(e.body));
+    for (auto& w : e.withs) {
+        if (w.target) out.terms.push_back(std::move(w.target));
+        if (w.value) out.terms.push_back(std::move(w.value));
+    }
+}
+
+}  // namespace
+
+Term::~Term() {
+    if (elems.empty() && items.empty() && !key && !value && !body) return;
+    // Children we hold the last reference to are emptied before they go, so
+    // each release below finds nothing left to recurse into.
+    Orphans pending;
+    adopt(*this, pending);
+    while (!pending.terms.empty() || !pending.bodies.empty()) {
+        if (!pending.terms.empty()) {
+            TermPtr t = std::move(pending.terms.back());
+            pending.terms.pop_back();
+            if (t && t.use_count() == 1) adopt(*t, pending);
+        } else {
+            BodyPtr b = std::move(pending.bodies.back());
+            pending.bodies.pop_back();
+            if (b && b.use_count() == 1)
+                for (auto& e : *b) adopt(e, pending);
+        }
+    }
+}
+
+Rule::~Rule() {
+    std::shared_ptr<Rule> next = std::move(else_rule);
+    while (next && next.use_count() == 1) {
+        std::shared_ptr<Rule> after = std::move(next->else_rule);
+        next = std::move(after);
+    }
+}
+
 std::string Term::ref_dotted() const {
     if (kind != TermKind::Ref || elems.empty() || elems[0]->kind != TermKind::Var) return {};
     std::string out = elems[0]->text;

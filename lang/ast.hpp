@@ -52,6 +52,14 @@ struct Term {
     TermPtr value;  // comprehensions
     BodyPtr body;   // comprehensions; the parts of a Template
 
+    Term() = default;
+    Term(const Term&) = default;
+    Term(Term&&) = default;
+    Term& operator=(const Term&) = default;
+    Term& operator=(Term&&) = default;
+    // Releases the subtree without recursion: `1 + 1 + ...` nests one call per operator.
+    ~Term();
+
     // The operator name of a Call whose operator is a plain dotted ref (`plus`, `io.jwt.decode`), or "".
     std::string call_name() const;
     // For a Ref whose parts are a Var head and then string parts: "a.b.c". "" otherwise.
@@ -123,7 +131,15 @@ struct Rule {
     Body body;                       // empty when the rule has no body (constant rule)
     bool has_if = false;             // written with `if`
     std::shared_ptr<Rule> else_rule; // the next clause of an `else` chain (head.value may be null)
-    std::vector<Body> extra_bodies;  // `p { a } { b }`: more bodies for the same head (v0)
+    std::vector<Body> extra_bodies;  // `p { a } { b }`, `p if { a } { b }`: more bodies for the same head
+
+    Rule() = default;
+    Rule(const Rule&) = default;
+    Rule(Rule&&) = default;
+    Rule& operator=(const Rule&) = default;
+    Rule& operator=(Rule&&) = default;
+    // Releases the else chain clause by clause: a policy may have thousands of them.
+    ~Rule();
 };
 
 struct Import {

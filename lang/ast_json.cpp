@@ -405,7 +405,9 @@ struct NRule {
     bool is_default = false;
     NHead head;
     std::shared_ptr<const Body> body;
-    std::unique_ptr<NRule> else_rule;
+    // The else clauses, in order. OPA nests each in the one before; a flat list
+    // lets the printers (and the destructor) go through thousands of them in a loop.
+    std::vector<NRule> else_chain;
     std::vector<const Annotation*> annotations;
 };
 
@@ -600,6 +602,11 @@ private:
     void build_rule(const Rule& r, std::vector<NRule>& out) {
         NRule n;
         n.loc = r.loc;
+        if (!r.extra_bodies.empty() && !r.body.empty()) {
+            // OPA's rule text ends with its own body; each chained body is a rule of its own.
+            Location own = brace_location(r.body);
+            n.loc.length = own.offset + own.length - n.loc.offset;
+        }
         n.is_default = r.is_default;
         const RuleHead& h = r.head;
         NHead& nh = n.head;
@@ -638,11 +645,10 @@ private:
         number(r.body);
         n.body = r.body.empty() ? true_body(r.loc) : alias(r.body);
 
-        NRule* cur = &n;
         for (const Rule* e = r.else_rule.get(); e; e = e->else_rule.get()) {
-            auto en = std::make_unique<NRule>();
-            en->loc = e->loc;
-            NHead& eh = en->head;
+            NRule& en = n.else_chain.emplace_back();
+            en.loc = e->loc;
+            NHead& eh = en.head;
             eh.loc = e->head.loc.source ? e->head.loc : e->loc;
             eh.ref = nh.ref;
             eh.name = nh.name;
@@ -657,9 +663,7 @@ private:
                 eh.assign = nh.assign;
             }
             number(e->body);
-            en->body = e->body.empty() ? true_body(e->loc) : alias(e->body);
-            cur->else_rule = std::move(en);
-            cur = cur->else_rule.get();
+            en.body = e->body.empty() ? true_body(e->loc) : alias(e->body);
         }
         out.push_back(std::move(n));
         const NHead& top = out.back().head;
@@ -727,35 +731,27 @@ public:
         return 0;
     }
 
+    // Sorted, the first of equal elements kept (a sort, not pairwise compares: sets may be large).
     std::vector<TermPtr> sorted_set(const Term& t) const {
-        std::vector<TermPtr> out;
-        for (const auto& e : t.elems) {
-            bool dup = false;
-            for (const auto& o : out)
-                if (compare(o, e) == 0) {
-                    dup = true;
-                    break;
-                }
-            if (!dup) out.push_back(e);
-        }
+        std::vector<TermPtr> out = t.elems;
         std::stable_sort(out.begin(), out.end(), [&](const TermPtr& x, const TermPtr& y) { return compare(x, y) < 0; });
+        out.erase(std::unique(out.begin(), out.end(), [&](const TermPtr& x, const TermPtr& y) { return compare(x, y) == 0; }),
+                  out.end());
         return out;
     }
 
-    // Sorted by key; a repeated key keeps the last value, as OPA's object insert does.
+    // Sorted by key; a repeated key keeps its first key term and its last value, as OPA's object insert does.
     std::vector<std::pair<TermPtr, TermPtr>> sorted_object(const Term& t) const {
+        std::vector<std::pair<TermPtr, TermPtr>> sorted = t.items;
+        std::stable_sort(sorted.begin(), sorted.end(),
+                         [&](const auto& x, const auto& y) { return compare(x.first, y.first) < 0; });
         std::vector<std::pair<TermPtr, TermPtr>> out;
-        for (const auto& item : t.items) {
-            bool replaced = false;
-            for (auto& o : out)
-                if (compare(o.first, item.first) == 0) {
-                    o.second = item.second;
-                    replaced = true;
-                    break;
-                }
-            if (!replaced) out.push_back(item);
+        for (auto& item : sorted) {
+            if (!out.empty() && compare(out.back().first, item.first) == 0)
+                out.back().second = std::move(item.second);
+            else
+                out.push_back(std::move(item));
         }
-        std::stable_sort(out.begin(), out.end(), [&](const auto& x, const auto& y) { return compare(x.first, y.first) < 0; });
         return out;
     }
 
@@ -1215,28 +1211,36 @@ private:
         w.end_object();
     }
 
+    // A rule and its else clauses: each clause is the "else" field of the one before
+    // (keys in Go's order: annotations, body, default, else, head, location), written
+    // as the openings of the whole chain, then its closings from the innermost out.
     void rule(const NRule& r) {
-        w.begin_object();
-        if (!r.annotations.empty()) {
-            w.key("annotations");
-            w.begin_array();
-            for (const auto* a : r.annotations) annotation(*a);
-            w.end_array();
+        const std::size_t clauses = 1 + r.else_chain.size();
+        auto clause = [&](std::size_t i) -> const NRule& { return i == 0 ? r : r.else_chain[i - 1]; };
+        for (std::size_t i = 0; i < clauses; ++i) {
+            const NRule& c = clause(i);
+            w.begin_object();
+            if (!c.annotations.empty()) {
+                w.key("annotations");
+                w.begin_array();
+                for (const auto* a : c.annotations) annotation(*a);
+                w.end_array();
+            }
+            w.key("body");
+            body(c.body.get());
+            if (c.is_default) {
+                w.key("default");
+                w.boolean(true);
+            }
+            if (i + 1 < clauses) w.key("else");
         }
-        w.key("body");
-        body(r.body.get());
-        if (r.is_default) {
-            w.key("default");
-            w.boolean(true);
+        for (std::size_t i = clauses; i-- > 0;) {
+            const NRule& c = clause(i);
+            w.key("head");
+            head(c.head);
+            location(c.loc);
+            w.end_object();
         }
-        if (r.else_rule) {
-            w.key("else");
-            rule(*r.else_rule);
-        }
-        w.key("head");
-        head(r.head);
-        location(r.loc);
-        w.end_object();
     }
 
     // Authors and related resources take OPA's object shapes; other keys are
@@ -1356,7 +1360,7 @@ public:
             term(imp.path, 2);
             line(2, imp.alias);
         }
-        for (const auto& r : n.rules) rule(r, 1);
+        for (const auto& r : n.rules) rule_chain(r, 1);
         for (std::size_t i = 0; i < m.annotations.size(); ++i) line(1, "annotations");
         if (with_comments)
             for (std::size_t i = 0; i < m.comments.size(); ++i) line(1, "comment");
@@ -1482,7 +1486,12 @@ private:
         }
         term(r.head.value, d + 2);
         body(r.body.get(), d + 1);
-        if (r.else_rule) rule(*r.else_rule, d + 1);
+    }
+
+    // OPA prints each else clause inside the one before, one level deeper.
+    void rule_chain(const NRule& r, int d) {
+        rule(r, d);
+        for (std::size_t i = 0; i < r.else_chain.size(); ++i) rule(r.else_chain[i], d + 1 + static_cast<int>(i));
     }
 };
 

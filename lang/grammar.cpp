@@ -14,11 +14,16 @@
 //
 // Rules build AST nodes with semantic actions; terminals (lexical.hpp) record
 // locations and the furthest failure for error messages.
+//
+// Chains (infix operators, bodies, collections, else clauses) are Kleene loops,
+// never recursion: only brackets nest the grammar, and source_scan bounds those.
 
 #include "lang/grammar.hpp"
 
 #include <boost/fusion/include/at_c.hpp>
 #include <boost/spirit/home/x3.hpp>
+
+#include <string>
 
 #include "lang/lexical.hpp"
 
@@ -194,47 +199,64 @@ const auto end_node = [](auto& ctx) {
     t->loc = span(ctx, start_of(*t), at);
 };
 
-const auto push_elem = [](auto& ctx) { _val(ctx)->elems.push_back(_attr(ctx)); };
-
-// Array and set literals and comprehensions keep their first element in elems
-// until what follows decides the term's kind.
-const auto to_array_comprehension = [](auto& ctx) {
-    TermPtr& t = _val(ctx);
-    t->kind = TermKind::ArrayComprehension;
-    t->value = t->elems.at(0);
-    t->elems.clear();
-    t->body = std::make_shared<Body>(std::move(_attr(ctx)));
+// A parenthesised ref may be extended by a postfix below (`(a.b).c`); the
+// memoised term it came from must stay as it was parsed.
+const auto set_primary = [](auto& ctx) {
+    TermPtr t = _attr(ctx);
+    if (t->kind == TermKind::Ref) t = std::make_shared<Term>(*t);
+    _val(ctx) = std::move(t);
 };
 
-const auto to_set_comprehension = [](auto& ctx) {
-    TermPtr& t = _val(ctx);
-    t->kind = TermKind::SetComprehension;
-    t->value = t->elems.at(0);
-    t->elems.clear();
-    t->body = std::make_shared<Body>(std::move(_attr(ctx)));
+// `-x.y` is minus(0, x.y), as OPA's parseTerm builds it for a ref after `-`.
+const auto minus_ref = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    const char* at = at_c<0>(a);
+    TermPtr operand = at_c<1>(a);
+    auto zero = make_term(TermKind::Number, span(ctx, at, at + 1));
+    zero->text = "0";
+    _val(ctx) = make_call("minus", {std::move(zero), operand}, span(ctx, at, end_of(*operand)), false);
 };
 
-const auto to_set = [](auto& ctx) { _val(ctx)->kind = TermKind::Set; };
-
-const auto first_value = [](auto& ctx) {
-    TermPtr& t = _val(ctx);
-    t->kind = TermKind::Object;
-    t->items.emplace_back(t->elems.at(0), _attr(ctx));
-    t->elems.clear();
+template <TermKind K>
+struct set_elems {
+    template <class Ctx>
+    void operator()(Ctx& ctx) const {
+        _val(ctx)->kind = K;
+        _val(ctx)->elems = std::move(_attr(ctx));
+    }
 };
 
+const auto set_items = [](auto& ctx) {
+    _val(ctx)->kind = TermKind::Object;
+    _val(ctx)->items = std::move(_attr(ctx));
+};
+
+// `[head | body]`, `{head | body}`
+template <TermKind K>
+struct to_comprehension {
+    template <class Ctx>
+    void operator()(Ctx& ctx) const {
+        auto& a = _attr(ctx);
+        TermPtr& t = _val(ctx);
+        t->kind = K;
+        t->value = at_c<0>(a);
+        t->body = std::make_shared<Body>(std::move(at_c<1>(a)));
+    }
+};
+
+// `{key: value | body}`
 const auto to_object_comprehension = [](auto& ctx) {
+    auto& a = _attr(ctx);
     TermPtr& t = _val(ctx);
     t->kind = TermKind::ObjectComprehension;
-    t->key = t->items.at(0).first;
-    t->value = t->items.at(0).second;
-    t->items.clear();
-    t->body = std::make_shared<Body>(std::move(_attr(ctx)));
+    t->key = at_c<0>(a);
+    t->value = at_c<1>(a);
+    t->body = std::make_shared<Body>(std::move(at_c<2>(a)));
 };
 
-const auto push_item = [](auto& ctx) {
+const auto make_pair = [](auto& ctx) {
     auto& a = _attr(ctx);
-    _val(ctx)->items.emplace_back(at_c<0>(a), at_c<1>(a));
+    _val(ctx) = {at_c<0>(a), at_c<1>(a)};
 };
 
 const auto make_bool = [](bool value) {
@@ -358,6 +380,20 @@ const auto add_withs = [](auto& ctx) {
     _val(ctx) = std::move(e);
 };
 
+// `not not x`: OPA's parseLiteral reads an expression after `not`, and `not` starts none.
+const auto double_not = [](auto& ctx) {
+    _pass(ctx) = false;
+    state_of(ctx).fail_because(_attr(ctx), "");
+};
+
+// `not some x`, `not every ...`
+const auto negated_declaration = [](auto& ctx) {
+    const char* at = _attr(ctx);
+    _pass(ctx) = false;
+    std::string word = *at == 's' ? "some" : "every";
+    state_of(ctx).fail_because(at, "illegal negation of '" + word + "'");
+};
+
 const auto logic_guard = [](auto& ctx) { _pass(ctx) = state_of(ctx).keywords.logic; };
 
 template <ExprKind K>
@@ -366,6 +402,11 @@ struct fold_logic {
     void operator()(Ctx& ctx) const {
         std::vector<Expr>& parts = _attr(ctx);
         if (parts.size() == 1) {
+            // A braced group is a body only as an operand of and/or; alone, `{ x }` is a set.
+            if (K == ExprKind::LogicOr && parts.front().kind == ExprKind::Block && !parts.front().negated) {
+                _pass(ctx) = false;
+                return;
+            }
             _val(ctx) = std::move(parts.front());
             return;
         }
@@ -440,10 +481,22 @@ const auto add_literal_body = [](auto& ctx) {
     r.body.clear();
     r.body.push_back(std::move(_attr(ctx)));
 };
-const auto add_else = [](auto& ctx) {
-    Rule* r = &_val(ctx);
-    while (r->else_rule) r = r->else_rule.get();
-    r->else_rule = std::make_shared<Rule>(std::move(_attr(ctx)));
+// Links the else clauses in one pass (each clause is the else of the one before).
+const auto link_else_chain = [](auto& ctx) {
+    std::vector<Rule>& clauses = _attr(ctx);
+    auto& st = state_of(ctx);
+    if (clauses.size() > st.max_else_branches) {
+        st.error(st.begin + clauses[st.max_else_branches].loc.offset,
+                 "else chain exceeds the limit of " + std::to_string(st.max_else_branches) + " branches");
+        return;  // the error keeps the module from loading
+    }
+    std::shared_ptr<Rule> next;
+    for (std::size_t i = clauses.size(); i-- > 0;) {
+        auto clause = std::make_shared<Rule>(std::move(clauses[i]));
+        clause->else_rule = std::move(next);
+        next = std::move(clause);
+    }
+    _val(ctx).else_rule = std::move(next);
 };
 const auto rule_end = [](auto& ctx) {
     Rule& r = _val(ctx);
@@ -470,7 +523,9 @@ const auto package_stmt = [](auto& ctx) {
 
 // ---- the grammar -----------------------------------------------------------
 
-x3::rule<class term_class, TermPtr> const term = "term";
+x3::rule<class term_class, TermPtr> const term_rule = "term";
+x3::rule<class postfix_term_class, TermPtr> const postfix_term = "term";
+x3::rule<class ref_term_class, TermPtr> const ref_term = "term";
 x3::rule<class primary_class, TermPtr> const primary = "term";
 x3::rule<class factor_class, TermPtr> const factor = "expression";
 x3::rule<class arith_class, TermPtr> const arith = "expression";
@@ -478,11 +533,13 @@ x3::rule<class band_class, TermPtr> const band = "expression";
 x3::rule<class bor_class, TermPtr> const bor = "expression";
 x3::rule<class relation_class, TermPtr> const relation = "expression";
 x3::rule<class expr_in_class, TermPtr> const expr_in = "expression";
-x3::rule<class head_expr_class, TermPtr> const head_expr = "expression";
 x3::rule<class expr_kv_class, TermPtr> const expr_kv = "expression";
 x3::rule<class expr_top_class, TermPtr> const expr_top = "expression";
 x3::rule<class array_class, TermPtr> const array = "array";
 x3::rule<class brace_class, TermPtr> const brace = "object or set";
+x3::rule<class items_class, std::vector<TermPtr>> const items = "terms";
+x3::rule<class object_item_class, std::pair<TermPtr, TermPtr>> const object_item = "object item";
+x3::rule<class object_items_class, std::vector<std::pair<TermPtr, TermPtr>>> const object_items = "object items";
 x3::rule<class paren_class, TermPtr> const paren = "parenthesised expression";
 x3::rule<class template_class, TermPtr> const template_string = "template string";
 x3::rule<class scalar_class, TermPtr> const scalar_keyword = "scalar";
@@ -495,6 +552,7 @@ x3::rule<class term_literal_class, Expr> const term_literal = "expression";
 x3::rule<class literal_core_class, Expr> const literal_core = "literal";
 x3::rule<class simple_literal_class, Expr> const simple_literal = "literal";
 x3::rule<class block_class, Expr> const block = "block";
+x3::rule<class negatable_class, Expr> const negatable = "literal";
 x3::rule<class logic_unit_class, Expr> const logic_unit = "literal";
 x3::rule<class logic_and_class, Expr> const logic_and = "literal";
 x3::rule<class logic_or_class, Expr> const logic_or = "literal";
@@ -508,10 +566,64 @@ x3::rule<class path_class, TermPtr> const path = "path";
 x3::rule<class import_class, Import> const import = "import";
 x3::rule<class package_class, Package> const package = "package";
 
-const auto term_def = primary[set_val] >>
-                      *((adj(".") >> ident(IdentMode::Any))[dot_part] |
-                        (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
-                        (adj("(") >> maybe_args >> tok(")") >> here)[call_part]);
+// One term (OPA's parseTerm: a value with its postfix refs and calls), parsed
+// at most once per position and statement (ParseState::terms).
+struct memo_term_parser : x3::parser<memo_term_parser> {
+    using attribute_type = TermPtr;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx& rctx, Attr& attr) const {
+        auto& st = state_of(ctx);
+        const char* start = first;
+        skip_blank(start, last);
+        auto known = st.terms.find(start);
+        if (known == st.terms.end()) {
+            const char* p = first;
+            TermPtr parsed;
+            bool ok = term_rule.parse(p, last, ctx, rctx, parsed);
+            known = st.terms.emplace(start, ParsedTerm{ok ? std::move(parsed) : nullptr, p}).first;
+        }
+        if (!known->second.term) return false;
+        x3::traits::move_to(TermPtr(known->second.term), attr);
+        first = known->second.end;
+        return true;
+    }
+};
+
+const memo_term_parser term{};
+
+// The literal after `if`, unless it is a set literal: OPA reads `p if { x }` as a
+// braced body instead, while `p if { x | y }` (a comprehension) stays one literal.
+// What failed while reading the set said nothing about the body, so it is forgotten.
+struct if_literal_parser : x3::parser<if_literal_parser> {
+    using attribute_type = Expr;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx& rctx, Attr& attr) const {
+        auto& st = state_of(ctx);
+        ParseState::Failures before = st.failures();
+        const char* p = first;
+        Expr e;
+        if (!literal.parse(p, last, ctx, rctx, e)) return false;
+        if (e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Set) {
+            st.restore(std::move(before));
+            return false;
+        }
+        x3::traits::move_to(std::move(e), attr);
+        first = p;
+        return true;
+    }
+};
+
+const if_literal_parser if_literal{};
+
+const auto postfix = *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
+                       (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
+                       (adj("(") >> maybe_args >> tok(")") >> here)[call_part]);
+
+const auto term_rule_def = (mark >> tok("-") >> ref_term)[minus_ref] | postfix_term[set_val];
+const auto postfix_term_def = primary[set_primary] >> postfix;
+const auto ref_term_def = ident(IdentMode::Var)[set_val] >> postfix;
 
 const auto args_def = expr_in % tok(",") >> -tok(",");
 // No arguments is an empty list, not an absent one.
@@ -533,29 +645,34 @@ const auto template_string_def =
       adj("`"))) >>
     here[end_node];
 
-// The first element of an array or set: a comprehension head cannot contain a
-// top-level `|`, so `[x | body]` is a comprehension, as in OPA.
-const auto first_elem = head_expr[push_elem] >> *(kw_in >> relation)[([](auto& ctx) {
-                            TermPtr& t = _val(ctx);
-                            t->elems.back() = infix(ctx, "internal.member_2", t->elems.back(), _attr(ctx));
-                        })];
+const auto items_def = expr_in % tok(",") >> -tok(",");
+const auto object_item_def = (expr_in >> tok(":", "=") >> expr_in)[make_pair];
+const auto object_items_def = object_item % tok(",") >> -tok(",");
 
+// As OPA's parseArray: a comprehension's head is one term directly followed by
+// `|` and a body that runs to `]`. Anything else is a list of expressions, so
+// `[x | y, 5]` holds or(x, y) and `[{1} - {10} | {2}]` one set expression. A
+// leading comma (`[, x]`, kept by OPA for compatibility) rules a comprehension out.
 const auto array_def = mark[begin_node<TermKind::Array>{}] >> tok("[") >>
-                       (tok("]") | (first_elem >> ((tok("|") >> body >> tok("]"))[to_array_comprehension] |
-                                                   (*(tok(",") >> expr_in[push_elem]) >> -tok(",") >> tok("]"))))) >>
+                       (tok("]") | (tok(",") >> items >> tok("]"))[set_elems<TermKind::Array>{}] |
+                        (term >> tok("|") >> body >> tok("]"))[to_comprehension<TermKind::ArrayComprehension>{}] |
+                        (items >> tok("]"))[set_elems<TermKind::Array>{}]) >>
                        here[end_node];
 
-const auto object_item = expr_in >> tok(":", "=") >> expr_in;
+const auto set_or_object = (items >> tok("}"))[set_elems<TermKind::Set>{}] |
+                           (object_items >> tok("}"))[set_items];
 
+// As OPA's parseSetOrObject: `{t | body}` is a set comprehension when t is one
+// term; if no body follows, `{t | ...}` can only be a set (`{1 | 1, 2}`).
+// `{k: v | body}` is an object comprehension when v is one term (k may be any
+// expression). Otherwise the items are expressions.
 const auto brace_def =
     mark[begin_node<TermKind::Object>{}] >> tok("{") >>
-    (tok("}") |
-     (first_elem >>
-      ((tok(":", "=") >> head_expr[first_value] >>
-        ((tok("|") >> body >> tok("}"))[to_object_comprehension] |
-         (*(tok(",") >> object_item[push_item]) >> -tok(",") >> tok("}")))) |
-       (tok("|") >> body >> tok("}"))[to_set_comprehension] |
-       (*(tok(",") >> expr_in[push_elem]) >> -tok(",") >> tok("}"))[to_set]))) >>
+    (tok("}") | (tok(",") >> set_or_object) |
+     (term >> tok("|") >> body >> tok("}"))[to_comprehension<TermKind::SetComprehension>{}] |
+     (&(term >> tok("|")) >> (items >> tok("}"))[set_elems<TermKind::Set>{}]) |
+     (!(term >> tok("|")) >>
+      ((expr_in >> tok(":", "=") >> term >> tok("|") >> body >> tok("}"))[to_object_comprehension] | set_or_object))) >>
     here[end_node];
 
 // Inside parentheses the key-value membership `(k, v in xs)` is a term too.
@@ -567,7 +684,6 @@ const auto band_def = arith[set_val] >> *(and_op >> arith)[fold_infix];
 const auto bor_def = band[set_val] >> *(or_op >> band)[fold_infix];
 const auto relation_def = bor[set_val] >> *(rel_op >> bor)[fold_infix];
 const auto expr_in_def = relation[set_val] >> *(kw_in >> relation)[fold_member];
-const auto head_expr_def = band[set_val] >> *(rel_op >> band)[fold_infix];
 
 // `k, v in xs` may chain further `in`s and stand on either side of `:=`.
 const auto expr_kv_def = expr_in[set_val] >> -((tok(",") >> relation >> kw_in >> relation)[key_value_member] >>
@@ -587,50 +703,66 @@ const auto simple_literal_def = (literal_core >> *with_modifier)[add_withs];
 
 const auto block_def = (mark >> tok("{") >> body >> tok("}") >> here)[make_block];
 
-const auto logic_unit_def = (mark >> kw("not") >> block)[negate] | (mark >> kw("not") >> logic_unit)[negate] |
-                            (x3::eps[logic_guard] >> block[set_val]) |
-                            (x3::eps[logic_guard] >> (tok("(") >> literal >> tok(")"))[require_logic_group]) |
-                            literal_core[set_val];
+// What `not` may negate: one literal, never another `not` (that would also
+// recurse once per `not`).
+const auto negatable_def = (x3::eps[logic_guard] >> block[set_val]) |
+                           (x3::eps[logic_guard] >> (tok("(") >> literal >> tok(")"))[require_logic_group]) |
+                           literal_core[set_val];
+
+// The two rejecting alternatives only record why; the lookahead keeps the next one from taking `not some`.
+const auto logic_unit_def = (mark >> kw("not") >> block)[negate] | (kw("not") >> mark >> kw("not"))[double_not] |
+                            (kw("not") >> mark >> (kw("some") | kw_every))[negated_declaration] |
+                            (mark >> kw("not") >> !(kw("some") | kw_every) >> negatable)[negate] | negatable[set_val];
 
 const auto logic_and_def = (logic_unit % kw_and)[fold_logic<ExprKind::LogicAnd>{}];
 // `with` modifies the whole literal, also one combined with and/or.
-const auto literal_def = (logic_or >> *with_modifier)[add_withs];
+const auto literal_def = (logic_or >> *with_modifier)[add_withs] | simple_literal[set_val];
 const auto logic_or_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
 
 const auto body_def = literal % (tok(";") | newline_separator);
 const auto braced_body_def = tok("{") >> body >> tok("}");
 
 const auto head_ref_def = ident(IdentMode::Var)[set_val] >>
-                          *((adj(".") >> ident(IdentMode::Any))[dot_part] |
+                          *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
                             (adj("[") >> expr_in >> tok("]") >> here)[bracket_part]);
 
-const auto rule_bodies = -((kw_if[set_if] >> (braced_body[add_body] | literal[add_literal_body])) |
-                           +braced_body[add_body]);
+// After `if`, one literal (unless it reads as a set) or a braced body; either way
+// further braced bodies may follow, each another definition of the rule (OPA's parseRules).
+const auto rule_bodies =
+    -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body]) >> *braced_body[add_body]) |
+      +braced_body[add_body]);
 
-const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> rule_bodies >>
+// An else clause has one body (OPA's parseElse): braced, or one literal after `if`.
+const auto else_body = -((kw_if[set_if] >> (braced_body[add_body] | literal[add_literal_body])) | braced_body[add_body]);
+
+const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> else_body >>
                              here[rule_end];
 
 const auto rule_def = mark[rule_start] >> -kw("default")[set_default] >> head_ref[set_head_ref] >>
                       -(adj("(") >> maybe_args >> tok(")"))[set_args] >>
                       -((kw_contains >> expr_in)[set_contains] | (assign_op >> expr_in)[set_value]) >> rule_bodies >>
-                      *else_clause[add_else] >> here[rule_end];
+                      (*else_clause)[link_else_chain] >> here[rule_end];
 
 const auto path_def = ident(IdentMode::Any)[set_val] >>
-                      *((adj(".") >> ident(IdentMode::Any))[dot_part] |
+                      *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
                         (adj("[") >> quoted_string >> tok("]") >> here)[bracket_part]);
 
 const auto import_def = (mark >> kw("import") >> path >> -(kw("as") >> ident(IdentMode::Var)) >> here)[import_stmt];
 const auto package_def = (mark >> kw("package") >> path >> here)[package_stmt];
 
-BOOST_SPIRIT_DEFINE(term, primary, factor, arith, band, bor, relation, expr_in, head_expr, expr_kv, expr_top, array, brace,
-                    paren, template_string, scalar_keyword, args, maybe_args, with_modifier, some_decl, every_decl,
-                    term_literal, literal_core, simple_literal, block, logic_unit, logic_and, logic_or, literal, body, braced_body, head_ref, else_clause, rule,
-                    path, import, package)
+BOOST_SPIRIT_DEFINE(term_rule, postfix_term, ref_term, primary, factor, arith, band, bor, relation, expr_in, expr_kv,
+                    expr_top, array, brace, items, object_item, object_items, paren, template_string, scalar_keyword,
+                    args, maybe_args, with_modifier, some_decl, every_decl, term_literal, literal_core, simple_literal,
+                    block, negatable, logic_unit, logic_and, logic_or, literal, body, braced_body, head_ref,
+                    else_clause, rule, path, import, package)
 
 template <class Parser, class Attr>
 bool run(const Parser& p, const char*& first, const char* last, ParseState& st, Attr& out) {
     const auto grammar = x3::with<state_tag>(std::ref(st))[p];
-    return x3::parse(first, last, grammar, out);
+    st.terms.clear();
+    bool ok = x3::parse(first, last, grammar, out);
+    st.terms.clear();
+    return ok;
 }
 
 }  // namespace

@@ -126,8 +126,9 @@ inline keyword_parser kw(const char* word, KeywordClass cls = KeywordClass::Alwa
 }
 
 // A name. `Var` rejects keywords in force, except a keyword directly followed by
-// `.` (`if.foo := 1` names a rule); `Any` takes keywords too (after a dot).
-enum class IdentMode : uint8_t { Var, Any };
+// `.` (`if.foo := 1` names a rule); `Any` takes keywords too (after a dot);
+// `AfterDot` is `Any` touching the dot before it, since `a. b` is no ref in OPA.
+enum class IdentMode : uint8_t { Var, Any, AfterDot };
 
 struct identifier_parser : x3::parser<identifier_parser> {
     using attribute_type = TermPtr;
@@ -137,7 +138,7 @@ struct identifier_parser : x3::parser<identifier_parser> {
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr& attr) const {
         auto& st = state_of(ctx);
         const char* p = first;
-        skip_blank(p, last);
+        if (mode != IdentMode::AfterDot) skip_blank(p, last);
         const char* start = p;
         if (p == last || !is_ident_start(*p)) {
             st.fail_at(start, "identifier");
@@ -170,9 +171,16 @@ struct number_parser : x3::parser<number_parser> {
         const char* p = first;
         skip_blank(p, last);
         const char* start = p;
-        if (p < last && *p == '-') ++p;
+        std::string text;
+        if (p < last && *p == '-') {
+            // OPA reads the sign as a token of its own: `- 1` is the number -1 too.
+            text.push_back('-');
+            ++p;
+            skip_blank(p, last);
+        }
+        const char* digits = p;
         if (p == last || !is_digit(*p)) {
-            st.fail_at(start, "number");
+            st.fail_at(p, "number");
             return false;
         }
         while (p < last && is_digit(*p)) ++p;
@@ -193,7 +201,8 @@ struct number_parser : x3::parser<number_parser> {
             return false;
         }
         auto t = make_term(TermKind::Number, st.location(start, p));
-        t->text.assign(start, p);
+        text.append(digits, p);
+        t->text = std::move(text);
         x3::traits::move_to(std::move(t), attr);
         first = p;
         return true;

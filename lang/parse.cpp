@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "lang/annotations.hpp"
+#include "lang/ast_depth.hpp"
 #include "lang/grammar.hpp"
 #include "lang/lexical.hpp"
 #include "lang/source_scan.hpp"
@@ -18,6 +19,7 @@ namespace gavel::lang {
 
 namespace {
 
+using lexical::is_active_keyword;
 using lexical::is_ident_char;
 using lexical::is_ident_start;
 using lexical::skip_blank;
@@ -30,6 +32,7 @@ ParseState make_state(const Source& source, const ParseOptions& options, Diagnos
     st.v1 = !options.v0_compatible;
     st.experimental = options.experimental_keywords;
     st.keywords = st.v1 ? KeywordSet::all_v1() : KeywordSet{};
+    st.max_else_branches = options.max_else_branches;
     st.diagnostics = &diagnostics;
     return st;
 }
@@ -37,6 +40,7 @@ ParseState make_state(const Source& source, const ParseOptions& options, Diagnos
 // How OPA names the token found where parsing stopped.
 std::string describe_token(const char* p, const char* end) {
     if (p >= end) return "eof";
+    if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') return "whitespace";
     if (is_ident_start(*p)) {
         const char* q = p;
         while (q < end && is_ident_char(*q)) ++q;
@@ -65,16 +69,25 @@ std::string join_expected(const std::vector<std::string>& expected) {
     return out;
 }
 
+// `token`, or `keyword` for a keyword in force, as OPA words it.
+std::string_view token_kind(const ParseState& st, const char* p) {
+    const char* q = p;
+    while (q < st.end && is_ident_char(*q)) ++q;
+    return q > p && is_active_keyword(st, std::string_view(p, static_cast<std::size_t>(q - p))) ? "keyword" : "token";
+}
+
 void report_syntax_error(ParseState& st, const char* fallback) {
     const char* at = st.furthest ? st.furthest : fallback;
-    std::string message = fmt::format("unexpected {} token", describe_token(at, st.end));
-    if (!st.expected.empty() && st.expected.size() <= 6) {
+    std::string message = fmt::format("unexpected {} {}", describe_token(at, st.end), token_kind(st, at));
+    if (st.reason && st.furthest) {
+        if (!st.reason->empty()) message += ": " + *st.reason;
+    } else if (!st.expected.empty() && st.expected.size() <= 6) {
         message += ": expected " + join_expected(st.expected);
     } else if (!st.expected.empty()) {
         // Many things could continue an expression; the closers and separators are what people forgot.
         std::vector<std::string> structural;
         for (const auto& e : st.expected)
-            if (e == "]" || e == "}" || e == ")" || e == "," || e == ";") structural.push_back(e);
+            if (e == "]" || e == "}" || e == ")" || e == "," || e == ";" || e == ":") structural.push_back(e);
         bool term = std::find(st.expected.begin(), st.expected.end(), "identifier") != st.expected.end();
         if (!structural.empty())
             message += ": expected " + join_expected(structural) + (term ? " (or a term)" : " (or an operator)");
@@ -126,6 +139,60 @@ bool statement_ends_line(ParseState& st, const char*& p) {
     return false;
 }
 
+// Words that cannot end an import path without an alias (OPA's KeywordsV0 / KeywordsV1).
+bool is_keyword_of_dialect(std::string_view word, bool v1) {
+    static constexpr std::string_view always[] = {"not",  "package", "import", "as",    "default", "else",
+                                                  "with", "null",    "true",   "false", "some"};
+    for (auto k : always)
+        if (word == k) return true;
+    return v1 && (word == "if" || word == "contains" || word == "in" || word == "every");
+}
+
+// A path for a message: `rego.foo`, or its source text when not a plain dotted ref.
+std::string path_text(const TermPtr& path) {
+    std::string dotted = path->ref_dotted();
+    return dotted.empty() ? std::string(path->loc.text()) : dotted;
+}
+
+// What OPA's parseImport (and its rego/future checks) refuses. True when the import is fine.
+bool check_import(ParseState& st, const Import& imp, bool v1_mode) {
+    const TermPtr& path = imp.path;
+    const std::vector<TermPtr> parts = path->kind == TermKind::Ref ? path->elems : std::vector<TermPtr>{path};
+    const char* at = st.begin + path->loc.offset;
+    const std::string& root = parts.front()->text;
+    if (root != "data" && root != "input" && root != "future" && root != "rego") {
+        st.error(at, fmt::format("unexpected import path, must begin with one of: {{data, future, input, rego}}, got: {}",
+                                 root));
+        return false;
+    }
+    if (imp.alias.empty() && root != "future" && is_keyword_of_dialect(parts.back()->text, v1_mode)) {
+        st.error(st.begin + parts.back()->loc.offset,
+                 fmt::format("unexpected import path, must not end with a keyword, got: {}", parts.back()->text));
+        return false;
+    }
+    if (root == "rego") {
+        if (parts.size() != 2 || parts[1]->text != "v1") {
+            st.error(at, fmt::format("invalid import `{}`, must be `rego.v1`", path_text(path)));
+            return false;
+        }
+        if (!v1_mode && !imp.alias.empty()) {
+            st.error(at, "`rego` imports cannot be aliased");
+            return false;
+        }
+    }
+    if (root == "future") {
+        if (parts.size() == 1 || parts[1]->text != "keywords") {
+            st.error(at, "invalid import, must be `future.keywords`");
+            return false;
+        }
+        if (!imp.alias.empty()) {
+            st.error(at, "`future` imports cannot be aliased");
+            return false;
+        }
+    }
+    return true;
+}
+
 void apply_import(ParseState& st, const Import& imp) {
     std::string path = imp.path->ref_dotted();
     if (path == "rego.v1") {
@@ -159,6 +226,23 @@ void apply_import(ParseState& st, const Import& imp) {
 // The dialects differ in how a rule head reads. v0's `p[x] { ... }` is a
 // partial set; v1 requires `if` before a body and `contains` for multi-value rules.
 void normalize_rule(ParseState& st, Rule& rule) {
+    RuleHead& head = rule.head;
+    // A head alone, as OPA reads it: a statement that is one term (ParseRuleFromExpr).
+    if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && !head.has_args) {
+        std::size_t parts = head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
+        if (parts == 1) {
+            st.error(st.begin + head.ref->loc.offset, "var cannot be used for rule name");
+            return;
+        }
+        if (st.v1 && parts == 2) {
+            st.error(st.begin + rule.loc.offset, "`contains` keyword is required for partial set rules");
+            return;
+        }
+        if (st.v1) {
+            st.error(st.begin + rule.loc.offset, "rule must have value assignment and/or body declaration");
+            return;
+        }
+    }
     for (Rule* r = &rule; r; r = r->else_rule.get()) {
         bool has_body = !r->body.empty();
         if (st.v1 && has_body && !r->has_if) {
@@ -167,20 +251,11 @@ void normalize_rule(ParseState& st, Rule& rule) {
                      " (and `contains` for partial sets), or pass --v0-compatible)");
         }
     }
-    RuleHead& head = rule.head;
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
-    // Only `p[x]` is a partial set; `p[x][y]` (more brackets) is an object of true values.
+    // Without it a two-part head is a partial set, however written (`p[x]`, `p["x"]`,
+    // `p.x`: OPA's parseRules back-compat); `p.x.y` or `p[x][y]` is a single value.
     if (!st.v1 && !rule.has_if && !head.contains && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
-        head.ref->elems.size() == 2 && head.ref->elems.back()->kind != TermKind::String) {
-        head.key = head.ref->elems.back();
-        head.ref->elems.pop_back();
-        head.v0_bracket = true;
-        if (head.ref->elems.size() == 1) head.ref = head.ref->elems.front();
-    } else if (!st.v1 && !rule.has_if && !head.contains && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
-               head.ref->elems.size() == 2 && head.ref->elems.back()->kind == TermKind::String &&
-               head.ref->elems.back()->loc.length > 0 &&
-               st.begin[head.ref->elems.back()->loc.offset] == '"') {
-        // p["x"] { ... } in v0 is a partial set with a constant key.
+        head.ref->elems.size() == 2) {
         head.key = head.ref->elems.back();
         head.ref->elems.pop_back();
         head.v0_bracket = true;
@@ -202,6 +277,14 @@ void normalize_rule(ParseState& st, Rule& rule) {
         st.error(st.begin + rule.loc.offset, "default rules must not have a body");
     if (rule.is_default && !head.value)
         st.error(st.begin + rule.loc.offset, "default rules must have a value assigned");
+}
+
+// True when the tree is within the depth limit; otherwise reports where it is not.
+bool report_too_deep(ParseState& st, const std::optional<Location>& deep, const ParseOptions& options) {
+    if (!deep) return true;
+    st.error(st.begin + deep->offset,
+             fmt::format("expression nesting exceeds the limit of {} levels", options.max_depth));
+    return false;
 }
 
 }  // namespace
@@ -227,12 +310,10 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
 
     const char* p = st.begin;
     bool have_package = false;
-    bool seen_rule = false;
     while (true) {
         skip_blank(p, st.end);
         if (p >= st.end) break;
-        st.furthest = nullptr;
-        st.expected.clear();
+        st.begin_statement();
         const char* start = p;
         std::string_view word = next_word(p, st.end);
         bool ok = false;
@@ -254,9 +335,9 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             continue;
         } else if (word == "import") {
             Import imp;
+            // OPA's parser takes statements in any order: an import may follow rules.
             ok = grammar::parse_import(p, st.end, st, imp);
-            if (ok) {
-                if (seen_rule) st.error(start, "import must come before rules");
+            if (ok && check_import(st, imp, !options.v0_compatible)) {
                 apply_import(st, imp);
                 module.imports.push_back(std::move(imp));
             }
@@ -264,9 +345,16 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             Rule rule;
             ok = grammar::parse_rule(p, st.end, st, rule);
             if (ok) {
-                normalize_rule(st, rule);
-                module.rules.push_back(std::move(rule));
-                seen_rule = true;
+                // A rule is judged as a whole only once its statement ended where it should.
+                if (!statement_ends_line(st, p)) {
+                    p = resume_point(st, start, p);
+                    continue;
+                }
+                if (report_too_deep(st, find_too_deep(rule, options.max_depth), options)) {
+                    normalize_rule(st, rule);
+                    module.rules.push_back(std::move(rule));
+                }
+                continue;
             }
         }
         if (!ok) {
@@ -304,6 +392,7 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
         report_syntax_error(st, p);
         return result;
     }
+    if (!report_too_deep(st, find_too_deep(result.body, options.max_depth), options)) result.body.clear();
     skip_blank(p, st.end);
     if (p != st.end) {
         if (!st.furthest || st.furthest < p) st.furthest = p;
@@ -327,6 +416,7 @@ TermResult parse_term(std::string text, const ParseOptions& options, std::string
         report_syntax_error(st, p);
         return result;
     }
+    if (!report_too_deep(st, find_too_deep(result.term, options.max_depth), options)) result.term.reset();
     skip_blank(p, st.end);
     if (p != st.end) {
         if (!st.furthest || st.furthest < p) st.furthest = p;

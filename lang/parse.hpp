@@ -14,6 +14,8 @@ struct ParseOptions {
     bool v0_compatible = false;          // parse the pre-1.0 dialect unless a module imports rego.v1
     bool experimental_keywords = false;  // allow `import future.keywords.and` / `.or`
     std::size_t max_nesting = 256;       // brackets, braces and parentheses
+    std::size_t max_depth = 1000;        // AST levels: terms in terms, calls, infix operators, comprehension bodies
+    std::size_t max_else_branches = 10000;  // else clauses of one rule
     std::size_t max_bytes = 64u << 20;   // one module's size
 };
 

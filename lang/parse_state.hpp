@@ -3,9 +3,12 @@
 // dialect and keywords in force, soft diagnostics, and the furthest point any
 // terminal failed at (which is where a syntax error is reported).
 
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "lang/ast.hpp"
 #include "lang/diagnostics.hpp"
 #include "lang/location.hpp"
 
@@ -21,6 +24,12 @@ struct KeywordSet {
     static KeywordSet all_v1() { return {true, true, true, true, false}; }
 };
 
+// A term parsed at some position: the term (null if none parses there) and where it ended.
+struct ParsedTerm {
+    TermPtr term;
+    const char* end = nullptr;
+};
+
 struct ParseState {
     const Source* source = nullptr;
     const char* begin = nullptr;
@@ -30,22 +39,61 @@ struct ParseState {
     bool experimental = false;     // experimental keywords may be imported / used
     KeywordSet keywords = KeywordSet::all_v1();
 
+    std::size_t max_else_branches = 10000;  // else clauses of one rule
+
     Diagnostics* diagnostics = nullptr;  // soft errors found while parsing
 
-    // Furthest failure: the position and what was expected there.
+    // Furthest failure: the position and what was expected there, or why the
+    // token there is wrong (`reason`, which then says more than `expected`).
     const char* furthest = nullptr;
     std::vector<std::string> expected;
+    std::optional<std::string> reason;
+
+    // Terms by start position, within one statement: deciding between a
+    // comprehension and a literal reads the first term twice, as in OPA's parser,
+    // and nested brackets would make that exponential without this memo.
+    std::unordered_map<const char*, ParsedTerm> terms;
 
     void fail_at(const char* where, const char* what) {
         if (!furthest || where > furthest) {
             furthest = where;
             expected.clear();
+            reason.reset();
         }
         if (where == furthest && what && *what) {
             for (const auto& e : expected)
                 if (e == what) return;
             expected.emplace_back(what);
         }
+    }
+
+    // The token at `where` cannot stand there, for the reason given ("" for no more to say).
+    void fail_because(const char* where, std::string why) {
+        if (furthest && where < furthest) return;
+        if (!furthest || where > furthest) expected.clear();
+        furthest = where;
+        reason = std::move(why);
+    }
+
+    // The furthest failure so far, to go back to when a parse that went further is set aside.
+    struct Failures {
+        const char* furthest;
+        std::vector<std::string> expected;
+        std::optional<std::string> reason;
+    };
+    Failures failures() const { return {furthest, expected, reason}; }
+    void restore(Failures f) {
+        furthest = f.furthest;
+        expected = std::move(f.expected);
+        reason = std::move(f.reason);
+    }
+
+    // A fresh statement: failures and memoised terms of the previous one no longer apply.
+    void begin_statement() {
+        furthest = nullptr;
+        expected.clear();
+        reason.reset();
+        terms.clear();
     }
 
     Location location(const char* from, const char* to) const {

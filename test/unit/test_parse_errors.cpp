@@ -47,6 +47,16 @@ TEST_CASE("error messages name the token found") {
     CHECK(eof.diagnostics.items()[0].message.rfind("unexpected eof token", 0) == 0);
 }
 
+TEST_CASE("an error inside a braced body after if is reported there") {
+    // The braces are first read as a set literal (as OPA does), which fails further on.
+    auto r = parse_module("m.rego", "package p\np if { x | y, z }\n\nq := 1\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.diagnostics.items()[0].line == 2);
+    auto colon = parse_module("m.rego", "package p\nx := {\"a\": 1, \"b\" }\n");
+    REQUIRE_FALSE(colon.ok());
+    CHECK(colon.diagnostics.items()[0].message == "unexpected } token: expected : (or an operator)");
+}
+
 TEST_CASE("missing or repeated package") {
     auto none = parse_module("m.rego", "x := 1\n");
     REQUIRE_FALSE(none.ok());
@@ -64,10 +74,44 @@ TEST_CASE("two statements on one line are an error") {
     CHECK(r.diagnostics.items()[0].col == 8);
 }
 
-TEST_CASE("imports come before rules") {
-    auto r = parse_module("m.rego", "package p\nx := 1\nimport data.y\n");
-    REQUIRE_FALSE(r.ok());
-    CHECK(r.diagnostics.items()[0].message.find("import must come before rules") != std::string::npos);
+// OPA's Parse takes package, import and rule statements in any order after the package.
+TEST_CASE("imports may follow rules") {
+    const std::string text = "package p\nx := 1\nimport data.q.y\nz := y + x\n";
+    for (bool v0 : {false, true}) {
+        gavel::lang::ParseOptions o;
+        o.v0_compatible = v0;
+        auto r = parse_module("m.rego", text, o);
+        REQUIRE(r.ok());
+        CHECK(r.module->imports.size() == 1);
+        CHECK(r.module->rules.size() == 2);
+    }
+}
+
+// OPA's parseImport, regoV1Import and futureImport.
+TEST_CASE("import paths OPA refuses") {
+    auto message = [](const std::string& text, gavel::lang::ParseOptions o = {}) {
+        auto r = parse_module("m.rego", "package p\n" + text + "\n", o);
+        if (r.ok()) return std::string("ok");
+        const auto& d = r.diagnostics.items()[0];
+        return std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message;
+    };
+    CHECK(message("import foo") ==
+          "2:8 unexpected import path, must begin with one of: {data, future, input, rego}, got: foo");
+    CHECK(message("import foo.bar as b") ==
+          "2:8 unexpected import path, must begin with one of: {data, future, input, rego}, got: foo");
+    CHECK(message("import rego.foo") == "2:8 invalid import `rego.foo`, must be `rego.v1`");
+    CHECK(message("import rego") == "2:8 invalid import `rego`, must be `rego.v1`");
+    CHECK(message("import future") == "2:8 invalid import, must be `future.keywords`");
+    CHECK(message("import future.keywords.in as k") == "2:8 `future` imports cannot be aliased");
+    CHECK(message("import data.foo.if") == "2:17 unexpected import path, must not end with a keyword, got: if");
+    CHECK(message("import data.foo.if as x") == "ok");
+    CHECK(message("import input") == "ok");
+    CHECK(message("import rego.v1 as r") == "ok");  // a no-op in v1
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;
+    CHECK(message("import data.foo.if", v0) == "ok");  // `if` is no keyword of v0
+    CHECK(message("import data.foo.with", v0) == "2:17 unexpected import path, must not end with a keyword, got: with");
+    CHECK(message("import rego.v1 as r", v0) == "2:8 `rego` imports cannot be aliased");
 }
 
 TEST_CASE("default rules need a value and no body") {

@@ -59,6 +59,60 @@ TEST_CASE("v1 rule forms") {
     CHECK(rules("if.foo := 1\nelse.bar := 2") == "(rule (ref if \"foo\") := 1)\n(rule (ref else \"bar\") := 2)\n");
 }
 
+// OPA's parseRules: after `if`, one literal unless it is a set literal (then a braced body).
+TEST_CASE("the body after if") {
+    CHECK(rules("p if { 1 | 1 }") == "(rule (ref p) {(set-of 1 {1})})\n");
+    CHECK(rules("p if { x | y }") == "(rule (ref p) {(set-of x {y})})\n");
+    CHECK(rules("p if { x }") == "(rule (ref p) {x})\n");
+    CHECK(rules("p if { x, y }").rfind("ERROR", 0) == 0);
+    ParseOptions logic;
+    logic.experimental_keywords = true;
+    // With the and/or keywords a braced group is an operand, yet alone still a body.
+    CHECK(rules("import future.keywords.or\np if { a }", logic) == "(rule (ref p) {a})\n");
+    CHECK(rules("import future.keywords.or\np if { a } or { b }", logic) ==
+          "(rule (ref p) {(or (block {a}) (block {b}))})\n");
+}
+
+// Each further braced body is another definition of the rule (OPA's parseRules).
+TEST_CASE("chained bodies") {
+    CHECK(rules("p if { false } { true }") == "(rule (ref p) {false} {true})\n");
+    CHECK(rules("p := 1 if { a }\n{ b }") == "(rule (ref p) := 1 {a} {b})\n");
+    CHECK(rules("f(x) := 1 if x > 0 { x < 0 }") == "(rule (ref f) (args x) := 1 {(gt x 0)} {(lt x 0)})\n");
+    CHECK(rules("p { false } { true }", v0()) == "(rule (ref p) {false} {true})\n");
+    CHECK(rules("p if { a } else { b } { c }").rfind("ERROR", 0) == 0);  // chained bodies come before else
+    CHECK(rules("p { a } { b }").rfind("ERROR", 0) == 0);                 // v1 still wants `if`
+}
+
+// What OPA makes of a head alone (its ParseRuleFromExpr and CheckRegoV1).
+TEST_CASE("a rule head without value or body") {
+    auto first_error = [](const std::string& text, ParseOptions o = {}) {
+        auto r = parse_module("m.rego", "package p\n" + text + "\n", o);
+        if (r.ok()) return std::string("ok");
+        const auto& d = r.diagnostics.items()[0];
+        return std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message;
+    };
+    CHECK(first_error("p") == "2:1 var cannot be used for rule name");
+    CHECK(first_error("p", v0()) == "2:1 var cannot be used for rule name");
+    CHECK(first_error("p.a") == "2:1 `contains` keyword is required for partial set rules");
+    CHECK(first_error("p[\"a\"]") == "2:1 `contains` keyword is required for partial set rules");
+    CHECK(first_error("p.a.b") == "2:1 rule must have value assignment and/or body declaration");
+    CHECK(rules("p.a", v0()) == "(rule (ref p) key \"a\")\n");
+    CHECK(rules("p.a.b", v0()) == "(rule (ref p \"a\" \"b\"))\n");
+    CHECK(rules("f(x)") == "(rule (ref f) (args x))\n");  // a function that is true
+}
+
+// OPA's parseRules back-compat: without `if`, a two-part head is a partial set however written.
+TEST_CASE("v0 two-part heads are partial sets") {
+    auto r = parse_module("m.rego", "package p\nx.a { true }\n", v0());
+    REQUIRE(r.ok());
+    const auto& rule = r.module->rules.at(0);
+    CHECK(sexpr(rule) == "(rule (ref x) key \"a\" {true})");
+    CHECK(rule.head.v0_bracket);
+    CHECK(rules("x[\"a\"] { true }", v0()) == "(rule (ref x) key \"a\" {true})\n");
+    CHECK(rules("x.a.b { true }", v0()) == "(rule (ref x \"a\" \"b\") {true})\n");
+    CHECK(rules("import future.keywords.if\nx.a if { true }", v0()) == "(rule (ref x \"a\") {true})\n");
+}
+
 TEST_CASE("else chains") {
     CHECK(rules("x := 1 if { a } else := 2 if { b } else := 3") ==
           "(rule (ref x) := 1 {a} else (rule <null> := 2 {b} else (rule <null> := 3)))\n");

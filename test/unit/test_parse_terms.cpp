@@ -104,7 +104,69 @@ TEST_CASE("comprehensions") {
     CHECK(term("{x | some x in s}") == "(set-of x {(some (internal.member_2 x s))})");
     CHECK(term("{k: v | v := o[k]}") == "(object-of k:v {(assign v (ref o k))})");
     CHECK(term("[x |\n  x := 1\n  x > 0\n]") == "(array-of x {(assign x 1); (gt x 0)})");
-    CHECK(term("[x + 1 | x := 1; x > 0]") == "(array-of (plus x 1) {(assign x 1); (gt x 0)})");
+    CHECK(term("[(x + 1) | x := 1; x > 0]") == "(array-of (plus x 1) {(assign x 1); (gt x 0)})");
+    // OPA's parseArray: a comprehension head is one term, so `x + 1 | ...` is an `or` operand.
+    CHECK(term("[x + 1 | x := 1]").find("unexpected := token") != std::string::npos);
+}
+
+// OPA's parseArray / parseSetOrObject: `|` after the first term starts a
+// comprehension only if a body follows that runs to the closing bracket.
+TEST_CASE("comprehension or collection, decided as OPA decides") {
+    CHECK(term("[x | y, 5]") == "(array (or x y) 5)");
+    CHECK(term("{1 | 1, 2}") == "(set (or 1 1) 2)");
+    CHECK(term("[{1} - {10} | {2}]") == "(array (or (minus (set 1) (set 10)) (set 2)))");
+    CHECK(term("{{1} - {10} | {2}}") == "(set (or (minus (set 1) (set 10)) (set 2)))");
+    CHECK(term("[x | y]") == "(array-of x {y})");
+    CHECK(term("{1 | 1}") == "(set-of 1 {1})");
+    CHECK(term("[f(x).y | y]") == "(array-of (ref (f x) \"y\") {y})");
+    CHECK(term("[-x | x]") == "(array-of (minus 0 x) {x})");
+    // A leading comma (kept by OPA for compatibility) rules a comprehension out.
+    CHECK(term("[, x | y]") == "(array (or x y))");
+    CHECK(term("{, x | y}") == "(set (or x y))");
+    CHECK(term("{, a | b: c}") == "(object (or a b):c)");
+    // After `{t |` with no comprehension body, only a set can follow.
+    CHECK(term("{a | b: c}").rfind("ERROR", 0) == 0);
+    // Object comprehensions: the key may be any expression, the value is one term.
+    CHECK(term("{a + 1: b | c}") == "(object-of (plus a 1):b {c})");
+    CHECK(term("{k: v + 1 | c}") == "(object k:(or (plus v 1) c))");
+    CHECK(term("{\"a\": x | y, \"b\": 1}") == "(object \"a\":(or x y) \"b\":1)");
+    CHECK(term("{\"a\": x | y}") == "(object-of \"a\":x {y})");
+    CHECK(term("[,]").rfind("ERROR", 0) == 0);
+}
+
+TEST_CASE("deeply nested collections parse in linear time") {
+    // Each level reads its first term more than once (comprehension or not); the
+    // term memo keeps that from multiplying per level: `[[[1] + 1] + 1]`.
+    for (const char* pair : {"[]", "{}"}) {
+        std::string nested = "1";
+        for (int i = 0; i < 120; ++i) nested = pair[0] + nested + " + 1" + pair[1];
+        auto r = parse_term(nested);
+        CHECK(r.ok());
+    }
+}
+
+TEST_CASE("unary minus, as OPA's parseTerm reads it") {
+    CHECK(term("- 1") == "-1");  // the sign is a token of its own: still the number -1
+    CHECK(term("-\n 2.5") == "-2.5");
+    CHECK(term("-x") == "(minus 0 x)");
+    CHECK(term("- x.y[0]") == "(minus 0 (ref x \"y\" 0))");
+    CHECK(term("-f(x)") == "(minus 0 (f x))");
+    CHECK(term("1 - -x") == "(minus 1 (minus 0 x))");
+    CHECK(term("1 -x") == "(minus 1 x)");
+    CHECK(term("-(1)").rfind("ERROR", 0) == 0);
+    CHECK(term("- -1").rfind("ERROR", 0) == 0);
+    CHECK(query("x := - 1") == "{(assign x -1)}");
+}
+
+TEST_CASE("a dot in a ref touches the name after it") {
+    CHECK(term("a.b") == "(ref a \"b\")");
+    auto r = parse_term("a. b");
+    REQUIRE_FALSE(r.ok());
+    const auto& d = r.diagnostics.items()[0];
+    CHECK(d.message == "unexpected whitespace token: expected identifier");
+    CHECK(d.col == 3);
+    CHECK_FALSE(parse_term("a.\nb").ok());
+    CHECK_FALSE(parse_term("a.b. c").ok());
 }
 
 TEST_CASE("template strings") {
@@ -128,6 +190,25 @@ TEST_CASE("body literals") {
     CHECK(query("x\n  with input as 1") == "{x (with input 1)}");
     CHECK(query("count(f) with count as g") == "{(count f) (with count g)}");
     CHECK(query("a b").rfind("ERROR", 0) == 0);  // two literals need a separator
+}
+
+// OPA's parseLiteral negates one expression; another `not` cannot start one.
+TEST_CASE("not negates one expression") {
+    auto twice = parse_query("not not x");
+    REQUIRE_FALSE(twice.ok());
+    CHECK(twice.diagnostics.items()[0].message == "unexpected not keyword");
+    CHECK(twice.diagnostics.items()[0].col == 5);
+    auto some = parse_query("not some x");
+    REQUIRE_FALSE(some.ok());
+    CHECK(some.diagnostics.items()[0].message == "unexpected some keyword: illegal negation of 'some'");
+    auto every = parse_query("not every x in xs { x }");
+    REQUIRE_FALSE(every.ok());
+    CHECK(every.diagnostics.items()[0].message == "unexpected every keyword: illegal negation of 'every'");
+    CHECK(query("not some.x") == "{(not (ref some \"x\"))}");  // a ref named like the keyword
+    ParseOptions opts;
+    opts.experimental_keywords = true;
+    CHECK(query("not a and not b", opts) == "{(and (not a) (not b))}");
+    CHECK(query("not not a", opts).rfind("ERROR", 0) == 0);
 }
 
 TEST_CASE("experimental and/or keywords") {
