@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "compiler/ast/output_vars.hpp"
 #include "compiler/ast/terms.hpp"
@@ -216,14 +217,21 @@ void report_unsafe(CompileContext& ctx, const UnsafeVars& unsafe) {
             auto it = first.find(v);
             if (it == first.end() || before(e.loc, it->second)) first[v] = e.loc;
         }
-    std::vector<std::pair<std::string, lang::Location>> vars(first.begin(), first.end());
-    std::stable_sort(vars.begin(), vars.end(), [&](const auto& a, const auto& b) { return before(a.second, b.second); });
+    // By location; at one location (OPA's order there is random) named variables
+    // first, by name, then wildcards (`_`).
+    std::vector<std::tuple<std::string, lang::Location, std::string>> vars;  // var, where, as written
+    for (const auto& [v, loc] : first) vars.emplace_back(v, loc, display_var(ctx.original_name(v)));
+    std::stable_sort(vars.begin(), vars.end(), [&](const auto& a, const auto& b) {
+        if (before(std::get<1>(a), std::get<1>(b))) return true;
+        if (before(std::get<1>(b), std::get<1>(a))) return false;
+        bool wa = std::get<2>(a) == "_", wb = std::get<2>(b) == "_";
+        if (wa != wb) return wb;
+        return std::get<2>(a) < std::get<2>(b);
+    });
     bool reported = false;
-    for (const auto& [v, loc] : vars) {
-        std::string name = ctx.original_name(v);
-        if (is_generated_var(name)) continue;
+    for (const auto& [v, loc, shown] : vars) {
+        if (is_generated_var(ctx.original_name(v))) continue;
         reported = true;
-        std::string shown = display_var(name);
         std::string message = shown == "in" || shown == "every" || shown == "contains" || shown == "if"
                                   ? fmt::format("var {0} is unsafe (hint: `import future.keywords.{0}` to import a future keyword)", shown)
                                   : fmt::format("var {} is unsafe", shown);

@@ -315,7 +315,7 @@ lang::Diagnostics Engine::check() {
     return impl_->program_errors;
 }
 
-Prepared<PreparedQuery> Engine::prepare(std::string_view query) {
+Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptions& options) {
     Prepared<PreparedQuery> out;
     const eval::Program* program = impl_->compile();
     out.metrics.emplace_back("timer_rego_module_compile_ns", impl_->compile_ns);
@@ -338,7 +338,7 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query) {
     state->program = impl_->program;
     state->source = parsed.source;
     compiler::QueryContext context;
-    context.capture_values = true;  // as OPA's rego: `1 == 2` has the value false
+    context.capture_values = options.capture_values;
     auto compiled = compiler::compile_query(parsed.body, *program->compiled, context);
     out.diagnostics = compiled.diagnostics;
     if (out.diagnostics.empty()) out.diagnostics = eval::plan_query(compiled, *program, state->query);

@@ -166,8 +166,15 @@ public:
     // for tools such as the REPL's completion.
     std::vector<std::string> builtin_names() const;
 
+    struct QueryOptions {
+        // As OPA's rego package: each expression's value is captured (`1 == 2`
+        // has the value false, a single `data.p.allow` that is false too).
+        // Off, the query is compiled as it is written: what OPA's REPL checks first.
+        bool capture_values = true;
+    };
     // Compiles the modules (once per change) and the query.
-    Prepared<PreparedQuery> prepare(std::string_view query);
+    Prepared<PreparedQuery> prepare(std::string_view query, const QueryOptions& options);
+    Prepared<PreparedQuery> prepare(std::string_view query) { return prepare(query, QueryOptions{}); }
 
     // The rules of the added modules (parsed, not necessarily compiling), by file then position.
     std::vector<RuleInfo> rules() const;

@@ -262,6 +262,17 @@ void normalize_rule(ParseState& st, Rule& rule) {
         if (head.ref->elems.size() == 1) head.ref = head.ref->elems.front();
     }
     if (head.ref->kind == TermKind::Var) head.ref = make_ref({head.ref}, head.ref->loc);
+    // OPA's parseRules: `else` only follows a rule with one value at a ground path.
+    if (rule.else_rule) {
+        bool ground = true;
+        for (std::size_t i = 1; i < head.ref->elems.size(); ++i) {
+            TermKind k = head.ref->elems[i]->kind;
+            ground &= k == TermKind::String || k == TermKind::Number || k == TermKind::Boolean || k == TermKind::Null;
+        }
+        const char* at = st.begin + rule.else_rule->loc.offset;
+        if (!ground) st.error(at, "else keyword cannot be used on rules with variables in head");
+        else if (head.key || head.contains) st.error(at, "else keyword cannot be used on multi-value rules");
+    }
     // `p if {}` would read as "if an empty object", which nobody means.
     for (Rule* r = &rule; r; r = r->else_rule.get()) {
         if (!(r->has_if && r->body.size() == 1 && r->body[0].term && r->body[0].term->kind == TermKind::Object &&

@@ -263,7 +263,10 @@ std::string Session::show_module() const {
 
 std::string Session::run_query(const std::string& text) {
     RewrittenQuery rq = rewrite_query(text, package_names());
-    Prepared<PreparedQuery> prepared = engine_.prepare(rq.text);
+    // As OPA's REPL: the query is compiled as written first (its errors are
+    // the ones shown), then evaluated as rego does, each value captured.
+    Prepared<PreparedQuery> prepared = engine_.prepare(rq.text, {.capture_values = false});
+    if (prepared.ok()) prepared = engine_.prepare(rq.text);
     if (!prepared.ok()) {
         std::vector<std::string> errors;
         for (auto d : prepared.diagnostics) {

@@ -135,7 +135,9 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
     switch (e.op) {
         case ExprOp::Truthy:
             eval_term(f, e.a, [&](const Value& v) {
-                if (truthy(v)) k();
+                if (!truthy(v)) return;
+                if (e.result_slot < 0) k();
+                else f.bind(static_cast<uint32_t>(e.result_slot), v, k);
             });
             return;
         case ExprOp::Unify: unify(f, e.a, e.b, k); return;
@@ -198,7 +200,7 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
             // `not f(x)` over known operands is decided by one call, without a search.
             if (e.body->exprs.size() == 1 && !settings_.tracer) {
                 const PExpr& inner = e.body->exprs.front();
-                if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && inner.withs.empty()) {
+                if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && inner.withs.empty() && inner.result_slot < 0) {
                     Value v;
                     if (Direct d = direct_call(f, inner.a, v); d != Direct::Unknown) {
                         if (d == Direct::Undefined || !truthy(v)) k();

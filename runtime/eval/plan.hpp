@@ -112,6 +112,9 @@ struct PExpr {
     std::vector<PWith> withs;
     lang::Location loc;
     std::string text;  // the literal's source text, for results and messages
+    // Truthy in a query: the value is also bound here (a captured query
+    // expression that must be true: `x.image == "a"` among others).
+    int32_t result_slot = -1;
 };
 
 struct PBody {

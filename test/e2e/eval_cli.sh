@@ -70,9 +70,43 @@ check_stdin "query from stdin (--stdin)" 0 "$deny_json" \
     "data.kubernetes.admission.deny" \
     "$gavel" eval -d examples/admission-v1 -i examples/admission-v1/pod.json --stdin
 
-check "undefined prints {}" 0 '{}' "$gavel" eval '1 == 2'
+# As OPA's rego package: a single expression's value is captured, so a false
+# comparison (or rule) is a result with the value false, not undefined.
+check "a false comparison has the value false" 0 '{
+  "result": [
+    {
+      "expressions": [
+        {
+          "value": false,
+          "text": "1 == 2",
+          "location": {
+            "row": 1,
+            "col": 1
+          }
+        }
+      ]
+    }
+  ]
+}' "$gavel" eval '1 == 2'
+check "undefined prints {}" 0 '{}' "$gavel" eval 'input.x'
 check "no input: undefined" 0 '{}' "$gavel" eval -d examples/admission-v1 'data.kubernetes.admission.deny[_]'
-check "--fail on undefined exits 1" 1 '{}' "$gavel" eval --fail '1 == 2'
+check "--fail on undefined exits 1" 1 '{}' "$gavel" eval --fail 'input.x'
+check "--fail on false exits 0 (it is a result)" 0 '{
+  "result": [
+    {
+      "expressions": [
+        {
+          "value": false,
+          "text": "1 == 2",
+          "location": {
+            "row": 1,
+            "col": 1
+          }
+        }
+      ]
+    }
+  ]
+}' "$gavel" eval --fail '1 == 2'
 check "--fail on defined exits 0" 0 '{
   "result": [
     {
@@ -91,7 +125,23 @@ check "--fail on defined exits 0" 0 '{
 }' "$gavel" eval --fail '1 == 1'
 check "--fail-defined on defined exits 1" 1 "$deny_json" \
     "$gavel" eval --fail-defined -d examples/admission-v1 -i examples/admission-v1/pod.json 'data.kubernetes.admission.deny'
-check "--fail-defined on undefined exits 0" 0 '{}' "$gavel" eval --fail-defined '1 == 2'
+check "--fail-defined on undefined exits 0" 0 '{}' "$gavel" eval --fail-defined 'input.x'
+check "--fail-defined on false exits 1" 1 '{
+  "result": [
+    {
+      "expressions": [
+        {
+          "value": false,
+          "text": "1 == 2",
+          "location": {
+            "row": 1,
+            "col": 1
+          }
+        }
+      ]
+    }
+  ]
+}' "$gavel" eval --fail-defined '1 == 2'
 
 check "bindings in json output" 0 '{
   "result": [
@@ -136,7 +186,8 @@ check "--format pretty, one value" 0 '[
   "image '"'"'mysql'"'"' comes from untrusted registry",
   "image '"'"'nginx'"'"' comes from untrusted registry"
 ]' "$gavel" eval -f pretty -d examples/admission-v1 -i examples/admission-v1/pod.json 'data.kubernetes.admission.deny'
-check "--format pretty, undefined" 0 'undefined' "$gavel" eval -f pretty '1 == 2'
+check "--format pretty, undefined" 0 'undefined' "$gavel" eval -f pretty 'input.x'
+check "--format pretty, false" 0 'false' "$gavel" eval -f pretty '1 == 2'
 check "HTML characters are escaped like Go's encoder" 0 '[
   "a\u003cb\u003e\u0026"
 ]' "$gavel" eval -f values '"a<b>&"'
@@ -201,7 +252,7 @@ check "v0 example in v1 mode: examples/admission/.manifest says rego_version 0" 
 check "missing input file" 2 '' "$gavel" eval -i does/not/exist.json input
 check "--fail and --fail-defined together" 1 '' "$gavel" eval --fail --fail-defined 'true'
 check "bad --timeout" 1 '' "$gavel" eval --timeout 5parsecs 'true'
-check "a generous --timeout" 0 '{}' "$gavel" eval --timeout 10s '1 == 2'
+check "a generous --timeout" 0 '{}' "$gavel" eval --timeout 10s 'input.x'
 
 "$gavel" eval --metrics '1 == 1' > "$out" 2> "$err"
 if grep -q '"timer_rego_query_eval_ns": [0-9]' "$out"; then echo "ok   --metrics"; else fail "--metrics"; cat "$out"; fi

@@ -51,7 +51,7 @@ Rule '"'i'"' defined in package repl. Type '"'show'"' to see rules.
 | "mysql"                                       |
 +-----------------------------------------------+
 true
-undefined' 'input.request.kind
+false' 'input.request.kind
 input.request.kind.kind
 input.request.object.spec.containers[0]
 input.request.object.spec.containers[0].image

@@ -106,6 +106,7 @@ TEST_CASE("repl: a session evaluates in its package and completes paths") {
           "Rule 'n' defined in package repl. Type 'show' to see rules.\n");
     CHECK(s.execute("n + 1") == "3\n");
     CHECK(s.execute("input.nope") == "undefined\n");
+    // As OPA's REPL: the query as written is compiled first, and its errors are shown.
     CHECK(s.execute("nope") == "1 error occurred: 1:1: rego_unsafe_var_error: var nope is unsafe\n");
 
     CHECK(complete(s, "input.request.ob", false) == std::vector<std::string>{"input.request.object"});

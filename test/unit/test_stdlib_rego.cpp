@@ -112,10 +112,13 @@ TEST_CASE("trace: true, and a Note event for the tracer; opa.runtime is an objec
 
 TEST_CASE("internal.test_case: holds, names the case to the tracer, wants an array") {
     NoteCollector tracer;
-    CHECK(eval("package t\nx := internal.test_case([\"small\", 1])", false, &tracer).value == "true");
+    CHECK(eval("package t\nx if internal.test_case([\"small\", 1])", false, &tracer).value == "true");
     REQUIRE(tracer.notes.size() == 1);
     CHECK(tracer.notes[0] == R"(test case: ["small",1])");
-    CHECK(eval("package t\nx := internal.test_case(\"small\")").value.find("operand 1 must be array") != std::string::npos);
+    CHECK(eval("package t\nx if internal.test_case(\"small\")").value.find("operand 1 must be array") != std::string::npos);
+    // It has no result: used as a value it is a compile error, as in OPA.
+    CHECK(eval("package t\nx := internal.test_case([\"small\"])").diagnostics.find("internal.test_case([\"small\"]) used as value") !=
+          std::string::npos);
 }
 
 TEST_CASE("opa.runtime: what the embedder passes in EvalOptions::runtime_info") {
