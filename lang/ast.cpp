@@ -88,6 +88,26 @@ std::string Term::call_name() const {
     return elems[0]->ref_dotted();
 }
 
+std::string_view value_name(TermKind kind) {
+    switch (kind) {
+        case TermKind::Null: return "null";
+        case TermKind::Boolean: return "boolean";
+        case TermKind::Number: return "number";
+        case TermKind::String: return "string";
+        case TermKind::Var: return "var";
+        case TermKind::Ref: return "ref";
+        case TermKind::Array: return "array";
+        case TermKind::Set: return "set";
+        case TermKind::Object: return "object";
+        case TermKind::ArrayComprehension: return "arraycomprehension";
+        case TermKind::SetComprehension: return "setcomprehension";
+        case TermKind::ObjectComprehension: return "objectcomprehension";
+        case TermKind::Call: return "call";
+        case TermKind::Template: return "templatestring";
+    }
+    return "term";
+}
+
 TermPtr make_term(TermKind kind, const Location& loc) {
     auto t = std::make_shared<Term>();
     t->kind = kind;

@@ -177,6 +177,9 @@ struct Module {
     bool rego_v1 = true;  // parsed in the v1 dialect
 };
 
+// OPA's ValueName of a term kind: "var", "ref", "number", "call", "arraycomprehension" ...
+std::string_view value_name(TermKind kind);
+
 // Helpers used by the parser, the compiler and tests alike.
 TermPtr make_term(TermKind kind, const Location& loc);
 TermPtr make_var(std::string name, const Location& loc);

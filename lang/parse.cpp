@@ -223,6 +223,44 @@ void apply_import(ParseState& st, const Import& imp) {
                  fmt::format("unexpected keyword, must be one of [contains every if in]: `{}`", word));
 }
 
+// What OPA's parser allows in a default rule (validateDefaultRuleValue and
+// validateDefaultRuleArgs): a value without refs, variables or calls (outside
+// comprehensions), and arguments that are distinct variables.
+void validate_default(ParseState& st, const Rule& rule) {
+    const char* at = st.begin + rule.loc.offset;
+    bool reported = false;
+    std::vector<const Term*> stack{rule.head.value.get()};
+    while (!stack.empty() && !reported) {
+        const Term* t = stack.back();
+        stack.pop_back();
+        if (t->kind == TermKind::Ref || t->kind == TermKind::Var || t->kind == TermKind::Call) {
+            st.error(at, fmt::format("illegal default rule (value cannot contain {})", value_name(t->kind)));
+            reported = true;
+            break;
+        }
+        if (t->kind == TermKind::ArrayComprehension || t->kind == TermKind::SetComprehension ||
+            t->kind == TermKind::ObjectComprehension)
+            continue;
+        for (const auto& e : t->elems) stack.push_back(e.get());
+        for (const auto& [k, v] : t->items) {
+            stack.push_back(v.get());
+            stack.push_back(k.get());
+        }
+    }
+    std::vector<std::string> seen;
+    for (const auto& a : rule.head.args) {
+        if (a->kind != TermKind::Var) {
+            st.error(at, fmt::format("illegal default rule (arguments cannot contain {})", value_name(a->kind)));
+            return;
+        }
+        if (std::find(seen.begin(), seen.end(), a->text) != seen.end()) {
+            st.error(at, fmt::format("illegal default rule (arguments cannot be repeated {})", a->text));
+            return;
+        }
+        seen.push_back(a->text);
+    }
+}
+
 // The dialects differ in how a rule head reads. v0's `p[x] { ... }` is a
 // partial set; v1 requires `if` before a body and `contains` for multi-value rules.
 void normalize_rule(ParseState& st, Rule& rule) {
@@ -288,6 +326,7 @@ void normalize_rule(ParseState& st, Rule& rule) {
         st.error(st.begin + rule.loc.offset, "default rules must not have a body");
     if (rule.is_default && !head.value)
         st.error(st.begin + rule.loc.offset, "default rules must have a value assigned");
+    if (rule.is_default && head.value) validate_default(st, rule);
 }
 
 // True when the tree is within the depth limit; otherwise reports where it is not.
