@@ -253,7 +253,7 @@ void validate_default(ParseState& st, const Rule& rule) {
             st.error(at, fmt::format("illegal default rule (arguments cannot contain {})", value_name(a->kind)));
             return;
         }
-        if (std::find(seen.begin(), seen.end(), a->text) != seen.end()) {
+        if (a->text != "_" && std::find(seen.begin(), seen.end(), a->text) != seen.end()) {  // each `_` is its own
             st.error(at, fmt::format("illegal default rule (arguments cannot be repeated {})", a->text));
             return;
         }
