@@ -9,6 +9,7 @@
 //
 // Queries take the same path, with the stages OPA runs for queries.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,10 @@ struct CompileOptions {
     std::size_t max_errors = 10;  // then "error limit reached" (0: no limit); OPA's default
     // An embedder's builtins, beside the table's (lang/builtins.hpp).
     std::map<std::string, std::shared_ptr<const lang::BuiltinDecl>> custom_builtins;
+    // Whether base data sits at a path below `data` where a rule is defined (OPA's
+    // WithPathConflictsCheck; storage.NonEmpty semantics): such a rule is a
+    // "conflicting rule for data path a/b found". Unset: no base data to check.
+    std::function<bool(const std::vector<std::string>& path)> path_exists;
 };
 
 // The modules after every stage: rewritten, indexed by rule path.

@@ -19,31 +19,25 @@ using lang::TermKind;
 namespace {
 
 UnsafeEntry* find(UnsafeVars& u, const void* id) {
-    for (auto& e : u)
-        if (e.id == id) return &e;
-    return nullptr;
+    auto it = u.find(id);
+    return it == u.end() ? nullptr : &it->second;
 }
 
 void add(UnsafeVars& u, const lang::Expr& e, const std::string& v) {
-    if (auto* entry = find(u, &e)) entry->vars.insert(v);
-    else u.push_back({&e, e.loc, VarSet{v}});
+    auto [it, fresh] = u.try_emplace(&e, UnsafeEntry{e.loc, {}});
+    it->second.vars.insert(v);
 }
 
-void set(UnsafeVars& u, const lang::Expr& e, VarSet vars) {
-    if (auto* entry = find(u, &e)) entry->vars = std::move(vars);
-    else u.push_back({&e, e.loc, std::move(vars)});
-}
+void set(UnsafeVars& u, const lang::Expr& e, VarSet vars) { u.insert_or_assign(&e, UnsafeEntry{e.loc, std::move(vars)}); }
 
 void merge(UnsafeVars& into, const UnsafeVars& from) {
-    for (const auto& e : from) {
-        if (auto* entry = find(into, e.id)) add_all(entry->vars, e.vars);
-        else into.push_back(e);
+    for (const auto& [id, e] : from) {
+        auto [it, fresh] = into.try_emplace(id, e);
+        if (!fresh) add_all(it->second.vars, e.vars);
     }
 }
 
-void forget(UnsafeVars& u, const void* id) {
-    u.erase(std::remove_if(u.begin(), u.end(), [&](const UnsafeEntry& e) { return e.id == id; }), u.end());
-}
+void forget(UnsafeVars& u, const void* id) { u.erase(id); }
 
 // OPA's unsafeVarsInClosures: every variable inside the expression's closures.
 void closure_vars(const lang::Expr& e, VarVisitor& vis) {
@@ -212,7 +206,7 @@ void report_unsafe(CompileContext& ctx, const UnsafeVars& unsafe) {
     };
     // Each variable at the first place it is unsafe.
     std::map<std::string, lang::Location> first;
-    for (const auto& e : unsafe)
+    for (const auto& [id, e] : unsafe)
         for (const auto& v : e.vars) {
             auto it = first.find(v);
             if (it == first.end() || before(e.loc, it->second)) first[v] = e.loc;
@@ -240,7 +234,7 @@ void report_unsafe(CompileContext& ctx, const UnsafeVars& unsafe) {
     if (reported) return;
     // Only generated variables: name the expressions instead, one per new such variable.
     std::vector<const UnsafeEntry*> pairs;
-    for (const auto& e : unsafe) pairs.push_back(&e);
+    for (const auto& [id, e] : unsafe) pairs.push_back(&e);
     std::stable_sort(pairs.begin(), pairs.end(), [&](const auto* a, const auto* b) { return before(a->loc, b->loc); });
     VarSet seen;
     for (const auto* e : pairs) {

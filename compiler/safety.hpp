@@ -4,6 +4,7 @@
 // helps — OPA's reorderBodyForSafety, with its nested bodies (comprehensions,
 // every, not, and/or) checked the same way against what encloses them.
 
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/ast/var_set.hpp"
@@ -15,13 +16,12 @@ namespace gavel::compiler {
 
 class CompileContext;
 
-// Expressions and the variables unsafe in them.
+// Expressions and the variables unsafe in them, by expression (identity only).
 struct UnsafeEntry {
-    const void* id;  // the expression (identity only)
     lang::Location loc;
     VarSet vars;
 };
-using UnsafeVars = std::vector<UnsafeEntry>;
+using UnsafeVars = std::unordered_map<const void*, UnsafeEntry>;
 
 // Reorders `body` (in place, when it is safe) given the variables bound
 // around it; returns what stays unsafe (empty: safe).

@@ -55,6 +55,18 @@ std::optional<Value> merge(const Value& base, const Value& add, std::string& con
     return b.build();
 }
 
+// Whether base data is at `path`, or a prefix of it holds a value that is no
+// object (a rule below it would conflict too): OPA's storage.NonEmpty.
+bool data_at(const Value& data, const std::vector<std::string>& path) {
+    const Value* at = &data;
+    for (const auto& key : path) {
+        if (!at->is_object()) return true;
+        at = at->find(key);
+        if (!at) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 struct PreparedQuery::State {
@@ -88,6 +100,8 @@ struct Engine::Impl {
         for (const auto& [name, m] : modules) list.push_back(&m);
         compiler::CompileOptions co;
         for (const auto& [name, b] : custom) co.custom_builtins[name] = b.decl;
+        if (options.check_data_conflicts)
+            co.path_exists = [base = data](const std::vector<std::string>& path) { return data_at(base, path); };
         auto compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules(list, co));
         program_errors = compiled->diagnostics;
         if (program_errors.empty()) program_errors = eval::plan_modules(compiled, *p);

@@ -34,6 +34,10 @@ struct EngineOptions {
     // As `opa test`: each definition of a `test_` rule is a test of its own, the
     // second and later renamed `test_x#01`, `test_x#02` ... (lang/test_names.hpp).
     bool number_duplicate_tests = false;
+    // A rule where base data is too is "conflicting rule for data path ... found", as
+    // `opa eval`, `opa test` and OPA's server compile. OPA's own conformance harness
+    // compiles without this check (its cases expect the data to win): off for that only.
+    bool check_data_conflicts = true;
 };
 
 struct ExpressionResult {

@@ -42,4 +42,16 @@ std::string Diagnostics::format() const {
     return out;
 }
 
+std::string Diagnostics::opa_text() const {
+    auto line = [](const Diagnostic& d) {
+        if (!d.file.empty()) return fmt::format("{}:{}: {}: {}", d.file, d.line, d.code, d.message);
+        if (d.line > 0) return fmt::format("{}:{}: {}: {}", d.line, d.col, d.code, d.message);
+        return fmt::format("{}: {}", d.code, d.message);
+    };
+    if (items_.size() == 1) return "1 error occurred: " + line(items_[0]);
+    std::string out = fmt::format("{} errors occurred:", items_.size());
+    for (const auto& d : items_) out += "\n" + line(d);
+    return out;
+}
+
 }  // namespace gavel::lang

@@ -52,6 +52,9 @@ public:
 
     // Every diagnostic, pretty, one after another; "N errors occurred" leads when N > 1.
     std::string format() const;
+    // As OPA's Errors.Error() prints them: "1 error occurred: file:row: code: message",
+    // or "N errors occurred:" and one such line each (no column, no source line).
+    std::string opa_text() const;
 
 private:
     std::vector<Diagnostic> items_;

@@ -13,24 +13,11 @@ namespace gavel::stdlib {
 
 namespace {
 
-// Go's multierror text, as OPA's parse errors print: "1 error occurred: f:1: code: msg".
-std::string errors_text(const lang::Diagnostics& diags) {
-    std::string out = diags.size() == 1 ? "1 error occurred: " : fmt::format("{} errors occurred:\n", diags.size());
-    bool first = true;
-    for (const auto& d : diags) {
-        if (!first) out += "\n";
-        first = false;
-        out += d.file.empty() ? fmt::format("{}: {}", d.code, d.message)
-                              : fmt::format("{}:{}: {}: {}", d.file, d.line, d.code, d.message);
-    }
-    return out;
-}
-
 BuiltinResult parse_module(Args a, BuiltinContext&) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_string()) return type_error(2, "string", a[1]);
     auto parsed = lang::parse_module(std::string(a[0].as_string()), std::string(a[1].as_string()));
-    if (!parsed.ok()) return BuiltinResult::error(errors_text(parsed.diagnostics));
+    if (!parsed.ok()) return BuiltinResult::error(parsed.diagnostics.opa_text());
     auto json = runtime::parse_json(lang::module_to_json(*parsed.module));
     if (!json) return BuiltinResult::error("cannot represent the module as JSON: " + json.error.message);
     return BuiltinResult::of(std::move(json.value));

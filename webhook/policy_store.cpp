@@ -107,7 +107,7 @@ void PolicyStore::publish() {
 }
 
 WriteResult PolicyStore::commit_or_rollback(const std::map<std::string, std::string>& old_policies,
-                                            const Value& old_data) {
+                                            const Value& old_data, Write write) {
     lang::Diagnostics errors = engine_.check();
     if (errors.empty()) {
         publish();
@@ -121,6 +121,8 @@ WriteResult PolicyStore::commit_or_rollback(const std::map<std::string, std::str
     }
     policies_ = old_policies;
     if (!old_data.identical(engine_.data())) engine_.set_data(old_data);
+    // As OPA's server: a policy write lists the compile errors; a data write names them in its message.
+    if (write == Write::Data) return failure(400, "invalid_parameter", errors.opa_text());
     WriteResult r = failure(400, "invalid_parameter", "error(s) occurred while compiling module(s)");
     r.errors = std::move(errors);
     return r;
@@ -203,7 +205,7 @@ WriteResult PolicyStore::put_data(const std::vector<std::string>& path, const Va
     Value old = engine_.data();
     if (only_if_absent && value_at(old, path)) return failure(304, "not_modified", "");
     if (auto err = engine_.set_data(value, path)) return failure(400, "invalid_parameter", *err);
-    return commit_or_rollback(policies_, old);
+    return commit_or_rollback(policies_, old, Write::Data);
 }
 
 WriteResult PolicyStore::delete_data(const std::vector<std::string>& path) {
@@ -212,7 +214,7 @@ WriteResult PolicyStore::delete_data(const std::vector<std::string>& path) {
     if (!value_at(old, path))
         return failure(404, "resource_not_found", "storage_not_found_error: " + json_pointer(path) + ": document does not exist");
     engine_.remove_data(path);
-    return commit_or_rollback(policies_, old);
+    return commit_or_rollback(policies_, old, Write::Data);
 }
 
 WriteResult PolicyStore::patch_data(const std::vector<std::string>& path, const Value& ops) {
@@ -227,7 +229,7 @@ WriteResult PolicyStore::patch_data(const std::vector<std::string>& path, const 
     }
     if (!patched->is_object()) return failure(400, "invalid_parameter", "data must be an object");
     engine_.set_data(*patched);
-    return commit_or_rollback(policies_, old);
+    return commit_or_rollback(policies_, old, Write::Data);
 }
 
 }  // namespace gavel::webhook

@@ -75,7 +75,9 @@ public:
     static constexpr std::size_t kMaxCached = 256;
 
 private:
-    WriteResult commit_or_rollback(const std::map<std::string, std::string>& old_policies, const runtime::Value& old_data);
+    enum class Write : uint8_t { Policy, Data };  // what changed: how compile errors are reported
+    WriteResult commit_or_rollback(const std::map<std::string, std::string>& old_policies, const runtime::Value& old_data,
+                                   Write write = Write::Policy);
     void publish();
 
     std::mutex mutex_;  // writers only

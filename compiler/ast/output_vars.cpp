@@ -12,6 +12,30 @@ using lang::TermKind;
 
 namespace {
 
+// The variables bound so far: a set and, optionally, a second one beside it
+// (what an expression's refs bind), without copying the first.
+struct Bound {
+    const VarSet& base;
+    const VarSet* more = nullptr;
+    bool contains(const std::string& v) const { return base.count(v) || (more && more->count(v)); }
+    std::size_t missing(const VarSet& vars) const {
+        std::size_t n = 0;
+        for (const auto& v : vars) n += contains(v) ? 0 : 1;
+        return n;
+    }
+};
+
+bool ref_safe(const Term& ref, const Bound& safe);
+
+bool call_safe(const Term& call, const Bound& safe) { return safe.missing(vars_of(call, safety_params())) == 0; }
+
+bool ref_safe(const Term& ref, const Bound& safe) {
+    const Term& head = *ref.elems[0];
+    if (head.kind == TermKind::Var) return safe.contains(head.text);
+    if (head.kind == TermKind::Call) return call_safe(head, safe);
+    return safe.missing(vars_of(head, safety_params())) == 0;
+}
+
 VarVisitorParams pattern_params() {
     VarVisitorParams p;
     p.skip_ref_head = true;
@@ -24,7 +48,7 @@ VarVisitorParams pattern_params() {
 // remembers which unknowns wait on which.
 class Unifier {
 public:
-    explicit Unifier(const VarSet& safe) : safe_(safe) {}
+    explicit Unifier(Bound safe) : safe_(safe) {}
 
     VarSet unified;
 
@@ -43,21 +67,21 @@ public:
                     case TermKind::Array:
                     case TermKind::Object: unify_all(a.text, b); return;
                     case TermKind::Ref:
-                        if (is_ref_safe(b, safe_)) mark_safe(a.text);
+                        if (ref_safe(b, safe_)) mark_safe(a.text);
                         return;
                     case TermKind::Call:
-                        if (is_call_safe(b, safe_)) mark_safe(a.text);
+                        if (call_safe(b, safe_)) mark_safe(a.text);
                         return;
                     default: mark_safe(a.text); return;
                 }
             case TermKind::Ref:
-                if (is_ref_safe(a, safe_)) {
+                if (ref_safe(a, safe_)) {
                     if (b.kind == TermKind::Var) mark_safe(b.text);
                     else if (b.kind == TermKind::Array || b.kind == TermKind::Object) mark_all_safe(b);
                 }
                 return;
             case TermKind::Call:
-                if (is_call_safe(a, safe_)) {
+                if (call_safe(a, safe_)) {
                     if (b.kind == TermKind::Var) mark_safe(b.text);
                     else if (b.kind == TermKind::Array || b.kind == TermKind::Object) mark_all_safe(b);
                 }
@@ -80,10 +104,10 @@ public:
                     case TermKind::ObjectComprehension:
                     case TermKind::SetComprehension: mark_all_safe(a); return;
                     case TermKind::Ref:
-                        if (is_ref_safe(b, safe_)) mark_all_safe(a);
+                        if (ref_safe(b, safe_)) mark_all_safe(a);
                         return;
                     case TermKind::Call:
-                        if (is_call_safe(b, safe_)) mark_all_safe(a);
+                        if (call_safe(b, safe_)) mark_all_safe(a);
                         return;
                     case TermKind::Array:
                         if (a.elems.size() == b.elems.size())
@@ -95,10 +119,10 @@ public:
                 switch (b.kind) {
                     case TermKind::Var: unify_all(b.text, a); return;
                     case TermKind::Ref:
-                        if (is_ref_safe(b, safe_)) mark_all_safe(a);
+                        if (ref_safe(b, safe_)) mark_all_safe(a);
                         return;
                     case TermKind::Call:
-                        if (is_call_safe(b, safe_)) mark_all_safe(a);
+                        if (call_safe(b, safe_)) mark_all_safe(a);
                         return;
                     case TermKind::Object:
                         if (a.items.size() == b.items.size())
@@ -117,7 +141,7 @@ private:
     // The value at a constant key of an object term (keys compared as written).
     static const Term* find_value(const Term& object, const Term& key);
 
-    bool is_safe(const std::string& v) const { return safe_.count(v) || unified.count(v); }
+    bool is_safe(const std::string& v) const { return safe_.contains(v) || unified.count(v); }
 
     void mark_all_safe(const Term& t) {
         for (const auto& v : vars_of(t, pattern_params())) mark_safe(v);
@@ -152,13 +176,15 @@ private:
             mark_all_safe(b);
             return;
         }
-        VarSet unsafe = difference(difference(vars_of(b, pattern_params()), safe_), unified);
+        VarSet unsafe;
+        for (const auto& v : vars_of(b, pattern_params()))
+            if (!safe_.contains(v) && !unified.count(v)) unsafe.insert(v);
         if (unsafe.empty()) mark_safe(a);
         else
             for (const auto& v : unsafe) mark_unknown(a, v);
     }
 
-    const VarSet& safe_;
+    Bound safe_;
     std::map<std::string, VarSet> unknown_;
 };
 
@@ -177,9 +203,12 @@ VarSet output_vars_for_expr_eq(const lang::Expr& e, const VarSet& safe) {
     if (operand_count(e) != 2) return safe;  // as OPA: an invalid equality "binds" what is already bound
     VarSet output;
     output_vars_for_terms(e, safe, output);
-    add_all(output, safe);
-    add_all(output, unify_vars(output, *operand(e, 0), *operand(e, 1)));
-    return difference(output, safe);
+    // Unified given what is safe and what the expression's refs bind (OPA copies both into one set).
+    Unifier u(Bound{safe, &output});
+    u.unify(*operand(e, 0), *operand(e, 1));
+    add_all(output, u.unified);
+    for (auto it = output.begin(); it != output.end();) it = safe.count(*it) ? output.erase(it) : std::next(it);
+    return output;
 }
 
 VarSet output_vars_for_expr_call(const lang::Expr& e, int arity, const VarSet& safe) {
@@ -205,21 +234,14 @@ VarSet output_vars_for_expr_call(const lang::Expr& e, int arity, const VarSet& s
 }  // namespace
 
 VarSet unify_vars(const VarSet& safe, const Term& a, const Term& b) {
-    Unifier u(safe);
+    Unifier u(Bound{safe});
     u.unify(a, b);
     return u.unified;
 }
 
-bool is_ref_safe(const Term& ref, const VarSet& safe) {
-    const Term& head = *ref.elems[0];
-    if (head.kind == TermKind::Var) return safe.count(head.text) > 0;
-    if (head.kind == TermKind::Call) return is_call_safe(head, safe);
-    return difference_count(vars_of(head, safety_params()), safe) == 0;
-}
+bool is_ref_safe(const Term& ref, const VarSet& safe) { return ref_safe(ref, Bound{safe}); }
 
-bool is_call_safe(const Term& call, const VarSet& safe) {
-    return difference_count(vars_of(call, safety_params()), safe) == 0;
-}
+bool is_call_safe(const Term& call, const VarSet& safe) { return call_safe(call, Bound{safe}); }
 
 void output_vars_for_terms(const Term& t, const VarSet& safe, VarSet& out) {
     if (is_comprehension(t) || t.kind == TermKind::Template) return;

@@ -244,24 +244,6 @@ std::string to_string(const lang::Expr& e) {
     return out;
 }
 
-std::string value_name(const Term& t) {
-    switch (t.kind) {
-        case TermKind::Null: return "null";
-        case TermKind::Boolean: return "boolean";
-        case TermKind::Number: return "number";
-        case TermKind::String: return "string";
-        case TermKind::Var: return "var";
-        case TermKind::Ref: return "ref";
-        case TermKind::Array: return "array";
-        case TermKind::Set: return "set";
-        case TermKind::Object: return "object";
-        case TermKind::ArrayComprehension: return "arraycomprehension";
-        case TermKind::SetComprehension: return "setcomprehension";
-        case TermKind::ObjectComprehension: return "objectcomprehension";
-        case TermKind::Call: return "call";
-        case TermKind::Template: return "templatestring";
-    }
-    return "term";
-}
+std::string value_name(const Term& t) { return std::string(lang::value_name(t.kind)); }
 
 }  // namespace gavel::compiler

@@ -114,10 +114,34 @@ bool check_node(CompileContext& ctx, const RuleTreeNode& node) {
 
 std::string package_text(const lang::Module& m) { return "package " + to_string(*m.package.path); }
 
+// Rules at a path where base data is (OPA's CheckPathConflicts): only string keys can meet data.
+bool check_data_conflicts(CompileContext& ctx, const RuleTreeNode& node, std::vector<std::string>& path) {
+    if (node.key.empty() || node.key[0] != '3') return true;
+    path.push_back(tree_key_text(node.key));
+    bool ok = true;
+    if (!node.rules.empty() && ctx.options.path_exists(path)) {
+        std::string joined;
+        for (const auto& p : path) joined += (joined.empty() ? "" : "/") + p;
+        ok = ctx.error(node.rules.front()->loc, lang::codes::compile_error,
+                       fmt::format("conflicting rule for data path {} found", joined));
+    } else {
+        for (const auto& [key, child] : node.children)
+            if (!(ok = check_data_conflicts(ctx, *child, path))) break;
+    }
+    path.pop_back();
+    return ok;
+}
+
 }  // namespace
 
 void check_rule_conflicts(CompileContext& ctx) {
     if (ctx.rule_tree && !check_node(ctx, *ctx.rule_tree)) return;
+    if (ctx.options.path_exists && ctx.rule_tree)
+        if (const RuleTreeNode* data = ctx.rule_tree->child("4data")) {
+            std::vector<std::string> path;
+            for (const auto& [key, child] : data->children)
+                if (!check_data_conflicts(ctx, *child, path)) return;
+        }
     // A rule whose ground path is another module's package.
     for (const lang::Module* m : ctx.modules) {
         const ModuleTreeNode* pkg = ctx.module_tree;

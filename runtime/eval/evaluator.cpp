@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "runtime/json.hpp"
+#include "runtime/stack_limit.hpp"
 #include "runtime/unaligned_load.hpp"
 #include "runtime/value_format.hpp"
 
@@ -63,6 +64,7 @@ inline const Value* known_value(const Evaluator::Frame& f, const PTerm& t) {
 Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
     : program_(program), settings_(settings), cache_(program.rule_sets.size()) {
     input_ = settings.input;
+    stack_floor_ = runtime::stack_floor();
     builtin_context_.print = settings.print;
     builtin_context_.allow_net = program.allow_net;
     builtin_context_.deadline = settings.deadline;
@@ -112,6 +114,14 @@ void Evaluator::eval_body(Frame& f, const PBody& body, std::size_t i, Cont k) {
         k();
         return;
     }
+    // Each expression of a body nests the evaluation of the next: a body long
+    // enough, or rules nested deep enough, would exhaust the stack.
+    if (runtime::stack_position() < stack_floor_) [[unlikely]]
+        halt("eval_internal_error",
+             fmt::format("evaluation too deep: it reached the limit of this thread's stack ({} KiB); "
+                         "a body, rule chain or recursion this deep cannot be evaluated",
+                         runtime::stack_size() / 1024),
+             body.exprs[i].loc);
     tick();
     eval_expr(f, body.exprs[i], [&] { eval_body(f, body, i + 1, k); });
 }
@@ -983,14 +993,18 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
         case RuleKind::Complete: {
             std::optional<Value> result;
             for (const PRule* rule : candidates) {
+                if (result && rules.early_exit) break;
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     const PRule* r = &clause;
                     eval_term(frame, r->value, [&](const Value& v) {
                         if (result && *result != v)
                             halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
                         result = v;
+                        // Every rule gives this one value: the first success settles it (OPA's early exit).
+                        if (rules.early_exit) cut_ = true;
                     });
                 });
+                cut_ = false;
             }
             if (!result && rules.default_rule) {
                 result = default_value(*rules.default_rule);
@@ -1199,6 +1213,7 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
     std::optional<Value> result;
     for (const auto& rule : fn.rules) {
+        if (result && fn.early_exit) break;
         for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
             Frame frame(r->slots);
             bool any = false;
@@ -1213,6 +1228,7 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
                                 halt("eval_conflict_error", "functions must not produce multiple outputs for same inputs",
                                      r->loc);
                             result = v;
+                            if (fn.early_exit) cut_ = true;  // one value for every clause: done (OPA's early exit)
                         });
                     });
                     return;
@@ -1220,6 +1236,7 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
                 unify_value(frame, r->params[i], args[i], [&] { bind_params(i + 1); });
             };
             bind_params(0);
+            cut_ = false;
             if (any) break;
         }
     }

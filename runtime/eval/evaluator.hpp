@@ -129,6 +129,7 @@ private:
     runtime::BuiltinContext builtin_context_;
     runtime::ScratchArray scratch_array_;  // direct_call's array-literal argument
     std::size_t depth_ = 0;
+    uintptr_t stack_floor_ = 0;  // runtime/stack_limit.hpp: below it, evaluation stops with an error
     // Set when a search has what it needs (`not`, `every`): every generator
     // stops iterating and returns, up to the search that set it, which clears it.
     bool cut_ = false;

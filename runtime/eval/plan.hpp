@@ -142,6 +142,18 @@ struct PRule {
     uint32_t slots = 0;           // frame size
     bool is_default = false;
     lang::Location loc;
+
+    PRule() = default;
+    PRule(const PRule&) = delete;
+    PRule& operator=(const PRule&) = delete;
+    // An else chain can be thousands of clauses long: released in a loop, not by recursion.
+    ~PRule() {
+        std::shared_ptr<PRule> next = std::move(else_rule);
+        while (next && next.use_count() == 1) {
+            std::shared_ptr<PRule> after = std::move(next->else_rule);
+            next = std::move(after);
+        }
+    }
 };
 
 // Rules of one set grouped by the value they require at one input path, so a
@@ -161,6 +173,9 @@ struct RuleSet {
     std::vector<std::shared_ptr<PRule>> rules;
     std::shared_ptr<PRule> default_rule;
     std::size_t index = 0;  // position in Program::rule_sets (cache slot)
+    // Complete rules or functions whose every clause has one and the same
+    // constant value: the first success is the answer (OPA's early exit).
+    bool early_exit = false;
     lang::Location loc;
     std::string dotted() const;
 };

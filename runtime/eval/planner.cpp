@@ -123,15 +123,16 @@ bool substitute_into(lang::Expr& e, const Temporary& tmp) {
 }
 
 void fuse(lang::Body& body, const Counts& counts) {
-    for (std::size_t i = 0; i + 1 < body.size();) {
-        auto tmp = temporary_of(body[i]);
+    lang::Body out;
+    out.reserve(body.size());
+    for (std::size_t i = 0; i < body.size(); ++i) {
+        auto tmp = i + 1 < body.size() ? temporary_of(body[i]) : std::nullopt;
         auto count = tmp ? counts.find(tmp->var) : counts.end();
-        if (tmp && count != counts.end() && count->second == 2 && substitute_into(body[i + 1], *tmp)) {
-            body.erase(body.begin() + static_cast<long>(i));
-            continue;  // the consumer may now fuse into what follows it
-        }
-        ++i;
+        if (tmp && count != counts.end() && count->second == 2 && substitute_into(body[i + 1], *tmp))
+            continue;  // fused into the next one, which may in turn fuse into what follows it
+        out.push_back(std::move(body[i]));
     }
+    body = std::move(out);
 }
 
 // Every body of a rule, nested ones included.
@@ -577,6 +578,19 @@ void build_index(RuleSet& set) {
     set.rule_index = std::move(index);
 }
 
+// OPA's early exit: complete rules (or functions) that all produce the same constant.
+bool has_one_constant_value(const RuleSet& set) {
+    if (set.kind != RuleKind::Complete && set.kind != RuleKind::Function) return false;
+    const Value* value = nullptr;
+    for (const auto& rule : set.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
+            if (r->value.op != TermOp::Const) return false;
+            if (value && *value != r->value.value) return false;
+            value = &r->value.value;
+        }
+    return value != nullptr;
+}
+
 // A capture variable (rego's `$termN`): where a query expression's value is.
 bool is_capture_var(std::string_view v) { return v.rfind("$term", 0) == 0; }
 
@@ -702,7 +716,10 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         if (p.rule->is_default) p.set->default_rule = first;
         else p.set->rules.push_back(first);
     }
-    for (auto& set : program.rule_sets) build_index(*set);
+    for (auto& set : program.rule_sets) {
+        build_index(*set);
+        set->early_exit = has_one_constant_value(*set);
+    }
     return diags;
 }
 
