@@ -17,6 +17,10 @@
 
 namespace gavel::compiler {
 
+namespace types {
+struct TypeEnv;
+}
+
 class CompileContext {
 public:
     explicit CompileContext(const CompileOptions& options);
@@ -37,6 +41,8 @@ public:
     // A query's renames are looked up in these too (the modules').
     const std::map<std::string, std::string>* module_rewritten_vars = nullptr;
     const QueryContext* query = nullptr;  // set when compiling a query
+    // Rules' and builtins' types, set by check_types (for a query: the compiled modules').
+    std::shared_ptr<types::TypeEnv> type_env;
 
     lang::Diagnostics diagnostics;
 
