@@ -85,6 +85,7 @@ void Checker::check_rule(const EnvPtr& global, const lang::Rule& rule, const Ter
         out.insert(out.end(), errors.begin(), errors.end());
         // Whatever refers to this rule is not to fail because of it.
         global->tree.put(keys, A);
+        memo_.forget_path(global->tree, keys);
         return;
     }
     const auto& head = rule.head;
@@ -115,7 +116,9 @@ void Checker::check_rule(const EnvPtr& global, const lang::Rule& rule, const Ter
         if (TypePtr k = type_of(body_env, *head.key)) tpe = nested(set(k));
     }
     keys.resize(ground);
-    if (tpe) global->tree.insert(keys, tpe);
+    if (!tpe) return;
+    global->tree.insert(keys, tpe);
+    memo_.forget_path(global->tree, keys);
 }
 
 TypeErrors Checker::check_closures(const EnvPtr& env, const lang::Expr& e) {
@@ -160,9 +163,10 @@ TypePtr Checker::type_of(const EnvPtr& env, const Term& t) {
             return object(std::move(props), std::move(dynamic));
         }
         case TermKind::Set: {
-            TypePtr of;
-            for (const auto& e : t.elems) of = union_of(of, type_of(env, *e));
-            return set(of ? of : A);
+            UnionBuilder of;
+            for (const auto& e : t.elems) of.add(type_of(env, *e));
+            TypePtr members = of.result();
+            return set(members ? members : A);
         }
         case TermKind::ArrayComprehension:
         case TermKind::SetComprehension:
@@ -173,13 +177,13 @@ TypePtr Checker::type_of(const EnvPtr& env, const Term& t) {
             if (t.kind == TermKind::SetComprehension) return set(type_of(inner, *t.value));
             return object({}, DynamicProperty{type_of(inner, *t.key), type_of(inner, *t.value)});
         }
-        case TermKind::Ref: return type_of_ref(*env, t);
-        case TermKind::Var: return is_root_document(t) ? type_of_ref(*env, t) : type_of_var(*env, node_key(t));
+        case TermKind::Ref: return type_of_ref(*env, t, memo_);
+        case TermKind::Var: return is_root_document(t) ? type_of_ref(*env, t, memo_) : type_of_var(*env, node_key(t));
         case TermKind::Call: {
             // OPA has no call inside a term by now; gavel's rego.metadata rewrite leaves
             // internal.rego_annotation(...) where OPA has the constant it stands for. Its
             // declared result stands in for that constant's type.
-            TypePtr fn = type_of_ref(*env, operator_of(t));
+            TypePtr fn = type_of_ref(*env, operator_of(t), memo_);
             return is(fn, Kind::Function) ? fn->of : nullptr;
         }
         default: return nullptr;
@@ -228,29 +232,28 @@ std::optional<TypeError> Checker::check_with(const EnvPtr& env, const lang::Expr
 std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr& e) {
     const Term& call = *e.term;
     const Term& op = operator_of(call);
-    std::string name = compiler::to_string(op);
-    TypePtr fn = type_of_ref(*env, op);
-    if (!fn) return plain_error(e.loc, "undefined function " + name);
+    TypePtr fn = type_of_ref(*env, op, memo_);
+    auto undefined = [&] { return plain_error(e.loc, "undefined function " + compiler::to_string(op)); };
+    if (!fn) return undefined();
     if (is_any(fn)) return std::nullopt;  // a rule with errors of its own, or a document not known here
-    if (fn->kind != Kind::Function) return plain_error(e.loc, "undefined function " + name);
+    if (fn->kind != Kind::Function) return undefined();
 
-    std::vector<TypePtr> want = fn->elems;  // the result is one operand more: the output
-    if (fn->of) want.push_back(fn->of);
-    std::string want_text = args_string(*fn, true, true);
+    // The result is one operand more: the output.
+    std::size_t declared = fn->elems.size() + (fn->of ? 1 : 0);
+    auto expected = [&](std::size_t i) { return i < fn->elems.size() ? fn->elems[i] : i < declared ? fn->of : fn->variadic; };
+    auto error = [&](const char* what, const std::vector<TypePtr>& have) {
+        return arg_error(e.loc, compiler::to_string(op), what, have, args_string(*fn, true, true));
+    };
     std::size_t operands = call.elems.size() - 1;
-    if (operands > want.size() && !fn->variadic)
-        return arg_error(e.loc, name, "too many arguments", operand_types(env, call), want_text);
-    if (operands < fn->elems.size()) return arg_error(e.loc, name, "too few arguments", operand_types(env, call), want_text);
+    if (operands > declared && !fn->variadic) return error("too many arguments", operand_types(env, call));
+    if (operands < fn->elems.size()) return error("too few arguments", operand_types(env, call));
 
     std::vector<TypePtr> pre = operand_types(env, call);
     for (std::size_t i = 0; i < operands; ++i) {
-        TypePtr expected = i < want.size() ? want[i] : fn->variadic;
         // A type known before this call must fit (sum([1, a]) with a a string) ...
-        if (pre[i] && !is_nil(pre[i]) && !unifies(pre[i], expected))
-            return arg_error(e.loc, name, "invalid argument(s)", pre, want_text);
+        if (pre[i] && !is_nil(pre[i]) && !unifies(pre[i], expected(i))) return error("invalid argument(s)", pre);
         // ... and unification types what is not known yet, and checks what is inside composites.
-        if (!unify1(env, *call.elems[i + 1], expected, false))
-            return arg_error(e.loc, name, "invalid argument(s)", operand_types(env, call), want_text);
+        if (!unify1(env, *call.elems[i + 1], expected(i), false)) return error("invalid argument(s)", operand_types(env, call));
     }
     return std::nullopt;
 }
@@ -462,7 +465,7 @@ void Checker::check_refs_in_term(const EnvPtr& env, const Term& t, TypeErrors& o
         }
         if (x.kind != TermKind::Ref) return false;
         // Functions are called, never referred to (OPA's checkApply).
-        if (TypePtr fn = type_of_ref(*env, x); is(fn, Kind::Function)) {
+        if (TypePtr fn = type_of_ref(*env, x, memo_); is(fn, Kind::Function)) {
             out.push_back(ref_error_unsupported(x.elems[0]->loc, *shown_ref(x), x.elems.size(), fn));
             return true;
         }
@@ -501,7 +504,7 @@ std::optional<TypeError> Checker::check_ref_from(const EnvPtr& env, const TypeEn
         if ((idx == 1 || idx == 2) && shape(head) != Shape::Var && head.kind != TermKind::String)
             return ref_error_invalid(loc, *shown_ref(ref), idx, type_of(env, head), S, one_of_node(*node));
         if (shape(head) == Shape::Var && idx != 0) {
-            TypePtr tpe = keys(extent(*node));
+            TypePtr tpe = memo_.keys(memo_.extent(*node));
             if (TypePtr exist = type_of(env, head)) {
                 if (!unifies(tpe, exist)) return ref_error_invalid(loc, *shown_ref(ref), idx, exist, tpe, one_of_node(*node));
             } else {
@@ -536,7 +539,7 @@ std::optional<TypeError> Checker::check_ref_leaf(const EnvPtr& env, TypePtr tpe,
     const lang::Location& loc = parts[0]->loc;
     for (; idx < parts.size(); ++idx) {
         const Term& head = *parts[idx];
-        TypePtr key_type = keys(tpe);
+        TypePtr key_type = memo_.keys(tpe);
         if (!key_type) return ref_error_unsupported(loc, *shown_ref(ref), idx, tpe);
         switch (shape(head)) {
             case Shape::Var:
@@ -548,7 +551,7 @@ std::optional<TypeError> Checker::check_ref_leaf(const EnvPtr& env, TypePtr tpe,
                 }
                 break;
             case Shape::Ref:
-                if (TypePtr exist = type_of_ref(*env, head); exist && !unifies(exist, key_type))
+                if (TypePtr exist = type_of_ref(*env, head, memo_); exist && !unifies(exist, key_type))
                     return ref_error_invalid(loc, *shown_ref(ref), idx, exist, key_type, one_of_type(tpe));
                 break;
             case Shape::Array:
@@ -564,7 +567,7 @@ std::optional<TypeError> Checker::check_ref_leaf(const EnvPtr& env, TypePtr tpe,
                 continue;
             }
         }
-        tpe = values(tpe);
+        tpe = memo_.values(tpe);
     }
     return std::nullopt;
 }

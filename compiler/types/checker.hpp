@@ -63,6 +63,7 @@ private:
     lang::TermPtr shown_ref(const lang::Term& ref) const;  // generated variables renamed as written
 
     std::function<std::string(const std::string&)> original_name_;
+    Memo memo_;
     // Nested bodies re-check inner comprehensions (as OPA does), which grows
     // with every level of nesting; past this many body checks below one rule
     // or query, inner bodies are taken as unknown instead.

@@ -159,8 +159,8 @@ TypePtr array(std::vector<TypePtr> items, TypePtr dynamic) {
 TypePtr object(std::vector<StaticProperty> props, std::optional<DynamicProperty> dynamic) {
     Type t;
     t.kind = Kind::Object;
-    std::stable_sort(props.begin(), props.end(),
-                     [](const StaticProperty& x, const StaticProperty& y) { return compare(x.key, y.key) < 0; });
+    auto by_key = [](const StaticProperty& x, const StaticProperty& y) { return compare(x.key, y.key) < 0; };
+    if (!std::is_sorted(props.begin(), props.end(), by_key)) std::stable_sort(props.begin(), props.end(), by_key);
     for (const auto& p : props) t.depth = std::max(t.depth, depth_of(p.value) + 1);
     if (dynamic) t.depth = std::max({t.depth, depth_of(dynamic->key) + 1, depth_of(dynamic->value) + 1});
     t.props = std::move(props);
@@ -273,6 +273,88 @@ TypePtr union_of(const TypePtr& a, const TypePtr& b) {
     return any_of({a, b});
 }
 
+void UnionBuilder::add(const TypePtr& t) {
+    if (!t) return;
+    auto less = [](const TypePtr& x, const TypePtr& y) { return compare(x, y) < 0; };
+    auto take = [&](const TypePtr& x) {
+        if (is(x, Kind::Any) && !x->elems.empty()) {
+            state_ = State::Many;
+            many_ = x->elems;
+            one_ = nullptr;
+        } else {
+            state_ = State::One;
+            one_ = x;
+        }
+    };
+    auto insert = [&](const TypePtr& x) {  // into Many, as Any.Merge
+        auto it = std::lower_bound(many_.begin(), many_.end(), x, less);
+        if (it == many_.end() || compare(*it, x) != 0) many_.insert(it, x);
+    };
+    switch (state_) {
+        case State::Nothing: take(t); return;
+        case State::One: {
+            bool fa = one_->kind == Kind::Function, fb = t->kind == Kind::Function;
+            if (fa || fb) {
+                TypePtr u = union_of(one_, t);  // functions: their union; a function and a value: nothing
+                if (u) take(u);
+                else state_ = State::Nothing, one_ = nullptr;
+                return;
+            }
+            if (is_any(one_)) return;  // `any` absorbs everything
+            if (t->kind == Kind::Any) {
+                if (t->elems.empty()) {
+                    one_ = t;
+                    return;
+                }
+                TypePtr previous = one_;
+                take(t);
+                insert(previous);
+                return;
+            }
+            if (compare(one_, t) == 0) return;
+            TypePtr previous = one_;
+            state_ = State::Many;
+            one_ = nullptr;
+            many_ = {previous, t};
+            std::stable_sort(many_.begin(), many_.end(), less);
+            return;
+        }
+        case State::Many:
+            if (t->kind == Kind::Function) {
+                state_ = State::Nothing;
+                many_.clear();
+                return;
+            }
+            if (t->kind == Kind::Any) {
+                if (t->elems.empty()) {
+                    state_ = State::One;
+                    one_ = t;
+                    many_.clear();
+                    return;
+                }
+                for (const auto& m : t->elems) insert(m);
+                return;
+            }
+            insert(t);
+            return;
+    }
+}
+
+TypePtr UnionBuilder::result() const {
+    switch (state_) {
+        case State::Nothing: return nullptr;
+        case State::One: return one_;
+        case State::Many: {
+            Type t;
+            t.kind = Kind::Any;
+            for (const auto& m : many_) t.depth = std::max(t.depth, depth_of(m) + 1);
+            t.elems = many_;
+            return make(std::move(t));
+        }
+    }
+    return nullptr;
+}
+
 TypePtr select(const TypePtr& t, const Key& key) {
     if (!t) return nullptr;
     switch (t->kind) {
@@ -301,9 +383,9 @@ TypePtr select(const TypePtr& t, const Key& key) {
         }
         case Kind::Any: {
             if (t->elems.empty()) return A;
-            TypePtr out;
-            for (const auto& m : t->elems) out = union_of(select(m, key), out);
-            return out;
+            UnionBuilder out;
+            for (const auto& m : t->elems) out.add(select(m, key));
+            return out.result();
         }
         default: return nullptr;
     }
@@ -314,17 +396,17 @@ TypePtr keys(const TypePtr& t) {
     switch (t->kind) {
         case Kind::Array: return N;
         case Kind::Object: {
-            TypePtr out;
-            for (const auto& p : t->props) out = union_of(out, type_of(p.key));
-            if (t->dyn) out = union_of(out, t->dyn->key);
-            return out;
+            UnionBuilder out;
+            for (const auto& p : t->props) out.add(type_of(p.key));
+            if (t->dyn) out.add(t->dyn->key);
+            return out.result();
         }
         case Kind::Set: return t->of;
         case Kind::Any: {
             if (t->elems.empty()) return A;
-            TypePtr out;
-            for (const auto& m : t->elems) out = union_of(keys(m), out);
-            return out;
+            UnionBuilder out;
+            for (const auto& m : t->elems) out.add(keys(m));
+            return out.result();
         }
         default: return nullptr;
     }
@@ -334,22 +416,23 @@ TypePtr values(const TypePtr& t) {
     if (!t) return nullptr;
     switch (t->kind) {
         case Kind::Array: {
-            TypePtr out;
-            for (const auto& e : t->elems) out = union_of(out, e);
-            return union_of(out, t->of);
+            UnionBuilder out;
+            for (const auto& e : t->elems) out.add(e);
+            out.add(t->of);
+            return out.result();
         }
         case Kind::Object: {
-            TypePtr out;
-            for (const auto& p : t->props) out = union_of(out, p.value);
-            if (t->dyn) out = union_of(out, t->dyn->value);
-            return out;
+            UnionBuilder out;
+            for (const auto& p : t->props) out.add(p.value);
+            if (t->dyn) out.add(t->dyn->value);
+            return out.result();
         }
         case Kind::Set: return t->of;
         case Kind::Any: {
             if (t->elems.empty()) return A;
-            TypePtr out;
-            for (const auto& m : t->elems) out = union_of(values(m), out);
-            return out;
+            UnionBuilder out;
+            for (const auto& m : t->elems) out.add(values(m));
+            return out.result();
         }
         default: return nullptr;
     }

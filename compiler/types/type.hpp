@@ -74,6 +74,20 @@ bool is(const TypePtr& t, Kind k);  // non-null and of kind k
 int compare(const TypePtr& a, const TypePtr& b);      // OPA's types.Compare (null first)
 bool contains(const TypePtr& a, const TypePtr& b);    // a is a superset of b or equal
 TypePtr union_of(const TypePtr& a, const TypePtr& b);  // OPA's types.Or
+
+// The union of many types, as folding union_of over them gives it, without
+// rebuilding the union at each step (an object with thousands of keys has
+// thousands of value types).
+class UnionBuilder {
+public:
+    void add(const TypePtr& t);
+    TypePtr result() const;
+
+private:
+    enum class State : uint8_t { Nothing, One, Many } state_ = State::Nothing;
+    TypePtr one_;                 // One: the union so far (not a union of members)
+    std::vector<TypePtr> many_;   // Many: the members so far, sorted
+};
 TypePtr select(const TypePtr& t, const Key& key);     // OPA's types.Select of a scalar key
 TypePtr keys(const TypePtr& t);                        // what iterating t gives as keys
 TypePtr values(const TypePtr& t);                      // ... and as values

@@ -71,18 +71,6 @@ std::vector<std::pair<std::vector<std::string>, TypePtr>> leafs(const TypeTree& 
     return out;
 }
 
-TypePtr extent_at(const TypeTree& node, uint32_t depth) {
-    if (node.leaf()) return node.value;
-    if (depth > kMaxDepth) return A;
-    std::vector<StaticProperty> props;
-    for (const auto& [key, child] : node.children) {
-        char kind = key.empty() ? '\0' : key[0];
-        if (kind != '1' && kind != '2' && kind != '3') continue;  // strings, numbers and booleans only, as OPA
-        props.push_back({*key_of_node(key), extent_at(*child, depth + 1)});
-    }
-    return object(std::move(props), DynamicProperty{S, A});
-}
-
 // Where a Rego value sorts (OPA's Value.Compare) among node keys and one-of lists.
 struct SortableValue {
     int rank;     // null, boolean, number, string, var, other
@@ -166,7 +154,7 @@ TypePtr type_of_var(const TypeEnv& env, const std::string& key) {
     return nullptr;
 }
 
-TypePtr type_of_ref(const TypeEnv& start, const Term& ref) {
+TypePtr type_of_ref(const TypeEnv& start, const Term& ref, Memo& memo) {
     const Term& head = ref.kind == TermKind::Ref ? *ref.elems[0] : ref;
     static const std::vector<lang::TermPtr> kNoParts;
     const auto& parts = ref.kind == TermKind::Ref ? ref.elems : kNoParts;
@@ -178,7 +166,7 @@ TypePtr type_of_ref(const TypeEnv& start, const Term& ref) {
         std::size_t i = 1;
         bool fall_back = false;
         while (!fall_back) {
-            if (i == n) return extent(*node);
+            if (i == n) return memo.extent(*node);
             const Term& part = *parts[i];
             if (node->leaf()) {
                 if (!node->children.empty())
@@ -187,9 +175,9 @@ TypePtr type_of_ref(const TypeEnv& start, const Term& ref) {
                         ++i;
                         continue;
                     }
-                return select_ref(node->value, parts, i);
+                return select_ref(node->value, parts, i, memo);
             }
-            if (!is_constant(part)) return select_ref(extent(*node), parts, i);
+            if (!is_constant(part)) return select_ref(memo.extent(*node), parts, i, memo);
             const TypeTree* c = node->child(node_key(part));
             if (!c) {
                 fall_back = true;  // the whole ref again, in the enclosing environment
@@ -202,7 +190,48 @@ TypePtr type_of_ref(const TypeEnv& start, const Term& ref) {
     return is_root_document(head) ? A : nullptr;
 }
 
-TypePtr extent(const TypeTree& node) { return extent_at(node, 0); }
+TypePtr Memo::extent(const TypeTree& node) { return extent_at(node, 0); }
+
+TypePtr Memo::extent_at(const TypeTree& node, uint32_t depth) {
+    if (node.leaf()) return node.value;
+    if (node.children.empty()) return object({}, DynamicProperty{S, A});
+    if (auto it = extents_.find(&node); it != extents_.end()) return it->second;
+    if (depth > kMaxDepth) return A;
+    std::vector<StaticProperty> props;
+    for (const auto& [key, child] : node.children) {
+        char kind = key.empty() ? '\0' : key[0];
+        if (kind != '1' && kind != '2' && kind != '3') continue;  // strings, numbers and booleans only, as OPA
+        props.push_back({*key_of_node(key), extent_at(*child, depth + 1)});
+    }
+    TypePtr t = object(std::move(props), DynamicProperty{S, A});
+    extents_.emplace(&node, t);
+    return t;
+}
+
+TypePtr Memo::keys(const TypePtr& t) {
+    if (!t || t->elems.size() + t->props.size() < 8) return types::keys(t);  // small: not worth remembering
+    Parts& p = parts_[t.get()];
+    p.type = t;
+    if (!p.keys) p.keys = types::keys(t);
+    return *p.keys;
+}
+
+TypePtr Memo::values(const TypePtr& t) {
+    if (!t || t->elems.size() + t->props.size() < 8) return types::values(t);
+    Parts& p = parts_[t.get()];
+    p.type = t;
+    if (!p.values) p.values = types::values(t);
+    return *p.values;
+}
+
+void Memo::forget_path(const TypeTree& root, const std::vector<std::string>& path) {
+    const TypeTree* node = &root;
+    for (std::size_t i = 0; node; ++i) {
+        extents_.erase(node);
+        node = i < path.size() ? node->child(path[i]) : nullptr;
+    }
+    if (parts_.size() > 100000) parts_.clear();  // types never change; this only bounds the memory
+}
 
 std::optional<Key> key_of(const Term& t) {
     switch (t.kind) {
@@ -262,7 +291,7 @@ TypePtr select_constant(const TypePtr& t, const Term& part) {
     return select_composite(t, json_type(part));
 }
 
-TypePtr select_ref(TypePtr t, const std::vector<lang::TermPtr>& parts, std::size_t from) {
+TypePtr select_ref(TypePtr t, const std::vector<lang::TermPtr>& parts, std::size_t from, Memo& memo) {
     for (std::size_t i = from; t && i < parts.size(); ++i) {
         const Term& part = *parts[i];
         switch (part.kind) {
@@ -270,7 +299,7 @@ TypePtr select_ref(TypePtr t, const std::vector<lang::TermPtr>& parts, std::size
             case TermKind::Ref:
             case TermKind::Array:
             case TermKind::Object:
-            case TermKind::Set: t = values(t); break;
+            case TermKind::Set: t = memo.values(t); break;
             default: t = select_constant(t, part);
         }
     }

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/types/type.hpp"
@@ -46,20 +47,39 @@ using EnvPtr = std::shared_ptr<TypeEnv>;
 
 EnvPtr wrap(const EnvPtr& env);
 
+// What one checker remembers of the types it computed: the type of a subtree
+// (rules' documents are objects of all the rules below them) and the key and
+// value types of a type, which refs into large documents ask for again and
+// again. An extent is valid until its subtree changes.
+class Memo {
+public:
+    TypePtr extent(const TypeTree& node);
+    TypePtr keys(const TypePtr& t);
+    TypePtr values(const TypePtr& t);
+    // The tree changed at `path` below `root` (put, insert): the extents of the nodes on the way are stale.
+    void forget_path(const TypeTree& root, const std::vector<std::string>& path);
+
+private:
+    struct Parts {
+        TypePtr type;  // keeps the key alive
+        std::optional<TypePtr> keys, values;
+    };
+    TypePtr extent_at(const TypeTree& node, uint32_t depth);
+    std::unordered_map<const TypeTree*, TypePtr> extents_;
+    std::unordered_map<const Type*, Parts> parts_;
+};
+
 // A root document name (`data`, `input`): refs into them are never unknown.
 bool is_root_document(const lang::Term& t);
 
 // The type of what `ref` refers to (OPA's GetByRef); `ref` is a Ref term, or a
 // var standing for a one-part ref. Null when nothing is known.
-TypePtr type_of_ref(const TypeEnv& env, const lang::Term& ref);
+TypePtr type_of_ref(const TypeEnv& env, const lang::Term& ref, Memo& memo);
 // The type of a variable (OPA's GetByValue of a Var): the nearest
 // environment that has a node for it decides, even when its type is null.
 TypePtr type_of_var(const TypeEnv& env, const std::string& key);
-// The type of everything below a node: its type, or an object of its
-// children's types (OPA's getRefRecExtent).
-TypePtr extent(const TypeTree& node);
 // OPA's selectRef: the type `parts[from..]` select from `t`.
-TypePtr select_ref(TypePtr t, const std::vector<lang::TermPtr>& parts, std::size_t from);
+TypePtr select_ref(TypePtr t, const std::vector<lang::TermPtr>& parts, std::size_t from, Memo& memo);
 // OPA's selectConstant: the type a scalar part selects from `t`, null when it selects nothing.
 TypePtr select_constant(const TypePtr& t, const lang::Term& part);
 // The keys of a node's children as Rego values, sorted (OPA's getOneOfForNode).
