@@ -20,7 +20,9 @@ namespace {
 // The ref of the document a rule clause defines: data, the package, the head's
 // ref; a v0 partial object `p[k] = v` has its key as the last part (OPA's Rule.Ref).
 lang::TermPtr rule_path(const CompileContext& ctx, const lang::Rule& rule) {
-    lang::TermPtr path = rule_full_ref(*ctx.module_of.at(&rule), rule);
+    auto module = ctx.module_of.find(&rule);
+    if (module == ctx.module_of.end()) return nullptr;
+    lang::TermPtr path = rule_full_ref(*module->second, rule);
     if (rule.head.key && rule.head.value) path->elems.push_back(rule.head.key);
     return path;
 }
@@ -36,7 +38,7 @@ void check_types(CompileContext& ctx) {
     types::Checker checker = make_checker(ctx);
     types::TypeErrors errors;
     for (const lang::Rule* rule : types::rules_in_dependency_order(ctx))
-        checker.check_rule(global, *rule, *rule_path(ctx, *rule), errors);
+        if (lang::TermPtr path = rule_path(ctx, *rule)) checker.check_rule(global, *rule, *path, errors);
     types::sort_errors(errors);
     for (const auto& e : errors)
         if (!ctx.error(e.diagnostic())) break;
