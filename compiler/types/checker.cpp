@@ -117,7 +117,7 @@ void Checker::check_rule(const EnvPtr& global, const lang::Rule& rule, const Ter
     }
     keys.resize(ground);
     if (!tpe) return;
-    global->tree.insert(keys, tpe);
+    if (global->tree.insert(keys, tpe)) memo_.forget_extents();
     memo_.forget_path(global->tree, keys);
 }
 

@@ -118,7 +118,7 @@ void TypeTree::put(const std::vector<std::string>& path, TypePtr t) {
     curr->value = std::move(t);
 }
 
-void TypeTree::insert(const std::vector<std::string>& path, const TypePtr& t) {
+bool TypeTree::insert(const std::vector<std::string>& path, const TypePtr& t) {
     TypeTree* curr = this;
     for (std::size_t i = 0; i < path.size(); ++i) {
         auto& c = curr->children[path[i]];
@@ -130,7 +130,20 @@ void TypeTree::insert(const std::vector<std::string>& path, const TypePtr& t) {
         }
         curr = c.get();
     }
-    curr->value = merge_types(curr->value, t);
+    Replacements replaced;
+    curr->value = merge_types(curr->value, t, &replaced);
+    if (!replaced.empty()) {
+        // The rules below hold the object OPA merged in place: they see the merged one.
+        std::vector<TypeTree*> stack;
+        for (auto& [key, c] : curr->children) stack.push_back(c.get());
+        while (!stack.empty()) {
+            TypeTree* n = stack.back();
+            stack.pop_back();
+            for (const auto& [old, merged] : replaced)
+                if (n->value.get() == old) n->value = merged;
+            for (auto& [key, c] : n->children) stack.push_back(c.get());
+        }
+    }
     if (is(t, Kind::Object) && !curr->children.empty()) {
         // Rules below this one are part of its object too.
         TypePtr cv = curr->value;
@@ -138,6 +151,7 @@ void TypeTree::insert(const std::vector<std::string>& path, const TypePtr& t) {
             if (is(cv, Kind::Object)) cv = insert_into_object(cv, p, 0, leaf);
         curr->value = cv;
     }
+    return !replaced.empty();
 }
 
 EnvPtr wrap(const EnvPtr& env) {
@@ -344,13 +358,14 @@ std::vector<std::string> one_of_type(const TypePtr& t) {
     return out;
 }
 
-TypePtr merge_types(const TypePtr& a, const TypePtr& b) {
+TypePtr merge_types(const TypePtr& a, const TypePtr& b, Replacements* replaced) {
     if (!a) return b;
     if (!b) return a;
     switch (a->kind) {
         case Kind::Object:
             if (is(b, Kind::Object) && a->props.empty() && b->props.empty() && a->dyn && b->dyn) {
-                return object({}, DynamicProperty{union_of(a->dyn->key, b->dyn->key), merge_types(a->dyn->value, b->dyn->value)});
+                return object({}, DynamicProperty{union_of(a->dyn->key, b->dyn->key),
+                                                  merge_types(a->dyn->value, b->dyn->value, replaced)});
             }
             if (is(b, Kind::Any) && a->props.empty() && a->dyn) {
                 // The first object of the union without static keys takes in a's dynamic part.
@@ -360,6 +375,7 @@ TypePtr merge_types(const TypePtr& a, const TypePtr& b) {
                     Type merged = *b;
                     merged.elems[i] = object({}, DynamicProperty{union_of(m->dyn->key, a->dyn->key),
                                                                  union_of(m->dyn->value, a->dyn->value)});
+                    if (replaced) replaced->emplace_back(m.get(), merged.elems[i]);
                     return std::make_shared<const Type>(std::move(merged));
                 }
             }
@@ -368,7 +384,7 @@ TypePtr merge_types(const TypePtr& a, const TypePtr& b) {
             if (is(b, Kind::Set)) return set(union_of(a->of, b->of));
             break;
         case Kind::Any:
-            if (!is(b, Kind::Any)) return merge_types(b, a);
+            if (!is(b, Kind::Any)) return merge_types(b, a, replaced);
             break;
         default: break;
     }

@@ -35,8 +35,9 @@ public:
     // Sets the type at `path`, creating nodes on the way (OPA's Put).
     void put(const std::vector<std::string>& path, TypePtr t);
     // Adds a rule's type at `path`: merged with what is there, and into the
-    // object types along the way (OPA's Insert).
-    void insert(const std::vector<std::string>& path, const TypePtr& t);
+    // object types along the way (OPA's Insert). True when types below the
+    // path changed too (not only those on it).
+    bool insert(const std::vector<std::string>& path, const TypePtr& t);
 };
 
 struct TypeEnv {
@@ -58,6 +59,7 @@ public:
     TypePtr values(const TypePtr& t);
     // The tree changed at `path` below `root` (put, insert): the extents of the nodes on the way are stale.
     void forget_path(const TypeTree& root, const std::vector<std::string>& path);
+    void forget_extents() { extents_.clear(); }
 
 private:
     struct Parts {
@@ -90,7 +92,11 @@ std::vector<std::string> one_of_type(const TypePtr& t);
 // A scalar term as a key, if it is one.
 std::optional<Key> key_of(const lang::Term& t);
 
-// OPA's mergeTypes: how the types of two rules at one path combine.
-TypePtr merge_types(const TypePtr& a, const TypePtr& b);
+// OPA's mergeTypes: how the types of two rules at one path combine. OPA
+// merges an object into a union's object member in place, so every holder of
+// that member sees the merged object; `replaced` gets each such (member, merged
+// member) for the caller to pass on to the holders it knows.
+using Replacements = std::vector<std::pair<const Type*, TypePtr>>;
+TypePtr merge_types(const TypePtr& a, const TypePtr& b, Replacements* replaced = nullptr);
 
 }  // namespace gavel::compiler::types

@@ -300,3 +300,152 @@ TEST_CASE("a type deeper than the limit is any, so recursion over types stays bo
     CHECK(t->depth <= types::kMaxDepth);
     CHECK(types::is_nil(t) == false);
 }
+
+// ---- rules' types, as OPA infers them (its TestCheckInferenceRules) ------------------------
+
+namespace {
+
+// Compiles v0 modules, each `package rule`, and gives the type the checker has for each ref.
+std::vector<std::string> rule_types(const std::vector<std::pair<std::string, std::string>>& rules,
+                                    const std::vector<std::string>& refs) {
+    namespace types = gavel::compiler::types;
+    std::vector<gavel::lang::Module> parsed;
+    gavel::lang::ParseOptions po;
+    po.v0_compatible = true;
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+        auto r = gavel::lang::parse_module("r" + std::to_string(i) + ".rego",
+                                           "package " + rules[i].first + "\n" + rules[i].second + "\n", po);
+        REQUIRE(r.ok());
+        parsed.push_back(std::move(*r.module));
+    }
+    std::vector<const gavel::lang::Module*> list;
+    for (const auto& m : parsed) list.push_back(&m);
+    auto compiled = gavel::compiler::compile_modules(list, {});
+    INFO(compiled.diagnostics.format());
+    REQUIRE(compiled.ok());
+    std::vector<std::string> out;
+    types::Memo memo;
+    for (const auto& ref : refs) {
+        auto q = gavel::lang::parse_query(ref);
+        REQUIRE(q.ok());
+        out.push_back(types::to_string(types::type_of_ref(*compiled.type_env, *q.body.at(0).term, memo)));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("rules' types: complete, partial, else, default, refs between rules, prefixes") {
+    auto got = rule_types(
+        {
+            {"a", "trivial = true { true }"},
+            {"a", "complete = [{\"foo\": x}] { x = 1 }"},
+            {"a", "partialset[{\"foo\": x}] { y = \"bar\"; x = y }"},
+            {"a", "partialobj[x] = {\"foo\": y} { y = \"bar\"; x = y }"},
+            {"b", "trivial_ref = x { x = data.a.trivial }"},
+            {"b", "transitive_ref = [x] { y = data.b.trivial_ref; x = y }"},
+            {"c", "else_kw = null { false } else = 100 { true } else = \"foo\" { true }"},
+            {"iteration", "arr = [[1], [\"two\"], {\"x\": true}, [\"four\"]] { true }"},
+            {"iteration", "values[x] { data.iteration.arr[_][_] = x }"},
+            {"iteration", "keys[i] { data.iteration.arr[_][i] = _ }"},
+            {"disjunction", "partialset[1] { true }"},
+            {"disjunction", "partialset[x] { x = \"foo\" }"},
+            {"disjunction", "partialobj[x] = y { y = \"bar\"; x = \"foo\" }"},
+            {"disjunction", "partialobj[x] = y { y = 100; x = \"foo\" }"},
+            {"disjunction", "complete = 1 { true }"},
+            {"disjunction", "complete = x { x = \"foo\" }"},
+            {"prefix.a.b.c", "d = true { true }"},
+            {"prefix.i.j.k", "p = 1 { true }"},
+            {"prefix.i.j.k", "p = \"foo\" { true }"},
+            {"default_rule", "default x = 1"},
+            {"default_rule", "x = \"foo\" { true }"},
+            {"unknown_type", "p = [x] { x = data.deadbeef }"},
+            {"nested_ref", "inner = {\"a\": 0, \"b\": \"1\"} { true }"},
+            {"nested_ref", "middle = [[1, true], [\"foo\", false]] { true }"},
+            {"nested_ref", "p = x { data.nested_ref.middle[data.nested_ref.inner.a][0] = x }"},
+            {"number_key", "q[x] = y { a = [\"a\", \"b\"]; y = a[x] }"},
+            {"non_leaf", "p[x] { data.prefix.i[x][_] }"},
+        },
+        {"data.a.trivial", "data.a.complete", "data.a.complete[0].foo", "data.c.else_kw", "data.a.partialset",
+         "data.a.partialobj", "data.a.partialobj.somekey.foo", "data.number_key.q[1]", "data.iteration.values",
+         "data.iteration.keys", "data.disjunction.complete", "data.disjunction.partialset", "data.disjunction.partialobj",
+         "data.b.trivial_ref", "data.b.transitive_ref", "data.prefix.a.b", "data.prefix.i.j[k]", "data.prefix.i.j[k].p",
+         "data.default_rule.x", "data.unknown_type.p", "data.nested_ref.p", "data.non_leaf.p"});
+    std::vector<std::string> want{
+        "boolean",
+        "array<object<foo: number>>",
+        "number",
+        "any<null, number, string>",
+        "set[object<foo: string>]",
+        "object[string: object<foo: string>]",
+        "string",
+        "string",
+        "set[any<boolean, number, string>]",
+        "set[any<number, string>]",
+        "any<number, string>",
+        "set[any<number, string>]",
+        "object[string: any<number, string>]",
+        "boolean",
+        "array<boolean>",
+        "object<c: object<d: boolean>[string: any]>[string: any]",
+        "any",
+        "any",
+        "any<number, string>",
+        "array<any>",
+        "any<number, string>",
+        "set[string]",
+    };
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == want[i]);
+}
+
+TEST_CASE("rules' types: general refs in heads, overlapping and overriding keys") {
+    auto got = rule_types(
+        {
+            {"ref_rule_single", "p.q.r { true }"},
+            {"ref_rule_single_with_number_key", "p.q[3] { true }"},
+            {"ref_regression_array_key", "walker[[p, v]] = o { l = input; walk(l, k); [p, v] = k; o = {} }"},
+            {"overlap", "p.q[r] = y { x = [\"a\", \"b\"]; y = x[r] }"},
+            {"overlap", "p.q.r = false { true }"},
+            {"overlap", "p.q.r = \"false\" { true }"},
+            {"overlap", "p.q[42] = 1337 { true }"},
+            {"overlap", "p.q2.a = input.a { true }"},
+            {"overlap", "p.q2[56] = input.a { true }"},
+            {"simple", "p.q[r][s] = 42 { x = [\"a\", \"b\"]; r = x[s] }"},
+            {"mixed", "p.q[r].s[t] = 42 { x = [\"a\", \"b\"]; r = x[t] }"},
+            {"overrides", "p.q[r] = \"foo\" { x = [\"a\", \"b\"]; r = x[_] }"},
+            {"overrides", "p.q.r[s] = 42 { x = [\"a\", \"b\"]; x[s] }"},
+            {"overrides", "p.q[r].s = true { x = [true, false]; r = x[_] }"},
+            {"overrides_static", "p.q[r].a = \"foo\" { r = \"bar\"; s = \"baz\" }"},
+            {"overrides_static", "p.q[r].b = 42 { r = \"bar\" }"},
+            {"overrides_static", "p.q[r].c = true { r = \"bar\" }"},
+        },
+        {"data.ref_rule_single.p.q.r", "data.ref_rule_single.p", "data.ref_rule_single_with_number_key.p.q[3]",
+         "data.ref_rule_single_with_number_key.p", "data.ref_regression_array_key.walker", "data.overlap.p.q.r",
+         "data.overlap.p.q[42]", "data.overlap.p.q2.a", "data.overlap.p.q2[56]", "data.overlap.p.q[1]", "data.overlap.p.q",
+         "data.simple.p.q", "data.simple.p.q.b", "data.simple.p.q.b[1]", "data.mixed.p.q", "data.overrides.p.q",
+         "data.overrides_static.p.q", "data.overrides_static.p.q.foo", "data.overrides_static.p.q.foo.a"});
+    std::vector<std::string> want{
+        "boolean",
+        "object<q: object<r: boolean>[string: any]>[string: any]",
+        "boolean",
+        "object<q: object<3: boolean>[string: any]>[string: any]",
+        "object[array<array[any], any>: object[any: any]]",
+        "any<boolean, string>",
+        "number",
+        "any",
+        "any",
+        "any<boolean, number, string>",
+        "object[any<number, string>: any<boolean, number, string>]",
+        "object[string: object[number: number]]",
+        "object[number: number]",
+        "number",
+        "object[string: object[string: object[number: number]]]",
+        "object[any<boolean, string>: any<string, object[any<number, string>: any<boolean, number>]>]",
+        "object[string: object[string: any<boolean, number, string>]]",
+        "object[string: any<boolean, number, string>]",
+        "any<boolean, number, string>",
+    };
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == want[i]);
+}
