@@ -1,5 +1,6 @@
 // The builtin table: every builtin gavel knows, declared once with its
-// signature (lang/types.hpp notation), its categories (as OPA's
+// signature (lang/types.hpp notation, with the argument and result names
+// OPA's declarations give, which type errors show), its categories (as OPA's
 // documentation groups them) and its flags, as OPA's ast/builtins.go declares
 // them. The compiler checks calls against these declarations; the
 // implementations (stdlib/) register themselves by name.

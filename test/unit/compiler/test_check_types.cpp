@@ -4,11 +4,16 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "compiler/ast/term_string.hpp"
 #include "compiler/types/builtin_types.hpp"
 #include "compiler/types/checker.hpp"
 #include "compiler/types/type.hpp"
+#include "lang/builtins.hpp"
 #include "lang/parse.hpp"
+#include "runtime/json.hpp"
 #include "test/unit/compiler/compile_helpers.hpp"
 
 using gavel::test::compile_text;
@@ -448,4 +453,50 @@ TEST_CASE("rules' types: general refs in heads, overlapping and overriding keys"
     };
     REQUIRE(got.size() == want.size());
     for (std::size_t i = 0; i < want.size(); ++i) CHECK(got[i] == want[i]);
+}
+
+// ---- builtin declarations as the checker sees them -------------------------------------------
+
+TEST_CASE("every builtin's arguments and result print as OPA's metadata has them, names included") {
+    namespace types = gavel::compiler::types;
+    using gavel::runtime::Value;
+    std::ifstream in(std::string(GAVEL_CONFORMANCE_DIR) + "/builtin_metadata.json");
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto meta = gavel::runtime::parse_json(text.str());
+    REQUIRE(meta.ok);
+    auto field = [](const Value& v, const char* name) { return v.find(Value::string(name)); };
+    std::size_t compared = 0;
+    for (const auto& decl : gavel::lang::builtin_decls()) {
+        const Value* m = field(meta.value, decl.name.c_str());
+        if (!m || decl.variadic()) continue;  // gavel's own (hidden) builtins; print, whose metadata lists no operands
+        INFO(decl.name);
+        types::TypePtr fn = types::function_type(decl);
+        const Value* args = field(*m, "args");
+        std::size_t n = args ? args->array_elements().size() : 0;
+        REQUIRE(fn->elems.size() == n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const Value& a = args->array_elements()[i];
+            REQUIRE(field(a, "type") != nullptr);
+            CHECK(types::to_string(fn->elems[i]) == field(a, "type")->as_string());
+            const Value* name = field(a, "name");
+            // OPA 1.18.2 names to_number's argument x (later metadata: value).
+            std::string want = decl.name == "to_number" ? "x" : name ? std::string(name->as_string()) : "";
+            CHECK(fn->arg_names[i] == want);
+        }
+        const Value* result = field(*m, "result");
+        if (result && field(*result, "type")) {  // a void builtin's metadata has an empty result
+            CHECK(types::to_string(fn->of) == field(*result, "type")->as_string());
+            const Value* name = field(*result, "name");
+            CHECK(fn->result_name == (name ? std::string(name->as_string()) : ""));
+        } else {
+            CHECK(fn->of == nullptr);
+        }
+        ++compared;
+    }
+    CHECK(compared >= 200);
+    // A result name with a space in it.
+    CHECK(types::args_string(*types::function_type(*gavel::lang::find_builtin_decl("time.format")), true, true) ==
+          "(x: any<number, array<number, string>, array<number, string, string>>, formatted timestamp: string)");
 }
