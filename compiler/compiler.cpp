@@ -42,6 +42,7 @@ constexpr Stage kStages[] = {
     {"rewrite_equals", rewrite_equals},
     {"rewrite_dynamic_terms", rewrite_dynamic_terms},
     {"check_recursion", check_recursion},
+    {"check_types", check_types},
     {"check_deprecated_builtins", check_deprecated_builtins},
 };
 
@@ -87,6 +88,7 @@ CompiledModules compile_modules(const std::vector<const lang::Module*>& modules,
     out.rule_tree = std::move(ctx.owned_trees.rules);
     out.module_tree = std::move(ctx.owned_trees.modules);
     out.rewritten_vars = std::move(ctx.rewritten_vars);
+    out.type_env = std::move(ctx.type_env);
     out.diagnostics = std::move(ctx.diagnostics);
     return out;
 }
@@ -98,6 +100,7 @@ CompiledQuery compile_query(const lang::Body& parsed, const CompiledModules& mod
     ctx.module_tree = modules.module_tree.get();
     ctx.module_rewritten_vars = &modules.rewritten_vars;
     ctx.query = &context;
+    ctx.type_env = modules.type_env;
     lang::Body body = copy_body(parsed);
     name_wildcards(body);
     VarVisitor names;
@@ -125,6 +128,7 @@ CompiledQuery compile_query(const lang::Body& parsed, const CompiledModules& mod
     step([&] { check_undefined_funcs_in(ctx, body); });
     step([&] { body = check_query_safety(ctx, std::move(body)); });
     step([&] { body = rewrite_dynamic_terms_in(ctx.gen, std::move(body)); });
+    step([&] { check_types_in(ctx, body); });
     step([&] { check_deprecated_builtins_in(ctx, body, modules.options.strict); });
     out.body = std::move(body);
     out.rewritten_vars = std::move(ctx.rewritten_vars);

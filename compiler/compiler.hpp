@@ -22,6 +22,10 @@
 
 namespace gavel::compiler {
 
+namespace types {
+struct TypeEnv;
+}
+
 struct CompileOptions {
     bool strict = false;         // OPA's strict mode (unused imports, unused locals, deprecated builtins ...)
     std::size_t max_errors = 10;  // then "error limit reached" (0: no limit); OPA's default
@@ -39,6 +43,7 @@ struct CompiledModules {
     std::unique_ptr<RuleTreeNode> rule_tree;             // root: `data` is its only child
     std::unique_ptr<ModuleTreeNode> module_tree;
     std::map<std::string, std::string> rewritten_vars;  // generated name -> the name as written
+    std::shared_ptr<types::TypeEnv> type_env;            // rules' types, for type checking queries
     lang::Diagnostics diagnostics;
     CompileOptions options;
 

@@ -17,6 +17,10 @@
 
 namespace gavel::compiler {
 
+namespace types {
+struct TypeEnv;
+}
+
 class CompileContext {
 public:
     explicit CompileContext(const CompileOptions& options);
@@ -37,6 +41,11 @@ public:
     // A query's renames are looked up in these too (the modules').
     const std::map<std::string, std::string>* module_rewritten_vars = nullptr;
     const QueryContext* query = nullptr;  // set when compiling a query
+    // What each rule clause refers to (OPA's Graph): set by check_recursion, which
+    // checks it for cycles; check_types takes rules in its order.
+    std::map<const lang::Rule*, std::vector<const lang::Rule*>> rule_graph;
+    // Rules' and builtins' types, set by check_types (for a query: the compiled modules').
+    std::shared_ptr<types::TypeEnv> type_env;
 
     lang::Diagnostics diagnostics;
 

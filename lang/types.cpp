@@ -36,6 +36,18 @@ struct Parser {
         return std::string(s.substr(start, i - start));
     }
 
+    // An argument's `name:` prefix, if there is one (else nothing is consumed).
+    std::string name() {
+        skip();
+        std::size_t end = i;
+        while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_' || s[end] == ' ')) ++end;
+        if (end == i || end >= s.size() || s[end] != ':') return {};
+        std::string_view n = s.substr(i, end - i);
+        while (!n.empty() && n.back() == ' ') n.remove_suffix(1);
+        i = end + 1;
+        return std::string(n);
+    }
+
     std::optional<Type> type() {
         auto first = primary();
         if (!first) return std::nullopt;
@@ -158,12 +170,14 @@ std::optional<Signature> parse_signature(std::string_view text, std::string& err
         sig.variadic = std::move(*v);
     } else if (!p.eat(")")) {
         do {
+            std::string name = p.name();
             auto a = p.type();
             if (!a) {
                 error = p.error;
                 return std::nullopt;
             }
             sig.args.push_back(std::move(*a));
+            sig.arg_names.push_back(std::move(name));
         } while (p.eat(","));
         if (!p.expect(")")) {
             error = p.error;
@@ -171,6 +185,7 @@ std::optional<Signature> parse_signature(std::string_view text, std::string& err
         }
     }
     if (p.eat("=>")) {
+        sig.result_name = p.name();
         auto r = p.type();
         if (!r) {
             error = p.error;
@@ -224,11 +239,5 @@ std::string to_string(const Type& t) {
     return "any";
 }
 
-std::string args_string(const Signature& s) {
-    std::string out = "(";
-    for (std::size_t i = 0; i < s.args.size(); ++i) out += (i ? ", " : "") + to_string(s.args[i]);
-    if (s.variadic) out += (s.args.empty() ? "" : ", ") + to_string(*s.variadic) + "...";
-    return out + ")";
-}
 
 }  // namespace gavel::lang

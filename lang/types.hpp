@@ -3,7 +3,8 @@
 // compact notation, parsed once at startup. The compiler checks calls against
 // them; `gavel capabilities` prints them as OPA's type declarations.
 //
-//   signature := "(" [type ("," type)*] ")" ["=>" type]   |   "(" "..." type ")"  (variadic)
+//   signature := "(" [arg ("," arg)*] ")" ["=>" arg]   |   "(" "..." type ")"  (variadic)
+//   arg       := [name ":"] type                           a name as OPA's documentation gives it
 //   type      := primary ("|" primary)*                    a union: OPA's any-of
 //              | anyof(T1, T2 ...)                         the same, also for one member
 //   primary   := any | null | boolean | number | string
@@ -11,7 +12,8 @@
 //              | [T1, T2, ...T]                             static array (optional dynamic tail)
 //              | {"k": T, *K: V}                            static object (optional dynamic part)
 //
-// e.g. count is `(string | array[any] | object[any: any] | set[any]) => number`.
+// e.g. count is `(collection: string | array[any] | object[any: any] | set[any]) => n: number`.
+// A name is letters, digits, `_` and spaces (time.format's result is "formatted timestamp").
 
 #include <memory>
 #include <optional>
@@ -45,6 +47,10 @@ struct Signature {
     std::vector<Type> args;
     std::optional<Type> result;    // none: the builtin has no result (print)
     std::optional<Type> variadic;  // print: any number of operands of this type
+    // OPA's names of the operands and the result ("" where unnamed); type
+    // errors show them: `want: (collection: any<...>)`.
+    std::vector<std::string> arg_names;  // one per args entry
+    std::string result_name;
 };
 
 // nullopt with `error` set (what and where) on a malformed signature.
@@ -58,7 +64,5 @@ namespace gavel::lang {
 // A type as OPA prints it in messages: "number", "array[any]", "array<number, string>",
 // "object[string: any]", "object<a: number>", "set[any]", "any<number, string>".
 std::string to_string(const Type& t);
-// A signature's operands as OPA prints them: "(number, any<set[any], string>)".
-std::string args_string(const Signature& s);
 
 }  // namespace gavel::lang

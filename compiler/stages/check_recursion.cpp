@@ -87,6 +87,7 @@ void check_recursion(CompileContext& ctx) {
                 return;
         }
     }
+    ctx.rule_graph = std::move(graph);  // for check_types' order
 }
 
 }  // namespace gavel::compiler

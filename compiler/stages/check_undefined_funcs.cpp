@@ -1,6 +1,7 @@
 // Stage: every call names a known function with the right number of
 // operands (OPA's checkUndefinedFuncs): "undefined function f", and for a
-// builtin "count: arity mismatch" with what was given and what it takes.
+// builtin "count: arity mismatch" with what was given and what it takes
+// (`have: (number, number)`, `want: (collection: any<...>)`).
 // A call may pass one operand more than the arity: the output variable.
 
 #include <fmt/format.h>
@@ -9,7 +10,8 @@
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/walk.hpp"
 #include "compiler/stages/stages.hpp"
-#include "lang/types.hpp"
+#include "compiler/types/builtin_types.hpp"
+#include "compiler/types/checker.hpp"
 
 namespace gavel::compiler {
 
@@ -17,28 +19,6 @@ using lang::Term;
 using lang::TermKind;
 
 namespace {
-
-// What is known of an operand's type before type checking: constants' shapes.
-std::string operand_type(const Term& t) {
-    switch (t.kind) {
-        case TermKind::Null: return "null";
-        case TermKind::Boolean: return "boolean";
-        case TermKind::Number: return "number";
-        case TermKind::String:
-        case TermKind::Template: return "string";
-        case TermKind::Array: {
-            if (t.elems.empty()) return "array[any]";
-            std::string out = "array<";
-            for (std::size_t i = 0; i < t.elems.size(); ++i) out += (i ? ", " : "") + operand_type(*t.elems[i]);
-            return out + ">";
-        }
-        case TermKind::Set: return t.elems.empty() ? "set[any]" : "set[" + operand_type(*t.elems[0]) + "]";
-        case TermKind::Object: return t.items.empty() ? "object[any: any]" : "object";
-        default:
-            if (is_ref_to(t, "input")) return "any";
-            return "???";
-    }
-}
 
 std::string display_ref(const CompileContext& ctx, const Term& op) {
     auto copy = std::make_shared<Term>(op);
@@ -54,12 +34,15 @@ std::string display_ref(const CompileContext& ctx, const Term& op) {
 lang::Diagnostic arity_error(const CompileContext& ctx, const lang::Expr& e, const Term& op, int want, std::size_t have) {
     std::string name = display_ref(ctx, op);
     if (const lang::BuiltinDecl* b = ctx.builtin(dotted_name(op))) {
-        std::string given = "(";
-        for (std::size_t i = 1; i < e.term->elems.size(); ++i) given += (i > 1 ? ", " : "") + operand_type(*e.term->elems[i]);
-        given += ")";
-        return lang::Diagnostic::at(e.loc, lang::codes::type_error,
-                                    fmt::format("{}: arity mismatch\n\thave: {}\n\twant: {}", name, given,
-                                                lang::args_string(b->signature)));
+        // As OPA: the operands' types as known before type checking (builtins
+        // only: a ref into data or input is `any`, a variable unknown), and the
+        // builtin's arguments with their names.
+        types::EnvPtr env = types::builtin_env(ctx.options.custom_builtins);
+        types::Checker checker([&ctx](const std::string& v) { return ctx.original_name(v); });
+        std::vector<types::TypePtr> operands;
+        for (std::size_t i = 1; i < e.term->elems.size(); ++i) operands.push_back(checker.type_of(env, *e.term->elems[i]));
+        types::TypePtr fn = types::function_type(*b);
+        return types::arg_error(e.loc, name, "arity mismatch", operands, types::args_string(*fn, true)).diagnostic();
     }
     return lang::Diagnostic::at(e.loc, lang::codes::type_error,
                                 fmt::format("function {} has arity {}, got {} argument{}", name, want, have, have == 1 ? "" : "s"));

@@ -32,6 +32,14 @@ else
     echo "FAIL compile errors, exact output"; failures=$((failures + 1))
 fi
 
+# Type errors as OPA words them: have/want with argument names, undefined refs, match errors.
+expect "type errors exit 1" 1 "$gavel" check test/e2e/fixtures/check-types
+if diff -u test/e2e/fixtures/check-types/types.expected /tmp/gavel_e2e_err.$$; then
+    echo "ok   type errors, exact output"
+else
+    echo "FAIL type errors, exact output"; failures=$((failures + 1))
+fi
+
 expect "v0 example in v0 mode" 0 "$gavel" check --v0-compatible examples/admission
 expect "v1 example" 0 "$gavel" check examples/admission-v1
 expect "v0 example in v1 mode: its .manifest says rego_version 0" 0 "$gavel" check examples/admission
