@@ -78,7 +78,10 @@ std::pair<EnvPtr, TypeErrors> Checker::check_body(const EnvPtr& parent, const la
 }
 
 void Checker::check_rule(const EnvPtr& global, const lang::Rule& rule, const Term& path, TypeErrors& out) {
-    auto [body_env, errors] = check_body(wrap(global), rule.body);
+    auto checked = check_body(wrap(global), rule.body);
+    // Named, not a structured binding: lambdas below capture it.
+    const EnvPtr body_env = checked.first;
+    const auto& errors = checked.second;
     std::vector<std::string> keys;
     for (std::size_t i = 0; i < part_count(path); ++i) keys.push_back(node_key(part(path, i)));
     if (!errors.empty()) {
