@@ -337,6 +337,21 @@ bool report_too_deep(ParseState& st, const std::optional<Location>& deep, const 
     return false;
 }
 
+std::size_t path_parts(const Term& path) { return path.kind == TermKind::Ref ? path.elems.size() : 1; }
+
+// A rule's path (package and head) is as deep as the data tree it builds, and
+// trees are walked recursively: its length is bounded like AST depth.
+bool report_path_too_long(ParseState& st, const char* start, const Module& module, const Rule& rule,
+                          const ParseOptions& options) {
+    std::size_t package_parts = module.package.path ? path_parts(*module.package.path) : 0;
+    if (package_parts > options.max_depth) return false;  // the package was reported
+    std::size_t parts = package_parts + (rule.head.ref ? path_parts(*rule.head.ref) : 0);
+    if (parts <= options.max_depth) return true;
+    st.error(start, fmt::format("rule path (package and head) has {} parts, more than the limit of {}", parts,
+                                options.max_depth));
+    return false;
+}
+
 }  // namespace
 
 ModuleResult parse_module(std::string file, std::string text, const ParseOptions& options) {
@@ -371,6 +386,9 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             Package pkg;
             ok = grammar::parse_package(p, st.end, st, pkg);
             if (ok) {
+                if (std::size_t parts = path_parts(*pkg.path); parts > options.max_depth)
+                    st.error(start, fmt::format("package path has {} parts, more than the limit of {}", parts,
+                                                options.max_depth));
                 module.package = std::move(pkg);
                 have_package = true;
             } else if (word != "package") {
@@ -400,7 +418,8 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                     p = resume_point(st, start, p);
                     continue;
                 }
-                if (report_too_deep(st, find_too_deep(rule, options.max_depth), options)) {
+                if (report_too_deep(st, find_too_deep(rule, options.max_depth), options) &&
+                    report_path_too_long(st, start, module, rule, options)) {
                     normalize_rule(st, rule);
                     module.rules.push_back(std::move(rule));
                 }

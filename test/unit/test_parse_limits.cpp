@@ -153,3 +153,30 @@ TEST_CASE("deep trees built by hand are released without recursion") {
     }
     CHECK(rule.else_rule);
 }
+
+TEST_CASE("a rule path deeper than the depth limit is refused: the data tree it builds is walked recursively") {
+    auto dotted = [](const std::string& first, std::size_t parts) {
+        std::string out = first;
+        for (std::size_t i = 1; i < parts; ++i) out += ".b" + std::to_string(i);
+        return out;
+    };
+    // p and 999 head parts: 1,000 parts, the limit itself.
+    CHECK(parse_module("m.rego", "package p\n" + dotted("a", 999) + " := 1\n").ok());
+    CHECK_FALSE(parse_module("m.rego", "package p\n" + dotted("a", 1000) + " := 1\n").ok());
+    auto head = parse_module("m.rego", "package p\n" + dotted("a", 20000) + " := 1\n");
+    REQUIRE_FALSE(head.ok());
+    REQUIRE(head.diagnostics.size() == 1);
+    CHECK(head.diagnostics.items()[0].line == 2);
+    CHECK(head.diagnostics.items()[0].message ==
+          "rule path (package and head) has 20001 parts, more than the limit of 1000");
+
+    // A long package is reported once, at the package.
+    auto pkg = parse_module("m.rego", "package " + dotted("p", 5000) + "\nx := 1\ny := 2\n");
+    REQUIRE_FALSE(pkg.ok());
+    REQUIRE(pkg.diagnostics.size() == 1);
+    CHECK(pkg.diagnostics.items()[0].line == 1);
+    CHECK(pkg.diagnostics.items()[0].message == "package path has 5000 parts, more than the limit of 1000");
+
+    // A long ref in a body builds no tree: it is not limited.
+    CHECK(parse_module("m.rego", "package p\nx := " + dotted("input", 20000) + "\n").ok());
+}
