@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ast/term_string.hpp"
+#include "compiler/ast/walk.hpp"
 #include "compiler/compiler.hpp"
 #include "lang/parse.hpp"
 
@@ -58,6 +59,42 @@ inline CompileOutcome compile_text(const std::vector<std::string>& texts, compil
 
 inline CompileOutcome compile_text(const std::string& text, compiler::CompileOptions options = {}, bool v0 = false) {
     return compile_text(std::vector<std::string>{text}, options, v0);
+}
+
+// The errors of one module ("row:col code: message" lines; empty: it compiles).
+inline std::string errors_of(const std::string& text, bool v0 = false) { return compile_text(text, {}, v0).errors; }
+
+// The rules of one module after every stage, one clause per line; the errors if it does not compile.
+inline std::string rules_of(const std::string& text, bool v0 = false) {
+    auto out = compile_text(text, {}, v0);
+    return out.errors.empty() ? out.rules : "ERRORS: " + out.errors;
+}
+
+// A query compiled against modules: its body after the query stages, or its errors.
+inline std::string query_of(const std::string& query, const std::vector<std::string>& modules = {},
+                            compiler::QueryContext context = {}) {
+    std::vector<lang::Module> parsed;
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+        auto r = lang::parse_module("m" + std::to_string(i) + ".rego", modules[i]);
+        if (!r.ok()) return "PARSE: " + r.diagnostics.format();
+        parsed.push_back(std::move(*r.module));
+    }
+    std::vector<const lang::Module*> list;
+    for (const auto& m : parsed) list.push_back(&m);
+    auto compiled = compiler::compile_modules(list, {});
+    if (!compiled.ok()) return "MODULES: " + compiled.diagnostics.format();
+    auto q = lang::parse_query(query);
+    if (!q.ok()) return "PARSE: " + q.diagnostics.format();
+    auto result = compiler::compile_query(q.body, compiled, context);
+    // Captured values ($termN) would print as `_`, as OPA prints them: show them as termN.
+    compiler::walk_terms_in_body(result.body, [](lang::Term& t) {
+        if (t.kind == lang::TermKind::Var && t.text.rfind("$term", 0) == 0) t.text = t.text.substr(1);
+        return false;
+    });
+    std::string out;
+    for (const auto& d : result.diagnostics)
+        out += std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.code + ": " + d.message + "\n";
+    return out.empty() ? compiler::to_string(result.body) : "ERRORS: " + out;
 }
 
 }  // namespace gavel::test

@@ -1,0 +1,18 @@
+// Stage check_deprecated_builtins: deprecated builtins in v1 modules and in strict mode.
+
+#include <doctest/doctest.h>
+
+#include "test/unit/compiler/compile_helpers.hpp"
+
+using gavel::test::compile_text;
+using gavel::test::errors_of;
+
+TEST_CASE("check_deprecated_builtins: refused in v1, allowed in v0 unless strict") {
+    CHECK(errors_of("package p\np if { any([true]) }\n") ==
+          "2:8 rego_type_error: deprecated built-in function calls in expression: any\n");
+    CHECK(errors_of("package p\np { any([true]) }\n", true).empty());
+    gavel::compiler::CompileOptions strict;
+    strict.strict = true;
+    CHECK(compile_text("package p\np { re_match(\"a\", \"a\") }\n", strict, true).errors ==
+          "2:5 rego_type_error: deprecated built-in function calls in expression: re_match\n");
+}

@@ -1,0 +1,22 @@
+// Stage check_undefined_funcs: calls name known functions with the right number of operands.
+
+#include <doctest/doctest.h>
+
+#include "test/unit/compiler/compile_helpers.hpp"
+
+using gavel::test::errors_of;
+
+TEST_CASE("check_undefined_funcs: unknown functions") {
+    CHECK(errors_of("package p\np if { f(1) }\n") == "2:8 rego_type_error: undefined function f\n");
+    CHECK(errors_of("package p\np if { x := foo.bar(1); x }\n") == "2:13 rego_type_error: undefined function foo.bar\n");
+}
+
+TEST_CASE("check_undefined_funcs: too many or too few operands (one more is the output)") {
+    CHECK(errors_of("package p\np if { count(1, 2, 3) }\n") ==
+          "2:8 rego_type_error: count: arity mismatch\n\thave: (number, number, number)\n"
+          "\twant: (collection: any<string, array[any], object[any: any], set[any]>)\n");
+    CHECK(errors_of("package p\nx := abs(-9, 10)\n").find("abs: arity mismatch") != std::string::npos);
+    CHECK(errors_of("package p\nf(a, b) := a\np if { f(1) }\n") ==
+          "3:8 rego_type_error: function data.p.f has arity 2, got 1 argument\n");
+    CHECK(errors_of("package p\np if { count([1], n); n == 1 }\n").empty());
+}

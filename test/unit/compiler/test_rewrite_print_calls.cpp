@@ -1,0 +1,21 @@
+// Stage rewrite_print_calls: each print operand in a comprehension of its own.
+
+#include <doctest/doctest.h>
+
+#include "test/unit/compiler/compile_helpers.hpp"
+
+using gavel::test::errors_of;
+using gavel::test::rules_of;
+
+TEST_CASE("rewrite_print_calls: an undefined operand prints <undefined> instead of ending the body") {
+    CHECK(rules_of("package p\np if { print(\"x is\", input.x) }\n") ==
+          "p = true if { __local2__ = {__local0__ | __local0__ = \"x is\"}; __local3__ = {__local1__ | __local1__ = input.x}; "
+          "internal.print([__local2__, __local3__]) }\n");
+}
+
+TEST_CASE("rewrite_print_calls: an operand using a variable nothing binds before it is undeclared") {
+    CHECK(errors_of("package p\np if { print(y) }\n") == "2:14 rego_compile_error: var y is undeclared\n");
+    // Declared after the print: rewrite_local_vars, which runs first, finds it referenced above.
+    CHECK(errors_of("package p\np if { print(x); x := 1 }\n") == "2:18 rego_compile_error: var x referenced above\n");
+    CHECK(errors_of("package p\np if { x := 1; print(x) }\n").empty());
+}
