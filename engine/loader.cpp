@@ -337,8 +337,9 @@ std::string describe(const lang::Diagnostic& d) {
         // OPA's parse error details: the line without leading tabs, a caret under the column.
         std::size_t tabs = d.source_line.find_first_not_of('\t');
         if (tabs == std::string::npos) tabs = d.source_line.size();
-        long indent = static_cast<long>(d.col) - 1 - static_cast<long>(tabs);
-        out += "\n\t" + d.source_line.substr(tabs) + "\n\t" + std::string(indent > 0 ? indent : 0, ' ') + "^";
+        uint32_t col = d.col > tabs ? d.col - static_cast<uint32_t>(tabs) : 1;
+        lang::LineExcerpt shown = lang::excerpt_line(std::string_view(d.source_line).substr(tabs), col);
+        out += "\n\t" + shown.text + "\n\t" + std::string(shown.caret, ' ') + "^";
     }
     return out;
 }

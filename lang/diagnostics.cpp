@@ -21,14 +21,37 @@ std::string Diagnostic::headline() const {
     return fmt::format("{}:{}:{}: {}: {}", file, line, col, code, message);
 }
 
+namespace {
+
+bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+}  // namespace
+
+LineExcerpt excerpt_line(std::string_view line, uint32_t col, std::size_t width) {
+    std::size_t at = col > 0 ? std::min<std::size_t>(col - 1, line.size()) : 0;
+    if (line.size() <= width) return {std::string(line), at};
+    // Cut on character boundaries, a third of the width before the column.
+    std::size_t begin = at > width / 3 ? at - width / 3 : 0;
+    while (begin > 0 && utf8_continuation(line[begin])) --begin;
+    std::size_t end = std::min(line.size(), begin + width);
+    while (end < line.size() && utf8_continuation(line[end])) ++end;
+    LineExcerpt out;
+    if (begin > 0) out.text = "...";
+    out.caret = out.text.size() + (at - begin);
+    out.text.append(line.substr(begin, end - begin));
+    if (end < line.size()) out.text += "...";
+    return out;
+}
+
 std::string Diagnostic::pretty() const {
     std::string out = headline();
     if (source_line.empty()) return out;
+    LineExcerpt shown = excerpt_line(source_line, col);
     // Tabs are kept in the padding so the caret lines up in any tab width.
     std::string pad;
-    for (uint32_t i = 1; i < col && i - 1 < source_line.size(); ++i)
-        pad.push_back(source_line[i - 1] == '\t' ? '\t' : ' ');
-    fmt::format_to(std::back_inserter(out), "\n\t{}\n\t{}^", source_line, pad);
+    for (std::size_t i = 0; i < shown.caret && i < shown.text.size(); ++i)
+        pad.push_back(shown.text[i] == '\t' ? '\t' : ' ');
+    fmt::format_to(std::back_inserter(out), "\n\t{}\n\t{}^", shown.text, pad);
     return out;
 }
 

@@ -36,6 +36,16 @@ struct Diagnostic {
     std::string pretty() const;
 };
 
+// What of a source line an error shows: long lines (generated or minified
+// policies) are cut to at most `width` bytes around the column, with "..."
+// where they were cut, so the caret stays in view. `caret` is the column's
+// byte offset in `text`.
+struct LineExcerpt {
+    std::string text;
+    std::size_t caret = 0;
+};
+LineExcerpt excerpt_line(std::string_view line, uint32_t col, std::size_t width = 160);
+
 class Diagnostics {
 public:
     void add(Diagnostic d) { items_.push_back(std::move(d)); }

@@ -36,3 +36,38 @@ TEST_CASE("line and column from offsets") {
     CHECK(s.line_text(3) == "");
     CHECK(s.line_text(9) == "");
 }
+
+TEST_CASE("a long source line is cut around the column, on character boundaries, so the caret stays in view") {
+    using gavel::lang::excerpt_line;
+    auto short_line = excerpt_line("x := 1", 6);
+    CHECK(short_line.text == "x := 1");
+    CHECK(short_line.caret == 5);
+
+    std::string long_line = "x := " + std::string(5000, 'a') + "!" + std::string(5000, 'b');
+    auto cut = excerpt_line(long_line, 5006);  // the '!'
+    CHECK(cut.text.size() <= 160 + 6);
+    CHECK(cut.text.rfind("...", 0) == 0);
+    CHECK(cut.text.substr(cut.text.size() - 3) == "...");
+    CHECK(cut.text[cut.caret] == '!');
+
+    // Near the start: nothing cut before.
+    auto start = excerpt_line(long_line, 3);
+    CHECK(start.text.rfind("x := a", 0) == 0);
+    CHECK(start.caret == 2);
+
+    // Multi-byte characters are never split.
+    std::string wide;
+    for (int i = 0; i < 500; ++i) wide += "\xc3\xa9";  // é
+    auto utf8 = excerpt_line(wide, 501);
+    std::string body = utf8.text.substr(3, utf8.text.size() - 6);
+    CHECK(body.size() % 2 == 0);
+    CHECK(static_cast<unsigned char>(body[0]) == 0xc3);
+
+    gavel::lang::Diagnostic d;
+    d.code = "rego_parse_error";
+    d.message = "m";
+    d.line = 1;
+    d.col = 5006;
+    d.source_line = long_line;
+    CHECK(d.pretty().size() < 400);
+}
