@@ -8,15 +8,13 @@
 #include <array>
 #include <cctype>
 #include <cstring>
-#include <iostream>
 
 #include "runtime/json.hpp"
 #include "runtime/stack_limit.hpp"
 #include "runtime/unaligned_load.hpp"
-#include "runtime/value_format.hpp"
+#include "runtime/value_format.hpp"  // set_path
 
 namespace gavel::eval {
-using gavel::format_value;
 using gavel::set_path;
 
 namespace {
@@ -588,7 +586,6 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
         case TermOp::ArrayCompr:
         case TermOp::SetCompr:
         case TermOp::ObjectCompr: eval_comprehension(f, t, k); return;
-        case TermOp::Template: eval_template(f, t, k); return;
     }
 }
 
@@ -619,33 +616,6 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
         return;
     }
     k(t.op == TermOp::ArrayCompr ? array.build() : set.build());
-}
-
-void Evaluator::eval_template(Frame& f, const PTerm& t, ValueCont k) {
-    std::string out;
-    for (const auto& part : t.elems) {
-        if (part.op == TermOp::Const && part.value.is_string()) {
-            out += part.value.as_string();
-            continue;
-        }
-        std::optional<Value> first;
-        eval_term(f, part, [&](const Value& v) {
-            if (!first) first = v;
-        });
-        if (part.template_part && first) {
-            // A part with `with`: a one-element array when defined.
-            auto elems = first->array_elements();
-            first = elems.empty() ? std::optional<Value>() : std::optional<Value>(elems[0]);
-        }
-        if (!first) {
-            out += "<undefined>";
-        } else if (first->is_string()) {
-            out += first->as_string();
-        } else {
-            out += format_value(*first);
-        }
-    }
-    k(Value::string(out));
 }
 
 // ---- references ---------------------------------------------------------------------
@@ -1109,22 +1079,6 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
 void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
     ValueList acc;
     const Callee& callee = *call.callee;
-    if (callee.name == "print" && !callee.builtin && !callee.function) {
-        // print: every argument, undefined ones shown as <undefined>; never fails.
-        std::string line;
-        for (std::size_t i = 0; i < call.elems.size(); ++i) {
-            std::optional<Value> v;
-            eval_term(f, call.elems[i], [&](const Value& x) {
-                if (!v) v = x;
-            });
-            if (i) line += " ";
-            line += !v ? "<undefined>" : v->is_string() ? std::string(v->as_string()) : format_value(*v);
-        }
-        if (settings_.print) settings_.print(line);
-        else std::cerr << line << "\n";
-        k(Value::boolean(true));
-        return;
-    }
     // `foo == input.foos[foo]`: an argument that is a still unbound variable is
     // taken after the others, whose refs may bind it.
     bool deferred = false;

@@ -94,7 +94,6 @@ private:
     void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
-    void eval_template(Frame& f, const PTerm& t, ValueCont k);
     void eval_with(Frame& f, const PExpr& e, Cont k);
     bool first_solution(Frame& f, FunctionRef<void(Cont)> search);
 

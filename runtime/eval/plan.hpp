@@ -36,7 +36,6 @@ enum class TermOp : uint8_t {
     ArrayCompr,   // elems[0] = value, body
     SetCompr,     // elems[0] = value, body
     ObjectCompr,  // elems[0] = key, elems[1] = value, body
-    Template,     // elems = parts: String consts, terms, or ArrayCompr wrappers for parts with `with`
 };
 
 struct Callee {
@@ -71,7 +70,6 @@ struct PTerm {
     std::shared_ptr<const Callee> callee;
     std::shared_ptr<PBody> body;
     lang::Location loc;
-    bool template_part = false;  // ArrayCompr wrapping a template part that has `with`
 };
 
 // A pair of its own rather than std::pair<PTerm, PTerm> inside PTerm:
