@@ -825,26 +825,6 @@ private:
     }
 };
 
-const char* type_name(TermKind k) {
-    switch (k) {
-        case TermKind::Null: return "null";
-        case TermKind::Boolean: return "boolean";
-        case TermKind::Number: return "number";
-        case TermKind::String: return "string";
-        case TermKind::Var: return "var";
-        case TermKind::Ref: return "ref";
-        case TermKind::Array: return "array";
-        case TermKind::Set: return "set";
-        case TermKind::Object: return "object";
-        case TermKind::ArrayComprehension: return "arraycomprehension";
-        case TermKind::SetComprehension: return "setcomprehension";
-        case TermKind::ObjectComprehension: return "objectcomprehension";
-        case TermKind::Call: return "call";
-        case TermKind::Template: return "templatestring";
-    }
-    return "unknown";
-}
-
 // ---------------------------------------------------------------------------
 // METADATA blocks -> OPA's Annotations JSON (keys sorted as Go writes a map).
 
@@ -995,7 +975,7 @@ private:
         w.begin_object();
         location(t->loc);
         w.key("type");
-        w.string(type_name(t->kind));
+        w.string(value_name(t->kind));
         w.key("value");
         value(*t);
         w.end_object();
@@ -1384,7 +1364,7 @@ private:
             case TermKind::Ref:
             case TermKind::Array:
             case TermKind::Call:
-                line(d, type_name(t->kind));
+                line(d, value_name(t->kind));
                 for (const auto& e : t->elems) term(e, d + 1);
                 break;
             case TermKind::Set:
@@ -1400,7 +1380,7 @@ private:
                 break;
             case TermKind::ArrayComprehension:
             case TermKind::SetComprehension:
-                line(d, type_name(t->kind));
+                line(d, value_name(t->kind));
                 term(t->value, d + 1);
                 body(t->body.get(), d + 1);
                 break;

@@ -111,6 +111,16 @@ bool requires_eval(const Term& t) {
     }
 }
 
+bool head_may_have_vars(const lang::RuleHead& h) {
+    for (const auto& a : h.args)
+        if (!is_scalar(*a)) return true;
+    if (h.key && !is_scalar(*h.key)) return true;
+    if (h.value && !is_scalar(*h.value)) return true;
+    for (std::size_t i = 1; i < h.ref->elems.size(); ++i)
+        if (!is_scalar(*h.ref->elems[i])) return true;
+    return false;
+}
+
 namespace {
 
 bool term_contains_closure(const Term& t) {

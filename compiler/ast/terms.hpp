@@ -16,6 +16,9 @@ bool is_constant(const lang::Term& t);  // no variables, refs, calls or comprehe
 bool is_comprehension(const lang::Term& t);
 // OPA's requiresEval: contains a ref or a comprehension (anywhere inside).
 bool requires_eval(const lang::Term& t);
+
+// Whether anything in a rule head (arguments, key, value, ref parts after the first) is not a scalar.
+bool head_may_have_vars(const lang::RuleHead& h);
 bool contains_closure(const lang::Expr& e);  // a comprehension, every, not {...}, and/or, template
 
 // A ref rooted at `data` or `input` (a bare `input` counts).

@@ -488,16 +488,6 @@ void rewrite_args(VarGenerator& gen, Scopes& scopes, lang::RuleHead& head, lang:
     for (auto& a : head.args) walk(a);
 }
 
-bool head_may_have_vars(const lang::RuleHead& h) {
-    for (const auto& a : h.args)
-        if (!is_scalar(*a)) return true;
-    if (h.key && !is_scalar(*h.key)) return true;
-    if (h.value && !is_scalar(*h.value)) return true;
-    for (std::size_t i = 1; i < h.ref->elems.size(); ++i)
-        if (!is_scalar(*h.ref->elems[i])) return true;
-    return false;
-}
-
 void replace_declared(TermPtr& t, const std::map<std::string, std::string>& declared) {
     walk_terms(*t, [&](Term& x) {
         if (x.kind == TermKind::Var)

@@ -275,6 +275,21 @@ std::optional<TypeError> Checker::check_equality(const EnvPtr& env, const lang::
 
 // ---- unification -------------------------------------------------------------------
 
+// A composite term against `any` (each element is any) or a union (some member must fit).
+bool Checker::unify1_any(const EnvPtr& env, const Term& t, const TypePtr& tpe) {
+    if (tpe->elems.empty()) {
+        for (const auto& e : t.elems) unify1(env, *e, A, true);
+        for (const auto& [k, v] : t.items) {
+            unify1(env, *k, A, true);
+            unify1(env, *v, A, true);
+        }
+        return true;
+    }
+    bool any = false;
+    for (const auto& m : tpe->elems) any = unify1(env, t, m, true) || any;
+    return any;
+}
+
 bool Checker::unify1(const EnvPtr& env, const Term& t, const TypePtr& tpe, bool join) {
     switch (shape(t)) {
         case Shape::Array:
@@ -284,15 +299,7 @@ bool Checker::unify1(const EnvPtr& env, const Term& t, const TypePtr& tpe, bool 
                     if (!unify1(env, *t.elems[i], element_type(tpe, i), join)) return false;
                 return true;
             }
-            if (is(tpe, Kind::Any)) {
-                if (tpe->elems.empty()) {
-                    for (const auto& e : t.elems) unify1(env, *e, A, true);
-                    return true;
-                }
-                bool any = false;
-                for (const auto& m : tpe->elems) any = unify1(env, t, m, true) || any;
-                return any;
-            }
+            if (is(tpe, Kind::Any)) return unify1_any(env, t, tpe);
             return false;
         case Shape::Object:
             if (is(tpe, Kind::Object)) {
@@ -309,18 +316,7 @@ bool Checker::unify1(const EnvPtr& env, const Term& t, const TypePtr& tpe, bool 
                 }
                 return true;
             }
-            if (is(tpe, Kind::Any)) {
-                if (tpe->elems.empty()) {
-                    for (const auto& [k, v] : t.items) {
-                        unify1(env, *k, A, true);
-                        unify1(env, *v, A, true);
-                    }
-                    return true;
-                }
-                bool any = false;
-                for (const auto& m : tpe->elems) any = unify1(env, t, m, true) || any;
-                return any;
-            }
+            if (is(tpe, Kind::Any)) return unify1_any(env, t, tpe);
             return false;
         case Shape::Set:
             if (is(tpe, Kind::Set)) {
@@ -329,15 +325,7 @@ bool Checker::unify1(const EnvPtr& env, const Term& t, const TypePtr& tpe, bool 
                     if (!unify1(env, *e, of, join)) return false;
                 return true;
             }
-            if (is(tpe, Kind::Any)) {
-                if (tpe->elems.empty()) {
-                    for (const auto& e : t.elems) unify1(env, *e, A, true);
-                    return true;
-                }
-                bool any = false;
-                for (const auto& m : tpe->elems) any = unify1(env, t, m, true) || any;
-                return any;
-            }
+            if (is(tpe, Kind::Any)) return unify1_any(env, t, tpe);
             return false;
         case Shape::Var: {
             std::string key = node_key(t);
