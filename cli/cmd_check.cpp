@@ -16,6 +16,7 @@ namespace {
 struct CheckOptions {
     std::vector<std::string> paths;
     bool v0_compatible = false;
+    bool strict = false;
 };
 
 int run_check(const CheckOptions& opts) {
@@ -51,6 +52,7 @@ int run_check(const CheckOptions& opts) {
     if (all.empty()) {
         EngineOptions engine_options;
         engine_options.v0_compatible = opts.v0_compatible;
+        engine_options.strict = opts.strict;
         Engine engine(engine_options);
         for (auto& [file, text, v0] : modules) all.append(engine.add_policy(file, std::move(text), {.v0_compatible = v0}));
         if (all.empty()) all.append(engine.check());
@@ -67,6 +69,7 @@ void add_check_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("check", "Check Rego source files for errors");
     cmd->add_option("paths", opts->paths, "Files or directories")->required();
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse the pre-1.0 Rego dialect");
+    cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->callback([opts] { exit_status() = run_check(*opts); });
 }
 

@@ -84,6 +84,7 @@ struct EvalCliOptions {
     bool v0_compatible = false;
     bool allow_net = false;
     bool strict_builtin_errors = false;
+    bool strict = false;
     bool fail = false;
     bool fail_defined = false;
     std::string timeout;
@@ -512,6 +513,7 @@ int run_eval(const EvalCliOptions& opts) {
 
     EngineOptions engine_options;
     engine_options.v0_compatible = opts.v0_compatible;
+    engine_options.strict = opts.strict;
     engine_options.allow_net = opts.allow_net;
     Engine engine(engine_options);
 
@@ -576,6 +578,7 @@ void add_eval_command(CLI::App& app) {
     cmd->add_flag("--allow-net", opts->allow_net, "Let http.send reach the network (off: \"unallowed host\" errors)");
     // OPA 0.x scripts pass --v1-compatible; v1 is the default here, so it changes nothing.
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
+    cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->add_flag("--strict-builtin-errors", opts->strict_builtin_errors,
                   "Treat the first built-in function error as fatal");
     cmd->add_flag("--fail", opts->fail, "Exit with status 1 when the result is undefined or empty");

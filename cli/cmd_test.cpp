@@ -36,6 +36,7 @@ struct TestCliOptions {
     std::string format = "pretty";
     std::string run;
     bool v0_compatible = false;
+    bool strict = false;
     std::string timeout;
     unsigned parallel = 0;
     bool bench = false;
@@ -126,6 +127,7 @@ int run_test_command(const TestCliOptions& opts) {
     session.paths = opts.paths.empty() ? std::vector<std::string>{"."} : opts.paths;
     session.ignore = opts.ignore;
     session.v0_compatible = opts.v0_compatible;
+    session.strict = opts.strict;
     session.run = opts.run;
     session.count = opts.count;
     session.bench = opts.bench;
@@ -172,6 +174,7 @@ void add_test_command(CLI::App& app) {
     cmd->add_option("-f,--format", opts->format, "Output format: pretty, json, or gobench (pretty, benchmarks named as Go's)")->capture_default_str();
     cmd->add_option("-r,--run", opts->run, "Run only tests whose data.pkg.test_name matches this regular expression");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies in the pre-1.0 Rego dialect");
+    cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->add_option("--timeout", opts->timeout, "Timeout per test as a duration (default 5s, 30s with --bench)");
     cmd->add_option("-t,--target", opts->target, "Runtime to exercise: rego (OPA's wasm target is not supported)");

@@ -38,6 +38,10 @@ struct EngineOptions {
     // `opa eval`, `opa test` and OPA's server compile. OPA's own conformance harness
     // compiles without this check (its cases expect the data to win): off for that only.
     bool check_data_conflicts = true;
+    // OPA's strict mode (`-S`): unused imports, local assignments and function
+    // arguments, duplicate imports, shadowed input/data and deprecated builtins
+    // are errors in every module and query.
+    bool strict = false;
 };
 
 struct ExpressionResult {

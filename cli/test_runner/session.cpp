@@ -116,6 +116,7 @@ SessionResult run_session(const SessionOptions& options) {
 
     EngineOptions engine_options;
     engine_options.v0_compatible = options.v0_compatible;
+    engine_options.strict = options.strict;
     engine_options.number_duplicate_tests = true;
     Engine engine(engine_options);
     lang::Diagnostics load_errors = engine::add_to_engine(engine, std::move(loaded));

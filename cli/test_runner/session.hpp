@@ -16,6 +16,7 @@ struct SessionOptions {
     std::vector<std::string> paths;
     std::vector<std::string> ignore;  // glob patterns matched against file and directory names
     bool v0_compatible = false;
+    bool strict = false;              // compiler strict mode
     std::string run;                  // RE2 pattern matched against data.pkg.test_x; empty: all
     std::chrono::nanoseconds timeout = std::chrono::seconds(5);
     unsigned parallel = 1;

@@ -126,5 +126,12 @@ name="json.patch"; run 0 "$gavel" eval -f raw 'json.patch({"a": 1}, [{"op": "mov
 write sets_test.rego 'package sets_test\n\ntest_set contains 1 if { true }\n\ntest_ok if { true }\n'
 name="test contains"; run 2 "$gavel" test "$work/sets_test.rego" && has "test: a test_ rule in contains form fails" "$out" "data.sets_test.test_set: FAIL"
 
+# ---- strict mode (-S/--strict) in check, eval and test -----------------------------------------
+write strict.rego 'package strict\n\np if {\n\tx := 1\n\ttrue\n}\n'
+name="strict check"; run 0 "$gavel" check "$work/strict.rego" && echo "ok   check: an unused assignment is fine without -S"
+name="strict check -S"; run 1 "$gavel" check -S "$work/strict.rego" && has "check -S: assigned var x unused" "$err" "strict.rego:4:2: rego_compile_error: assigned var x unused"
+name="strict eval"; run 2 "$gavel" eval --strict -f pretty -d "$work/strict.rego" data && has "eval --strict: assigned var x unused" "$err" "rego_compile_error: assigned var x unused"
+name="strict test"; run 1 "$gavel" test --strict "$work/strict.rego" && has "test --strict: assigned var x unused" "$err" "rego_compile_error: assigned var x unused"
+
 if [[ $failures -gt 0 ]]; then echo "$failures failure(s)"; exit 1; fi
 echo "all compiler CLI checks passed"
