@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite: unit, e2e
-# and conformance tests in a release build, then the unit tests and the
-# conformance suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# and conformance tests and the committed fuzz corpus in a release build, then
+# the unit tests, the conformance suite and the fuzz corpus again under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -16,7 +17,7 @@ if [[ ! -f build-asan/build.ninja ]]; then
   meson setup build-asan -Dsanitizers=true -Doptimization=1 -Ddebug=false -Db_ndebug=false \
     -Dbenchmarks=false -Dcpp_args=-g1
 fi
-meson compile -C build-asan test/unit/unit_tests test/conformance/conformance_runner
+meson compile -C build-asan test/unit/unit_tests test/conformance/conformance_runner test/fuzz_compile_replay
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  meson test -C build-asan --no-rebuild --print-errorlogs --num-processes 2 --suite unit --suite conformance
+  meson test -C build-asan --no-rebuild --print-errorlogs --num-processes 2 --suite unit --suite conformance --suite fuzz-corpus
 scripts/summarize-tests.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
