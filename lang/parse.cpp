@@ -60,7 +60,7 @@ std::string describe_token(const char* p, const char* end) {
     return std::string(1, *p);
 }
 
-std::string join_expected(const std::vector<std::string>& expected) {
+std::string join_expected(const std::vector<std::string_view>& expected) {
     std::string out;
     for (std::size_t i = 0; i < expected.size(); ++i) {
         if (i > 0) out += i + 1 == expected.size() ? " or " : ", ";
@@ -85,7 +85,7 @@ void report_syntax_error(ParseState& st, const char* fallback) {
         message += ": expected " + join_expected(st.expected);
     } else if (!st.expected.empty()) {
         // Many things could continue an expression; the closers and separators are what people forgot.
-        std::vector<std::string> structural;
+        std::vector<std::string_view> structural;
         for (const auto& e : st.expected)
             if (e == "]" || e == "}" || e == ")" || e == "," || e == ";" || e == ":") structural.push_back(e);
         bool term = std::find(st.expected.begin(), st.expected.end(), "identifier") != st.expected.end();

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -46,7 +47,7 @@ struct ParseState {
     // Furthest failure: the position and what was expected there, or why the
     // token there is wrong (`reason`, which then says more than `expected`).
     const char* furthest = nullptr;
-    std::vector<std::string> expected;
+    std::vector<std::string_view> expected;  // views of the grammar's static token texts
     std::optional<std::string> reason;
 
     // Terms by start position, within one statement: deciding between a
@@ -61,8 +62,10 @@ struct ParseState {
             reason.reset();
         }
         if (where == furthest && what && *what) {
+            // Every alternative tried at one place fails here: keep this cheap (the
+            // same literal is usually the same pointer).
             for (const auto& e : expected)
-                if (e == what) return;
+                if (e.data() == what || e == what) return;
             expected.emplace_back(what);
         }
     }
@@ -78,7 +81,7 @@ struct ParseState {
     // The furthest failure so far, to go back to when a parse that went further is set aside.
     struct Failures {
         const char* furthest;
-        std::vector<std::string> expected;
+        std::vector<std::string_view> expected;
         std::optional<std::string> reason;
     };
     Failures failures() const { return {furthest, expected, reason}; }
