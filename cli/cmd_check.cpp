@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "cli/commands.hpp"
+#include "cli/output_errors.hpp"
 #include "cli/rego_files.hpp"
 #include "lang/parse.hpp"
 #include "engine/engine.hpp"
@@ -17,6 +18,7 @@ struct CheckOptions {
     std::vector<std::string> paths;
     bool v0_compatible = false;
     bool strict = false;
+    std::string format = "pretty";
 };
 
 int run_check(const CheckOptions& opts) {
@@ -58,7 +60,16 @@ int run_check(const CheckOptions& opts) {
         if (all.empty()) all.append(engine.check());
     }
     if (all.empty()) return 0;
-    std::cerr << all.format();
+    if (opts.format == "json") {
+        // As `opa check --format json`: {"errors": [...]} on stderr.
+        std::vector<OutputError> errors;
+        for (const auto& d : all) errors.push_back(from_diagnostic(d));
+        Json doc = Json::object();
+        doc.add("errors", errors_json(errors));
+        std::cerr << encode(doc);
+    } else {
+        std::cerr << all.format();
+    }
     return 1;
 }
 
@@ -69,6 +80,9 @@ void add_check_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("check", "Check Rego source files for errors");
     cmd->add_option("paths", opts->paths, "Files or directories")->required();
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse the pre-1.0 Rego dialect");
+    cmd->add_option("-f,--format", opts->format, "Output format: pretty (file:line:col, the line and a caret) or json (OPA's)")
+        ->check(CLI::IsMember({"pretty", "json"}))
+        ->capture_default_str();
     cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->callback([opts] { exit_status() = run_check(*opts); });
 }

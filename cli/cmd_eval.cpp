@@ -39,6 +39,8 @@
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
 #include "cli/html_escape.hpp"
+#include "cli/output_errors.hpp"
+#include "cli/output_json.hpp"
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
@@ -91,162 +93,10 @@ struct EvalCliOptions {
     bool metrics = false;
 };
 
-// ---- an ordered JSON tree written like Go's json.Encoder with SetIndent("", "  ") -------
-
-struct Json {
-    enum class Kind { Object, Array, Value, String, Int } kind = Kind::Object;
-    // Names and values side by side: a vector of an incomplete type is allowed, a pair of one is not.
-    std::vector<std::string> field_names;
-    std::vector<Json> field_values;
-    std::vector<Json> items;
-    Value value;
-    std::string text;
-    long long number = 0;
-
-    static Json object() { return Json{}; }
-    static Json array() { Json j; j.kind = Kind::Array; return j; }
-    static Json of(Value v) { Json j; j.kind = Kind::Value; j.value = std::move(v); return j; }
-    static Json str(std::string s) { Json j; j.kind = Kind::String; j.text = std::move(s); return j; }
-    static Json integer(long long n) { Json j; j.kind = Kind::Int; j.number = n; return j; }
-    Json& add(std::string key, Json v) {
-        field_names.push_back(std::move(key));
-        field_values.push_back(std::move(v));
-        return *this;
-    }
-    Json& push(Json v) { items.push_back(std::move(v)); return *this; }
-};
-
-void newline(std::string& out, int level) {
-    out.push_back('\n');
-    out.append(static_cast<std::size_t>(level) * 2, ' ');
-}
-
-void write_json(std::string& out, const Json& j, int level) {
-    switch (j.kind) {
-    case Json::Kind::Value: {
-        std::string pretty = runtime::to_json(j.value, runtime::JsonStyle::Pretty);
-        for (char c : pretty) {
-            if (c == '\n') newline(out, level);
-            else out.push_back(c);
-        }
-        return;
-    }
-    case Json::Kind::String: runtime::append_json_string(out, j.text); return;
-    case Json::Kind::Int: out += std::to_string(j.number); return;
-    case Json::Kind::Array:
-        if (j.items.empty()) { out += "[]"; return; }
-        out.push_back('[');
-        for (std::size_t i = 0; i < j.items.size(); ++i) {
-            if (i) out.push_back(',');
-            newline(out, level + 1);
-            write_json(out, j.items[i], level + 1);
-        }
-        newline(out, level);
-        out.push_back(']');
-        return;
-    case Json::Kind::Object:
-        if (j.field_names.empty()) { out += "{}"; return; }
-        out.push_back('{');
-        for (std::size_t i = 0; i < j.field_names.size(); ++i) {
-            if (i) out.push_back(',');
-            newline(out, level + 1);
-            runtime::append_json_string(out, j.field_names[i]);
-            out += ": ";
-            write_json(out, j.field_values[i], level + 1);
-        }
-        newline(out, level);
-        out.push_back('}');
-        return;
-    }
-}
-
-// json.Encoder.Encode: the document and a newline.
-std::string encode(const Json& j) {
-    std::string out;
-    write_json(out, j, 0);
-    out.push_back('\n');
-    return html_escape(out);
-}
-
 std::string encode_value(const Value& v) { return encode(Json::of(v)); }
 
 // json.Marshal: compact, HTML-escaped.
 std::string marshal_compact(const Value& v) { return html_escape(runtime::to_json(v)); }
-
-// ---- errors ---------------------------------------------------------------------------------
-
-struct OutputError {
-    std::string message;
-    std::string code;
-    bool has_location = false;
-    std::string file;
-    uint32_t row = 0, col = 0;
-    std::string detail_line;  // parse errors: the offending line (OPA's details.line/idx)
-    std::string text;         // Error() text for the non-JSON formats
-};
-
-OutputError from_diagnostic(const lang::Diagnostic& d) {
-    OutputError e;
-    e.message = d.message;
-    e.code = d.code;
-    e.has_location = d.line > 0;
-    e.file = d.file;
-    e.row = d.line;
-    e.col = d.col;
-    if (d.code == lang::codes::parse_error) e.detail_line = d.source_line;
-    e.text = engine::describe(d);
-    return e;
-}
-
-OutputError from_eval_error(const EvalError& err) {
-    OutputError e;
-    e.message = err.message;
-    e.code = err.code;
-    e.has_location = err.line > 0;
-    e.file = err.file;
-    e.row = err.line;
-    e.col = err.col;
-    e.text = err.to_string();
-    return e;
-}
-
-OutputError plain_error(std::string message) {
-    OutputError e;
-    e.message = message;
-    e.text = std::move(message);
-    return e;
-}
-
-Json errors_json(const std::vector<OutputError>& errors) {
-    Json arr = Json::array();
-    for (const auto& e : errors) {
-        Json o = Json::object();
-        o.add("message", Json::str(e.message));
-        if (!e.code.empty()) o.add("code", Json::str(e.code));
-        if (e.has_location) {
-            Json loc = Json::object();
-            loc.add("file", Json::str(e.file)).add("row", Json::integer(e.row)).add("col", Json::integer(e.col));
-            o.add("location", std::move(loc));
-        }
-        if (!e.detail_line.empty()) {
-            Json details = Json::object();
-            details.add("line", Json::str(e.detail_line)).add("idx", Json::integer(e.col > 0 ? e.col - 1 : 0));
-            o.add("details", std::move(details));
-        }
-        arr.push(std::move(o));
-    }
-    return arr;
-}
-
-// OutputErrors.Error(): "1 error occurred: X" or "N errors occurred:\nX\nY".
-std::string errors_text(const std::vector<OutputError>& errors) {
-    std::string out = errors.size() == 1 ? "1 error occurred: " : std::to_string(errors.size()) + " errors occurred:\n";
-    for (std::size_t i = 0; i < errors.size(); ++i) {
-        if (i) out.push_back('\n');
-        out += errors[i].text;
-    }
-    return out;
-}
 
 // ---- the output -----------------------------------------------------------------------------
 

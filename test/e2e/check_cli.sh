@@ -32,6 +32,20 @@ else
     echo "FAIL compile errors, exact output"; failures=$((failures + 1))
 fi
 
+# --format json: OPA's {"errors": [...]} on stderr.
+expect "compile errors as JSON exit 1" 1 "$gavel" check --format json test/e2e/fixtures/check-compile
+if diff -u test/e2e/fixtures/check-compile/unsafe.expected.json /tmp/gavel_e2e_err.$$; then
+    echo "ok   compile errors as JSON, exact output"
+else
+    echo "FAIL compile errors as JSON, exact output"; failures=$((failures + 1))
+fi
+expect "parse errors as JSON exit 1" 1 "$gavel" check -f json test/e2e/fixtures/check
+if grep -q '"details": {' /tmp/gavel_e2e_err.$$ && grep -q '"code": "rego_parse_error"' /tmp/gavel_e2e_err.$$; then
+    echo "ok   parse errors as JSON carry details"
+else
+    echo "FAIL parse errors as JSON carry details"; failures=$((failures + 1))
+fi
+
 # Type errors as OPA words them: have/want with argument names, undefined refs, match errors.
 expect "type errors exit 1" 1 "$gavel" check test/e2e/fixtures/check-types
 if diff -u test/e2e/fixtures/check-types/types.expected /tmp/gavel_e2e_err.$$; then
