@@ -4,6 +4,7 @@
 #include <memory>
 #include <tuple>
 
+#include "cli/capabilities_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/output_errors.hpp"
 #include "cli/rego_files.hpp"
@@ -19,9 +20,19 @@ struct CheckOptions {
     bool v0_compatible = false;
     bool strict = false;
     std::string format = "pretty";
+    std::string capabilities;  // a capabilities.json: only its builtins may be called
 };
 
 int run_check(const CheckOptions& opts) {
+    std::optional<std::set<std::string>> allowed_builtins;
+    if (!opts.capabilities.empty()) {
+        std::string error;
+        allowed_builtins = read_capabilities_builtins(opts.capabilities, error);
+        if (!allowed_builtins) {
+            std::cerr << "invalid --capabilities: " << error << "\n";
+            return 1;
+        }
+    }
     FileList list = find_rego_files(opts.paths);
     lang::Diagnostics all;
     for (const auto& e : list.errors) {
@@ -55,6 +66,7 @@ int run_check(const CheckOptions& opts) {
         EngineOptions engine_options;
         engine_options.v0_compatible = opts.v0_compatible;
         engine_options.strict = opts.strict;
+        engine_options.allowed_builtins = allowed_builtins;
         Engine engine(engine_options);
         for (auto& [file, text, v0] : modules) all.append(engine.add_policy(file, std::move(text), {.v0_compatible = v0}));
         if (all.empty()) all.append(engine.check());
@@ -83,6 +95,8 @@ void add_check_command(CLI::App& app) {
     cmd->add_option("-f,--format", opts->format, "Output format: pretty (file:line:col, the line and a caret) or json (OPA's)")
         ->check(CLI::IsMember({"pretty", "json"}))
         ->capture_default_str();
+    cmd->add_option("--capabilities", opts->capabilities,
+                    "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");
     cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->callback([opts] { exit_status() = run_check(*opts); });
 }

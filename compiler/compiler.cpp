@@ -48,10 +48,14 @@ constexpr Stage kStages[] = {
 
 }  // namespace
 
-const lang::BuiltinDecl* CompiledModules::builtin(std::string_view name) const {
+const lang::BuiltinDecl* find_builtin(const CompileOptions& options, std::string_view name) {
     if (auto it = options.custom_builtins.find(std::string(name)); it != options.custom_builtins.end()) return it->second.get();
+    if (options.allowed_builtins && !name.starts_with("internal.") && !options.allowed_builtins->count(std::string(name)))
+        return nullptr;
     return lang::find_builtin_decl(name);
 }
+
+const lang::BuiltinDecl* CompiledModules::builtin(std::string_view name) const { return find_builtin(options, name); }
 
 int CompiledModules::arity(const lang::Term& op) const {
     std::string name = dotted_name(op);

@@ -11,6 +11,8 @@
 
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,7 +37,14 @@ struct CompileOptions {
     // WithPathConflictsCheck; storage.NonEmpty semantics): such a rule is a
     // "conflicting rule for data path a/b found". Unset: no base data to check.
     std::function<bool(const std::vector<std::string>& path)> path_exists;
+    // The builtins a capabilities file allows (OPA's WithCapabilities): any other
+    // is an undefined function. Unset: every builtin. The compiler's own
+    // internal.* rewrites are always allowed.
+    std::optional<std::set<std::string>> allowed_builtins;
 };
+
+// The builtin `name` as the options see it (the table's or an embedder's, and allowed), or null.
+const lang::BuiltinDecl* find_builtin(const CompileOptions& options, std::string_view name);
 
 // The modules after every stage: rewritten, indexed by rule path.
 struct CompiledModules {

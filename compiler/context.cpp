@@ -29,10 +29,7 @@ bool CompileContext::error(const lang::Location& loc, std::string_view code, std
     return error(lang::Diagnostic::at(loc, code, std::move(message)));
 }
 
-const lang::BuiltinDecl* CompileContext::builtin(std::string_view name) const {
-    if (auto it = options.custom_builtins.find(std::string(name)); it != options.custom_builtins.end()) return it->second.get();
-    return lang::find_builtin_decl(name);
-}
+const lang::BuiltinDecl* CompileContext::builtin(std::string_view name) const { return find_builtin(options, name); }
 
 const std::vector<lang::Rule*>* CompileContext::rules_exact(const Term& ref) const {
     if (!rule_tree) return nullptr;

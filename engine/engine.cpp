@@ -100,6 +100,7 @@ struct Engine::Impl {
         for (const auto& [name, m] : modules) list.push_back(&m);
         compiler::CompileOptions co;
         co.strict = options.strict;
+        co.allowed_builtins = options.allowed_builtins;
         for (const auto& [name, b] : custom) co.custom_builtins[name] = b.decl;
         if (options.check_data_conflicts)
             co.path_exists = [base = data](const std::vector<std::string>& path) { return data_at(base, path); };

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ struct EngineOptions {
     // arguments, duplicate imports, shadowed input/data and deprecated builtins
     // are errors in every module and query.
     bool strict = false;
+    // The builtins policies may call, from a capabilities file (`--capabilities`):
+    // others are undefined functions, as OPA. Unset: every builtin.
+    std::optional<std::set<std::string>> allowed_builtins;
 };
 
 struct ExpressionResult {

@@ -46,6 +46,17 @@ else
     echo "FAIL parse errors as JSON carry details"; failures=$((failures + 1))
 fi
 
+# --capabilities FILE: builtins the file lacks are undefined functions.
+caps=$(mktemp -d)
+"$gavel" capabilities > "$caps/all.json"
+python3 -c "import json, sys; c = json.load(open(sys.argv[1])); c['builtins'] = [b for b in c['builtins'] if b['name'] != 'startswith']; json.dump(c, open(sys.argv[2], 'w'))" "$caps/all.json" "$caps/old.json"
+expect "--capabilities with every builtin" 0 "$gavel" check --capabilities "$caps/all.json" examples/admission-v1
+expect "--capabilities without startswith exit 1" 1 "$gavel" check --capabilities "$caps/old.json" examples/admission-v1/image-registry.rego
+if grep -q "rego_type_error: undefined function startswith" /tmp/gavel_e2e_err.$$; then echo "ok   --capabilities names the builtin"; else
+    echo "FAIL --capabilities names the builtin"; cat /tmp/gavel_e2e_err.$$; failures=$((failures + 1)); fi
+expect "--capabilities of a missing file exit 1" 1 "$gavel" check --capabilities "$caps/none.json" examples/admission-v1
+rm -rf "$caps"
+
 # Type errors as OPA words them: have/want with argument names, undefined refs, match errors.
 expect "type errors exit 1" 1 "$gavel" check test/e2e/fixtures/check-types
 if diff -u test/e2e/fixtures/check-types/types.expected /tmp/gavel_e2e_err.$$; then

@@ -20,3 +20,11 @@ TEST_CASE("check_undefined_funcs: too many or too few operands (one more is the 
           "3:8 rego_type_error: function data.p.f has arity 2, got 1 argument\n");
     CHECK(errors_of("package p\np if { count([1], n); n == 1 }\n").empty());
 }
+
+TEST_CASE("check_undefined_funcs: a builtin the capabilities leave out is undefined (OPA's WithCapabilities)") {
+    gavel::compiler::CompileOptions pinned;
+    pinned.allowed_builtins = std::set<std::string>{"count", "eq", "assign"};
+    const std::string module = "package p\nx := count([1])\ny := strings.count(\"aa\", \"a\")\n";
+    CHECK(gavel::test::compile_text(module).errors.empty());
+    CHECK(gavel::test::compile_text(module, pinned).errors == "3:6 rego_type_error: undefined function strings.count\n");
+}
