@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/capabilities_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
 #include "cli/html_escape.hpp"
@@ -87,6 +88,7 @@ struct EvalCliOptions {
     bool allow_net = false;
     bool strict_builtin_errors = false;
     bool strict = false;
+    std::string capabilities;  // a capabilities.json: only its builtins may be called
     bool fail = false;
     bool fail_defined = false;
     std::string timeout;
@@ -364,6 +366,14 @@ int run_eval(const EvalCliOptions& opts) {
     EngineOptions engine_options;
     engine_options.v0_compatible = opts.v0_compatible;
     engine_options.strict = opts.strict;
+    if (!opts.capabilities.empty()) {
+        std::string error;
+        engine_options.allowed_builtins = read_capabilities_builtins(opts.capabilities, error);
+        if (!engine_options.allowed_builtins) {
+            std::cerr << "invalid --capabilities: " << error << "\n";
+            return 2;
+        }
+    }
     engine_options.allow_net = opts.allow_net;
     Engine engine(engine_options);
 
@@ -428,6 +438,8 @@ void add_eval_command(CLI::App& app) {
     cmd->add_flag("--allow-net", opts->allow_net, "Let http.send reach the network (off: \"unallowed host\" errors)");
     // OPA 0.x scripts pass --v1-compatible; v1 is the default here, so it changes nothing.
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
+    cmd->add_option("--capabilities", opts->capabilities,
+                    "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");
     cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->add_flag("--strict-builtin-errors", opts->strict_builtin_errors,
                   "Treat the first built-in function error as fatal");

@@ -54,6 +54,9 @@ expect "--capabilities with every builtin" 0 "$gavel" check --capabilities "$cap
 expect "--capabilities without startswith exit 1" 1 "$gavel" check --capabilities "$caps/old.json" examples/admission-v1/image-registry.rego
 if grep -q "rego_type_error: undefined function startswith" /tmp/gavel_e2e_err.$$; then echo "ok   --capabilities names the builtin"; else
     echo "FAIL --capabilities names the builtin"; cat /tmp/gavel_e2e_err.$$; failures=$((failures + 1)); fi
+expect "eval --capabilities without startswith exit 2" 2 "$gavel" eval --capabilities "$caps/old.json" -f pretty 'startswith("ab", "a")'
+if grep -q "undefined function startswith" /tmp/gavel_e2e_err.$$; then echo "ok   eval --capabilities names the builtin"; else
+    echo "FAIL eval --capabilities names the builtin"; cat /tmp/gavel_e2e_err.$$; failures=$((failures + 1)); fi
 expect "--capabilities of a missing file exit 1" 1 "$gavel" check --capabilities "$caps/none.json" examples/admission-v1
 rm -rf "$caps"
 
