@@ -1,5 +1,6 @@
 // gavel check PATH... : parse and compile every .rego file below the paths and list every error.
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <tuple>
@@ -21,9 +22,22 @@ struct CheckOptions {
     bool strict = false;
     std::string format = "pretty";
     std::string capabilities;  // a capabilities.json: only its builtins may be called
+    bool bundle = false;       // each path is a bundle root directory
 };
 
 int run_check(const CheckOptions& opts) {
+    if (opts.bundle) {
+        // As `opa check -b`: each path is a bundle. Its .manifest (rego_version,
+        // file_rego_versions) applies, as it does without -b; archives are not read.
+        for (const auto& path : opts.paths) {
+            std::error_code ec;
+            if (!std::filesystem::is_directory(path, ec)) {
+                std::cerr << path << ": -b wants a bundle directory"
+                          << (path.ends_with(".tar.gz") ? " (bundle archives are not supported: unpack it)" : "") << "\n";
+                return 1;
+            }
+        }
+    }
     std::optional<std::set<std::string>> allowed_builtins;
     if (!opts.capabilities.empty()) {
         std::string error;
@@ -95,6 +109,7 @@ void add_check_command(CLI::App& app) {
     cmd->add_option("-f,--format", opts->format, "Output format: pretty (file:line:col, the line and a caret) or json (OPA's)")
         ->check(CLI::IsMember({"pretty", "json"}))
         ->capture_default_str();
+    cmd->add_flag("-b,--bundle", opts->bundle, "Load paths as bundle root directories");
     cmd->add_option("--capabilities", opts->capabilities,
                     "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");
     cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");

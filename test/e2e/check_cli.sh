@@ -77,6 +77,8 @@ expect "v0 policy without a manifest in v1 mode fails" 1 "$gavel" check "$v0_cop
 if grep -q -- "--v0-compatible" /tmp/gavel_e2e_err.$$; then echo "ok   v1 mode names the flag"; else
     echo "FAIL v1 mode names the flag"; failures=$((failures + 1)); fi
 expect "missing path" 1 "$gavel" check does/not/exist
+expect "-b: a bundle directory (its manifest says v0)" 0 "$gavel" check -b examples/admission
+expect "-b: a file is no bundle" 1 "$gavel" check -b examples/admission/image-registry.rego
 expect "parse prints the AST" 0 "$gavel" parse --format json examples/admission-v1/image-registry.rego
 if grep -q '"kubernetes"' /tmp/gavel_e2e_out.$$; then echo "ok   parse json names the package"; else
     echo "FAIL parse json names the package"; failures=$((failures + 1)); fi
