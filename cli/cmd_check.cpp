@@ -23,6 +23,7 @@ struct CheckOptions {
     std::string format = "pretty";
     std::string capabilities;  // a capabilities.json: only its builtins may be called
     bool bundle = false;       // each path is a bundle root directory
+    int max_errors = 10;       // OPA's -m: 0 or less for no limit
 };
 
 int run_check(const CheckOptions& opts) {
@@ -81,6 +82,7 @@ int run_check(const CheckOptions& opts) {
         engine_options.v0_compatible = opts.v0_compatible;
         engine_options.strict = opts.strict;
         engine_options.allowed_builtins = allowed_builtins;
+        engine_options.max_errors = opts.max_errors > 0 ? static_cast<std::size_t>(opts.max_errors) : 0;
         Engine engine(engine_options);
         for (auto& [file, text, v0] : modules) all.append(engine.add_policy(file, std::move(text), {.v0_compatible = v0}));
         if (all.empty()) all.append(engine.check());
@@ -110,6 +112,9 @@ void add_check_command(CLI::App& app) {
         ->check(CLI::IsMember({"pretty", "json"}))
         ->capture_default_str();
     cmd->add_flag("-b,--bundle", opts->bundle, "Load paths as bundle root directories");
+    cmd->add_option("-m,--max-errors", opts->max_errors,
+                    "Compile errors to report before stopping (0 or less: no limit)")
+        ->capture_default_str();
     cmd->add_option("--capabilities", opts->capabilities,
                     "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");
     cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");

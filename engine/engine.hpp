@@ -46,6 +46,8 @@ struct EngineOptions {
     // The builtins policies may call, from a capabilities file (`--capabilities`):
     // others are undefined functions, as OPA. Unset: every builtin.
     std::optional<std::set<std::string>> allowed_builtins;
+    // Compile errors reported before "error limit reached" (0: no limit); OPA's default.
+    std::size_t max_errors = 10;
 };
 
 struct ExpressionResult {

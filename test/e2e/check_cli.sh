@@ -77,6 +77,16 @@ expect "v0 policy without a manifest in v1 mode fails" 1 "$gavel" check "$v0_cop
 if grep -q -- "--v0-compatible" /tmp/gavel_e2e_err.$$; then echo "ok   v1 mode names the flag"; else
     echo "FAIL v1 mode names the flag"; failures=$((failures + 1)); fi
 expect "missing path" 1 "$gavel" check does/not/exist
+# -m: the error limit (OPA's default 10, then "error limit reached").
+limits=$(mktemp -d)
+for i in $(seq 1 12); do printf 'package p%d\n\nx := undefined_f(1)\n' "$i" > "$limits/m$i.rego"; done
+expect "-m 3 exit 1" 1 "$gavel" check -m 3 "$limits"
+if [[ $(grep -c "undefined function undefined_f" /tmp/gavel_e2e_err.$$) -eq 3 ]] && grep -q "rego_compile_error: error limit reached" /tmp/gavel_e2e_err.$$; then
+    echo "ok   -m 3: three errors, then the limit"; else echo "FAIL -m 3"; cat /tmp/gavel_e2e_err.$$; failures=$((failures + 1)); fi
+expect "-m 0 exit 1" 1 "$gavel" check -m 0 "$limits"
+if [[ $(grep -c "undefined function undefined_f" /tmp/gavel_e2e_err.$$) -eq 12 ]]; then echo "ok   -m 0: no limit"; else
+    echo "FAIL -m 0: no limit"; failures=$((failures + 1)); fi
+rm -rf "$limits"
 expect "-b: a bundle directory (its manifest says v0)" 0 "$gavel" check -b examples/admission
 expect "-b: a file is no bundle" 1 "$gavel" check -b examples/admission/image-registry.rego
 expect "parse prints the AST" 0 "$gavel" parse --format json examples/admission-v1/image-registry.rego
