@@ -6,8 +6,9 @@ namespace gavel::cli {
 
 OutputError from_diagnostic(const lang::Diagnostic& d) {
     OutputError e;
-    e.message = d.message;
+    e.message = std::string(d.summary());  // the detail lines are in "details"
     e.code = d.code;
+    e.details = d.details;
     e.has_location = d.line > 0;
     e.file = d.file;
     e.row = d.line;
@@ -47,7 +48,9 @@ Json errors_json(const std::vector<OutputError>& errors) {
             loc.add("file", Json::str(e.file)).add("row", Json::integer(e.row)).add("col", Json::integer(e.col));
             o.add("location", std::move(loc));
         }
-        if (!e.detail_line.empty()) {
+        if (e.details) {
+            o.add("details", Json::of(*e.details));
+        } else if (!e.detail_line.empty()) {
             Json details = Json::object();
             details.add("line", Json::str(e.detail_line)).add("idx", Json::integer(e.col > 0 ? e.col - 1 : 0));
             o.add("details", std::move(details));

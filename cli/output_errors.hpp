@@ -3,6 +3,7 @@
 // in JSON {"message", "code", "location", "details"} (details: a parse error's
 // line and column), and as text "1 error occurred: file:row: code: message".
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct OutputError {
     uint32_t row = 0, col = 0;
     std::string detail_line;  // parse errors: the offending line (OPA's details.line/idx)
     std::string text;         // Error() text for the non-JSON formats
+    std::shared_ptr<const lang::DetailTree> details;  // type errors: OPA's details object
 };
 
 OutputError from_diagnostic(const lang::Diagnostic& d);

@@ -24,6 +24,7 @@ void write_json(std::string& out, const Json& j, int level) {
     }
     case Json::Kind::String: runtime::append_json_string(out, j.text); return;
     case Json::Kind::Int: out += std::to_string(j.number); return;
+    case Json::Kind::Raw: out += j.text; return;
     case Json::Kind::Array:
         if (j.items.empty()) { out += "[]"; return; }
         out.push_back('[');
@@ -52,6 +53,26 @@ void write_json(std::string& out, const Json& j, int level) {
 }
 
 }  // namespace
+
+Json Json::of(const lang::DetailTree& tree) {
+    using K = lang::DetailTree::Kind;
+    switch (tree.kind) {
+        case K::Null: return raw("null");
+        case K::Scalar: return raw(tree.text);
+        case K::String: return str(tree.text);
+        case K::Array: {
+            Json out = array();
+            for (const auto& item : tree.items) out.push(of(item));
+            return out;
+        }
+        case K::Object: {
+            Json out = object();
+            for (std::size_t i = 0; i < tree.names.size(); ++i) out.add(tree.names[i], of(tree.items[i]));
+            return out;
+        }
+    }
+    return raw("null");
+}
 
 std::string encode(const Json& j) {
     std::string out;

@@ -6,12 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "lang/detail_tree.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::cli {
 
 struct Json {
-    enum class Kind { Object, Array, Value, String, Int } kind = Kind::Object;
+    enum class Kind { Object, Array, Value, String, Int, Raw } kind = Kind::Object;
     // Names and values side by side: a vector of an incomplete type is allowed, a pair of one is not.
     std::vector<std::string> field_names;
     std::vector<Json> field_values;
@@ -25,6 +26,8 @@ struct Json {
     static Json of(runtime::Value v) { Json j; j.kind = Kind::Value; j.value = std::move(v); return j; }
     static Json str(std::string s) { Json j; j.kind = Kind::String; j.text = std::move(s); return j; }
     static Json integer(long long n) { Json j; j.kind = Kind::Int; j.number = n; return j; }
+    static Json raw(std::string json) { Json j; j.kind = Kind::Raw; j.text = std::move(json); return j; }  // a scalar's JSON text
+    static Json of(const lang::DetailTree& tree);
     Json& add(std::string key, Json v) {
         field_names.push_back(std::move(key));
         field_values.push_back(std::move(v));

@@ -43,6 +43,11 @@ LineExcerpt excerpt_line(std::string_view line, uint32_t col, std::size_t width)
     return out;
 }
 
+std::string_view Diagnostic::summary() const {
+    std::string_view m = message;
+    return m.substr(0, m.find('\n'));
+}
+
 std::string Diagnostic::pretty() const {
     std::string out = headline();
     if (source_line.empty()) return out;

@@ -3,10 +3,12 @@
 // (OPA's error code) and what went wrong. Diagnostics own copies of what they
 // show, so they outlive the source they were made from.
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "lang/detail_tree.hpp"
 #include "lang/location.hpp"
 
 namespace gavel::lang {
@@ -27,11 +29,16 @@ struct Diagnostic {
     uint32_t line = 0;
     uint32_t col = 0;
     std::string source_line;  // the line the error points into, for the caret display
+    // OPA's details object, when the error has one (type errors); its text form
+    // is already in `message`, on lines of their own after the first.
+    std::shared_ptr<const DetailTree> details;
 
     static Diagnostic at(const Location& loc, std::string_view code, std::string message);
 
     // "file:line:col: code: message"
     std::string headline() const;
+    // The message's first line: what OPA's JSON has as "message" (the rest are detail lines).
+    std::string_view summary() const;
     // headline, then the source line and a caret under the column.
     std::string pretty() const;
 };

@@ -145,18 +145,18 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors) {
             start = next + 1;
         }
         if (segs.empty() && !placed.is_object()) {
-            errors.add(lang::Diagnostic{"", f.path + ": document must be of type object", f.path, 0, 0, ""});
+            errors.add(lang::Diagnostic{"", f.path + ": document must be of type object", f.path, 0, 0, "", nullptr});
             continue;
         }
         for (auto it = segs.rbegin(); it != segs.rend(); ++it) placed = Value::object({{Value::string(*it), placed}});
-        if (!merge_into(data, placed)) errors.add(lang::Diagnostic{"", f.path + ": merge error", f.path, 0, 0, ""});
+        if (!merge_into(data, placed)) errors.add(lang::Diagnostic{"", f.path + ": merge error", f.path, 0, 0, "", nullptr});
     }
     WriteResult r;
     if (errors.empty()) {
         r = store_->replace_directory_content(std::move(policies), data, hash);
         if (!r.ok()) {
             errors.append(r.errors);
-            if (r.errors.empty()) errors.add(lang::Diagnostic{"", r.message, "", 0, 0, ""});
+            if (r.errors.empty()) errors.add(lang::Diagnostic{"", r.message, "", 0, 0, "", nullptr});
         }
     }
     if (!errors.empty()) {

@@ -18,6 +18,30 @@ namespace {
 
 Value str(std::string_view s) { return Value::string(s); }
 
+// An error's details object (type errors' have/want) as a value of the response.
+Value detail_value(const lang::DetailTree& tree) {
+    using K = lang::DetailTree::Kind;
+    switch (tree.kind) {
+        case K::Null: return Value::null();
+        case K::Scalar: {
+            auto parsed = runtime::parse_json(tree.text);
+            return parsed ? parsed.value : str(tree.text);
+        }
+        case K::String: return str(tree.text);
+        case K::Array: {
+            runtime::ArrayBuilder list;
+            for (const auto& item : tree.items) list.push_back(detail_value(item));
+            return list.build();
+        }
+        case K::Object: {
+            runtime::ObjectBuilder object;
+            for (std::size_t i = 0; i < tree.names.size(); ++i) object.insert(str(tree.names[i]), detail_value(tree.items[i]));
+            return object.build();
+        }
+    }
+    return Value::null();
+}
+
 HttpResponse error_response(int status, std::string_view code, std::string_view message,
                             const lang::Diagnostics* errors = nullptr) {
     runtime::ObjectBuilder b;
@@ -28,11 +52,12 @@ HttpResponse error_response(int status, std::string_view code, std::string_view 
         for (const auto& d : *errors) {
             runtime::ObjectBuilder e;
             e.insert(str("code"), str(d.code));
-            e.insert(str("message"), str(d.message));
+            e.insert(str("message"), str(d.summary()));  // detail lines are in "details", as OPA's
             if (!d.file.empty() || d.line)
                 e.insert(str("location"), Value::object({{str("file"), str(d.file)},
                                                           {str("row"), Value::integer(d.line)},
                                                           {str("col"), Value::integer(d.col)}}));
+            if (d.details) e.insert(str("details"), detail_value(*d.details));
             list.push_back(e.build());
         }
         b.insert(str("errors"), list.build());

@@ -42,7 +42,7 @@ lang::Diagnostic arity_error(const CompileContext& ctx, const lang::Expr& e, con
         std::vector<types::TypePtr> operands;
         for (std::size_t i = 1; i < e.term->elems.size(); ++i) operands.push_back(checker.type_of(env, *e.term->elems[i]));
         types::TypePtr fn = types::function_type(*b);
-        return types::arg_error(e.loc, name, "arity mismatch", operands, types::args_string(*fn, true)).diagnostic();
+        return types::arg_error(e.loc, name, "arity mismatch", operands, *fn, false).diagnostic();
     }
     return lang::Diagnostic::at(e.loc, lang::codes::type_error,
                                 fmt::format("function {} has arity {}, got {} argument{}", name, want, have, have == 1 ? "" : "s"));

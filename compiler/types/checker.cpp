@@ -227,7 +227,7 @@ std::optional<TypeError> Checker::check_with(const EnvPtr& env, const lang::Expr
         TypePtr target = type_of(env, *w.target), value = type_of(env, *w.value);
         // A function replaced by a function: their arities must agree. By a value: nothing to check.
         if (is(target, Kind::Function) && is(value, Kind::Function) && !unifies(target, value))
-            return arg_error(w.loc, compiler::to_string(*w.target), "arity mismatch", value->elems, args_string(*target, true));
+            return arg_error(w.loc, compiler::to_string(*w.target), "arity mismatch", value->elems, *target, false);
     }
     return std::nullopt;
 }
@@ -245,7 +245,7 @@ std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr
     std::size_t declared = fn->elems.size() + (fn->of ? 1 : 0);
     auto expected = [&](std::size_t i) { return i < fn->elems.size() ? fn->elems[i] : i < declared ? fn->of : fn->variadic; };
     auto error = [&](const char* what, const std::vector<TypePtr>& have) {
-        return arg_error(e.loc, compiler::to_string(op), what, have, args_string(*fn, true, true));
+        return arg_error(e.loc, compiler::to_string(op), what, have, *fn, true);
     };
     std::size_t operands = call.elems.size() - 1;
     if (operands > declared && !fn->variadic) return error("too many arguments", operand_types(env, call));
@@ -264,8 +264,9 @@ std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr
 std::optional<TypeError> Checker::check_equality(const EnvPtr& env, const lang::Expr& e) {
     const Term& call = *e.term;
     std::size_t operands = call.elems.size() - 1;
-    if (operands < 2) return arg_error(e.loc, "eq", "too few arguments", operand_types(env, call), "(any, any)");
-    if (operands > 2) return arg_error(e.loc, "eq", "too many arguments", operand_types(env, call), "(any, any)");
+    static const TypePtr eq_type = function({A, A}, nullptr);
+    if (operands < 2) return arg_error(e.loc, "eq", "too few arguments", operand_types(env, call), *eq_type, false);
+    if (operands > 2) return arg_error(e.loc, "eq", "too many arguments", operand_types(env, call), *eq_type, false);
     const Term& a = *call.elems[1];
     const Term& b = *call.elems[2];
     TypePtr type_a = type_of(env, a), type_b = type_of(env, b);

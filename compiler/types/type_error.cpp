@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "compiler/ast/term_string.hpp"
+#include "compiler/types/error_details.hpp"
 
 namespace gavel::compiler::types {
 
@@ -31,6 +32,10 @@ bool names_generated_local(const std::string& s) {
     return false;
 }
 
+std::shared_ptr<const lang::DetailTree> with_detail(lang::DetailTree d) {
+    return std::make_shared<const lang::DetailTree>(std::move(d));
+}
+
 std::string error_text(const TypeError& e) {
     std::string out = e.message;
     for (const auto& d : e.details) out += "\n\t" + d;
@@ -41,13 +46,14 @@ std::string error_text(const TypeError& e) {
 
 lang::Diagnostic TypeError::diagnostic() const {
     lang::Diagnostic d = lang::Diagnostic::at(loc, lang::codes::type_error, error_text(*this));
+    d.details = detail;
     return d;
 }
 
 TypeError plain_error(const lang::Location& loc, std::string message) { return TypeError{loc, std::move(message), {}, false}; }
 
 TypeError arg_error(const lang::Location& loc, const std::string& name, const std::string& what,
-                    const std::vector<TypePtr>& have, const std::string& want) {
+                    const std::vector<TypePtr>& have, const Type& want, bool with_result) {
     std::string have_text = "(";
     bool nil = false;
     for (std::size_t i = 0; i < have.size(); ++i) {
@@ -55,11 +61,13 @@ TypeError arg_error(const lang::Location& loc, const std::string& name, const st
         nil = nil || is_nil(have[i]);
     }
     have_text += ")";
-    return TypeError{loc, name + ": " + what, {"have: " + have_text, "want: " + want}, nil};
+    return TypeError{loc, name + ": " + what, {"have: " + have_text, "want: " + args_string(want, true, with_result)}, nil,
+                     with_detail(arg_detail(have, want, with_result))};
 }
 
 TypeError match_error(const lang::Location& loc, const TypePtr& left, const TypePtr& right) {
-    return TypeError{loc, "match error", {"left  : " + to_string(left), "right : " + to_string(right)}, is_nil(left) || is_nil(right)};
+    return TypeError{loc, "match error", {"left  : " + to_string(left), "right : " + to_string(right)},
+                     is_nil(left) || is_nil(right), with_detail(unification_detail(left, right))};
 }
 
 TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, std::size_t pos, const TypePtr& have,
@@ -76,7 +84,8 @@ TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, st
     } else {
         lines.push_back(pad + "want (type): " + shown(want));
     }
-    return TypeError{loc, "undefined ref: " + text, std::move(lines), false};
+    return TypeError{loc, "undefined ref: " + text, std::move(lines), false,
+                     with_detail(ref_invalid_detail(ref, pos, have, want, one_of))};
 }
 
 TypeError ref_error_unsupported(const lang::Location& loc, const lang::Term& ref, std::size_t reached, const TypePtr& have) {
@@ -89,7 +98,8 @@ TypeError ref_error_unsupported(const lang::Location& loc, const lang::Term& ref
         message = "function " + function + " used as reference, not called";
     }
     std::vector<std::string> lines{text, std::string(prefix_string(ref, reached).size(), '^'), "have: " + shown(have)};
-    return TypeError{loc, std::move(message), std::move(lines), false};
+    return TypeError{loc, std::move(message), std::move(lines), false,
+                     with_detail(ref_unsupported_detail(ref, reached > 0 ? reached - 1 : 0, have))};
 }
 
 void sort_errors(TypeErrors& errors) {

@@ -5,6 +5,7 @@
 // causedByNilType: such an error is dropped when a more precise one was
 // reported for the same expression).
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct TypeError {
     std::string message;
     std::vector<std::string> details;
     bool nil_cause = false;
+    std::shared_ptr<const lang::DetailTree> detail;  // OPA's details object, for JSON output
 
     lang::Diagnostic diagnostic() const;  // rego_type_error, details appended to the message
 };
@@ -26,8 +28,9 @@ using TypeErrors = std::vector<TypeError>;
 
 TypeError plain_error(const lang::Location& loc, std::string message);
 // "<name>: <what>" with `have: (...)` and `want: (...)` (OPA's ArgErrDetail).
+// `want`: the function's type (its argument names shown), with its result as an argument or not.
 TypeError arg_error(const lang::Location& loc, const std::string& name, const std::string& what,
-                    const std::vector<TypePtr>& have, const std::string& want);
+                    const std::vector<TypePtr>& have, const Type& want, bool with_result);
 // "match error" with the types of both sides (OPA's UnificationErrDetail).
 TypeError match_error(const lang::Location& loc, const TypePtr& left, const TypePtr& right);
 // "undefined ref: <ref>" pointing at part `pos`, which the type does not have

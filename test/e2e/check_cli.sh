@@ -67,6 +67,12 @@ if diff -u test/e2e/fixtures/check-types/types.expected /tmp/gavel_e2e_err.$$; t
 else
     echo "FAIL type errors, exact output"; failures=$((failures + 1))
 fi
+expect "type errors as JSON exit 1" 1 "$gavel" check --format json test/e2e/fixtures/check-types
+if diff -u test/e2e/fixtures/check-types/types.expected.json /tmp/gavel_e2e_err.$$; then
+    echo "ok   type errors as JSON (OPA's details objects), exact output"
+else
+    echo "FAIL type errors as JSON, exact output"; failures=$((failures + 1))
+fi
 
 expect "v0 example in v0 mode" 0 "$gavel" check --v0-compatible examples/admission
 expect "v1 example" 0 "$gavel" check examples/admission-v1

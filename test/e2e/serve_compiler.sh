@@ -65,6 +65,10 @@ expect_eq "PUT /v1/policies: a 3,000-term chain -> 400 naming the limit" "$code 
 code=$(curl -sS -o "$work/r.json" -w '%{http_code}' -X PUT "$base/v1/policies/else.rego" --data-binary @"$work/else.rego")
 expect_eq "PUT /v1/policies: 12,000 else branches -> 400 naming the limit" "$code $(json_get "$work/r.json" 'input.errors[0].message')" \
     "400 else chain exceeds the limit of 10000 branches"
+code=$(curl -sS -o "$work/r.json" -w '%{http_code}' -X PUT "$base/v1/policies/types.rego" --data-binary $'package t\n\nx := upper(1)\n')
+expect_eq "PUT /v1/policies: a type error -> 400, message and OPA's details object" \
+    "$code $(json_get "$work/r.json" 'concat(" ", [input.errors[0].message, input.errors[0].details.want.args[0].name])')" \
+    "400 upper: invalid argument(s) x"
 expect_eq "server alive after bad policies" "$(alive)" "200"
 
 # ---- POST /v1/query: deep queries are 400s -----------------------------------------------------
