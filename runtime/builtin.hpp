@@ -4,6 +4,7 @@
 // undefined, or an error). The implementations live in stdlib/, which
 // registers them into a BuiltinRegistry; the evaluator knows only this header.
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -21,7 +22,7 @@ namespace gavel::runtime {
 
 // What a builtin returns: a value, undefined, or an error (OPA's code and message).
 struct BuiltinResult {
-    enum class Status : uint8_t { Value, Undefined, TypeError, BuiltinError, Conflict } status = Status::Undefined;
+    enum class Status : uint8_t { Value, Undefined, TypeError, BuiltinError, Conflict, Cancelled } status = Status::Undefined;
     Value value;
     std::string message;
 
@@ -31,6 +32,8 @@ struct BuiltinResult {
     static BuiltinResult error(std::string m) { return {Status::BuiltinError, {}, std::move(m)}; }
     // More than one value where one is allowed: ends the evaluation (eval_conflict_error), strict or not.
     static BuiltinResult conflict(std::string m) { return {Status::Conflict, {}, std::move(m)}; }
+    // The query's deadline passed (or it was cancelled) during the call: ends the evaluation (eval_cancel_error).
+    static BuiltinResult cancelled() { return {Status::Cancelled, {}, {}}; }
 };
 
 // Per-evaluation state a builtin may need (e.g. time.now_ns fixed within one query).
@@ -52,6 +55,14 @@ struct BuiltinContext {
     bool allow_net = false;                                         // http.send may reach the network
     // The query's deadline: http.send waits no longer than this.
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    const std::atomic<bool>* cancel = nullptr;  // set from another thread to cancel the query
+
+    // Whether the query must stop now: builtins whose work grows with their
+    // input ask every so often (say each 64 Ki items) and return cancelled().
+    bool expired() const {
+        return (cancel && cancel->load(std::memory_order_relaxed)) ||
+               (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > deadline);
+    }
 };
 
 using BuiltinImpl = std::function<BuiltinResult(std::span<const Value> args, BuiltinContext& ctx)>;

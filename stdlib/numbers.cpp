@@ -38,7 +38,7 @@ std::optional<BigInt> integer_operand(const Value& v, std::size_t pos, BuiltinRe
 Value big_value(const BigInt& b) { return Value::number(runtime::number_from_big(b)); }
 
 // numbers.range(_step): inclusive, ascending or descending by `step`.
-BuiltinResult make_range(const BigInt& from, const BigInt& to, const BigInt& step) {
+BuiltinResult make_range(const BigInt& from, const BigInt& to, const BigInt& step, const BuiltinContext& ctx) {
     BigInt span = to >= from ? BigInt(to - from) : BigInt(from - to);
     BigInt count = span / step + 1;
     if (count > kMaxRangeLength) return BuiltinResult::error("range too large");
@@ -46,7 +46,10 @@ BuiltinResult make_range(const BigInt& from, const BigInt& to, const BigInt& ste
     runtime::ArrayBuilder b(static_cast<std::size_t>(n));
     BigInt signed_step = to >= from ? step : BigInt(-step);
     BigInt x = from;
-    for (std::int64_t i = 0; i < n; ++i, x += signed_step) b.push_back(big_value(x));
+    for (std::int64_t i = 0; i < n; ++i, x += signed_step) {
+        if ((i & 0xffff) == 0xffff && ctx.expired()) return BuiltinResult::cancelled();
+        b.push_back(big_value(x));
+    }
     return BuiltinResult::of(b.build());
 }
 
@@ -95,15 +98,15 @@ std::mt19937_64& thread_rng() {
 }  // namespace
 
 void register_numbers(Registry& r) {
-    declare(r, "numbers.range", 2, [](Args a, BuiltinContext&) {
+    declare(r, "numbers.range", 2, [](Args a, BuiltinContext& ctx) {
         BuiltinResult err;
         auto from = integer_operand(a[0], 1, err);
         if (!from) return err;
         auto to = integer_operand(a[1], 2, err);
         if (!to) return err;
-        return make_range(*from, *to, 1);
+        return make_range(*from, *to, 1, ctx);
     });
-    declare(r, "numbers.range_step", 3, [](Args a, BuiltinContext&) {
+    declare(r, "numbers.range_step", 3, [](Args a, BuiltinContext& ctx) {
         BuiltinResult err;
         auto from = integer_operand(a[0], 1, err);
         if (!from) return err;
@@ -112,7 +115,7 @@ void register_numbers(Registry& r) {
         auto step = integer_operand(a[2], 3, err);
         if (!step) return err;
         if (*step <= 0) return BuiltinResult::error("step must be a positive integer");
-        return make_range(*from, *to, *step);
+        return make_range(*from, *to, *step, ctx);
     });
 
     declare(r, "bits.and", 2, bitwise([](const BigInt& x, const BigInt& y) { return BigInt(x & y); }));

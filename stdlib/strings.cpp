@@ -44,10 +44,15 @@ std::vector<std::string_view> go_split(std::string_view s, std::string_view sep)
     return out;
 }
 
-Value string_array(const std::vector<std::string_view>& parts, std::size_t from, std::size_t to) {
+// Parts as an array of strings; cancelled when the query's time is up while building it.
+BuiltinResult string_array(const std::vector<std::string_view>& parts, std::size_t from, std::size_t to,
+                           const BuiltinContext& ctx) {
     runtime::ArrayBuilder b(to - from);
-    for (std::size_t i = from; i < to; ++i) b.push_back(str(parts[i]));
-    return b.build();
+    for (std::size_t i = from; i < to; ++i) {
+        if ((i & 0xffff) == 0xffff && ctx.expired()) return BuiltinResult::cancelled();
+        b.push_back(str(parts[i]));
+    }
+    return BuiltinResult::of(b.build());
 }
 
 // Go's strings.Replacer: at each byte position the first (old, new) pair
@@ -334,17 +339,17 @@ BuiltinResult substring(Args a) {
     return BuiltinResult::of(str(text::encode(rs, static_cast<std::size_t>(start), static_cast<std::size_t>(upto))));
 }
 
-BuiltinResult split(Args a) {
+BuiltinResult split(Args a, const BuiltinContext& ctx) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_string()) return type_error(2, "string", a[1]);
     std::string_view s = a[0].as_string(), delim = a[1].as_string();
     if (s.find(delim) == std::string_view::npos) return BuiltinResult::of(Value::array({a[0]}));
     auto parts = go_split(s, delim);
-    return BuiltinResult::of(string_array(parts, 0, parts.size()));
+    return string_array(parts, 0, parts.size(), ctx);
 }
 
 // strings.split_n: n > 0 keeps the first n parts, n < 0 the last -n, 0 none.
-BuiltinResult split_n(Args a) {
+BuiltinResult split_n(Args a, const BuiltinContext& ctx) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_string()) return type_error(2, "string", a[1]);
     std::int64_t n = 0;
@@ -353,9 +358,9 @@ BuiltinResult split_n(Args a) {
     auto parts = go_split(a[0].as_string(), a[1].as_string());
     if (a[0].as_string().empty()) parts = {std::string_view{}};
     auto size = static_cast<std::int64_t>(parts.size());
-    if (n >= 0) return BuiltinResult::of(string_array(parts, 0, static_cast<std::size_t>(std::min(n, size))));
+    if (n >= 0) return string_array(parts, 0, static_cast<std::size_t>(std::min(n, size)), ctx);
     std::int64_t keep = n < -size ? size : -n;
-    return BuiltinResult::of(string_array(parts, static_cast<std::size_t>(size - keep), parts.size()));
+    return string_array(parts, static_cast<std::size_t>(size - keep), parts.size(), ctx);
 }
 
 BuiltinResult replace(Args a) {
@@ -402,8 +407,8 @@ void register_strings(Registry& r) {
     declare(r, "indexof", 2, [](Args a, BuiltinContext&) { return indexof(a, false); });
     declare(r, "indexof_n", 2, [](Args a, BuiltinContext&) { return indexof(a, true); });
     declare(r, "substring", 3, [](Args a, BuiltinContext&) { return substring(a); });
-    declare(r, "split", 2, [](Args a, BuiltinContext&) { return split(a); });
-    declare(r, "strings.split_n", 3, [](Args a, BuiltinContext&) { return split_n(a); });
+    declare(r, "split", 2, [](Args a, BuiltinContext& ctx) { return split(a, ctx); });
+    declare(r, "strings.split_n", 3, [](Args a, BuiltinContext& ctx) { return split_n(a, ctx); });
     declare(r, "replace", 3, [](Args a, BuiltinContext&) { return replace(a); });
     declare(r, "strings.replace_n", 2, [](Args a, BuiltinContext&) { return replace_n(a); });
     declare(r, "strings.count", 2, [](Args a, BuiltinContext&) { return count(a); });

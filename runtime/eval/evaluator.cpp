@@ -66,6 +66,7 @@ Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
     builtin_context_.print = settings.print;
     builtin_context_.allow_net = program.allow_net;
     builtin_context_.deadline = settings.deadline;
+    builtin_context_.cancel = settings.cancel;
     if (settings.runtime_info) builtin_context_.runtime_info = *settings.runtime_info;
     if (settings.tracer)  // trace("msg") becomes a Note event
         builtin_context_.trace = [this](std::string_view message) {
@@ -88,8 +89,23 @@ void Evaluator::halt(std::string code, std::string message, const lang::Location
     throw Halt{std::move(e)};
 }
 
-void Evaluator::tick() {
-    if (++ticks_ % 1024 != 0) return;
+namespace {
+
+// The work a builtin's result stands for: one unit, more for large collections and strings.
+uint32_t result_work(const Value& v) {
+    std::size_t size = 0;
+    // (Objects count as one: the size of a lazily read object would build it.)
+    if (v.is_array() || v.is_set()) size = v.size() / 8;
+    else if (v.is_string()) size = v.as_string().size() / 1024;
+    return static_cast<uint32_t>(1 + std::min<std::size_t>(size, 1u << 20));
+}
+
+}  // namespace
+
+void Evaluator::tick(uint32_t work) {
+    uint32_t before = ticks_;
+    ticks_ += work;
+    if ((before >> 10) == (ticks_ >> 10)) return;
     if ((settings_.cancel && settings_.cancel->load(std::memory_order_relaxed)) ||
         std::chrono::steady_clock::now() > settings_.deadline)
         halt("eval_cancel_error", "caller cancelled query execution", {});
@@ -1069,6 +1085,7 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
     runtime::BuiltinResult r =
         builtin->impl(std::span<const Value>(reinterpret_cast<const Value*>(args.data()), n), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
+        tick(result_work(r.value));
         out = std::move(r.value);
         return Direct::Found;
     }
@@ -1143,6 +1160,7 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
     }
     runtime::BuiltinResult r = callee.builtin->impl(std::span<const Value>(args.data(), args.size()), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
+        tick(result_work(r.value));
         k(r.value);
         return;
     }
@@ -1152,6 +1170,7 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
 
 void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc) {
     if (r.status == runtime::BuiltinResult::Status::Conflict) halt("eval_conflict_error", r.message, loc);
+    if (r.status == runtime::BuiltinResult::Status::Cancelled) halt("eval_cancel_error", "caller cancelled query execution", {});
     if (!settings_.strict_builtin_errors) return;  // the call is undefined
     if (first_builtin_error_) return;
     EvalError e;

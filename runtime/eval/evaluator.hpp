@@ -106,7 +106,9 @@ private:
     const PExpr* traced_expr_ = nullptr;  // the expression trace_expr is running (not traced again)
 
     [[noreturn]] void halt(std::string code, std::string message, const lang::Location& loc);
-    void tick();
+    // Counts work (expressions, and the size of what builtins return) and looks
+    // at the clock each 1,024 units: a deadline holds however the time is spent.
+    void tick(uint32_t work = 1);
 
     const Program& program_;
     EvalSettings settings_;

@@ -1,6 +1,7 @@
 // The embedding API: policies, data, prepared queries, errors, timeouts and
 // concurrent evaluation of one prepared query.
 
+#include <atomic>
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -135,6 +136,33 @@ TEST_CASE("a timeout cancels a long evaluation") {
     auto r = q.value->eval(o);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error->code == "eval_cancel_error");
+}
+
+TEST_CASE("cancellation is seen inside builtins that build large results, and in the work they return") {
+    Engine engine;
+    std::atomic<bool> cancel{true};  // already cancelled: what matters is who notices
+    EvalOptions o;
+    o.cancel = &cancel;
+    // Within the call: split stops building its 200,000 parts.
+    std::string big(200000, 'a');
+    auto input = gavel::runtime::Value::object({{gavel::runtime::Value::string("s"), gavel::runtime::Value::string(big)}});
+    o.input = &input;
+    auto split = engine.prepare("x := split(input.s, \"\")");
+    REQUIRE(split.ok());
+    auto r = split.value->eval(o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error->code == "eval_cancel_error");
+    // Between calls: three expressions, each returning 60,000 numbers, count as
+    // work enough for the clock to be read, where three expressions alone would not.
+    auto ranges = engine.prepare("a := numbers.range(1, 60000); b := numbers.range(1, 60000); c := numbers.range(1, 60000)");
+    REQUIRE(ranges.ok());
+    r = ranges.value->eval(o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error->code == "eval_cancel_error");
+    // Without cancellation both answer.
+    cancel = false;
+    CHECK(split.value->eval(o).ok());
+    CHECK(ranges.value->eval(o).ok());
 }
 
 TEST_CASE("8 threads evaluating one prepared query agree with one thread") {
