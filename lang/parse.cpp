@@ -337,6 +337,19 @@ bool report_too_deep(ParseState& st, const std::optional<Location>& deep, const 
     return false;
 }
 
+// What the lexical pass refuses before the grammar runs: nesting past the limit, bytes OPA's scanner refuses.
+bool report_scan_errors(ParseState& st, const SourceScan& scan, const ParseOptions& options) {
+    if (scan.too_deep) {
+        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
+        return false;
+    }
+    if (scan.illegal) {
+        st.error(scan.illegal, scan.illegal_reason);
+        return false;
+    }
+    return true;
+}
+
 std::size_t path_parts(const Term& path) { return path.kind == TermKind::Ref ? path.elems.size() : 1; }
 
 // A rule's path (package and head) is as deep as the data tree it builds, and
@@ -367,10 +380,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         return result;
     }
     SourceScan scan = scan_source(st, options.max_nesting);
-    if (scan.too_deep) {
-        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
-        return result;
-    }
+    if (!report_scan_errors(st, scan, options)) return result;
     module.comments = std::move(scan.comments);
 
     const char* p = st.begin;
@@ -447,10 +457,7 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
     ParseState st = make_state(*source, options, result.diagnostics);
     if (options.experimental_keywords) st.keywords.logic = true;
     SourceScan scan = scan_source(st, options.max_nesting);
-    if (scan.too_deep) {
-        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
-        return result;
-    }
+    if (!report_scan_errors(st, scan, options)) return result;
     const char* p = st.begin;
     skip_blank(p, st.end);
     if (p == st.end) {
@@ -476,10 +483,7 @@ TermResult parse_term(std::string text, const ParseOptions& options, std::string
     result.source = source;
     ParseState st = make_state(*source, options, result.diagnostics);
     SourceScan scan = scan_source(st, options.max_nesting);
-    if (scan.too_deep) {
-        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
-        return result;
-    }
+    if (!report_scan_errors(st, scan, options)) return result;
     const char* p = st.begin;
     if (!grammar::parse_term(p, st.end, st, result.term)) {
         report_syntax_error(st, p);

@@ -8,6 +8,29 @@ namespace {
 // hold strings and further templates, so modes form a stack.
 enum class Mode : uint8_t { Code, TemplateQuoted, TemplateRaw };
 
+// The length of the UTF-8 sequence at p, 0 when it is not one (overlong forms,
+// surrogates and code points past U+10FFFF included, as Go's DecodeRune).
+std::size_t utf8_length(const char* p, const char* end) {
+    auto b = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
+    auto cont = [&](std::size_t i) { return p + i < end && (b(i) & 0xC0) == 0x80; };
+    unsigned char c = b(0);
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (!cont(1) || !cont(2)) return 0;
+        if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
+        if (c == 0xED && b(1) > 0x9F) return 0;  // surrogates
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (!cont(1) || !cont(2) || !cont(3)) return 0;
+        if (c == 0xF0 && b(1) < 0x90) return 0;  // overlong
+        if (c == 0xF4 && b(1) > 0x8F) return 0;  // past U+10FFFF
+        return 4;
+    }
+    return 0;
+}
+
 }  // namespace
 
 SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
@@ -21,6 +44,24 @@ SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
     auto open = [&](const char* at) {
         if (++depth > max_nesting && !out.too_deep) out.too_deep = at;
     };
+    // Steps over the byte at q, which belongs to the token starting at `token`.
+    auto step = [&](const char*& q, const char* token) {
+        if (*q == '\0' && !out.illegal) {
+            out.illegal = token;
+            out.illegal_reason = "illegal null character";
+        }
+        if (static_cast<unsigned char>(*q) < 0x80) {
+            ++q;
+            return;
+        }
+        std::size_t n = utf8_length(q, end);
+        if (n == 0 && !out.illegal) {
+            out.illegal = token;
+            out.illegal_reason = "illegal utf-8 character";
+        }
+        q += n == 0 ? 1 : n;
+    };
+    std::vector<const char*> template_starts;  // where each open template string began
 
     while (p < end) {
         Mode mode = modes.back();
@@ -31,6 +72,7 @@ SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
                 p += 2;
             } else if (c == quote) {
                 modes.pop_back();
+                template_starts.pop_back();
                 ++p;
             } else if (c == '{') {
                 open(p);
@@ -38,14 +80,14 @@ SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
                 modes.push_back(Mode::Code);
                 ++p;
             } else {
-                ++p;
+                step(p, template_starts.back());
             }
             continue;
         }
         switch (c) {
             case '#': {
                 const char* start = p;
-                while (p < end && *p != '\n') ++p;
+                while (p < end && *p != '\n') step(p, start);
                 Comment comment;
                 comment.loc = st.location(start, p);
                 comment.text.assign(start + 1, p);
@@ -53,19 +95,25 @@ SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
                 out.comments.push_back(std::move(comment));
                 break;
             }
-            case '"':
-                for (++p; p < end && *p != '"' && *p != '\n'; ++p)
-                    if (*p == '\\') ++p;
-                if (p < end) ++p;
-                break;
-            case '`':
-                for (++p; p < end && *p != '`'; ++p) {
+            case '"': {
+                const char* start = p++;
+                while (p < end && *p != '"' && *p != '\n') {
+                    if (*p == '\\' && p + 1 < end) ++p;
+                    step(p, start);
                 }
                 if (p < end) ++p;
                 break;
+            }
+            case '`': {
+                const char* start = p++;
+                while (p < end && *p != '`') step(p, start);
+                if (p < end) ++p;
+                break;
+            }
             case '$':
                 if (p + 1 < end && (p[1] == '"' || p[1] == '`')) {
                     modes.push_back(p[1] == '"' ? Mode::TemplateQuoted : Mode::TemplateRaw);
+                    template_starts.push_back(p);
                     p += 2;
                 } else {
                     ++p;
@@ -88,7 +136,7 @@ SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
                 ++p;
                 break;
             default:
-                ++p;
+                step(p, p);
         }
     }
     return out;

@@ -172,3 +172,21 @@ TEST_CASE("garbage never crashes and always explains") {
         for (const auto& d : r.diagnostics) CHECK_FALSE(d.message.empty());
     }
 }
+
+TEST_CASE("bytes OPA's scanner refuses: invalid UTF-8 and NUL, at the token holding them") {
+    auto first = [](const std::string& text) {
+        auto r = gavel::lang::parse_module("m.rego", text);
+        REQUIRE_FALSE(r.ok());
+        const auto& d = r.diagnostics.items().at(0);
+        return std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message;
+    };
+    CHECK(first("package p\nx := \"a\xff\"\n") == "2:6 illegal utf-8 character");
+    CHECK(first("package p\n# note \xc3\n") == "2:1 illegal utf-8 character");
+    CHECK(first("package p\nx := `\xed\xa0\x80`\n") == "2:6 illegal utf-8 character");   // a surrogate
+    CHECK(first("package p\nx := \"\xc0\xaf\"\n") == "2:6 illegal utf-8 character");     // overlong
+    CHECK(first("package p\nx := 1\xf5\n") == "2:7 illegal utf-8 character");
+    CHECK(first(std::string("package p\nx := 1", 16) + std::string(1, '\0') + "\n") == "2:7 illegal null character");
+    // Valid UTF-8 of every length is fine, in strings, raw strings and comments.
+    CHECK(gavel::lang::parse_module("m.rego", "package p\n# caf\xc3\xa9\nx := \"\xe2\x82\xac \xf0\x9f\x98\x80\"\ny := `\xc3\xa9`\n").ok());
+    CHECK_FALSE(gavel::lang::parse_query("x := \"\xff\"").ok());
+}
