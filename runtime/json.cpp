@@ -241,6 +241,20 @@ public:
 
 private:
     const char* at(std::uint32_t i) const noexcept { return base_ + idx_[i]; }
+
+    // The root container does not close at the last structural: either it
+    // closes earlier and something follows it, or it never closes. Say which,
+    // and where (the first byte after the value, or the end of the input).
+    [[gnu::noinline, gnu::cold]] bool fail_unclosed_root() {
+        std::size_t depth = 0;
+        for (std::uint32_t i = 0; i < n_; ++i) {
+            char c = *at(i);
+            if (c == '{' || c == '[') ++depth;
+            else if ((c == '}' || c == ']') && depth > 0 && --depth == 0 && i + 1 < n_)
+                return fail_at(at(i + 1), "unexpected content after JSON value");
+        }
+        return fail_simd(simdjson::INCOMPLETE_ARRAY_OR_OBJECT, end());
+    }
     const char* end() const noexcept { return base_ + text_.size(); }
 
     bool run(ValueStack& stack, std::vector<Frame>& frames) {
@@ -248,8 +262,7 @@ private:
         // On-Demand requires); anything else is an incomplete document.
         char first = *at(0);
         if ((first == '{' || first == '[') && limits_.max_depth == 0) return fail_at(at(0), depth_message());
-        if ((first == '{' || first == '[') && *at(n_ - 1) != (first == '{' ? '}' : ']'))
-            return fail_simd(simdjson::INCOMPLETE_ARRAY_OR_OBJECT, at(0));
+        if ((first == '{' || first == '[') && *at(n_ - 1) != (first == '{' ? '}' : ']')) return fail_unclosed_root();
         std::uint32_t i = 0;
         for (;;) {
             // ---- a value at index i ----

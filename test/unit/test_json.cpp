@@ -131,6 +131,20 @@ TEST_CASE("json: syntax errors are values with positions") {
     CHECK(parse_err("{1:2}").line == 1);
     CHECK_FALSE(parse_json("[1,2").ok);
     CHECK_FALSE(parse_json("{\"a\" 1}").ok);
+    // An early end is at the end; content after a container is where it starts.
+    ParseError early = parse_err("{\"a\": [1, 2");
+    CHECK(early.message.find("ended early") != std::string::npos);
+    CHECK(early.offset == 11);
+    ParseError trailing = parse_err("{\"a\": 1} xyz");
+    CHECK(trailing.message.find("unexpected content after JSON value") != std::string::npos);
+    CHECK(trailing.offset == 9);
+    ParseError closer = parse_err("{\"a\": 1}\n\n  ]");
+    CHECK(closer.offset == 12);
+    CHECK(closer.line == 3);
+    CHECK(closer.column == 3);
+    // The same from the eager reader (documents of 64 KiB and more take it).
+    std::string big = "[" + std::string(70000, ' ') + "1] 2";
+    CHECK(parse_err(big).offset == big.size() - 1);
 }
 
 TEST_CASE("json: duplicate keys, last wins") {
