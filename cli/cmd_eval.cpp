@@ -42,14 +42,12 @@
 #include "cli/html_escape.hpp"
 #include "cli/output_errors.hpp"
 #include "cli/output_json.hpp"
+#include "cli/version.hpp"
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
 #include "runtime/yaml.hpp"
 
-#ifndef GAVEL_VERSION
-#define GAVEL_VERSION "dev"
-#endif
 
 extern char** environ;
 
@@ -67,7 +65,7 @@ runtime::Value runtime_info() {
         env.insert(runtime::Value::string(entry.substr(0, eq)), runtime::Value::string(entry.substr(eq + 1)));
     }
     return runtime::Value::object({{runtime::Value::string("env"), env.build()},
-                                   {runtime::Value::string("version"), runtime::Value::string(GAVEL_VERSION)}});
+                                   {runtime::Value::string("version"), runtime::Value::string(gavel_version())}});
 }
 
 }  // namespace

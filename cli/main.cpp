@@ -1,7 +1,10 @@
 #include <exception>
 #include <iostream>
+#include <memory>
+#include <string>
 
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
 
 int& gavel::cli::exit_status() {
     static int status = 0;
@@ -22,10 +25,36 @@ int main(int argc, char** argv) {
     gavel::cli::add_repl_command(app);
     gavel::cli::add_capabilities_command(app);
     gavel::cli::add_version_command(app);
+    app.set_version_flag("--version", std::string("gavel ") + gavel::cli::gavel_version() + " (" +
+                                          gavel::cli::gavel_build_commit() + ")");
+    // `gavel help CMD`, as `opa help CMD`.
+    auto help_for = std::make_shared<std::string>();
+    auto* help = app.add_subcommand("help", "Help about a command");
+    help->add_option("command", *help_for, "The command");
+    help->callback([&app, help_for] {
+        if (help_for->empty()) {
+            // (app.help() would show the selected subcommand: this one.)
+            std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+            return;
+        }
+        CLI::App* cmd = nullptr;
+        try {
+            cmd = app.get_subcommand(*help_for);
+        } catch (const CLI::OptionNotFound&) {
+        }
+        if (!cmd || cmd->get_name() == "help") {
+            std::cerr << "Error: unknown command \"" << *help_for << "\" for \"gavel\"\n";
+            gavel::cli::exit_status() = 1;
+            return;
+        }
+        std::cout << cmd->help(app.get_name());
+    });
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // Help and --version exit 0; a usage error prints what was wrong (naming
+        // the flag) and exits 1, as OPA's commands do, not CLI11's own codes.
+        return app.exit(e) == 0 ? 0 : 1;
     } catch (const std::exception& e) {
         // Commands report their own errors; this is the last line of defence.
         std::cerr << "gavel: internal error: " << e.what() << "\n";
