@@ -87,6 +87,8 @@ struct EvalCliOptions {
     bool strict_builtin_errors = false;
     bool strict = false;
     std::string capabilities;  // a capabilities.json: only its builtins may be called
+    std::string package;               // --package: the query is written in this package
+    std::vector<std::string> imports;  // --import: the query's imports
     bool fail = false;
     bool fail_defined = false;
     std::string timeout;
@@ -388,7 +390,10 @@ int run_eval(const EvalCliOptions& opts) {
     }
 
     auto prepare_start = std::chrono::steady_clock::now();
-    Prepared<PreparedQuery> prepared = engine.prepare(query);
+    Engine::QueryOptions query_options;
+    query_options.package = opts.package;
+    query_options.imports = opts.imports;
+    Prepared<PreparedQuery> prepared = engine.prepare(query, query_options);
     const uint64_t prepare_ns = since_ns(prepare_start);
     for (const auto& [name, v] : prepared.metrics) metrics[std::string(name)] = v;
     if (!prepared.ok()) {
@@ -436,6 +441,9 @@ void add_eval_command(CLI::App& app) {
     cmd->add_flag("--allow-net", opts->allow_net, "Let http.send reach the network (off: \"unallowed host\" errors)");
     // OPA 0.x scripts pass --v1-compatible; v1 is the default here, so it changes nothing.
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
+    cmd->add_option("--package", opts->package, "The package the query is written in (its rules need no data. prefix)");
+    cmd->add_option("--import", opts->imports, "An import for the query, e.g. data.lib.k8s or \"data.x as y\" (repeatable)")
+        ->allow_extra_args(false);
     cmd->add_option("--capabilities", opts->capabilities,
                     "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");
     cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");

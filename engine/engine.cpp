@@ -74,6 +74,7 @@ struct PreparedQuery::State {
     eval::PlannedQuery query;
     std::vector<std::string> variables;
     lang::SourcePtr source;  // keeps the query's locations valid
+    lang::SourcePtr context_source;  // and those of its package and imports
 };
 
 struct Engine::Impl {
@@ -356,6 +357,19 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptio
     state->source = parsed.source;
     compiler::QueryContext context;
     context.capture_values = options.capture_values;
+    if (!options.package.empty() || !options.imports.empty()) {
+        // The package and imports are read as a module's would be.
+        std::string text = "package " + (options.package.empty() ? std::string("__query__") : options.package) + "\n";
+        for (const auto& imp : options.imports) text += "import " + imp + "\n";
+        auto written = lang::parse_module("query context", std::move(text), po);
+        if (!written.ok()) {
+            out.diagnostics = written.diagnostics;
+            return out;
+        }
+        state->context_source = written.module->source;
+        if (!options.package.empty()) context.package = written.module->package.path;
+        context.imports = written.module->imports;
+    }
     auto compiled = compiler::compile_query(parsed.body, *program->compiled, context);
     out.diagnostics = compiled.diagnostics;
     if (out.diagnostics.empty()) out.diagnostics = eval::plan_query(compiled, *program, state->query);

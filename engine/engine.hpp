@@ -185,6 +185,11 @@ public:
         // has the value false, a single `data.p.allow` that is false too).
         // Off, the query is compiled as it is written: what OPA's REPL checks first.
         bool capture_values = true;
+        // Where the query is written, as `opa eval --package` / `--import`:
+        // rules of the package may be named without `data.` and a prefix, and
+        // imports bind names ("data.lib.k8s", "data.x as y").
+        std::string package;
+        std::vector<std::string> imports;
     };
     // Compiles the modules (once per change) and the query.
     Prepared<PreparedQuery> prepare(std::string_view query, const QueryOptions& options);

@@ -270,6 +270,13 @@ if grep -Eq '^BenchmarkOPAEval	 *[0-9]+	 *[0-9.]+ ns/op	 *[0-9]+ B/op	 *[0-9]+ a
 if [[ $? -eq 1 ]] && grep -q 'undefined result' "$err"; then echo "ok   bench fails on undefined"; else
     fail "bench fails on undefined"; cat "$out" "$err"; fi
 
+# --package and --import: where the query is written, as opa eval's.
+first=$("$gavel" eval -f raw -d $fx/datadir 'data.lookup.first')
+check "--package names the package's rules without data." 0 "$first" "$gavel" eval -f raw -d $fx/datadir --package lookup 'first'
+check "--import binds a name" 0 "$first" "$gavel" eval -f raw -d $fx/datadir --import data.lookup 'lookup.first'
+check "--import with an alias" 0 "$first" "$gavel" eval -f raw -d $fx/datadir --import 'data.lookup.first as f' 'f'
+check "--package that does not parse" 2 '' "$gavel" eval -f pretty -d $fx/datadir --package 'look..up' 'first'
+
 rm -f "$out" "$err" "$out.diff"
 echo "e2e eval: $failures failed"
 exit $((failures > 0))
