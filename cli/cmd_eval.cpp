@@ -40,6 +40,7 @@
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
 #include "cli/html_escape.hpp"
+#include "cli/ignore_paths.hpp"
 #include "cli/output_errors.hpp"
 #include "cli/output_json.hpp"
 #include "cli/version.hpp"
@@ -89,6 +90,7 @@ struct EvalCliOptions {
     std::string capabilities;  // a capabilities.json: only its builtins may be called
     std::string package;               // --package: the query is written in this package
     std::vector<std::string> imports;  // --import: the query's imports
+    std::vector<std::string> ignore;   // --ignore: names of files and directories not to load
     bool fail = false;
     bool fail_defined = false;
     std::string timeout;
@@ -381,7 +383,7 @@ int run_eval(const EvalCliOptions& opts) {
         auto start = std::chrono::steady_clock::now();
         engine::LoadOptions load_options;
         load_options.v0_compatible = opts.v0_compatible;
-        lang::Diagnostics diags = engine::load_into(engine, opts.data, load_options);
+        lang::Diagnostics diags = engine::load_into(engine, without_ignored(opts.data, opts.ignore), load_options);
         metrics["timer_rego_load_files_ns"] = since_ns(start);
         if (!diags.empty()) {
             for (const auto& d : diags) out.errors.push_back(from_diagnostic(d));
@@ -443,6 +445,8 @@ void add_eval_command(CLI::App& app) {
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->add_option("--package", opts->package, "The package the query is written in (its rules need no data. prefix)");
     cmd->add_option("--import", opts->imports, "An import for the query, e.g. data.lib.k8s or \"data.x as y\" (repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("--ignore", opts->ignore, "Names of files and directories not to load (shell patterns, repeatable)")
         ->allow_extra_args(false);
     cmd->add_option("--capabilities", opts->capabilities,
                     "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");

@@ -36,9 +36,4 @@ struct SessionResult {
 
 SessionResult run_session(const SessionOptions& options);
 
-// The paths with ignored entries left out: unchanged without patterns; else
-// the files below them that are kept (data files with the prefix that puts
-// their content where walking the directory would have).
-std::vector<std::string> without_ignored(const std::vector<std::string>& paths, const std::vector<std::string>& ignore);
-
 }  // namespace gavel::cli::test_runner

@@ -275,6 +275,8 @@ first=$("$gavel" eval -f raw -d $fx/datadir 'data.lookup.first')
 check "--package names the package's rules without data." 0 "$first" "$gavel" eval -f raw -d $fx/datadir --package lookup 'first'
 check "--import binds a name" 0 "$first" "$gavel" eval -f raw -d $fx/datadir --import data.lookup 'lookup.first'
 check "--import with an alias" 0 "$first" "$gavel" eval -f raw -d $fx/datadir --import 'data.lookup.first as f' 'f'
+check "--ignore leaves a file out" 0 '' "$gavel" eval -f raw -d $fx/datadir --ignore 'lookup.rego' 'data.lookup.first'
+check "--ignore of another name changes nothing" 0 "$first" "$gavel" eval -f raw -d $fx/datadir --ignore '*.yaml' 'data.lookup.first'
 check "--package that does not parse" 2 '' "$gavel" eval -f pretty -d $fx/datadir --package 'look..up' 'first'
 
 rm -f "$out" "$err" "$out.diff"
