@@ -1,6 +1,7 @@
 #include "runtime/yaml.hpp"
 
 #include "runtime/utf8.hpp"
+#include "runtime/yaml_scalar.hpp"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -23,8 +24,6 @@ const std::string kTagBool = "tag:yaml.org,2002:bool";
 const std::string kTagNull = "tag:yaml.org,2002:null";
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-bool is_null_word(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
 
 std::optional<bool> bool_word(std::string_view s) {
     if (s == "true" || s == "True" || s == "TRUE") return true;
@@ -165,11 +164,11 @@ public:
                   const std::string& text) override {
         ++doc_events_;
         count_nodes(m, 1);
-        // A key is the scalar's text, whatever it would type as.
+        // A key is text: a plain one as sigs.k8s.io/yaml writes what it resolves to (yes: "true", 010: "8").
         const bool key = expecting_key();
         Value v = key && !anchor ? Value() : scalar(m, tag, text);
         if (anchor) anchors_[anchor] = Anchored{v, 1, text, true};
-        if (key) frames_.back().key = Value::string(text);
+        if (key) frames_.back().key = Value::string(tag == "?" ? yaml_key_text(text) : text);
         else place(std::move(v), m);
     }
 
@@ -278,14 +277,10 @@ private:
             if (!n) fail(m, "invalid number '" + s + "'");
             return Value::number(std::move(*n));
         }
-        // Plain scalar ("?") or an unknown tag: core schema resolution.
-        if (is_null_word(s)) return Value();
-        if (auto b = bool_word(s)) return Value::boolean(*b);
-        if (!s.empty() && (is_digit(s[0]) || s[0] == '-' || s[0] == '+' || s[0] == '.')) {
-            if (auto n = int_scalar(s)) return Value::number(std::move(*n));
-            if (auto n = float_scalar(s)) return Value::number(std::move(*n));
-        }
-        return Value::string(s);
+        // Plain scalar ("?") or an unknown tag: as OPA reads YAML (yaml_scalar.hpp).
+        YamlScalar resolved = resolve_plain_yaml_scalar(s);
+        if (resolved.error) fail(m, *resolved.error);
+        return std::move(resolved.value);
     }
 
     const Limits& limits_;

@@ -49,13 +49,13 @@ TEST_CASE("loader: data lands at its directory path, whatever the file's name") 
     TempTree t;
     t.write("data.json", R"({"top": 1})");
     t.write("a/b/data.json", R"({"x": 1})");
-    t.write("a/b/more.yaml", "y: 2\n");
+    t.write("a/b/more.yaml", "yy: 2\n");
     t.write("a/other.yml", "z: [1, 2]\n");
     t.write("a/notes.txt", "ignored");
     t.write("c/list.json", "[1, 2]");  // non-objects are fine below the root
     LoadResult r = load_paths({t.root.string()});
     REQUIRE_MESSAGE(r.ok(), all_errors(r));
-    CHECK(data_json(r) == R"({"a":{"b":{"x":1,"y":2},"z":[1,2]},"c":[1,2],"top":1})");
+    CHECK(data_json(r) == R"({"a":{"b":{"x":1,"yy":2},"z":[1,2]},"c":[1,2],"top":1})");
     CHECK(r.policies.empty());
     // Walk order: entries sorted by name, depth first.
     REQUIRE(r.data_files.size() == 5);
