@@ -17,21 +17,6 @@ DetailTree sorted_object(std::map<std::string, DetailTree> fields) {
     return out;
 }
 
-const char* marker(Kind k) {
-    switch (k) {
-        case Kind::Null: return "null";
-        case Kind::Boolean: return "boolean";
-        case Kind::Number: return "number";
-        case Kind::String: return "string";
-        case Kind::Array: return "array";
-        case Kind::Object: return "object";
-        case Kind::Set: return "set";
-        case Kind::Any: return "any";
-        case Kind::Function: return "function";
-    }
-    return "any";
-}
-
 DetailTree key_detail(const Key& k) {
     switch (k.kind) {
         case Key::Kind::Null: return DetailTree::null();
@@ -99,7 +84,7 @@ DetailTree ref_detail(const lang::Term& ref) {
 DetailTree type_detail(const TypePtr& t, const std::string& name) {
     if (!t) return DetailTree::null();
     std::map<std::string, DetailTree> fields;
-    fields["type"] = DetailTree::string(marker(t->kind));
+    fields["type"] = DetailTree::string(kind_name(t->kind));
     switch (t->kind) {
         case Kind::Array:
             if (!t->elems.empty()) fields["static"] = list(t->elems);

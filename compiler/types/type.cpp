@@ -468,13 +468,28 @@ TypePtr type_of(const Key& k) {
     return nullptr;
 }
 
-std::string to_string(const TypePtr& t) {
-    if (!t) return "???";
-    switch (t->kind) {
+const char* kind_name(Kind k) {
+    switch (k) {
         case Kind::Null: return "null";
         case Kind::Boolean: return "boolean";
         case Kind::Number: return "number";
         case Kind::String: return "string";
+        case Kind::Array: return "array";
+        case Kind::Object: return "object";
+        case Kind::Set: return "set";
+        case Kind::Any: return "any";
+        case Kind::Function: return "function";
+    }
+    return "any";
+}
+
+std::string to_string(const TypePtr& t) {
+    if (!t) return "???";
+    switch (t->kind) {
+        case Kind::Null:
+        case Kind::Boolean:
+        case Kind::Number:
+        case Kind::String: return kind_name(t->kind);
         case Kind::Any: return t->elems.empty() ? "any" : "any<" + list_string(t->elems) + ">";
         case Kind::Set: return "set[" + to_string(t->of) + "]";
         case Kind::Array: {

@@ -68,6 +68,7 @@ TypePtr function(std::vector<TypePtr> args, TypePtr result, TypePtr variadic = n
 TypePtr named_function(std::vector<TypePtr> args, std::vector<std::string> arg_names, TypePtr result,
                        std::string result_name, TypePtr variadic);
 
+const char* kind_name(Kind k);      // OPA's type markers: "null", "boolean" ... "any", "function"
 bool is_any(const TypePtr& t);      // `any` itself (an empty union)
 bool is(const TypePtr& t, Kind k);  // non-null and of kind k
 
