@@ -35,6 +35,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/output_errors.hpp"
 #include "cli/go_duration.hpp"
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
@@ -114,55 +115,15 @@ bool parse_input(const std::string& text, Value& out, std::string& error) {
     return false;
 }
 
-struct BenchError {
-    std::string message, code, file, text, detail_line;
-    uint32_t row = 0, col = 0;
-};
-
-void print_errors(const BenchOptions& opts, const std::vector<BenchError>& errors) {
+// Errors as eval prints them: {"errors": [...]} on stdout in JSON, the text on stderr otherwise.
+void print_errors(const BenchOptions& opts, const std::vector<OutputError>& errors) {
     if (opts.format == "json") {
-        // {"errors": [...]} as eval prints them.
-        std::string out = "{\n  \"errors\": [\n";
-        for (std::size_t i = 0; i < errors.size(); ++i) {
-            const auto& e = errors[i];
-            out += "    {\n      \"message\": ";
-            runtime::append_json_string(out, e.message);
-            if (!e.code.empty()) {
-                out += ",\n      \"code\": ";
-                runtime::append_json_string(out, e.code);
-            }
-            if (e.row > 0) {
-                out += ",\n      \"location\": {\n        \"file\": ";
-                runtime::append_json_string(out, e.file);
-                out += fmt::format(",\n        \"row\": {},\n        \"col\": {}\n      }}", e.row, e.col);
-            }
-            if (!e.detail_line.empty()) {
-                out += ",\n      \"details\": {\n        \"line\": ";
-                runtime::append_json_string(out, e.detail_line);
-                out += fmt::format(",\n        \"idx\": {}\n      }}", e.col > 0 ? e.col - 1 : 0);
-            }
-            out += i + 1 < errors.size() ? "\n    },\n" : "\n    }\n";
-        }
-        out += "  ]\n}\n";
-        std::cout << out;
+        Json doc = Json::object();
+        doc.add("errors", errors_json(errors));
+        std::cout << encode(doc);
         return;
     }
-    std::string text = errors.size() == 1 ? "1 error occurred: " : std::to_string(errors.size()) + " errors occurred:\n";
-    for (std::size_t i = 0; i < errors.size(); ++i) text += (i ? "\n" : "") + errors[i].text;
-    std::cerr << text << "\n";
-}
-
-BenchError from_diagnostic(const lang::Diagnostic& d) {
-    BenchError e{d.message, d.code, d.file, engine::describe(d), {}, d.line, d.col};
-    if (d.code == lang::codes::parse_error) e.detail_line = d.source_line;
-    return e;
-}
-
-BenchError plain(std::string message) {
-    BenchError e;
-    e.message = message;
-    e.text = std::move(message);
-    return e;
+    std::cerr << errors_text(errors) << "\n";
 }
 
 void print_result(const BenchOptions& opts, const BenchResult& r) {
@@ -229,7 +190,7 @@ int run_bench(const BenchOptions& opts) {
     } else if (!opts.input.empty()) {
         std::ifstream in(opts.input, std::ios::binary);
         if (!in) {
-            print_errors(opts, {plain("open " + opts.input + ": " + std::strerror(errno))});
+            print_errors(opts, {plain_error("open " + opts.input + ": " + std::strerror(errno))});
             return 1;
         }
         std::string text;
@@ -240,7 +201,7 @@ int run_bench(const BenchOptions& opts) {
     if (input_text) {
         std::string error;
         if (!parse_input(*input_text, input, error)) {
-            print_errors(opts, {plain("unable to parse input: " + error)});
+            print_errors(opts, {plain_error("unable to parse input: " + error)});
             return 1;
         }
     }
@@ -250,7 +211,7 @@ int run_bench(const BenchOptions& opts) {
     Engine engine(engine_options);
     engine::LoadOptions load_options;
     load_options.v0_compatible = opts.v0_compatible;
-    std::vector<BenchError> errors;
+    std::vector<OutputError> errors;
     for (const auto& d : engine::load_into(engine, opts.data, load_options)) errors.push_back(from_diagnostic(d));
     if (!errors.empty()) {
         print_errors(opts, errors);
@@ -259,33 +220,33 @@ int run_bench(const BenchOptions& opts) {
     Prepared<PreparedQuery> prepared = engine.prepare(query);
     if (!prepared.ok()) {
         for (const auto& d : prepared.diagnostics) errors.push_back(from_diagnostic(d));
-        if (errors.empty()) errors.push_back(plain("query could not be prepared"));
+        if (errors.empty()) errors.push_back(plain_error("query could not be prepared"));
         print_errors(opts, errors);
         return 1;
     }
     const PreparedQuery& pq = *prepared.value;
 
     // One evaluation; an error message when it fails.
-    auto once = [&](Value& parsed) -> std::optional<BenchError> {
+    auto once = [&](Value& parsed) -> std::optional<OutputError> {
         EvalOptions eo;
         if (input_text) {
             if (opts.e2e) {
                 std::string error;
-                if (!parse_input(*input_text, parsed, error)) return plain("unable to parse input: " + error);
+                if (!parse_input(*input_text, parsed, error)) return plain_error("unable to parse input: " + error);
             }
             eo.input = opts.e2e ? &parsed : &input;
         }
         EvalResult r = pq.eval(eo);
         if (r.error) {
             const EvalError& e = *r.error;
-            return BenchError{e.message, e.code, e.file, e.to_string(), {}, e.line, e.col};
+            return from_eval_error(e);
         }
-        if (r.rows.empty() && opts.fail) return plain("undefined result");
+        if (r.rows.empty() && opts.fail) return plain_error("undefined result");
         return std::nullopt;
     };
 
     // n iterations: the time and allocations they took.
-    auto run = [&](std::uint64_t n, BenchResult& out) -> std::optional<BenchError> {
+    auto run = [&](std::uint64_t n, BenchResult& out) -> std::optional<OutputError> {
         Value parsed;
         std::uint64_t a0, b0, a1, b1;
         alloc_counts(a0, b0);
