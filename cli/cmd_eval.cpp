@@ -43,6 +43,7 @@
 #include "cli/ignore_paths.hpp"
 #include "cli/output_errors.hpp"
 #include "cli/output_json.hpp"
+#include "cli/repl/table.hpp"
 #include "cli/version.hpp"
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
@@ -161,62 +162,47 @@ std::string cut(std::string s, std::size_t limit) {
     return s;
 }
 
+// OPA's pretty table: a column per variable (sorted by name), then one per
+// expression whose value is not a boolean (every expression when nothing is
+// bound); values as compact JSON cut at 80 bytes; drawn as tablewriter draws
+// it (cli/repl/table.hpp): headers centred, cells left-aligned and wrapped.
 std::string render_table(const std::vector<ResultRow>& rows) {
-    // Columns: the variables, or the expressions when the query binds none.
+    struct Key {
+        std::string var;            // a binding's name, or empty
+        std::size_t expr = 0;       // else the expression's index
+        std::string text;
+    };
+    std::vector<Key> keys;
+    const ResultRow& first = rows.front();
+    for (const auto& b : first.bindings) keys.push_back({b.first, 0, b.first});  // sorted by name already
+    for (std::size_t i = 0; i < first.expressions.size(); ++i)
+        if (!first.expressions[i].value.is_bool() || first.bindings.empty())
+            keys.push_back({"", i, first.expressions[i].text});
     std::vector<std::string> header;
-    const bool by_vars = !rows.front().bindings.empty();
-    if (by_vars)
-        for (const auto& b : rows.front().bindings) header.push_back(b.first);
-    else
-        for (const auto& e : rows.front().expressions) header.push_back(e.text);
+    for (const auto& k : keys) header.push_back(k.text);
     std::vector<std::vector<std::string>> cells;
     for (const auto& row : rows) {
         std::vector<std::string> line;
-        for (std::size_t c = 0; c < header.size(); ++c) {
+        for (const auto& k : keys) {
             const Value* v = nullptr;
-            if (by_vars) {
+            if (!k.var.empty()) {
                 for (const auto& b : row.bindings)
-                    if (b.first == header[c]) v = &b.second;
-            } else if (c < row.expressions.size()) {
-                v = &row.expressions[c].value;
+                    if (b.first == k.var) v = &b.second;
+            } else if (k.expr < row.expressions.size()) {
+                v = &row.expressions[k.expr].value;
             }
-            line.push_back(v ? cut(marshal_compact(*v), 80) : "");
+            line.push_back(v ? cut(marshal_compact(*v), 80) : "null");
         }
         cells.push_back(std::move(line));
     }
-    std::vector<std::size_t> width(header.size());
-    for (std::size_t c = 0; c < header.size(); ++c) {
-        width[c] = header[c].size();
-        for (const auto& line : cells) width[c] = std::max(width[c], line[c].size());
-    }
-    auto rule = [&] {
-        std::string s = "+";
-        for (auto w : width) s += std::string(w + 2, '-') + "+";
-        return s + "\n";
-    };
-    auto line_of = [&](const std::vector<std::string>& vals) {
-        std::string s = "|";
-        for (std::size_t c = 0; c < vals.size(); ++c) s += " " + vals[c] + std::string(width[c] - vals[c].size(), ' ') + " |";
-        return s + "\n";
-    };
-    std::string out = rule() + line_of(header) + rule();
-    for (const auto& line : cells) out += line_of(line);
-    return out + rule();
+    return repl::render_table(header, cells);
 }
 
+// OPA's metrics table: tablewriter writes its headers in capitals.
 std::string render_metrics_table(const std::map<std::string, uint64_t>& metrics) {
-    std::size_t w0 = 6, w1 = 5;
-    for (const auto& [k, v] : metrics) {
-        w0 = std::max(w0, k.size());
-        w1 = std::max(w1, std::to_string(v).size());
-    }
-    auto rule = "+" + std::string(w0 + 2, '-') + "+" + std::string(w1 + 2, '-') + "+\n";
-    auto line = [&](const std::string& a, const std::string& b) {
-        return "| " + a + std::string(w0 - a.size(), ' ') + " | " + b + std::string(w1 - b.size(), ' ') + " |\n";
-    };
-    std::string out = rule + line("Metric", "Value") + rule;
-    for (const auto& [k, v] : metrics) out += line(k, std::to_string(v));
-    return out + rule;
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& [k, v] : metrics) cells.push_back({k, std::to_string(v)});
+    return repl::render_table({"METRIC", "VALUE"}, cells);
 }
 
 // Prints `out` in `format`.

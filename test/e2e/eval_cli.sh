@@ -270,6 +270,13 @@ if grep -Eq '^BenchmarkOPAEval	 *[0-9]+	 *[0-9.]+ ns/op	 *[0-9]+ B/op	 *[0-9]+ a
 if [[ $? -eq 1 ]] && grep -q 'undefined result' "$err"; then echo "ok   bench fails on undefined"; else
     fail "bench fails on undefined"; cat "$out" "$err"; fi
 
+# -f pretty as OPA's tablewriter table: variables, then expressions that are not booleans; headers centred.
+check "pretty: variables then non-boolean expressions" 0 '+---+---------+-------+
+| x |    y    | x + 1 |
++---+---------+-------+
+| 1 | "hello" | 2     |
++---+---------+-------+' "$gavel" eval -f pretty 'x := 1; x + 1; y := "hello"'
+
 # --package and --import: where the query is written, as opa eval's.
 first=$("$gavel" eval -f raw -d $fx/datadir 'data.lookup.first')
 check "--package names the package's rules without data." 0 "$first" "$gavel" eval -f raw -d $fx/datadir --package lookup 'first'
