@@ -11,6 +11,7 @@
 #include "cli/rego_files.hpp"
 #include "lang/parse.hpp"
 #include "engine/engine.hpp"
+#include "engine/schema_loader.hpp"
 
 namespace gavel::cli {
 
@@ -24,6 +25,7 @@ struct CheckOptions {
     std::string capabilities;  // a capabilities.json: only its builtins may be called
     bool bundle = false;       // each path is a bundle root directory
     int max_errors = 10;       // OPA's -m: 0 or less for no limit
+    std::string schema;        // -s: a JSON Schema file (for input) or a directory of them
 };
 
 int run_check(const CheckOptions& opts) {
@@ -47,6 +49,22 @@ int run_check(const CheckOptions& opts) {
             std::cerr << "invalid --capabilities: " << error << "\n";
             return 1;
         }
+    }
+    // -s FILE|DIR is read before the policies, as `opa check` does; an error there is the only one printed.
+    std::shared_ptr<const compiler::SchemaSet> schemas;
+    if (!opts.schema.empty()) {
+        auto loaded = engine::load_schemas(opts.schema);
+        if (!loaded.schemas) {
+            if (opts.format == "json") {
+                Json doc = Json::object();
+                doc.add("errors", errors_json({plain_error(loaded.error)}));
+                std::cerr << encode(doc);
+            } else {
+                std::cerr << loaded.error << "\n";
+            }
+            return 1;
+        }
+        schemas = std::move(loaded.schemas);
     }
     FileList list = find_rego_files(opts.paths);
     lang::Diagnostics all;
@@ -83,6 +101,7 @@ int run_check(const CheckOptions& opts) {
         engine_options.strict = opts.strict;
         engine_options.allowed_builtins = allowed_builtins;
         engine_options.max_errors = opts.max_errors > 0 ? static_cast<std::size_t>(opts.max_errors) : 0;
+        engine_options.schemas = schemas;
         Engine engine(engine_options);
         for (auto& [file, text, v0] : modules) all.append(engine.add_policy(file, std::move(text), {.v0_compatible = v0}));
         if (all.empty()) all.append(engine.check());
@@ -118,6 +137,9 @@ void add_check_command(CLI::App& app) {
     cmd->add_option("--capabilities", opts->capabilities,
                     "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");
     cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
+    cmd->add_option("-s,--schema", opts->schema,
+                    "JSON Schema for type checking: a file types input everywhere; a directory's a/b.json is "
+                    "schema.a.b for METADATA schemas: annotations");
     cmd->callback([opts] { exit_status() = run_check(*opts); });
 }
 

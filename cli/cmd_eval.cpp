@@ -48,6 +48,7 @@
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
+#include "engine/schema_loader.hpp"
 #include "runtime/yaml.hpp"
 
 
@@ -96,6 +97,7 @@ struct EvalCliOptions {
     bool fail_defined = false;
     std::string timeout;
     bool metrics = false;
+    std::string schema;  // -s: a JSON Schema file (for input) or a directory of them
 };
 
 std::string encode_value(const Value& v) { return encode(Json::of(v)); }
@@ -340,6 +342,17 @@ int run_eval(const EvalCliOptions& opts) {
         input = std::move(v);
     }
 
+    // -s FILE|DIR, read after the input as OPA does; an error is plain, exit 2.
+    std::shared_ptr<const compiler::SchemaSet> schemas;
+    if (!opts.schema.empty()) {
+        auto loaded = engine::load_schemas(opts.schema);
+        if (!loaded.schemas) {
+            std::cerr << loaded.error << "\n";
+            return 2;
+        }
+        schemas = std::move(loaded.schemas);
+    }
+
     Output out;
     std::map<std::string, uint64_t> metrics;
     auto finish = [&]() {
@@ -363,6 +376,7 @@ int run_eval(const EvalCliOptions& opts) {
         }
     }
     engine_options.allow_net = opts.allow_net;
+    engine_options.schemas = schemas;
     Engine engine(engine_options);
 
     if (!opts.data.empty()) {
@@ -443,6 +457,9 @@ void add_eval_command(CLI::App& app) {
     cmd->add_flag("--fail-defined", opts->fail_defined, "Exit with status 1 when the result is defined");
     cmd->add_option("--timeout", opts->timeout, "Evaluation timeout as a Go duration (5s, 100ms); none by default");
     cmd->add_flag("--metrics", opts->metrics, "Report timing metrics");
+    cmd->add_option("-s,--schema", opts->schema,
+                    "JSON Schema for type checking: a file types input everywhere; a directory's a/b.json is "
+                    "schema.a.b for METADATA schemas: annotations");
     cmd->callback([opts] { exit_status() = run_eval(*opts); });
 }
 

@@ -37,6 +37,7 @@ struct TestCliOptions {
     std::string run;
     bool v0_compatible = false;
     bool strict = false;
+    std::string schema;
     std::string timeout;
     unsigned parallel = 0;
     bool bench = false;
@@ -71,6 +72,10 @@ std::map<std::string, fs::file_time_type> snapshot(const std::vector<std::string
 
 int run_once(const TestCliOptions& opts, const SessionOptions& session) {
     SessionResult result = run_session(session);
+    if (!result.schema_error.empty()) {
+        std::cerr << result.schema_error << "\n";
+        return 1;
+    }
     if (!result.errors.empty()) {
         std::cerr << (result.errors.size() == 1 ? "1 error occurred: "
                                                 : std::to_string(result.errors.size()) + " errors occurred:\n");
@@ -128,6 +133,7 @@ int run_test_command(const TestCliOptions& opts) {
     session.ignore = opts.ignore;
     session.v0_compatible = opts.v0_compatible;
     session.strict = opts.strict;
+    session.schema = opts.schema;
     session.run = opts.run;
     session.count = opts.count;
     session.bench = opts.bench;
@@ -175,6 +181,9 @@ void add_test_command(CLI::App& app) {
     cmd->add_option("-r,--run", opts->run, "Run only tests whose data.pkg.test_name matches this regular expression");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies in the pre-1.0 Rego dialect");
     cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
+    cmd->add_option("-s,--schema", opts->schema,
+                    "JSON Schema for type checking: a file types input everywhere; a directory's a/b.json is "
+                    "schema.a.b for METADATA schemas: annotations");
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->add_option("--timeout", opts->timeout, "Timeout per test as a duration (default 5s, 30s with --bench)");
     cmd->add_option("-t,--target", opts->target, "Runtime to exercise: rego (OPA's wasm target is not supported)");

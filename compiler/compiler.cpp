@@ -7,6 +7,7 @@
 #include "compiler/ast/var_visitor.hpp"
 #include "compiler/context.hpp"
 #include "compiler/stages/stages.hpp"
+#include "compiler/types/schema_types.hpp"
 
 namespace gavel::compiler {
 
@@ -31,6 +32,7 @@ constexpr Stage kStages[] = {
     {"check_void_calls", check_void_calls},
     {"rewrite_print_calls", rewrite_print_calls},
     {"rewrite_expr_terms", rewrite_expr_terms},
+    {"set_annotation_set", set_annotation_set},
     {"rewrite_rego_metadata_calls", rewrite_rego_metadata_calls},
     {"rewrite_comprehension_terms", rewrite_comprehension_terms},
     {"rewrite_refs_in_head", rewrite_refs_in_head},
@@ -81,7 +83,22 @@ CompiledModules compile_modules(const std::vector<const lang::Module*>& modules,
 
     CompileContext ctx(out.options);
     for (auto& m : out.modules) ctx.modules.push_back(m.get());
+    // The schema for `input` comes first, as OPA loads it when the compiler starts
+    // (an error there, which has no location, ends the compilation).
+    if (options.schemas)
+        if (const lang::JsonTree* input = options.schemas->find({})) {
+            auto typed = types::schema_type(*input);
+            if (typed.type) {
+                ctx.input_type = typed.type;
+            } else {
+                lang::Diagnostic d;
+                d.code = std::string(lang::codes::type_error);
+                d.message = typed.error;
+                ctx.error(std::move(d));
+            }
+        }
     for (const Stage& stage : kStages) {
+        if (ctx.failed()) break;
         stage.run(ctx);
         if (stage.run == normalize_rules)  // rules are where they stay from here on
             for (const lang::Module* m : ctx.modules)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "compiler/rule_tree.hpp"
+#include "compiler/schema_set.hpp"
 #include "lang/ast.hpp"
 #include "lang/builtins.hpp"
 #include "lang/diagnostics.hpp"
@@ -41,6 +42,9 @@ struct CompileOptions {
     // is an undefined function. Unset: every builtin. The compiler's own
     // internal.* rewrites are always allowed.
     std::optional<std::set<std::string>> allowed_builtins;
+    // JSON Schemas for type checking (OPA's WithSchemas, `-s`): `schema` itself
+    // types `input` everywhere; METADATA `schemas:` name the others. Null: none.
+    std::shared_ptr<const SchemaSet> schemas;
 };
 
 // The builtin `name` as the options see it (the table's or an embedder's, and allowed), or null.

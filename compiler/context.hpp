@@ -19,7 +19,9 @@ namespace gavel::compiler {
 
 namespace types {
 struct TypeEnv;
+class Type;
 }
+class AnnotationSet;
 
 class CompileContext {
 public:
@@ -46,6 +48,10 @@ public:
     std::map<const lang::Rule*, std::vector<const lang::Rule*>> rule_graph;
     // Rules' and builtins' types, set by check_types (for a query: the compiled modules').
     std::shared_ptr<types::TypeEnv> type_env;
+    // The METADATA blocks by scope, set by set_annotation_set.
+    std::shared_ptr<const AnnotationSet> annotation_set;
+    // The type of `input` from the schema given with -s (CompileOptions::schemas), or null.
+    std::shared_ptr<const types::Type> input_type;
 
     lang::Diagnostics diagnostics;
 

@@ -103,6 +103,7 @@ struct Engine::Impl {
         co.strict = options.strict;
         co.allowed_builtins = options.allowed_builtins;
         co.max_errors = options.max_errors;
+        co.schemas = options.schemas;
         for (const auto& [name, b] : custom) co.custom_builtins[name] = b.decl;
         if (options.check_data_conflicts)
             co.path_exists = [base = data](const std::vector<std::string>& path) { return data_at(base, path); };

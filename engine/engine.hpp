@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/schema_set.hpp"
 #include "lang/diagnostics.hpp"
 #include "runtime/eval/eval_error.hpp"
 #include "runtime/eval/tracing.hpp"
@@ -48,6 +49,9 @@ struct EngineOptions {
     std::optional<std::set<std::string>> allowed_builtins;
     // Compile errors reported before "error limit reached" (0: no limit); OPA's default.
     std::size_t max_errors = 10;
+    // JSON Schemas for the type checker (`-s`, engine/schema_loader.hpp): the
+    // schema of `input` and those METADATA `schemas:` annotations name.
+    std::shared_ptr<const compiler::SchemaSet> schemas;
 };
 
 struct ExpressionResult {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "lang/json_tree.hpp"
 #include "lang/location.hpp"
 
 namespace gavel::lang {
@@ -158,13 +159,24 @@ struct Comment {
     std::string text;  // without the leading '#'
 };
 
+// One entry of a METADATA block's `schemas:` list (OPA's SchemaAnnotation):
+// the document it types (`input`, `input.x`, `data.a.b`) and either a ref
+// into the schemas given with -s (`schema.a.b`, `schema["a-b"]`) or a schema
+// written inline. The refs' locations are the block's.
+struct SchemaAnnotation {
+    TermPtr path;                                // a Ref
+    TermPtr schema;                              // a Ref rooted at the var `schema`, or null
+    std::shared_ptr<const JsonTree> definition;  // the inline schema, or null
+};
+
 // A `# METADATA` block: the YAML text (comment markers removed) and where it sits.
 struct Annotation {
     Location loc;
     std::string yaml;
-    std::string scope;  // `scope:` if given
+    std::string scope;  // `scope:` if given; else rule, document (an entrypoint rule) or package
     std::size_t rule_index = static_cast<std::size_t>(-1);  // the rule it precedes, if any
     bool on_package = false;
+    std::vector<SchemaAnnotation> schemas;
 };
 
 struct Module {

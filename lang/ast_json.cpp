@@ -31,6 +31,7 @@
 // folded to the left.
 
 #include "lang/ast_json.hpp"
+#include "lang/json_tree_yaml.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -831,32 +832,13 @@ private:
 void yaml_value(JsonWriter& w, const YAML::Node& node);
 
 void yaml_scalar(JsonWriter& w, const YAML::Node& node) {
-    const std::string& s = node.Scalar();
-    if (node.Tag() == "!") {  // quoted: always a string
-        w.string(s);
-        return;
+    JsonTree t = lang::yaml_scalar(node);  // typed as OPA's YAML library types it
+    switch (t.kind) {
+        case JsonTree::Kind::Boolean: return w.boolean(t.boolean);
+        case JsonTree::Kind::Number: return w.raw(t.text);
+        case JsonTree::Kind::String: return w.string(t.text);
+        default: return w.null();
     }
-    if (s == "true" || s == "True" || s == "TRUE") return w.boolean(true);
-    if (s == "false" || s == "False" || s == "FALSE") return w.boolean(false);
-    if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return w.null();
-    bool numeric = !s.empty();
-    std::size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-    bool digit = false, dot = false, exp = false;
-    for (; i < s.size() && numeric; ++i) {
-        char c = s[i];
-        if (c >= '0' && c <= '9') {
-            digit = true;
-        } else if (c == '.' && !dot && !exp) {
-            dot = true;
-        } else if ((c == 'e' || c == 'E') && digit && !exp) {
-            exp = true;
-            if (i + 1 < s.size() && (s[i + 1] == '-' || s[i + 1] == '+')) ++i;
-        } else {
-            numeric = false;
-        }
-    }
-    if (numeric && digit && s[0] != '+') return w.raw(s);
-    w.string(s);
 }
 
 void yaml_value(JsonWriter& w, const YAML::Node& node) {

@@ -10,6 +10,7 @@
 #include "cli/ignore_paths.hpp"
 #include "cli/repl/trace_printer.hpp"
 #include "engine/loader.hpp"
+#include "engine/schema_loader.hpp"
 
 namespace gavel::cli {
 // Defined in cli/alloc_counter.cpp: the calling thread's allocation counts.
@@ -67,6 +68,14 @@ SessionResult run_session(const SessionOptions& options) {
     for (const auto& p : loaded.policies) sources.push_back({p.file, p.text, p.v0_compatible});
 
     EngineOptions engine_options;
+    if (!options.schema.empty()) {  // read once the policies are, as `opa test` does
+        auto schemas = engine::load_schemas(options.schema);
+        if (!schemas.schemas) {
+            out.schema_error = schemas.error;
+            return out;
+        }
+        engine_options.schemas = std::move(schemas.schemas);
+    }
     engine_options.v0_compatible = options.v0_compatible;
     engine_options.strict = options.strict;
     engine_options.number_duplicate_tests = true;

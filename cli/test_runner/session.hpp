@@ -17,6 +17,7 @@ struct SessionOptions {
     std::vector<std::string> ignore;  // glob patterns matched against file and directory names
     bool v0_compatible = false;
     bool strict = false;              // compiler strict mode
+    std::string schema;               // -s: a JSON Schema file (for input) or a directory of them
     std::string run;                  // RE2 pattern matched against data.pkg.test_x; empty: all
     std::chrono::nanoseconds timeout = std::chrono::seconds(5);
     unsigned parallel = 1;
@@ -29,6 +30,7 @@ struct SessionOptions {
 };
 
 struct SessionResult {
+    std::string schema_error;         // -s could not be read: printed as it is
     std::vector<std::string> errors;  // load, parse and compile errors, as printed
     std::vector<Reported> results;
     std::map<std::string, std::set<uint32_t>> coverable, covered;

@@ -21,6 +21,7 @@ void rewrite_template_strings(CompileContext& ctx);    // $"..." -> internal.tem
 void check_void_calls(CompileContext& ctx);            // print(...) used as a value
 void rewrite_print_calls(CompileContext& ctx);         // print operands captured, undefined printed
 void rewrite_expr_terms(CompileContext& ctx);          // nested calls hoisted into expressions of their own
+void set_annotation_set(CompileContext& ctx);          // METADATA blocks by scope; redeclared scopes
 void rewrite_rego_metadata_calls(CompileContext& ctx); // rego.metadata.rule()/chain() -> constants
 void rewrite_comprehension_terms(CompileContext& ctx); // comprehension heads that need evaluation
 void rewrite_refs_in_head(CompileContext& ctx);        // rule head keys/values that need evaluation

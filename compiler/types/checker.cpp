@@ -77,8 +77,27 @@ std::pair<EnvPtr, TypeErrors> Checker::check_body(const EnvPtr& parent, const la
     return {env, errors};
 }
 
-void Checker::check_rule(const EnvPtr& global, const lang::Rule& rule, const Term& path, TypeErrors& out) {
-    auto checked = check_body(wrap(global), rule.body);
+void Checker::check_rule(const EnvPtr& global, const lang::Rule& rule, const Term& path, TypeErrors& out,
+                         const std::vector<DocumentSchema>& schemas) {
+    EnvPtr rule_env = wrap(global);
+    // The memo knows tree nodes by address: forget rule_env's before they go away with it.
+    struct Forget {
+        Memo& memo;
+        const TypeTree& tree;
+        std::vector<std::vector<std::string>> paths;  // where the schemas went in rule_env
+        ~Forget() {
+            for (const auto& p : paths) memo.forget_path(tree, p);
+        }
+    } typed{memo_, rule_env->tree, {}};
+    for (const auto& schema : schemas) {
+        std::vector<std::string> put;
+        if (auto err = apply_document_schema(*rule_env, schema, memo_, put)) {
+            out.push_back(plain_error(rule.loc, *err));
+            continue;
+        }
+        typed.paths.push_back(std::move(put));
+    }
+    auto checked = check_body(rule_env, rule.body);
     // Named, not a structured binding: lambdas below capture it.
     const EnvPtr body_env = checked.first;
     const auto& errors = checked.second;

@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "compiler/types/schema_override.hpp"
 #include "compiler/types/type_env.hpp"
 #include "compiler/types/type_error.hpp"
 #include "lang/ast.hpp"
@@ -31,7 +32,10 @@ public:
 
     // Checks one rule clause and adds its type at its path (`path`: data, the
     // package, the head's ref) to `global` (OPA's checkRule); errors go to `out`.
-    void check_rule(const EnvPtr& global, const lang::Rule& rule, const lang::Term& path, TypeErrors& out);
+    // `schemas` type documents for this clause alone (its METADATA `schemas:`),
+    // in order: a later one for the same document wins.
+    void check_rule(const EnvPtr& global, const lang::Rule& rule, const lang::Term& path, TypeErrors& out,
+                    const std::vector<DocumentSchema>& schemas = {});
 
     // The type of a term in an environment (OPA's GetByValue).
     TypePtr type_of(const EnvPtr& env, const lang::Term& t);

@@ -1,0 +1,142 @@
+#include "engine/schema_loader.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+#include "runtime/json.hpp"
+#include "runtime/yaml.hpp"
+
+namespace gavel::engine {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string go_error_text(const std::error_code& ec) {
+    std::string s = ec.message();
+    if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+    return s;
+}
+
+// One schema file (OPA's loadOneSchema: util.Unmarshal, JSON else YAML).
+bool load_one(const std::string& path, lang::JsonTree& out, std::string& error) {
+    std::ifstream in(path, std::ios::binary);
+    std::error_code ec;
+    if (!in || fs::is_directory(path, ec)) {
+        std::error_code why = fs::is_directory(path, ec) ? std::make_error_code(std::errc::is_a_directory)
+                                                         : std::error_code(errno, std::generic_category());
+        error = "open " + path + ": " + go_error_text(why);
+        return false;
+    }
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    std::string text = std::move(buffer).str();
+    if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 BOM
+    auto json = runtime::parse_json(text);
+    if (json) {
+        out = to_json_tree(json.value);
+        return true;
+    }
+    auto yaml = runtime::load_yaml_data(text);
+    if (!yaml) {
+        error = path + ": " + yaml.error.message;
+        return false;
+    }
+    out = to_json_tree(yaml.value);
+    return true;
+}
+
+// A file's key below `schema`: its directories, then its name without the extension (filepath.Ext's).
+std::vector<std::string> key_of(const std::vector<std::string>& dirs, const std::string& name) {
+    std::vector<std::string> key = dirs;
+    auto dot = name.find_last_of('.');
+    key.push_back(dot == std::string::npos ? name : name.substr(0, dot));
+    return key;
+}
+
+bool walk(const std::string& dir, std::vector<std::string>& dirs, compiler::SchemaSet& set, std::string& error, int depth) {
+    if (depth > 256) {
+        error = "lstat " + dir + ": too many levels of directories";
+        return false;
+    }
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename().string());
+    if (ec) {
+        error = "open " + dir + ": " + go_error_text(ec);
+        return false;
+    }
+    std::sort(names.begin(), names.end());  // filepath.Walk's order
+    for (const auto& name : names) {
+        std::string path = (fs::path(dir) / name).generic_string();
+        // Walk does not follow symbolic links to directories: such a link is read as a file.
+        if (fs::is_directory(fs::symlink_status(path, ec))) {
+            dirs.push_back(name);
+            if (!walk(path, dirs, set, error, depth + 1)) return false;
+            dirs.pop_back();
+            continue;
+        }
+        lang::JsonTree schema;
+        if (!load_one(path, schema, error)) return false;
+        set.schemas[key_of(dirs, name)] = std::move(schema);
+    }
+    return true;
+}
+
+}  // namespace
+
+lang::JsonTree to_json_tree(const runtime::Value& v) {
+    lang::JsonTree out;
+    using K = lang::JsonTree::Kind;
+    if (v.is_null()) return out;
+    if (v.is_bool()) {
+        out.kind = K::Boolean;
+        out.boolean = v.as_bool();
+    } else if (v.is_number()) {
+        out.kind = K::Number;
+        out.text = runtime::to_json(v);
+    } else if (v.is_string()) {
+        out.kind = K::String;
+        out.text = std::string(v.as_string());
+    } else if (v.is_array() || v.is_set()) {
+        out.kind = K::Array;
+        for (const auto& e : v.is_array() ? v.array_elements() : v.set_elements()) out.items.push_back(to_json_tree(e));
+    } else if (v.is_object()) {
+        out.kind = K::Object;
+        for (const auto& e : v.object_entries())
+            out.members.emplace_back(e.key.is_string() ? std::string(e.key.as_string()) : runtime::to_json(e.key),
+                                     to_json_tree(e.value));
+    }
+    return out;
+}
+
+SchemaLoadResult load_schemas(const std::string& given) {
+    SchemaLoadResult out;
+    std::string path = given.rfind("file://", 0) == 0 ? given.substr(7) : given;
+    auto fail = [&](const std::string& why) {
+        out.error = "1 error occurred during loading: " + why;
+        return out;
+    };
+    std::error_code ec;
+    fs::file_status status = fs::status(path, ec);
+    if (ec) return fail("stat " + path + ": " + go_error_text(ec));
+    auto set = std::make_shared<compiler::SchemaSet>();
+    std::string error;
+    if (!fs::is_directory(status)) {
+        lang::JsonTree schema;
+        if (!load_one(path, schema, error)) return fail(error);
+        set->schemas[{}] = std::move(schema);
+    } else {
+        std::vector<std::string> dirs;
+        if (!walk(path, dirs, *set, error, 0)) return fail(error);
+    }
+    out.schemas = std::move(set);
+    return out;
+}
+
+}  // namespace gavel::engine

@@ -1,0 +1,24 @@
+#pragma once
+// YAML (of METADATA blocks) as JsonTree, typed as OPA's YAML library
+// (go-yaml v3) types plain scalars: true/false, null/~/empty, numbers; a
+// quoted scalar is always a string.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "lang/json_tree.hpp"
+
+namespace gavel::lang {
+
+// A scalar node as a JSON value (kind and text).
+JsonTree yaml_scalar(const YAML::Node& node);
+
+// A whole node. Mapping keys must be scalars (else OPA's "invalid map key
+// type(s): a/b"); nesting deeper than `max_depth` is an error too, so that no
+// input recurses without bound. `error` is set when nullopt is returned.
+std::optional<JsonTree> yaml_to_json_tree(const YAML::Node& node, std::string& error, std::size_t max_depth = 256);
+
+}  // namespace gavel::lang
