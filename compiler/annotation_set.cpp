@@ -28,6 +28,7 @@ std::shared_ptr<const AnnotationSet> AnnotationSet::build(const std::vector<lang
     };
     for (const lang::Module* m : modules) {
         for (const auto& a : m->annotations) {
+            set->has_schemas_ = set->has_schemas_ || !a.schemas.empty();
             const lang::Rule* rule = a.rule_index < m->rules.size() ? &m->rules[a.rule_index] : nullptr;
             // A block whose scope does not fit what it is written above is in no scope.
             if (a.scope == "rule" && rule) {
@@ -47,6 +48,7 @@ std::shared_ptr<const AnnotationSet> AnnotationSet::build(const std::vector<lang
 std::vector<const lang::SchemaAnnotation*> AnnotationSet::schemas_for(const lang::Module& module, const lang::Rule& rule,
                                                                       bool first_clause) const {
     std::vector<const lang::SchemaAnnotation*> out;
+    if (!has_schemas_) return out;
     auto add = [&](const lang::Annotation* a) {
         for (const auto& s : a->schemas) out.push_back(&s);
     };

@@ -34,6 +34,7 @@ private:
     std::map<const lang::Rule*, std::vector<const lang::Annotation*>> by_rule_;
     std::map<std::vector<std::string>, const lang::Annotation*> by_package_;
     std::map<std::vector<std::string>, const lang::Annotation*> by_path_;  // document and subpackages scopes
+    bool has_schemas_ = false;  // any block with `schemas:` (most policies have none: nothing to look up)
 };
 
 }  // namespace gavel::compiler

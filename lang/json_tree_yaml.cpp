@@ -32,12 +32,21 @@ std::string join(const std::vector<std::string>& path) {
     return out;
 }
 
+struct Budget {
+    std::size_t max_depth, nodes_left;
+};
+
 bool convert(const YAML::Node& node, JsonTree& out, std::vector<std::string>& path, std::string& error, std::size_t depth,
-             std::size_t max_depth) {
-    if (depth > max_depth) {
-        error = "nesting deeper than " + std::to_string(max_depth) + " levels";
+             Budget& budget) {
+    if (depth > budget.max_depth) {
+        error = "nesting deeper than " + std::to_string(budget.max_depth) + " levels";
         return false;
     }
+    if (budget.nodes_left == 0) {
+        error = "too many values (aliases expand to more than the limit)";
+        return false;
+    }
+    --budget.nodes_left;
     if (!node || node.IsNull()) {
         out = JsonTree{};
         return true;
@@ -53,7 +62,7 @@ bool convert(const YAML::Node& node, JsonTree& out, std::vector<std::string>& pa
         for (const auto& e : node) {
             path.push_back(std::to_string(i++));
             JsonTree item;
-            if (!convert(e, item, path, error, depth + 1, max_depth)) return false;
+            if (!convert(e, item, path, error, depth + 1, budget)) return false;
             path.pop_back();
             out.items.push_back(std::move(item));
         }
@@ -69,7 +78,7 @@ bool convert(const YAML::Node& node, JsonTree& out, std::vector<std::string>& pa
         std::string key = kv.first.Scalar();
         path.push_back(key);
         JsonTree value;
-        if (!convert(kv.second, value, path, error, depth + 1, max_depth)) return false;
+        if (!convert(kv.second, value, path, error, depth + 1, budget)) return false;
         path.pop_back();
         out.set(std::move(key), std::move(value));
     }
@@ -97,10 +106,12 @@ JsonTree yaml_scalar(const YAML::Node& node) {
     return out;
 }
 
-std::optional<JsonTree> yaml_to_json_tree(const YAML::Node& node, std::string& error, std::size_t max_depth) {
+std::optional<JsonTree> yaml_to_json_tree(const YAML::Node& node, std::string& error, std::size_t max_depth,
+                                          std::size_t max_nodes) {
     JsonTree out;
     std::vector<std::string> path;
-    if (!convert(node, out, path, error, 0, max_depth)) return std::nullopt;
+    Budget budget{max_depth, max_nodes};
+    if (!convert(node, out, path, error, 0, budget)) return std::nullopt;
     return out;
 }
 

@@ -18,7 +18,10 @@ JsonTree yaml_scalar(const YAML::Node& node);
 
 // A whole node. Mapping keys must be scalars (else OPA's "invalid map key
 // type(s): a/b"); nesting deeper than `max_depth` is an error too, so that no
-// input recurses without bound. `error` is set when nullopt is returned.
-std::optional<JsonTree> yaml_to_json_tree(const YAML::Node& node, std::string& error, std::size_t max_depth = 256);
+// input recurses without bound, and so are more than `max_nodes` values
+// (aliases are copied: a few anchors can stand for billions of them).
+// `error` is set when nullopt is returned.
+std::optional<JsonTree> yaml_to_json_tree(const YAML::Node& node, std::string& error, std::size_t max_depth = 256,
+                                          std::size_t max_nodes = 1000000);
 
 }  // namespace gavel::lang

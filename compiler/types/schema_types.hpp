@@ -41,6 +41,6 @@ SchemaTypeResult schema_type(const lang::JsonTree& document);
 // How often a recursive `$ref` is re-entered before what lies beyond is `any`,
 // and the most parts (nodes, as a tree) a schema's type may have.
 inline constexpr unsigned kSchemaUnfold = 4;
-inline constexpr std::size_t kMaxSchemaTypeSize = 250000;
+inline constexpr std::size_t kMaxSchemaTypeSize = 1000000;
 
 }  // namespace gavel::compiler::types

@@ -250,7 +250,7 @@ TEST_CASE("a schema nested too deeply is an error, never a deep recursion") {
     }
     defs += ",\"d40\": {\"type\": \"string\"}";
     CHECK(typed("{\"definitions\": {" + defs + "}, \"$ref\": \"#/definitions/d0\"}") ==
-          "ERROR: type checking: schema too large: its type has more than 250000 parts");
+          "ERROR: type checking: schema too large: its type has more than 1000000 parts");
 }
 
 TEST_CASE("malformed schemas: gojsonschema's messages") {
@@ -488,4 +488,26 @@ allow if {
                        "allow if data.acl.bob\n"},
                       {}, false)
               .rfind("6:10 rego_type_error: undefined ref: data.acl.bob\n", 0) == 0);
+}
+
+TEST_CASE("inline schemas that would blow up: YAML aliases and deep nesting are errors") {
+    std::string bomb = "package p\n\n# METADATA\n# schemas:\n# - input:\n#     l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int i = 1; i < 8; ++i) {
+        std::string prev = "*l" + std::to_string(i - 1);
+        bomb += "#     l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";
+        for (int j = 0; j < 10; ++j) bomb += (j ? ", " : "") + prev;
+        bomb += "]\n";
+    }
+    bomb += "p := 1\n";
+    auto start = std::chrono::steady_clock::now();
+    auto r = gavel::lang::parse_module("m.rego", bomb);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.diagnostics.items()[0].message ==
+          "invalid schema definition: too many values (aliases expand to more than the limit)");
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    std::string deep = "package p\n\n# METADATA\n# schemas:\n# - input: {\"a\": " + std::string(300, '[') +
+                       std::string(300, ']') + "}\np := 1\n";
+    auto d = gavel::lang::parse_module("m.rego", deep);
+    REQUIRE_FALSE(d.ok());
+    CHECK(d.diagnostics.items()[0].message.find("invalid schema definition: nesting deeper than 256 levels") == 0);
 }
