@@ -21,7 +21,7 @@ struct OutputError {
     uint32_t row = 0, col = 0;
     std::string detail_line;  // parse errors: the offending line (OPA's details.line/idx)
     std::string text;         // Error() text for the non-JSON formats
-    std::shared_ptr<const lang::DetailTree> details;  // type errors: OPA's details object
+    std::shared_ptr<const lang::JsonTree> details;  // type errors: OPA's details object
 };
 
 OutputError from_diagnostic(const lang::Diagnostic& d);

@@ -54,11 +54,12 @@ void write_json(std::string& out, const Json& j, int level) {
 
 }  // namespace
 
-Json Json::of(const lang::DetailTree& tree) {
-    using K = lang::DetailTree::Kind;
+Json Json::of(const lang::JsonTree& tree) {
+    using K = lang::JsonTree::Kind;
     switch (tree.kind) {
         case K::Null: return raw("null");
-        case K::Scalar: return raw(tree.text);
+        case K::Boolean: return raw(tree.boolean ? "true" : "false");
+        case K::Number: return raw(tree.text);
         case K::String: return str(tree.text);
         case K::Array: {
             Json out = array();
@@ -67,7 +68,7 @@ Json Json::of(const lang::DetailTree& tree) {
         }
         case K::Object: {
             Json out = object();
-            for (std::size_t i = 0; i < tree.names.size(); ++i) out.add(tree.names[i], of(tree.items[i]));
+            for (const auto& [name, value] : tree.members) out.add(name, of(value));
             return out;
         }
     }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lang/detail_tree.hpp"
+#include "lang/json_tree.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::cli {
@@ -27,7 +27,7 @@ struct Json {
     static Json str(std::string s) { Json j; j.kind = Kind::String; j.text = std::move(s); return j; }
     static Json integer(long long n) { Json j; j.kind = Kind::Int; j.number = n; return j; }
     static Json raw(std::string json) { Json j; j.kind = Kind::Raw; j.text = std::move(json); return j; }  // a scalar's JSON text
-    static Json of(const lang::DetailTree& tree);
+    static Json of(const lang::JsonTree& tree);
     Json& add(std::string key, Json v) {
         field_names.push_back(std::move(key));
         field_values.push_back(std::move(v));

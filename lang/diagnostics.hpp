@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lang/detail_tree.hpp"
+#include "lang/json_tree.hpp"
 #include "lang/location.hpp"
 
 namespace gavel::lang {
@@ -31,7 +31,7 @@ struct Diagnostic {
     std::string source_line;  // the line the error points into, for the caret display
     // OPA's details object, when the error has one (type errors); its text form
     // is already in `message`, on lines of their own after the first.
-    std::shared_ptr<const DetailTree> details;
+    std::shared_ptr<const JsonTree> details;
 
     static Diagnostic at(const Location& loc, std::string_view code, std::string message);
 

@@ -19,11 +19,12 @@ namespace {
 Value str(std::string_view s) { return Value::string(s); }
 
 // An error's details object (type errors' have/want) as a value of the response.
-Value detail_value(const lang::DetailTree& tree) {
-    using K = lang::DetailTree::Kind;
+Value detail_value(const lang::JsonTree& tree) {
+    using K = lang::JsonTree::Kind;
     switch (tree.kind) {
         case K::Null: return Value::null();
-        case K::Scalar: {
+        case K::Boolean: return Value::boolean(tree.boolean);
+        case K::Number: {
             auto parsed = runtime::parse_json(tree.text);
             return parsed ? parsed.value : str(tree.text);
         }
@@ -35,7 +36,7 @@ Value detail_value(const lang::DetailTree& tree) {
         }
         case K::Object: {
             runtime::ObjectBuilder object;
-            for (std::size_t i = 0; i < tree.names.size(); ++i) object.insert(str(tree.names[i]), detail_value(tree.items[i]));
+            for (const auto& [name, value] : tree.members) object.insert(str(name), detail_value(value));
             return object.build();
         }
     }

@@ -11,17 +11,17 @@
 
 #include "compiler/types/type.hpp"
 #include "lang/ast.hpp"
-#include "lang/detail_tree.hpp"
+#include "lang/json_tree.hpp"
 
 namespace gavel::compiler::types {
 
-lang::DetailTree type_detail(const TypePtr& t, const std::string& name = "");
+lang::JsonTree type_detail(const TypePtr& t, const std::string& name = "");
 
-lang::DetailTree arg_detail(const std::vector<TypePtr>& have, const Type& want, bool with_result);
-lang::DetailTree unification_detail(const TypePtr& a, const TypePtr& b);
+lang::JsonTree arg_detail(const std::vector<TypePtr>& have, const Type& want, bool with_result);
+lang::JsonTree unification_detail(const TypePtr& a, const TypePtr& b);
 // `one_of`: the keys as Rego values ("a" quoted, 1, true).
-lang::DetailTree ref_invalid_detail(const lang::Term& ref, std::size_t pos, const TypePtr& have, const TypePtr& want,
+lang::JsonTree ref_invalid_detail(const lang::Term& ref, std::size_t pos, const TypePtr& have, const TypePtr& want,
                                     const std::vector<std::string>& one_of);
-lang::DetailTree ref_unsupported_detail(const lang::Term& ref, std::size_t pos, const TypePtr& have);
+lang::JsonTree ref_unsupported_detail(const lang::Term& ref, std::size_t pos, const TypePtr& have);
 
 }  // namespace gavel::compiler::types

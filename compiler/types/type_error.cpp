@@ -32,8 +32,8 @@ bool names_generated_local(const std::string& s) {
     return false;
 }
 
-std::shared_ptr<const lang::DetailTree> with_detail(lang::DetailTree d) {
-    return std::make_shared<const lang::DetailTree>(std::move(d));
+std::shared_ptr<const lang::JsonTree> with_detail(lang::JsonTree d) {
+    return std::make_shared<const lang::JsonTree>(std::move(d));
 }
 
 std::string error_text(const TypeError& e) {

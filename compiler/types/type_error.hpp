@@ -20,7 +20,7 @@ struct TypeError {
     std::string message;
     std::vector<std::string> details;
     bool nil_cause = false;
-    std::shared_ptr<const lang::DetailTree> detail;  // OPA's details object, for JSON output
+    std::shared_ptr<const lang::JsonTree> detail;  // OPA's details object, for JSON output
 
     lang::Diagnostic diagnostic() const;  // rego_type_error, details appended to the message
 };

@@ -7,24 +7,26 @@
 #include "test/unit/compiler/compile_helpers.hpp"
 
 namespace types = gavel::compiler::types;
-using gavel::lang::DetailTree;
+using gavel::lang::JsonTree;
 
 namespace {
 
 // Compact JSON of a tree, keys in their order.
-std::string json(const DetailTree& t) {
+std::string json(const JsonTree& t) {
     switch (t.kind) {
-        case DetailTree::Kind::Null: return "null";
-        case DetailTree::Kind::Scalar: return t.text;
-        case DetailTree::Kind::String: return "\"" + t.text + "\"";
-        case DetailTree::Kind::Array: {
+        case JsonTree::Kind::Null: return "null";
+        case JsonTree::Kind::Boolean: return t.boolean ? "true" : "false";
+        case JsonTree::Kind::Number: return t.text;
+        case JsonTree::Kind::String: return "\"" + t.text + "\"";
+        case JsonTree::Kind::Array: {
             std::string out = "[";
             for (std::size_t i = 0; i < t.items.size(); ++i) out += (i ? "," : "") + json(t.items[i]);
             return out + "]";
         }
-        case DetailTree::Kind::Object: {
+        case JsonTree::Kind::Object: {
             std::string out = "{";
-            for (std::size_t i = 0; i < t.names.size(); ++i) out += (i ? ",\"" : "\"") + t.names[i] + "\":" + json(t.items[i]);
+            for (std::size_t i = 0; i < t.members.size(); ++i)
+                out += (i ? ",\"" : "\"") + t.members[i].first + "\":" + json(t.members[i].second);
             return out + "}";
         }
     }
