@@ -1,12 +1,18 @@
 // gavel serve: the Kubernetes admission webhook and OPA-compatible REST API (webhook/).
 // This file only turns flags into the webhook's options, loads the first
-// policies (a broken policy fails startup), and wires reload and TLS rotation.
+// policies (a broken policy fails startup), and wires the three listeners, the
+// worker pools, reload, TLS rotation and the shutdown sequence together.
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -16,12 +22,15 @@
 #include "cli/go_duration.hpp"
 #include "webhook/directory_events.hpp"
 #include "webhook/directory_source.hpp"
+#include "webhook/lifecycle.hpp"
 #include "webhook/log.hpp"
+#include "webhook/memory.hpp"
 #include "webhook/metrics.hpp"
 #include "webhook/policy_store.hpp"
 #include "webhook/server.hpp"
 #include "webhook/service.hpp"
 #include "webhook/tls.hpp"
+#include "webhook/worker_pool.hpp"
 
 namespace gavel::cli {
 
@@ -33,6 +42,8 @@ struct ServeCliOptions {
     std::vector<std::string> policies;
     std::vector<std::string> data;
     std::string addr = ":8443";
+    std::string rest_addr = "127.0.0.1:8181";
+    std::string diagnostic_addr = ":8282";
     std::string tls_cert, tls_key, client_ca, ca_dump;
     std::vector<std::string> tls_san = {"localhost", "127.0.0.1"};
     bool insecure_http = false;
@@ -41,16 +52,34 @@ struct ServeCliOptions {
     bool fail_open = false;
     bool v0_compatible = false;
     unsigned threads = 0;
+    unsigned eval_workers = 0;
+    std::size_t eval_queue = 128;
     std::size_t max_body = 3u << 20;
-    std::string header_timeout = "10s", body_timeout = "10s", shutdown_grace = "30s", reload_interval = "1s";
+    std::size_t rest_max_body = std::size_t(256) << 20;
+    std::string header_timeout = "10s", body_timeout = "10s", shutdown_grace = "30s", shutdown_wait = "0",
+                reload_interval = "1s";
     std::string authentication = "off";
     std::string token_file;
     bool decision_log = false;
     bool input_http = false;
 };
 
+// A Go duration ("30s", "1m30s"), or a bare number of seconds as OPA's
+// --shutdown-wait-period and --shutdown-grace-period take them.
+std::optional<std::chrono::nanoseconds> parse_duration_flag(const std::string& text) {
+    if (!text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
+        try {
+            return std::chrono::seconds(std::stoll(text));
+        } catch (...) {
+            return std::nullopt;
+        }
+    }
+    return parse_go_duration(text);
+}
+
 // ":8443", "127.0.0.1:0", "[::1]:8443", "localhost:8443"
 bool parse_addr(const std::string& addr, std::string& host, uint16_t& port) {
+    if (addr.find_first_of(" \t") != std::string::npos) return false;
     auto colon = addr.rfind(':');
     if (colon == std::string::npos) return false;
     host = addr.substr(0, colon);
@@ -80,31 +109,59 @@ Value diagnostics_value(const lang::Diagnostics& errors) {
     return list.build();
 }
 
+bool loopback(const std::string& host) { return host.rfind("127.", 0) == 0 || host == "::1"; }
+
 int run_serve(const ServeCliOptions& o) {
     using namespace webhook;
-    std::chrono::milliseconds eval_timeout, header_timeout, body_timeout, grace, reload_interval;
+    std::chrono::milliseconds eval_timeout, header_timeout, body_timeout, grace, wait, reload_interval;
     for (auto [text, out, name] : {std::tuple{&o.eval_timeout, &eval_timeout, "--eval-timeout"},
                                    std::tuple{&o.header_timeout, &header_timeout, "--header-timeout"},
                                    std::tuple{&o.body_timeout, &body_timeout, "--body-timeout"},
-                                   std::tuple{&o.shutdown_grace, &grace, "--shutdown-grace"},
+                                   std::tuple{&o.shutdown_grace, &grace, "--shutdown-grace-period"},
+                                   std::tuple{&o.shutdown_wait, &wait, "--shutdown-wait-period"},
                                    std::tuple{&o.reload_interval, &reload_interval, "--reload-interval"}}) {
-        auto d = parse_go_duration(*text);
+        auto d = parse_duration_flag(*text);
         if (d && d->count() >= 0) *out = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
         if (!d || d->count() < 0) {
             std::cerr << "gavel serve: invalid duration for " << name << ": " << *text << "\n";
             return 1;
         }
     }
-    ServerOptions so;
-    if (!parse_addr(o.addr, so.address, so.port)) {
+    // The listeners: admission (TLS), the REST API (plain HTTP, loopback by default) and
+    // diagnostics (plain HTTP, for kubelet probes and Prometheus). An empty address turns
+    // the REST or diagnostic listener off.
+    ServerOptions admission_so;
+    admission_so.name = "admission";
+    if (!parse_addr(o.addr, admission_so.address, admission_so.port)) {
         std::cerr << "gavel serve: invalid --addr " << o.addr << " (want host:port or :port)\n";
         return 1;
     }
-    so.threads = o.threads;
-    so.body_limit = o.max_body;
-    so.header_timeout = header_timeout;
-    so.body_timeout = body_timeout;
-    so.shutdown_grace = grace;
+    admission_so.threads = o.threads;
+    admission_so.body_limit = o.max_body;
+    admission_so.header_timeout = header_timeout;
+    admission_so.body_timeout = body_timeout;
+    std::optional<ServerOptions> rest_so, diagnostic_so;
+    if (!o.rest_addr.empty()) {
+        rest_so = admission_so;
+        rest_so->name = "rest";
+        rest_so->threads = 1;  // kube-mgmt and operators: a few connections
+        rest_so->body_limit = o.rest_max_body;
+        rest_so->body_budget = o.rest_max_body;  // one maximum-size body at a time
+        if (!parse_addr(o.rest_addr, rest_so->address, rest_so->port)) {
+            std::cerr << "gavel serve: invalid --rest-addr " << o.rest_addr << " (want host:port, or empty for none)\n";
+            return 1;
+        }
+    }
+    if (!o.diagnostic_addr.empty()) {
+        diagnostic_so = admission_so;
+        diagnostic_so->name = "diagnostic";
+        diagnostic_so->threads = 1;
+        diagnostic_so->body_limit = 64u << 10;  // GETs only
+        if (!parse_addr(o.diagnostic_addr, diagnostic_so->address, diagnostic_so->port)) {
+            std::cerr << "gavel serve: invalid --diagnostic-addr " << o.diagnostic_addr << " (want host:port, or empty for none)\n";
+            return 1;
+        }
+    }
 
     ServiceOptions svc;
     svc.decision = o.decision;
@@ -177,62 +234,120 @@ int run_serve(const ServeCliOptions& o) {
         std::cerr << "gavel serve: --client-ca needs TLS (not --insecure-http)\n";
         return 1;
     }
+    if (rest_so && !loopback(rest_so->address))
+        log_line("warn", svc.token.empty()
+                             ? "the REST API (--rest-addr) is plain HTTP without authentication on a non-loopback address: "
+                               "whoever reaches it can replace policies and data"
+                             : "the REST API (--rest-addr) is plain HTTP on a non-loopback address: the bearer token crosses the network in clear",
+                 {{"address", Value::string(o.rest_addr)}});
 
+    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    auto eval_pool = std::make_shared<WorkerPool>("eval", o.eval_workers ? o.eval_workers : cores, o.eval_queue);
+    // REST writes serialise on the policy store anyway: one worker keeps a data sync from
+    // ever taking an admission's worker.
+    auto rest_pool = std::make_shared<WorkerPool>("rest", 1, 256);
     auto service = std::make_shared<Service>(svc, store, metrics);
-    std::unique_ptr<Server> server;
+    service->set_pools(eval_pool, rest_pool);
+    auto handler = [service](Listener listener) {
+        return [service, listener](HttpRequest req, Respond respond) {
+            service->handle(listener, std::move(req), std::move(respond));
+        };
+    };
+    std::unique_ptr<Server> admission, rest, diagnostic;
     try {
-        server = std::make_unique<Server>(so, [service](HttpRequest& req) { return service->handle(req); }, tls);
+        admission = std::make_unique<Server>(admission_so, handler(Listener::Admission), tls);
+        if (rest_so) rest = std::make_unique<Server>(*rest_so, handler(Listener::Rest), nullptr);
+        if (diagnostic_so) diagnostic = std::make_unique<Server>(*diagnostic_so, handler(Listener::Diagnostic), nullptr);
     } catch (const std::exception& e) {
         std::cerr << "gavel serve: " << e.what() << "\n";
         return 1;
     }
-    server->on_shutdown = [service] {
+
+    LifecycleOptions lo;
+    lo.shutdown_wait = wait;
+    lo.shutdown_grace = grace;
+    Lifecycle lifecycle(lo);
+    lifecycle.add_draining(admission.get());
+    if (rest) lifecycle.add_draining(rest.get());
+    if (diagnostic) lifecycle.add_last(diagnostic.get());
+    lifecycle.add_pool(eval_pool.get());
+    lifecycle.add_pool(rest_pool.get());
+    lifecycle.on_not_ready = [service, wait] {
         service->set_ready(false);
-        log_line("info", "shutting down: not ready, no new connections, finishing requests in flight");
+        log_line("info", "shutting down: not ready; serving on for the wait period",
+                 {{"wait_ms", Value::integer(static_cast<std::int64_t>(wait.count()))}});
+    };
+    lifecycle.on_draining = [] { log_line("info", "shutting down: no new connections, finishing requests in flight"); };
+
+    auto reload = [source, store](bool force) {
+        lang::Diagnostics errors;
+        switch (source->poll(errors, force)) {
+        case DirectorySource::Poll::Unchanged: break;
+        case DirectorySource::Poll::Reloaded:
+            log_line("info", "policies reloaded", {{"config_hash", Value::string(store->current()->config_hash)}});
+            break;
+        case DirectorySource::Poll::Failed:
+            log_line("error", "reload failed; the last good policies keep serving", {{"errors", diagnostics_value(errors)}});
+            break;
+        }
     };
     std::unique_ptr<DirectoryEvents> events;
     if (!dirs.empty()) {
-        auto reload = [source, store] {
-            lang::Diagnostics errors;
-            switch (source->poll(errors)) {
-            case DirectorySource::Poll::Unchanged: break;
-            case DirectorySource::Poll::Reloaded:
-                log_line("info", "policies reloaded", {{"config_hash", Value::string(store->current()->config_hash)}});
-                break;
-            case DirectorySource::Poll::Failed:
-                log_line("error", "reload failed; the last good policies keep serving", {{"errors", diagnostics_value(errors)}});
-                break;
-            }
-        };
         // Polling always runs (the fallback); inotify makes changes take effect at once.
-        server->every(reload_interval, reload);
-        Server* raw = server.get();
-        events = std::make_unique<DirectoryEvents>(dirs, [raw, reload] { raw->post(reload); });
+        lifecycle.every(reload_interval, [reload] { reload(false); });
+        events = std::make_unique<DirectoryEvents>(dirs, [&lifecycle, reload] { lifecycle.post([reload] { reload(false); }); });
         if (!events->start()) log_line("warn", "inotify unavailable; directories are polled only");
     }
-    if (tls && !o.tls_cert.empty()) {
-        server->every(std::chrono::seconds(1), [tls, last_error = std::make_shared<std::string>()] {
-            bool changed = false;
-            std::string error;
-            if (!tls->reload_if_changed(changed, error)) {
-                if (error != *last_error) log_line("error", "certificate reload failed; keeping the previous one", {{"error", Value::string(error)}});
-                *last_error = error;
-            } else if (changed) {
-                last_error->clear();
-                log_line("info", "certificate reloaded");
-            }
-        });
-    }
+    auto reload_certificates = [tls, last_error = std::make_shared<std::string>()] {
+        bool changed = false;
+        std::string error;
+        if (!tls->reload_if_changed(changed, error)) {
+            if (error != *last_error) log_line("error", "certificate reload failed; keeping the previous one", {{"error", Value::string(error)}});
+            *last_error = error;
+        } else if (changed) {
+            last_error->clear();
+            log_line("info", "certificate reloaded");
+        }
+    };
+    bool cert_files = tls && !o.tls_cert.empty();
+    if (cert_files) lifecycle.every(std::chrono::seconds(1), reload_certificates);
+    lifecycle.on_reload = [reload, reload_certificates, cert_files, has_dirs = !dirs.empty()] {
+        if (has_dirs) reload(true);
+        if (cert_files) reload_certificates();
+    };
+    // Large requests leave freed pages behind: give them back, off the request threads.
+    lifecycle.every(std::chrono::seconds(1), release_memory_if_requested);
+
+    if (diagnostic) diagnostic->start();
+    if (rest) rest->start();
+    admission->start();
     service->set_ready(true);
+    // One line per listener; admission last, so that a reader that saw it has seen them all.
+    if (diagnostic)
+        log_line("info", "listening", {{"listener", Value::string("diagnostic")}, {"address", Value::string(diagnostic_so->address)},
+                                       {"port", Value::integer(diagnostic->port())}, {"tls", Value::boolean(false)}});
+    if (rest)
+        log_line("info", "listening", {{"listener", Value::string("rest")}, {"address", Value::string(rest_so->address)},
+                                       {"port", Value::integer(rest->port())}, {"tls", Value::boolean(false)},
+                                       {"authentication", Value::string(svc.token.empty() ? "off" : "token")}});
     log_line("info", "listening",
-             {{"address", Value::string(so.address)},
-              {"port", Value::integer(server->port())},
+             {{"listener", Value::string("admission")},
+              {"address", Value::string(admission_so.address)},
+              {"port", Value::integer(admission->port())},
               {"tls", Value::boolean(tls != nullptr)},
               {"mtls", Value::boolean(!o.client_ca.empty())},
               {"decision", Value::string(o.decision)},
+              {"eval_workers", Value::integer(eval_pool->workers())},
+              {"eval_queue", Value::integer(static_cast<std::int64_t>(eval_pool->queue_limit()))},
               {"config_hash", Value::string(store->current()->config_hash)}});
-    server->run(true);
+    bool clean = lifecycle.run();
     if (events) events->stop();
+    if (!clean) {
+        // Evaluations ignored their cancellation: their threads cannot be joined, so do not wait.
+        log_line("warn", "stopped with evaluations still running");
+        std::fflush(nullptr);
+        std::_Exit(0);
+    }
     log_line("info", "stopped");
     return 0;
 }
@@ -244,26 +359,44 @@ void add_serve_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("serve", "Run the Kubernetes admission webhook and OPA-compatible REST API");
     cmd->add_option("--policies", opts->policies, "Directory of policies (and data files); watched and hot-reloaded");
     cmd->add_option("--data", opts->data, "Directory of data files (JSON/YAML); watched and hot-reloaded");
-    cmd->add_option("--addr", opts->addr, "Listen address host:port (:0 picks a free port)")->capture_default_str();
+    cmd->add_option("--addr", opts->addr, "Admission listener host:port (:0 picks a free port)")->capture_default_str();
+    cmd->add_option("--rest-addr", opts->rest_addr,
+                    "REST API (/v1/data, /v1/policies, /v1/query) listener, plain HTTP; empty: no REST API")
+        ->capture_default_str();
+    cmd->add_option("--diagnostic-addr", opts->diagnostic_addr,
+                    "Health and metrics listener, plain HTTP (for kubelet probes and Prometheus); empty: none")
+        ->capture_default_str();
     cmd->add_option("--tls-cert", opts->tls_cert, "Certificate chain (PEM); re-read when it changes");
     cmd->add_option("--tls-key", opts->tls_key, "Private key (PEM)");
     cmd->add_option("--tls-san", opts->tls_san, "Names for the self-signed certificate")->delimiter(',')->capture_default_str();
     cmd->add_option("--ca-dump", opts->ca_dump, "Write the serving (self-signed) certificate here, for caBundle");
-    cmd->add_option("--client-ca", opts->client_ca, "Require client certificates signed by this CA (mTLS)");
-    cmd->add_flag("--insecure-http", opts->insecure_http, "Serve plain HTTP (local debugging only)");
+    cmd->add_option("--client-ca", opts->client_ca, "Require client certificates signed by this CA (mTLS, admission listener)");
+    cmd->add_flag("--insecure-http", opts->insecure_http, "Serve admission over plain HTTP (local debugging only)");
     cmd->add_option("--decision", opts->decision, "What POST / evaluates")->capture_default_str();
-    cmd->add_option("--eval-timeout", opts->eval_timeout, "Evaluation time limit")->capture_default_str();
-    cmd->add_flag("--fail-open", opts->fail_open, "Allow (with a warning) when evaluation fails");
+    cmd->add_option("--eval-timeout", opts->eval_timeout, "Evaluation time limit, time waiting for a worker included")
+        ->capture_default_str();
+    cmd->add_flag("--fail-open", opts->fail_open, "Allow (with a warning) when evaluation fails or the server is overloaded");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse the pre-1.0 Rego dialect");
-    cmd->add_option("--threads", opts->threads, "Worker threads (0: one per core)");
-    cmd->add_option("--max-body", opts->max_body, "Request body limit in bytes (413 beyond)")->capture_default_str();
+    cmd->add_option("--threads", opts->threads, "Network threads of the admission listener (0: one per core)");
+    cmd->add_option("--eval-workers", opts->eval_workers, "Threads evaluating admission requests (0: one per core)")
+        ->capture_default_str();
+    cmd->add_option("--eval-queue", opts->eval_queue,
+                    "Admission requests that may wait for an evaluation thread; beyond, the failure answer at once")
+        ->capture_default_str();
+    cmd->add_option("--max-body", opts->max_body, "Admission request body limit in bytes (413 beyond)")->capture_default_str();
+    cmd->add_option("--rest-max-body", opts->rest_max_body, "REST API request body limit in bytes (413 beyond)")
+        ->capture_default_str();
     cmd->add_option("--header-timeout", opts->header_timeout, "Time limit for a request's headers; keep-alive idle limit")
         ->capture_default_str();
     cmd->add_option("--body-timeout", opts->body_timeout, "Time limit for a request's body")->capture_default_str();
-    cmd->add_option("--shutdown-grace", opts->shutdown_grace, "How long requests in flight may finish at shutdown")
+    cmd->add_option("--shutdown-grace-period,--shutdown-grace", opts->shutdown_grace,
+                    "How long requests in flight may finish at shutdown (seconds, or a duration)")
+        ->capture_default_str();
+    cmd->add_option("--shutdown-wait-period", opts->shutdown_wait,
+                    "At SIGTERM, serve on with readiness false this long before draining (seconds, or a duration)")
         ->capture_default_str();
     cmd->add_option("--reload-interval", opts->reload_interval, "How often the directories are checked")->capture_default_str();
-    cmd->add_option("--authentication", opts->authentication, "off or token (bearer token for /v1/*)")->capture_default_str();
+    cmd->add_option("--authentication", opts->authentication, "off or token (bearer token for the REST API)")->capture_default_str();
     cmd->add_option("--token-file", opts->token_file, "File holding the bearer token");
     cmd->add_flag("--decision-log", opts->decision_log, "One JSON line per admission decision on stdout");
     cmd->add_flag("--input-http", opts->input_http, "Expose request headers and client certificate subject as input.http");

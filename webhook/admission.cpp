@@ -5,6 +5,7 @@
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
 #include "webhook/json_patch.hpp"
+#include "webhook/large_json.hpp"
 
 namespace gavel::webhook {
 
@@ -109,7 +110,7 @@ bool normalise_op(const Value& op, Value& out, std::string& error) {
 }  // namespace
 
 bool parse_review(std::string_view body, ReviewRequest& out, std::string& error) {
-    auto parsed = runtime::parse_json(body);
+    auto parsed = parse_json_document(body);
     if (!parsed.ok) {
         error = "malformed JSON: " + parsed.error.message;
         return false;

@@ -11,6 +11,7 @@
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 #include "webhook/log.hpp"
+#include "webhook/large_json.hpp"
 
 namespace gavel::webhook {
 
@@ -104,11 +105,11 @@ bool DirectorySource::read_all(std::vector<FileEntry>& files, std::string& hash,
     return errors.empty();
 }
 
-DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors) {
+DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool force) {
     std::vector<FileEntry> files;
     std::string hash;
     if (!read_all(files, hash, errors)) {
-        if (hash == failed_hash_) {
+        if (hash == failed_hash_ && !force) {
             errors = {};
             return Poll::Unchanged;
         }
@@ -116,7 +117,7 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors) {
         metrics_->record_reload(false);
         return Poll::Failed;
     }
-    if (hash == loaded_hash_ || hash == failed_hash_) return Poll::Unchanged;
+    if (!force && (hash == loaded_hash_ || hash == failed_hash_)) return Poll::Unchanged;
     std::map<std::string, std::string> policies;
     Value data = Value::empty_object();
     for (auto& f : files) {
@@ -124,7 +125,7 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors) {
             policies[f.path] = std::move(f.text);
             continue;
         }
-        runtime::ParseResult parsed = ends_with(f.relative, ".json") ? runtime::parse_json(f.text) : runtime::load_yaml_data(f.text);
+        runtime::ParseResult parsed = ends_with(f.relative, ".json") ? parse_json_document(f.text) : runtime::load_yaml_data(f.text);
         if (!parsed.ok) {
             lang::Diagnostic d;
             d.file = f.path;

@@ -27,10 +27,10 @@ public:
     DirectorySource(std::vector<std::string> dirs, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics);
 
     enum class Poll { Unchanged, Reloaded, Failed };
-    // Loads when the content changed. Failed, with `errors`, when the new content does
-    // not load or compile (the previous program stays); the same broken content is
-    // reported once.
-    Poll poll(lang::Diagnostics& errors);
+    // Loads when the content changed (or, `force`d as on SIGHUP, whatever it is). Failed,
+    // with `errors`, when the new content does not load or compile (the previous program
+    // stays); the same broken content is reported once, unless forced.
+    Poll poll(lang::Diagnostics& errors, bool force = false);
 
     const std::string& loaded_hash() const { return loaded_hash_; }
 

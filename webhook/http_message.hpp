@@ -2,6 +2,7 @@
 // The server hands handlers plain request/response structs, not Beast types,
 // so that routing and admission logic can be unit-tested without sockets.
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +16,9 @@ struct HttpRequest {
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
     std::string client_subject;  // the verified client certificate's subject (mTLS), else empty
+    // When the whole request had been read: time spent waiting for a worker counts
+    // against the evaluation deadline.
+    std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
 
     // The first header of that name (case-insensitive), or empty.
     std::string_view header(std::string_view name) const;

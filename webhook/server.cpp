@@ -1,7 +1,6 @@
 #include "webhook/server.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
@@ -61,12 +60,16 @@ std::string peer_subject(SSL* ssl) {
     return out;
 }
 
-HttpResponse plain_error(int status, std::string_view message) {
-    std::string body = "{\"code\":\"invalid_parameter\",\"message\":\"";
+HttpResponse plain_error(int status, std::string_view code, std::string_view message) {
+    std::string body = "{\"code\":\"";
+    body += code;
+    body += "\",\"message\":\"";
     body += message;
     body += "\"}";
     return HttpResponse::json(status, std::move(body));
 }
+
+HttpResponse plain_error(int status, std::string_view message) { return plain_error(status, "invalid_parameter", message); }
 
 }  // namespace
 
@@ -75,35 +78,25 @@ struct SessionBase {
     virtual void stop_if_idle() = 0;
 };
 
-// A periodic task on the control strand; it stops when shutdown cancels its timer.
-struct Repeater {
-    Repeater(asio::strand<asio::io_context::executor_type> strand, std::chrono::milliseconds period,
-             std::function<void()> fn)
-        : timer(strand), period(period), fn(std::move(fn)) {}
-    asio::steady_timer timer;
-    std::chrono::milliseconds period;
-    std::function<void()> fn;
-    void arm(Server::Impl* impl);
-};
-
 struct Server::Impl : std::enable_shared_from_this<Impl> {
     ServerOptions options;
     Handler handler;
     std::shared_ptr<TlsContexts> tls;
     asio::io_context io;
+    // Keeps the threads running while connections wait for a worker's answer
+    // and nothing else is pending; released by stop().
+    std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
     tcp::acceptor acceptor{io};
     uint16_t bound_port = 0;
     std::atomic<bool> stopping{false};
     std::atomic<std::size_t> in_flight{0};
-    std::function<void()> on_shutdown;
+    std::size_t body_budget = 0;
+    std::atomic<std::size_t> body_held{0};
 
-    std::mutex sessions_mutex;
+    mutable std::mutex sessions_mutex;
     std::list<std::weak_ptr<SessionBase>> sessions;
 
     asio::strand<asio::io_context::executor_type> control{asio::make_strand(io)};
-    asio::steady_timer grace_timer{control};
-    std::optional<asio::signal_set> signals;
-    std::vector<std::shared_ptr<Repeater>> repeaters;  // touched on `control` only
 
     void accept();
     void begin_shutdown();
@@ -113,6 +106,16 @@ struct Server::Impl : std::enable_shared_from_this<Impl> {
         std::lock_guard lock(sessions_mutex);
         return sessions.insert(sessions.end(), std::weak_ptr<SessionBase>{});
     }
+
+    // Takes `n` bytes of the body budget; one request is always let in, however large.
+    bool reserve_body(std::size_t n) {
+        std::size_t held = body_held.load();
+        do {
+            if (held != 0 && held + n > body_budget) return false;
+        } while (!body_held.compare_exchange_weak(held, held + n));
+        return true;
+    }
+    void release_body(std::size_t n) { body_held -= n; }
 };
 
 // One connection. Stream is beast::tcp_stream or beast::ssl_stream<beast::tcp_stream>.
@@ -125,7 +128,10 @@ public:
         : server_(std::move(server)), ctx_(std::move(ctx)), stream_(make_stream(std::move(socket))) {
         slot_ = server_->register_session();
     }
-    ~Session() override { server_->session_closed(slot_); }
+    ~Session() override {
+        release_body();
+        server_->session_closed(slot_);
+    }
 
     void start() {
         {
@@ -163,6 +169,8 @@ private:
 
     void read_header() {
         if (server_->stopping) return close_now();
+        // After a large request, give its buffer back rather than keep it per connection.
+        if (buffer_.capacity() > kKeptBuffer) buffer_.shrink_to_fit();
         idle_ = true;
         parser_.emplace();
         parser_->body_limit(server_->options.body_limit);
@@ -186,6 +194,16 @@ private:
         auto length = parser_->content_length();
         if (length && *length > server_->options.body_limit)
             return reply_and_close(plain_error(413, "request body too large"));
+        // A chunked body may grow to the limit: it holds that much of the budget.
+        std::size_t body = length ? static_cast<std::size_t>(*length) : parser_->chunked() ? server_->options.body_limit : 0;
+        if (body) {
+            if (!server_->reserve_body(body)) {
+                auto busy = plain_error(503, "unavailable", "too many large request bodies at once; retry");
+                busy.headers.emplace_back("Retry-After", "1");
+                return reply_and_close(std::move(busy));
+            }
+            body_held_ = body;
+        }
         const auto& req = parser_->get();
         if (beast::iequals(req[http::field::expect], "100-continue")) {
             auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, req.version());
@@ -219,18 +237,35 @@ private:
         for (const auto& field : message) req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
         req.body = std::move(message.body());
         req.client_subject = client_subject_;
-        HttpResponse resp;
+        req.received = std::chrono::steady_clock::now();
         ++server_->in_flight;
+        bool keep_alive = message.keep_alive();
+        unsigned version = message.version();
+        // From any thread: the answer is written on this connection's strand.
+        Respond respond = [self = this->shared_from_this(), keep_alive, version](HttpResponse resp) {
+            asio::dispatch(self->stream_.get_executor(), [self, keep_alive, version, resp = std::move(resp)]() mutable {
+                --self->server_->in_flight;
+                self->release_body();
+                self->write(std::move(resp), keep_alive && !self->server_->stopping, version);
+            });
+        };
         try {
-            resp = server_->handler(req);
-        } catch (const std::exception& e) {
-            resp = plain_error(500, "internal error");
+            server_->handler(std::move(req), std::move(respond));
+        } catch (const std::exception&) {
+            // Handlers answer their own errors. Should one throw before answering, the
+            // connection closes when the last copy of `respond` is gone.
         }
-        --server_->in_flight;
-        write(std::move(resp), message.keep_alive() && !server_->stopping, message.version());
     }
 
-    void reply_and_close(HttpResponse resp) { write(std::move(resp), false, 11); }
+    void release_body() {
+        server_->release_body(body_held_);
+        body_held_ = 0;
+    }
+
+    void reply_and_close(HttpResponse resp) {
+        release_body();
+        write(std::move(resp), false, 11);
+    }
 
     void write(HttpResponse resp, bool keep_alive, unsigned version) {
         auto out = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(resp.status), version);
@@ -288,17 +323,10 @@ private:
     std::string client_subject_;
     bool idle_ = false;
     std::array<char, 4096> scratch_{};
+    std::size_t body_held_ = 0;  // bytes of the server's body budget this request holds
+    static constexpr std::size_t kKeptBuffer = 64u << 10;
     std::list<std::weak_ptr<SessionBase>>::iterator slot_;
 };
-
-void Repeater::arm(Server::Impl* impl) {
-    timer.expires_after(period);
-    timer.async_wait([this, impl](beast::error_code ec) {
-        if (ec || impl->stopping) return;
-        fn();
-        arm(impl);
-    });
-}
 
 void Server::Impl::accept() {
     acceptor.async_accept(asio::make_strand(io), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
@@ -326,23 +354,13 @@ void Server::Impl::accept() {
 }
 
 void Server::Impl::begin_shutdown() {
-    if (stopping.exchange(true)) return;
-    if (on_shutdown) on_shutdown();
     beast::error_code ignored;
     acceptor.close(ignored);
-    if (signals) signals->cancel(ignored);
-    for (auto& r : repeaters) r->timer.cancel();
     std::vector<std::shared_ptr<SessionBase>> open;
     {
         std::lock_guard lock(sessions_mutex);
         for (auto& w : sessions)
             if (auto s = w.lock()) open.push_back(std::move(s));
-        if (!sessions.empty()) {
-            grace_timer.expires_after(options.shutdown_grace);
-            grace_timer.async_wait([self = shared_from_this()](beast::error_code ec) {
-                if (!ec) self->io.stop();  // in-flight requests did not finish in time
-            });
-        }
     }
     for (auto& s : open) s->stop_if_idle();
 }
@@ -350,8 +368,6 @@ void Server::Impl::begin_shutdown() {
 void Server::Impl::session_closed(std::list<std::weak_ptr<SessionBase>>::iterator it) {
     std::lock_guard lock(sessions_mutex);
     sessions.erase(it);
-    if (stopping && sessions.empty())
-        asio::post(control, [self = shared_from_this()] { self->grace_timer.cancel(); });
 }
 
 Server::Server(ServerOptions options, Handler handler, std::shared_ptr<TlsContexts> tls)
@@ -359,6 +375,7 @@ Server::Server(ServerOptions options, Handler handler, std::shared_ptr<TlsContex
     impl_->options = std::move(options);
     impl_->handler = std::move(handler);
     impl_->tls = std::move(tls);
+    impl_->body_budget = impl_->options.body_budget ? impl_->options.body_budget : 32 * impl_->options.body_limit;
     beast::error_code ec;
     auto address = asio::ip::make_address(impl_->options.address, ec);
     if (ec) throw std::runtime_error("invalid address " + impl_->options.address + ": " + ec.message());
@@ -370,48 +387,41 @@ Server::Server(ServerOptions options, Handler handler, std::shared_ptr<TlsContex
     if (!ec) acc.listen(asio::socket_base::max_listen_connections, ec);
     if (ec)
         throw std::runtime_error("cannot listen on " + impl_->options.address + ":" +
-                                 std::to_string(impl_->options.port) + ": " + ec.message());
+                                 std::to_string(impl_->options.port) + " (" + impl_->options.name + "): " + ec.message());
     impl_->bound_port = acc.local_endpoint().port();
 }
 
-Server::~Server() = default;
+Server::~Server() { stop(); }
 
 uint16_t Server::port() const { return impl_->bound_port; }
 
+const ServerOptions& Server::options() const { return impl_->options; }
+
 std::size_t Server::in_flight() const { return impl_->in_flight.load(); }
 
-void Server::shutdown() {
+void Server::start() {
+    impl_->keep_running.emplace(asio::make_work_guard(impl_->io));
+    impl_->accept();
+    unsigned n = impl_->options.threads ? impl_->options.threads : std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([impl = impl_] { impl->io.run(); });
+}
+
+void Server::stop_accepting() {
+    impl_->stopping = true;  // at once: answers written from now on close their connection
     asio::post(impl_->control, [impl = impl_] { impl->begin_shutdown(); });
 }
 
-void Server::every(std::chrono::milliseconds period, std::function<void()> fn) {
-    auto repeater = std::make_shared<Repeater>(impl_->control, period, std::move(fn));
-    asio::post(impl_->control, [impl = impl_.get(), repeater] {
-        impl->repeaters.push_back(repeater);
-        repeater->arm(impl);
-    });
+bool Server::drained() const {
+    if (!impl_->stopping) return false;
+    std::lock_guard lock(impl_->sessions_mutex);
+    return impl_->sessions.empty();
 }
 
-void Server::post(std::function<void()> fn) {
-    asio::post(impl_->control, [impl = impl_, fn = std::move(fn)] {
-        if (!impl->stopping) fn();
-    });
-}
-
-void Server::run(bool handle_signals) {
-    impl_->on_shutdown = on_shutdown;
-    if (handle_signals) {
-        impl_->signals.emplace(impl_->control, SIGINT, SIGTERM);
-        impl_->signals->async_wait([impl = impl_](beast::error_code ec, int) {
-            if (!ec) impl->begin_shutdown();
-        });
-    }
-    impl_->accept();
-    unsigned n = impl_->options.threads ? impl_->options.threads : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> threads;
-    for (unsigned i = 1; i < n; ++i) threads.emplace_back([this] { impl_->io.run(); });
-    impl_->io.run();
-    for (auto& t : threads) t.join();
+void Server::stop() {
+    impl_->keep_running.reset();
+    impl_->io.stop();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
 }
 
 }  // namespace gavel::webhook

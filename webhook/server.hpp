@@ -1,18 +1,29 @@
 #pragma once
-// An HTTP/1.1 server on Boost.Beast: a fixed pool of threads running one
+// One HTTP/1.1 listener on Boost.Beast: its own threads running its own
 // io_context, one strand per connection, keep-alive, a request body limit
-// (413 beyond it), header/body read timeouts, optional TLS (TlsContexts) and
-// a graceful shutdown: stop accepting, let requests in progress finish and be
-// answered, close idle connections, then return from run().
+// (413 beyond it), header/body read timeouts, optional TLS (TlsContexts).
 //
-// Handlers run on the connection's thread and may block (policy evaluation is
-// bounded by its own timeout); with N threads at most N requests run at once.
+// gavel serve runs three of them (admission, REST API, diagnostics), so that
+// a flood or a stall on one never holds up another's accepts and reads.
+//
+// Handlers answer through a callback, from any thread: the network threads
+// only read, write and route; slow work (policy evaluation) goes to a
+// WorkerPool and answers when done. A connection reads its next request only
+// after its answer is written, so a client never has more than one request in
+// the server at a time.
+//
+// Request bodies of all connections together may hold at most `body_budget`
+// bytes: a request whose declared length (or, chunked, the body limit) would
+// exceed it gets 503 with Retry-After before its body is read, so many large
+// uploads at once cannot exhaust memory.
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "webhook/http_message.hpp"
 
@@ -21,47 +32,50 @@ namespace gavel::webhook {
 class TlsContexts;
 
 struct ServerOptions {
+    std::string name = "admission";  // for logs
     std::string address = "0.0.0.0";
     uint16_t port = 8443;  // 0: any free port (see Server::port())
     unsigned threads = 0;  // 0: the number of cores
     std::size_t body_limit = 3u << 20;
+    std::size_t body_budget = 0;  // 0: 32 times body_limit
     std::size_t header_limit = 64u << 10;
     std::chrono::milliseconds header_timeout{10000};  // also the keep-alive idle timeout
     std::chrono::milliseconds body_timeout{10000};
-    std::chrono::milliseconds shutdown_grace{30000};  // in-flight requests get this long to finish
 };
 
-using Handler = std::function<HttpResponse(HttpRequest&)>;
+// Called exactly once per request, from any thread.
+using Respond = std::function<void(HttpResponse)>;
+using Handler = std::function<void(HttpRequest, Respond)>;
 
 class Server {
 public:
-    // `tls` null: plain HTTP. Throws std::runtime_error when the address cannot be bound.
+    // `tls` null: plain HTTP. Binds at once; throws std::runtime_error when the address cannot be bound.
     Server(ServerOptions options, Handler handler, std::shared_ptr<TlsContexts> tls);
     ~Server();
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
 
     uint16_t port() const;  // the bound port
+    const ServerOptions& options() const;
 
-    // Runs the threads until shutdown() (or SIGTERM/SIGINT when `handle_signals`) has drained.
-    void run(bool handle_signals = true);
-    // Thread-safe; begins the graceful shutdown.
-    void shutdown();
+    // Starts accepting on the listener's threads.
+    void start();
+    // Graceful shutdown, first step: close the listener and idle keep-alive
+    // connections; a connection with a request in progress closes once answered.
+    void stop_accepting();
+    // True once stop_accepting() was called and every connection has closed.
+    bool drained() const;
+    // Closes everything at once (the grace period is over) and joins the threads.
+    void stop();
 
-    // Called once when shutdown begins, before the listener closes (readiness goes false here).
-    std::function<void()> on_shutdown;
-    // Runs `fn` every `period` on the server's threads until shutdown (reload polling, cert checks).
-    void every(std::chrono::milliseconds period, std::function<void()> fn);
-    // Runs `fn` once, soon, on the same strand as the `every` tasks (thread-safe).
-    void post(std::function<void()> fn);
-
-    // Connections open, requests being handled.
+    // Requests read and not yet answered.
     std::size_t in_flight() const;
 
-    struct Impl;  // public so that the connection and timer types in server.cpp can name it
+    struct Impl;  // public so that the connection type in server.cpp can name it
 
 private:
     std::shared_ptr<Impl> impl_;
+    std::vector<std::thread> threads_;
 };
 
 }  // namespace gavel::webhook

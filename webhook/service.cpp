@@ -8,6 +8,9 @@
 #include "engine/loader.hpp"
 #include "webhook/admission.hpp"
 #include "webhook/log.hpp"
+#include "webhook/large_json.hpp"
+#include "webhook/memory.hpp"
+#include "webhook/path_limits.hpp"
 
 namespace gavel::webhook {
 
@@ -117,13 +120,18 @@ bool has_query_flag(std::string_view query, std::string_view key) {
 bool parse_optional_json(const std::string& body, Value& out, bool& present, std::string& error) {
     present = body.find_first_not_of(" \t\r\n") != std::string::npos;
     if (!present) return true;
-    auto parsed = runtime::parse_json(body);
+    auto parsed = parse_json_document(body);
     if (!parsed.ok) {
         error = "malformed JSON: " + parsed.error.message;
         return false;
     }
     out = std::move(parsed.value);
     return true;
+}
+
+std::string waited_text(const HttpRequest& req) {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - req.received).count();
+    return std::to_string(ms) + " ms";
 }
 
 std::string eval_error_text(const EvalError& e) {
@@ -167,79 +175,228 @@ std::string percent_decode_query_value(std::string_view query, std::string_view 
     return {};
 }
 
+struct Service::Route {
+    enum class Kind { Answer, Admission, Data, Policies, Query, Health, Metrics } kind = Kind::Answer;
+    std::string endpoint = "other";  // the metrics label
+    HttpResponse answer;             // Kind::Answer: the whole response (404, 401 ...)
+    std::string mode;                // admission: "main", "validate" or "mutate"
+    std::vector<std::string> path;   // admission: the package; data: the document path
+    std::string policy_id;
+    bool readiness = false;          // health: the readiness check
+};
+
 Service::Service(ServiceOptions options, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics)
     : options_(std::move(options)), store_(std::move(store)), metrics_(std::move(metrics)) {}
 
-HttpResponse Service::handle(HttpRequest& req) {
-    auto start = Clock::now();
-    metrics_->request_started();
-    std::string endpoint = "other";
-    std::string decision;
-    HttpResponse resp;
+void Service::set_pools(std::shared_ptr<WorkerPool> eval, std::shared_ptr<WorkerPool> rest) {
+    eval_pool_ = std::move(eval);
+    rest_pool_ = std::move(rest);
+}
+
+Service::Route Service::route(Listener listener, const HttpRequest& req) const {
+    using Kind = Route::Kind;
+    Route r;
+    auto answer = [&r](HttpResponse resp) {
+        r.kind = Kind::Answer;
+        r.answer = std::move(resp);
+        return std::move(r);
+    };
     std::vector<std::string> segments;
     std::string_view path = req.path();
-    if (!split_path(path, segments)) {
-        resp = error_response(400, "invalid_parameter", "invalid percent-encoding in the path");
-    } else if (segments.empty()) {
-        endpoint = "/";
-        resp = req.method == "POST" ? admission(req, "main", {}, decision)
-                                    : error_response(405, "invalid_parameter", "POST an AdmissionReview to /");
-    } else if (segments[0] == "validate" || segments[0] == "mutate") {
-        endpoint = "/" + segments[0];
-        std::vector<std::string> package(segments.begin() + 1, segments.end());
-        if (req.method != "POST") resp = error_response(405, "invalid_parameter", "POST an AdmissionReview");
-        else if (package.empty()) resp = error_response(404, "resource_not_found", "no package path after /" + segments[0] + "/");
-        else resp = admission(req, segments[0], package, decision);
-    } else if (segments[0] == "health") {
-        endpoint = "/health";
-        bool ready_check = (segments.size() == 2 && segments[1] == "ready") || has_query_flag(req.query(), "bundles") ||
-                           has_query_flag(req.query(), "plugins");
-        if (segments.size() > 2 || (segments.size() == 2 && segments[1] != "ready" && segments[1] != "live"))
-            resp = error_response(404, "resource_not_found", "not found");
-        else resp = health(req, ready_check);
-    } else if (segments[0] == "metrics" && segments.size() == 1) {
-        endpoint = "/metrics";
-        resp.status = 200;
-        resp.content_type = "text/plain; version=0.0.4";
-        resp.body = metrics_->render(ready_, store_->current()->config_hash);
-    } else if (segments[0] == "v1" && segments.size() >= 2 &&
-               (segments[1] == "data" || segments[1] == "policies" || segments[1] == "query")) {
-        endpoint = "/v1/" + segments[1];
-        bool authorized = true;
+    if (!split_path(path, segments)) return answer(error_response(400, "invalid_parameter", "invalid percent-encoding in the path"));
+    // A document or package path (after /v1/data/ or /validate/) nests at most kMaxPathSegments deep.
+    auto too_deep = [&answer](std::size_t n) {
+        return answer(error_response(400, "invalid_parameter",
+                                     "path too deep: " + std::to_string(n) + " segments (the limit is " +
+                                         std::to_string(kMaxPathSegments) + ")"));
+    };
+    std::string_view first = segments.empty() ? std::string_view{} : std::string_view(segments[0]);
+    bool rest_path = first == "v1" && segments.size() >= 2 &&
+                     (segments[1] == "data" || segments[1] == "policies" || segments[1] == "query");
+    bool diagnostic_path = first == "health" || first == "metrics";
+    bool admission_path = segments.empty() || first == "validate" || first == "mutate";
+
+    switch (listener) {
+    case Listener::Admission:
+        if (!admission_path) break;
+        if (segments.empty()) {
+            r.endpoint = "/";
+            if (req.method != "POST") return answer(error_response(405, "invalid_parameter", "POST an AdmissionReview to /"));
+            r.kind = Kind::Admission;
+            r.mode = "main";
+            return r;
+        }
+        r.endpoint = "/" + segments[0];
+        if (req.method != "POST") return answer(error_response(405, "invalid_parameter", "POST an AdmissionReview"));
+        if (segments.size() == 1)
+            return answer(error_response(404, "resource_not_found", "no package path after /" + segments[0] + "/"));
+        if (segments.size() - 1 > kMaxPathSegments) return too_deep(segments.size() - 1);
+        r.kind = Kind::Admission;
+        r.mode = segments[0];
+        r.path.assign(segments.begin() + 1, segments.end());
+        return r;
+    case Listener::Rest: {
+        if (!rest_path) break;
+        r.endpoint = "/v1/" + segments[1];
         if (!options_.token.empty()) {
             std::string_view auth = req.header("Authorization");
             std::string expected = "Bearer " + options_.token;
-            authorized = auth.size() == expected.size() && CRYPTO_memcmp(auth.data(), expected.data(), auth.size()) == 0;
+            if (auth.size() != expected.size() || CRYPTO_memcmp(auth.data(), expected.data(), auth.size()) != 0)
+                return answer(error_response(401, "unauthorized", "the request requires a valid bearer token"));
         }
-        if (!authorized) {
-            resp = error_response(401, "unauthorized", "the request requires a valid bearer token");
-        } else if (segments[1] == "data") {
-            resp = data_api(req, std::vector<std::string>(segments.begin() + 2, segments.end()));
+        if (segments[1] == "data") {
+            if (segments.size() - 2 > kMaxPathSegments) return too_deep(segments.size() - 2);
+            r.kind = Kind::Data;
+            r.path.assign(segments.begin() + 2, segments.end());
         } else if (segments[1] == "policies") {
             // Policy ids may contain slashes (kube-mgmt uses namespace/name/key): the rest of the path.
-            std::string id;
             auto prefix = std::string_view("/v1/policies/");
-            if (path.size() > prefix.size()) percent_decode(path.substr(prefix.size()), id, false);
-            resp = policies_api(req, id);
+            if (path.size() > prefix.size()) percent_decode(path.substr(prefix.size()), r.policy_id, false);
+            r.kind = Kind::Policies;
+        } else if (segments.size() == 2) {
+            r.kind = Kind::Query;
         } else {
-            resp = segments.size() == 2 ? query_api(req) : error_response(404, "resource_not_found", "not found");
+            return answer(error_response(404, "resource_not_found", "not found"));
         }
-    } else {
-        resp = error_response(404, "resource_not_found", "not found: " + std::string(path));
+        return r;
     }
-    metrics_->request_finished();
-    metrics_->record_request(endpoint, decision, resp.status, Clock::now() - start);
+    case Listener::Diagnostic:
+        if (!diagnostic_path) break;
+        if (first == "metrics") {
+            r.endpoint = "/metrics";
+            if (segments.size() != 1) return answer(error_response(404, "resource_not_found", "not found"));
+            r.kind = Kind::Metrics;
+            return r;
+        }
+        r.endpoint = "/health";
+        if (segments.size() > 2 || (segments.size() == 2 && segments[1] != "ready" && segments[1] != "live"))
+            return answer(error_response(404, "resource_not_found", "not found"));
+        r.kind = Kind::Health;
+        r.readiness = (segments.size() == 2 && segments[1] == "ready") || has_query_flag(req.query(), "bundles") ||
+                      has_query_flag(req.query(), "plugins");
+        return r;
+    }
+    // Name the listener that does serve it: a client (or a probe) on the wrong port learns where to go.
+    std::string where;
+    if (rest_path) where = " (the REST API is served on --rest-addr)";
+    else if (diagnostic_path) where = " (health and metrics are served on --diagnostic-addr)";
+    else if (admission_path) where = " (admission reviews are served on --addr)";
+    return answer(error_response(404, "resource_not_found", "not found: " + std::string(path) + where));
+}
+
+void Service::handle(Listener listener, HttpRequest req, Respond respond) {
+    auto start = Clock::now();
+    metrics_->request_started();
+    Route r = route(listener, req);
+    WorkerPool* pool = nullptr;
+    if (r.kind == Route::Kind::Admission) pool = eval_pool_.get();
+    else if (r.kind == Route::Kind::Data || r.kind == Route::Kind::Policies || r.kind == Route::Kind::Query)
+        pool = rest_pool_.get();
+    if (!pool) {
+        std::string decision;
+        HttpResponse resp = execute(r, req, nullptr, decision);
+        finish(r, decision, start, resp, req.body.size());
+        return respond(std::move(resp));
+    }
+    struct Pending {
+        Route route;
+        HttpRequest req;
+        Respond respond;
+    };
+    auto pending = std::make_shared<Pending>(Pending{std::move(r), std::move(req), std::move(respond)});
+    WorkerPool::Task task = [self = shared_from_this(), pending, start](const std::atomic<bool>& cancel) {
+        std::string decision;
+        HttpResponse resp = self->execute(pending->route, pending->req, &cancel, decision);
+        std::size_t bytes = pending->req.body.size();
+        pending->req = HttpRequest{};  // the body goes before the answer leaves
+        self->finish(pending->route, decision, start, resp, bytes);
+        pending->respond(std::move(resp));
+    };
+    if (pool->try_submit(task)) return;
+    std::string decision;
+    HttpResponse resp = overloaded(pending->route, pending->req, *pool, decision);
+    finish(pending->route, decision, start, resp, pending->req.body.size());
+    pending->respond(std::move(resp));
+}
+
+HttpResponse Service::handle_now(Listener listener, HttpRequest& req) {
+    auto start = Clock::now();
+    metrics_->request_started();
+    Route r = route(listener, req);
+    std::string decision;
+    HttpResponse resp = execute(r, req, nullptr, decision);
+    finish(r, decision, start, resp, req.body.size());
     return resp;
 }
 
-HttpResponse Service::health(HttpRequest&, bool readiness) {
+HttpResponse Service::execute(const Route& r, HttpRequest& req, const std::atomic<bool>* cancel, std::string& decision) {
+    using Kind = Route::Kind;
+    switch (r.kind) {
+    case Kind::Answer: return r.answer;
+    case Kind::Admission: return admission(req, r, cancel, decision);
+    case Kind::Data: return data_api(req, r.path, cancel);
+    case Kind::Policies: return policies_api(req, r.policy_id);
+    case Kind::Query: return query_api(req, cancel);
+    case Kind::Health: return health(r.readiness);
+    case Kind::Metrics: {
+        HttpResponse resp;
+        resp.status = 200;
+        resp.content_type = "text/plain; version=0.0.4";
+        resp.body = metrics_->render(ready_, store_->current()->config_hash);
+        if (eval_pool_) resp.body += eval_pool_->render_metrics();
+        if (rest_pool_) resp.body += rest_pool_->render_metrics();
+        return resp;
+    }
+    }
+    return error_response(500, "internal_error", "unroutable request");
+}
+
+HttpResponse Service::overloaded(const Route& r, HttpRequest& req, const WorkerPool& pool, std::string& decision) {
+    std::string message = "server busy: all " + std::to_string(pool.workers()) + " workers are busy and " +
+                          std::to_string(pool.queue_limit()) + " requests wait already";
+    // Once a second at most: an overload must not turn into a flood of log lines.
+    auto now_s = std::chrono::duration_cast<std::chrono::seconds>(Clock::now().time_since_epoch()).count();
+    auto last = last_overload_log_.load();
+    if (now_s != last && last_overload_log_.compare_exchange_strong(last, now_s))
+        log_line("warn", "queue full; answering at once", {{"endpoint", str(r.endpoint)}, {"error", str(message)}});
+    if (r.kind != Route::Kind::Admission) {
+        HttpResponse resp = error_response(503, "unavailable", message + "; retry later");
+        resp.headers.emplace_back("Retry-After", "1");
+        return resp;
+    }
+    // The API server gets a whole AdmissionReview, decided as evaluation errors are (--fail-open).
+    ReviewRequest review;
+    std::string error;
+    if (!parse_review(req.body, review, error)) return error_response(400, "invalid_parameter", error);
+    decision = "error";
+    AdmissionDecision d = error_decision(review, message, options_.fail_open);
+    return HttpResponse::json(200, runtime::to_json(d.review));
+}
+
+void Service::finish(const Route& r, const std::string& decision, Clock::time_point start, const HttpResponse& resp,
+                     std::size_t request_bytes) {
+    metrics_->request_finished();
+    metrics_->record_request(r.endpoint, decision, resp.status, Clock::now() - start);
+    if (request_bytes >= kLargeRequestBytes || resp.body.size() >= kLargeRequestBytes) request_memory_release();
+}
+
+bool Service::eval_time_left(const HttpRequest& req, std::chrono::nanoseconds& left) const {
+    left = std::chrono::nanoseconds(0);  // no limit
+    if (options_.eval_timeout.count() <= 0) return true;
+    left = options_.eval_timeout - (Clock::now() - req.received);
+    return left.count() > 0;
+}
+
+HttpResponse Service::health(bool readiness) {
     if (readiness && !ready_) return HttpResponse::json(503, R"({"error":"not ready"})");
     return HttpResponse::json(200, "{}");
 }
 
-HttpResponse Service::admission(HttpRequest& req, std::string_view mode, const std::vector<std::string>& package,
+HttpResponse Service::admission(HttpRequest& req, const Route& route, const std::atomic<bool>* cancel,
                                 std::string& decision_label) {
     auto start = Clock::now();
+    const std::string& mode = route.mode;
+    const std::vector<std::string>& package = route.path;
     ReviewRequest review;
     std::string error;
     if (!parse_review(req.body, review, error)) {
@@ -278,10 +435,13 @@ HttpResponse Service::admission(HttpRequest& req, std::string_view mode, const s
         std::string message = "cannot prepare " + decision_name;
         if (!q.errors.empty()) message += ": " + q.errors.items().front().headline();
         d = error_decision(review, message, options_.fail_open);
+    } else if (std::chrono::nanoseconds left; !eval_time_left(req, left)) {
+        d = error_decision(review, "evaluation timed out (waited " + waited_text(req) + " for a worker)", options_.fail_open);
     } else {
         EvalOptions eo;
         eo.input = &input;
-        eo.timeout = options_.eval_timeout;
+        eo.timeout = left;
+        eo.cancel = cancel;
         EvalResult result = q.query->eval(eo);
         if (result.error) {
             d = error_decision(review, eval_error_text(*result.error), options_.fail_open);
@@ -327,7 +487,7 @@ HttpResponse Service::admission(HttpRequest& req, std::string_view mode, const s
     return HttpResponse::json(200, runtime::to_json(d.review));
 }
 
-HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>& path) {
+HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>& path, const std::atomic<bool>* cancel) {
     if (req.method == "GET" || req.method == "POST") {
         Value input;
         bool has_input = false;
@@ -351,7 +511,9 @@ HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>&
         }
         EvalOptions eo;
         if (has_input) eo.input = &input;
-        eo.timeout = options_.eval_timeout;
+        if (!eval_time_left(req, eo.timeout))
+            return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
+        eo.cancel = cancel;
         EvalResult result = q.query->eval(eo);
         if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
         if (result.rows.empty() || result.rows[0].expressions.empty()) return HttpResponse::json(200, "{}");
@@ -364,13 +526,13 @@ HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>&
         return HttpResponse::json(200, std::move(body));
     }
     if (req.method == "PUT") {
-        auto parsed = runtime::parse_json(req.body);
+        auto parsed = parse_json_document(req.body);
         if (!parsed.ok) return error_response(400, "invalid_parameter", "malformed JSON: " + parsed.error.message);
         bool only_if_absent = req.header("If-None-Match") == "*";
         return write_result(store_->put_data(path, parsed.value, only_if_absent), 204);
     }
     if (req.method == "PATCH") {
-        auto parsed = runtime::parse_json(req.body);
+        auto parsed = parse_json_document(req.body);
         if (!parsed.ok) return error_response(400, "invalid_parameter", "malformed JSON: " + parsed.error.message);
         return write_result(store_->patch_data(path, parsed.value), 204);
     }
@@ -400,7 +562,7 @@ HttpResponse Service::policies_api(HttpRequest& req, const std::string& id) {
     return error_response(405, "invalid_parameter", "method not allowed");
 }
 
-HttpResponse Service::query_api(HttpRequest& req) {
+HttpResponse Service::query_api(HttpRequest& req, const std::atomic<bool>* cancel) {
     std::string text;
     Value input;
     bool has_input = false;
@@ -428,7 +590,9 @@ HttpResponse Service::query_api(HttpRequest& req) {
     if (!q.query) return error_response(400, "invalid_parameter", q.errors.empty() ? "invalid query" : q.errors.items().front().headline(), &q.errors);
     EvalOptions eo;
     if (has_input) eo.input = &input;
-    eo.timeout = options_.eval_timeout;
+    if (!eval_time_left(req, eo.timeout))
+        return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
+    eo.cancel = cancel;
     EvalResult result = q.query->eval(eo);
     if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
     if (result.rows.empty()) return HttpResponse::json(200, "{}");

@@ -1,9 +1,11 @@
 #pragma once
-// What the server answers: admission decisions, OPA's REST API, health and metrics.
+// What the server answers, on which listener, and on which thread.
 //
+// Admission listener (--addr, TLS, the API server calls it):
 //   POST /                         AdmissionReview -> the decision (default data.system.main)
 //   POST /validate/<pkg path>      AdmissionReview -> response from the package's conventional rules
 //   POST /mutate/<pkg path>        same; patches come back as a base64 JSONPatch
+// REST listener (--rest-addr, loopback by default: kube-mgmt, operators):
 //   GET|POST /v1/data/<path>       {"result": value} ({} when undefined); POST takes {"input": ...}
 //   PUT /v1/data/<path>            replace the document (204; If-None-Match: * -> 304 when present)
 //   PATCH /v1/data/<path>          JSON Patch below the path (204)
@@ -12,9 +14,18 @@
 //   PUT /v1/policies/<id>          raw Rego body -> {} or 400 with the compile errors
 //   DELETE /v1/policies/<id>       {} or 404
 //   GET|POST /v1/query             ad-hoc query -> {"result": [bindings...]}
+//   With a token configured, every request needs "Authorization: Bearer <token>" (401 otherwise).
+// Diagnostic listener (--diagnostic-addr, plain HTTP, for kubelet and Prometheus):
 //   GET /health                    live; /health?bundles, /health?plugins and /health/ready: ready
 //   GET /metrics                   Prometheus text
-// With a token configured, /v1/* needs "Authorization: Bearer <token>" (401 otherwise).
+// Anything else is a 404 that names the listener serving it.
+//
+// Health and metrics are answered at once on the network thread. Admission
+// requests run on the evaluation pool, REST API requests on the REST pool (so
+// that a large data sync never takes an admission's worker); when a pool's
+// queue is full the answer comes at once: the configured failure decision for
+// admission (deny with code 500, or allow with --fail-open), 503 for the REST API.
+// Time spent waiting in a queue counts against --eval-timeout.
 
 #include <atomic>
 #include <chrono>
@@ -25,6 +36,8 @@
 #include "webhook/http_message.hpp"
 #include "webhook/metrics.hpp"
 #include "webhook/policy_store.hpp"
+#include "webhook/server.hpp"
+#include "webhook/worker_pool.hpp"
 
 namespace gavel::webhook {
 
@@ -34,34 +47,55 @@ struct ServiceOptions {
     bool fail_open = false;     // evaluation errors allow (with a warning) instead of deny
     bool input_http = false;    // add request headers and the client certificate subject as input.http
     bool decision_log = false;  // one JSON line per admission decision on stdout
-    std::string token;          // non-empty: bearer token required for /v1/*
+    std::string token;          // non-empty: bearer token required on the REST listener
 };
 
-class Service {
+enum class Listener { Admission, Rest, Diagnostic };
+
+class Service : public std::enable_shared_from_this<Service> {
 public:
     Service(ServiceOptions options, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics);
 
-    HttpResponse handle(HttpRequest& req);
+    // Where work runs: admission on `eval`, the REST API on `rest`. Without pools
+    // (unit tests) everything runs on the calling thread.
+    void set_pools(std::shared_ptr<WorkerPool> eval, std::shared_ptr<WorkerPool> rest);
+
+    // Answers a request that arrived on `listener`; `respond` is called exactly once, from
+    // this thread or a worker's. The Service must be owned by a shared_ptr.
+    void handle(Listener listener, HttpRequest req, Respond respond);
+    // The same on the calling thread, pools or not.
+    HttpResponse handle_now(Listener listener, HttpRequest& req);
 
     void set_ready(bool ready) { ready_ = ready; }
     bool ready() const { return ready_; }
 
+    struct Route;
+
 private:
-    HttpResponse admission(HttpRequest& req, std::string_view mode, const std::vector<std::string>& package,
-                           std::string& decision_label);
-    HttpResponse data_api(HttpRequest& req, const std::vector<std::string>& path);
+    Route route(Listener listener, const HttpRequest& req) const;
+    HttpResponse execute(const Route& route, HttpRequest& req, const std::atomic<bool>* cancel, std::string& decision);
+    HttpResponse overloaded(const Route& route, HttpRequest& req, const WorkerPool& pool, std::string& decision);
+    void finish(const Route& route, const std::string& decision, std::chrono::steady_clock::time_point start,
+                const HttpResponse& resp, std::size_t request_bytes);
+
+    HttpResponse admission(HttpRequest& req, const Route& route, const std::atomic<bool>* cancel, std::string& decision_label);
+    HttpResponse data_api(HttpRequest& req, const std::vector<std::string>& path, const std::atomic<bool>* cancel);
     HttpResponse policies_api(HttpRequest& req, const std::string& id);
-    HttpResponse query_api(HttpRequest& req);
-    HttpResponse health(HttpRequest& req, bool readiness);
+    HttpResponse query_api(HttpRequest& req, const std::atomic<bool>* cancel);
+    HttpResponse health(bool readiness);
+    // --eval-timeout less the time the request waited for a worker; false when none is left.
+    bool eval_time_left(const HttpRequest& req, std::chrono::nanoseconds& left) const;
 
     ServiceOptions options_;
     std::shared_ptr<PolicyStore> store_;
     std::shared_ptr<Metrics> metrics_;
+    std::shared_ptr<WorkerPool> eval_pool_, rest_pool_;
     std::atomic<bool> ready_{false};
     std::atomic<std::uint64_t> decision_ids_{0};
+    std::atomic<std::int64_t> last_overload_log_{0};  // steady_clock seconds: overloads are logged once a second
 };
 
-// "/a/b%2Fc/" -> {"a", "b/c"}; false on a bad percent escape.
+// "/a/b%2Fc/" -> {"a", "b/c"}; false on a bad percent escape. Iterative; the caller bounds the depth.
 bool split_path(std::string_view path, std::vector<std::string>& out);
 std::string percent_decode_query_value(std::string_view query, std::string_view key, bool& found);
 

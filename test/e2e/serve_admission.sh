@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gavel serve end to end over HTTPS on loopback: admission decisions (conventional
 # rules, system.main, v1beta1, mutation), 400/413, evaluation errors and timeouts,
-# the OPA REST API as kube-mgmt calls it, metrics and the decision log.
+# the OPA REST API as kube-mgmt calls it (on its own listener), metrics and the decision log.
 set -uo pipefail
 gavel=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,6 +15,8 @@ echo "s3cret-token" > "$work/token"
 start_server main --policies "$fx/policies" --ca-dump "$work/ca.pem" --eval-timeout 500ms \
     --decision-log --authentication token --token-file "$work/token" || exit 1
 base="https://localhost:$main_port"
+rest="http://127.0.0.1:$main_rest_port"   # the REST API's own listener (plain HTTP, loopback)
+diag="http://127.0.0.1:$main_diag_port"   # health and metrics
 c() { curl -sS --cacert "$work/ca.pem" "$@"; }
 auth=(-H "Authorization: Bearer s3cret-token")
 
@@ -121,64 +123,64 @@ if grep -qi "re-using existing connection" "$work/keepalive.txt"; then pass "kee
 # ---- OPA REST API as kube-mgmt uses it: replicated Ingresses change the decision -----------------------------
 post /validate/kubernetes/ingress "$fx/reviews/ingress.json"
 expect_eq "ingress: allowed before replication" "$(json_get "$work/r.json" "json.marshal(input.response.allowed)")" true
-code=$(c -o /dev/null -w '%{http_code}' -X PUT "$base/v1/data/kubernetes/ingresses/prod/shop" --data-binary @"$fx/ingress-prod.json")
+code=$(c -o /dev/null -w '%{http_code}' -X PUT "$rest/v1/data/kubernetes/ingresses/prod/shop" --data-binary @"$fx/ingress-prod.json")
 expect_eq "REST: PUT without token -> 401" "$code" 401
-code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X PUT -H 'Content-Type: application/json' "$base/v1/data/kubernetes/ingresses/prod/shop" --data-binary @"$fx/ingress-prod.json")
+code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X PUT -H 'Content-Type: application/json' "$rest/v1/data/kubernetes/ingresses/prod/shop" --data-binary @"$fx/ingress-prod.json")
 expect_eq "REST: PUT /v1/data/kubernetes/ingresses/prod/shop -> 204" "$code" 204
 post /validate/kubernetes/ingress "$fx/reviews/ingress.json"
 expect_eq "ingress: denied after PUT" "$(json_get "$work/r.json" input.response.status.message)" \
     'invalid ingress host "shop.example.com" (conflicts with prod/shop)'
-c "${auth[@]}" "$base/v1/data/kubernetes/ingresses/prod/shop/metadata/name" > "$work/get.json"
+c "${auth[@]}" "$rest/v1/data/kubernetes/ingresses/prod/shop/metadata/name" > "$work/get.json"
 expect_eq "REST: GET /v1/data" "$(cat "$work/get.json")" '{"result":"shop"}'
-c "${auth[@]}" "$base/v1/data/kubernetes/ingresses/nowhere" > "$work/get.json"
+c "${auth[@]}" "$rest/v1/data/kubernetes/ingresses/nowhere" > "$work/get.json"
 expect_eq "REST: GET undefined -> {}" "$(cat "$work/get.json")" '{}'
-code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X PUT -H 'If-None-Match: *' "$base/v1/data/kubernetes/ingresses/prod/shop" --data-binary '{}')
+code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X PUT -H 'If-None-Match: *' "$rest/v1/data/kubernetes/ingresses/prod/shop" --data-binary '{}')
 expect_eq "REST: PUT If-None-Match on existing -> 304" "$code" 304
 code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X PATCH -H 'Content-Type: application/json-patch+json' \
-    "$base/v1/data/kubernetes/ingresses/prod/shop" --data-binary '[{"op": "remove", "path": "/"}]')
+    "$rest/v1/data/kubernetes/ingresses/prod/shop" --data-binary '[{"op": "remove", "path": "/"}]')
 expect_eq "REST: PATCH remove (kube-mgmt delete) -> 204" "$code" 204
 post /validate/kubernetes/ingress "$fx/reviews/ingress.json"
 expect_eq "ingress: allowed again after removal" "$(json_get "$work/r.json" "json.marshal(input.response.allowed)")" true
-code=$(c -o "$work/r.json" -w '%{http_code}' "${auth[@]}" -X DELETE "$base/v1/data/kubernetes/ingresses/prod/shop")
+code=$(c -o "$work/r.json" -w '%{http_code}' "${auth[@]}" -X DELETE "$rest/v1/data/kubernetes/ingresses/prod/shop")
 expect_eq "REST: DELETE missing -> 404" "$code:$(json_get "$work/r.json" input.code)" 404:resource_not_found
-code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X PUT "$base/v1/data/kubernetes/ingresses" --data-binary '{"prod": {"a": {"spec": {"rules": [{"host": "shop.example.com"}]}}}}')
+code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X PUT "$rest/v1/data/kubernetes/ingresses" --data-binary '{"prod": {"a": {"spec": {"rules": [{"host": "shop.example.com"}]}}}}')
 expect_eq "REST: PUT a whole resource map" "$code" 204
 post /validate/kubernetes/ingress "$fx/reviews/ingress.json"
 expect_eq "ingress: denied by the listed map" "$(json_get "$work/r.json" "json.marshal(input.response.allowed)")" false
-code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X DELETE "$base/v1/data/kubernetes/ingresses")
+code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X DELETE "$rest/v1/data/kubernetes/ingresses")
 expect_eq "REST: DELETE -> 204" "$code" 204
-c "${auth[@]}" -X POST "$base/v1/data/kubernetes/validating/deny" --data-binary "{\"input\": $(cat "$fx/reviews/pod-good.json" | tr -d '\n')}" > "$work/get.json"
+c "${auth[@]}" -X POST "$rest/v1/data/kubernetes/validating/deny" --data-binary "{\"input\": $(cat "$fx/reviews/pod-good.json" | tr -d '\n')}" > "$work/get.json"
 expect_eq "REST: POST /v1/data with input" "$(cat "$work/get.json")" '{"result":[]}'
 
 # ---- policies API ----------------------------------------------------------------------------------
-code=$(c -o "$work/r.json" -w '%{http_code}' "${auth[@]}" -X PUT "$base/v1/policies/default/extra/policy.rego" \
+code=$(c -o "$work/r.json" -w '%{http_code}' "${auth[@]}" -X PUT "$rest/v1/policies/default/extra/policy.rego" \
     --data-binary $'package kubernetes.extra\n\ndeny contains "extra says no" if input.request.kind.kind == "Pod"\n')
 expect_eq "policies: PUT -> 200 {}" "$code $(cat "$work/r.json")" "200 {}"
 post /validate/kubernetes/extra "$fx/reviews/pod-good.json"
 expect_eq "policies: new policy decides" "$(json_get "$work/r.json" input.response.status.message)" "extra says no"
-c "${auth[@]}" "$base/v1/policies/default/extra/policy.rego" > "$work/r.json"
+c "${auth[@]}" "$rest/v1/policies/default/extra/policy.rego" > "$work/r.json"
 expect_eq "policies: GET by id" "$(json_get "$work/r.json" input.result.id)" default/extra/policy.rego
-code=$(c -o "$work/r.json" -w '%{http_code}' "${auth[@]}" -X PUT "$base/v1/policies/broken.rego" --data-binary $'package broken\n\nx := \n')
+code=$(c -o "$work/r.json" -w '%{http_code}' "${auth[@]}" -X PUT "$rest/v1/policies/broken.rego" --data-binary $'package broken\n\nx := \n')
 expect_eq "policies: broken -> 400" "$code" 400
 expect_eq "policies: error has a location" "$(json_get "$work/r.json" '[input.errors[0].code, input.errors[0].location.file]')" '["rego_parse_error","broken.rego"]'
-code=$(c -o "$work/r.json" -w '%{http_code}' "${auth[@]}" -X PUT "$base/v1/policies/unsafe.rego" --data-binary $'package unsafe\n\np if x > 1\n')
+code=$(c -o "$work/r.json" -w '%{http_code}' "${auth[@]}" -X PUT "$rest/v1/policies/unsafe.rego" --data-binary $'package unsafe\n\np if x > 1\n')
 expect_eq "policies: compile error -> 400, nothing changed" "$code $(json_get "$work/r.json" input.errors[0].code)" "400 rego_unsafe_var_error"
 post /validate/kubernetes/validating "$fx/reviews/pod-bad.json"
 expect_eq "policies: decisions unaffected by the rejected policy" "$(json_get "$work/r.json" input.response.status.code)" 403
-code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X DELETE "$base/v1/policies/default/extra/policy.rego")
+code=$(c -o /dev/null -w '%{http_code}' "${auth[@]}" -X DELETE "$rest/v1/policies/default/extra/policy.rego")
 expect_eq "policies: DELETE -> 200" "$code" 200
 post /validate/kubernetes/extra "$fx/reviews/pod-good.json"
 expect_eq "policies: deleted policy no longer decides (unknown package: 500 denial)" "$(json_get "$work/r.json" input.response.status.message)" \
     "policy evaluation failed: no policy defines package data.kubernetes.extra"
 
 # ---- /v1/query ------------------------------------------------------------------------------------------
-c "${auth[@]}" -X POST "$base/v1/query" --data-binary '{"query": "x := input.a + 1", "input": {"a": 41}}' > "$work/r.json"
+c "${auth[@]}" -X POST "$rest/v1/query" --data-binary '{"query": "x := input.a + 1", "input": {"a": 41}}' > "$work/r.json"
 expect_eq "query: bindings" "$(cat "$work/r.json")" '{"result":[{"x":42}]}'
 
 # ---- health, metrics, decision log --------------------------------------------------------------------------
-expect_eq "health" "$(c "$base/health")" "{}"
-expect_eq "health/ready" "$(c -o /dev/null -w '%{http_code}' "$base/health/ready")" 200
-c "$base/metrics" > "$work/metrics.txt"
+expect_eq "health" "$(c "$diag/health")" "{}"
+expect_eq "health/ready" "$(c -o /dev/null -w '%{http_code}' "$diag/health/ready")" 200
+c "$diag/metrics" > "$work/metrics.txt"
 grep -q 'gavel_http_requests_total{endpoint="/validate",decision="denied",code="200"}' "$work/metrics.txt" && pass "metrics: denied counter" || fail "metrics: denied counter"
 grep -q 'gavel_http_requests_total{endpoint="/validate",decision="error",code="200"}' "$work/metrics.txt" && pass "metrics: error counter" || fail "metrics: error counter"
 grep -q 'gavel_http_request_duration_seconds_bucket{endpoint="/validate",le="0.0001"}' "$work/metrics.txt" && pass "metrics: sub-ms buckets" || fail "metrics: sub-ms buckets"
@@ -210,8 +212,10 @@ deep=$(printf '%.0s[' $(seq 1 3000))1$(printf '%.0s]' $(seq 1 3000))
 printf '{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"x","object":%s}}' "$deep" > "$work/deep.json"
 code=$(curl -sS -o "$work/r.json" -w '%{http_code}' --data-binary @"$work/deep.json" "http://127.0.0.1:$open_port/validate/kubernetes/validating")
 expect_eq "3000-deep JSON -> 400" "$code" 400
-code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$open_port/health")
+code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$open_diag_port/health")
 expect_eq "still serving after the garbage" "$code" 200
+post_open() { curl -sS -o "$work/r.json" -w '%{http_code}' --data-binary @"$fx/reviews/pod-good.json" "http://127.0.0.1:$open_port/validate/kubernetes/validating"; }
+expect_eq "still deciding after the garbage" "$(post_open)" 200
 stop_server "$open_pid"
 
 if ((failures)); then echo "$failures failure(s)"; exit 1; fi

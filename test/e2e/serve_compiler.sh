@@ -22,9 +22,10 @@ allow if input.user == "admin"
 REGO
 
 start_server s --policies "$work/policies" --data "$work/data" --insecure-http --reload-interval 100ms || exit 1
-base="http://127.0.0.1:$s_port"
-alive() { curl -sS -o /dev/null -w '%{http_code}' "$base/health"; }
-metric() { curl -sS "$base/metrics" | grep "^gavel_reloads_total{status=\"$1\"}" | cut -d' ' -f2; }
+base="http://127.0.0.1:$s_rest_port"  # the REST API
+diag="http://127.0.0.1:$s_diag_port"
+alive() { curl -sS -o /dev/null -w '%{http_code}' "$diag/health"; }
+metric() { curl -sS "$diag/metrics" | grep "^gavel_reloads_total{status=\"$1\"}" | cut -d' ' -f2; }
 wait_for() {
     local got=""
     for _ in $(seq 1 100); do got=$($1); [[ $got == "$2" ]] && break; sleep 0.1; done

@@ -33,7 +33,7 @@ start_server live --policies "$work/policies" --data "$work/data" --insecure-htt
 url="http://127.0.0.1:$live_port/validate/kubernetes/registry"
 message() { curl -sS --data-binary @"$fx/reviews/pod-good.json" "$url" -o "$work/r.json"; json_get "$work/r.json" 'object.get(input.response, ["status", "message"], "allowed")'; }
 bad_message() { curl -sS --data-binary @"$fx/reviews/pod-bad.json" "$url" -o "$work/r.json"; json_get "$work/r.json" 'object.get(input.response, ["status", "message"], "allowed")'; }
-metric() { curl -sS "http://127.0.0.1:$live_port/metrics" | grep "^gavel_reloads_total{status=\"$1\"}" | cut -d' ' -f2; }
+metric() { curl -sS "http://127.0.0.1:$live_diag_port/metrics" | grep "^gavel_reloads_total{status=\"$1\"}" | cut -d' ' -f2; }
 # wait_for CMD WANT: polls CMD until it prints WANT (10 s: CI machines are busy)
 wait_for() {
     local got=""
@@ -43,13 +43,13 @@ wait_for() {
 
 expect_eq "initial decision" "$(bad_message)" "v1: image 'mysql' is not from hooli.com/, v1: image 'nginx' is not from hooli.com/"
 expect_eq "initial load counted" "$(metric success)" 1
-hash1=$(curl -sS "http://127.0.0.1:$live_port/metrics" | grep '^gavel_config_info')
+hash1=$(curl -sS "http://127.0.0.1:$live_diag_port/metrics" | grep '^gavel_config_info')
 
 policy v2
 expect_eq "good policy change -> new decision" "$(wait_for bad_message "v2: image 'mysql' is not from hooli.com/, v2: image 'nginx' is not from hooli.com/")" \
     "v2: image 'mysql' is not from hooli.com/, v2: image 'nginx' is not from hooli.com/"
 expect_eq "reload counted" "$(metric success)" 2
-hash2=$(curl -sS "http://127.0.0.1:$live_port/metrics" | grep '^gavel_config_info')
+hash2=$(curl -sS "http://127.0.0.1:$live_diag_port/metrics" | grep '^gavel_config_info')
 [[ $hash1 != "$hash2" ]] && pass "config hash changed" || fail "config hash did not change"
 
 echo '{"registry": "docker.io/"}' | put "$work/data/config/data.json"

@@ -52,8 +52,12 @@ cp "$work/server2.pem" "$work/tls.crt"
 got=""
 for _ in $(seq 1 40); do got=$(subject); [[ $got == "subject=CN = rotated" ]] && break; sleep 0.1; done
 expect_eq "certificate rotated without restart" "$got" "subject=CN = rotated"
-code=$(c -o /dev/null -w '%{http_code}' --cert "$work/client.pem" --key "$work/client.key" "$base/health")
+code=$(c -o /dev/null -w '%{http_code}' --cert "$work/client.pem" --key "$work/client.key" \
+    --data-binary @"$fx/reviews/pod-good.json" "$base/validate/kubernetes/whoami")
 expect_eq "serving after rotation" "$code" 200
+# Kubelet probes carry no client certificate: the diagnostic listener is plain HTTP.
+expect_eq "mTLS: probes answered on the diagnostic listener" \
+    "$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mtls_diag_port/health/ready")" 200
 stop_server "$mtls_pid"
 
 # Self-signed for the given names, written out for caBundle.
@@ -61,7 +65,7 @@ start_server self --policies "$fx/policies" --tls-san webhook.gavel.svc,127.0.0.
 sans=$(openssl x509 -in "$work/dump.pem" -noout -ext subjectAltName 2> /dev/null | tail -1 | tr -d ' ')
 expect_eq "self-signed: SANs" "$sans" "DNS:webhook.gavel.svc,IPAddress:127.0.0.1"
 code=$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$work/dump.pem" --resolve "webhook.gavel.svc:$self_port:127.0.0.1" \
-    "https://webhook.gavel.svc:$self_port/health")
+    --data-binary @"$fx/reviews/pod-good.json" "https://webhook.gavel.svc:$self_port/validate/kubernetes/validating")
 expect_eq "self-signed: verifies with the dumped CA" "$code" 200
 stop_server "$self_pid"
 

@@ -249,31 +249,31 @@ deny contains sprintf("bad image %v", [c.image]) if {
     }
 
     auto req = request("POST", "/validate/k8s/images", kReview);
-    auto resp = service.handle(req);
+    auto resp = service.handle_now(wh::Listener::Admission, req);
     CHECK(resp.status == 200);
     CHECK(resp.body.find(R"("message":"bad image nginx")") != std::string::npos);
 
     auto put = request("PUT", "/v1/data/registry", R"("")");
-    CHECK(service.handle(put).status == 401);
+    CHECK(service.handle_now(wh::Listener::Rest, put).status == 401);
     put.headers.emplace_back("Authorization", "Bearer t");
-    CHECK(service.handle(put).status == 204);
-    resp = service.handle(req);
+    CHECK(service.handle_now(wh::Listener::Rest, put).status == 204);
+    resp = service.handle_now(wh::Listener::Admission, req);
     CHECK(resp.body.find(R"("allowed":true)") != std::string::npos);
 
     auto unknown = request("POST", "/validate/k8s/nothing", kReview);
-    resp = service.handle(unknown);
+    resp = service.handle_now(wh::Listener::Admission, unknown);
     CHECK(resp.body.find("no policy defines package data.k8s.nothing") != std::string::npos);
 
     auto malformed = request("POST", "/validate/k8s/images", "{\"kind\":");
-    resp = service.handle(malformed);
+    resp = service.handle_now(wh::Listener::Admission, malformed);
     CHECK(resp.status == 400);
     auto get = request("GET", "/v1/data/k8s/images/deny");
     get.headers.emplace_back("Authorization", "Bearer t");
-    CHECK(service.handle(get).body == R"({"result":[]})");
+    CHECK(service.handle_now(wh::Listener::Rest, get).body == R"({"result":[]})");
     auto bad_path = request("GET", "/v1/data/%zz");
-    CHECK(service.handle(bad_path).status == 400);
+    CHECK(service.handle_now(wh::Listener::Rest, bad_path).status == 400);
     auto missing = request("GET", "/nowhere");
-    CHECK(service.handle(missing).status == 404);
+    CHECK(service.handle_now(wh::Listener::Admission, missing).status == 404);
     CHECK(metrics->render(true, "h").find(R"(gavel_http_requests_total{endpoint="/validate",decision="denied",code="200"} 1)") !=
           std::string::npos);
 }
