@@ -54,6 +54,7 @@ struct ServeCliOptions {
     unsigned threads = 0;
     unsigned eval_workers = 0;
     std::size_t eval_queue = 128;
+    std::size_t rest_queue = 256;
     std::size_t max_body = 3u << 20;
     std::size_t rest_max_body = std::size_t(256) << 20;
     std::string header_timeout = "10s", body_timeout = "10s", shutdown_grace = "30s", shutdown_wait = "0",
@@ -245,7 +246,7 @@ int run_serve(const ServeCliOptions& o) {
     auto eval_pool = std::make_shared<WorkerPool>("eval", o.eval_workers ? o.eval_workers : cores, o.eval_queue);
     // REST writes serialise on the policy store anyway: one worker keeps a data sync from
     // ever taking an admission's worker.
-    auto rest_pool = std::make_shared<WorkerPool>("rest", 1, 256);
+    auto rest_pool = std::make_shared<WorkerPool>("rest", 1, o.rest_queue);
     auto service = std::make_shared<Service>(svc, store, metrics);
     service->set_pools(eval_pool, rest_pool);
     auto handler = [service](Listener listener) {
@@ -382,6 +383,9 @@ void add_serve_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--eval-queue", opts->eval_queue,
                     "Admission requests that may wait for an evaluation thread; beyond, the failure answer at once")
+        ->capture_default_str();
+    cmd->add_option("--rest-queue", opts->rest_queue,
+                    "REST API requests that may wait for the REST API's thread; beyond, 503 at once")
         ->capture_default_str();
     cmd->add_option("--max-body", opts->max_body, "Admission request body limit in bytes (413 beyond)")->capture_default_str();
     cmd->add_option("--rest-max-body", opts->rest_max_body, "REST API request body limit in bytes (413 beyond)")

@@ -79,11 +79,16 @@ done = function(summary, latency, requests)
 end
 LUA
 
-"$gavel" serve --policies "$root/examples/admission-v1" --addr 127.0.0.1:0 --threads "$server_threads" \
+# Before the listeners were split (no --rest-addr) gavel took no such flags: the script
+# measures either.
+listeners=()
+"$gavel" serve --help 2>&1 | grep -q -- --rest-addr && listeners=(--rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0)
+"$gavel" serve --policies "$root/examples/admission-v1" --addr 127.0.0.1:0 "${listeners[@]}" --threads "$server_threads" \
     --ca-dump "$work/ca.pem" > /dev/null 2> "$work/server.log" &
 pid=$!
-for _ in $(seq 1 100); do grep -q '"msg":"listening"' "$work/server.log" && break; sleep 0.1; done
-port=$(grep -o '"port":[0-9]*' "$work/server.log" | cut -d: -f2)
+admission_line() { grep '"msg":"listening"' "$work/server.log" | grep -v '"listener":"\(rest\|diagnostic\)"'; }
+for _ in $(seq 1 100); do admission_line > /dev/null && break; sleep 0.1; done
+port=$(admission_line | grep -o '"port":[0-9]*' | cut -d: -f2)
 url="https://127.0.0.1:$port/validate/kubernetes/admission"
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$pid/status"; }
 echo "review: $(wc -c < "$work/review.json") bytes; decision: $(curl -sS --cacert "$work/ca.pem" --data-binary @"$work/review.json" "https://localhost:$port/validate/kubernetes/admission" | head -c 300)"

@@ -32,7 +32,7 @@ exec 3<> "/dev/tcp/127.0.0.1/$drain_port"
 curl -sS -o "$work/slow.out" -w '%{http_code}' --data-binary @"$work/slow.json" "$base/validate/kubernetes/slow" > "$work/slow.code" &
 client=$!
 for _ in $(seq 1 50); do
-    curl -sS "$diag/metrics" | grep -q '^gavel_eval_workers_busy 1' && break
+    curl -s "$diag/metrics" | grep -q '^gavel_eval_workers_busy 1' && break
     sleep 0.05
 done
 kill -TERM "$drain_pid"

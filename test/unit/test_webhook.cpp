@@ -1,8 +1,11 @@
 // webhook/ without sockets: JSON Patch, AdmissionReview in and out, the policy
-// store's snapshots and rollbacks, the REST/admission router, webhook-config.
+// store's snapshots and rollbacks, the router of each listener, the worker pool,
+// webhook-config.
 
 #include <doctest/doctest.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "runtime/json.hpp"
@@ -11,7 +14,9 @@
 #include "webhook/metrics.hpp"
 #include "webhook/policy_store.hpp"
 #include "webhook/service.hpp"
+#include "webhook/path_limits.hpp"
 #include "webhook/webhook_config.hpp"
+#include "webhook/worker_pool.hpp"
 
 using gavel::runtime::parse_json;
 using gavel::runtime::to_json;
@@ -91,6 +96,31 @@ TEST_CASE("json patch: RFC 6902 operations, all or nothing") {
     auto removed = wh::apply_json_patch(doc, json(R"([{"op": "remove", "path": "/"}])"), {"a", "b"}, error);
     REQUIRE(removed);
     CHECK(to_json(*removed) == R"({"a":{},"c":"x"})");
+}
+
+TEST_CASE("json patch: long paths are walked in a loop, and bounded") {
+    // A document 512 levels deep (the path limit), patched at its bottom.
+    std::vector<std::string> path(wh::kMaxPathSegments - 1, "a");
+    Value doc = Value::object({{Value::string("leaf"), Value::integer(1)}});
+    for (std::size_t i = 0; i < path.size(); ++i) doc = Value::object({{Value::string("a"), doc}});
+    std::string pointer = wh::json_pointer(path) + "/b";
+    std::string error;
+    auto out = wh::apply_json_patch(doc, json(R"([{"op": "add", "path": ")" + pointer + R"(", "value": 2}])"), {}, error);
+    REQUIRE_MESSAGE(out, error);
+    const Value* at = wh::value_at(*out, path);
+    REQUIRE(at);
+    CHECK(to_json(*at) == R"({"b":2,"leaf":1})");
+    // One segment more is refused, below a base too.
+    CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "add", "path": ")" + pointer + R"(/c", "value": 2}])"), {}, error));
+    CHECK(error == "path too deep: 513 segments (the limit is 512)");
+    CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "add", "path": "/x", "value": 2}])"),
+                                     std::vector<std::string>(wh::kMaxPathSegments, "a"), error));
+    // A copy below itself may not nest the document beyond kMaxDataDepth.
+    auto copy = json(R"([{"op": "copy", "from": "/a", "path": ")" + pointer + R"("}])");
+    auto once = wh::apply_json_patch(doc, copy, {}, error);
+    REQUIRE_MESSAGE(once, error);
+    CHECK_FALSE(wh::apply_json_patch(*once, copy, {}, error));
+    CHECK(error == "the document would nest deeper than 1512 levels");
 }
 
 TEST_CASE("admission: parse_review rejects what is not an AdmissionReview") {
@@ -276,6 +306,84 @@ deny contains sprintf("bad image %v", [c.image]) if {
     CHECK(service.handle_now(wh::Listener::Admission, missing).status == 404);
     CHECK(metrics->render(true, "h").find(R"(gavel_http_requests_total{endpoint="/validate",decision="denied",code="200"} 1)") !=
           std::string::npos);
+}
+
+TEST_CASE("service: each listener serves its own routes only") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
+    auto metrics = std::make_shared<wh::Metrics>();
+    wh::Service service(wh::ServiceOptions{}, store, metrics);
+    service.set_ready(true);
+    REQUIRE(store->put_policy("p.rego", "package k\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n").ok());
+    using L = wh::Listener;
+    auto status = [&](L listener, std::string method, std::string target, std::string body = {}) {
+        auto req = request(std::move(method), std::move(target), std::move(body));
+        return service.handle_now(listener, req).status;
+    };
+    CHECK(status(L::Admission, "POST", "/validate/k", kReview) == 200);
+    CHECK(status(L::Admission, "PUT", "/v1/policies/x", "package x") == 404);
+    CHECK(status(L::Admission, "PUT", "/v1/data/x", "{}") == 404);
+    CHECK(status(L::Admission, "GET", "/health") == 404);
+    CHECK(status(L::Admission, "GET", "/metrics") == 404);
+    CHECK(status(L::Rest, "PUT", "/v1/data/x", "{}") == 204);
+    CHECK(status(L::Rest, "GET", "/v1/policies") == 200);
+    CHECK(status(L::Rest, "POST", "/validate/k", kReview) == 404);
+    CHECK(status(L::Rest, "GET", "/health") == 404);
+    CHECK(status(L::Diagnostic, "GET", "/health") == 200);
+    CHECK(status(L::Diagnostic, "GET", "/health/ready") == 200);
+    CHECK(status(L::Diagnostic, "GET", "/metrics") == 200);
+    CHECK(status(L::Diagnostic, "GET", "/v1/data/x") == 404);
+    CHECK(status(L::Diagnostic, "POST", "/", kReview) == 404);
+    service.set_ready(false);
+    CHECK(status(L::Diagnostic, "GET", "/health/ready") == 503);
+    CHECK(status(L::Diagnostic, "GET", "/health") == 200);
+    // Paths: 512 segments below /v1/data or /validate, not one more.
+    std::string deep;
+    for (std::size_t i = 0; i < wh::kMaxPathSegments; ++i) deep += "/a";
+    CHECK(status(L::Rest, "PUT", "/v1/data" + deep, "{}") == 204);
+    CHECK(status(L::Rest, "PUT", "/v1/data" + deep + "/a", "{}") == 400);
+    CHECK(status(L::Rest, "GET", "/v1/data" + deep + "/a") == 400);
+    CHECK(status(L::Admission, "POST", "/validate" + deep + "/a", kReview) == 400);
+}
+
+TEST_CASE("worker pool: a bounded queue refuses at once, stop finishes the queue, cancel reaches tasks") {
+    wh::WorkerPool pool("test", 1, 1);
+    std::mutex m;
+    std::condition_variable cv;
+    bool release = false;
+    std::atomic<int> ran{0};
+    auto blocker = [&](const std::atomic<bool>&) {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return release; });
+        ++ran;
+    };
+    wh::WorkerPool::Task t1 = blocker, t2 = [&](const std::atomic<bool>&) { ++ran; }, t3 = t2;
+    REQUIRE(pool.try_submit(t1));
+    while (pool.pending() != 1 || pool.render_metrics().find("gavel_test_workers_busy 1") == std::string::npos)
+        std::this_thread::yield();
+    CHECK(pool.try_submit(t2));        // waits in the queue
+    CHECK_FALSE(pool.try_submit(t3));  // the queue is full: refused, not blocked
+    CHECK(t3);                         // and left to the caller
+    CHECK(pool.render_metrics().find("gavel_test_rejected_total 1") != std::string::npos);
+    {
+        std::lock_guard lock(m);
+        release = true;
+    }
+    cv.notify_all();
+    CHECK(pool.stop());
+    CHECK(ran == 2);
+    wh::WorkerPool::Task late = t2;
+    CHECK_FALSE(pool.try_submit(late));  // stopped
+
+    // Past the deadline, the cancel flag reaches a running task, which then ends.
+    wh::WorkerPool cancelling("c", 1, 0);
+    std::atomic<bool> saw_cancel{false};
+    wh::WorkerPool::Task spin = [&](const std::atomic<bool>& cancel) {
+        while (!cancel) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        saw_cancel = true;
+    };
+    REQUIRE(cancelling.try_submit(spin));
+    CHECK(cancelling.stop(std::chrono::steady_clock::now() + std::chrono::milliseconds(20)));
+    CHECK(saw_cancel);
 }
 
 TEST_CASE("webhook-config: packages, kinds and YAML") {
