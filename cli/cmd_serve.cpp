@@ -80,22 +80,24 @@ std::optional<std::chrono::nanoseconds> parse_duration_flag(const std::string& t
 
 // ":8443", "127.0.0.1:0", "[::1]:8443", "localhost:8443"
 bool parse_addr(const std::string& addr, std::string& host, uint16_t& port) {
-    if (addr.find_first_of(" \t") != std::string::npos) return false;
     auto colon = addr.rfind(':');
     if (colon == std::string::npos) return false;
     host = addr.substr(0, colon);
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
     if (host.empty()) host = "0.0.0.0";
     if (host == "localhost") host = "127.0.0.1";
-    try {
-        int p = std::stoi(addr.substr(colon + 1));
-        if (p < 0 || p > 65535) return false;
-        port = static_cast<uint16_t>(p);
-    } catch (...) {
-        return false;
-    }
+    // An IPv4 or IPv6 address (names other than localhost are not resolved).
+    if (host.find_first_not_of("0123456789abcdefABCDEF.:") != std::string::npos) return false;
+    std::string digits = addr.substr(colon + 1);
+    if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    int p = std::stoi(digits);
+    if (p > 65535) return false;
+    port = static_cast<uint16_t>(p);
     return true;
 }
+
+// --rest-addr and --diagnostic-addr: "off" (or empty) turns the listener off.
+bool listener_off(const std::string& addr) { return addr.empty() || addr == "off"; }
 
 void print_errors(const lang::Diagnostics& errors) {
     for (const auto& d : errors) {
@@ -129,8 +131,8 @@ int run_serve(const ServeCliOptions& o) {
         }
     }
     // The listeners: admission (TLS), the REST API (plain HTTP, loopback by default) and
-    // diagnostics (plain HTTP, for kubelet probes and Prometheus). An empty address turns
-    // the REST or diagnostic listener off.
+    // diagnostics (plain HTTP, for kubelet probes and Prometheus). "off" turns the REST or
+    // diagnostic listener off.
     ServerOptions admission_so;
     admission_so.name = "admission";
     if (!parse_addr(o.addr, admission_so.address, admission_so.port)) {
@@ -142,24 +144,24 @@ int run_serve(const ServeCliOptions& o) {
     admission_so.header_timeout = header_timeout;
     admission_so.body_timeout = body_timeout;
     std::optional<ServerOptions> rest_so, diagnostic_so;
-    if (!o.rest_addr.empty()) {
+    if (!listener_off(o.rest_addr)) {
         rest_so = admission_so;
         rest_so->name = "rest";
         rest_so->threads = 1;  // kube-mgmt and operators: a few connections
         rest_so->body_limit = o.rest_max_body;
         rest_so->body_budget = o.rest_max_body;  // one maximum-size body at a time
         if (!parse_addr(o.rest_addr, rest_so->address, rest_so->port)) {
-            std::cerr << "gavel serve: invalid --rest-addr " << o.rest_addr << " (want host:port, or empty for none)\n";
+            std::cerr << "gavel serve: invalid --rest-addr " << o.rest_addr << " (want host:port, or off)\n";
             return 1;
         }
     }
-    if (!o.diagnostic_addr.empty()) {
+    if (!listener_off(o.diagnostic_addr)) {
         diagnostic_so = admission_so;
         diagnostic_so->name = "diagnostic";
         diagnostic_so->threads = 1;
         diagnostic_so->body_limit = 64u << 10;  // GETs only
         if (!parse_addr(o.diagnostic_addr, diagnostic_so->address, diagnostic_so->port)) {
-            std::cerr << "gavel serve: invalid --diagnostic-addr " << o.diagnostic_addr << " (want host:port, or empty for none)\n";
+            std::cerr << "gavel serve: invalid --diagnostic-addr " << o.diagnostic_addr << " (want host:port, or off)\n";
             return 1;
         }
     }
@@ -362,10 +364,10 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--data", opts->data, "Directory of data files (JSON/YAML); watched and hot-reloaded");
     cmd->add_option("--addr", opts->addr, "Admission listener host:port (:0 picks a free port)")->capture_default_str();
     cmd->add_option("--rest-addr", opts->rest_addr,
-                    "REST API (/v1/data, /v1/policies, /v1/query) listener, plain HTTP; empty: no REST API")
+                    "REST API (/v1/data, /v1/policies, /v1/query) listener, plain HTTP; off: no REST API")
         ->capture_default_str();
     cmd->add_option("--diagnostic-addr", opts->diagnostic_addr,
-                    "Health and metrics listener, plain HTTP (for kubelet probes and Prometheus); empty: none")
+                    "Health and metrics listener, plain HTTP (for kubelet probes and Prometheus); off: none")
         ->capture_default_str();
     cmd->add_option("--tls-cert", opts->tls_cert, "Certificate chain (PEM); re-read when it changes");
     cmd->add_option("--tls-key", opts->tls_key, "Private key (PEM)");

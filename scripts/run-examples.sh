@@ -21,12 +21,12 @@ set -x
 set +x
 work=$(mktemp -d)
 ./build/cli/gavel serve --policies examples/admission-v1 --addr 127.0.0.1:0 \
-  --ca-dump "$work/ca.pem" 2> "$work/serve.log" &
+  --rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 --ca-dump "$work/ca.pem" 2> "$work/serve.log" &
 serve_pid=$!
 trap 'kill "$serve_pid" 2> /dev/null || true; rm -rf "$work"' EXIT
 port=""
 for _ in $(seq 1 100); do
-  port=$(grep -o '"port":[0-9]*' "$work/serve.log" | head -1 | cut -d: -f2 || true)
+  port=$(grep '"listener":"admission"' "$work/serve.log" | grep -o '"port":[0-9]*' | head -1 | cut -d: -f2 || true)
   [[ -n $port && -s $work/ca.pem ]] && break
   sleep 0.1
 done

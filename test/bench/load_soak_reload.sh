@@ -71,10 +71,11 @@ done = function(summary, latency, requests)
 end
 LUA
 
-"$gavel" serve --policies "$work/policies" --addr 127.0.0.1:0 --reload-interval 200ms > /dev/null 2> "$work/server.log" &
+"$gavel" serve --policies "$work/policies" --addr 127.0.0.1:0 --rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 \
+    --reload-interval 200ms > /dev/null 2> "$work/server.log" &
 pid=$!
-for _ in $(seq 1 100); do grep -q '"msg":"listening"' "$work/server.log" && break; sleep 0.1; done
-port=$(grep -o '"port":[0-9]*' "$work/server.log" | cut -d: -f2)
+for _ in $(seq 1 100); do grep -q '"listener":"admission"' "$work/server.log" && break; sleep 0.1; done
+port=$(grep '"listener":"admission"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2)
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$pid/status"; }
 echo "RSS at start: $(rss)"
 (

@@ -69,8 +69,8 @@ grep -q -- '--diagnostic-addr TEXT=:8282' "$work/help.txt" && pass "default --di
 grep -q -- '--rest-max-body UINT=268435456' "$work/help.txt" && pass "default --rest-max-body is 256 MiB" || fail "default --rest-max-body"
 grep -q -- '--max-body UINT=3145728' "$work/help.txt" && pass "default --max-body is 3 MiB" || fail "default --max-body"
 
-# ---- an empty address turns a listener off --------------------------------------------------------------------
-start_server off --policies "$fx/policies" --insecure-http --rest-addr "" --diagnostic-addr "" || exit 1
+# ---- "off" (or an empty address) turns a listener off-----------------------------------------------------------------
+start_server off --policies "$fx/policies" --insecure-http --rest-addr off --diagnostic-addr "" || exit 1
 expect_eq "off: only the admission listener" "$(grep -c '"msg":"listening"' "$off_log")" 1
 expect_eq "off: admission still decides" \
     "$(curl -sS -o /dev/null -w '%{http_code}' --data-binary @"$fx/reviews/pod-good.json" "http://127.0.0.1:$off_port/validate/kubernetes/validating")" 200
@@ -86,12 +86,17 @@ stop_server "$wide_pid"
 "$gavel" serve --policies "$fx/policies" --insecure-http --addr 127.0.0.1:0 --rest-addr nonsense > /dev/null 2> "$work/err"
 expect_eq "invalid --rest-addr: exit 1" "$?" 1
 grep -q "invalid --rest-addr nonsense" "$work/err" && pass "invalid --rest-addr named" || fail "invalid --rest-addr: $(cat "$work/err")"
+"$gavel" serve --policies "$fx/policies" --insecure-http --addr 127.0.0.1:0 --diagnostic-addr gavel.example.com:8282 > /dev/null 2> "$work/err"
+expect_eq "a name as --diagnostic-addr (not resolved): exit 1" "$?" 1
 exec 4< <(python3 -c 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)')
+holder=$!
 read -r taken <&4
 "$gavel" serve --policies "$fx/policies" --insecure-http --addr 127.0.0.1:0 --rest-addr 127.0.0.1:0 \
     --diagnostic-addr "127.0.0.1:$taken" > /dev/null 2> "$work/err"
 expect_eq "taken --diagnostic-addr: exit 1" "$?" 1
 grep -q "cannot listen on 127.0.0.1:$taken (diagnostic)" "$work/err" && pass "taken port: listener named" || fail "taken port: $(cat "$work/err")"
+kill "$holder" 2> /dev/null
+exec 4<&-
 
 if ((failures)); then echo "$failures failure(s)"; exit 1; fi
 echo "all serve listener tests passed"

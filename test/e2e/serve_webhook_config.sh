@@ -16,6 +16,22 @@ deploy=examples/deploy
 if diff -u "$deploy/webhook-configuration.yaml" "$work/wc.yaml"; then pass "examples/deploy/webhook-configuration.yaml is current"
 else fail "examples/deploy/webhook-configuration.yaml differs from gavel webhook-config's output"; fi
 
+# The deployment's gavel flags exist, its probes use the diagnostic listener, and a rolling
+# update gets its preStop.
+"$gavel" serve --help > "$work/help.txt"
+for manifest in deployment.yaml kube-mgmt.yaml; do
+    flags=$(awk '/- serve$/ {on = 1; next} on && /^ *- --/ {sub(/^ *- /, ""); sub(/=.*/, ""); print; next} {on = 0}' "$deploy/$manifest")
+    [[ -n $flags ]] || fail "$manifest: no gavel serve arguments found"
+    for flag in $flags; do
+        grep -q -- "$flag[ ,]" "$work/help.txt" || fail "$manifest: gavel serve has no flag $flag"
+    done
+    pass "$manifest: $(echo $flags | wc -w) gavel serve flags, all known"
+done
+grep -q 'httpGet: {path: /health, port: diagnostic}' "$deploy/deployment.yaml" && grep -q 'httpGet: {path: /health/ready, port: diagnostic}' "$deploy/deployment.yaml" \
+    && pass "deployment.yaml: probes on the diagnostic listener" || fail "deployment.yaml: probes not on the diagnostic listener"
+grep -q 'preStop:' "$deploy/deployment.yaml" && pass "deployment.yaml: preStop" || fail "deployment.yaml: no preStop"
+grep -q -- '--opa-url=http://127.0.0.1:8181/v1' "$deploy/kube-mgmt.yaml" && pass "kube-mgmt.yaml: kube-mgmt uses the REST listener" || fail "kube-mgmt.yaml: kube-mgmt URL"
+
 printf -- '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' > "$work/ca.pem"
 "$gavel" webhook-config --policies "$deploy/policies" --url https://gavel.example.com:8443 --ca-bundle "$work/ca.pem" > "$work/url.yaml"
 grep -q 'url: "https://gavel.example.com:8443/validate/kubernetes/admission"' "$work/url.yaml" && pass "url clientConfig" || fail "url clientConfig"

@@ -21,7 +21,7 @@ slow_review 20000 "$work/slow.json"
 ms_of() { awk '{printf "%d", $1 * 1000}'; }
 # wait_metric BASE LINE: until /metrics has LINE
 wait_metric() {
-    for _ in $(seq 1 100); do curl -s "$1/metrics" | grep -q "^$2\$" && return 0; sleep 0.05; done
+    for _ in $(seq 1 250); do curl -s "$1/metrics" | grep -q "^$2\$" && return 0; sleep 0.02; done
     return 1
 }
 
@@ -82,15 +82,18 @@ stop_server "$rest_pid"
 # ---- waiting for a worker counts against --eval-timeout ---------------------------------------------------------------
 # Evaluations stop at their deadline, so it is work without one (a large PUT) that a
 # query can wait behind for longer than --eval-timeout: it is answered at once then.
-python3 "$fx/gen/pods.py" 12000 > "$work/pods.json"   # about 38 MB: a few hundred ms of work
-start_server deadline --policies "$fx/policies" --insecure-http --eval-timeout 100ms || exit 1
+python3 "$fx/gen/pods.py" 12000 > "$work/pods.json"   # about 38 MB: a few hundred ms of work each
+start_server deadline --policies "$fx/policies" --insecure-http --eval-timeout 50ms || exit 1
 rest="http://127.0.0.1:$deadline_rest_port"
-curl -sS -o /dev/null -X PUT --data-binary @"$work/pods.json" "$rest/v1/data/kubernetes/pods" &
-writer=$!
+writers=()
+for i in 1 2 3; do
+    curl -sS -o /dev/null -X PUT --data-binary @"$work/pods.json" "$rest/v1/data/kubernetes/pods$i" &
+    writers+=($!)
+done
 wait_metric "http://127.0.0.1:$deadline_diag_port" "gavel_rest_workers_busy 1" || fail "REST worker not busy"
 code=$(curl -sS -o "$work/r.json" -w '%{http_code}' -X POST --data-binary '{"query": "x := 1"}' "$rest/v1/query")
-wait "$writer"
-expect_eq "a query behind a large PUT: timed out waiting for a worker" \
+wait "${writers[@]}"
+expect_eq "a query behind large PUTs: timed out waiting for a worker" \
     "$code $(json_get "$work/r.json" 'regex.match(`^evaluation timed out \(waited [0-9]+ ms for a worker\)$`, input.message)')" "500 true"
 expect_eq "the next query evaluates" \
     "$(curl -sS -X POST --data-binary '{"query": "x := 1"}' "$rest/v1/query")" '{"result":[{"x":1}]}'
