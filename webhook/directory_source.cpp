@@ -10,8 +10,8 @@
 
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
-#include "webhook/log.hpp"
 #include "webhook/large_json.hpp"
+#include "webhook/log.hpp"
 
 namespace gavel::webhook {
 

@@ -142,7 +142,18 @@ Lifecycle::Lifecycle(LifecycleOptions options) : impl_(std::make_shared<Impl>())
     impl_->owner = this;
 }
 
-Lifecycle::~Lifecycle() = default;
+Lifecycle::~Lifecycle() {
+    // Let cancelled handlers run (they see the error and return), so that none keeps
+    // Impl alive through the io_context it owns.
+    boost::system::error_code ignored;
+    impl_->signals.cancel(ignored);
+    impl_->wait_timer.cancel();
+    impl_->drain_timer.cancel();
+    for (auto& r : impl_->repeaters) r->timer.cancel();
+    impl_->phase = Impl::Phase::Done;
+    impl_->io.restart();
+    impl_->io.poll();
+}
 
 void Lifecycle::add_draining(Server* server) { impl_->draining.push_back(server); }
 void Lifecycle::add_last(Server* server) { impl_->last.push_back(server); }

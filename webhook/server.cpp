@@ -241,13 +241,14 @@ private:
         ++server_->in_flight;
         bool keep_alive = message.keep_alive();
         unsigned version = message.version();
-        // From any thread: the answer is written on this connection's strand.
+        // From any thread. Until it answers, nothing else touches this connection (no read
+        // is pending, idle_ is false), so the answer is written right on the answering
+        // thread, a worker's usually: the bytes leave without waking a network thread,
+        // and only the write's completion (then the next read) runs on the strand.
         Respond respond = [self = this->shared_from_this(), keep_alive, version](HttpResponse resp) {
-            asio::dispatch(self->stream_.get_executor(), [self, keep_alive, version, resp = std::move(resp)]() mutable {
-                --self->server_->in_flight;
-                self->release_body();
-                self->write(std::move(resp), keep_alive && !self->server_->stopping, version);
-            });
+            --self->server_->in_flight;
+            self->release_body();
+            self->write(std::move(resp), keep_alive && !self->server_->stopping, version);
         };
         try {
             server_->handler(std::move(req), std::move(respond));

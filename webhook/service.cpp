@@ -7,8 +7,8 @@
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
 #include "webhook/admission.hpp"
-#include "webhook/log.hpp"
 #include "webhook/large_json.hpp"
+#include "webhook/log.hpp"
 #include "webhook/memory.hpp"
 #include "webhook/path_limits.hpp"
 

@@ -5,6 +5,7 @@
 # percentiles, errors, wrong decisions and the server's RSS before and after.
 #
 #   test/bench/load_serve.sh [GAVEL] [DURATION] [CONNECTIONS] [WRK_THREADS] [SERVER_THREADS]
+# (SERVE_ARGS in the environment: more flags for gavel serve, e.g. "--eval-workers 1".)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 gavel=$(realpath "${1:-$root/build/cli/gavel}")
@@ -83,7 +84,8 @@ LUA
 # measures either.
 listeners=()
 "$gavel" serve --help 2>&1 | grep -q -- --rest-addr && listeners=(--rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0)
-"$gavel" serve --policies "$root/examples/admission-v1" --addr 127.0.0.1:0 "${listeners[@]}" --threads "$server_threads" \
+# shellcheck disable=SC2086
+"$gavel" serve --policies "$root/examples/admission-v1" --addr 127.0.0.1:0 "${listeners[@]}" --threads "$server_threads" ${SERVE_ARGS:-} \
     --ca-dump "$work/ca.pem" > /dev/null 2> "$work/server.log" &
 pid=$!
 admission_line() { grep '"msg":"listening"' "$work/server.log" | grep -v '"listener":"\(rest\|diagnostic\)"'; }
