@@ -7,10 +7,9 @@
 namespace gavel::webhook {
 
 WorkerPool::WorkerPool(std::string name, unsigned workers, std::size_t queue_limit)
-    : name_(std::move(name)), queue_limit_(queue_limit) {
-    workers = std::max(1u, workers);
-    threads_.reserve(workers);
-    for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { run(); });
+    : name_(std::move(name)), queue_limit_(queue_limit), workers_(std::max(1u, workers)) {
+    threads_.reserve(workers_);
+    for (unsigned i = 0; i < workers_; ++i) threads_.emplace_back([this] { run(); });
 }
 
 WorkerPool::~WorkerPool() { stop(); }
@@ -19,7 +18,7 @@ bool WorkerPool::try_submit(Task& task) {
     {
         std::lock_guard lock(mutex_);
         // Idle workers take a task at once; beyond them at most queue_limit_ wait.
-        std::size_t idle = threads_.size() - std::min(threads_.size(), busy_ + exited_);
+        std::size_t idle = stopping_ ? 0 : workers_ - std::min<std::size_t>(workers_, busy_);
         if (stopping_ || queue_.size() >= idle + queue_limit_) {
             ++rejected_;
             return false;
@@ -65,8 +64,9 @@ bool WorkerPool::stop(std::chrono::steady_clock::time_point deadline, std::chron
     if (threads_.empty()) return true;
     stopping_ = true;
     wake_.notify_all();
-    auto all_exited = [this] { return exited_ == threads_.size(); };
-    if (!finished_.wait_until(lock, deadline, all_exited)) {
+    auto all_exited = [this] { return exited_ == workers_; };
+    if (deadline == std::chrono::steady_clock::time_point::max()) finished_.wait(lock, all_exited);  // no overflow
+    else if (!finished_.wait_until(lock, deadline, all_exited)) {
         cancel_ = true;
         if (!finished_.wait_for(lock, linger, all_exited)) return false;
     }
@@ -88,7 +88,7 @@ std::string WorkerPool::render_metrics() const {
         out += fmt::format("# HELP gavel_{}_{} {}\n# TYPE gavel_{}_{} {}\ngavel_{}_{} {}\n", name_, metric, help, name_, metric,
                            type, name_, metric, value);
     };
-    gauge("workers", "Threads of the pool.", threads_.size());
+    gauge("workers", "Threads of the pool.", workers_);
     gauge("workers_busy", "Threads running a task now.", busy);
     gauge("queued", "Tasks waiting for a thread.", queued);
     gauge("queue_limit", "Tasks that may wait before new ones are refused.", queue_limit_);

@@ -42,15 +42,15 @@ public:
     // Sets the cancel flag that running and later tasks see.
     void cancel();
     // Runs what is queued, then joins the threads. Past `deadline` the cancel flag
-    // is set; returns false when some task still ran `linger` after that (its
-    // thread is then detached, and the caller should exit without waiting).
+    // is set; returns false when some task still ran `linger` after that: its thread
+    // cannot be joined, and the caller should exit without destroying the pool.
     bool stop(std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
               std::chrono::milliseconds linger = std::chrono::milliseconds(2000));
 
     // Prometheus text: gavel_<name>_workers, _busy, _queued, _queue_limit, _rejected_total.
     std::string render_metrics() const;
 
-    unsigned workers() const { return static_cast<unsigned>(threads_.size()); }
+    unsigned workers() const { return workers_; }
     std::size_t queue_limit() const { return queue_limit_; }
 
 private:
@@ -58,6 +58,7 @@ private:
 
     const std::string name_;
     const std::size_t queue_limit_;
+    const unsigned workers_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;      // workers wait here for tasks
     std::condition_variable finished_;  // stop() waits here for the last task
@@ -67,7 +68,7 @@ private:
     bool stopping_ = false;
     std::atomic<bool> cancel_{false};
     std::atomic<std::uint64_t> rejected_{0}, completed_{0};
-    std::vector<std::thread> threads_;
+    std::vector<std::thread> threads_;  // joined and cleared by stop()
 };
 
 }  // namespace gavel::webhook
