@@ -396,8 +396,6 @@ Server::~Server() { stop(); }
 
 uint16_t Server::port() const { return impl_->bound_port; }
 
-const ServerOptions& Server::options() const { return impl_->options; }
-
 std::size_t Server::in_flight() const { return impl_->in_flight.load(); }
 
 void Server::start() {

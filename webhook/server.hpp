@@ -56,7 +56,6 @@ public:
     Server& operator=(const Server&) = delete;
 
     uint16_t port() const;  // the bound port
-    const ServerOptions& options() const;
 
     // Starts accepting on the listener's threads.
     void start();
