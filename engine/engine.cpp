@@ -1,4 +1,5 @@
 #include "engine/engine.hpp"
+#include "engine/coverage.hpp"
 
 #include "lang/test_names.hpp"
 
@@ -283,6 +284,12 @@ runtime::Value Engine::capabilities() const {
     std::vector<const lang::BuiltinDecl*> custom;
     for (const auto& [name, b] : impl_->custom) custom.push_back(b.decl.get());
     return stdlib::capabilities_document(stdlib::standard_registry(), custom);
+}
+
+std::map<std::string, std::set<uint32_t>> Engine::coverable_lines() const {
+    std::map<std::string, std::set<uint32_t>> out;
+    for (const auto& [file, module] : impl_->modules) coverage::add_coverable_lines(module, out[file]);
+    return out;
 }
 
 std::vector<RuleInfo> Engine::rules() const {

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -201,6 +202,10 @@ public:
 
     // The rules of the added modules (parsed, not necessarily compiling), by file then position.
     std::vector<RuleInfo> rules() const;
+
+    // The lines of the added modules coverage can reach (rule heads, body
+    // expressions), per file: what `--coverage` reports against (engine/coverage.hpp).
+    std::map<std::string, std::set<uint32_t>> coverable_lines() const;
 
     // All current compile errors of the modules (empty when they compile).
     lang::Diagnostics check();

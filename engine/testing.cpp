@@ -7,6 +7,7 @@
 #include "lang/parse.hpp"
 #include "lang/test_names.hpp"
 #include "runtime/json.hpp"
+#include "engine/coverage.hpp"
 #include "engine/loader.hpp"
 
 namespace gavel::testing {
@@ -191,40 +192,6 @@ std::optional<std::vector<Value>> case_path(const std::vector<CasePart>& parts,
     return path;
 }
 
-// Every line a trace can reach: rule heads and the first line of each body expression.
-void body_lines(const lang::Body& body, std::set<uint32_t>& out);
-
-void term_lines(const lang::TermPtr& t, std::set<uint32_t>& out) {
-    if (!t) return;
-    if (t->body && t->kind != lang::TermKind::Template) body_lines(*t->body, out);
-    for (const auto& e : t->elems) term_lines(e, out);
-    for (const auto& [k, v] : t->items) {
-        term_lines(k, out);
-        term_lines(v, out);
-    }
-    term_lines(t->key, out);
-    term_lines(t->value, out);
-}
-
-void expr_lines(const lang::Expr& e, std::set<uint32_t>& out) {
-    out.insert(e.loc.line);
-    term_lines(e.term, out);
-    if (e.body) body_lines(*e.body, out);
-    if (e.every.body) body_lines(*e.every.body, out);
-    for (const auto& c : e.children) expr_lines(c, out);
-}
-
-void body_lines(const lang::Body& body, std::set<uint32_t>& out) {
-    for (const auto& e : body) expr_lines(e, out);
-}
-
-void rule_lines(const lang::Rule& rule, std::set<uint32_t>& out) {
-    out.insert(rule.loc.line);
-    body_lines(rule.body, out);
-    for (const auto& b : rule.extra_bodies) body_lines(b, out);
-    if (rule.else_rule) rule_lines(*rule.else_rule, out);
-}
-
 // Watches one test's evaluation: lines reached, and the furthest top-level body
 // expression of the test that failed.
 class TestTracer : public Tracer {
@@ -235,13 +202,7 @@ public:
 
     void trace(const TraceEvent& e) override {
         if (options_.tracer) options_.tracer->trace(e);
-        if (options_.coverage && (e.op == TraceOp::Eval || e.op == TraceOp::Exit)) {
-            if (!current_ || e.file != current_file_) {
-                current_file_ = std::string(e.file);
-                current_ = &covered[current_file_];
-            }
-            current_->insert(e.line);
-        }
+        if (options_.coverage) coverage.trace(e);
         // A partial-object test's cases: every key its body binds (OPA injects
         // internal.test_case where the head's variables are bound).
         if (!case_parts_.empty() && (e.op == TraceOp::Eval || e.op == TraceOp::Redo) && e.depth == 1 &&
@@ -262,7 +223,7 @@ public:
         }
     }
 
-    std::map<std::string, std::set<uint32_t>> covered;
+    coverage::CoverageTracer coverage;
     std::optional<FailedExpression> failed_at;
     std::set<std::vector<Value>> cases_started;
 
@@ -271,8 +232,6 @@ private:
     const TestCase& test_;
     const std::set<std::pair<uint32_t, uint32_t>>& top_level_;
     const std::vector<CasePart>& case_parts_;
-    std::string current_file_;
-    std::set<uint32_t>* current_ = nullptr;
 };
 
 }  // namespace
@@ -389,7 +348,7 @@ TestResult TestRunner::run(std::size_t i, const RunOptions& options) const {
     auto start = std::chrono::steady_clock::now();
     EvalResult result = impl_->queries[i]->eval(eval);
     r.duration = std::chrono::nanoseconds(since_ns(start));
-    r.covered = std::move(tracer.covered);
+    r.covered = tracer.coverage.take();
     if (result.error) {
         r.error = std::move(result.error);
         // The test's own deadline, worded as OPA words an expired context.
@@ -425,13 +384,7 @@ bool TestRunner::run_quietly(std::size_t i, uint64_t* eval_ns) const {
 }
 
 std::map<std::string, std::set<uint32_t>> TestRunner::coverable_lines() const {
-    std::map<std::string, std::set<uint32_t>> out;
-    for (const auto& [file, module] : impl_->modules) {
-        auto& lines = out[file];
-        for (const auto& rule : module.rules)
-            if (!rule.is_default) rule_lines(rule, lines);
-    }
-    return out;
+    return impl_->engine.coverable_lines();
 }
 
 }  // namespace gavel::testing
