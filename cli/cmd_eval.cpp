@@ -22,6 +22,7 @@
 // on a defined one, 0 otherwise.
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -43,8 +44,13 @@
 #include "cli/ignore_paths.hpp"
 #include "cli/output_errors.hpp"
 #include "cli/output_json.hpp"
+#include "cli/eval_profile.hpp"
 #include "cli/repl/table.hpp"
+#include "cli/repl/trace_printer.hpp"
+#include "cli/test_runner/go_format.hpp"
+#include "cli/test_runner/report.hpp"
 #include "cli/version.hpp"
+#include "engine/coverage.hpp"
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
@@ -98,6 +104,27 @@ struct EvalCliOptions {
     std::string timeout;
     bool metrics = false;
     std::string schema;  // -s: a JSON Schema file (for input) or a directory of them
+    std::string explain;  // --explain notes|fails|full|debug
+    bool coverage = false;
+    bool profile = false;
+    std::vector<std::string> profile_sort;  // criteria, repeatable and comma-separated
+    int profile_limit = 10;
+    int count = 1;
+    int pretty_limit = 80;
+    bool profile_limit_set = false;
+};
+
+// Several tracers watching one evaluation (--explain, --profile, --coverage together).
+class TracerList final : public Tracer {
+public:
+    void add(Tracer* t) { tracers_.push_back(t); }
+    bool empty() const { return tracers_.empty(); }
+    void trace(const TraceEvent& event) override {
+        for (Tracer* t : tracers_) t->trace(event);
+    }
+
+private:
+    std::vector<Tracer*> tracers_;
 };
 
 std::string encode_value(const Value& v) { return encode(Json::of(v)); }
@@ -111,6 +138,14 @@ struct Output {
     std::vector<OutputError> errors;
     std::vector<ResultRow> rows;
     std::optional<std::map<std::string, uint64_t>> metrics;
+    // --count N > 1: per timer, the statistics of its N values (replacing metrics).
+    std::map<std::string, std::vector<std::pair<std::string, std::string>>> aggregated_metrics;
+    std::optional<repl::TracePrinter> explanation;  // --explain
+    std::optional<std::vector<ExprStats>> profile;  // --profile, one run
+    // --profile --count N > 1: the first run's lines, each with the statistics of its N times.
+    std::vector<std::pair<ExprStats, std::vector<std::pair<std::string, std::string>>>> aggregated_profile;
+    std::optional<test_runner::CoverageReport> coverage;  // --coverage
+    int pretty_limit = 80;
 };
 
 Json result_json(const std::vector<ResultRow>& rows) {
@@ -142,11 +177,69 @@ Json metrics_json(const std::map<std::string, uint64_t>& metrics) {
     return m;
 }
 
+Json location_json(const ExprStats& s) {
+    Json loc = Json::object();
+    loc.add("file", Json::str(s.file)).add("row", Json::integer(s.line)).add("col", Json::integer(s.col));
+    return loc;
+}
+
+Json statistics_json(const std::vector<std::pair<std::string, std::string>>& stats) {
+    Json j = Json::object();
+    for (const auto& [k, v] : stats) j.add(k, Json::raw(v));
+    return j;
+}
+
+// OPA's explanation events, as far as gavel's trace has them (README: the
+// differences): Op, Location, Message for notes; gavel adds Text and Depth.
+Json explanation_json(const repl::TracePrinter& trace) {
+    Json events = Json::array();
+    for (const auto& step : trace.steps()) {
+        Json loc = Json::object();
+        loc.add("file", Json::str(step.file)).add("row", Json::integer(step.line)).add("col", Json::integer(step.col));
+        Json e = Json::object();
+        e.add("Op", Json::str(to_string(step.op))).add("Location", std::move(loc));
+        e.add("Message", Json::str(step.op == TraceOp::Note ? step.text : ""));
+        e.add("Text", Json::str(step.text)).add("Depth", Json::integer(step.depth));
+        events.push(std::move(e));
+    }
+    return events;
+}
+
+// The fields in the order OPA's presentation.Output declares them.
 std::string render_json(const Output& out, bool discard) {
     Json doc = Json::object();
     if (!out.errors.empty()) doc.add("errors", errors_json(out.errors));
     if (!out.rows.empty()) doc.add("result", discard ? Json::str("discarded") : result_json(out.rows));
     if (out.metrics && !out.metrics->empty()) doc.add("metrics", metrics_json(*out.metrics));
+    if (!out.aggregated_metrics.empty()) {
+        Json m = Json::object();
+        for (const auto& [name, stats] : out.aggregated_metrics) m.add(name, statistics_json(stats));
+        doc.add("aggregated_metrics", std::move(m));
+    }
+    if (out.explanation && !out.explanation->steps().empty()) doc.add("explanation", explanation_json(*out.explanation));
+    if (out.profile && !out.profile->empty()) {
+        Json p = Json::array();
+        for (const auto& s : *out.profile) {
+            Json e = Json::object();
+            e.add("total_time_ns", Json::integer(s.time_ns)).add("num_eval", Json::integer(s.num_eval));
+            e.add("num_redo", Json::integer(s.num_redo)).add("num_gen_expr", Json::integer(s.num_gen_expr));
+            e.add("location", location_json(s));
+            p.push(std::move(e));
+        }
+        doc.add("profile", std::move(p));
+    }
+    if (!out.aggregated_profile.empty()) {
+        Json p = Json::array();
+        for (const auto& [s, stats] : out.aggregated_profile) {
+            Json e = Json::object();
+            e.add("total_time_ns_stats", statistics_json(stats)).add("num_eval", Json::integer(s.num_eval));
+            e.add("num_redo", Json::integer(s.num_redo)).add("num_gen_expr", Json::integer(s.num_gen_expr));
+            e.add("location", location_json(s));
+            p.push(std::move(e));
+        }
+        doc.add("aggregated_profile", std::move(p));
+    }
+    if (out.coverage) doc.add("coverage", Json::raw(out.coverage->json));
     return encode(doc);
 }
 
@@ -168,7 +261,7 @@ std::string cut(std::string s, std::size_t limit) {
 // expression whose value is not a boolean (every expression when nothing is
 // bound); values as compact JSON cut at 80 bytes; drawn as tablewriter draws
 // it (cli/repl/table.hpp): headers centred, cells left-aligned and wrapped.
-std::string render_table(const std::vector<ResultRow>& rows) {
+std::string render_table(const std::vector<ResultRow>& rows, std::size_t limit) {
     struct Key {
         std::string var;            // a binding's name, or empty
         std::size_t expr = 0;       // else the expression's index
@@ -193,7 +286,7 @@ std::string render_table(const std::vector<ResultRow>& rows) {
             } else if (k.expr < row.expressions.size()) {
                 v = &row.expressions[k.expr].value;
             }
-            line.push_back(v ? cut(marshal_compact(*v), 80) : "null");
+            line.push_back(v ? cut(marshal_compact(*v), limit) : "null");
         }
         cells.push_back(std::move(line));
     }
@@ -205,6 +298,50 @@ std::string render_metrics_table(const std::map<std::string, uint64_t>& metrics)
     std::vector<std::vector<std::string>> cells;
     for (const auto& [k, v] : metrics) cells.push_back({k, std::to_string(v)});
     return repl::render_table({"METRIC", "VALUE"}, cells);
+}
+
+// OPA's tables after the result: the profile, aggregated metrics and profile, coverage.
+std::string render_profile_tables(const Output& out) {
+    std::string text;
+    if (out.profile && !out.profile->empty()) {
+        std::vector<std::vector<std::string>> cells;
+        for (const auto& s : *out.profile)
+            cells.push_back({test_runner::go_duration(std::chrono::nanoseconds(s.time_ns)), std::to_string(s.num_eval),
+                             std::to_string(s.num_redo), std::to_string(s.num_gen_expr), s.location()});
+        text += repl::render_table({"TIME", "NUM EVAL", "NUM REDO", "NUM GEN EXPR", "LOCATION"}, cells);
+    }
+    static const std::vector<std::string> stat_keys = {"min", "max", "mean", "90%", "99%"};
+    auto stat = [](const std::vector<std::pair<std::string, std::string>>& stats, const std::string& key) {
+        for (const auto& [k, v] : stats)
+            if (k == key) return go_number_text(v, statistic_is_float(k));
+        return std::string();
+    };
+    if (!out.aggregated_metrics.empty()) {
+        std::vector<std::vector<std::string>> cells;
+        for (const auto& [name, stats] : out.aggregated_metrics) {
+            std::vector<std::string> row = {name};
+            for (const auto& k : stat_keys) row.push_back(cut(stat(stats, k), static_cast<std::size_t>(out.pretty_limit)));
+            cells.push_back(std::move(row));
+        }
+        text += repl::render_table({"METRIC", "MIN", "MAX", "MEAN", "90%", "99%"}, cells);
+    }
+    if (!out.aggregated_profile.empty()) {
+        std::vector<std::vector<std::string>> cells;
+        for (const auto& [s, stats] : out.aggregated_profile) {
+            std::vector<std::string> row;
+            for (const auto& k : stat_keys) {
+                double ns = std::strtod(stat(stats, k).c_str(), nullptr);
+                row.push_back(test_runner::go_duration(std::chrono::nanoseconds(static_cast<int64_t>(ns))));
+            }
+            for (auto n : {s.num_eval, s.num_redo, s.num_gen_expr}) row.push_back(std::to_string(n));
+            row.push_back(s.location());
+            cells.push_back(std::move(row));
+        }
+        text += repl::render_table({"MIN", "MAX", "MEAN", "90%", "99%", "NUM EVAL", "NUM REDO", "NUM GEN EXPR", "LOCATION"},
+                                   cells);
+    }
+    if (out.coverage) text += repl::render_table({}, {{"Overall Coverage", fmt::format("{:.2f}", out.coverage->coverage)}});
+    return text;
 }
 
 // Prints `out` in `format`.
@@ -236,6 +373,7 @@ void print_output(const Output& out, const std::string& format) {
             std::cout << line << "\n";
         }
     } else if (format == "pretty") {
+        if (out.explanation) std::cout << out.explanation->text();
         if (out.errors.empty()) {
             if (out.rows.empty()) {
                 std::cout << "undefined\n";
@@ -245,10 +383,11 @@ void print_output(const Output& out, const std::string& format) {
                                     [](const ExpressionResult& e) { return e.value.is_bool(); }))) {
                 std::cout << encode_value(out.rows[0].expressions[0].value);
             } else {
-                std::cout << render_table(out.rows);
+                std::cout << render_table(out.rows, static_cast<std::size_t>(out.pretty_limit));
             }
         }
         if (out.metrics && !out.metrics->empty()) std::cout << render_metrics_table(*out.metrics);
+        std::cout << render_profile_tables(out);
     }
     std::cout.flush();
 }
@@ -289,7 +428,10 @@ int usage_error(const std::string& message) {
     return 1;
 }
 
-int run_eval(const EvalCliOptions& opts) {
+int run_eval(EvalCliOptions opts) {
+    // As OPA: a profile limit or sort order turns the profiler on, and the profiler the metrics.
+    if (!opts.profile_sort.empty() || opts.profile_limit_set) opts.profile = true;
+    if (opts.profile) opts.metrics = true;
     // Flag combinations, with OPA's messages.
     if (!opts.query.empty() && opts.stdin_query) return usage_error("specify query argument or --stdin but not both");
     if (opts.query.empty() && !opts.stdin_query) return usage_error("specify query argument or --stdin");
@@ -355,8 +497,10 @@ int run_eval(const EvalCliOptions& opts) {
 
     Output out;
     std::map<std::string, uint64_t> metrics;
+    bool opts_metrics_off = false;  // --count > 1: aggregated metrics instead
+    out.pretty_limit = opts.pretty_limit;
     auto finish = [&]() {
-        if (opts.metrics) out.metrics = metrics;
+        if (opts.metrics && !opts_metrics_off) out.metrics = metrics;
         print_output(out, opts.format);
         if (!out.errors.empty()) return 2;
         const bool defined = !out.rows.empty();
@@ -391,37 +535,90 @@ int run_eval(const EvalCliOptions& opts) {
         }
     }
 
-    auto prepare_start = std::chrono::steady_clock::now();
-    Engine::QueryOptions query_options;
-    query_options.package = opts.package;
-    query_options.imports = opts.imports;
-    Prepared<PreparedQuery> prepared = engine.prepare(query, query_options);
-    const uint64_t prepare_ns = since_ns(prepare_start);
-    for (const auto& [name, v] : prepared.metrics) metrics[std::string(name)] = v;
-    if (!prepared.ok()) {
-        for (const auto& d : prepared.diagnostics) out.errors.push_back(from_diagnostic(d));
-        if (out.errors.empty()) out.errors.push_back(plain_error("query could not be prepared"));
-        return finish();
-    }
-    if (!metrics.count("timer_rego_query_compile_ns")) metrics["timer_rego_query_compile_ns"] = prepare_ns;
-
+    // --count N: prepare and evaluate N times (as OPA's evalOnce does); the
+    // first run's result, trace and coverage are shown, the timers and the
+    // profile of all runs aggregated.
     const runtime::Value runtime = runtime_info();
-    EvalOptions eval_options;
-    eval_options.runtime_info = &runtime;
-    eval_options.input = input ? &*input : nullptr;
-    eval_options.strict_builtin_errors = opts.strict_builtin_errors;
-    eval_options.timeout = timeout;
-    auto eval_start = std::chrono::steady_clock::now();
-    EvalResult result = prepared.value->eval(eval_options);
-    const uint64_t eval_ns = since_ns(eval_start);
-    for (const auto& [name, v] : result.metrics) metrics[std::string(name)] = v;
-    if (!metrics.count("timer_rego_query_eval_ns")) metrics["timer_rego_query_eval_ns"] = eval_ns;
+    std::vector<std::map<std::string, uint64_t>> run_metrics;
+    std::vector<std::vector<ExprStats>> run_profiles;
+    const auto sort_order = profile_sort_order(opts.profile_sort);
+    for (int run = 0; run < opts.count; ++run) {
+        std::map<std::string, uint64_t> m = metrics;  // the loading timer is measured once
+        auto prepare_start = std::chrono::steady_clock::now();
+        Engine::QueryOptions query_options;
+        query_options.package = opts.package;
+        query_options.imports = opts.imports;
+        Prepared<PreparedQuery> prepared = engine.prepare(query, query_options);
+        const uint64_t prepare_ns = since_ns(prepare_start);
+        for (const auto& [name, v] : prepared.metrics) m[std::string(name)] = v;
+        if (!prepared.ok()) {
+            for (const auto& d : prepared.diagnostics) out.errors.push_back(from_diagnostic(d));
+            if (out.errors.empty()) out.errors.push_back(plain_error("query could not be prepared"));
+            metrics = std::move(m);
+            return finish();
+        }
+        if (!m.count("timer_rego_query_compile_ns")) m["timer_rego_query_compile_ns"] = prepare_ns;
 
-    if (result.error) {
-        // OPA reports the error alone: rego.Eval returns no results with an error.
-        out.errors.push_back(from_eval_error(*result.error));
+        std::optional<repl::TracePrinter> explanation;
+        if (!opts.explain.empty() && opts.explain != "off") explanation.emplace(query);
+        Profiler profiler;
+        coverage::CoverageTracer coverage;
+        TracerList tracers;
+        if (explanation) tracers.add(&*explanation);
+        if (opts.profile) tracers.add(&profiler);
+        if (opts.coverage) tracers.add(&coverage);
+
+        EvalOptions eval_options;
+        eval_options.runtime_info = &runtime;
+        eval_options.input = input ? &*input : nullptr;
+        eval_options.strict_builtin_errors = opts.strict_builtin_errors;
+        eval_options.timeout = timeout;
+        if (!tracers.empty()) eval_options.tracer = &tracers;
+        auto eval_start = std::chrono::steady_clock::now();
+        EvalResult result = prepared.value->eval(eval_options);
+        const uint64_t eval_ns = since_ns(eval_start);
+        for (const auto& [name, v] : result.metrics) m[std::string(name)] = v;
+        if (!m.count("timer_rego_query_eval_ns")) m["timer_rego_query_eval_ns"] = eval_ns;
+        if (opts.profile) run_profiles.push_back(profiler.report(opts.profile_limit, sort_order));
+        run_metrics.push_back(std::move(m));
+        if (run > 0) continue;
+
+        if (result.error) {
+            // OPA reports the error alone: rego.Eval returns no results with an error.
+            out.errors.push_back(from_eval_error(*result.error));
+        } else {
+            out.rows = std::move(result.rows);
+        }
+        if (explanation) {
+            if (opts.explain == "notes") explanation->keep_lineage_of(TraceOp::Note);
+            else if (opts.explain == "fails") explanation->keep_lineage_of(TraceOp::Fail);
+            out.explanation = std::move(explanation);
+        }
+        if (opts.coverage) out.coverage = test_runner::coverage_report(engine.coverable_lines(), coverage.covered());
+    }
+    if (opts.count == 1) {
+        metrics = run_metrics.front();
+        if (opts.profile) out.profile = run_profiles.front();
     } else {
-        out.rows = std::move(result.rows);
+        // OPA: with --count, the per-run metrics and profile give way to their statistics.
+        opts_metrics_off = true;
+        for (const auto& [name, v] : run_metrics.front()) {
+            std::vector<int64_t> values;
+            for (const auto& rm : run_metrics) {
+                auto it = rm.find(name);
+                values.push_back(it == rm.end() ? 0 : static_cast<int64_t>(it->second));
+            }
+            if (opts.metrics) out.aggregated_metrics[name] = statistics(std::move(values));
+        }
+        if (opts.profile) {
+            // By position, as OPA's AggregateProfiles pairs the runs' sorted lists.
+            for (std::size_t j = 0; j < run_profiles.front().size(); ++j) {
+                std::vector<int64_t> times;
+                for (const auto& p : run_profiles)
+                    if (j < p.size()) times.push_back(p[j].time_ns);
+                out.aggregated_profile.emplace_back(run_profiles.front()[j], statistics(std::move(times)));
+            }
+        }
     }
     return finish();
 }
@@ -460,7 +657,23 @@ void add_eval_command(CLI::App& app) {
     cmd->add_option("-s,--schema", opts->schema,
                     "JSON Schema for type checking: a file types input everywhere; a directory's a/b.json is "
                     "schema.a.b for METADATA schemas: annotations");
-    cmd->callback([opts] { exit_status() = run_eval(*opts); });
+    cmd->add_option("--explain", opts->explain, "Print the evaluation's trace: notes, fails, full or debug (as full)")
+        ->check(CLI::IsMember({"off", "notes", "fails", "full", "debug"}));
+    cmd->add_flag("--coverage", opts->coverage, "Report which lines of the policies evaluation reached");
+    cmd->add_flag("--profile", opts->profile, "Profile the expressions: time, evaluations and redos per line (implies --metrics)");
+    cmd->add_option("--profile-sort", opts->profile_sort,
+                    "Order of the profile: total_time_ns, num_eval, num_redo, num_gen_expr, file, line (repeatable)")
+        ->delimiter(',');
+    auto* limit = cmd->add_option("--profile-limit", opts->profile_limit, "Profile lines to show (0: all)")->capture_default_str();
+    cmd->add_option("--count", opts->count, "Evaluate this many times; metrics and profile become statistics")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_option("--pretty-limit", opts->pretty_limit, "Cut pretty-printed values after this many bytes (0: never)")
+        ->capture_default_str();
+    cmd->callback([opts, limit] {
+        opts->profile_limit_set = limit->count() > 0;
+        exit_status() = run_eval(*opts);
+    });
 }
 
 }  // namespace gavel::cli

@@ -99,7 +99,8 @@ std::string centre(const std::string& s, std::size_t width) {
 }  // namespace
 
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
-    const std::size_t columns = header.size();
+    std::size_t columns = header.size();  // a table without a header takes its rows' width
+    for (const auto& row : rows) columns = std::max(columns, row.size());
     std::vector<std::size_t> width(columns, 0);
     auto measure = [&](const std::vector<std::vector<std::string>>& cells) {
         for (std::size_t c = 0; c < cells.size() && c < columns; ++c)
@@ -133,7 +134,7 @@ std::string render_table(const std::vector<std::string>& header, const std::vect
         }
         return out;
     };
-    std::string out = border + draw(head_cells, true) + border;
+    std::string out = header.empty() ? border : border + draw(head_cells, true) + border;
     for (const auto& cells : body) out += draw(cells, false);
     return out + border;
 }

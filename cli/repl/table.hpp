@@ -14,6 +14,7 @@
 
 namespace gavel::cli::repl {
 
+// An empty header draws the rows alone (OPA's coverage summary).
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace gavel::cli::repl

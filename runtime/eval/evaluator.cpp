@@ -74,6 +74,11 @@ Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
             TraceEvent event;
             event.op = TraceOp::Note;
             event.text = message;
+            if (traced_call_) {
+                event.file = traced_call_->file();
+                event.line = traced_call_->line;
+                event.col = traced_call_->col;
+            }
             event.depth = static_cast<uint32_t>(depth_);
             settings_.tracer->trace(event);
         };
@@ -1082,6 +1087,7 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
         }
         std::memcpy(&args[i], v, sizeof(Value));
     }
+    if (settings_.tracer) [[unlikely]] traced_call_ = &call.loc;  // where a trace() note comes from
     runtime::BuiltinResult r =
         builtin->impl(std::span<const Value>(reinterpret_cast<const Value*>(args.data()), n), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
@@ -1158,6 +1164,7 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
             builtin_failed(r, callee.name, call.loc);
         return;
     }
+    if (settings_.tracer) [[unlikely]] traced_call_ = &call.loc;  // where a trace() note comes from
     runtime::BuiltinResult r = callee.builtin->impl(std::span<const Value>(args.data(), args.size()), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
         tick(result_work(r.value));

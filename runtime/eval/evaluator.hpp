@@ -128,6 +128,7 @@ private:
     RuleCaches cache_;
     std::optional<EvalError> first_builtin_error_;
     runtime::BuiltinContext builtin_context_;
+    const lang::Location* traced_call_ = nullptr;  // with a tracer: the builtin call running now
     runtime::ScratchArray scratch_array_;  // direct_call's array-literal argument
     std::size_t depth_ = 0;
     uintptr_t stack_floor_ = 0;  // runtime/stack_limit.hpp: below it, evaluation stops with an error

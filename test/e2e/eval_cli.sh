@@ -286,6 +286,74 @@ check "--ignore leaves a file out" 0 '' "$gavel" eval -f raw -d $fx/datadir --ig
 check "--ignore of another name changes nothing" 0 "$first" "$gavel" eval -f raw -d $fx/datadir --ignore '*.yaml' 'data.lookup.first'
 check "--package that does not parse" 2 '' "$gavel" eval -f pretty -d $fx/datadir --package 'look..up' 'first'
 
+# --explain: the trace as OPA prints it (locations padded to the widest plus 4);
+# notes and fails keep the chosen steps and the Enter steps leading to them.
+ex=$fx/explain
+check "--explain notes" 0 "query:1                                          Enter data.x.allow
+test/e2e/fixtures/eval/explain/policy.rego:3     | Enter allow if {
+test/e2e/fixtures/eval/explain/policy.rego:5     | | Note \"checking bad/a\"
+test/e2e/fixtures/eval/explain/policy.rego:5     | | Note \"checking good/b\"
+true" "$gavel" eval -f pretty -d $ex/policy.rego -i $ex/input.json --explain notes data.x.allow
+check "--explain fails" 0 "query:1                                          Enter data.x.allow
+test/e2e/fixtures/eval/explain/policy.rego:3     | Enter allow if {
+test/e2e/fixtures/eval/explain/policy.rego:6     | | Fail startswith(c, \"good/\")  # c = \"bad/a\"
+true" "$gavel" eval -f pretty -d $ex/policy.rego -i $ex/input.json --explain fails data.x.allow
+"$gavel" eval -f pretty -d $ex/policy.rego -i $ex/input.json --explain full data.x.allow > "$out" 2>&1
+if [[ $(grep -c ' Redo some c in input.containers' "$out") == 1 && $(grep -c '| | Exit allow if {' "$out") == 1 ]]; then
+    echo "ok   --explain full shows every step"; else fail "--explain full"; cat "$out"; fi
+"$gavel" eval -d $ex/policy.rego -i $ex/input.json --explain notes data.x.allow > "$out" 2>&1
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+notes = [e for e in d["explanation"] if e["Op"] == "Note"]
+assert [n["Message"] for n in notes] == ["\"checking bad/a\"", "\"checking good/b\""], notes
+assert all(n["Location"]["row"] == 5 for n in notes)
+assert d["result"][0]["expressions"][0]["value"] is True
+' "$out"; then echo "ok   --explain in JSON: explanation events"; else fail "--explain JSON"; cat "$out"; fi
+check "--explain with a bad mode is a usage error" 1 '' "$gavel" eval --explain sometimes 'true'
+
+# --coverage: OPA's report in JSON; the overall figure as a table in pretty.
+"$gavel" eval -d $ex/policy.rego -i $ex/input.json --coverage data.x.allow > "$out" 2>&1
+if python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["coverage"]
+f = c["files"]["test/e2e/fixtures/eval/explain/policy.rego"]
+assert f["covered"] == [{"start": {"row": 3}, "end": {"row": 6}}], f
+assert f["not_covered"] == [{"start": {"row": 9}, "end": {"row": 11}}], f
+assert c["covered_lines"] == 4 and c["not_covered_lines"] == 3 and c["coverage"] == 57.14, c
+' "$out"; then echo "ok   --coverage JSON report"; else fail "--coverage JSON"; cat "$out"; fi
+"$gavel" eval -f pretty -d $ex/policy.rego -i $ex/input.json --coverage data.x.allow > "$out" 2>&1
+if grep -qxF '| Overall Coverage | 57.14 |' "$out"; then echo "ok   --coverage pretty summary"; else fail "--coverage pretty"; cat "$out"; fi
+
+# --profile: one line per source line (time, evaluations, redos, expressions), with metrics;
+# --profile-sort / --profile-limit order and cut it; --count aggregates.
+"$gavel" eval -d $ex/policy.rego -i $ex/input.json --profile-sort num_eval --profile-limit 2 data.x.names > "$out" 2>&1
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["profile"]
+assert len(p) == 2, p
+assert p[0]["location"]["row"] == 11 and p[0]["num_eval"] == 2 and p[0]["num_redo"] == 2, p
+assert all(e["total_time_ns"] > 0 for e in p)
+assert "timer_rego_query_eval_ns" in d["metrics"]
+' "$out"; then echo "ok   --profile-sort and --profile-limit"; else fail "--profile"; cat "$out"; fi
+"$gavel" eval -f pretty -d $ex/policy.rego -i $ex/input.json --profile data.x.names > "$out" 2>&1
+if grep -qE '^\| +TIME +\| NUM EVAL \| NUM REDO \| NUM GEN EXPR \| +LOCATION +\|$' "$out" &&
+   grep -qE '^\| [0-9.]+[^ |]*s +\| 2 +\| 2 +\| 1 +\| test/e2e/fixtures/eval/explain/policy.rego:11 \|$' "$out"; then
+    echo "ok   --profile pretty table"; else fail "--profile pretty"; cat "$out"; fi
+"$gavel" eval -d $ex/policy.rego -i $ex/input.json --profile --count 3 data.x.names > "$out" 2>&1
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "metrics" not in d and "profile" not in d, d.keys()
+m = d["aggregated_metrics"]["timer_rego_query_eval_ns"]
+assert list(m) == ["75%", "90%", "95%", "99%", "99.9%", "99.99%", "count", "max", "mean", "median", "min", "stddev"], m
+assert m["count"] == 3 and m["min"] <= m["median"] <= m["max"], m
+a = d["aggregated_profile"]
+assert a and a[0]["total_time_ns_stats"]["count"] == 3, a
+' "$out"; then echo "ok   --count aggregates metrics and profile"; else fail "--count"; cat "$out"; fi
+check "--count 0 is a usage error" 1 '' "$gavel" eval --count 0 'true'
+
 rm -f "$out" "$err" "$out.diff"
 echo "e2e eval: $failures failed"
 exit $((failures > 0))

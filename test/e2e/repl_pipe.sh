@@ -203,13 +203,14 @@ check v0-rules "Rule 'deny' defined in package repl. Type 'show' to see rules.
 }
 deny' --v0-compatible -i $fx/admission_review.json
 
-# trace: each step of the next queries with its location; a failed comparison shows its operands.
+# trace: each step of the next queries with its location (padded as OPA pads it: the
+# widest location plus 4); a failed comparison shows its operands.
 printf '%s\n' trace 'x := input.request.object.spec.containers[_]; x.image == "mysql"' |
     "$gavel" repl -i $fx/admission_review.json > "$out" 2>&1
-if [[ "$(head -n 1 "$out")" == 'query:1 Enter x := input.request.object.spec.containers[_]; x.image == "mysql"' ]] &&
-   grep -qxF 'query:1 | Eval x := input.request.object.spec.containers[_]' "$out" &&
-   grep -qxF 'query:1 | Fail x.image == "mysql"  # x.image = "nginx"' "$out" &&
-   grep -qxF 'query:1 | Redo x := input.request.object.spec.containers[_]' "$out" &&
+if [[ "$(head -n 1 "$out")" == 'query:1     Enter x := input.request.object.spec.containers[_]; x.image == "mysql"' ]] &&
+   grep -qxF 'query:1     | Eval x := input.request.object.spec.containers[_]' "$out" &&
+   grep -qxF 'query:1     | Fail x.image == "mysql"  # x.image = "nginx"' "$out" &&
+   grep -qxF 'query:1     | Redo x := input.request.object.spec.containers[_]' "$out" &&
    grep -qxF '| {"image":"mysql","name":"mysql-backend"} |' "$out"; then
     echo "ok   trace"
 else
