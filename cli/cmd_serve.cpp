@@ -62,6 +62,8 @@ struct ServeCliOptions {
     std::string authentication = "off";
     std::string token_file;
     bool decision_log = false;
+    std::string log_level = "info";
+    std::string log_format = "json";
     bool input_http = false;
 };
 
@@ -115,6 +117,8 @@ Value diagnostics_value(const lang::Diagnostics& errors) {
 bool loopback(const std::string& host) { return host.rfind("127.", 0) == 0 || host == "::1"; }
 
 int run_serve(const ServeCliOptions& o) {
+    webhook::set_log_level(o.log_level);  // both checked by the flags
+    webhook::set_log_format(o.log_format);
     using namespace webhook;
     std::chrono::milliseconds eval_timeout, header_timeout, body_timeout, grace, wait, reload_interval;
     for (auto [text, out, name] : {std::tuple{&o.eval_timeout, &eval_timeout, "--eval-timeout"},
@@ -369,11 +373,11 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--diagnostic-addr", opts->diagnostic_addr,
                     "Health and metrics listener, plain HTTP (for kubelet probes and Prometheus); off: none")
         ->capture_default_str();
-    cmd->add_option("--tls-cert", opts->tls_cert, "Certificate chain (PEM); re-read when it changes");
-    cmd->add_option("--tls-key", opts->tls_key, "Private key (PEM)");
+    cmd->add_option("--tls-cert,--tls-cert-file", opts->tls_cert, "Certificate chain (PEM); re-read when it changes");
+    cmd->add_option("--tls-key,--tls-private-key-file", opts->tls_key, "Private key (PEM)");
     cmd->add_option("--tls-san", opts->tls_san, "Names for the self-signed certificate")->delimiter(',')->capture_default_str();
     cmd->add_option("--ca-dump", opts->ca_dump, "Write the serving (self-signed) certificate here, for caBundle");
-    cmd->add_option("--client-ca", opts->client_ca, "Require client certificates signed by this CA (mTLS, admission listener)");
+    cmd->add_option("--client-ca,--tls-ca-cert-file", opts->client_ca, "Require client certificates signed by this CA (mTLS, admission listener)");
     cmd->add_flag("--insecure-http", opts->insecure_http, "Serve admission over plain HTTP (local debugging only)");
     cmd->add_option("--decision", opts->decision, "What POST / evaluates")->capture_default_str();
     cmd->add_option("--eval-timeout", opts->eval_timeout, "Evaluation time limit, time waiting for a worker included")
@@ -404,6 +408,12 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--reload-interval", opts->reload_interval, "How often the directories are checked")->capture_default_str();
     cmd->add_option("--authentication", opts->authentication, "off or token (bearer token for the REST API)")->capture_default_str();
     cmd->add_option("--token-file", opts->token_file, "File holding the bearer token");
+    cmd->add_option("--log-level,-l", opts->log_level, "Least severe log lines written: debug, info, warn or error")
+        ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+        ->capture_default_str();
+    cmd->add_option("--log-format", opts->log_format, "Log lines as json, json-pretty or text")
+        ->check(CLI::IsMember({"json", "json-pretty", "text"}))
+        ->capture_default_str();
     cmd->add_flag("--decision-log", opts->decision_log, "One JSON line per admission decision on stdout");
     cmd->add_flag("--input-http", opts->input_http, "Expose request headers and client certificate subject as input.http");
     cmd->callback([opts] { exit_status() = run_serve(*opts); });

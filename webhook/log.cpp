@@ -1,5 +1,6 @@
 #include "webhook/log.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -14,7 +15,42 @@ std::mutex& output_mutex() {
     static std::mutex m;
     return m;
 }
+
+int level_rank(std::string_view level) {
+    if (level == "debug") return 0;
+    if (level == "info") return 1;
+    if (level == "warn") return 2;
+    if (level == "error") return 3;
+    return -1;
+}
+
+std::atomic<int> min_level{1};  // info, as OPA's default
+std::atomic<LogFormat> format{LogFormat::Json};
+
+// logfmt: bare when it is a plain word, else quoted as JSON quotes it.
+std::string text_value(const runtime::Value& v) {
+    std::string s = v.is_string() ? std::string(v.as_string()) : runtime::to_json(v);
+    bool plain = !s.empty() && s.find_first_of(" =\"\t\n\r\\") == std::string::npos;
+    return plain ? s : runtime::to_json(runtime::Value::string(s));
+}
 }  // namespace
+
+bool set_log_level(std::string_view level) {
+    int rank = level_rank(level);
+    if (rank < 0) return false;
+    min_level = rank;
+    return true;
+}
+
+bool set_log_format(std::string_view name) {
+    if (name == "json") format = LogFormat::Json;
+    else if (name == "json-pretty") format = LogFormat::JsonPretty;
+    else if (name == "text") format = LogFormat::Text;
+    else return false;
+    return true;
+}
+
+bool log_enabled(std::string_view level) { return level_rank(level) >= min_level.load(std::memory_order_relaxed); }
 
 std::string utc_timestamp() {
     auto now = std::chrono::system_clock::now();
@@ -30,12 +66,25 @@ std::string utc_timestamp() {
 
 void log_line(std::string_view level, std::string_view message,
               std::initializer_list<std::pair<std::string_view, runtime::Value>> fields) {
+    if (!log_enabled(level)) return;
+    std::string line;
+    LogFormat f = format.load(std::memory_order_relaxed);
+    if (f == LogFormat::Text) {
+        line = "time=" + utc_timestamp() + " level=" + std::string(level) + " msg=" +
+               text_value(runtime::Value::string(message));
+        for (const auto& [k, v] : fields) line += " " + std::string(k) + "=" + text_value(v);
+        line.push_back('\n');
+        std::lock_guard lock(output_mutex());
+        std::fwrite(line.data(), 1, line.size(), stderr);
+        std::fflush(stderr);
+        return;
+    }
     runtime::ObjectBuilder b;
     b.insert(runtime::Value::string("time"), runtime::Value::string(utc_timestamp()));
     b.insert(runtime::Value::string("level"), runtime::Value::string(level));
     b.insert(runtime::Value::string("msg"), runtime::Value::string(message));
     for (const auto& [k, v] : fields) b.insert(runtime::Value::string(k), v);
-    std::string line = runtime::to_json(b.build());
+    line = f == LogFormat::JsonPretty ? runtime::to_json(b.build(), runtime::JsonStyle::Pretty) : runtime::to_json(b.build());
     line.push_back('\n');
     std::lock_guard lock(output_mutex());
     std::fwrite(line.data(), 1, line.size(), stderr);

@@ -1,6 +1,8 @@
 #pragma once
-// Structured logs: one JSON object per line, {"time","level","msg",...fields}.
+// Structured logs: one JSON object per line, {"time","level","msg",...fields}
+// (or logfmt-style text with --log-format text, as OPA's text logs).
 // Server logs go to stderr; decision logs (one line per admission decision) to stdout.
+// Lines below the level set with set_log_level (OPA's --log-level) are dropped.
 
 #include <initializer_list>
 #include <string>
@@ -10,6 +12,14 @@
 #include "runtime/value.hpp"
 
 namespace gavel::webhook {
+
+enum class LogFormat { Json, JsonPretty, Text };
+
+// "debug", "info", "warn" or "error"; false for another name (nothing changes).
+bool set_log_level(std::string_view level);
+// "json", "json-pretty" or "text"; false for another name.
+bool set_log_format(std::string_view format);
+bool log_enabled(std::string_view level);
 
 void log_line(std::string_view level, std::string_view message,
               std::initializer_list<std::pair<std::string_view, runtime::Value>> fields = {});

@@ -392,6 +392,15 @@ HttpResponse Service::health(bool readiness) {
     return HttpResponse::json(200, "{}");
 }
 
+namespace {
+// print() in a policy: one log line per call, with the decision it belongs to.
+std::function<void(std::string_view)> print_to_log(std::uint64_t decision_id) {
+    return [decision_id](std::string_view text) {
+        log_line("info", text, {{"decision_id", runtime::Value::integer(static_cast<std::int64_t>(decision_id))}});
+    };
+}
+}  // namespace
+
 HttpResponse Service::admission(HttpRequest& req, const Route& route, const std::atomic<bool>* cancel,
                                 std::string& decision_label) {
     auto start = Clock::now();
@@ -403,6 +412,7 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         decision_label = "";
         return error_response(400, "invalid_parameter", error);
     }
+    const std::uint64_t decision_id = ++decision_ids_;  // in the decision log and print() lines
     Value input = review.review;
     if (options_.input_http) {
         runtime::ObjectBuilder headers;
@@ -442,6 +452,7 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         eo.input = &input;
         eo.timeout = left;
         eo.cancel = cancel;
+        eo.print = print_to_log(decision_id);
         EvalResult result = q.query->eval(eo);
         if (result.error) {
             d = error_decision(review, eval_error_text(*result.error), options_.fail_open);
@@ -470,7 +481,7 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         Value kind = field("kind");
         decision_log_line(Value::object({
             {str("time"), str(utc_timestamp())},
-            {str("decision_id"), Value::integer(static_cast<std::int64_t>(++decision_ids_))},
+            {str("decision_id"), Value::integer(static_cast<std::int64_t>(decision_id))},
             {str("path"), str(decision_name)},
             {str("uid"), review.uid},
             {str("operation"), field("operation")},
@@ -514,6 +525,7 @@ HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>&
         if (!eval_time_left(req, eo.timeout))
             return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
         eo.cancel = cancel;
+        eo.print = print_to_log(++decision_ids_);
         EvalResult result = q.query->eval(eo);
         if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
         if (result.rows.empty() || result.rows[0].expressions.empty()) return HttpResponse::json(200, "{}");
@@ -593,6 +605,7 @@ HttpResponse Service::query_api(HttpRequest& req, const std::atomic<bool>* cance
     if (!eval_time_left(req, eo.timeout))
         return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
     eo.cancel = cancel;
+    eo.print = print_to_log(++decision_ids_);
     EvalResult result = q.query->eval(eo);
     if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
     if (result.rows.empty()) return HttpResponse::json(200, "{}");

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# gavel serve with OPA's flag spellings (--tls-cert-file, --tls-private-key-file,
+# --tls-ca-cert-file), --log-level and --log-format, and print() output as log
+# lines that carry the decision's id.
+set -uo pipefail
+gavel=$(realpath "$1")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+fx=test/e2e/fixtures/serve
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+source "$fx/lib.sh"
+
+ossl() { openssl "$@" > /dev/null 2>&1 || { echo "openssl $* failed"; exit 1; }; }
+newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+ossl req -x509 "${newkey[@]}" -keyout "$work/ca.key" -out "$work/ca.pem" -days 2 -subj "/CN=gavel e2e CA"
+ossl req "${newkey[@]}" -keyout "$work/server.key" -out "$work/server.csr" -subj "/CN=server"
+printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > "$work/server.ext"
+ossl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -out "$work/server.pem" -days 2 \
+    -extfile "$work/server.ext"
+ossl req "${newkey[@]}" -keyout "$work/client.key" -out "$work/client.csr" -subj "/CN=client"
+ossl x509 -req -in "$work/client.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -out "$work/client.pem" -days 2
+
+# ---- OPA's spellings of the TLS flags, print() as log lines ----------------------------------------
+start_server opa --policies "$fx/printing" --tls-cert-file "$work/server.pem" --tls-private-key-file "$work/server.key" \
+    --tls-ca-cert-file "$work/ca.pem" --decision-log || exit 1
+review=$fx/reviews/pod-bad.json
+code=$(curl -sS --cacert "$work/ca.pem" --cert "$work/client.pem" --key "$work/client.key" -o "$work/r.json" -w '%{http_code}' \
+    --data-binary @"$review" "https://localhost:$opa_port/validate/kubernetes/printing")
+expect_eq "--tls-cert-file/--tls-private-key-file serve, --tls-ca-cert-file admits a client certificate" "$code" 200
+expect_eq "the policy decided" "$(json_get "$work/r.json" 'json.marshal(input.response.allowed)')" false
+code=$(curl -sS --cacert "$work/ca.pem" -o /dev/null -w '%{http_code}' --data-binary @"$review" \
+    "https://localhost:$opa_port/validate/kubernetes/printing" 2> /dev/null)
+[[ $code != 200 ]] && pass "--tls-ca-cert-file: no client certificate, no answer" || fail "client certificate not required"
+images=$(json_get "$review" 'count(input.request.object.spec.containers)')
+grep '"msg":"checking ' "$opa_log" > "$work/prints"
+expect_eq "print(): one log line per call" "$(wc -l < "$work/prints" | tr -d ' ')" "$images"
+id=$(json_get "$opa_out" 'input.decision_id')
+expect_eq "print() lines carry the decision's id" "$(grep -c "\"decision_id\":$id[,}]" "$work/prints")" "$images"
+grep '"msg":"checking ' "$opa_log" | head -1 | grep -q '"level":"info"' && pass "print() lines are info" || fail "print level"
+stop_server "$opa_pid"
+
+# ---- --log-format text and --log-level ----------------------------------------------------------------
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+adm=$(free_port); rest=$(free_port); diag=$(free_port)
+"$gavel" serve --policies "$fx/policies" --addr 127.0.0.1:$adm --rest-addr 127.0.0.1:$rest --diagnostic-addr 127.0.0.1:$diag \
+    --log-format text > "$work/text.out" 2> "$work/text.log" &
+pid=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$diag/health" > /dev/null 2>&1 && break; sleep 0.1; done
+grep -qE '^time=[0-9T:.-]+Z level=info msg=listening listener=admission address=127\.0\.0\.1 port='"$adm"'( |$)' "$work/text.log" &&
+    pass "--log-format text: logfmt lines" || { fail "--log-format text"; cat "$work/text.log"; }
+grep -q '^{' "$work/text.log" && fail "--log-format text: a JSON line" || pass "--log-format text: no JSON lines"
+stop_server "$pid"
+
+"$gavel" serve --policies "$fx/policies" --addr 127.0.0.1:$adm --rest-addr 127.0.0.1:$rest --diagnostic-addr 127.0.0.1:$diag \
+    --log-level warn --insecure-http > "$work/warn.out" 2> "$work/warn.log" &
+pid=$!
+ok=""
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$diag/health" > /dev/null 2>&1 && { ok=1; break; }; sleep 0.1; done
+[[ -n $ok ]] && pass "--log-level warn: serving" || fail "--log-level warn: not serving"
+grep -q '"level":"info"' "$work/warn.log" && fail "--log-level warn: info lines written" || pass "--log-level warn: no info lines"
+grep -q "\"level\":\"warn\",\"msg\":\"serving plain HTTP" "$work/warn.log" && pass "--log-level warn: warnings still written" || { fail "--log-level warn: no warnings"; cat "$work/warn.log"; }
+stop_server "$pid"
+
+"$gavel" serve --log-level loud > /dev/null 2> "$work/bad.log"
+status=$?
+expect_eq "--log-level with a bad level: usage error" "$status" 1
+grep -q -- '--log-level' "$work/bad.log" && pass "the error names --log-level" || { fail "bad level message"; cat "$work/bad.log"; }
+
+echo "e2e serve conventions: $failures failed"
+exit $((failures > 0))
