@@ -590,8 +590,8 @@ int run_eval(EvalCliOptions opts) {
             out.rows = std::move(result.rows);
         }
         if (explanation) {
-            if (opts.explain == "notes") explanation->keep_lineage_of(TraceOp::Note);
-            else if (opts.explain == "fails") explanation->keep_lineage_of(TraceOp::Fail);
+            if (opts.explain == "notes") explanation->keep_lineage_of({TraceOp::Note});
+            else if (opts.explain == "fails") explanation->keep_lineage_of({TraceOp::Fail});
             out.explanation = std::move(explanation);
         }
         if (opts.coverage) out.coverage = test_runner::coverage_report(engine.coverable_lines(), coverage.covered());

@@ -138,7 +138,13 @@ int run_test_command(const TestCliOptions& opts) {
     session.count = opts.count;
     session.bench = opts.bench;
     session.coverage = opts.coverage;
-    session.full_trace = opts.explain == "full" || opts.explain == "debug";
+    // As OPA: -v prints failing tests' traces, --explain chooses which steps
+    // (notes and failures by default); without -v there is no trace.
+    if (opts.verbose) {
+        if (opts.explain == "full" || opts.explain == "debug") session.trace = "full";
+        else if (!opts.explain.empty()) session.trace = opts.explain;
+        else session.trace = "notes+fails";
+    }
     session.parallel = opts.parallel ? opts.parallel : std::max(1u, std::thread::hardware_concurrency());
     // OPA's default: 5s per test, 30s when benchmarking.
     session.timeout = opts.bench ? std::chrono::seconds(30) : std::chrono::seconds(5);

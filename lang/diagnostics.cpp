@@ -51,12 +51,16 @@ std::string_view Diagnostic::summary() const {
 std::string Diagnostic::pretty() const {
     std::string out = headline();
     if (source_line.empty()) return out;
-    LineExcerpt shown = excerpt_line(source_line, col);
-    // Tabs are kept in the padding so the caret lines up in any tab width.
-    std::string pad;
-    for (std::size_t i = 0; i < shown.caret && i < shown.text.size(); ++i)
-        pad.push_back(shown.text[i] == '\t' ? '\t' : ' ');
-    fmt::format_to(std::back_inserter(out), "\n\t{}\n\t{}^", shown.text, pad);
+    // As OPA's ParserErrorDetail: the line without its leading tabs, the caret
+    // under the column with spaces.
+    std::string_view line = source_line;
+    uint32_t at = col;
+    while (!line.empty() && line.front() == '\t') {
+        line.remove_prefix(1);
+        if (at > 1) --at;
+    }
+    LineExcerpt shown = excerpt_line(line, at);
+    fmt::format_to(std::back_inserter(out), "\n\t{}\n\t{}^", shown.text, std::string(shown.caret, ' '));
     return out;
 }
 

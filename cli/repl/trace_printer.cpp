@@ -37,9 +37,12 @@ void TracePrinter::trace(const TraceEvent& event) {
     step.text = first_line(std::move(step.text));
     // Why an expression failed: its operands' values where it failed.
     if (event.op == TraceOp::Fail) {
+        std::vector<std::string> shown;
         for (const auto& [operand, value] : event.operands()) {
             std::string v = value ? compact_json(*value) : std::string("undefined");
             if (v == operand) continue;  // a constant says nothing new
+            if (std::find(shown.begin(), shown.end(), operand) != shown.end()) continue;
+            shown.push_back(operand);
             step.why += (step.why.empty() ? "  # " : "; ") + operand + " = " + v;
         }
         step.why = first_line(std::move(step.why));
@@ -47,12 +50,12 @@ void TracePrinter::trace(const TraceEvent& event) {
     steps_.push_back(std::move(step));
 }
 
-void TracePrinter::keep_lineage_of(TraceOp op) {
+void TracePrinter::keep_lineage_of(std::initializer_list<TraceOp> ops) {
     std::vector<Step> kept;
     std::map<uint32_t, std::size_t> open;  // depth -> the Enter step not shown yet
     for (std::size_t i = 0; i < steps_.size(); ++i) {
         const Step& s = steps_[i];
-        if (s.op == op) {
+        if (std::find(ops.begin(), ops.end(), s.op) != ops.end()) {
             // The Enter steps above this one not shown yet, outermost first.
             std::vector<std::size_t> chain;
             for (int64_t d = s.depth; d >= 0; --d)

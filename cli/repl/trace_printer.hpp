@@ -13,6 +13,7 @@
 // (`--explain notes|fails`): the chosen steps with the Enter steps that lead to them.
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,9 @@ public:
 
     void trace(const TraceEvent& event) override;
 
-    // Keeps the steps of kind `op` and, before each, the Enter steps of the rules
-    // it is nested in that were not shown yet (OPA's lineage.Filter).
-    void keep_lineage_of(TraceOp op);
+    // Keeps the steps of the kinds in `ops` and, before each, the Enter steps of
+    // the rules it is nested in that were not shown yet (OPA's lineage.Filter).
+    void keep_lineage_of(std::initializer_list<TraceOp> ops);
 
     // The steps recorded, one per line.
     std::string text() const;

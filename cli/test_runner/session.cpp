@@ -129,11 +129,14 @@ SessionResult run_session(const SessionOptions& options) {
                 testing::RunOptions explain = run_options;
                 explain.explain = true;
                 explain.coverage = false;
-                repl::TracePrinter printer;  // OPA's pretty trace, as the REPL's `trace` prints it
-                if (options.full_trace) explain.tracer = &printer;
+                repl::TracePrinter printer(runner.tests()[i].query);  // OPA's pretty trace, framed by the test's query
+                if (!options.trace.empty()) explain.tracer = &printer;
                 auto again = runner.run(i, explain);
                 r.failed_at = std::move(again.failed_at);
-                if (options.full_trace) results[i].trace = printer.text();
+                if (options.trace == "notes") printer.keep_lineage_of({TraceOp::Note});
+                else if (options.trace == "fails") printer.keep_lineage_of({TraceOp::Fail});
+                else if (options.trace == "notes+fails") printer.keep_lineage_of({TraceOp::Note, TraceOp::Fail});
+                if (!options.trace.empty()) results[i].trace = printer.text();
             }
             if (options.bench && r.pass()) results[i].bench = benchmark(runner, i, options.benchtime);
         }

@@ -26,7 +26,9 @@ struct SessionOptions {
     std::chrono::nanoseconds benchtime = std::chrono::seconds(1);
     bool coverage = false;
     bool explain = true;  // locate failures (re-runs only the failing tests, traced)
-    bool full_trace = false;  // --explain full: keep the whole trace of failing tests
+    // The trace of failing tests to print: none, "full" (--explain full|debug),
+    // "notes", "fails", or "notes+fails" (-v without --explain, as OPA).
+    std::string trace;
 };
 
 struct SessionResult {

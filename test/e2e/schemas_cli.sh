@@ -34,8 +34,8 @@ typo='examples/schema-check-v1/host-namespaces.rego:16:2: rego_type_error: undef
 	                   ^
 	                   have: "knd"
 	                   want (one of): ["group" "kind" "version"]
-		input.request.kind.knd == "Pod"
-		^'
+	input.request.kind.knd == "Pod"
+	^'
 
 # ---- check ----
 expect "check without -s: the typo passes" 0 "$gavel" check examples/schema-check-v1

@@ -112,26 +112,54 @@ FAIL: 3/6" "$gavel" test --var-values $fx/fail
 check "--explain fails is --var-values" 2 "$(normalize < "$out")" "$gavel" test --explain fails $fx/fail
 
 # The trace's layout is the REPL's trace printer's (tested there); here: it is there, for the failing test.
-"$gavel" test --explain full --run four $fx/fail > "$out" 2> "$err"
+"$gavel" test -v --explain full --run four $fx/fail > "$out" 2> "$err"
 if [[ $? -eq 2 ]] && grep -q "^data.limits_test.test_max_is_four: FAIL" "$out" &&
    grep -qE "^  $fx/fail/policy_test.rego:13 +(\| )+Eval limits.max_replicas == 4$" "$out" &&
    grep -qE "^  $fx/fail/policy.rego:3 +(\| )+Exit max_replicas := 3$" "$out" &&
    grep -qE "^  $fx/fail/policy_test.rego:13 +(\| )+Fail limits.max_replicas == 4  # limits.max_replicas = 3$" "$out"; then
-    echo "ok   --explain full adds the evaluation trace"
-else fail "--explain full adds the evaluation trace"; cat "$out" "$err"; fi
+    echo "ok   -v --explain full adds the evaluation trace"
+else fail "-v --explain full adds the evaluation trace"; cat "$out" "$err"; fi
+"$gavel" test --explain full --run four $fx/fail > "$out" 2> "$err"
+grep -q ' Eval limits.max_replicas == 4' "$out" && fail "--explain without -v: a trace (OPA prints none)" || echo "ok   --explain without -v prints no trace, as OPA"
+
+# -v alone: the failing test's trace, its notes and failures with the Enter steps leading there (OPA's default).
+"$gavel" test -v --run four $fx/fail > "$out" 2> "$err"
+if grep -qE "^  query:1 +Enter data.limits_test.test_max_is_four$" "$out" &&
+   grep -qE "^  $fx/fail/policy_test.rego:13 +\| Enter test_max_is_four if limits.max_replicas == 4$" "$out" &&
+   grep -qE "^  $fx/fail/policy_test.rego:13 +\| \| Fail limits.max_replicas == 4  # limits.max_replicas = 3$" "$out" &&
+   ! grep -q ' Eval ' "$out"; then
+    echo "ok   -v shows the notes and failures of a failing test's trace"
+else fail "-v trace"; cat "$out" "$err"; fi
 check_err "a bad --explain" 1 "invalid --explain everything: want fails, full, notes or debug" "$gavel" test --explain everything $fx/fail
 
-check "-v: FAILURES, then SUMMARY of every test" 2 "FAILURES
+check "-v: FAILURES with the failing tests' traces (notes and failures), then SUMMARY of every test" 2 "FAILURES
 --------------------------------------------------------------------------------
 data.limits_test.test_large_is_allowed: FAIL (D)
   $fx/fail/policy_test.rego:10: limits.allowed with input as {\"replicas\": n}
 
+  query:1                                             Enter data.limits_test.test_large_is_allowed
+  $fx/fail/policy_test.rego:7      | Enter test_large_is_allowed if {
+  $fx/fail/policy.rego:7           | | Enter allowed if input.replicas <= max_replicas
+  $fx/fail/policy.rego:7           | | | Fail input.replicas <= max_replicas  # input.replicas = 5; max_replicas = 3
+  $fx/fail/policy_test.rego:10     | | Fail limits.allowed with input as {\"replicas\": n}  # limits.allowed = false
+  query:1                                             | Fail data.limits_test.test_large_is_allowed  # data.limits_test.test_large_is_allowed = undefined
+
 data.limits_test.test_max_is_four: FAIL (D)
   $fx/fail/policy_test.rego:13: limits.max_replicas == 4
+
+  query:1                                             Enter data.limits_test.test_max_is_four
+  $fx/fail/policy_test.rego:13     | Enter test_max_is_four if limits.max_replicas == 4
+  $fx/fail/policy_test.rego:13     | | Fail limits.max_replicas == 4  # limits.max_replicas = 3
+  query:1                                             | Fail data.limits_test.test_max_is_four  # data.limits_test.test_max_is_four = undefined
 
 data.limits_test.test_sizes: FAIL (D)
   $fx/fail/policy_test.rego:15
   4: FAIL
+
+  query:1                                             Enter data.limits_test.test_sizes
+  $fx/fail/policy_test.rego:15     | Enter test_sizes[size] := ok if {
+  $fx/fail/policy.rego:7           | | Enter allowed if input.replicas <= max_replicas
+  $fx/fail/policy.rego:7           | | | Fail input.replicas <= max_replicas  # input.replicas = 4; max_replicas = 3
 
 SUMMARY
 --------------------------------------------------------------------------------
@@ -181,6 +209,10 @@ data.shapes.test_nested: FAIL (D)
   $fx/shapes/shapes_test.rego:22: [a, b] != [\"q\", 2]
   q: FAIL
     2: FAIL
+
+  query:1                                               Enter data.shapes.test_nested
+  $fx/shapes/shapes_test.rego:19     | Enter test_nested[a][b] if {
+  $fx/shapes/shapes_test.rego:22     | | Fail [a, b] != [\"q\", 2]  # [a, b] = [\"q\",2]
 
 data.shapes.test_object: FAIL (D)
   $fx/shapes/shapes_test.rego:25: the test's value is an object, not true
