@@ -1,26 +1,51 @@
-// Counting allocations for `gavel bench` (allocs/op, B/op), in the gavel binary only.
+// Counting allocations for `gavel bench` (allocs/op, B/op), and the bytes each
+// thread holds for evaluations' memory limits (runtime/memory_meter.hpp), in
+// the gavel binary only.
 //
 // The global operator new/delete are replaced by versions that call malloc/free
 // and add to two *thread-local* counters: no atomics and no shared cache line,
 // so threads that allocate in parallel (gavel serve) do not contend; the cost
-// is two thread-local additions per allocation. A thread reads its own counts:
-// bench evaluates on the main thread, so that is what it measures.
+// is two thread-local additions per allocation (and malloc_usable_size for what
+// is held: the size malloc really gave, known again at free without asking the
+// caller). A thread reads its own counts: bench evaluates on the main thread,
+// so that is what it measures.
+
+#include <malloc.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+
+#include "runtime/memory_meter.hpp"
 
 namespace gavel::cli {
 
 namespace {
 thread_local std::uint64_t t_allocs = 0;
 thread_local std::uint64_t t_bytes = 0;
+thread_local std::int64_t t_held = 0;  // bytes malloc gave this thread, less what it freed
+
+void* held(void* p) noexcept {
+    if (p) t_held += static_cast<std::int64_t>(malloc_usable_size(p));
+    return p;
+}
+
+void release(void* p) noexcept {
+    if (!p) return;
+    t_held -= static_cast<std::int64_t>(malloc_usable_size(p));
+    std::free(p);
+}
+
+std::int64_t held_bytes() noexcept { return t_held; }
+
+// Evaluations' memory limits read the held bytes (set before main runs).
+const bool g_metering = (runtime::set_thread_bytes_source(&held_bytes), true);
 
 void* allocate(std::size_t size) {
     t_allocs += 1;
     t_bytes += size;
     if (size == 0) size = 1;
-    return std::malloc(size);
+    return held(std::malloc(size));
 }
 
 void* allocate_aligned(std::size_t size, std::align_val_t align) {
@@ -30,7 +55,7 @@ void* allocate_aligned(std::size_t size, std::align_val_t align) {
     if (a < sizeof(void*)) a = sizeof(void*);
     void* p = nullptr;
     if (posix_memalign(&p, a, size == 0 ? 1 : size) != 0) return nullptr;
-    return p;
+    return held(p);
 }
 
 void* allocate_or_throw(std::size_t size) {
@@ -64,6 +89,7 @@ using gavel::cli::allocate;
 using gavel::cli::allocate_aligned;
 using gavel::cli::allocate_aligned_or_throw;
 using gavel::cli::allocate_or_throw;
+using gavel::cli::release;
 
 void* operator new(std::size_t size) { return allocate_or_throw(size); }
 void* operator new[](std::size_t size) { return allocate_or_throw(size); }
@@ -78,15 +104,15 @@ void* operator new[](std::size_t size, std::align_val_t align, const std::nothro
     return allocate_aligned(size, align);
 }
 
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { release(p); }

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/byte_size.hpp"
 #include "cli/capabilities_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
@@ -112,6 +113,7 @@ struct EvalCliOptions {
     int count = 1;
     int pretty_limit = 80;
     bool profile_limit_set = false;
+    std::string memory_limit;  // --memory-limit: a size (512Mi); none by default
 };
 
 // Several tracers watching one evaluation (--explain, --profile, --coverage together).
@@ -438,6 +440,12 @@ int run_eval(EvalCliOptions opts) {
     if (opts.stdin_query && opts.stdin_input) return usage_error("specify --stdin or --stdin-input but not both");
     if (opts.stdin_input && !opts.input.empty()) return usage_error("specify --stdin-input or --input but not both");
     if (opts.fail && opts.fail_defined) return usage_error("specify --fail or --fail-defined but not both");
+    std::uint64_t memory_limit = 0;
+    if (!opts.memory_limit.empty()) {
+        auto m = parse_byte_size(opts.memory_limit);
+        if (!m) return usage_error("invalid argument \"" + opts.memory_limit + "\" for \"--memory-limit\" flag: want a size such as 512Mi or 1G");
+        memory_limit = *m;
+    }
     std::chrono::nanoseconds timeout{0};
     if (!opts.timeout.empty()) {
         auto d = parse_go_duration(opts.timeout);
@@ -573,6 +581,7 @@ int run_eval(EvalCliOptions opts) {
         eval_options.input = input ? &*input : nullptr;
         eval_options.strict_builtin_errors = opts.strict_builtin_errors;
         eval_options.timeout = timeout;
+        eval_options.max_memory = memory_limit;
         if (!tracers.empty()) eval_options.tracer = &tracers;
         auto eval_start = std::chrono::steady_clock::now();
         EvalResult result = prepared.value->eval(eval_options);
@@ -668,6 +677,8 @@ void add_eval_command(CLI::App& app) {
     cmd->add_option("--count", opts->count, "Evaluate this many times; metrics and profile become statistics")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
+    cmd->add_option("--memory-limit", opts->memory_limit,
+                    "Memory the evaluation may take (512Mi, 1G); beyond it, eval_cancel_error (gavel's; none by default)");
     cmd->add_option("--pretty-limit", opts->pretty_limit, "Cut pretty-printed values after this many bytes (0: never)")
         ->capture_default_str();
     cmd->callback([opts, limit] {

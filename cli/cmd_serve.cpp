@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/byte_size.hpp"
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
 #include "webhook/directory_events.hpp"
@@ -49,6 +50,7 @@ struct ServeCliOptions {
     bool insecure_http = false;
     std::string decision = "data.system.main";
     std::string eval_timeout = "5s";
+    std::string eval_memory_limit = "512Mi";
     bool fail_open = false;
     bool v0_compatible = false;
     unsigned threads = 0;
@@ -173,6 +175,12 @@ int run_serve(const ServeCliOptions& o) {
     ServiceOptions svc;
     svc.decision = o.decision;
     svc.eval_timeout = eval_timeout;
+    auto memory_limit = parse_byte_size(o.eval_memory_limit);
+    if (!memory_limit) {
+        std::cerr << "gavel serve: invalid size for --eval-memory-limit: " << o.eval_memory_limit << " (e.g. 512Mi, 1G, 0 for none)\n";
+        return 1;
+    }
+    svc.eval_memory_limit = *memory_limit;
     svc.fail_open = o.fail_open;
     svc.input_http = o.input_http;
     svc.decision_log = o.decision_log;
@@ -380,6 +388,9 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--client-ca,--tls-ca-cert-file", opts->client_ca, "Require client certificates signed by this CA (mTLS, admission listener)");
     cmd->add_flag("--insecure-http", opts->insecure_http, "Serve admission over plain HTTP (local debugging only)");
     cmd->add_option("--decision", opts->decision, "What POST / evaluates")->capture_default_str();
+    cmd->add_option("--eval-memory-limit", opts->eval_memory_limit,
+                    "Memory one evaluation may take (512Mi, 1G; 0: no limit); beyond it the evaluation fails")
+        ->capture_default_str();
     cmd->add_option("--eval-timeout", opts->eval_timeout, "Evaluation time limit, time waiting for a worker included")
         ->capture_default_str();
     cmd->add_flag("--fail-open", opts->fail_open, "Allow (with a warning) when evaluation fails or the server is overloaded");

@@ -402,6 +402,7 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
     settings.print = options.print;
     settings.runtime_info = options.runtime_info;
     settings.tracer = options.tracer;
+    settings.max_memory = options.max_memory;
     if (options.timeout.count() > 0) settings.deadline = start + options.timeout;
     eval::Evaluator evaluator(*state_->program, settings);
     const auto& q = state_->query;

@@ -87,6 +87,11 @@ struct EvalOptions {
     const std::atomic<bool>* cancel = nullptr;  // set to true from another thread to cancel
     std::function<void(std::string_view)> print;  // where print() output goes; stderr when empty
     const runtime::Value* runtime_info = nullptr;   // what opa.runtime() returns ({} when null)
+    // Bytes the evaluation may hold on its thread beyond what the thread held
+    // when it started (0: no limit); past it the result is eval_cancel_error.
+    // Enforced only in programs that count allocations (runtime/memory_meter.hpp:
+    // the gavel binary does); elsewhere it has no effect.
+    std::uint64_t max_memory = 0;
 };
 
 class Program;  // compiled modules + data snapshot (runtime/eval)

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "lang/builtins.hpp"
+#include "runtime/memory_meter.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::runtime {
@@ -56,12 +57,14 @@ struct BuiltinContext {
     // The query's deadline: http.send waits no longer than this.
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     const std::atomic<bool>* cancel = nullptr;  // set from another thread to cancel the query
+    MemoryBudget memory;                        // the evaluation's memory limit, if any
 
     // Whether the query must stop now: builtins whose work grows with their
     // input ask every so often (say each 64 Ki items) and return cancelled().
     bool expired() const {
         return (cancel && cancel->load(std::memory_order_relaxed)) ||
-               (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > deadline);
+               (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > deadline) ||
+               memory.exceeded();
     }
 };
 

@@ -452,6 +452,7 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         eo.input = &input;
         eo.timeout = left;
         eo.cancel = cancel;
+        eo.max_memory = options_.eval_memory_limit;
         eo.print = print_to_log(decision_id);
         EvalResult result = q.query->eval(eo);
         if (result.error) {
@@ -525,6 +526,7 @@ HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>&
         if (!eval_time_left(req, eo.timeout))
             return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
         eo.cancel = cancel;
+        eo.max_memory = options_.eval_memory_limit;
         eo.print = print_to_log(++decision_ids_);
         EvalResult result = q.query->eval(eo);
         if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
@@ -605,6 +607,7 @@ HttpResponse Service::query_api(HttpRequest& req, const std::atomic<bool>* cance
     if (!eval_time_left(req, eo.timeout))
         return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
     eo.cancel = cancel;
+    eo.max_memory = options_.eval_memory_limit;
     eo.print = print_to_log(++decision_ids_);
     EvalResult result = q.query->eval(eo);
     if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));

@@ -44,6 +44,7 @@ namespace gavel::webhook {
 struct ServiceOptions {
     std::string decision = "data.system.main";  // what POST / evaluates
     std::chrono::milliseconds eval_timeout{5000};
+    std::uint64_t eval_memory_limit = 0;  // bytes one evaluation may take (EvalOptions::max_memory); 0: none
     bool fail_open = false;     // evaluation errors allow (with a warning) instead of deny
     bool input_http = false;    // add request headers and the client certificate subject as input.http
     bool decision_log = false;  // one JSON line per admission decision on stdout

@@ -67,6 +67,7 @@ Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
     builtin_context_.allow_net = program.allow_net;
     builtin_context_.deadline = settings.deadline;
     builtin_context_.cancel = settings.cancel;
+    builtin_context_.memory.start(settings.max_memory);
     if (settings.runtime_info) builtin_context_.runtime_info = *settings.runtime_info;
     if (settings.tracer)  // trace("msg") becomes a Note event
         builtin_context_.trace = [this](std::string_view message) {
@@ -112,8 +113,15 @@ void Evaluator::tick(uint32_t work) {
     ticks_ += work;
     if ((before >> 10) == (ticks_ >> 10)) return;
     if ((settings_.cancel && settings_.cancel->load(std::memory_order_relaxed)) ||
-        std::chrono::steady_clock::now() > settings_.deadline)
-        halt("eval_cancel_error", "caller cancelled query execution", {});
+        std::chrono::steady_clock::now() > settings_.deadline || builtin_context_.memory.exceeded())
+        cancelled();
+}
+
+void Evaluator::cancelled() {
+    if (builtin_context_.memory.exceeded())
+        halt("eval_cancel_error",
+             fmt::format("evaluation exceeded its memory limit ({} bytes)", builtin_context_.memory.limit()), {});
+    halt("eval_cancel_error", "caller cancelled query execution", {});
 }
 
 std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink sink) {
@@ -1177,7 +1185,7 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
 
 void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc) {
     if (r.status == runtime::BuiltinResult::Status::Conflict) halt("eval_conflict_error", r.message, loc);
-    if (r.status == runtime::BuiltinResult::Status::Cancelled) halt("eval_cancel_error", "caller cancelled query execution", {});
+    if (r.status == runtime::BuiltinResult::Status::Cancelled) cancelled();
     if (!settings_.strict_builtin_errors) return;  // the call is undefined
     if (first_builtin_error_) return;
     EvalError e;

@@ -31,6 +31,7 @@ struct EvalSettings {
     const Value* runtime_info = nullptr;  // opa.runtime()
     Tracer* tracer = nullptr;  // see TraceEvent in engine/engine.hpp
     std::size_t max_depth = 2000;  // nested rule/function/comprehension evaluations
+    std::uint64_t max_memory = 0;  // bytes the evaluating thread may gain (runtime/memory_meter.hpp); 0: no limit
 };
 
 // One solution of a query: its slots, each the bound value or null if unbound.
@@ -109,6 +110,7 @@ private:
     // Counts work (expressions, and the size of what builtins return) and looks
     // at the clock each 1,024 units: a deadline holds however the time is spent.
     void tick(uint32_t work = 1);
+    [[noreturn]] void cancelled();  // the deadline, the caller or the memory limit ended the query
 
     const Program& program_;
     EvalSettings settings_;

@@ -354,6 +354,14 @@ assert a and a[0]["total_time_ns_stats"]["count"] == 3, a
 ' "$out"; then echo "ok   --count aggregates metrics and profile"; else fail "--count"; cat "$out"; fi
 check "--count 0 is a usage error" 1 '' "$gavel" eval --count 0 'true'
 
+# --memory-limit: an evaluation that would take more ends in eval_cancel_error (exit 2).
+"$gavel" eval -d test/e2e/fixtures/serve/hungry --memory-limit 100Mi 'data.kubernetes.hungry.deny' > "$out" 2>&1
+status=$?
+if [[ $status == 2 ]] && grep -q '"code": "eval_cancel_error"' "$out" &&
+   grep -q '"message": "evaluation exceeded its memory limit (104857600 bytes)"' "$out"; then
+    echo "ok   --memory-limit ends a hungry evaluation"; else fail "--memory-limit (exit $status)"; cat "$out"; fi
+check "--memory-limit that is not a size is a usage error" 1 '' "$gavel" eval --memory-limit lots 'true'
+
 rm -f "$out" "$err" "$out.diff"
 echo "e2e eval: $failures failed"
 exit $((failures > 0))

@@ -67,5 +67,18 @@ status=$?
 expect_eq "--log-level with a bad level: usage error" "$status" 1
 grep -q -- '--log-level' "$work/bad.log" && pass "the error names --log-level" || { fail "bad level message"; cat "$work/bad.log"; }
 
+# ---- --eval-memory-limit: a policy that takes too much memory gets a 500 denial, the server stays up ----
+start_server hungry --policies "$fx/hungry" --ca-dump "$work/hungry-ca.pem" --eval-memory-limit 100Mi || exit 1
+code=$(curl -sS --cacert "$work/hungry-ca.pem" -o "$work/r.json" -w '%{http_code}' --data-binary @"$fx/reviews/pod-bad.json" \
+    "https://localhost:$hungry_port/validate/kubernetes/hungry")
+expect_eq "--eval-memory-limit: answered" "$code" 200
+expect_eq "--eval-memory-limit: denied with code 500" "$(json_get "$work/r.json" 'input.response.status.code')" 500
+json_get "$work/r.json" 'input.response.status.message' | grep -q 'memory limit' && pass "--eval-memory-limit: the message says why" ||
+    { fail "--eval-memory-limit message"; cat "$work/r.json"; }
+curl -sf "http://127.0.0.1:$hungry_diag_port/health" > /dev/null && pass "--eval-memory-limit: still healthy" || fail "unhealthy after the limit"
+rss=$(awk '/VmRSS/ {print $2}' /proc/$hungry_pid/status)
+(( rss < 300000 )) && pass "--eval-memory-limit: RSS stays bounded (${rss} kB)" || fail "RSS ${rss} kB"
+stop_server "$hungry_pid"
+
 echo "e2e serve conventions: $failures failed"
 exit $((failures > 0))

@@ -1,0 +1,36 @@
+#pragma once
+// How many bytes the calling thread holds, for programs that count their
+// allocations (the gavel binary does, in its operator new and delete:
+// cli/alloc_counter.cpp). An evaluation with a memory limit
+// (EvalOptions::max_memory) compares what its thread holds against what it held
+// when it started. A program that counts nothing has no source, and its
+// evaluations no memory limit: the embedder decides whether to pay for counting.
+
+#include <cstdint>
+
+namespace gavel::runtime {
+
+// The calling thread's bytes allocated and not yet freed (may go negative when
+// it frees what another thread allocated: only differences mean something).
+using ThreadBytesSource = std::int64_t (*)() noexcept;
+
+void set_thread_bytes_source(ThreadBytesSource source) noexcept;
+ThreadBytesSource thread_bytes_source() noexcept;
+
+// A budget over one thread's held bytes, from the moment it is started.
+class MemoryBudget {
+public:
+    // No source or a limit of 0: never exceeded.
+    void start(std::uint64_t limit) noexcept;
+    bool exceeded() const noexcept {
+        return source_ && source_() - baseline_ > static_cast<std::int64_t>(limit_);
+    }
+    std::uint64_t limit() const noexcept { return limit_; }
+
+private:
+    ThreadBytesSource source_ = nullptr;
+    std::int64_t baseline_ = 0;
+    std::uint64_t limit_ = 0;
+};
+
+}  // namespace gavel::runtime
