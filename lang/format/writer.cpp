@@ -478,6 +478,10 @@ Status Writer::write_expr(const Expr& expr, Comments& comments) {
         case ExprKind::Term:
             st = expr.term->kind == TermKind::Call ? write_function_call(*expr.term, comments)
                                                    : write_term(*expr.term, comments);
+            // A term copied as written (a comment inside it) still has its `with`
+            // modifiers to write: OPA 1.18's writer returns here and loses them
+            // (and the comments after them); gavel keeps them (README).
+            if (st == Status::UnexpectedComment) break;
             if (st != Status::Ok) return st;
             break;
         default:
