@@ -13,6 +13,7 @@ void add_bench_command(CLI::App& app);
 void add_capabilities_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
+void add_fmt_command(CLI::App& app);
 void add_parse_command(CLI::App& app);
 void add_test_command(CLI::App& app);
 void add_serve_command(CLI::App& app);

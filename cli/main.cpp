@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     gavel::cli::add_bench_command(app);
     gavel::cli::add_check_command(app);
     gavel::cli::add_eval_command(app);
+    gavel::cli::add_fmt_command(app);
     gavel::cli::add_parse_command(app);
     gavel::cli::add_test_command(app);
     gavel::cli::add_serve_command(app);

@@ -46,6 +46,7 @@ struct Term {
     TermKind kind = TermKind::Null;
     Location loc;
     bool boolean = false;  // Boolean: the value. Call: written infix. String: written raw (`...`).
+    uint8_t parens = 0;    // pairs of parentheses written around the term (`(a + b)`): loc excludes them
     std::string text;
     std::vector<TermPtr> elems;
     std::vector<std::pair<TermPtr, TermPtr>> items;
@@ -131,6 +132,7 @@ struct Rule {
     RuleHead head;
     Body body;                       // empty when the rule has no body (constant rule)
     bool has_if = false;             // written with `if`
+    bool literal_body = false;       // the body is one literal after `if`, written without braces
     std::shared_ptr<Rule> else_rule; // the next clause of an `else` chain (head.value may be null)
     std::vector<Body> extra_bodies;  // `p { a } { b }`, `p if { a } { b }`: more bodies for the same head
 

@@ -480,6 +480,7 @@ const auto add_literal_body = [](auto& ctx) {
     Rule& r = _val(ctx);
     r.body.clear();
     r.body.push_back(std::move(_attr(ctx)));
+    r.literal_body = true;
 };
 // Links the else clauses in one pass (each clause is the else of the one before).
 const auto link_else_chain = [](auto& ctx) {
@@ -676,7 +677,15 @@ const auto brace_def =
     here[end_node];
 
 // Inside parentheses the key-value membership `(k, v in xs)` is a term too.
-const auto paren_def = tok("(") >> expr_kv[set_val] >> tok(")");
+// The term keeps its own location; the count of parentheses lets the formatter
+// find them again. A position is parsed once per statement (memo_term_parser), so
+// each pair is counted once.
+const auto count_parens = [](auto& ctx) {
+    TermPtr t = _attr(ctx);
+    if (t->parens < UINT8_MAX) ++t->parens;
+    _val(ctx) = std::move(t);
+};
+const auto paren_def = (tok("(") >> expr_kv >> tok(")"))[count_parens];
 
 const auto factor_def = term[set_val] >> *(mul_op >> term)[fold_infix];
 const auto arith_def = factor[set_val] >> *(add_op >> factor)[fold_infix];
