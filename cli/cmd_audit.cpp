@@ -90,8 +90,14 @@ int run_audit(const AuditCliOptions& o) {
 void add_audit_command(CLI::App& app) {
     auto opts = std::make_shared<AuditCliOptions>();
     auto* cmd = app.add_subcommand("audit", "Audit existing objects against Gatekeeper templates and constraints");
-    cmd->add_option("--gatekeeper", opts->gatekeeper, "Files or directories of ConstraintTemplates and Constraints")->required();
-    cmd->add_option("--inventory", opts->inventory, "Files or directories of objects for data.inventory (audited when no OBJECTS)");
+    // One value per flag (repeat it): a list would swallow the OBJECTS after it.
+    cmd->add_option("--gatekeeper", opts->gatekeeper, "File or directory of ConstraintTemplates and Constraints (repeatable)")
+        ->required()
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    cmd->add_option("--inventory", opts->inventory, "File or directory of objects for data.inventory (repeatable; audited when no OBJECTS)")
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->add_option("objects", opts->objects, "Files or directories of objects (YAML or JSON) to audit");
     cmd->add_option("-f,--format", opts->format, "pretty or json")->capture_default_str();
     cmd->add_option("--limit", opts->limit, "Violations listed per constraint (Gatekeeper's --constraint-violations-limit)")

@@ -196,7 +196,8 @@ std::shared_ptr<const PolicySet> PolicySetBuilder::build(lang::Diagnostics& erro
             continue;
         }
         if (!set->entries_.count(kind)) continue;  // its template did not compile (reported above)
-        by_kind[kind][c.value->name] = std::make_shared<const Constraint>(std::move(*c.value));
+        std::string name = c.value->name;  // before the move below
+        by_kind[kind][name] = std::make_shared<const Constraint>(std::move(*c.value));
     }
     for (auto& [kind, constraints] : by_kind)
         for (auto& [name, c] : constraints) set->entries_[kind].constraints.push_back(std::move(c));
