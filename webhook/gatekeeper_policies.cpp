@@ -126,7 +126,9 @@ AdmissionDecision gatekeeper_decision(const ReviewRequest& req, GatekeeperPolici
                           {"constraint_name", str(v.constraint->name)},
                           {"resource_kind", str(gatekeeper::string_at(normalized, {"kind", "kind"}))},
                           {"resource_namespace", str(ns)},
-                          {"resource_name", str(gatekeeper::string_at(normalized, {"name"}))},
+                          {"resource_name", str(gatekeeper::string_at(normalized, {"name"}).empty()
+                                                    ? gatekeeper::object_name(review->object)
+                                                    : gatekeeper::string_at(normalized, {"name"}))},
                           {"message", str(v.message)}});
             } else {
                 log_line("error", "unknown enforcement action; the violation is skipped",
