@@ -23,6 +23,7 @@
 #include "cli/go_duration.hpp"
 #include "webhook/directory_events.hpp"
 #include "webhook/directory_source.hpp"
+#include "webhook/gatekeeper_policies.hpp"
 #include "webhook/lifecycle.hpp"
 #include "webhook/log.hpp"
 #include "webhook/memory.hpp"
@@ -42,6 +43,7 @@ using runtime::Value;
 struct ServeCliOptions {
     std::vector<std::string> policies;
     std::vector<std::string> data;
+    std::vector<std::string> gatekeeper;  // ConstraintTemplates and Constraints
     std::string addr = ":8443";
     std::string rest_addr = "127.0.0.1:8181";
     std::string diagnostic_addr = ":8282";
@@ -201,6 +203,21 @@ int run_serve(const ServeCliOptions& o) {
         return 1;
     }
 
+    std::shared_ptr<GatekeeperPolicies> gatekeeper;
+    if (!o.gatekeeper.empty()) {
+        gatekeeper = std::make_shared<GatekeeperPolicies>(o.gatekeeper);
+        lang::Diagnostics errors;
+        if (gatekeeper->poll(errors) == GatekeeperPolicies::Poll::Failed) {
+            std::cerr << "gavel serve: the Gatekeeper templates and constraints do not load:\n";
+            print_errors(errors);
+            return 1;
+        }
+        for (const auto& u : gatekeeper->unsupported())
+            log_line("warn", "ConstraintTemplate skipped", {{"reason", Value::string(u)}});
+        svc.gatekeeper = gatekeeper;
+        svc.gatekeeper_on_root = o.policies.empty();
+    }
+
     EngineOptions eo;
     eo.v0_compatible = o.v0_compatible;
     auto store = std::make_shared<PolicyStore>(eo, std::vector<std::string>{o.decision});
@@ -216,6 +233,16 @@ int run_serve(const ServeCliOptions& o) {
             return 1;
         }
     }
+    // data.inventory (from --data files) for the Gatekeeper templates.
+    auto sync_inventory = [store, gatekeeper] {
+        if (!gatekeeper) return true;
+        const Value* inventory = store->current()->data.find("inventory");
+        lang::Diagnostics errors;
+        if (gatekeeper->set_inventory(inventory ? *inventory : Value(), errors)) return true;
+        log_line("error", "the Gatekeeper templates do not compile with data.inventory", {{"errors", diagnostics_value(errors)}});
+        return false;
+    };
+    if (!sync_inventory()) return 1;
 
     std::shared_ptr<TlsContexts> tls;
     if (o.insecure_http) {
@@ -294,12 +321,28 @@ int run_serve(const ServeCliOptions& o) {
     };
     lifecycle.on_draining = [] { log_line("info", "shutting down: no new connections, finishing requests in flight"); };
 
-    auto reload = [source, store](bool force) {
+    auto reload = [source, store, gatekeeper, sync_inventory, has_dirs = !dirs.empty()](bool force) {
         lang::Diagnostics errors;
+        if (gatekeeper) {
+            switch (gatekeeper->poll(errors, force)) {
+            case GatekeeperPolicies::Poll::Unchanged: break;
+            case GatekeeperPolicies::Poll::Reloaded:
+                log_line("info", "Gatekeeper templates and constraints reloaded",
+                         {{"constraints", Value::integer(static_cast<std::int64_t>(gatekeeper->current()->constraint_count()))}});
+                break;
+            case GatekeeperPolicies::Poll::Failed:
+                log_line("error", "Gatekeeper reload failed; the last good templates and constraints keep serving",
+                         {{"errors", diagnostics_value(errors)}});
+                break;
+            }
+            errors = {};
+        }
+        if (!has_dirs) return;
         switch (source->poll(errors, force)) {
         case DirectorySource::Poll::Unchanged: break;
         case DirectorySource::Poll::Reloaded:
             log_line("info", "policies reloaded", {{"config_hash", Value::string(store->current()->config_hash)}});
+            sync_inventory();
             break;
         case DirectorySource::Poll::Failed:
             log_line("error", "reload failed; the last good policies keep serving", {{"errors", diagnostics_value(errors)}});
@@ -307,10 +350,12 @@ int run_serve(const ServeCliOptions& o) {
         }
     };
     std::unique_ptr<DirectoryEvents> events;
-    if (!dirs.empty()) {
+    std::vector<std::string> watched = dirs;
+    watched.insert(watched.end(), o.gatekeeper.begin(), o.gatekeeper.end());
+    if (!watched.empty()) {
         // Polling always runs (the fallback); inotify makes changes take effect at once.
         lifecycle.every(reload_interval, [reload] { reload(false); });
-        events = std::make_unique<DirectoryEvents>(dirs, [&lifecycle, reload] { lifecycle.post([reload] { reload(false); }); });
+        events = std::make_unique<DirectoryEvents>(watched, [&lifecycle, reload] { lifecycle.post([reload] { reload(false); }); });
         if (!events->start()) log_line("warn", "inotify unavailable; directories are polled only");
     }
     auto reload_certificates = [tls, last_error = std::make_shared<std::string>()] {
@@ -326,7 +371,7 @@ int run_serve(const ServeCliOptions& o) {
     };
     bool cert_files = tls && !o.tls_cert.empty();
     if (cert_files) lifecycle.every(std::chrono::seconds(1), reload_certificates);
-    lifecycle.on_reload = [reload, reload_certificates, cert_files, has_dirs = !dirs.empty()] {
+    lifecycle.on_reload = [reload, reload_certificates, cert_files, has_dirs = !watched.empty()] {
         if (has_dirs) reload(true);
         if (cert_files) reload_certificates();
     };
@@ -374,6 +419,9 @@ void add_serve_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("serve", "Run the Kubernetes admission webhook and OPA-compatible REST API");
     cmd->add_option("--policies", opts->policies, "Directory of policies (and data files); watched and hot-reloaded");
     cmd->add_option("--data", opts->data, "Directory of data files (JSON/YAML); watched and hot-reloaded");
+    cmd->add_option("--gatekeeper", opts->gatekeeper,
+                    "Directory of Gatekeeper ConstraintTemplates and Constraints, answered at POST /gatekeeper "
+                    "(and POST / without --policies); watched and hot-reloaded");
     cmd->add_option("--addr", opts->addr, "Admission listener host:port (:0 picks a free port)")->capture_default_str();
     cmd->add_option("--rest-addr", opts->rest_addr,
                     "REST API (/v1/data, /v1/policies, /v1/query) listener, plain HTTP; off: no REST API")

@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/rego_files.hpp"
+#include "engine/gatekeeper/gatekeeper.hpp"
 #include "webhook/webhook_config.hpp"
 
 namespace gavel::cli {
@@ -21,6 +22,7 @@ namespace {
 
 struct WebhookConfigCliOptions {
     std::vector<std::string> policies;
+    std::vector<std::string> gatekeeper;
     std::string url;
     std::string service;  // NS/NAME
     int port = 443;
@@ -74,6 +76,37 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
             return 1;
         }
     }
+    if (o.policies.empty() && o.gatekeeper.empty()) {
+        std::cerr << "gavel webhook-config: give --policies, --gatekeeper, or both\n";
+        return 1;
+    }
+    std::string gatekeeper_yaml;
+    if (!o.gatekeeper.empty()) {
+        auto files = gatekeeper::read_object_paths(o.gatekeeper);
+        gatekeeper::PolicySetBuilder builder;
+        lang::Diagnostics errors = files.errors;
+        std::vector<std::string> unsupported;
+        builder.add_objects(files.objects, errors, &unsupported, false);
+        auto set = builder.build(errors);
+        for (const auto& d : errors) std::cerr << "gavel webhook-config: " << d.message << "\n";
+        if (!errors.empty()) return 1;
+        std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> kinds;
+        bool all = false;
+        for (const auto& [kind, entry] : set->entries())
+            for (const auto& c : entry.constraints) {
+                if (c->match.kinds.empty()) all = true;
+                for (const auto& k : c->match.kinds) kinds.emplace_back(k.api_groups, k.kinds);
+            }
+        gatekeeper_yaml = webhook::gatekeeper_webhook_config_yaml(webhook::gatekeeper_rules(kinds, all), w);
+        if (gatekeeper_yaml.empty()) {
+            std::cerr << "gavel webhook-config: no Gatekeeper constraints in " << o.gatekeeper.front() << "\n";
+            return 1;
+        }
+        if (o.policies.empty()) {
+            std::cout << gatekeeper_yaml;
+            return 0;
+        }
+    }
     FileList files = find_rego_files(o.policies);
     for (const auto& e : files.errors) std::cerr << "gavel webhook-config: " << e << "\n";
     if (!files.errors.empty()) return 1;
@@ -93,6 +126,7 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
         return 1;
     }
     std::cout << yaml;
+    if (!gatekeeper_yaml.empty()) std::cout << "---\n" << gatekeeper_yaml;
     return 0;
 }
 
@@ -101,7 +135,9 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
 void add_webhook_config_command(CLI::App& app) {
     auto opts = std::make_shared<WebhookConfigCliOptions>();
     auto* cmd = app.add_subcommand("webhook-config", "Print webhook configuration manifests for gavel serve");
-    cmd->add_option("--policies", opts->policies, "Policy files or directories")->required();
+    cmd->add_option("--policies", opts->policies, "Policy files or directories");
+    cmd->add_option("--gatekeeper", opts->gatekeeper,
+                    "Directories of Gatekeeper templates and constraints: a webhook at /gatekeeper for their match.kinds");
     cmd->add_option("--url", opts->url, "The server's base URL (https://host:port)");
     cmd->add_option("--service", opts->service, "The server's Service as NAMESPACE/NAME");
     cmd->add_option("--port", opts->port, "The Service port")->capture_default_str();

@@ -20,5 +20,7 @@ void add_serve_command(CLI::App& app);
 void add_webhook_config_command(CLI::App& app);
 void add_repl_command(CLI::App& app);
 void add_version_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
+void add_audit_command(CLI::App& app);
 
 }  // namespace gavel::cli

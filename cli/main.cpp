@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
     gavel::cli::add_repl_command(app);
     gavel::cli::add_capabilities_command(app);
     gavel::cli::add_version_command(app);
+    gavel::cli::add_verify_command(app);
+    gavel::cli::add_audit_command(app);
     app.set_version_flag("--version", std::string("gavel ") + gavel::cli::gavel_version() + " (" +
                                           gavel::cli::gavel_build_commit() + ")");
     // `gavel help CMD`, as `opa help CMD`.

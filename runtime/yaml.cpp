@@ -103,7 +103,7 @@ std::optional<Number> float_scalar(std::string_view s) {
 // without being expanded.
 class ValueBuilder final : public YAML::EventHandler {
 public:
-    ValueBuilder(const Limits& limits) : limits_(limits) {}
+    ValueBuilder(const Limits& limits, YamlTyping typing) : limits_(limits), typing_(typing) {}
 
     // Thrown from a callback to stop the parser at the first error.
     struct Stop {};
@@ -168,7 +168,8 @@ public:
         const bool key = expecting_key();
         Value v = key && !anchor ? Value() : scalar(m, tag, text);
         if (anchor) anchors_[anchor] = Anchored{v, 1, text, true};
-        if (key) frames_.back().key = Value::string(tag == "?" ? yaml_key_text(text) : text);
+        bool typed_key = tag == "?" && typing_ == YamlTyping::SigsK8sYaml;  // go-yaml v3 keeps a key's text
+        if (key) frames_.back().key = Value::string(typed_key ? yaml_key_text(text) : text);
         else place(std::move(v), m);
     }
 
@@ -278,12 +279,13 @@ private:
             return Value::number(std::move(*n));
         }
         // Plain scalar ("?") or an unknown tag: as OPA reads YAML (yaml_scalar.hpp).
-        YamlScalar resolved = resolve_plain_yaml_scalar(s);
+        YamlScalar resolved = resolve_plain_yaml_scalar(s, typing_);
         if (resolved.error) fail(m, *resolved.error);
         return std::move(resolved.value);
     }
 
     const Limits& limits_;
+    YamlTyping typing_;
     std::size_t nodes_ = 0;
     std::vector<Frame> frames_;
     std::unordered_map<YAML::anchor_t, Anchored> anchors_;
@@ -296,6 +298,10 @@ private:
 } // namespace
 
 ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits) {
+    return parse_yaml_all(text, limits, YamlTyping::SigsK8sYaml);
+}
+
+ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits, YamlTyping typing) {
     ParseAllResult res;
     if (text.size() > limits.max_input_bytes) {
         res.error.message = "YAML input too large: " + std::to_string(text.size()) + " bytes (limit " +
@@ -306,7 +312,7 @@ ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits) {
         res.error = make_parse_error(text, bad, "invalid UTF-8 in YAML input");
         return res;
     }
-    ValueBuilder builder(limits);
+    ValueBuilder builder(limits, typing);
     try {
         std::istringstream in{std::string(text)};
         YAML::Parser parser(in);

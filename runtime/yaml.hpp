@@ -26,6 +26,7 @@
 #include "runtime/limits.hpp"
 #include "runtime/parse_result.hpp"
 #include "runtime/value.hpp"
+#include "runtime/yaml_scalar.hpp"
 
 #include <string_view>
 
@@ -33,6 +34,8 @@ namespace gavel::runtime {
 
 // All documents of a YAML stream, in order (an empty stream gives none).
 ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits = kDefaultLimits);
+// The same with plain scalars typed by another library's rules (yaml_scalar.hpp).
+ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits, YamlTyping typing);
 
 // Exactly one document: an empty stream gives null; more than one is an error.
 ParseResult parse_yaml(std::string_view text, const Limits& limits = kDefaultLimits);

@@ -202,6 +202,15 @@ YamlScalar resolve_plain_yaml_scalar(std::string_view s) {
     return {Value::string(s), {}};
 }
 
+YamlScalar resolve_plain_yaml_scalar(std::string_view s, YamlTyping typing) {
+    if (typing == YamlTyping::GoYamlV3) {
+        bool yaml11_word = bool_word(s) && s != "true" && s != "True" && s != "TRUE" && s != "false" &&
+                           s != "False" && s != "FALSE";
+        if (yaml11_word || yaml_timestamp(s)) return {Value::string(s), {}};
+    }
+    return resolve_plain_yaml_scalar(s);
+}
+
 std::string yaml_key_text(std::string_view s) {
     if (s.empty()) return std::string(s);
     if (auto b = bool_word(s)) return *b ? "true" : "false";

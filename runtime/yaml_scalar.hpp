@@ -26,6 +26,14 @@ struct YamlScalar {
 
 YamlScalar resolve_plain_yaml_scalar(std::string_view s);
 
+// Which library's rules type plain scalars.
+enum class YamlTyping : unsigned char {
+    SigsK8sYaml,  // as above: OPA's loader, kubectl
+    GoYamlV3,     // go-yaml v3 into interface{} (Gatekeeper's gator reads suites and objects so):
+                  // only true/false are booleans (yes, on, y stay strings) and timestamps stay as written
+};
+YamlScalar resolve_plain_yaml_scalar(std::string_view s, YamlTyping typing);
+
 // A plain mapping key as text: booleans and integers as they resolve ("true", "8"), anything else as written.
 std::string yaml_key_text(std::string_view s);
 

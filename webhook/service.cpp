@@ -214,7 +214,7 @@ Service::Route Service::route(Listener listener, const HttpRequest& req) const {
     bool rest_path = first == "v1" && segments.size() >= 2 &&
                      (segments[1] == "data" || segments[1] == "policies" || segments[1] == "query");
     bool diagnostic_path = first == "health" || first == "metrics";
-    bool admission_path = segments.empty() || first == "validate" || first == "mutate";
+    bool admission_path = segments.empty() || first == "validate" || first == "mutate" || first == "gatekeeper";
 
     switch (listener) {
     case Listener::Admission:
@@ -228,6 +228,13 @@ Service::Route Service::route(Listener listener, const HttpRequest& req) const {
         }
         r.endpoint = "/" + segments[0];
         if (req.method != "POST") return answer(error_response(405, "invalid_parameter", "POST an AdmissionReview"));
+        if (first == "gatekeeper") {
+            if (segments.size() != 1 || !options_.gatekeeper)
+                return answer(error_response(404, "resource_not_found", "no Gatekeeper constraints here (serve --gatekeeper DIR)"));
+            r.kind = Kind::Admission;
+            r.mode = "gatekeeper";
+            return r;
+        }
         if (segments.size() == 1)
             return answer(error_response(404, "resource_not_found", "no package path after /" + segments[0] + "/"));
         if (segments.size() - 1 > kMaxPathSegments) return too_deep(segments.size() - 1);
@@ -344,6 +351,7 @@ HttpResponse Service::execute(const Route& r, HttpRequest& req, const std::atomi
         resp.content_type = "text/plain; version=0.0.4";
         resp.body = metrics_->render(ready_, store_->current()->config_hash);
         if (eval_pool_) resp.body += eval_pool_->render_metrics();
+        if (options_.gatekeeper) resp.body += options_.gatekeeper->render_metrics();
         if (rest_pool_) resp.body += rest_pool_->render_metrics();
         return resp;
     }
@@ -387,6 +395,15 @@ bool Service::eval_time_left(const HttpRequest& req, std::chrono::nanoseconds& l
     return left.count() > 0;
 }
 
+void Service::sync_gatekeeper_inventory() {
+    if (!options_.gatekeeper) return;
+    const Value* inventory = store_->current()->data.find("inventory");
+    lang::Diagnostics errors;
+    if (!options_.gatekeeper->set_inventory(inventory ? *inventory : Value(), errors))
+        log_line("error", "data.inventory changed but the Gatekeeper templates do not compile with it; the previous inventory stays",
+                 {{"error", str(errors.empty() ? std::string() : errors.items().front().message)}});
+}
+
 HttpResponse Service::health(bool readiness) {
     if (readiness && !ready_) return HttpResponse::json(503, R"({"error":"not ready"})");
     return HttpResponse::json(200, "{}");
@@ -427,19 +444,32 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
                                              {str("client_subject"), str(req.client_subject)}}));
         input = b.build();
     }
-    bool main = mode == "main";
+    bool gatekeeper = options_.gatekeeper && (mode == "gatekeeper" || (mode == "main" && options_.gatekeeper_on_root));
+    bool main = mode == "main" && !gatekeeper;
     std::string decision_name = main ? options_.decision : engine::data_path_text(package);
     std::string query_text = options_.decision;
     bool known_package = true;
-    if (!main) {
+    if (gatekeeper) {
+        decision_name = "gatekeeper";
+    } else if (!main) {
         auto snap = store_->current();
         auto it = snap->conventional_rules.find(decision_name);
         known_package = it != snap->conventional_rules.end();
         query_text = known_package ? conventional_rules_query(decision_name, it->second) : "";
     }
-    auto q = known_package ? store_->query(query_text) : PolicyStore::Query{};
+    auto q = known_package && !gatekeeper ? store_->query(query_text) : PolicyStore::Query{};
     AdmissionDecision d;
-    if (!known_package) {
+    if (gatekeeper) {
+        GatekeeperDecisionOptions go;
+        go.fail_open = options_.fail_open;
+        go.control.cancel = cancel;
+        if (std::chrono::nanoseconds left; !eval_time_left(req, left))
+            d = error_decision(review, "evaluation timed out (waited " + waited_text(req) + " for a worker)", options_.fail_open);
+        else {
+            go.control.timeout = left;
+            d = gatekeeper_decision(review, *options_.gatekeeper, go);
+        }
+    } else if (!known_package) {
         d = error_decision(review, "no policy defines package " + decision_name, options_.fail_open);
     } else if (!q.query) {
         std::string message = "cannot prepare " + decision_name;
@@ -543,14 +573,22 @@ HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>&
         auto parsed = parse_json_document(req.body);
         if (!parsed.ok) return error_response(400, "invalid_parameter", "malformed JSON: " + parsed.error.message);
         bool only_if_absent = req.header("If-None-Match") == "*";
-        return write_result(store_->put_data(path, parsed.value, only_if_absent), 204);
+        auto result = store_->put_data(path, parsed.value, only_if_absent);
+        if (result.ok()) sync_gatekeeper_inventory();
+        return write_result(result, 204);
     }
     if (req.method == "PATCH") {
         auto parsed = parse_json_document(req.body);
         if (!parsed.ok) return error_response(400, "invalid_parameter", "malformed JSON: " + parsed.error.message);
-        return write_result(store_->patch_data(path, parsed.value), 204);
+        auto result = store_->patch_data(path, parsed.value);
+        if (result.ok()) sync_gatekeeper_inventory();
+        return write_result(result, 204);
     }
-    if (req.method == "DELETE") return write_result(store_->delete_data(path), 204);
+    if (req.method == "DELETE") {
+        auto result = store_->delete_data(path);
+        if (result.ok()) sync_gatekeeper_inventory();
+        return write_result(result, 204);
+    }
     return error_response(405, "invalid_parameter", "method not allowed");
 }
 

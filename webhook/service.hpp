@@ -5,6 +5,7 @@
 //   POST /                         AdmissionReview -> the decision (default data.system.main)
 //   POST /validate/<pkg path>      AdmissionReview -> response from the package's conventional rules
 //   POST /mutate/<pkg path>        same; patches come back as a base64 JSONPatch
+//   POST /gatekeeper               AdmissionReview -> Gatekeeper's constraints (serve --gatekeeper)
 // REST listener (--rest-addr, loopback by default: kube-mgmt, operators):
 //   GET|POST /v1/data/<path>       {"result": value} ({} when undefined); POST takes {"input": ...}
 //   PUT /v1/data/<path>            replace the document (204; If-None-Match: * -> 304 when present)
@@ -33,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "webhook/gatekeeper_policies.hpp"
 #include "webhook/http_message.hpp"
 #include "webhook/metrics.hpp"
 #include "webhook/policy_store.hpp"
@@ -49,6 +51,10 @@ struct ServiceOptions {
     bool input_http = false;    // add request headers and the client certificate subject as input.http
     bool decision_log = false;  // one JSON line per admission decision on stdout
     std::string token;          // non-empty: bearer token required on the REST listener
+    // --gatekeeper: POST /gatekeeper answers from Gatekeeper's constraints (and POST / too
+    // when `gatekeeper_on_root`); data.inventory writes rebuild them.
+    std::shared_ptr<GatekeeperPolicies> gatekeeper;
+    bool gatekeeper_on_root = false;
 };
 
 enum class Listener { Admission, Rest, Diagnostic };
@@ -84,6 +90,8 @@ private:
     HttpResponse policies_api(HttpRequest& req, const std::string& id);
     HttpResponse query_api(HttpRequest& req, const std::atomic<bool>* cancel);
     HttpResponse health(bool readiness);
+    // After a data write: data.inventory goes to the Gatekeeper constraints.
+    void sync_gatekeeper_inventory();
     // --eval-timeout less the time the request waited for a worker; false when none is left.
     bool eval_time_left(const HttpRequest& req, std::chrono::nanoseconds& left) const;
 

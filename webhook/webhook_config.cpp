@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "webhook/admission.hpp"
@@ -158,6 +160,66 @@ std::string webhook_config_yaml(const std::vector<PackageRules>& packages, const
         out += document("MutatingWebhookConfiguration", "mutating", mutating);
     }
     return out;
+}
+
+std::vector<GatekeeperRule> gatekeeper_rules(
+    const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>& kinds, bool some_constraint_matches_all) {
+    if (some_constraint_matches_all) return {{{"*"}, {"*"}}};
+    std::map<std::vector<std::string>, std::set<std::string>> by_groups;
+    for (const auto& [groups, names] : kinds) {
+        std::vector<std::string> g = groups;
+        if (g.empty() || std::find(g.begin(), g.end(), "*") != g.end()) g = {"*"};
+        std::sort(g.begin(), g.end());
+        g.erase(std::unique(g.begin(), g.end()), g.end());
+        auto& resources = by_groups[g];
+        if (names.empty() || std::find(names.begin(), names.end(), "*") != names.end()) resources.insert("*");
+        for (const auto& n : names)
+            if (n != "*") resources.insert(resource_for_kind(n));
+    }
+    std::vector<GatekeeperRule> out;
+    for (auto& [groups, resources] : by_groups) {
+        GatekeeperRule r{groups, {}};
+        if (resources.count("*")) r.resources = {"*"};
+        else r.resources.assign(resources.begin(), resources.end());
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::string gatekeeper_webhook_config_yaml(const std::vector<GatekeeperRule>& rules, const WebhookConfigOptions& o) {
+    if (rules.empty()) return {};
+    std::string suffix = o.name == "gavel" ? "gavel.dev" : o.name + ".gavel.dev";
+    std::string y;
+    y += "apiVersion: admissionregistration.k8s.io/v1\n";
+    y += "kind: ValidatingWebhookConfiguration\n";
+    y += fmt::format("metadata:\n  name: {}-gatekeeper\n", o.name);
+    if (!o.inject_ca_from.empty()) y += fmt::format("  annotations:\n    cert-manager.io/inject-ca-from: {}\n", o.inject_ca_from);
+    y += "webhooks:\n";
+    y += fmt::format("  - name: gatekeeper.validate.{}\n", suffix);
+    y += "    admissionReviewVersions: [\"v1\", \"v1beta1\"]\n";
+    y += "    sideEffects: None\n";
+    y += fmt::format("    failurePolicy: {}\n", o.failure_policy);
+    y += fmt::format("    timeoutSeconds: {}\n", o.timeout_seconds);
+    y += "    namespaceSelector:\n      matchExpressions:\n";
+    y += fmt::format("        - key: {}\n          operator: DoesNotExist\n", o.ignore_label);
+    y += "    rules:\n";
+    for (const auto& r : rules) {
+        y += fmt::format("      - operations: {}\n", quoted_list(o.operations));
+        y += fmt::format("        apiGroups: {}\n        apiVersions: [\"*\"]\n", quoted_list(r.api_groups));
+        y += fmt::format("        resources: {}\n", quoted_list(r.resources));
+        y += "        scope: \"*\"\n";
+    }
+    y += "    clientConfig:\n";
+    if (!o.url.empty()) {
+        std::string base = o.url;
+        while (!base.empty() && base.back() == '/') base.pop_back();
+        y += fmt::format("      url: \"{}/gatekeeper\"\n", base);
+    } else {
+        y += fmt::format("      service:\n        namespace: {}\n        name: {}\n        path: \"/gatekeeper\"\n        port: {}\n",
+                         o.service_namespace, o.service_name, o.service_port);
+    }
+    if (!o.ca_bundle_pem.empty()) y += fmt::format("      caBundle: {}\n", base64_encode(o.ca_bundle_pem));
+    return y;
 }
 
 }  // namespace gavel::webhook

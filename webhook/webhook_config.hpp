@@ -8,6 +8,7 @@
 // ("Pod" -> pods); a package that names no kind gets resources ["*"].
 
 #include <map>
+#include <utility>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,18 @@ struct WebhookConfigOptions {
 
 // The YAML documents (separated by ---); empty when no package has admission rules.
 std::string webhook_config_yaml(const std::vector<PackageRules>& packages, const WebhookConfigOptions& options);
+
+// serve --gatekeeper: one validating webhook at /gatekeeper whose rules come
+// from the constraints' match.kinds (apiGroups as given, kinds as resources;
+// a constraint without kinds, or "*", sends everything of its groups).
+struct GatekeeperRule {
+    std::vector<std::string> api_groups;  // "*" for any
+    std::vector<std::string> resources;   // "*" for any
+};
+// kinds entries (apiGroups, kinds) of every constraint; an empty list: a constraint matching all kinds.
+std::vector<GatekeeperRule> gatekeeper_rules(const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>& kinds,
+                                             bool some_constraint_matches_all);
+std::string gatekeeper_webhook_config_yaml(const std::vector<GatekeeperRule>& rules, const WebhookConfigOptions& options);
 
 // "Pod" -> "pods", "Ingress" -> "ingresses", "NetworkPolicy" -> "networkpolicies"
 std::string resource_for_kind(const std::string& kind);

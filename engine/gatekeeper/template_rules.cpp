@@ -1,0 +1,119 @@
+#include "engine/gatekeeper/template_rules.hpp"
+
+#include <string>
+
+#include "compiler/ast/term_string.hpp"
+#include "compiler/ast/walk.hpp"
+
+namespace gavel::gatekeeper {
+
+namespace {
+
+using lang::Term;
+using lang::TermKind;
+
+constexpr std::string_view kInvalid = "invalid ConstraintTemplate: ";
+
+bool is_root(const Term& ref, std::string_view root) {
+    return ref.kind == TermKind::Ref && !ref.elems.empty() && ref.elems[0]->kind == TermKind::Var &&
+           ref.elems[0]->text == root;
+}
+
+// `ref` starts with data.<first>; `whole_prefix`: data.<first> itself counts too.
+bool under(const Term& ref, std::string_view first) {
+    return is_root(ref, "data") && ref.elems.size() >= 2 && ref.elems[1]->kind == TermKind::String &&
+           ref.elems[1]->text == first;
+}
+
+std::string rule_name(const lang::Rule& rule) {
+    const auto& ref = rule.head.ref;
+    if (!ref) return {};
+    if (ref->kind == TermKind::Var) return ref->text;
+    if (ref->kind == TermKind::Ref && !ref->elems.empty() && ref->elems[0]->kind == TermKind::Var)
+        return ref->elems[0]->text;
+    return {};
+}
+
+lang::Diagnostic error_at(const lang::Location& loc, std::string message) {
+    return lang::Diagnostic::at(loc, "rego_compile_error", std::string(kInvalid) + message);
+}
+
+template <class F>
+void for_each_ref(const lang::Module& m, F&& f) {
+    auto visit = [&](const Term& t) {
+        if (t.kind == TermKind::Ref) f(t);
+        return false;
+    };
+    for (const auto& rule : m.rules) {
+        for (const lang::Rule* r = &rule; r; r = r->else_rule.get()) {
+            const auto& h = r->head;
+            if (h.ref) compiler::walk_terms(*h.ref, visit);
+            for (const auto& a : h.args) compiler::walk_terms(*a, visit);
+            if (h.key) compiler::walk_terms(*h.key, visit);
+            if (h.value) compiler::walk_terms(*h.value, visit);
+            compiler::walk_terms_in_body(r->body, visit);
+            for (const auto& b : r->extra_bodies) compiler::walk_terms_in_body(b, visit);
+        }
+    }
+}
+
+void check_module(const lang::Module& m, std::string_view name, lang::Diagnostics& out) {
+    for (const auto& imp : m.imports) {
+        const Term& path = *imp.path;
+        if (is_root(path, "input")) {
+            out.add(error_at(imp.loc, "invalid import: cannot import input: \"" + compiler::to_string(path) + "\""));
+        } else if (!under(path, "lib") && !is_root(path, "future")) {
+            out.add(error_at(imp.loc, "invalid import: bad import: \"" + compiler::to_string(path) + "\""));
+        }
+    }
+    std::vector<std::pair<lang::Location, std::string>> disallowed;
+    for_each_ref(m, [&](const Term& ref) {
+        if (!is_root(ref, "data")) return;
+        if (under(ref, "inventory") || under(ref, "lib")) return;
+        disallowed.emplace_back(ref.loc, compiler::to_string(ref));
+    });
+    if (!disallowed.empty()) {
+        std::string list;
+        for (const auto& [loc, text] : disallowed) list += (list.empty() ? "disallowed ref " : ", disallowed ref ") + text;
+        out.add(error_at(disallowed.front().first, "invalid data references: check refs failed on module " +
+                                                       std::string(name) + ": [" + list + "]"));
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> package_parts(const lang::Module& m) {
+    std::vector<std::string> parts;
+    const auto& p = m.package.path;
+    if (!p) return parts;
+    if (p->kind == TermKind::Ref)
+        for (const auto& part : p->elems) parts.push_back(part->text);
+    else
+        parts.push_back(p->text);
+    return parts;
+}
+
+lang::Diagnostics check_template_modules(const lang::Module& entry, const std::vector<const lang::Module*>& libs) {
+    lang::Diagnostics out;
+    bool has_violation = false;
+    for (const auto& rule : entry.rules) has_violation = has_violation || rule_name(rule) == "violation";
+    if (!has_violation) {
+        out.add(error_at(entry.package.loc, "invalid rego: missing required rules: [violation]"));
+        return out;
+    }
+    for (const auto* lib : libs) {
+        // The package is data.lib.<something>: data.lib alone is not a lib package.
+        std::vector<std::string> parts = package_parts(*lib);
+        if (!(parts.size() > 1 && parts[0] == "lib")) {
+            std::string path = "data";
+            for (const auto& p : parts) path += "." + p;
+            out.add(error_at(lib->package.loc, "invalid libs: path " + path + " not found in lib prefixes"));
+        }
+    }
+    if (!out.empty()) return out;
+    for (std::size_t i = 0; i < libs.size(); ++i) check_module(*libs[i], "lib_" + std::to_string(i), out);
+    check_module(entry, "template", out);
+    return out;
+}
+
+}  // namespace gavel::gatekeeper
