@@ -463,6 +463,8 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         GatekeeperDecisionOptions go;
         go.fail_open = options_.fail_open;
         go.control.cancel = cancel;
+        go.control.max_memory = options_.eval_memory_limit;
+        go.control.print = print_to_log(decision_id);
         if (std::chrono::nanoseconds left; !eval_time_left(req, left))
             d = error_decision(review, "evaluation timed out (waited " + waited_text(req) + " for a worker)", options_.fail_open);
         else {

@@ -75,6 +75,7 @@ TemplateEval CompiledTemplate::evaluate(const Value& review, const Value& parame
     eo.input = &input;
     eo.timeout = control.timeout;
     eo.cancel = control.cancel;
+    eo.max_memory = control.max_memory;
     eo.print = control.print ? control.print : [](std::string_view) {};
     EvalResult result = query_->eval(eo);
     if (result.error) {
