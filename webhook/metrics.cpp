@@ -114,7 +114,7 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
     out += fmt::format("gavel_last_reload_timestamp_seconds{{status=\"failure\"}} {:.3f}\n", last_failed_.load());
     out += "# HELP gavel_config_info The hash of the active policies and data directory.\n";
     out += "# TYPE gavel_config_info gauge\n";
-    out += fmt::format("gavel_config_info{{hash=\"{}\"}} 1\n", config_hash);
+    out += fmt::format("gavel_config_info{{hash=\"{}\"}} 1\n", label(config_hash));
     out += "# HELP gavel_http_requests_in_flight Requests being handled now.\n";
     out += "# TYPE gavel_http_requests_in_flight gauge\n";
     out += fmt::format("gavel_http_requests_in_flight {}\n", in_flight_.load());
