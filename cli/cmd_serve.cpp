@@ -21,11 +21,13 @@
 #include "cli/byte_size.hpp"
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
+#include "cli/version.hpp"
 #include "webhook/directory_events.hpp"
 #include "webhook/directory_source.hpp"
 #include "webhook/gatekeeper_policies.hpp"
 #include "webhook/lifecycle.hpp"
 #include "webhook/log.hpp"
+#include "webhook/managed_webhooks.hpp"
 #include "webhook/memory.hpp"
 #include "webhook/metrics.hpp"
 #include "webhook/policy_store.hpp"
@@ -69,6 +71,11 @@ struct ServeCliOptions {
     std::string log_level = "info";
     std::string log_format = "json";
     bool input_http = false;
+    // --manage-webhooks: gavel registers its own webhook configurations (webhook/managed_webhooks.hpp).
+    std::string manage_webhooks;
+    bool persistent_webhooks = false;
+    std::string webhook_service = "gavel/gavel", webhook_url, webhook_ca_bundle;
+    std::vector<std::string> webhook_resources;
 };
 
 // A Go duration ("30s", "1m30s"), or a bare number of seconds as OPA's
@@ -222,6 +229,7 @@ int run_serve(const ServeCliOptions& o) {
     eo.v0_compatible = o.v0_compatible;
     auto store = std::make_shared<PolicyStore>(eo, std::vector<std::string>{o.decision});
     auto metrics = std::make_shared<webhook::Metrics>();
+    metrics->set_build_info(gavel_version(), gavel_build_commit());
     std::vector<std::string> dirs = o.policies;
     dirs.insert(dirs.end(), o.data.begin(), o.data.end());
     auto source = std::make_shared<DirectorySource>(dirs, store, metrics);
@@ -283,6 +291,50 @@ int run_serve(const ServeCliOptions& o) {
                              : "the REST API (--rest-addr) is plain HTTP on a non-loopback address: the bearer token crosses the network in clear",
                  {{"address", Value::string(o.rest_addr)}});
 
+    std::shared_ptr<ManagedWebhooks> managed;
+    if (!o.manage_webhooks.empty()) {
+        ManagedWebhooksOptions mo;
+        mo.config.name = o.manage_webhooks;
+        mo.engine = eo;
+        if (!o.webhook_url.empty()) {
+            if (o.webhook_url.rfind("https://", 0) != 0) {
+                std::cerr << "gavel serve: --webhook-url must start with https://\n";
+                return 1;
+            }
+            mo.config.url = o.webhook_url;
+        } else {
+            auto slash = o.webhook_service.find('/');
+            if (slash == std::string::npos || slash == 0 || slash + 1 == o.webhook_service.size()) {
+                std::cerr << "gavel serve: --webhook-service must be NAMESPACE/NAME\n";
+                return 1;
+            }
+            mo.config.service_namespace = mo.config.own_namespace = o.webhook_service.substr(0, slash);
+            mo.config.service_name = o.webhook_service.substr(slash + 1);
+        }
+        for (const auto& flag : o.webhook_resources) {
+            std::string kind, error;
+            ApiResource r;
+            if (!parse_resource_flag(flag, kind, r, error)) {
+                std::cerr << "gavel serve: " << error << "\n";
+                return 1;
+            }
+            mo.config.resources[kind] = r;
+        }
+        mo.ca_bundle_file = o.webhook_ca_bundle;
+        if (o.webhook_ca_bundle.empty() && !tls) {
+            std::cerr << "gavel serve: --manage-webhooks needs TLS (or --webhook-ca-bundle)\n";
+            return 1;
+        }
+        if (tls) mo.serving_certificate = [tls] { return tls->certificate_pem(); };
+        KubeClientConfig client;
+        std::string error;
+        if (!kube_config_from_environment(client, error)) {
+            std::cerr << "gavel serve: --manage-webhooks: " << error << "\n";
+            return 1;
+        }
+        managed = std::make_shared<ManagedWebhooks>(mo, client, store);
+    }
+
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     auto eval_pool = std::make_shared<WorkerPool>("eval", o.eval_workers ? o.eval_workers : cores, o.eval_queue);
     // REST writes serialise on the policy store anyway: one worker keeps a data sync from
@@ -314,8 +366,10 @@ int run_serve(const ServeCliOptions& o) {
     if (diagnostic) lifecycle.add_last(diagnostic.get());
     lifecycle.add_pool(eval_pool.get());
     lifecycle.add_pool(rest_pool.get());
-    lifecycle.on_not_ready = [service, wait] {
+    lifecycle.on_not_ready = [service, wait, managed, persistent = o.persistent_webhooks] {
         service->set_ready(false);
+        // The API server stops calling before the listeners close.
+        if (managed) managed->stop(persistent);
         log_line("info", "shutting down: not ready; serving on for the wait period",
                  {{"wait_ms", Value::integer(static_cast<std::int64_t>(wait.count()))}});
     };
@@ -400,6 +454,8 @@ int run_serve(const ServeCliOptions& o) {
               {"eval_workers", Value::integer(eval_pool->workers())},
               {"eval_queue", Value::integer(static_cast<std::int64_t>(eval_pool->queue_limit()))},
               {"config_hash", Value::string(store->current()->config_hash)}});
+    // Registered once serving; then kept in line with policies and certificate.
+    if (managed) managed->start();
     bool clean = lifecycle.run();
     if (events) events->stop();
     if (!clean) {
@@ -475,6 +531,15 @@ void add_serve_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_flag("--decision-log", opts->decision_log, "One JSON line per admission decision on stdout");
     cmd->add_flag("--input-http", opts->input_http, "Expose request headers and client certificate subject as input.http");
+    cmd->add_option("--manage-webhooks", opts->manage_webhooks,
+                    "Register NAME-validating/NAME-mutating webhook configurations through the Kubernetes API (in a Pod)");
+    cmd->add_flag("--persistent-webhooks", opts->persistent_webhooks, "Keep the managed webhook configurations at exit");
+    cmd->add_option("--webhook-service", opts->webhook_service, "The Service the managed webhooks call, NAMESPACE/NAME")
+        ->capture_default_str();
+    cmd->add_option("--webhook-url", opts->webhook_url, "The URL the managed webhooks call instead (https://host:port)");
+    cmd->add_option("--webhook-ca-bundle", opts->webhook_ca_bundle,
+                    "CA file for the managed webhooks' caBundle (default: the serving certificate); re-read on change");
+    cmd->add_option("--webhook-resource", opts->webhook_resources, "KIND=GROUP/VERSION/RESOURCE for the managed webhooks");
     cmd->callback([opts] { exit_status() = run_serve(*opts); });
 }
 

@@ -341,6 +341,15 @@ lang::Diagnostics Engine::check() {
     return impl_->program_errors;
 }
 
+std::vector<ComparedConstants> Engine::compared_constants(const std::vector<std::string>& refs, lang::Diagnostics& errors) {
+    const eval::Program* program = impl_->compile();
+    if (!program) {
+        errors = impl_->program_errors;
+        return {};
+    }
+    return find_compared_constants(*program->compiled, refs);
+}
+
 Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptions& options) {
     Prepared<PreparedQuery> out;
     const eval::Program* program = impl_->compile();

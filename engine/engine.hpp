@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compiler/schema_set.hpp"
+#include "engine/compared_constants.hpp"
 #include "lang/diagnostics.hpp"
 #include "runtime/eval/eval_error.hpp"
 #include "runtime/eval/tracing.hpp"
@@ -214,6 +215,10 @@ public:
 
     // All current compile errors of the modules (empty when they compile).
     lang::Diagnostics check();
+
+    // The constants each package's compiled rules compare these references with
+    // (engine/compared_constants.hpp); empty with `errors` set when the modules do not compile.
+    std::vector<ComparedConstants> compared_constants(const std::vector<std::string>& refs, lang::Diagnostics& errors);
 
     // A Rego term (not JSON: sets, trailing commas, 1.0) as a value, e.g. for test inputs.
     static Prepared<runtime::Value> parse_term(std::string_view text);

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Configures (once) and builds one build directory. Usage: build.sh DIR [meson options...]
+# A release build (no -Dbuildtype, -Dsanitizers or -Dfuzzing given) links gavel
+# statically (-Dstatic=true) unless the options say -Dstatic=false.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}; shift || true
 if [[ ! -f "$dir/build.ninja" ]]; then
-  meson setup "$dir" "$@"
+  opts=("$@")
+  if [[ " ${opts[*]-} " != *" -Dstatic="* && " ${opts[*]-} " != *"-Dsanitizers=true"* &&
+        " ${opts[*]-} " != *"-Dfuzzing=true"* && " ${opts[*]-} " != *"-Dbuildtype="* ]]; then
+    opts+=(-Dstatic=true)
+  fi
+  meson setup "$dir" ${opts[@]+"${opts[@]}"}
 fi
 # Two cores, and Spirit X3 translation units need about 1.5 GiB each.
 meson compile -C "$dir"

@@ -6,6 +6,8 @@ packages=(
   g++ meson ninja-build pkg-config
   libboost-dev libssl-dev libsimdjson-dev libfmt-dev libyaml-cpp-dev
   libre2-dev libcli11-dev libedit-dev doctest-dev libbenchmark-dev
+  tzdata  # embedded into gavel at build time (stdlib/zoneinfo_embedded)
+  dpkg-dev  # dpkg-source: simdjson's source package for the static build
   tmux  # the REPL's e2e test drives a terminal session
   curl openssl  # gavel serve's e2e tests are HTTPS clients and make test certificates
   wrk  # test/bench/load_serve.sh, the webhook load test
@@ -24,3 +26,9 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The static build (-Dstatic=true, scripts/build.sh's default for release builds)
+# compiles simdjson from Debian's source package: bookworm has no libsimdjson.a.
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO=sudo
+$SUDO "$(dirname "$0")/fetch-simdjson-source.sh" /usr/local/src/gavel-static/simdjson

@@ -1,5 +1,5 @@
 // time.*: nanosecond timestamps, Go layouts and durations, IANA time zones
-// (system zoneinfo, see zoneinfo.hpp), with OPA's errors.
+// (the embedded tzdata, see zoneinfo.hpp), with OPA's errors.
 
 #include <optional>
 

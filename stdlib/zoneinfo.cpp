@@ -12,12 +12,12 @@
 #include <sstream>
 
 #include "stdlib/civil_time.hpp"
+#include "stdlib/zoneinfo_embedded.hpp"
 
 namespace gavel::stdlib::zoneinfo {
 
 namespace {
 
-constexpr std::string_view kZoneinfoDir = "/usr/share/zoneinfo/";
 constexpr std::size_t kMaxTzifBytes = 1 << 20;
 
 // ---- POSIX TZ strings -----------------------------------------------------
@@ -181,13 +181,16 @@ std::shared_ptr<const Zone> utc_zone() {
     return utc;
 }
 
-std::shared_ptr<const Zone> load_file(const std::string& path, const std::string& name) {
-    std::string data = read_file(path);
+std::shared_ptr<const Zone> from_tzif(std::string_view data, const std::string& name) {
     if (data.empty()) return nullptr;
     auto zone = std::make_shared<Zone>();
     if (!parse_tzif(data, *zone)) return nullptr;
     zone->name = name;
     return zone;
+}
+
+std::shared_ptr<const Zone> load_file(const std::string& path, const std::string& name) {
+    return from_tzif(read_file(path), name);
 }
 
 std::shared_ptr<const Zone> local_zone() {
@@ -198,7 +201,8 @@ std::shared_ptr<const Zone> local_zone() {
             z = load_file("/etc/localtime", "Local");
         } else if (*tz) {
             std::string name = tz[0] == ':' ? tz + 1 : tz;
-            if (!name.empty()) z = load_file(name[0] == '/' ? name : std::string(kZoneinfoDir) + name, "Local");
+            // TZ=Europe/Berlin names an embedded zone; TZ=:/path a TZif file.
+            if (!name.empty()) z = name[0] == '/' ? load_file(name, "Local") : from_tzif(embedded_tzif(name), "Local");
         }
         if (!z) {
             auto u = std::make_shared<Zone>(*utc_zone());
@@ -324,7 +328,7 @@ std::shared_ptr<const Zone> load(std::string_view name, std::string& error) {
     static std::map<std::string, std::shared_ptr<const Zone>, std::less<>> cache;
     std::lock_guard lock(mutex);
     if (auto it = cache.find(name); it != cache.end()) return it->second;
-    auto zone = load_file(std::string(kZoneinfoDir) + std::string(name), std::string(name));
+    auto zone = from_tzif(embedded_tzif(name), std::string(name));
     if (!zone) {
         error = "unknown time zone " + std::string(name);
         return nullptr;

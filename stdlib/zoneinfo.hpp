@@ -1,6 +1,6 @@
 #pragma once
-// IANA time zones read from the system's zoneinfo (TZif files under
-// /usr/share/zoneinfo, Debian package tzdata), as Go's time.LoadLocation does.
+// IANA time zones from the database embedded at build time (TZif files of
+// Debian's tzdata, see zoneinfo_embedded.hpp), as OPA's embedded Go tzdata.
 // libstdc++ 12 has no std::chrono::locate_zone, so the TZif format (RFC 8536)
 // and its POSIX TZ footer for times after the last transition are read here.
 

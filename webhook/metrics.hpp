@@ -4,6 +4,13 @@
 //   gavel_http_request_duration_seconds{endpoint} (histogram, buckets from 50 µs)
 //   gavel_reloads_total{status}, gavel_last_reload_timestamp_seconds{status}
 //   gavel_config_info{hash}, gavel_http_requests_in_flight, gavel_ready
+// and, named as the dashboards for OPA and Kubernetes expect them:
+//   http_request_duration_seconds{code,handler,method} (OPA's histogram)
+//   process_* (Prometheus' standard process metrics, process_metrics.hpp)
+//   gavel_build_info{version,revision}
+//   gavel_config_controller_automatic_reloads_total{status},
+//   gavel_config_controller_automatic_reload_last_timestamp_seconds{status},
+//   gavel_config_controller_last_config_info{hash} (KEP-5793's reload metrics)
 
 #include <atomic>
 #include <chrono>
@@ -24,8 +31,11 @@ public:
                                           5,       10};
     static constexpr std::size_t kBucketCount = sizeof(kBuckets) / sizeof(kBuckets[0]);
 
-    // decision: "allowed", "denied", "error" for admission; "" otherwise.
-    void record_request(std::string_view endpoint, std::string_view decision, int code, std::chrono::nanoseconds latency);
+    // decision: "allowed", "denied", "error" for admission; "" otherwise. method: the
+    // request's (others than the standard ones are counted as "other").
+    void record_request(std::string_view endpoint, std::string_view decision, int code, std::chrono::nanoseconds latency,
+                        std::string_view method = "POST");
+    void set_build_info(std::string version, std::string revision);
     void record_reload(bool ok);
     void request_started() { ++in_flight_; }
     void request_finished() { --in_flight_; }
@@ -44,6 +54,8 @@ private:
     mutable std::mutex mutex_;
     std::map<std::tuple<std::string, std::string, int>, std::uint64_t> requests_;
     std::map<std::string, Histogram> latency_;
+    std::map<std::tuple<int, std::string, std::string>, Histogram> opa_latency_;  // (code, handler, method)
+    std::string version_ = "unknown", revision_ = "unknown";
     std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::uint64_t> reload_ok_{0}, reload_failed_{0};
     std::atomic<double> last_ok_{0}, last_failed_{0};

@@ -178,6 +178,7 @@ std::string percent_decode_query_value(std::string_view query, std::string_view 
 struct Service::Route {
     enum class Kind { Answer, Admission, Data, Policies, Query, Health, Metrics } kind = Kind::Answer;
     std::string endpoint = "other";  // the metrics label
+    std::string method;              // the request's, for the metrics
     HttpResponse answer;             // Kind::Answer: the whole response (404, 401 ...)
     std::string mode;                // admission: "main", "validate" or "mutate"
     std::vector<std::string> path;   // admission: the package; data: the document path
@@ -196,6 +197,7 @@ void Service::set_pools(std::shared_ptr<WorkerPool> eval, std::shared_ptr<Worker
 Service::Route Service::route(Listener listener, const HttpRequest& req) const {
     using Kind = Route::Kind;
     Route r;
+    r.method = req.method;
     auto answer = [&r](HttpResponse resp) {
         r.kind = Kind::Answer;
         r.answer = std::move(resp);
@@ -384,7 +386,7 @@ HttpResponse Service::overloaded(const Route& r, HttpRequest& req, const WorkerP
 void Service::finish(const Route& r, const std::string& decision, Clock::time_point start, const HttpResponse& resp,
                      std::size_t request_bytes) {
     metrics_->request_finished();
-    metrics_->record_request(r.endpoint, decision, resp.status, Clock::now() - start);
+    metrics_->record_request(r.endpoint, decision, resp.status, Clock::now() - start, r.method);
     if (request_bytes >= kLargeRequestBytes || resp.body.size() >= kLargeRequestBytes) request_memory_release();
 }
 

@@ -1,12 +1,9 @@
 #include "webhook/webhook_config.hpp"
 
-#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <cctype>
-#include <regex>
-#include <set>
-#include <sstream>
+#include <tuple>
 
 #include "webhook/admission.hpp"
 #include "webhook/json_patch.hpp"
@@ -14,6 +11,10 @@
 namespace gavel::webhook {
 
 namespace {
+
+constexpr const char* kKindRef = "input.request.kind.kind";
+constexpr const char* kOperationRef = "input.request.operation";
+constexpr std::string_view kStaticSuffix = ".static.k8s.io";
 
 std::vector<std::string> split_dots(const std::string& s) {
     std::vector<std::string> out;
@@ -46,180 +47,296 @@ std::string dns_name(const std::vector<std::string>& package) {
     return out.empty() ? "root" : out;
 }
 
-std::string quoted_list(const std::vector<std::string>& items) {
-    std::vector<std::string> q;
-    for (const auto& i : items) q.push_back("\"" + i + "\"");
-    return "[" + join(q, ", ") + "]";
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+struct Rule {
+    std::vector<std::string> operations, groups, versions, resources;
+};
+
+struct Hook {
+    std::string name, path;
+    std::vector<Rule> rules;
+};
+
+// One rule per group/version, resources sorted; "*" when the package names no kind.
+bool rules_for(const PackageRules& p, const WebhookConfigOptions& o, std::vector<Rule>& out, std::string& error) {
+    std::vector<std::string> operations(p.operations.begin(), p.operations.end());
+    if (operations.empty()) operations = o.default_operations;
+    if (p.kinds.empty()) {
+        if (!o.all_resources) {
+            error = "package " + join(p.package, ".") + " compares " + kKindRef +
+                    " with no constant kind, so its webhook would receive every resource (resources: [\"*\"]); "
+                    "test the kind in the policy (input.request.kind.kind == \"Pod\"), or give --all-resources";
+            return false;
+        }
+        out.push_back({operations, {"*"}, {"*"}, {"*"}});
+        return true;
+    }
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> by_group;
+    for (const auto& kind : p.kinds) {
+        auto r = resource_for_kind(kind, o.resources);
+        if (!r) {
+            error = "package " + join(p.package, ".") + ": unknown kind " + kind +
+                    " (not a built-in Kubernetes kind): give --resource " + kind + "=GROUP/VERSION/RESOURCE";
+            return false;
+        }
+        by_group[{r->group, r->version}].insert(r->resource);
+    }
+    for (const auto& [gv, resources] : by_group)
+        out.push_back({operations, {gv.first}, {gv.second}, {resources.begin(), resources.end()}});
+    return true;
+}
+
+void emit_list(YAML::Emitter& y, const std::vector<std::string>& items) {
+    y << YAML::Flow << YAML::BeginSeq;
+    for (const auto& i : items) y << YAML::DoubleQuoted << i;
+    y << YAML::EndSeq;
+}
+
+std::string document(std::string_view kind, const std::string& name, const std::vector<Hook>& hooks,
+                     const WebhookConfigOptions& o, bool mutating) {
+    std::string ca = o.ca_bundle_pem.empty() ? "" : base64_encode(o.ca_bundle_pem);
+    YAML::Emitter y;
+    y.SetIndent(2);
+    y << YAML::BeginMap;
+    y << YAML::Key << "apiVersion" << YAML::Value << "admissionregistration.k8s.io/v1";
+    y << YAML::Key << "kind" << YAML::Value << std::string(kind);
+    y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << name;
+    y << YAML::Key << "labels" << YAML::Value << YAML::BeginMap << YAML::Key << "app.kubernetes.io/managed-by"
+      << YAML::Value << "gavel" << YAML::EndMap;
+    if (!o.inject_ca_from.empty())
+        y << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap << YAML::Key << "cert-manager.io/inject-ca-from"
+          << YAML::Value << o.inject_ca_from << YAML::EndMap;
+    y << YAML::EndMap;
+    y << YAML::Key << "webhooks" << YAML::Value << YAML::BeginSeq;
+    for (const auto& h : hooks) {
+        y << YAML::BeginMap;
+        y << YAML::Key << "name" << YAML::Value << h.name;
+        y << YAML::Key << "admissionReviewVersions" << YAML::Value;
+        emit_list(y, {"v1", "v1beta1"});
+        y << YAML::Key << "sideEffects" << YAML::Value << "None";
+        y << YAML::Key << "failurePolicy" << YAML::Value << (mutating ? o.mutating_failure_policy : o.failure_policy);
+        y << YAML::Key << "matchPolicy" << YAML::Value << "Equivalent";
+        y << YAML::Key << "timeoutSeconds" << YAML::Value << o.timeout_seconds;
+        if (mutating) y << YAML::Key << "reinvocationPolicy" << YAML::Value << "Never";
+        // Never the control plane's own namespaces nor gavel's: a gavel that is down must
+        // not stop the cluster from scheduling gavel again.
+        std::vector<std::string> excluded = o.excluded_namespaces;
+        if (!o.own_namespace.empty()) excluded.push_back(o.own_namespace);
+        y << YAML::Key << "namespaceSelector" << YAML::Value << YAML::BeginMap << YAML::Key << "matchExpressions"
+          << YAML::Value << YAML::BeginSeq;
+        y << YAML::BeginMap << YAML::Key << "key" << YAML::Value << "kubernetes.io/metadata.name" << YAML::Key
+          << "operator" << YAML::Value << "NotIn" << YAML::Key << "values" << YAML::Value;
+        emit_list(y, excluded);
+        y << YAML::EndMap;
+        if (!o.ignore_label.empty())
+            y << YAML::BeginMap << YAML::Key << "key" << YAML::Value << o.ignore_label << YAML::Key << "operator"
+              << YAML::Value << "DoesNotExist" << YAML::EndMap;
+        y << YAML::EndSeq << YAML::EndMap;
+        if (!o.server_label.empty()) {
+            y << YAML::Key << "objectSelector" << YAML::Value << YAML::BeginMap << YAML::Key << "matchExpressions"
+              << YAML::Value << YAML::BeginSeq;
+            y << YAML::BeginMap << YAML::Key << "key" << YAML::Value << o.server_label << YAML::Key << "operator"
+              << YAML::Value << "NotIn" << YAML::Key << "values" << YAML::Value;
+            emit_list(y, {o.name});
+            y << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
+        }
+        y << YAML::Key << "rules" << YAML::Value << YAML::BeginSeq;
+        for (const auto& r : h.rules) {
+            y << YAML::BeginMap;
+            y << YAML::Key << "operations" << YAML::Value;
+            emit_list(y, r.operations);
+            y << YAML::Key << "apiGroups" << YAML::Value;
+            emit_list(y, r.groups);
+            y << YAML::Key << "apiVersions" << YAML::Value;
+            emit_list(y, r.versions);
+            y << YAML::Key << "resources" << YAML::Value;
+            emit_list(y, r.resources);
+            y << YAML::Key << "scope" << YAML::Value << YAML::DoubleQuoted << "*";
+            y << YAML::EndMap;
+        }
+        y << YAML::EndSeq;
+        y << YAML::Key << "clientConfig" << YAML::Value << YAML::BeginMap;
+        if (!o.url.empty()) {
+            std::string base = o.url;
+            while (!base.empty() && base.back() == '/') base.pop_back();
+            y << YAML::Key << "url" << YAML::Value << YAML::DoubleQuoted << base + h.path;
+        } else {
+            y << YAML::Key << "service" << YAML::Value << YAML::BeginMap;
+            y << YAML::Key << "namespace" << YAML::Value << o.service_namespace;
+            y << YAML::Key << "name" << YAML::Value << o.service_name;
+            y << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << h.path;
+            y << YAML::Key << "port" << YAML::Value << o.service_port;
+            y << YAML::EndMap;
+        }
+        if (!ca.empty()) y << YAML::Key << "caBundle" << YAML::Value << ca;
+        y << YAML::EndMap;
+        y << YAML::EndMap;
+    }
+    y << YAML::EndSeq << YAML::EndMap;
+    return std::string(y.c_str()) + "\n";
 }
 
 }  // namespace
 
-std::string resource_for_kind(const std::string& kind) {
-    std::string lower;
-    for (char c : kind) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    if (lower.empty()) return "*";
-    auto ends = [&](std::string_view s) { return lower.size() >= s.size() && lower.compare(lower.size() - s.size(), s.size(), s) == 0; };
-    if (ends("s") || ends("x") || ends("ch") || ends("sh")) return lower + "es";
-    if (ends("y") && lower.size() > 1 && std::string_view("aeiou").find(lower[lower.size() - 2]) == std::string_view::npos)
-        return lower.substr(0, lower.size() - 1) + "ies";
-    return lower + "s";
-}
-
-std::vector<PackageRules> scan_policies(const std::map<std::string, std::string>& policies) {
-    static const std::regex package_re(R"(^\s*package\s+([A-Za-z_][A-Za-z0-9_.]*))");
-    static const std::regex validate_re(R"(^\s*(deny|violation|warn)\b)");
-    static const std::regex mutate_re(R"(^\s*patch\b)");
-    static const std::regex main_re(R"(^\s*main\b)");
-    static const std::regex kind_re(R"re(kind\.kind\s*==\s*"([A-Za-z0-9]+)"|"([A-Za-z0-9]+)"\s*==\s*input\.request\.kind\.kind)re");
-    std::map<std::string, PackageRules> by_name;
-    for (const auto& [file, text] : policies) {
-        std::istringstream lines(text);
-        std::string line;
-        PackageRules* current = nullptr;
-        while (std::getline(lines, line)) {
-            std::smatch m;
-            if (std::regex_search(line, m, package_re)) {
-                auto& p = by_name[m[1]];
-                p.package = split_dots(m[1]);
-                current = &p;
-                continue;
-            }
-            if (!current) continue;
-            if (std::regex_search(line, validate_re)) current->validates = true;
-            if (std::regex_search(line, mutate_re)) current->mutates = true;
-            if (std::regex_search(line, main_re) && join(current->package, ".") == "system") current->main = true;
-            for (auto it = std::sregex_iterator(line.begin(), line.end(), kind_re); it != std::sregex_iterator(); ++it)
-                current->kinds.insert((*it)[1].matched ? (*it)[1].str() : (*it)[2].str());
-        }
-    }
+std::vector<PackageRules> admission_packages(Engine& engine, lang::Diagnostics& errors) {
     std::vector<PackageRules> out;
-    for (auto& [name, p] : by_name)
+    for (auto& c : engine.compared_constants({kKindRef, kOperationRef}, errors)) {
+        PackageRules p;
+        std::string path = c.package.rfind("data.", 0) == 0 ? c.package.substr(5) : c.package;
+        p.package = split_dots(path);
+        for (const auto& r : {"deny", "violation", "warn"})
+            if (c.rules.count(r)) p.validates = true;
+        p.mutates = c.rules.count("patch") > 0;
+        p.main = path == "system" && c.rules.count("main") > 0;
+        p.kinds = std::move(c.values[kKindRef]);
+        p.operations = std::move(c.values[kOperationRef]);
         if (p.validates || p.mutates || p.main) out.push_back(std::move(p));
+    }
     return out;
 }
 
-std::string webhook_config_yaml(const std::vector<PackageRules>& packages, const WebhookConfigOptions& o) {
-    struct Hook {
-        std::string name, path;
-        std::vector<std::string> resources;
-    };
+bool build_webhook_configurations(const std::vector<PackageRules>& packages, const WebhookConfigOptions& o,
+                                  std::vector<WebhookConfiguration>& out, std::string& error) {
     std::vector<Hook> validating, mutating;
     std::string suffix = o.name == "gavel" ? "gavel.dev" : o.name + ".gavel.dev";
     for (const auto& p : packages) {
-        std::vector<std::string> resources;
-        for (const auto& k : p.kinds) resources.push_back(resource_for_kind(k));
-        if (resources.empty()) resources.push_back("*");
+        std::vector<Rule> rules;
+        if (!rules_for(p, o, rules, error)) return false;
         std::vector<std::string> escaped;
         for (const auto& seg : p.package) escaped.push_back(escape_pointer_segment(seg));
-        if (p.main) validating.push_back({"main." + suffix, "/", resources});
-        if (p.validates)
-            validating.push_back({dns_name(p.package) + ".validate." + suffix, "/validate/" + join(escaped, "/"), resources});
-        if (p.mutates)
-            mutating.push_back({dns_name(p.package) + ".mutate." + suffix, "/mutate/" + join(escaped, "/"), resources});
+        if (p.main) validating.push_back({"main." + suffix, "/", rules});
+        if (p.validates) validating.push_back({dns_name(p.package) + ".validate." + suffix, "/validate/" + join(escaped, "/"), rules});
+        if (p.mutates) mutating.push_back({dns_name(p.package) + ".mutate." + suffix, "/mutate/" + join(escaped, "/"), rules});
     }
-    std::string ca = o.ca_bundle_pem.empty() ? "" : base64_encode(o.ca_bundle_pem);
-    auto document = [&](std::string_view kind, std::string_view kind_suffix, const std::vector<Hook>& hooks) {
-        std::string y;
-        y += "apiVersion: admissionregistration.k8s.io/v1\n";
-        y += fmt::format("kind: {}\n", kind);
-        y += fmt::format("metadata:\n  name: {}-{}\n", o.name, kind_suffix);
-        if (!o.inject_ca_from.empty())
-            y += fmt::format("  annotations:\n    cert-manager.io/inject-ca-from: {}\n", o.inject_ca_from);
-        y += "webhooks:\n";
-        for (const auto& h : hooks) {
-            y += fmt::format("  - name: {}\n", h.name);
-            y += "    admissionReviewVersions: [\"v1\", \"v1beta1\"]\n";
-            y += "    sideEffects: None\n";
-            y += fmt::format("    failurePolicy: {}\n", o.failure_policy);
-            y += fmt::format("    timeoutSeconds: {}\n", o.timeout_seconds);
-            if (kind == "MutatingWebhookConfiguration") y += "    reinvocationPolicy: Never\n";
-            y += "    namespaceSelector:\n      matchExpressions:\n";
-            y += fmt::format("        - key: {}\n          operator: DoesNotExist\n", o.ignore_label);
-            y += "    rules:\n";
-            y += fmt::format("      - operations: {}\n", quoted_list(o.operations));
-            y += "        apiGroups: [\"*\"]\n        apiVersions: [\"*\"]\n";
-            y += fmt::format("        resources: {}\n", quoted_list(h.resources));
-            y += "        scope: \"*\"\n";
-            y += "    clientConfig:\n";
-            if (!o.url.empty()) {
-                std::string base = o.url;
-                while (!base.empty() && base.back() == '/') base.pop_back();
-                y += fmt::format("      url: \"{}{}\"\n", base, h.path);
-            } else {
-                y += fmt::format("      service:\n        namespace: {}\n        name: {}\n        path: \"{}\"\n        port: {}\n",
-                                 o.service_namespace, o.service_name, h.path, o.service_port);
-            }
-            if (!ca.empty()) y += fmt::format("      caBundle: {}\n", ca);
-        }
-        return y;
-    };
-    std::string out;
-    if (!validating.empty()) out += document("ValidatingWebhookConfiguration", "validating", validating);
+    std::string name_suffix = o.static_manifests ? std::string(kStaticSuffix) : "";
+    if (!validating.empty()) {
+        std::string name = o.name + "-validating" + name_suffix;
+        out.push_back({"ValidatingWebhookConfiguration", name, document("ValidatingWebhookConfiguration", name, validating, o, false)});
+    }
     if (!mutating.empty()) {
-        if (!out.empty()) out += "---\n";
-        out += document("MutatingWebhookConfiguration", "mutating", mutating);
+        std::string name = o.name + "-mutating" + name_suffix;
+        out.push_back({"MutatingWebhookConfiguration", name, document("MutatingWebhookConfiguration", name, mutating, o, true)});
     }
-    return out;
+    return true;
 }
 
-std::vector<GatekeeperRule> gatekeeper_rules(
-    const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>& kinds, bool some_constraint_matches_all) {
-    if (some_constraint_matches_all) return {{{"*"}, {"*"}}};
-    std::map<std::vector<std::string>, std::set<std::string>> by_groups;
-    for (const auto& [groups, names] : kinds) {
-        std::vector<std::string> g = groups;
-        if (g.empty() || std::find(g.begin(), g.end(), "*") != g.end()) g = {"*"};
-        std::sort(g.begin(), g.end());
-        g.erase(std::unique(g.begin(), g.end()), g.end());
-        auto& resources = by_groups[g];
-        if (names.empty() || std::find(names.begin(), names.end(), "*") != names.end()) resources.insert("*");
-        for (const auto& n : names)
-            if (n != "*") resources.insert(resource_for_kind(n));
+bool build_gatekeeper_configuration(const std::vector<GatekeeperKinds>& kinds, const WebhookConfigOptions& o,
+                                    std::vector<WebhookConfiguration>& out, std::string& error) {
+    if (kinds.empty()) return true;
+    std::vector<std::string> operations = o.default_operations;
+    std::vector<Rule> rules;
+    bool everything = false;
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> by_group;
+    for (const auto& k : kinds) {
+        bool any_kind = k.kinds.empty() || std::find(k.kinds.begin(), k.kinds.end(), "*") != k.kinds.end();
+        if (any_kind) {
+            everything = true;
+            continue;
+        }
+        for (const auto& kind : k.kinds) {
+            auto r = resource_for_kind(kind, o.resources);
+            if (!r) {
+                error = "constraint kind " + kind + " is not a built-in Kubernetes kind: give --resource " + kind +
+                        "=GROUP/VERSION/RESOURCE";
+                return false;
+            }
+            by_group[{r->group, r->version}].insert(r->resource);
+        }
     }
-    std::vector<GatekeeperRule> out;
-    for (auto& [groups, resources] : by_groups) {
-        GatekeeperRule r{groups, {}};
-        if (resources.count("*")) r.resources = {"*"};
-        else r.resources.assign(resources.begin(), resources.end());
-        out.push_back(std::move(r));
-    }
-    return out;
-}
-
-std::string gatekeeper_webhook_config_yaml(const std::vector<GatekeeperRule>& rules, const WebhookConfigOptions& o) {
-    if (rules.empty()) return {};
-    std::string suffix = o.name == "gavel" ? "gavel.dev" : o.name + ".gavel.dev";
-    std::string y;
-    y += "apiVersion: admissionregistration.k8s.io/v1\n";
-    y += "kind: ValidatingWebhookConfiguration\n";
-    y += fmt::format("metadata:\n  name: {}-gatekeeper\n", o.name);
-    if (!o.inject_ca_from.empty()) y += fmt::format("  annotations:\n    cert-manager.io/inject-ca-from: {}\n", o.inject_ca_from);
-    y += "webhooks:\n";
-    y += fmt::format("  - name: gatekeeper.validate.{}\n", suffix);
-    y += "    admissionReviewVersions: [\"v1\", \"v1beta1\"]\n";
-    y += "    sideEffects: None\n";
-    y += fmt::format("    failurePolicy: {}\n", o.failure_policy);
-    y += fmt::format("    timeoutSeconds: {}\n", o.timeout_seconds);
-    y += "    namespaceSelector:\n      matchExpressions:\n";
-    y += fmt::format("        - key: {}\n          operator: DoesNotExist\n", o.ignore_label);
-    y += "    rules:\n";
-    for (const auto& r : rules) {
-        y += fmt::format("      - operations: {}\n", quoted_list(o.operations));
-        y += fmt::format("        apiGroups: {}\n        apiVersions: [\"*\"]\n", quoted_list(r.api_groups));
-        y += fmt::format("        resources: {}\n", quoted_list(r.resources));
-        y += "        scope: \"*\"\n";
-    }
-    y += "    clientConfig:\n";
-    if (!o.url.empty()) {
-        std::string base = o.url;
-        while (!base.empty() && base.back() == '/') base.pop_back();
-        y += fmt::format("      url: \"{}/gatekeeper\"\n", base);
+    if (everything) {
+        if (!o.all_resources) {
+            error = "a constraint matches every kind (no match.kinds, or \"*\"), so the webhook would receive every "
+                    "resource (resources: [\"*\"]); name the kinds in match.kinds, or give --all-resources";
+            return false;
+        }
+        rules.push_back({operations, {"*"}, {"*"}, {"*"}});
     } else {
-        y += fmt::format("      service:\n        namespace: {}\n        name: {}\n        path: \"/gatekeeper\"\n        port: {}\n",
-                         o.service_namespace, o.service_name, o.service_port);
+        for (const auto& [gv, resources] : by_group)
+            rules.push_back({operations, {gv.first}, {gv.second}, {resources.begin(), resources.end()}});
     }
-    if (!o.ca_bundle_pem.empty()) y += fmt::format("      caBundle: {}\n", base64_encode(o.ca_bundle_pem));
-    return y;
+    std::string suffix = o.name == "gavel" ? "gavel.dev" : o.name + ".gavel.dev";
+    std::string name = o.name + "-gatekeeper" + (o.static_manifests ? std::string(kStaticSuffix) : "");
+    std::vector<Hook> hooks = {{"gatekeeper.validate." + suffix, "/gatekeeper", rules}};
+    out.push_back({"ValidatingWebhookConfiguration", name, document("ValidatingWebhookConfiguration", name, hooks, o, false)});
+    return true;
+}
+
+std::string join_documents(const std::vector<WebhookConfiguration>& configurations) {
+    std::string out;
+    for (const auto& c : configurations) {
+        if (!out.empty()) out += "---\n";
+        out += c.yaml;
+    }
+    return out;
+}
+
+std::string static_manifest_subdir(const WebhookConfiguration& c) {
+    return c.kind == "MutatingWebhookConfiguration" ? "mutating" : "validating";
+}
+
+bool validate_static_manifests(const std::vector<WebhookConfiguration>& configurations, std::string& error) {
+    std::set<std::pair<std::string, std::string>> names;  // (kind, name)
+    for (const auto& c : configurations) {
+        YAML::Node doc;
+        try {
+            doc = YAML::Load(c.yaml);
+        } catch (const YAML::Exception& e) {
+            error = c.name + ": not YAML: " + e.what();
+            return false;
+        }
+        auto str = [](const YAML::Node& n) { return n && n.IsScalar() ? n.as<std::string>() : std::string(); };
+        std::string kind = str(doc["kind"]);
+        std::string name = str(doc["metadata"]["name"]);
+        std::string where = kind + " " + name;
+        if (str(doc["apiVersion"]) != "admissionregistration.k8s.io/v1" ||
+            (kind != "ValidatingWebhookConfiguration" && kind != "MutatingWebhookConfiguration")) {
+            error = where + ": only admissionregistration.k8s.io/v1 Validating/MutatingWebhookConfiguration go in a webhook staticManifestsDir";
+            return false;
+        }
+        if (name.empty() || !ends_with(name, kStaticSuffix) || name.size() == kStaticSuffix.size()) {
+            error = where + ": the name must end with " + std::string(kStaticSuffix);
+            return false;
+        }
+        if (!names.insert({kind, name}).second) {
+            error = where + ": duplicate name";
+            return false;
+        }
+        const YAML::Node hooks = doc["webhooks"];
+        if (!hooks || !hooks.IsSequence() || hooks.size() == 0) {
+            error = where + ": no webhooks";
+            return false;
+        }
+        std::set<std::string> hook_names;
+        for (const auto& h : hooks) {
+            std::string hook = str(h["name"]);
+            if (hook.empty() || !hook_names.insert(hook).second) {
+                error = where + ": webhook names must be present and unique (" + hook + ")";
+                return false;
+            }
+            const YAML::Node cc = h["clientConfig"];
+            if (!cc || cc["service"]) {
+                error = where + ": webhook " + hook + ": clientConfig.service is not allowed in a static manifest (give --url)";
+                return false;
+            }
+            if (str(cc["url"]).rfind("https://", 0) != 0) {
+                error = where + ": webhook " + hook + ": clientConfig.url (https://) is required";
+                return false;
+            }
+            if (str(cc["caBundle"]).empty()) {
+                error = where + ": webhook " + hook + ": caBundle is required (give --ca-bundle)";
+                return false;
+            }
+            if (str(h["sideEffects"]).empty() || !h["admissionReviewVersions"]) {
+                error = where + ": webhook " + hook + ": sideEffects and admissionReviewVersions are required";
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 }  // namespace gavel::webhook

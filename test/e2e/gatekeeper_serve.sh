@@ -111,7 +111,9 @@ expect_eq "audit: totals per constraint" \
     "$(json_get "$work/audit.json" 'concat(",", [sprintf("%v=%v", [c.name, c.totalViolations]) | some c in input])')" \
     "memory-limits-everywhere=1,memory-limits-prod=2,owner-and-cost-center=4"
 "$gavel" webhook-config --gatekeeper $ex --service gavel/gavel > "$work/hook.yaml"
-grep -q 'path: "/gatekeeper"' "$work/hook.yaml" && grep -q 'resources: \["deployments", "pods"\]' "$work/hook.yaml" \
+# One rule per group/version, resources from the kinds table (as for policies).
+grep -q 'path: "/gatekeeper"' "$work/hook.yaml" && grep -q 'resources: \["deployments"\]' "$work/hook.yaml" &&
+    grep -q 'resources: \["pods"\]' "$work/hook.yaml" && grep -q 'kubernetes.io/metadata.name' "$work/hook.yaml" \
     && pass "webhook-config rules from match.kinds" || fail "webhook-config rules from match.kinds"
 
 [[ $failures -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }

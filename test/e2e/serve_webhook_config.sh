@@ -10,6 +10,7 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 source "$fx/lib.sh"
 deploy=examples/deploy
+check_manifests=$(realpath "${2:-build/test/manifests/check_manifests}")
 
 { echo "# Generated: gavel webhook-config --policies examples/deploy/policies --service gavel/gavel --inject-ca-from gavel/gavel-tls"
   "$gavel" webhook-config --policies "$deploy/policies" --service gavel/gavel --inject-ca-from gavel/gavel-tls; } > "$work/wc.yaml"
@@ -41,6 +42,43 @@ grep -q 'resources: \["ingresses"\]' "$work/url.yaml" && pass "resources from ki
 expect_eq "neither --url nor --service -> exit 1" "$?" 1
 "$gavel" webhook-config --policies "$deploy/policies" --url http://insecure > /dev/null 2>&1
 expect_eq "plain http url refused" "$?" 1
+
+# Every webhook leaves out the control plane's namespaces and gavel's own, by name.
+grep -c 'values: \["kube-system", "kube-node-lease", "gavel"\]' "$work/url.yaml" | grep -qx 3 && pass "namespaces excluded by name" || fail "namespaceSelector"
+grep -q 'failurePolicy: Ignore' "$work/url.yaml" && pass "mutating: failurePolicy Ignore" || fail "mutating failurePolicy"
+"$check_manifests" "$work/url.yaml" > /dev/null && pass "generated YAML passes the schema check" || fail "generated YAML: $("$check_manifests" "$work/url.yaml" 2>&1)"
+
+# A package whose rules name no kind: refused unless --all-resources.
+mkdir -p "$work/anykind"
+printf 'package anykind\n\ndeny contains "x" if input.request.object.spec.hostNetwork\n' > "$work/anykind/p.rego"
+"$gavel" webhook-config --policies "$work/anykind" --service gavel/gavel > "$work/out" 2> "$work/err"
+expect_eq "no kind: refused (exit 1)" "$?" 1
+grep -q -- '--all-resources' "$work/err" && pass "the refusal names --all-resources" || fail "refusal: $(cat "$work/err")"
+"$gavel" webhook-config --policies "$work/anykind" --service gavel/gavel --all-resources > "$work/out" \
+    && grep -q 'resources: \["\*"\]' "$work/out" && pass "--all-resources: resources [\"*\"]" || fail "--all-resources"
+# A custom resource: --resource.
+printf 'package crd\n\ndeny contains "x" if input.request.kind.kind == "Widget"\n' > "$work/anykind/p.rego"
+"$gavel" webhook-config --policies "$work/anykind" --service gavel/gavel > /dev/null 2> "$work/err"
+grep -q -- '--resource Widget=' "$work/err" && pass "unknown kind: names --resource" || fail "unknown kind: $(cat "$work/err")"
+"$gavel" webhook-config --policies "$work/anykind" --service gavel/gavel --resource Widget=example.com/v1/widgets > "$work/out" \
+    && grep -q 'apiGroups: \["example.com"\]' "$work/out" && pass "--resource" || fail "--resource"
+# A policy that does not compile: its errors, exit 1.
+printf 'package broken\n\ndeny contains x if { y := 1 }\n' > "$work/anykind/p.rego"
+"$gavel" webhook-config --policies "$work/anykind" --service gavel/gavel > /dev/null 2> "$work/err"
+expect_eq "compile errors: exit 1" "$?" 1
+grep -q 'rego_' "$work/err" && pass "compile errors shown" || fail "compile errors: $(cat "$work/err")"
+
+# KEP-5793 static manifests: one file per configuration, in validating/ and mutating/.
+"$gavel" webhook-config --policies "$deploy/policies" --url https://10.0.0.5:8443 --ca-bundle "$work/ca.pem" --static "$work/static" > "$work/out" \
+    && pass "--static writes" || fail "--static: $(cat "$work/out")"
+[[ -f $work/static/validating/gavel-validating.static.k8s.io.yaml && -f $work/static/mutating/gavel-mutating.static.k8s.io.yaml ]] \
+    && pass "--static: validating/ and mutating/ files named *.static.k8s.io" || fail "--static files: $(find "$work/static")"
+grep -q 'service:' "$work/static"/*/*.yaml && fail "--static: a service clientConfig" || pass "--static: url only"
+"$check_manifests" "$work/static/validating" "$work/static/mutating" > /dev/null && pass "--static: schema check" || fail "--static schema"
+"$gavel" webhook-config --policies "$deploy/policies" --service gavel/gavel --ca-bundle "$work/ca.pem" --static "$work/s2" > /dev/null 2> "$work/err"
+grep -q 'clientConfig.service is not allowed' "$work/err" && pass "--static refuses a service" || fail "--static service: $(cat "$work/err")"
+"$gavel" webhook-config --policies "$deploy/policies" --url https://10.0.0.5:8443 --static "$work/s3" > /dev/null 2> "$work/err"
+grep -q 'caBundle is required' "$work/err" && [[ ! -e $work/s3 ]] && pass "--static refuses no caBundle, writes nothing" || fail "--static no CA: $(cat "$work/err")"
 
 # The deploy policies as the README runs them.
 start_server deploy --policies "$deploy/policies" --insecure-http || exit 1

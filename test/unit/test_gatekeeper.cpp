@@ -399,9 +399,23 @@ TEST_CASE("gatekeeper webhook: denials, warnings and dryrun worded as Gatekeeper
     CHECK(policies.current()->constraint_count() == 2);  // the last good set stays
     std::filesystem::remove_all(dir);
 
-    auto rules = gavel::webhook::gatekeeper_rules({{{"apps"}, {"Deployment"}}, {{""}, {"Pod", "Ingress"}}, {{"apps"}, {"*"}}}, false);
-    REQUIRE(rules.size() == 2);
-    CHECK(rules[0].api_groups == std::vector<std::string>{""});
-    CHECK(rules[0].resources == std::vector<std::string>{"ingresses", "pods"});
-    CHECK(rules[1].resources == std::vector<std::string>{"*"});
+    // webhook-config --gatekeeper: the constraints' kinds, mapped to resources as for policies.
+    gavel::webhook::WebhookConfigOptions wo;
+    wo.url = "https://gavel.example:8443";
+    std::vector<gavel::webhook::WebhookConfiguration> configs;
+    error.clear();
+    REQUIRE(gavel::webhook::build_gatekeeper_configuration({{{"apps"}, {"Deployment"}}, {{""}, {"Pod", "Ingress"}}}, wo,
+                                                           configs, error));
+    REQUIRE(configs.size() == 1);
+    CHECK(configs[0].name == "gavel-gatekeeper");
+    CHECK(configs[0].yaml.find("url: \"https://gavel.example:8443/gatekeeper\"") != std::string::npos);
+    CHECK(configs[0].yaml.find("resources: [\"deployments\"]") != std::string::npos);
+    CHECK(configs[0].yaml.find("resources: [\"pods\"]") != std::string::npos);
+    CHECK(configs[0].yaml.find("apiGroups: [\"networking.k8s.io\"]") != std::string::npos);
+    configs.clear();
+    CHECK_FALSE(gavel::webhook::build_gatekeeper_configuration({{{"apps"}, {"*"}}}, wo, configs, error));
+    CHECK(error.find("--all-resources") != std::string::npos);
+    wo.all_resources = true;
+    REQUIRE(gavel::webhook::build_gatekeeper_configuration({{{"apps"}, {"*"}}}, wo, configs, error));
+    CHECK(configs.at(0).yaml.find("resources: [\"*\"]") != std::string::npos);
 }

@@ -9,6 +9,7 @@
 
 #include "runtime/json.hpp"
 #include "stdlib/registry.hpp"
+#include "stdlib/zoneinfo_embedded.hpp"
 
 namespace {
 
@@ -205,7 +206,20 @@ TEST_CASE("stdlib encoding: Go layouts when parsing") {
     CHECK(eval("time.parse_rfc3339_ns", {R"("2024-01-01T00:00:00+05:30")"}) == "1704047400000000000");
 }
 
-TEST_CASE("stdlib encoding: time zones from the system zoneinfo") {
+TEST_CASE("stdlib encoding: the embedded time zone database") {
+    // Debian's tzdata, minus posix/ and right/: every zone and link name is there.
+    CHECK(gavel::stdlib::zoneinfo::embedded_zone_count() > 400);
+    CHECK(gavel::stdlib::zoneinfo::embedded_tzdata_version().size() >= 5);  // "2025b"
+    CHECK(gavel::stdlib::zoneinfo::embedded_tzif("Europe/Berlin").substr(0, 4) == "TZif");
+    CHECK(gavel::stdlib::zoneinfo::embedded_tzif("US/Eastern") == gavel::stdlib::zoneinfo::embedded_tzif("America/New_York"));
+    CHECK(gavel::stdlib::zoneinfo::embedded_tzif("Europe/Nowhere").empty());
+    CHECK(gavel::stdlib::zoneinfo::embedded_tzif("zone.tab").empty());  // only TZif files
+    CHECK(gavel::stdlib::zoneinfo::embedded_tzif("posix/Europe/Berlin").empty());
+    // A link is the same zone under its own name.
+    CHECK(eval("time.clock", {R"([1710054000000000000, "US/Eastern"])"}) == "[3,0,0]");
+}
+
+TEST_CASE("stdlib encoding: time zones") {
     // 2024-03-10T07:00:00Z: New York switches from EST to EDT.
     CHECK(eval("time.clock", {R"([1710053999000000000, "America/New_York"])"}) == "[1,59,59]");
     CHECK(eval("time.clock", {R"([1710054000000000000, "America/New_York"])"}) == "[3,0,0]");

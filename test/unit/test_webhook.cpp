@@ -15,7 +15,6 @@
 #include "webhook/policy_store.hpp"
 #include "webhook/service.hpp"
 #include "webhook/path_limits.hpp"
-#include "webhook/webhook_config.hpp"
 #include "webhook/worker_pool.hpp"
 
 using gavel::runtime::parse_json;
@@ -384,31 +383,4 @@ TEST_CASE("worker pool: a bounded queue refuses at once, stop finishes the queue
     REQUIRE(cancelling.try_submit(spin));
     CHECK(cancelling.stop(std::chrono::steady_clock::now() + std::chrono::milliseconds(20)));
     CHECK(saw_cancel);
-}
-
-TEST_CASE("webhook-config: packages, kinds and YAML") {
-    CHECK(wh::resource_for_kind("Pod") == "pods");
-    CHECK(wh::resource_for_kind("Ingress") == "ingresses");
-    CHECK(wh::resource_for_kind("NetworkPolicy") == "networkpolicies");
-    CHECK(wh::resource_for_kind("Gateway") == "gateways");
-    auto packages = wh::scan_policies({{"a.rego", "package kubernetes.admission\n\ndeny contains msg if {\n  input.request.kind.kind == \"Pod\"\n}\n"},
-                                       {"m.rego", "package kubernetes.mutating\n\npatch contains op if { op := 1 }\n"},
-                                       {"lib.rego", "package lib\n\nf(x) := x\n"}});
-    REQUIRE(packages.size() == 2);
-    CHECK(packages[0].validates);
-    CHECK(packages[0].kinds == std::set<std::string>{"Pod"});
-    CHECK(packages[1].mutates);
-    wh::WebhookConfigOptions o;
-    o.service_namespace = "gavel";
-    o.service_name = "gavel";
-    o.ca_bundle_pem = "PEM";
-    std::string yaml = wh::webhook_config_yaml(packages, o);
-    CHECK(yaml.find("kind: ValidatingWebhookConfiguration") != std::string::npos);
-    CHECK(yaml.find("kind: MutatingWebhookConfiguration") != std::string::npos);
-    CHECK(yaml.find("path: \"/validate/kubernetes/admission\"") != std::string::npos);
-    CHECK(yaml.find("resources: [\"pods\"]") != std::string::npos);
-    CHECK(yaml.find("sideEffects: None") != std::string::npos);
-    CHECK(yaml.find("admissionReviewVersions: [\"v1\", \"v1beta1\"]") != std::string::npos);
-    CHECK(yaml.find("caBundle: UEVN") != std::string::npos);
-    CHECK(yaml.find("operator: DoesNotExist") != std::string::npos);
 }
