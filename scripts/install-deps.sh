@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   g++ meson ninja-build pkg-config
   libboost-dev libssl-dev libsimdjson-dev libfmt-dev libyaml-cpp-dev
-  libre2-dev libcli11-dev libedit-dev doctest-dev libbenchmark-dev
+  libre2-dev zlib1g-dev libcli11-dev libedit-dev doctest-dev libbenchmark-dev
   tmux  # the REPL's e2e test drives a terminal session
   curl openssl  # gavel serve's e2e tests are HTTPS clients and make test certificates
   wrk  # test/bench/load_serve.sh, the webhook load test
