@@ -86,9 +86,11 @@ bool merge_values(const Value& a, const Value& b, Value& out) {
 // "a/b" for `package a.b` (OPA's Package.Path.Ptr()).
 std::string package_path_of(const lang::Module& m) {
     std::string path;
-    if (m.package.path)
-        for (std::size_t i = 1; i < m.package.path->elems.size(); ++i)
-            path += (path.empty() ? "" : "/") + m.package.path->elems[i]->text;
+    // The parser keeps the parts after `package` (a Ref, or one term for `package a`).
+    const auto& p = m.package.path;
+    if (!p) return path;
+    if (p->kind != lang::TermKind::Ref) return p->text;
+    for (const auto& part : p->elems) path += (path.empty() ? "" : "/") + part->text;
     return path;
 }
 
@@ -214,6 +216,7 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
                 return failure(name, "bundle load failed on " + f->path + ": failed to insert data file from path " + joined);
             }
             b.data = std::move(merged);
+            b.data_files.push_back(f->path);
         } else if (ends_with(f->path, ".manifest")) {
             std::string error;
             auto m = parse_manifest(f->bytes, error);

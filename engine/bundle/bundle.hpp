@@ -44,6 +44,7 @@ struct Bundle {
     bool has_manifest = false;
     std::vector<BundleModule> modules;  // in bundle order
     runtime::Value data = runtime::Value::empty_object();
+    std::vector<std::string> data_files;  // bundle-relative paths of the data files read
     std::vector<std::string> signatures;  // the JWTs of .signatures.json
     std::string etag;                     // set by downloaders
 };

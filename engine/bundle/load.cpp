@@ -78,3 +78,18 @@ LoadResult load_bundles(const std::vector<std::string>& paths, const BundleReadO
 }
 
 }  // namespace gavel::engine::bundle
+
+namespace gavel::engine::bundle {
+
+LoadResult load_paths_and_bundles(const std::vector<std::string>& data_paths, const std::vector<std::string>& bundle_paths,
+                                  const LoadOptions& load_options, const BundleReadOptions& bundle_options) {
+    LoadResult result = data_paths.empty() ? LoadResult{} : load_paths(data_paths, load_options);
+    if (!bundle_paths.empty()) {
+        BundleReadOptions options = bundle_options;
+        options.v0_compatible = options.v0_compatible || load_options.v0_compatible;
+        merge_load_results(result, load_bundles(bundle_paths, options));
+    }
+    return result;
+}
+
+}  // namespace gavel::engine::bundle
