@@ -12,6 +12,7 @@
 #include "lang/parse.hpp"
 #include "engine/engine.hpp"
 #include "engine/schema_loader.hpp"
+#include "engine/bundle/load.hpp"
 
 namespace gavel::cli {
 
@@ -29,18 +30,6 @@ struct CheckOptions {
 };
 
 int run_check(const CheckOptions& opts) {
-    if (opts.bundle) {
-        // As `opa check -b`: each path is a bundle. Its .manifest (rego_version,
-        // file_rego_versions) applies, as it does without -b; archives are not read.
-        for (const auto& path : opts.paths) {
-            std::error_code ec;
-            if (!std::filesystem::is_directory(path, ec)) {
-                std::cerr << path << ": -b wants a bundle directory"
-                          << (path.ends_with(".tar.gz") ? " (bundle archives are not supported: unpack it)" : "") << "\n";
-                return 1;
-            }
-        }
-    }
     std::optional<std::set<std::string>> allowed_builtins;
     if (!opts.capabilities.empty()) {
         std::string error;
@@ -66,32 +55,43 @@ int run_check(const CheckOptions& opts) {
         }
         schemas = std::move(loaded.schemas);
     }
-    FileList list = find_rego_files(opts.paths);
     lang::Diagnostics all;
-    for (const auto& e : list.errors) {
-        lang::Diagnostic d;
-        d.code = "rego_parse_error";
-        d.message = e;
-        all.add(d);
-    }
-    lang::ParseOptions parse_options;
-    parse_options.v0_compatible = opts.v0_compatible;
-    // What parsed, to be compiled together afterwards.
-    std::vector<std::tuple<std::string, std::string, bool>> modules;
-    for (const auto& file : list.files) {
-        std::string text, error;
-        if (!read_file(file, text, error)) {
+    std::vector<std::tuple<std::string, std::string, bool>> modules;  // what parsed, compiled together afterwards
+    if (opts.bundle) {
+        // As `opa check -b`: each path is a bundle (directory or .tar.gz), read with its
+        // manifest (dialects, roots); signatures are not checked.
+        engine::bundle::BundleReadOptions bundle_options;
+        bundle_options.skip_verify = true;
+        bundle_options.v0_compatible = opts.v0_compatible;
+        auto loaded = engine::bundle::load_bundles(opts.paths, bundle_options);
+        all.append(loaded.errors);
+        for (auto& p : loaded.policies)
+            modules.emplace_back(p.file, std::move(p.text), p.v0_compatible.value_or(opts.v0_compatible));
+    } else {
+        FileList list = find_rego_files(opts.paths);
+        for (const auto& e : list.errors) {
             lang::Diagnostic d;
             d.code = "rego_parse_error";
-            d.message = error;
+            d.message = e;
             all.add(d);
-            continue;
         }
-        auto manifest = list.v0_compatible.find(file);  // a bundle manifest's rego_version
-        parse_options.v0_compatible = manifest != list.v0_compatible.end() ? manifest->second : opts.v0_compatible;
-        auto result = lang::parse_module(file, text, parse_options);
-        all.append(result.diagnostics);
-        modules.emplace_back(file, std::move(text), parse_options.v0_compatible);
+        lang::ParseOptions parse_options;
+        parse_options.v0_compatible = opts.v0_compatible;
+        for (const auto& file : list.files) {
+            std::string text, error;
+            if (!read_file(file, text, error)) {
+                lang::Diagnostic d;
+                d.code = "rego_parse_error";
+                d.message = error;
+                all.add(d);
+                continue;
+            }
+            auto manifest = list.v0_compatible.find(file);  // a bundle manifest's rego_version
+            parse_options.v0_compatible = manifest != list.v0_compatible.end() ? manifest->second : opts.v0_compatible;
+            auto result = lang::parse_module(file, text, parse_options);
+            all.append(result.diagnostics);
+            modules.emplace_back(file, std::move(text), parse_options.v0_compatible);
+        }
     }
     // As `opa check`: the modules that parse are also compiled together, so
     // unsafe variables, undefined functions, recursion and type errors show too.
@@ -130,7 +130,7 @@ void add_check_command(CLI::App& app) {
     cmd->add_option("-f,--format", opts->format, "Output format: pretty (file:line:col, the line and a caret) or json (OPA's)")
         ->check(CLI::IsMember({"pretty", "json"}))
         ->capture_default_str();
-    cmd->add_flag("-b,--bundle", opts->bundle, "Load paths as bundle root directories");
+    cmd->add_flag("-b,--bundle", opts->bundle, "Load paths as bundle files or root directories");
     cmd->add_option("-m,--max-errors", opts->max_errors,
                     "Compile errors to report before stopping (0 or less: no limit)")
         ->capture_default_str();

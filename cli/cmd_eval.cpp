@@ -55,6 +55,8 @@
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
+#include "engine/bundle/load.hpp"
+#include "cli/bundle_flags.hpp"
 #include "engine/schema_loader.hpp"
 #include "runtime/yaml.hpp"
 
@@ -88,6 +90,8 @@ struct EvalCliOptions {
     // One query. (A std::string, not a vector: CLI11 would split "[1, 2]" into two.)
     std::string query;
     std::vector<std::string> data;
+    std::vector<std::string> bundles;  // -b: bundle directories or .tar.gz files
+    BundleVerifyFlags verify;
     std::string input;
     bool stdin_input = false;
     bool stdin_query = false;
@@ -531,11 +535,21 @@ int run_eval(EvalCliOptions opts) {
     engine_options.schemas = schemas;
     Engine engine(engine_options);
 
-    if (!opts.data.empty()) {
+    if (!opts.data.empty() || !opts.bundles.empty()) {
         auto start = std::chrono::steady_clock::now();
         engine::LoadOptions load_options;
         load_options.v0_compatible = opts.v0_compatible;
-        lang::Diagnostics diags = engine::load_into(engine, without_ignored(opts.data, opts.ignore), load_options);
+        engine::bundle::BundleReadOptions bundle_options;
+        std::string flag_error;
+        BundleVerifyFlags verify = opts.verify;
+        verify.v0_compatible = opts.v0_compatible;
+        if (!verify.options(bundle_options, flag_error)) {
+            std::cerr << "error: " << flag_error << "\n";
+            return 1;
+        }
+        auto loaded = engine::bundle::load_paths_and_bundles(without_ignored(opts.data, opts.ignore), opts.bundles,
+                                                             load_options, bundle_options);
+        lang::Diagnostics diags = loaded.ok() ? engine::add_to_engine(engine, std::move(loaded)) : std::move(loaded.errors);
         metrics["timer_rego_load_files_ns"] = since_ns(start);
         if (!diags.empty()) {
             for (const auto& d : diags) out.errors.push_back(from_diagnostic(d));
@@ -638,6 +652,8 @@ void add_eval_command(CLI::App& app) {
     auto opts = std::make_shared<EvalCliOptions>();
     auto* cmd = app.add_subcommand("eval", "Evaluate a Rego query and print the result (like opa eval)");
     cmd->add_option("query", opts->query, "The query, e.g. data.kubernetes.admission.deny");
+    cmd->add_option("-b,--bundle", opts->bundles, "Bundle directory or .tar.gz file (repeatable)")->allow_extra_args(false);
+    opts->verify.add_to(*cmd);
     cmd->add_option("-d,--data", opts->data, "Policy or data file or directory (repeatable)")
         ->allow_extra_args(false);
     cmd->add_option("-i,--input", opts->input, "Input document file (JSON or YAML)");

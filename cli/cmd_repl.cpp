@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "cli/bundle_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/repl/completion.hpp"
 #include "cli/repl/line_editor.hpp"
@@ -29,6 +30,8 @@ struct ReplCliOptions {
     std::string input;
     bool v0_compatible = false;
     bool server = false;
+    bool bundle = false;  // -b: the positional paths are bundles
+    BundleVerifyFlags verify;
 };
 
 void show(const std::string& text) {
@@ -59,7 +62,16 @@ int run_repl(const ReplCliOptions& opts) {
     repl::SessionOptions session_options;
     session_options.v0_compatible = opts.v0_compatible;
     session_options.data_paths = opts.data;
-    session_options.data_paths.insert(session_options.data_paths.end(), opts.paths.begin(), opts.paths.end());
+    // As `opa run -b`: the positional paths are bundles.
+    auto& positional = opts.bundle ? session_options.bundle_paths : session_options.data_paths;
+    positional.insert(positional.end(), opts.paths.begin(), opts.paths.end());
+    BundleVerifyFlags verify = opts.verify;
+    verify.v0_compatible = opts.v0_compatible;
+    std::string flag_error;
+    if (!verify.options(session_options.bundle_options, flag_error)) {
+        std::cerr << "error: " << flag_error << "\n";
+        return 1;
+    }
     session_options.input_path = opts.input;
     repl::Session session(session_options);
     if (!session.startup_errors().empty()) {
@@ -100,7 +112,9 @@ int run_repl(const ReplCliOptions& opts) {
 void add_options(CLI::App* cmd, const std::shared_ptr<ReplCliOptions>& opts) {
     cmd->add_option("-d,--data", opts->data, "Policy or data file or directory (repeatable)")->allow_extra_args(false);
     cmd->add_option("-i,--input", opts->input, "Input document file (JSON or YAML)");
-    cmd->add_option("paths", opts->paths, "More policy or data files or directories");
+    cmd->add_option("paths", opts->paths, "More policy or data files or directories (bundles with -b)");
+    cmd->add_flag("-b,--bundle", opts->bundle, "Load paths as bundle files or root directories");
+    opts->verify.add_to(*cmd);
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and statements in the pre-1.0 Rego dialect");
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->callback([opts] { exit_status() = run_repl(*opts); });

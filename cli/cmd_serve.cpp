@@ -19,7 +19,10 @@
 #include <vector>
 
 #include "cli/byte_size.hpp"
+#include "cli/bundle_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/version.hpp"
+#include "engine/bundle/bundle.hpp"
 #include "cli/go_duration.hpp"
 #include "cli/version.hpp"
 #include "webhook/directory_events.hpp"
@@ -30,6 +33,11 @@
 #include "webhook/managed_webhooks.hpp"
 #include "webhook/memory.hpp"
 #include "webhook/metrics.hpp"
+#include "webhook/plugins/bundle_plugin.hpp"
+#include "webhook/plugins/config.hpp"
+#include "webhook/plugins/decision_logger.hpp"
+#include "webhook/plugins/status_reporter.hpp"
+#include "webhook/plugins/uuid.hpp"
 #include "webhook/policy_store.hpp"
 #include "webhook/server.hpp"
 #include "webhook/service.hpp"
@@ -76,6 +84,10 @@ struct ServeCliOptions {
     bool persistent_webhooks = false;
     std::string webhook_service = "gavel/gavel", webhook_url, webhook_ca_bundle;
     std::vector<std::string> webhook_resources;
+    std::string config_file;            // -c: OPA's configuration file
+    std::vector<std::string> set;       // --set k=v overrides
+    std::vector<std::string> bundles;   // -b: bundle directories or .tar.gz files, loaded at start
+    BundleVerifyFlags verify;
 };
 
 // A Go duration ("30s", "1m30s"), or a bare number of seconds as OPA's
@@ -252,6 +264,75 @@ int run_serve(const ServeCliOptions& o) {
     };
     if (!sync_inventory()) return 1;
 
+    // OPA's configuration file (-c, --set): services, bundles, decision logs, status, labels, keys.
+    std::optional<plugins::Config> config;
+    if (!o.config_file.empty() || !o.set.empty()) {
+        std::string error;
+        Value doc = Value::empty_object();
+        if (!o.config_file.empty()) {
+            auto read = plugins::read_config_file(o.config_file, error);
+            if (!read) {
+                std::cerr << "gavel serve: " << error << "\n";
+                return 1;
+            }
+            doc = *read;
+        }
+        for (const auto& assignment : o.set)
+            if (!plugins::apply_set(doc, assignment, error)) {
+                std::cerr << "gavel serve: " << error << "\n";
+                return 1;
+            }
+        config = plugins::parse_config(doc, error);
+        if (!config) {
+            std::cerr << "gavel serve: config error: " << error << "\n";
+            return 1;
+        }
+    }
+    // Labels as OPA's: an id unique to this process (a UUID) and the version, then the configured ones.
+    std::map<std::string, std::string> labels = config ? config->labels : std::map<std::string, std::string>{};
+    labels["id"] = plugins::random_uuid();
+    labels["version"] = gavel_version();
+    // -b bundles: read (and verified) once at start; their roots must not overlap.
+    {
+        engine::bundle::BundleReadOptions ro;
+        BundleVerifyFlags verify = o.verify;
+        verify.v0_compatible = o.v0_compatible;
+        std::string error;
+        if (!verify.options(ro, error)) {
+            std::cerr << "gavel serve: " << error << "\n";
+            return 1;
+        }
+        for (const auto& path : o.bundles) {
+            auto read = engine::bundle::read_bundle(path, ro);
+            if (!read.ok()) {
+                std::cerr << "gavel serve: " << read.error_text() << "\n";
+                return 1;
+            }
+            PolicyStore::BundleContent content;
+            for (const auto& m : read.bundle->modules) content.modules.emplace_back(m.name, m.text, m.v0_compatible);
+            content.data = read.bundle->data;
+            content.roots = read.bundle->manifest.effective_roots();
+            content.revision = read.bundle->manifest.revision;
+            auto r = store->activate_bundle(path, content);
+            if (!r.ok()) {
+                std::cerr << "gavel serve: bundle " << path << ": " << r.message << "\n";
+                print_errors(r.errors);
+                return 1;
+            }
+        }
+    }
+    std::shared_ptr<plugins::DecisionLogger> decision_logger;
+    if ((config && config->decision_logs.enabled) || o.decision_log) {
+        plugins::DecisionLogConfig dl = config ? config->decision_logs : plugins::DecisionLogConfig{};
+        dl.console = dl.console || o.decision_log;  // --decision-log: OPA's console decision logs
+        decision_logger = std::make_shared<plugins::DecisionLogger>(dl, config ? *config : plugins::Config{}, store, metrics, labels);
+    }
+    std::shared_ptr<plugins::BundlePlugin> bundle_plugin;
+    std::shared_ptr<plugins::StatusReporter> status_reporter;
+    if (config && !config->bundles.empty()) bundle_plugin = std::make_shared<plugins::BundlePlugin>(*config, store, metrics);
+    if (config && config->status.enabled)
+        status_reporter = std::make_shared<plugins::StatusReporter>(config->status, *config, metrics, labels);
+
     std::shared_ptr<TlsContexts> tls;
     if (o.insecure_http) {
         log_line("warn", "serving plain HTTP (--insecure-http): for local debugging only, the API server requires HTTPS");
@@ -342,6 +423,19 @@ int run_serve(const ServeCliOptions& o) {
     auto rest_pool = std::make_shared<WorkerPool>("rest", 1, o.rest_queue);
     auto service = std::make_shared<Service>(svc, store, metrics);
     service->set_pools(eval_pool, rest_pool);
+    if (decision_logger) service->set_decision_logger(decision_logger);
+    if (bundle_plugin) {
+        // Not ready until every bundle was activated once (from disk or the service).
+        service->set_bundles_ready(false);
+        std::weak_ptr<plugins::BundlePlugin> weak = bundle_plugin;
+        bool logs = decision_logger != nullptr;
+        bundle_plugin->on_change([service, weak, status_reporter, logs] {
+            auto plugin = weak.lock();
+            if (!plugin) return;
+            if (plugin->all_activated()) service->set_bundles_ready(true);
+            if (status_reporter) status_reporter->update(plugin->statuses(), logs);
+        });
+    }
     auto handler = [service](Listener listener) {
         return [service, listener](HttpRequest req, Respond respond) {
             service->handle(listener, std::move(req), std::move(respond));
@@ -435,6 +529,9 @@ int run_serve(const ServeCliOptions& o) {
     if (diagnostic) diagnostic->start();
     if (rest) rest->start();
     admission->start();
+    if (status_reporter) status_reporter->start();
+    if (decision_logger) decision_logger->start();
+    if (bundle_plugin) bundle_plugin->start();
     service->set_ready(true);
     // One line per listener; admission last, so that a reader that saw it has seen them all.
     if (diagnostic)
@@ -458,6 +555,9 @@ int run_serve(const ServeCliOptions& o) {
     if (managed) managed->start();
     bool clean = lifecycle.run();
     if (events) events->stop();
+    if (bundle_plugin) bundle_plugin->stop();
+    if (status_reporter) status_reporter->stop();
+    if (decision_logger) decision_logger->stop();  // uploads what is buffered, once
     if (!clean) {
         // Evaluations ignored their cancellation: their threads cannot be joined, so do not wait.
         log_line("warn", "stopped with evaluations still running");
@@ -529,7 +629,13 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--log-format", opts->log_format, "Log lines as json, json-pretty or text")
         ->check(CLI::IsMember({"json", "json-pretty", "text"}))
         ->capture_default_str();
-    cmd->add_flag("--decision-log", opts->decision_log, "One JSON line per admission decision on stdout");
+    cmd->add_flag("--decision-log", opts->decision_log,
+                  "Decision logs on stdout (OPA's console decision logs; as decision_logs.console in the config file)");
+    cmd->add_option("-c,--config-file", opts->config_file,
+                    "OPA's configuration file (YAML or JSON): services, bundles, decision_logs, status, labels, keys");
+    cmd->add_option("--set", opts->set, "Override a configuration value (a.b.c=v; repeatable)")->allow_extra_args(false);
+    cmd->add_option("-b,--bundle", opts->bundles, "Bundle directory or .tar.gz file to serve (repeatable)")->allow_extra_args(false);
+    opts->verify.add_to(*cmd);
     cmd->add_flag("--input-http", opts->input_http, "Expose request headers and client certificate subject as input.http");
     cmd->add_option("--manage-webhooks", opts->manage_webhooks,
                     "Register NAME-validating/NAME-mutating webhook configurations through the Kubernetes API (in a Pod)");

@@ -32,6 +32,7 @@ using namespace test_runner;
 
 struct TestCliOptions {
     std::vector<std::string> paths;
+    bool bundle = false;  // -b: the paths are bundles
     bool verbose = false;
     std::string format = "pretty";
     std::string run;
@@ -131,6 +132,7 @@ int run_test_command(const TestCliOptions& opts) {
     SessionOptions session;
     session.paths = opts.paths.empty() ? std::vector<std::string>{"."} : opts.paths;
     session.ignore = opts.ignore;
+    session.bundle = opts.bundle;
     session.v0_compatible = opts.v0_compatible;
     session.strict = opts.strict;
     session.schema = opts.schema;
@@ -182,6 +184,7 @@ void add_test_command(CLI::App& app) {
     auto opts = std::make_shared<TestCliOptions>();
     auto* cmd = app.add_subcommand("test", "Run the policy unit tests (rules named test_*) below the paths, as opa test");
     cmd->add_option("paths", opts->paths, "Policy and data files or directories (default: .)");
+    cmd->add_flag("-b,--bundle", opts->bundle, "Load paths as bundle files or root directories");
     cmd->add_flag("-v,--verbose", opts->verbose, "List every test with its duration and print() output");
     cmd->add_option("-f,--format", opts->format, "Output format: pretty, json, or gobench (pretty, benchmarks named as Go's)")->capture_default_str();
     cmd->add_option("-r,--run", opts->run, "Run only tests whose data.pkg.test_name matches this regular expression");

@@ -10,6 +10,8 @@ namespace gavel::cli {
 int& exit_status();
 
 void add_bench_command(CLI::App& app);
+void add_build_command(CLI::App& app);
+void add_inspect_command(CLI::App& app);
 void add_capabilities_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_eval_command(CLI::App& app);

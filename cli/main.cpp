@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Show help for every command");
     gavel::cli::add_bench_command(app);
+    gavel::cli::add_build_command(app);
+    gavel::cli::add_inspect_command(app);
     gavel::cli::add_check_command(app);
     gavel::cli::add_eval_command(app);
     gavel::cli::add_fmt_command(app);

@@ -214,7 +214,7 @@ private:
         std::optional<bool> v0 = bundle ? bundle->v0_compatible_for(path) : std::nullopt;
         if (!rego && !json && !yaml) {
             if (ends_with(path, ".tar.gz")) {
-                error(path, path + ": bundle archives (.tar.gz) are not supported; unpack the bundle and load its directory");
+                error(path, path + ": a bundle archive: load it with -b/--bundle");
                 return;
             }
             if (depth > 0) return;  // other files found while walking are ignored

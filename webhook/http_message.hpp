@@ -16,6 +16,7 @@ struct HttpRequest {
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
     std::string client_subject;  // the verified client certificate's subject (mTLS), else empty
+    std::string remote_addr;     // "ip:port" of the client (decision logs' requested_by)
     // When the whole request had been read: time spent waiting for a worker counts
     // against the evaluation deadline.
     std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();

@@ -80,6 +80,19 @@ void Metrics::record_reload(bool ok) {
     }
 }
 
+void Metrics::plugin_add(std::string_view family, std::string_view labels, double delta, std::string_view type,
+                         std::string_view help) {
+    std::lock_guard lock(mutex_);
+    plugin_help_.try_emplace(std::string(family), std::string(type), std::string(help));
+    plugin_series_[std::string(family) + std::string(labels)] += delta;
+}
+
+void Metrics::plugin_set(std::string_view family, std::string_view labels, double value, std::string_view help) {
+    std::lock_guard lock(mutex_);
+    plugin_help_.try_emplace(std::string(family), "gauge", std::string(help));
+    plugin_series_[std::string(family) + std::string(labels)] = value;
+}
+
 std::string Metrics::render(bool ready, const std::string& config_hash) const {
     std::string out;
     std::lock_guard lock(mutex_);
@@ -153,6 +166,16 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
     out += "# TYPE gavel_config_controller_last_config_info gauge\n";
     out += fmt::format("gavel_config_controller_last_config_info{{hash=\"{}\"}} 1\n", label(config_hash));
     out += process_metrics_text();
+    std::string family;
+    for (const auto& [series, v] : plugin_series_) {
+        std::string name = series.substr(0, series.find('{'));
+        if (name != family) {
+            family = name;
+            auto help = plugin_help_.find(name);
+            if (help != plugin_help_.end()) out += "# HELP " + name + " " + help->second.second + "\n# TYPE " + name + " " + help->second.first + "\n";
+        }
+        out += fmt::format("{} {}\n", series, v);
+    }
     return out;
 }
 

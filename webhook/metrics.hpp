@@ -42,6 +42,12 @@ public:
 
     std::string render(bool ready, const std::string& config_hash) const;
 
+    // Series of the server plugins (bundles, decision logs, status): `labels` is
+    // "{k=\"v\"}" or empty. Counters add, gauges are set.
+    void plugin_add(std::string_view family, std::string_view labels, double delta, std::string_view type,
+                    std::string_view help);
+    void plugin_set(std::string_view family, std::string_view labels, double value, std::string_view help);
+
     // For tests.
     std::uint64_t reloads(bool ok) const { return ok ? reload_ok_.load() : reload_failed_.load(); }
 
@@ -56,6 +62,8 @@ private:
     std::map<std::string, Histogram> latency_;
     std::map<std::tuple<int, std::string, std::string>, Histogram> opa_latency_;  // (code, handler, method)
     std::string version_ = "unknown", revision_ = "unknown";
+    std::map<std::string, double> plugin_series_;                            // "family{labels}" -> value
+    std::map<std::string, std::pair<std::string, std::string>> plugin_help_;  // family -> type, help
     std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::uint64_t> reload_ok_{0}, reload_failed_{0};
     std::atomic<double> last_ok_{0}, last_failed_{0};

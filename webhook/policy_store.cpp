@@ -73,6 +73,7 @@ void PolicyStore::publish() {
     snap->generation = ++generation_;
     snap->policies = policies_;
     snap->data = engine_.data();
+    for (const auto& [name, b] : bundles_) snap->bundle_revisions[name] = b.revision;
     for (const auto& rule : engine_.rules()) {
         auto& list = snap->conventional_rules[rule.package];
         const auto& names = conventional_rule_names();
@@ -106,6 +107,11 @@ void PolicyStore::publish() {
     std::atomic_store(&current_, std::shared_ptr<const Snapshot>(std::move(snap)));
 }
 
+Engine::PolicyOptions PolicyStore::policy_options(const std::string& id) const {
+    auto it = v0_policies_.find(id);
+    return Engine::PolicyOptions{it == v0_policies_.end() ? std::nullopt : std::optional<bool>(it->second)};
+}
+
 WriteResult PolicyStore::commit_or_rollback(const std::map<std::string, std::string>& old_policies,
                                             const Value& old_data, Write write) {
     lang::Diagnostics errors = engine_.check();
@@ -117,7 +123,7 @@ WriteResult PolicyStore::commit_or_rollback(const std::map<std::string, std::str
         if (!old_policies.count(id)) engine_.remove_policy(id);
     for (const auto& [id, text] : old_policies) {
         auto it = policies_.find(id);
-        if (it == policies_.end() || it->second != text) engine_.add_policy(id, text);
+        if (it == policies_.end() || it->second != text) engine_.add_policy(id, text, policy_options(id));
     }
     policies_ = old_policies;
     if (!old_data.identical(engine_.data())) engine_.set_data(old_data);
@@ -197,6 +203,101 @@ WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::st
     directory_ids_.clear();
     for (const auto& [id, text] : policies) directory_ids_.push_back(id);
     directory_data_ = std::move(data);
+    return r;
+}
+
+namespace {
+
+std::vector<std::string> root_path(const std::string& root) {
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (!root.empty()) {
+        auto next = root.find('/', pos);
+        out.push_back(root.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
+        if (next == std::string::npos) break;
+        pos = next + 1;
+    }
+    return out;
+}
+
+bool roots_overlap(const std::string& a, const std::string& b) {
+    if (a.empty() || b.empty()) return true;
+    auto pa = root_path(a), pb = root_path(b);
+    std::size_t n = std::min(pa.size(), pb.size());
+    return std::equal(pa.begin(), pa.begin() + static_cast<std::ptrdiff_t>(n), pb.begin());
+}
+
+}  // namespace
+
+WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleContent& content) {
+    std::lock_guard lock(mutex_);
+    for (const auto& [other, b] : bundles_) {
+        if (other == name) continue;
+        for (const auto& r : b.roots)
+            for (const auto& mine : content.roots)
+                if (roots_overlap(r, mine))
+                    return failure(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
+                                                            std::min(name, other) + ", " + std::max(name, other) + "]");
+    }
+    auto old_policies = policies_;
+    auto old_v0 = v0_policies_;
+    Value old_data = engine_.data();
+    ActiveBundle previous = bundles_.count(name) ? bundles_[name] : ActiveBundle{};
+    auto restore = [&] {
+        for (const auto& [id, text] : policies_)
+            if (!old_policies.count(id)) engine_.remove_policy(id);
+        v0_policies_ = old_v0;
+        for (const auto& [id, text] : old_policies) engine_.add_policy(id, text, policy_options(id));
+        policies_ = old_policies;
+        engine_.set_data(old_data);
+    };
+    for (const auto& id : previous.ids) {
+        engine_.remove_policy(id);
+        policies_.erase(id);
+        v0_policies_.erase(id);
+    }
+    lang::Diagnostics parse_errors;
+    ActiveBundle next{{}, content.roots, content.revision};
+    for (const auto& [id, text, v0] : content.modules) {
+        v0_policies_[id] = v0;
+        auto errs = engine_.add_policy(id, text, policy_options(id));
+        if (!errs.empty()) parse_errors.append(errs);
+        policies_[id] = text;
+        next.ids.push_back(id);
+    }
+    if (!parse_errors.empty()) {
+        restore();
+        WriteResult r = failure(400, "invalid_parameter", "error(s) occurred while parsing module(s)");
+        r.errors = std::move(parse_errors);
+        return r;
+    }
+    // The bundle owns the data below its roots, those it had and those it has now.
+    std::optional<std::string> data_error;
+    std::vector<std::string> owned = previous.roots;
+    owned.insert(owned.end(), content.roots.begin(), content.roots.end());
+    for (const auto& root : owned) {
+        auto path = root_path(root);
+        if (path.empty()) data_error = engine_.set_data(Value::empty_object());
+        else engine_.remove_data(path);
+    }
+    for (const auto& root : content.roots) {
+        if (data_error) break;
+        auto path = root_path(root);
+        const Value* v = &content.data;
+        for (const auto& p : path) v = v && v->is_object() ? v->find(p) : nullptr;
+        if (v) data_error = engine_.set_data(*v, path);
+    }
+    if (data_error) {
+        restore();
+        return failure(400, "invalid_parameter", *data_error);
+    }
+    auto old_bundles = bundles_;
+    bundles_[name] = next;
+    WriteResult r = commit_or_rollback(old_policies, old_data);
+    if (!r.ok()) {
+        bundles_ = old_bundles;
+        v0_policies_ = old_v0;
+    }
     return r;
 }
 

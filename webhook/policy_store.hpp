@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +29,7 @@ struct Snapshot {
     std::string config_hash;                      // SHA-256 of policies and directory data, hex
     std::map<std::string, std::string> policies;  // id -> source text
     runtime::Value data;                          // the base data tree
+    std::map<std::string, std::string> bundle_revisions;  // active bundles: name -> manifest revision
     // The conventional admission rules (deny, warn ...) per package ("data.a.b"), and every
     // package that has rules at all (an unknown package in /validate/... is an error, not an allow).
     std::map<std::string, std::vector<ConventionalRule>> conventional_rules;
@@ -68,6 +70,18 @@ public:
     WriteResult replace_directory_content(std::map<std::string, std::string> policies, runtime::Value data,
                                           const std::string& content_hash);
 
+    // Activates a bundle (engine/bundle): its modules replace the bundle's previous ones
+    // and its data replaces what is below its roots (old and new), compiled then swapped
+    // in one step; on any error nothing changes. Roots may not overlap another active
+    // bundle's (OPA's activation check).
+    struct BundleContent {
+        std::vector<std::tuple<std::string, std::string, bool>> modules;  // id, text, v0
+        runtime::Value data = runtime::Value::empty_object();
+        std::vector<std::string> roots;  // "" is the whole of data
+        std::string revision;
+    };
+    WriteResult activate_bundle(const std::string& name, const BundleContent& content);
+
     WriteResult put_data(const std::vector<std::string>& path, const runtime::Value& value, bool only_if_absent);
     WriteResult delete_data(const std::vector<std::string>& path);
     WriteResult patch_data(const std::vector<std::string>& path, const runtime::Value& ops);
@@ -79,11 +93,18 @@ private:
     WriteResult commit_or_rollback(const std::map<std::string, std::string>& old_policies, const runtime::Value& old_data,
                                    Write write = Write::Policy);
     void publish();
+    Engine::PolicyOptions policy_options(const std::string& id) const;
 
     std::mutex mutex_;  // writers only
     Engine engine_;
     std::map<std::string, std::string> policies_;  // id -> text, what the engine holds
     std::vector<std::string> directory_ids_;
+    std::map<std::string, bool> v0_policies_;  // policies parsed in the v0 dialect (bundles say so per module)
+    struct ActiveBundle {
+        std::vector<std::string> ids, roots;
+        std::string revision;
+    };
+    std::map<std::string, ActiveBundle> bundles_;
     runtime::Value directory_data_ = runtime::Value::empty_object();
     std::string directory_hash_;
     std::vector<std::string> warm_queries_;

@@ -237,6 +237,11 @@ private:
         for (const auto& field : message) req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
         req.body = std::move(message.body());
         req.client_subject = client_subject_;
+        {
+            boost::system::error_code peer_ec;
+            auto peer = beast::get_lowest_layer(stream_).socket().remote_endpoint(peer_ec);
+            if (!peer_ec) req.remote_addr = peer.address().to_string() + ":" + std::to_string(peer.port());
+        }
         req.received = std::chrono::steady_clock::now();
         ++server_->in_flight;
         bool keep_alive = message.keep_alive();

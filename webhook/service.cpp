@@ -1,7 +1,9 @@
 #include "webhook/service.hpp"
+#include "webhook/plugins/uuid.hpp"
 
 #include <openssl/crypto.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include "runtime/json.hpp"
@@ -351,7 +353,7 @@ HttpResponse Service::execute(const Route& r, HttpRequest& req, const std::atomi
         HttpResponse resp;
         resp.status = 200;
         resp.content_type = "text/plain; version=0.0.4";
-        resp.body = metrics_->render(ready_, store_->current()->config_hash);
+        resp.body = metrics_->render(ready(), store_->current()->config_hash);
         if (eval_pool_) resp.body += eval_pool_->render_metrics();
         if (options_.gatekeeper) resp.body += options_.gatekeeper->render_metrics();
         if (rest_pool_) resp.body += rest_pool_->render_metrics();
@@ -407,16 +409,28 @@ void Service::sync_gatekeeper_inventory() {
 }
 
 HttpResponse Service::health(bool readiness) {
-    if (readiness && !ready_) return HttpResponse::json(503, R"({"error":"not ready"})");
+    if (readiness && !ready()) return HttpResponse::json(503, R"({"error":"not ready"})");
     return HttpResponse::json(200, "{}");
 }
 
 namespace {
+// A decision's id: a UUID (unique across replicas and restarts, as OPA's),
+// made only when something asks for it (a print() line, the decision log).
+class DecisionId {
+public:
+    const std::string& get() {
+        if (id_.empty()) id_ = plugins::random_uuid();
+        return id_;
+    }
+
+private:
+    std::string id_;
+};
+
 // print() in a policy: one log line per call, with the decision it belongs to.
-std::function<void(std::string_view)> print_to_log(std::uint64_t decision_id) {
-    return [decision_id](std::string_view text) {
-        log_line("info", text, {{"decision_id", runtime::Value::integer(static_cast<std::int64_t>(decision_id))}});
-    };
+// (`id` outlives the evaluation: both live in the request's handler.)
+std::function<void(std::string_view)> print_to_log(DecisionId& id) {
+    return [&id](std::string_view text) { log_line("info", text, {{"decision_id", runtime::Value::string(id.get())}}); };
 }
 }  // namespace
 
@@ -431,7 +445,7 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         decision_label = "";
         return error_response(400, "invalid_parameter", error);
     }
-    const std::uint64_t decision_id = ++decision_ids_;  // in the decision log and print() lines
+    DecisionId decision_id;  // in the decision log and print() lines
     Value input = review.review;
     if (options_.input_http) {
         runtime::ObjectBuilder headers;
@@ -461,6 +475,8 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
     }
     auto q = known_package && !gatekeeper ? store_->query(query_text) : PolicyStore::Query{};
     AdmissionDecision d;
+    std::optional<Value> logged_result;
+    gavel::Metrics logged_metrics;
     if (gatekeeper) {
         GatekeeperDecisionOptions go;
         go.fail_open = options_.fail_open;
@@ -489,11 +505,13 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         eo.max_memory = options_.eval_memory_limit;
         eo.print = print_to_log(decision_id);
         EvalResult result = q.query->eval(eo);
+        logged_metrics = result.metrics;
         if (result.error) {
             d = error_decision(review, eval_error_text(*result.error), options_.fail_open);
         } else {
             bool defined = !result.rows.empty() && !result.rows[0].expressions.empty();
             Value value = defined ? result.rows[0].expressions[0].value : Value();
+            if (defined) logged_result = value;
             d = main ? decision_from_main(review, value, defined, decision_name, options_.fail_open)
                      : decision_from_rules(review, value, options_.fail_open);
         }
@@ -506,29 +524,20 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
     if (d.outcome == AdmissionDecision::Outcome::Error)
         log_line("error", "admission decision failed",
                  {{"uid", review.uid}, {"decision", str(decision_name)}, {"error", str(d.message)}});
-    if (options_.decision_log) {
-        double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        const Value* request = review.review.find("request");
-        auto field = [&](std::string_view name) {
-            const Value* v = request ? request->find(name) : nullptr;
-            return v ? *v : Value();
-        };
-        Value kind = field("kind");
-        decision_log_line(Value::object({
-            {str("time"), str(utc_timestamp())},
-            {str("decision_id"), Value::integer(static_cast<std::int64_t>(decision_id))},
-            {str("path"), str(decision_name)},
-            {str("uid"), review.uid},
-            {str("operation"), field("operation")},
-            {str("kind"), kind},
-            {str("namespace"), field("namespace")},
-            {str("name"), field("name")},
-            {str("outcome"), str(decision_label)},
-            {str("code"), Value::integer(d.code)},
-            {str("message"), str(d.message)},
-            {str("config_hash"), str(q.snapshot ? q.snapshot->config_hash : "")},
-            {str("duration_ms"), Value::from_double(ms)},
-        }));
+    if (decision_logger_) {
+        // OPA's event: the decision's path, the input and the result of the query.
+        plugins::DecisionEvent event;
+        event.path = main ? options_.decision : decision_name;
+        if (event.path.rfind("data.", 0) == 0) event.path = event.path.substr(5);
+        std::replace(event.path.begin(), event.path.end(), '.', '/');
+        event.input = input;
+        event.result = logged_result;
+        if (d.outcome == AdmissionDecision::Outcome::Error) event.error = d.message;
+        event.requested_by = req.remote_addr;
+        event.metrics = logged_metrics;
+        if (q.snapshot) event.bundles = q.snapshot->bundle_revisions;
+        event.decision_id = decision_id.get();
+        decision_logger_->log(std::move(event));
     }
     return HttpResponse::json(200, runtime::to_json(d.review));
 }
@@ -561,8 +570,22 @@ HttpResponse Service::data_api(HttpRequest& req, const std::vector<std::string>&
             return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
         eo.cancel = cancel;
         eo.max_memory = options_.eval_memory_limit;
-        eo.print = print_to_log(++decision_ids_);
+        DecisionId decision_id;
+        eo.print = print_to_log(decision_id);
         EvalResult result = q.query->eval(eo);
+        if (decision_logger_) {
+            plugins::DecisionEvent event;
+            event.decision_id = decision_id.get();
+            for (const auto& p : path) event.path += (event.path.empty() ? "" : "/") + p;
+            if (has_input) event.input = input;
+            if (!result.error && !result.rows.empty() && !result.rows[0].expressions.empty())
+                event.result = result.rows[0].expressions[0].value;
+            if (result.error) event.error = eval_error_text(*result.error);
+            event.requested_by = req.remote_addr;
+            event.metrics = result.metrics;
+            event.bundles = q.snapshot->bundle_revisions;
+            decision_logger_->log(std::move(event));
+        }
         if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
         if (result.rows.empty() || result.rows[0].expressions.empty()) return HttpResponse::json(200, "{}");
         bool pretty = has_query_flag(req.query(), "pretty");
@@ -650,7 +673,8 @@ HttpResponse Service::query_api(HttpRequest& req, const std::atomic<bool>* cance
         return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
     eo.cancel = cancel;
     eo.max_memory = options_.eval_memory_limit;
-    eo.print = print_to_log(++decision_ids_);
+    DecisionId decision_id;
+    eo.print = print_to_log(decision_id);
     EvalResult result = q.query->eval(eo);
     if (result.error) return error_response(500, "internal_error", eval_error_text(*result.error));
     if (result.rows.empty()) return HttpResponse::json(200, "{}");

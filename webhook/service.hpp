@@ -37,6 +37,7 @@
 #include "webhook/gatekeeper_policies.hpp"
 #include "webhook/http_message.hpp"
 #include "webhook/metrics.hpp"
+#include "webhook/plugins/decision_logger.hpp"
 #include "webhook/policy_store.hpp"
 #include "webhook/server.hpp"
 #include "webhook/worker_pool.hpp"
@@ -49,7 +50,7 @@ struct ServiceOptions {
     std::uint64_t eval_memory_limit = 0;  // bytes one evaluation may take (EvalOptions::max_memory); 0: none
     bool fail_open = false;     // evaluation errors allow (with a warning) instead of deny
     bool input_http = false;    // add request headers and the client certificate subject as input.http
-    bool decision_log = false;  // one JSON line per admission decision on stdout
+    bool decision_log = false;  // (cmd_serve turns it into a console DecisionLogger)
     std::string token;          // non-empty: bearer token required on the REST listener
     // --gatekeeper: POST /gatekeeper answers from Gatekeeper's constraints (and POST / too
     // when `gatekeeper_on_root`); data.inventory writes rebuild them.
@@ -74,7 +75,11 @@ public:
     HttpResponse handle_now(Listener listener, HttpRequest& req);
 
     void set_ready(bool ready) { ready_ = ready; }
-    bool ready() const { return ready_; }
+    // Ready: started, not shutting down, and every configured bundle activated once.
+    bool ready() const { return ready_ && bundles_ready_; }
+    void set_bundles_ready(bool ready) { bundles_ready_ = ready; }
+    // Where decisions are logged (OPA's decision_logs; --decision-log is its console form).
+    void set_decision_logger(std::shared_ptr<plugins::DecisionLogger> logger) { decision_logger_ = std::move(logger); }
 
     struct Route;
 
@@ -100,7 +105,8 @@ private:
     std::shared_ptr<Metrics> metrics_;
     std::shared_ptr<WorkerPool> eval_pool_, rest_pool_;
     std::atomic<bool> ready_{false};
-    std::atomic<std::uint64_t> decision_ids_{0};
+    std::atomic<bool> bundles_ready_{true};
+    std::shared_ptr<plugins::DecisionLogger> decision_logger_;
     std::atomic<std::int64_t> last_overload_log_{0};  // steady_clock seconds: overloads are logged once a second
 };
 

@@ -9,6 +9,7 @@
 #include "cli/repl/trace_printer.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
+#include "engine/bundle/load.hpp"
 #include "runtime/yaml.hpp"
 
 namespace gavel::cli::repl {
@@ -73,6 +74,14 @@ std::string metrics_text(const Metrics& metrics) {
 
 Session::Session(const SessionOptions& options) : engine_(EngineOptions{.v0_compatible = options.v0_compatible}) {
     if (!options.data_paths.empty()) startup_errors_ += load_paths(options.data_paths);
+    if (!options.bundle_paths.empty()) {
+        lang::Diagnostics diags;
+        auto loaded = engine::bundle::load_bundles(options.bundle_paths, options.bundle_options);
+        diags = loaded.ok() ? engine::add_to_engine(engine_, std::move(loaded)) : std::move(loaded.errors);
+        std::vector<std::string> errors;
+        for (const auto& d : diags) errors.push_back(engine::describe(d));
+        if (!errors.empty()) startup_errors_ += errors_text(errors);
+    }
     if (!options.input_path.empty()) startup_errors_ += load_input(options.input_path);
 }
 

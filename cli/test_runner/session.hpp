@@ -15,6 +15,7 @@ namespace gavel::cli::test_runner {
 struct SessionOptions {
     std::vector<std::string> paths;
     std::vector<std::string> ignore;  // glob patterns matched against file and directory names
+    bool bundle = false;              // -b: the paths are bundles (directories or .tar.gz)
     bool v0_compatible = false;
     bool strict = false;              // compiler strict mode
     std::string schema;               // -s: a JSON Schema file (for input) or a directory of them

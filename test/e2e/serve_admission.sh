@@ -186,8 +186,10 @@ grep -q 'gavel_http_requests_total{endpoint="/validate",decision="error",code="2
 grep -q 'gavel_http_request_duration_seconds_bucket{endpoint="/validate",le="0.0001"}' "$work/metrics.txt" && pass "metrics: sub-ms buckets" || fail "metrics: sub-ms buckets"
 grep -q '^gavel_config_info{hash="[0-9a-f]\{64\}"} 1' "$work/metrics.txt" && pass "metrics: config hash" || fail "metrics: config hash"
 grep -q '^gavel_http_requests_in_flight 1' "$work/metrics.txt" && pass "metrics: in flight (this request)" || fail "metrics: in flight"
-if grep -q '"uid":"0f1c8a3e-bad0-4d2e-9b7c-000000000001"' "$main_out" && grep -q '"outcome":"denied"' "$main_out"; then
-    pass "decision log"; else fail "decision log"; fi
+# OPA's decision log event on stdout: the input (with the review's uid), a UUID decision_id, the path.
+if grep '"uid":"0f1c8a3e-bad0-4d2e-9b7c-000000000001"' "$main_out" | grep '"msg":"Decision Log"' |
+    grep -q '"decision_id":"[0-9a-f]\{8\}-[0-9a-f]\{4\}-4[0-9a-f]\{3\}-[89ab][0-9a-f]\{3\}-[0-9a-f]\{12\}"'; then
+    pass "decision log"; else fail "decision log"; head -3 "$main_out"; fi
 
 stop_server "$main_pid"
 

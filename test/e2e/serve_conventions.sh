@@ -36,7 +36,8 @@ images=$(json_get "$review" 'count(input.request.object.spec.containers)')
 grep '"msg":"checking ' "$opa_log" > "$work/prints"
 expect_eq "print(): one log line per call" "$(wc -l < "$work/prints" | tr -d ' ')" "$images"
 id=$(json_get "$opa_out" 'input.decision_id')
-expect_eq "print() lines carry the decision's id" "$(grep -c "\"decision_id\":$id[,}]" "$work/prints")" "$images"
+[[ $id =~ ^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]] && pass "the decision log's id is a UUID" || fail "decision id [$id]"
+expect_eq "print() lines carry the decision log's id" "$(grep -c "\"decision_id\":\"$id\"" "$work/prints")" "$images"
 grep '"msg":"checking ' "$opa_log" | head -1 | grep -q '"level":"info"' && pass "print() lines are info" || fail "print level"
 stop_server "$opa_pid"
 

@@ -1,0 +1,295 @@
+#include "engine/bundle/bundle.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "engine/bundle/roots.hpp"
+#include "engine/loader.hpp"
+#include "lang/parse.hpp"
+#include "runtime/json.hpp"
+#include "runtime/yaml.hpp"
+
+namespace gavel::engine::bundle {
+
+namespace fs = std::filesystem;
+using runtime::Value;
+
+namespace {
+
+lang::Diagnostic plain(std::string message) {
+    lang::Diagnostic d;
+    d.message = std::move(message);
+    return d;
+}
+
+BundleReadResult failure(const std::string& name, const std::string& message) {
+    BundleReadResult r;
+    r.errors.add(plain("bundle " + name + ": " + message));
+    return r;
+}
+
+std::string_view base_name(std::string_view path) {
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string join(const std::string& dir, const std::string& rel) {
+    if (dir.empty()) return rel;
+    return (fs::path(dir) / rel).lexically_normal().generic_string();
+}
+
+// OPA's getNormalizedPath: the directory of a data file, leading '/' and '.' trimmed.
+std::vector<std::string> data_key(const std::string& path) {
+    auto slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
+    std::size_t start = dir.find_first_not_of("/.");
+    dir = start == std::string::npos ? "" : dir.substr(start);
+    std::vector<std::string> key;
+    std::size_t pos = 0;
+    while (!dir.empty()) {
+        auto next = dir.find('/', pos);
+        key.push_back(dir.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
+        if (next == std::string::npos) break;
+        pos = next + 1;
+    }
+    return key;
+}
+
+// merge.InterfaceMaps: objects merge key by key; anything else meeting is a conflict.
+bool merge_values(const Value& a, const Value& b, Value& out) {
+    if (!a.is_object() || !b.is_object()) return false;
+    runtime::ObjectBuilder builder;
+    for (const auto& e : a.object_entries()) {
+        const Value* other = b.find(e.key);
+        if (!other) {
+            builder.insert(e.key, e.value);
+            continue;
+        }
+        Value merged;
+        if (!merge_values(e.value, *other, merged)) return false;
+        builder.insert(e.key, merged);
+    }
+    for (const auto& e : b.object_entries())
+        if (!a.find(e.key)) builder.insert(e.key, e.value);
+    out = builder.build();
+    return true;
+}
+
+// "a/b" for `package a.b` (OPA's Package.Path.Ptr()).
+std::string package_path_of(const lang::Module& m) {
+    std::string path;
+    // The parser keeps the parts after `package` (a Ref, or one term for `package a`).
+    const auto& p = m.package.path;
+    if (!p) return path;
+    if (p->kind != lang::TermKind::Ref) return p->text;
+    for (const auto& part : p->elems) path += (path.empty() ? "" : "/") + part->text;
+    return path;
+}
+
+// Directory walk: regular files in byte order of names. Links are followed only
+// when they stay inside the bundle; ".."-prefixed names (ConfigMap internals) are skipped.
+bool walk_directory(const fs::path& root, const fs::path& dir, const std::string& rel, std::vector<ArchiveFile>& out,
+                    const ArchiveLimits& limits, std::uint64_t& total, std::string& error, int depth) {
+    if (depth > 64) return error = "directory nesting too deep at " + dir.string(), false;
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename().string());
+    if (ec) return error = "open " + dir.string() + ": " + ec.message(), false;
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+        if (name.starts_with("..")) continue;
+        fs::path p = dir / name;
+        std::string r = rel.empty() ? name : rel + "/" + name;
+        auto link = fs::symlink_status(p, ec);
+        if (fs::is_symlink(link)) {
+            fs::path target = fs::weakly_canonical(p, ec);
+            fs::path base = fs::weakly_canonical(root, ec);
+            auto inside = target.lexically_relative(base);
+            if (ec || inside.empty() || *inside.begin() == "..")
+                return error = "symbolic link " + r + " points outside the bundle", false;
+        }
+        auto status = fs::status(p, ec);
+        if (ec) return error = "stat " + p.string() + ": " + ec.message(), false;
+        if (fs::is_directory(status)) {
+            if (!walk_directory(root, p, r, out, limits, total, error, depth + 1)) return false;
+            continue;
+        }
+        if (!fs::is_regular_file(status)) continue;
+        auto size = fs::file_size(p, ec);
+        if (size > limits.max_file_bytes)
+            return error = "bundle file '" + r + "' size (" + std::to_string(size) + " bytes) exceeds the limit (" +
+                           std::to_string(limits.max_file_bytes) + " bytes)",
+                   false;
+        total += size;
+        if (total > limits.max_total_bytes) return error = "bundle exceeds " + std::to_string(limits.max_total_bytes) + " bytes", false;
+        if (out.size() >= limits.max_entries) return error = "more than " + std::to_string(limits.max_entries) + " files", false;
+        std::ifstream in(p, std::ios::binary);
+        std::string bytes(static_cast<std::size_t>(size), '\0');
+        in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (!in) return error = "read " + p.string() + ": read error", false;
+        out.push_back({r, std::move(bytes)});
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string BundleReadResult::error_text() const {
+    std::string out;
+    for (const auto& d : errors) {
+        if (!out.empty()) out += "\n";
+        out += describe(d);
+    }
+    return out;
+}
+
+std::string package_text_of(const std::string& package_path) {
+    std::string out = package_path;
+    std::replace(out.begin(), out.end(), '/', '.');
+    return "package " + out;
+}
+
+BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::string& name,
+                                   const std::string& signature_prefix, const BundleReadOptions& options) {
+    Bundle b;
+    b.name = name;
+    // Signatures first: every other file is checked against them as it is read.
+    std::vector<const ArchiveFile*> descriptors;
+    for (const auto& f : files) {
+        if (options.ignore && options.ignore(f.path)) continue;
+        if (ends_with(f.path, "signatures.json")) {
+            if (options.skip_verify) continue;
+            std::string plugin, error;
+            if (!parse_signatures(f.bytes, b.signatures, plugin, error)) return failure(name, error);
+            if (!plugin.empty()) return failure(name, "no verifier exists under id " + plugin);
+            continue;
+        }
+        descriptors.push_back(&f);
+    }
+    std::map<std::string, FileDigest> signed_files;
+    const bool check = !options.skip_verify && !b.signatures.empty();
+    if (!options.skip_verify) {
+        if (b.signatures.empty() && options.verification && !options.verification->key_id.empty())
+            return failure(name, "bundle missing .signatures.json file");
+        if (check) {
+            if (!options.verification) return failure(name, "verification key not provided");
+            std::string error;
+            auto verified = verify_signatures(b.signatures, *options.verification, error);
+            if (!verified) return failure(name, error);
+            signed_files = std::move(*verified);
+        }
+    }
+    std::vector<const ArchiveFile*> rego;
+    for (const ArchiveFile* f : descriptors) {
+        if (check) {
+            std::string signed_name = join(signature_prefix, f->path);
+            bool excluded = false;
+            for (const auto& pattern : options.verification->exclude_files)
+                if (go_path_match(pattern, signed_name)) excluded = true;
+            std::string error;
+            if (excluded) signed_files.erase(signed_name);
+            else if (!verify_bundle_file(signed_name, f->bytes, signed_files, error)) return failure(name, error);
+        }
+        auto base = base_name(f->path);
+        if (ends_with(f->path, ".rego")) {
+            rego.push_back(f);
+        } else if (base == "data.json" || base == "data.yaml" || base == "data.yml") {
+            auto parsed = base == "data.json" ? runtime::parse_json(f->bytes) : runtime::load_yaml_data(f->bytes);
+            if (!parsed) return failure(name, "bundle load failed on " + f->path + ": " + parsed.error.message);
+            auto key = data_key(f->path);
+            Value tree = parsed.value;
+            if (key.empty() && !tree.is_object())
+                return failure(name, "bundle load failed on " + f->path + ": root value must be object");
+            for (auto it = key.rbegin(); it != key.rend(); ++it) tree = Value::object({{Value::string(*it), tree}});
+            Value merged;
+            if (!merge_values(b.data, tree, merged)) {
+                std::string joined;
+                for (const auto& k : key) joined += (joined.empty() ? "" : "/") + k;
+                return failure(name, "bundle load failed on " + f->path + ": failed to insert data file from path " + joined);
+            }
+            b.data = std::move(merged);
+            b.data_files.push_back(f->path);
+        } else if (ends_with(f->path, ".manifest")) {
+            std::string error;
+            auto m = parse_manifest(f->bytes, error);
+            if (!m) return failure(name, error);
+            b.manifest = std::move(*m);
+            b.has_manifest = true;
+        }
+    }
+    if (check && !signed_files.empty()) {
+        std::vector<std::string> missing;
+        for (const auto& [n, d] : signed_files) missing.push_back(n);
+        return failure(name, "file(s) " + go_string_list(missing) +
+                                 " specified in bundle signatures but not found in the target bundle");
+    }
+    // Modules are parsed once the manifest (their dialect) is known.
+    BundleReadResult result;
+    for (const ArchiveFile* f : rego) {
+        BundleModule m;
+        m.path = f->path;
+        m.name = join(name, f->path);
+        m.text = f->bytes;
+        m.v0_compatible = b.manifest.v0_for(f->path).value_or(options.v0_compatible);
+        lang::ParseOptions po;
+        po.v0_compatible = m.v0_compatible;
+        auto parsed = lang::parse_module(m.name, m.text, po);
+        if (!parsed.ok()) {
+            result.errors.append(parsed.diagnostics);
+            continue;
+        }
+        m.package_path = package_path_of(*parsed.module);
+        b.modules.push_back(std::move(m));
+    }
+    if (!result.errors.empty()) return result;
+    auto roots = b.manifest.effective_roots();
+    if (auto e = check_manifest_roots(roots)) return failure(name, *e);
+    for (const auto& m : b.modules)
+        if (auto e = check_module_root(roots, m.package_path, package_text_of(m.package_path), m.name)) return failure(name, *e);
+    if (auto e = check_data_roots(roots, b.data)) return failure(name, *e);
+    result.bundle = std::move(b);
+    return result;
+}
+
+BundleReadResult read_bundle_archive(std::string_view bytes, const std::string& name, const BundleReadOptions& options) {
+    auto archive = read_tar_gz(bytes, options.limits);
+    if (!archive.ok()) return failure(name, archive.error);
+    return read_bundle_files(std::move(archive.files), name, "", options);
+}
+
+BundleReadResult read_bundle(const std::string& given, const BundleReadOptions& options) {
+    std::string path = given.starts_with("file://") ? given.substr(7) : given;
+    std::error_code ec;
+    auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status)) return failure(given, "stat " + path + ": no such file or directory");
+    if (fs::is_directory(status)) {
+        std::vector<ArchiveFile> files;
+        std::uint64_t total = 0;
+        std::string error;
+        if (!walk_directory(path, path, "", files, options.limits, total, error, 0)) return failure(given, error);
+        std::string prefix = fs::path(path).lexically_normal().generic_string();
+        if (prefix == ".") prefix.clear();
+        while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
+        return read_bundle_files(std::move(files), prefix.empty() ? "." : prefix, prefix, options);
+    }
+    auto size = fs::file_size(path, ec);
+    if (ec) return failure(given, "stat " + path + ": " + ec.message());
+    // A compressed archive is at most as large as what it may unpack to (plus framing).
+    if (size > options.limits.max_total_bytes + (1u << 20))
+        return failure(given, "archive of " + std::to_string(size) + " bytes exceeds the limit");
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(static_cast<std::size_t>(size), '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!in) return failure(given, "read " + path + ": read error");
+    return read_bundle_archive(bytes, given, options);
+}
+
+}  // namespace gavel::engine::bundle

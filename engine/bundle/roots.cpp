@@ -1,0 +1,159 @@
+#include "engine/bundle/roots.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace gavel::engine::bundle {
+
+namespace {
+
+std::vector<std::string_view> segments(std::string_view path) {
+    std::vector<std::string_view> out;
+    std::size_t start = 0;
+    while (true) {
+        auto slash = path.find('/', start);
+        out.push_back(path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+        if (slash == std::string_view::npos) break;
+        start = slash + 1;
+    }
+    return out;
+}
+
+bool root_contains(const std::vector<std::string_view>& root, const std::vector<std::string_view>& other) {
+    if (root.size() == 1 && root[0].empty()) return true;
+    if (root.size() > other.size()) return false;
+    return std::equal(root.begin(), root.end(), other.begin());
+}
+
+std::string trim(std::string_view s) {
+    while (!s.empty() && s.front() == '/') s.remove_prefix(1);
+    while (!s.empty() && s.back() == '/') s.remove_suffix(1);
+    return std::string(s);
+}
+
+}  // namespace
+
+std::string go_string_list(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i) out += ' ';
+        out += items[i];
+    }
+    return out + "]";
+}
+
+bool root_paths_overlap(std::string_view a, std::string_view b) {
+    auto sa = segments(a), sb = segments(b);
+    return root_contains(sa, sb) || root_contains(sb, sa);
+}
+
+bool root_paths_contain(const std::vector<std::string>& roots, std::string_view path) {
+    auto p = segments(path);
+    for (const auto& r : roots)
+        if (root_contains(segments(r), p)) return true;
+    return false;
+}
+
+std::optional<std::string> check_manifest_roots(const std::vector<std::string>& roots) {
+    for (std::size_t i = 0; i + 1 < roots.size(); ++i)
+        for (std::size_t j = i + 1; j < roots.size(); ++j)
+            if (root_paths_overlap(roots[i], roots[j]))
+                return "manifest has overlapped roots: '" + roots[i] + "' and '" + roots[j] + "'";
+    return std::nullopt;
+}
+
+std::optional<std::string> check_module_root(const std::vector<std::string>& roots, std::string_view package_path,
+                                             std::string_view package_text, std::string_view module_path) {
+    if (root_paths_contain(roots, package_path)) return std::nullopt;
+    return "manifest roots " + go_string_list(roots) + " do not permit '" + std::string(package_text) + "' in module '" +
+           std::string(module_path) + "'";
+}
+
+std::optional<std::string> check_data_roots(const std::vector<std::string>& roots, const runtime::Value& data) {
+    std::optional<std::string> error;
+    // OPA's dfs: a path inside a root is fine; an object on the way to a root is walked.
+    std::function<bool(const runtime::Value&, const std::string&)> walk = [&](const runtime::Value& node,
+                                                                          const std::string& path) {
+        std::string trimmed = trim(path);
+        if (root_paths_contain(roots, trimmed)) return true;
+        if (node.is_object()) {
+            // OPA checks the path's segments as if they were roots (RootPathsContain(split(path), root)).
+            std::vector<std::string> parts;
+            for (auto s : segments(trimmed)) parts.emplace_back(s);
+            bool on_the_way = false;
+            for (const auto& r : roots)
+                if (root_paths_contain(parts, r)) on_the_way = true;
+            if (on_the_way) {
+                for (const auto& e : node.object_entries()) {
+                    std::string key = e.key.is_string() ? std::string(e.key.as_string()) : "";
+                    if (!walk(e.value, path + "/" + key)) return false;
+                }
+                return true;
+            }
+        }
+        error = "manifest roots " + go_string_list(roots) + " do not permit data at path '/" + trimmed +
+                "' (hint: check bundle directory structure)";
+        return false;
+    };
+    walk(data, "");
+    return error;
+}
+
+std::optional<std::string> check_bundle_roots_overlap(const std::vector<std::pair<std::string, std::vector<std::string>>>& bundles) {
+    struct Entry {
+        std::string canonical, bundle;
+    };
+    std::vector<Entry> entries;
+    std::set<std::string> empty_root_bundles;
+    for (const auto& [name, roots] : bundles)
+        for (const auto& raw : roots) {
+            std::string t = trim(raw);
+            if (raw.empty()) empty_root_bundles.insert(name);
+            entries.push_back({t.empty() ? "/" : "/" + t + "/", name});
+        }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return a.canonical != b.canonical ? a.canonical < b.canonical : a.bundle < b.bundle;
+    });
+    std::set<std::string> colliding, conflicts;
+    auto display = [](const std::string& canonical) { return trim(canonical); };
+    for (std::size_t start = 0; start < entries.size();) {
+        std::size_t end = start + 1;
+        while (end < entries.size() && entries[end].canonical == entries[start].canonical) ++end;
+        std::set<std::string> group;
+        for (std::size_t k = start; k < end; ++k) group.insert(entries[k].bundle);
+        if (group.size() > 1) {
+            colliding.insert(group.begin(), group.end());
+            conflicts.insert("root " + display(entries[start].canonical) + " is in multiple bundles");
+        }
+        for (std::size_t d = end; d < entries.size() && entries[d].canonical.starts_with(entries[start].canonical); ++d) {
+            bool cross = false;
+            for (std::size_t k = start; k < end; ++k)
+                if (entries[k].bundle != entries[d].bundle) {
+                    colliding.insert(entries[k].bundle);
+                    cross = true;
+                }
+            if (cross) {
+                colliding.insert(entries[d].bundle);
+                std::vector<std::string> paths = {display(entries[start].canonical), display(entries[d].canonical)};
+                std::sort(paths.begin(), paths.end());
+                conflicts.insert(paths[0] + " overlaps " + paths[1]);
+            }
+        }
+        start = end;
+    }
+    if (colliding.empty()) return std::nullopt;
+    auto join = [](const std::set<std::string>& s) {
+        std::string out;
+        for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+        return out;
+    };
+    if (!empty_root_bundles.empty())
+        return "bundles [" + join(colliding) +
+               "] have overlapping roots and cannot be activated simultaneously because bundle(s) [" +
+               join(empty_root_bundles) + "] specify empty root paths ('') which overlap with any other bundle root";
+    return "detected overlapping roots in manifests for these bundles: [" + join(colliding) + "] (" + join(conflicts) + ")";
+}
+
+}  // namespace gavel::engine::bundle

@@ -1,0 +1,40 @@
+#pragma once
+// Bundle roots, as OPA checks them: a bundle owns the parts of `data` its
+// manifest's roots name; its packages and data must lie below them, roots in
+// one manifest may not overlap, and bundles active together may not share or
+// nest roots. Paths are '/'-separated ("kubernetes/admission"); "" is the
+// whole of data. Error texts are OPA's.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "runtime/value.hpp"
+
+namespace gavel::engine::bundle {
+
+// RootPathsOverlap / RootPathsContain.
+bool root_paths_overlap(std::string_view a, std::string_view b);
+bool root_paths_contain(const std::vector<std::string>& roots, std::string_view path);
+
+// "manifest has overlapped roots: 'a' and 'a/b'"
+std::optional<std::string> check_manifest_roots(const std::vector<std::string>& roots);
+
+// "manifest roots [a] do not permit 'package b' in module 'x.rego'" for a
+// module whose package path ("b/c") is outside the roots.
+std::optional<std::string> check_module_root(const std::vector<std::string>& roots, std::string_view package_path,
+                                             std::string_view package_text, std::string_view module_path);
+
+// "manifest roots [a] do not permit data at path '/b' (hint: check bundle directory structure)"
+std::optional<std::string> check_data_roots(const std::vector<std::string>& roots, const runtime::Value& data);
+
+// Across bundles (name, roots): "detected overlapping roots in manifests for these
+// bundles: [a, b] (x overlaps x/y)", or the empty-root variant.
+std::optional<std::string> check_bundle_roots_overlap(const std::vector<std::pair<std::string, std::vector<std::string>>>& bundles);
+
+// Go's fmt of a []string: "[a b]".
+std::string go_string_list(const std::vector<std::string>& items);
+
+}  // namespace gavel::engine::bundle

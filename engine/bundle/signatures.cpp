@@ -1,0 +1,313 @@
+#include "engine/bundle/signatures.hpp"
+
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/bundle/file_hash.hpp"
+#include "runtime/json.hpp"
+#include "stdlib/crypto_support.hpp"
+#include "stdlib/jwk.hpp"
+#include "stdlib/jws.hpp"
+
+namespace gavel::engine::bundle {
+
+using runtime::Value;
+namespace crypto = stdlib::crypto;
+namespace jws = stdlib::jws;
+
+namespace {
+
+bool is_hmac(std::string_view alg) { return alg == "HS256" || alg == "HS384" || alg == "HS512"; }
+
+// A file's content when `text` names an existing file, else `text` itself (OPA's os.Stat test).
+std::string file_or_literal(const std::string& text) {
+    std::error_code ec;
+    if (!text.empty() && std::filesystem::exists(text, ec)) {
+        std::ifstream in(text, std::ios::binary);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    }
+    return text;
+}
+
+crypto::PkeyPtr parse_der_key(const crypto::PemBlock& block, bool want_private, std::string& error) {
+    const auto* p = reinterpret_cast<const unsigned char*>(block.bytes.data());
+    long n = static_cast<long>(block.bytes.size());
+    crypto::PkeyPtr key;
+    if (block.type == "RSA PRIVATE KEY" || block.type == "PRIVATE KEY" || block.type == "EC PRIVATE KEY") {
+        key.reset(d2i_AutoPrivateKey(nullptr, &p, n));
+    } else if (want_private) {
+        error = "unsupported key type: " + block.type;
+        return nullptr;
+    } else if (block.type == "RSA PUBLIC KEY") {
+        key.reset(d2i_PublicKey(EVP_PKEY_RSA, nullptr, &p, n));
+    } else if (block.type == "PUBLIC KEY") {
+        key.reset(d2i_PUBKEY(nullptr, &p, n));
+    } else if (block.type == "CERTIFICATE") {
+        crypto::X509Ptr cert(d2i_X509(nullptr, &p, n));
+        if (cert) key.reset(X509_get_pubkey(cert.get()));
+    } else {
+        error = "failed to parse PEM block containing the key";
+        return nullptr;
+    }
+    if (!key) error = "x509: failed to parse " + block.type;
+    return key;
+}
+
+std::string key_type_of(EVP_PKEY* key) {
+    switch (EVP_PKEY_get_base_id(key)) {
+    case EVP_PKEY_RSA: return "RSA";
+    case EVP_PKEY_EC: return "EC";
+    case EVP_PKEY_ED25519: return "OKP";
+    default: return "";
+    }
+}
+
+std::string b64url(std::string_view bytes) { return crypto::base64_encode(bytes, true, false); }
+
+// Go's RawURLEncoding: no padding allowed in the input.
+std::optional<std::string> b64url_decode(std::string_view s, std::string& error) {
+    if (s.find('=') != std::string_view::npos) {
+        error = "illegal base64 data";
+        return std::nullopt;
+    }
+    return crypto::base64url_decode_lenient(s, error);
+}
+
+}  // namespace
+
+bool is_supported_algorithm(std::string_view alg) {
+    static const char* kAlgs[] = {"ES256", "ES384", "ES512", "HS256", "HS384", "HS512",
+                                  "PS256", "PS384", "PS512", "RS256", "RS384", "RS512"};
+    for (const char* a : kAlgs)
+        if (alg == a) return true;
+    return false;
+}
+
+KeyConfig key_config_from_flag(const std::string& key, const std::string& algorithm, const std::string& scope) {
+    return KeyConfig{file_or_literal(key), algorithm.empty() ? "RS256" : algorithm, scope};
+}
+
+bool go_path_match(std::string_view pattern, std::string_view name) {
+    // '*' and '?' never match '/'; '[...]' classes; '\\' escapes.
+    if (pattern.empty()) return name.empty();
+    char c = pattern[0];
+    if (c == '*') {
+        for (std::size_t i = 0; i <= name.size(); ++i) {
+            if (go_path_match(pattern.substr(1), name.substr(i))) return true;
+            if (i < name.size() && name[i] == '/') break;
+        }
+        return false;
+    }
+    if (name.empty()) return false;
+    if (c == '?') return name[0] != '/' && go_path_match(pattern.substr(1), name.substr(1));
+    if (c == '[') {
+        auto close = pattern.find(']', 1);
+        if (close == std::string_view::npos) return false;
+        std::string_view cls = pattern.substr(1, close - 1);
+        bool negate = !cls.empty() && cls[0] == '^';
+        if (negate) cls.remove_prefix(1);
+        bool match = false;
+        for (std::size_t i = 0; i < cls.size(); ++i) {
+            if (i + 2 < cls.size() && cls[i + 1] == '-') {
+                if (name[0] >= cls[i] && name[0] <= cls[i + 2]) match = true;
+                i += 2;
+            } else if (cls[i] == name[0]) {
+                match = true;
+            }
+        }
+        return match != negate && name[0] != '/' && go_path_match(pattern.substr(close + 1), name.substr(1));
+    }
+    if (c == '\\' && pattern.size() > 1) {
+        return pattern[1] == name[0] && go_path_match(pattern.substr(2), name.substr(1));
+    }
+    return c == name[0] && go_path_match(pattern.substr(1), name.substr(1));
+}
+
+std::optional<std::string> sign_files(const std::vector<FileDigest>& files, const SigningConfig& config,
+                                      const std::string& key_id, std::string& error) {
+    const jws::Algorithm* alg = jws::find(config.algorithm);
+    if (!alg || !is_supported_algorithm(config.algorithm)) {
+        error = "unknown signature algorithm: " + config.algorithm;
+        return std::nullopt;
+    }
+    std::string key_text = config.key.starts_with("-----BEGIN") ? config.key : file_or_literal(config.key);
+    stdlib::jwk::Key key;
+    if (is_hmac(config.algorithm)) {
+        key.kty = "oct";
+        key.secret = key_text;
+        key.is_private = true;
+    } else {
+        std::string_view rest;
+        auto block = crypto::pem_decode(key_text, rest);
+        if (!block) {
+            error = "failed to parse PEM block containing the key";
+            return std::nullopt;
+        }
+        key.pkey = parse_der_key(*block, true, error);
+        if (!key.pkey) return std::nullopt;
+        key.kty = key_type_of(key.pkey.get());
+        key.is_private = true;
+    }
+    key.kid = key_id;
+
+    runtime::ObjectBuilder payload;
+    runtime::ArrayBuilder list;
+    for (const auto& f : files)
+        list.push_back(Value::object({{Value::string("name"), Value::string(f.name)},
+                                      {Value::string("hash"), Value::string(f.hash)},
+                                      {Value::string("algorithm"), Value::string(f.algorithm)}}));
+    payload.insert(Value::string("files"), list.build());
+    if (!config.claims_file.empty()) {
+        std::ifstream in(config.claims_file, std::ios::binary);
+        if (!in) {
+            error = "open " + config.claims_file + ": no such file or directory";
+            return std::nullopt;
+        }
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        auto claims = runtime::parse_json(ss.str());
+        if (!claims || !claims.value.is_object()) {
+            error = claims ? "json: cannot unmarshal claims file into an object" : claims.error.message;
+            return std::nullopt;
+        }
+        for (const auto& e : claims.value.object_entries()) payload.insert(e.key, e.value);
+    } else if (!key_id.empty()) {
+        payload.insert(Value::string("keyid"), Value::string(key_id));  // deprecated, kept as OPA does
+    }
+    runtime::ObjectBuilder header;
+    header.insert(Value::string("alg"), Value::string(config.algorithm));
+    if (!key_id.empty()) header.insert(Value::string("kid"), Value::string(key_id));
+    header.insert(Value::string("typ"), Value::string("JWT"));
+    std::string input = b64url(runtime::to_json(header.build())) + "." + b64url(runtime::to_json(payload.build()));
+    auto signature = jws::sign(*alg, key, input, error);
+    if (!signature) return std::nullopt;
+    return input + "." + b64url(*signature);
+}
+
+std::string signatures_json(const std::string& token) {
+    std::string out = "{\n \"signatures\": [\n  ";
+    runtime::append_json_string(out, token);
+    out += "\n ]\n}";
+    return out;
+}
+
+bool parse_signatures(std::string_view text, std::vector<std::string>& tokens, std::string& plugin, std::string& error) {
+    auto parsed = runtime::parse_json(text);
+    if (!parsed || !parsed.value.is_object()) {
+        error = "bundle load failed on signatures decode: " + (parsed ? std::string("not a JSON object") : parsed.error.message);
+        return false;
+    }
+    tokens.clear();
+    if (const Value* s = parsed.value.find("signatures"); s && !s->is_null()) {
+        if (!s->is_array()) {
+            error = "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field SignaturesConfig.signatures of type []string";
+            return false;
+        }
+        for (const auto& t : s->array_elements()) {
+            if (!t.is_string()) {
+                error = "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field SignaturesConfig.signatures of type string";
+                return false;
+            }
+            tokens.emplace_back(t.as_string());
+        }
+    }
+    if (const Value* p = parsed.value.find("plugin"); p && p->is_string()) plugin = std::string(p->as_string());
+    return true;
+}
+
+std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::vector<std::string>& tokens,
+                                                                    const VerificationConfig& config, std::string& error) {
+    if (tokens.empty()) return error = ".signatures.json: missing JWT (expected exactly one)", std::nullopt;
+    if (tokens.size() > 1) return error = ".signatures.json: multiple JWTs not supported (expected exactly one)", std::nullopt;
+    const std::string& token = tokens[0];
+    auto dot1 = token.find('.');
+    auto dot2 = dot1 == std::string::npos ? std::string::npos : token.find('.', dot1 + 1);
+    if (dot1 == std::string::npos || dot2 == std::string::npos || token.find('.', dot2 + 1) != std::string::npos)
+        return error = "failed to split compact JWT: invalid number of segments", std::nullopt;
+    std::string_view header_b64(token.data(), dot1), payload_b64(token.data() + dot1 + 1, dot2 - dot1 - 1),
+        signature_b64(token.data() + dot2 + 1, token.size() - dot2 - 1);
+
+    std::string key_id = config.key_id;
+    if (key_id.empty()) {
+        std::string e;
+        auto header = b64url_decode(header_b64, e);
+        auto parsed = header ? runtime::parse_json(*header) : runtime::ParseResult{};
+        if (!header || !parsed || !parsed.value.is_object())
+            return error = "failed to extract key ID from headers: invalid header", std::nullopt;
+        if (const Value* kid = parsed.value.find("kid")) {
+            if (!kid->is_string()) return error = "failed to extract key ID from headers: kid is not a string", std::nullopt;
+            key_id = std::string(kid->as_string());
+        }
+    }
+    std::string e;
+    auto payload = b64url_decode(payload_b64, e);
+    if (!payload) return error = "failed to base64 decode JWT payload: " + e, std::nullopt;
+    auto doc = runtime::parse_json(*payload);
+    if (!doc) return error = doc.error.message, std::nullopt;
+    if (!doc.value.is_object()) return error = "json: cannot unmarshal into Go value of type bundle.DecodedSignature", std::nullopt;
+    auto string_claim = [&](std::string_view name) {
+        const Value* v = doc.value.find(name);
+        return v && v->is_string() ? std::string(v->as_string()) : std::string();
+    };
+    if (key_id.empty()) key_id = string_claim("keyid");
+    if (key_id.empty()) return error = "verification key ID is empty", std::nullopt;
+    auto kc = config.public_keys.find(key_id);
+    if (kc == config.public_keys.end())
+        return error = "verification key corresponding to ID " + key_id + " not found", std::nullopt;
+    const KeyConfig& key = kc->second;
+    const jws::Algorithm* alg = jws::find(key.algorithm);
+    if (!alg || !is_supported_algorithm(key.algorithm))
+        return error = "unknown signature algorithm: " + key.algorithm, std::nullopt;
+    auto signature = b64url_decode(signature_b64, e);
+    if (!signature) return error = "failed to base64 decode JWT signature: " + e, std::nullopt;
+    std::string signing_input(token.data(), dot2);
+    bool valid = false;
+    if (is_hmac(key.algorithm)) {
+        valid = jws::verify_hmac(*alg, key.key, signing_input, *signature);
+    } else {
+        std::string_view rest;
+        auto block = crypto::pem_decode(key.key, rest);
+        if (!block) return error = "failed to parse PEM block containing the key", std::nullopt;
+        auto pkey = parse_der_key(*block, false, error);
+        if (!pkey) return std::nullopt;
+        valid = jws::verify(*alg, pkey.get(), signing_input, *signature) == jws::Outcome::Valid;
+    }
+    if (!valid) return error = "failed to verify JWT signature: could not verify message using any of the signatures or keys", std::nullopt;
+    std::string scope = config.scope.empty() ? key.scope : config.scope;
+    if (string_claim("scope") != scope) return error = "scope mismatch", std::nullopt;
+    std::map<std::string, FileDigest> files;
+    if (const Value* list = doc.value.find("files"); list && list->is_array()) {
+        for (const auto& f : list->array_elements()) {
+            if (!f.is_object()) continue;
+            auto get = [&](std::string_view k) {
+                const Value* v = f.find(k);
+                return v && v->is_string() ? std::string(v->as_string()) : std::string();
+            };
+            FileDigest d{get("name"), get("hash"), get("algorithm")};
+            files[d.name] = d;
+        }
+    }
+    return files;
+}
+
+bool verify_bundle_file(const std::string& path, std::string_view bytes, std::map<std::string, FileDigest>& files,
+                        std::string& error) {
+    auto it = files.find(path);
+    if (it == files.end()) return error = "file " + path + " not included in bundle signature", false;
+    if (it->second.algorithm.empty()) return error = "no hashing algorithm provided for file " + path, false;
+    auto hash = hash_file(path, bytes, it->second.algorithm, error);
+    if (!hash) return false;
+    std::string want = it->second.hash;
+    for (auto& c : want) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (want != *hash) return error = path + ": digest mismatch (want: " + it->second.hash + ", got: " + *hash + ")", false;
+    files.erase(it);
+    return true;
+}
+
+}  // namespace gavel::engine::bundle

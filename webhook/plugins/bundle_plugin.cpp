@@ -1,0 +1,251 @@
+#include "webhook/plugins/bundle_plugin.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "engine/bundle/bundle.hpp"
+#include "webhook/log.hpp"
+#include "webhook/plugins/service_client.hpp"
+
+namespace gavel::webhook::plugins {
+
+namespace fs = std::filesystem;
+using runtime::Value;
+
+namespace {
+
+double random_unit() {
+    thread_local std::mt19937_64 rng{std::random_device{}()};
+    return std::uniform_real_distribution<double>(0, 1)(rng);
+}
+
+// OPA's util.DefaultBackoff(base, max, retries): factor 1.6, jitter 0.2.
+std::chrono::nanoseconds default_backoff(double base_ns, double max_ns, int retries) {
+    if (retries == 0) return std::chrono::nanoseconds(0);
+    double backoff = base_ns;
+    while (backoff < max_ns && retries > 0) {
+        backoff *= 1.6;
+        --retries;
+    }
+    if (backoff > max_ns) backoff = max_ns;
+    backoff *= 1 + 0.2 * (random_unit() * 2 - 1);
+    return std::chrono::nanoseconds(static_cast<std::int64_t>(std::max(0.0, backoff)));
+}
+
+std::string label(const std::string& name) { return "{name=\"" + name + "\"}"; }
+
+}  // namespace
+
+BundlePlugin::BundlePlugin(Config config, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics)
+    : config_(std::move(config)), store_(std::move(store)), metrics_(std::move(metrics)) {
+    for (const auto& b : config_.bundles) {
+        BundleStatus s;
+        s.name = b.name;
+        status_.push_back(s);
+        etags_.emplace_back();
+        engine::bundle::VerificationConfig vc;
+        vc.public_keys = config_.keys;
+        vc.key_id = b.signing_keyid;
+        vc.scope = b.signing_scope;
+        vc.exclude_files = b.exclude_files;
+        verification_.push_back(std::move(vc));
+    }
+}
+
+BundlePlugin::~BundlePlugin() { stop(); }
+
+std::string BundlePlugin::persist_path(const BundleConfig& b) const {
+    return (fs::path(config_.persistence_directory) / "bundles" / b.name / "bundle.tar.gz").string();
+}
+
+void BundlePlugin::changed() {
+    if (on_change_) on_change_();
+}
+
+bool BundlePlugin::all_activated() const {
+    std::lock_guard lock(mutex_);
+    for (const auto& s : status_)
+        if (!s.activated) return false;
+    return true;
+}
+
+std::vector<BundleStatus> BundlePlugin::statuses() const {
+    std::lock_guard lock(mutex_);
+    return status_;
+}
+
+bool BundlePlugin::activate(std::size_t index, const std::string& bytes, std::string& error) {
+    const BundleConfig& bc = config_.bundles[index];
+    engine::bundle::BundleReadOptions ro;
+    ro.limits.max_file_bytes = static_cast<std::uint64_t>(bc.size_limit_bytes);
+    ro.limits.max_total_bytes = static_cast<std::uint64_t>(bc.size_limit_bytes);
+    if (bc.signed_bundle) ro.verification = &verification_[index];
+    auto start = std::chrono::steady_clock::now();
+    auto read = engine::bundle::read_bundle_archive(bytes, bc.name, ro);
+    if (!read.ok()) {
+        error = read.error_text();
+        return false;
+    }
+    PolicyStore::BundleContent content;
+    for (const auto& m : read.bundle->modules) content.modules.emplace_back(bc.name + "/" + m.path, m.text, m.v0_compatible);
+    content.data = read.bundle->data;
+    content.roots = read.bundle->manifest.effective_roots();
+    content.revision = read.bundle->manifest.revision;
+    auto result = store_->activate_bundle(bc.name, content);
+    if (!result.ok()) {
+        error = result.message;
+        for (const auto& d : result.errors) error += "\n" + (d.code.empty() ? d.message : d.headline());
+        return false;
+    }
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    metrics_->plugin_add("gavel_bundle_activation_seconds_total", label(bc.name), seconds, "counter",
+                         "Time spent reading, verifying and compiling bundles.");
+    std::lock_guard lock(mutex_);
+    auto& s = status_[index];
+    s.active_revision = content.revision;
+    s.last_successful_activation = utc_timestamp();
+    s.activated = true;
+    return true;
+}
+
+void BundlePlugin::start() {
+    for (std::size_t i = 0; i < config_.bundles.size(); ++i) {
+        const auto& bc = config_.bundles[i];
+        if (!bc.persist) continue;
+        std::ifstream in(persist_path(bc), std::ios::binary);
+        if (!in) continue;
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        std::string error;
+        if (activate(i, ss.str(), error)) {
+            log_line("info", "bundle loaded from disk", {{"name", Value::string(bc.name)},
+                                                       {"revision", Value::string(status_[i].active_revision)}});
+            metrics_->plugin_set("gavel_bundle_active", label(bc.name), 1, "1 once the bundle was activated.");
+        } else {
+            log_line("error", "the persisted bundle does not load", {{"name", Value::string(bc.name)}, {"error", Value::string(error)}});
+        }
+    }
+    changed();
+    for (std::size_t i = 0; i < config_.bundles.size(); ++i) threads_.emplace_back([this, i] { poll_loop(i); });
+}
+
+void BundlePlugin::stop() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_)
+        if (t.joinable()) t.join();
+    threads_.clear();
+}
+
+void BundlePlugin::poll_loop(std::size_t index) {
+    const auto& bc = config_.bundles[index];
+    int retry = 0;
+    while (true) {
+        bool ok = poll_once(index);
+        std::chrono::nanoseconds delay;
+        if (ok) {
+            retry = 0;
+            double min = static_cast<double>(bc.min_delay_seconds) * 1e9, max = static_cast<double>(bc.max_delay_seconds) * 1e9;
+            delay = std::chrono::nanoseconds(static_cast<std::int64_t>((max - min) * random_unit() + min));
+        } else {
+            delay = default_backoff(1e8, static_cast<double>(bc.max_delay_seconds) * 1e9, ++retry);
+        }
+        std::unique_lock lock(mutex_);
+        if (wake_.wait_for(lock, delay, [this] { return stopping_; })) return;
+    }
+}
+
+bool BundlePlugin::poll_once(std::size_t index) {
+    const auto& bc = config_.bundles[index];
+    const auto& service = config_.services.at(bc.service);
+    std::vector<std::pair<std::string, std::string>> headers;
+    {
+        std::lock_guard lock(mutex_);
+        if (!etags_[index].empty()) headers.emplace_back("If-None-Match", etags_[index]);
+        status_[index].last_request = utc_timestamp();
+    }
+    headers.emplace_back("Accept", "application/gzip, application/octet-stream");
+    auto start = std::chrono::steady_clock::now();
+    auto response = call_service(service, "GET", bc.resource, headers, {}, std::chrono::seconds(30));
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string code = response.status ? std::to_string(response.status) : "error";
+    metrics_->plugin_add("gavel_bundle_downloads_total", "{name=\"" + bc.name + "\",code=\"" + code + "\"}", 1, "counter",
+                         "Bundle download attempts by HTTP status (error: no answer).");
+    metrics_->plugin_add("gavel_bundle_download_seconds_total", label(bc.name), seconds, "counter",
+                         "Time spent downloading bundles.");
+    std::string error;
+    bool activated = false;
+    if (response.status == 304) {
+        std::lock_guard lock(mutex_);
+        status_[index].last_successful_request = utc_timestamp();
+        status_[index].http_code = 304;
+        return true;
+    }
+    if (response.status == 200) {
+        {
+            std::lock_guard lock(mutex_);
+            status_[index].last_successful_request = status_[index].last_successful_download = utc_timestamp();
+            status_[index].http_code = 200;
+        }
+        if (activate(index, response.body, error)) {
+            activated = true;
+            {
+                std::lock_guard lock(mutex_);
+                etags_[index] = response.header("ETag");
+                status_[index].code.clear();
+                status_[index].message.clear();
+                status_[index].errors.clear();
+            }
+            metrics_->plugin_add("gavel_bundle_activations_total", "{name=\"" + bc.name + "\",status=\"success\"}", 1, "counter",
+                                 "Bundle activations by outcome.");
+            metrics_->plugin_set("gavel_bundle_active", label(bc.name), 1, "1 once the bundle was activated.");
+            log_line("info", "bundle activated", {{"name", Value::string(bc.name)},
+                                                  {"revision", Value::string(status_[index].active_revision)}});
+            if (bc.persist) {
+                std::error_code ec;
+                fs::path target = persist_path(bc);
+                fs::create_directories(target.parent_path(), ec);
+                fs::path tmp = target;
+                tmp += ".tmp";
+                std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+                out.write(response.body.data(), static_cast<std::streamsize>(response.body.size()));
+                out.close();
+                if (out) fs::rename(tmp, target, ec);
+                if (!out || ec) log_line("warn", "cannot persist the bundle", {{"name", Value::string(bc.name)}, {"path", Value::string(target.string())}});
+            }
+        } else {
+            // The same broken bundle is not downloaded again and again: its ETag is kept.
+            std::lock_guard lock(mutex_);
+            etags_[index] = response.header("ETag");
+        }
+    } else if (response.status) {
+        error = "server replied with HTTP " + std::to_string(response.status);
+    } else {
+        error = response.error;
+    }
+    if (!activated) {
+        if (response.status == 200)
+            metrics_->plugin_add("gavel_bundle_activations_total", "{name=\"" + bc.name + "\",status=\"failure\"}", 1, "counter",
+                                 "Bundle activations by outcome.");
+        log_line("error", response.status == 200 ? "bundle activation failed; the last good bundle keeps serving"
+                                                 : "bundle download failed",
+                 {{"name", Value::string(bc.name)}, {"error", Value::string(error)}});
+        {
+            std::lock_guard lock(mutex_);
+            status_[index].code = "bundle_error";
+            status_[index].message = error.substr(0, error.find('\n'));
+            status_[index].errors = {error};
+            status_[index].http_code = static_cast<int>(response.status);
+        }
+    }
+    changed();
+    return activated;
+}
+
+}  // namespace gavel::webhook::plugins

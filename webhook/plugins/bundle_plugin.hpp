@@ -1,0 +1,76 @@
+#pragma once
+// The bundle service client (OPA's bundle plugin): one thread per configured
+// bundle polls `<service url>/<resource>` with If-None-Match (a 304 costs
+// nothing), waits a random time between the polling delays after a success
+// and backs off exponentially (OPA's DefaultBackoff) after an error. A new
+// bundle is read with the archive limits, verified when the bundle has a
+// `signing` section, and activated through PolicyStore::activate_bundle:
+// compiled, then swapped; a broken or wrongly signed bundle leaves the last
+// good one serving. With `persist`, every activated bundle is written to
+// <persistence_directory>/bundles/<name>/bundle.tar.gz (atomically) and read
+// back at start, so that a restart serves before the service answers.
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "webhook/metrics.hpp"
+#include "webhook/plugins/config.hpp"
+#include "webhook/policy_store.hpp"
+
+namespace gavel::webhook::plugins {
+
+struct BundleStatus {
+    std::string name;
+    std::string active_revision;
+    std::string last_successful_activation, last_successful_download, last_request, last_successful_request;  // RFC 3339
+    std::string code;     // "bundle_error" when the last attempt failed
+    std::string message;  // what failed
+    std::vector<std::string> errors;
+    int http_code = 0;
+    bool activated = false;  // at least once (from the service or the persisted copy)
+};
+
+class BundlePlugin {
+public:
+    BundlePlugin(Config config, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics);
+    ~BundlePlugin();
+
+    // Activates persisted copies, then starts polling.
+    void start();
+    void stop();
+
+    bool all_activated() const;
+    std::vector<BundleStatus> statuses() const;
+    // Called (from a polling thread) whenever a bundle's status changes.
+    void on_change(std::function<void()> callback) { on_change_ = std::move(callback); }
+
+private:
+    struct State;
+    void poll_loop(std::size_t index);
+    // One download and activation; true when it went well (a 304 included).
+    bool poll_once(std::size_t index);
+    bool activate(std::size_t index, const std::string& bytes, std::string& error);
+    std::string persist_path(const BundleConfig& b) const;
+    void changed();
+
+    Config config_;
+    std::shared_ptr<PolicyStore> store_;
+    std::shared_ptr<Metrics> metrics_;
+    std::function<void()> on_change_;
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    std::vector<BundleStatus> status_;
+    std::vector<std::string> etags_;
+    std::vector<engine::bundle::VerificationConfig> verification_;
+    std::vector<std::thread> threads_;
+};
+
+}  // namespace gavel::webhook::plugins

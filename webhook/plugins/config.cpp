@@ -1,0 +1,298 @@
+#include "webhook/plugins/config.hpp"
+
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "runtime/json.hpp"
+#include "runtime/yaml.hpp"
+
+namespace gavel::webhook::plugins {
+
+using runtime::Value;
+
+namespace {
+
+std::string key_text(const Value& k) { return k.is_string() ? std::string(k.as_string()) : runtime::to_json(k); }
+
+// Collects problems instead of stopping at the first.
+struct Reader {
+    std::vector<std::string> errors;
+
+    void problem(std::string text) { errors.push_back(std::move(text)); }
+
+    bool object(const Value& v, const std::string& where) {
+        if (v.is_object()) return true;
+        problem(where + ": must be an object");
+        return false;
+    }
+    // Reports keys outside `known`.
+    void known(const Value& v, const std::string& where, std::initializer_list<const char*> keys) {
+        std::set<std::string> allowed(keys.begin(), keys.end());
+        for (const auto& e : v.object_entries()) {
+            std::string k = key_text(e.key);
+            if (!allowed.count(k)) problem("unknown configuration key " + (where.empty() ? k : where + "." + k));
+        }
+    }
+    std::string string(const Value& obj, const char* key, const std::string& where, std::string fallback = {}) {
+        const Value* v = obj.find(key);
+        if (!v || v->is_null()) return fallback;
+        if (!v->is_string()) {
+            problem(where + "." + key + ": must be a string");
+            return fallback;
+        }
+        return std::string(v->as_string());
+    }
+    bool boolean(const Value& obj, const char* key, const std::string& where, bool fallback = false) {
+        const Value* v = obj.find(key);
+        if (!v || v->is_null()) return fallback;
+        if (v->is_string() && (v->as_string() == "true" || v->as_string() == "false")) return v->as_string() == "true";
+        if (!v->is_bool()) {
+            problem(where + "." + key + ": must be a boolean");
+            return fallback;
+        }
+        return v->as_bool();
+    }
+    std::int64_t integer(const Value& obj, const char* key, const std::string& where, std::int64_t fallback) {
+        const Value* v = obj.find(key);
+        if (!v || v->is_null()) return fallback;
+        std::int64_t n = 0;
+        if (!v->is_number() || !v->as_int64(n)) {
+            problem(where + "." + key + ": must be an integer");
+            return fallback;
+        }
+        return n;
+    }
+};
+
+void read_service(Reader& r, const std::string& name, const Value& v, Config& out) {
+    std::string where = "services." + name;
+    if (!r.object(v, where)) return;
+    r.known(v, where, {"name", "url", "headers", "credentials", "tls", "allow_insecure_tls", "response_header_timeout_seconds"});
+    ServiceConfig s;
+    s.name = name;
+    s.url = r.string(v, "url", where);
+    if (s.url.empty()) r.problem(where + ": missing url");
+    while (!s.url.empty() && s.url.back() == '/') s.url.pop_back();
+    if (!s.url.empty() && !s.url.starts_with("http://") && !s.url.starts_with("https://"))
+        r.problem(where + ".url: must start with http:// or https://");
+    s.allow_insecure_tls = r.boolean(v, "allow_insecure_tls", where);
+    s.response_header_timeout = std::chrono::seconds(r.integer(v, "response_header_timeout_seconds", where, 10));
+    if (const Value* h = v.find("headers"); h && r.object(*h, where + ".headers"))
+        for (const auto& e : h->object_entries()) s.headers.emplace_back(key_text(e.key), e.value.is_string() ? std::string(e.value.as_string()) : runtime::to_json(e.value));
+    if (const Value* c = v.find("credentials"); c && r.object(*c, where + ".credentials")) {
+        r.known(*c, where + ".credentials", {"bearer", "client_tls"});
+        if (const Value* b = c->find("bearer"); b && r.object(*b, where + ".credentials.bearer")) {
+            r.known(*b, where + ".credentials.bearer", {"token", "token_path", "scheme"});
+            s.bearer_token = r.string(*b, "token", where + ".credentials.bearer");
+            s.bearer_token_path = r.string(*b, "token_path", where + ".credentials.bearer");
+            s.bearer_scheme = r.string(*b, "scheme", where + ".credentials.bearer", "Bearer");
+        }
+        if (const Value* t = c->find("client_tls"); t && r.object(*t, where + ".credentials.client_tls")) {
+            r.known(*t, where + ".credentials.client_tls", {"cert", "private_key"});
+            s.client_cert_file = r.string(*t, "cert", where + ".credentials.client_tls");
+            s.client_key_file = r.string(*t, "private_key", where + ".credentials.client_tls");
+        }
+    }
+    if (const Value* t = v.find("tls"); t && r.object(*t, where + ".tls")) {
+        r.known(*t, where + ".tls", {"ca_cert", "system_ca_required"});
+        s.ca_cert_file = r.string(*t, "ca_cert", where + ".tls");
+        s.system_ca_required = r.boolean(*t, "system_ca_required", where + ".tls");
+    }
+    if (out.services.count(name)) r.problem("services: duplicate service " + name);
+    out.services[name] = s;
+    out.service_order.push_back(name);
+}
+
+std::pair<std::int64_t, std::int64_t> delays(Reader& r, const Value& v, const std::string& where, std::int64_t min,
+                                             std::int64_t max) {
+    const Value* has_min = v.find("min_delay_seconds");
+    const Value* has_max = v.find("max_delay_seconds");
+    if (has_min && !has_max) r.problem(where + ": missing 'max_delay_seconds'");
+    if (has_max && !has_min) r.problem(where + ": missing 'min_delay_seconds'");
+    min = r.integer(v, "min_delay_seconds", where, min);
+    max = r.integer(v, "max_delay_seconds", where, max);
+    if (max < min) r.problem(where + ": max delay must be >= min delay");
+    if (min < 0) r.problem(where + ": delays must not be negative");
+    return {min, max};
+}
+
+}  // namespace
+
+std::optional<runtime::Value> read_config_file(const std::string& path, std::string& error) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        error = "open " + path + ": no such file or directory";
+        return std::nullopt;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    auto parsed = runtime::load_yaml_data(ss.str());
+    if (!parsed) {
+        error = path + ": " + parsed.error.message;
+        return std::nullopt;
+    }
+    if (parsed.value.is_null()) return Value::empty_object();
+    if (!parsed.value.is_object()) {
+        error = path + ": the configuration must be an object";
+        return std::nullopt;
+    }
+    return parsed.value;
+}
+
+bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
+    std::size_t start = 0;
+    while (start <= assignments.size()) {
+        auto comma = assignments.find(',', start);
+        std::string one = assignments.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        start = comma == std::string::npos ? assignments.size() + 1 : comma + 1;
+        if (one.empty()) continue;
+        auto eq = one.find('=');
+        if (eq == std::string::npos || eq == 0) return error = "--set " + one + ": want key=value", false;
+        std::vector<std::string> path;
+        std::string key = one.substr(0, eq), text = one.substr(eq + 1);
+        for (std::size_t p = 0;;) {
+            auto dot = key.find('.', p);
+            path.push_back(key.substr(p, dot == std::string::npos ? std::string::npos : dot - p));
+            if (dot == std::string::npos) break;
+            p = dot + 1;
+        }
+        Value value;
+        std::int64_t n = 0;
+        if (text == "true" || text == "false") value = Value::boolean(text == "true");
+        else if (text == "null") value = Value();
+        else if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos && (std::istringstream(text) >> n))
+            value = Value::integer(n);
+        else value = Value::string(text);
+        // Rebuild the objects along the path with the new leaf.
+        std::function<Value(const Value&, std::size_t)> set = [&](const Value& node, std::size_t i) -> Value {
+            if (i == path.size()) return value;
+            runtime::ObjectBuilder b;
+            const Value* child = nullptr;
+            if (node.is_object())
+                for (const auto& e : node.object_entries()) {
+                    if (e.key.is_string() && e.key.as_string() == path[i]) child = &e.value;
+                    else b.insert(e.key, e.value);
+                }
+            b.insert(Value::string(path[i]), set(child ? *child : Value::empty_object(), i + 1));
+            return b.build();
+        };
+        doc = set(doc, 0);
+    }
+    return true;
+}
+
+std::optional<Config> parse_config(const Value& doc, std::string& error) {
+    Reader r;
+    Config c;
+    if (!r.object(doc, "config")) {
+        error = r.errors.front();
+        return std::nullopt;
+    }
+    r.known(doc, "", {"services", "bundles", "decision_logs", "status", "labels", "keys", "persistence_directory",
+                      "default_decision", "default_authorization_decision"});
+    if (const Value* s = doc.find("services")) {
+        if (s->is_array()) {
+            for (const auto& item : s->array_elements()) {
+                std::string name = item.is_object() ? r.string(item, "name", "services") : "";
+                if (name.empty()) r.problem("services: every service in a list needs a name");
+                else read_service(r, name, item, c);
+            }
+        } else if (r.object(*s, "services")) {
+            for (const auto& e : s->object_entries()) read_service(r, key_text(e.key), e.value, c);
+        }
+    }
+    if (const Value* k = doc.find("keys"); k && r.object(*k, "keys")) {
+        for (const auto& e : k->object_entries()) {
+            std::string id = key_text(e.key), where = "keys." + id;
+            if (!r.object(e.value, where)) continue;
+            r.known(e.value, where, {"key", "algorithm", "scope", "private_key"});
+            engine::bundle::KeyConfig kc;
+            kc.key = r.string(e.value, "key", where);
+            kc.algorithm = r.string(e.value, "algorithm", where, "RS256");
+            kc.scope = r.string(e.value, "scope", where);
+            if (kc.key.empty() && r.string(e.value, "private_key", where).empty())
+                r.problem("invalid keys configuration: no keys provided for key ID " + id);
+            if (!engine::bundle::is_supported_algorithm(kc.algorithm)) r.problem("unsupported algorithm '" + kc.algorithm + "'");
+            c.keys[id] = kc;
+        }
+    }
+    if (const Value* b = doc.find("bundles"); b && r.object(*b, "bundles")) {
+        for (const auto& e : b->object_entries()) {
+            BundleConfig bc;
+            bc.name = key_text(e.key);
+            std::string where = "bundles." + bc.name;
+            if (!r.object(e.value, where)) continue;
+            r.known(e.value, where, {"service", "resource", "persist", "polling", "signing", "size_limit_bytes"});
+            bc.service = r.string(e.value, "service", where);
+            if (bc.service.empty() && c.service_order.size() == 1) bc.service = c.service_order[0];
+            if (!c.services.count(bc.service)) r.problem(where + ": invalid service name \"" + bc.service + "\"");
+            bc.resource = r.string(e.value, "resource", where, "bundles/" + bc.name);
+            bc.persist = r.boolean(e.value, "persist", where);
+            bc.size_limit_bytes = r.integer(e.value, "size_limit_bytes", where, bc.size_limit_bytes);
+            if (const Value* p = e.value.find("polling"); p && r.object(*p, where + ".polling")) {
+                r.known(*p, where + ".polling", {"min_delay_seconds", "max_delay_seconds"});
+                std::tie(bc.min_delay_seconds, bc.max_delay_seconds) = delays(r, *p, where + ".polling", 60, 120);
+            }
+            if (const Value* s = e.value.find("signing"); s && r.object(*s, where + ".signing")) {
+                r.known(*s, where + ".signing", {"keyid", "scope", "exclude_files"});
+                bc.signed_bundle = true;
+                bc.signing_keyid = r.string(*s, "keyid", where + ".signing");
+                bc.signing_scope = r.string(*s, "scope", where + ".signing");
+                if (const Value* x = s->find("exclude_files"); x && x->is_array())
+                    for (const auto& f : x->array_elements())
+                        if (f.is_string()) bc.exclude_files.emplace_back(f.as_string());
+                if (!bc.signing_keyid.empty() && !c.keys.count(bc.signing_keyid))
+                    r.problem(where + ".signing: key id " + bc.signing_keyid + " not found");
+            }
+            c.bundles.push_back(std::move(bc));
+        }
+    }
+    if (const Value* d = doc.find("decision_logs"); d && r.object(*d, "decision_logs")) {
+        auto& dl = c.decision_logs;
+        dl.enabled = true;
+        r.known(*d, "decision_logs", {"console", "service", "resource", "partition_name", "mask_decision", "reporting"});
+        dl.console = r.boolean(*d, "console", "decision_logs");
+        dl.service = r.string(*d, "service", "decision_logs");
+        // As OPA: without console logging, the first service is the default.
+        if (dl.service.empty() && !dl.console && !c.service_order.empty()) dl.service = c.service_order[0];
+        if (!dl.service.empty() && !c.services.count(dl.service))
+            r.problem("invalid service name \"" + dl.service + "\" in decision_logs");
+        dl.resource = r.string(*d, "resource", "decision_logs", "/logs");
+        if (auto partition = r.string(*d, "partition_name", "decision_logs"); !partition.empty()) dl.resource = "/logs/" + partition;
+        dl.mask_decision = r.string(*d, "mask_decision", "decision_logs", dl.mask_decision);
+        if (const Value* rep = d->find("reporting"); rep && r.object(*rep, "decision_logs.reporting")) {
+            r.known(*rep, "decision_logs.reporting",
+                    {"min_delay_seconds", "max_delay_seconds", "upload_size_limit_bytes", "buffer_size_limit_bytes"});
+            std::tie(dl.min_delay_seconds, dl.max_delay_seconds) = delays(r, *rep, "decision_logs.reporting", 300, 600);
+            dl.upload_size_limit_bytes = r.integer(*rep, "upload_size_limit_bytes", "decision_logs.reporting", dl.upload_size_limit_bytes);
+            dl.buffer_size_limit_bytes = r.integer(*rep, "buffer_size_limit_bytes", "decision_logs.reporting", dl.buffer_size_limit_bytes);
+            if (dl.buffer_size_limit_bytes <= 0) r.problem("invalid decision_log config, 'buffer_size_limit_bytes' must be higher than 0");
+            if (dl.upload_size_limit_bytes <= 0) r.problem("decision_logs.reporting.upload_size_limit_bytes must be higher than 0");
+        }
+    }
+    if (const Value* s = doc.find("status"); s && r.object(*s, "status")) {
+        c.status.enabled = true;
+        r.known(*s, "status", {"service", "console", "partition_name"});
+        c.status.service = r.string(*s, "service", "status");
+        c.status.console = r.boolean(*s, "console", "status");
+        c.status.partition_name = r.string(*s, "partition_name", "status");
+        if (c.status.service.empty() && !c.status.console && !c.service_order.empty()) c.status.service = c.service_order[0];
+        if (!c.status.service.empty() && !c.services.count(c.status.service))
+            r.problem("invalid service name \"" + c.status.service + "\" in status");
+    }
+    if (const Value* l = doc.find("labels"); l && r.object(*l, "labels"))
+        for (const auto& e : l->object_entries())
+            c.labels[key_text(e.key)] = e.value.is_string() ? std::string(e.value.as_string()) : runtime::to_json(e.value);
+    c.persistence_directory = r.string(doc, "persistence_directory", "config", c.persistence_directory);
+    c.default_decision = r.string(doc, "default_decision", "config", c.default_decision);
+    if (doc.find("default_authorization_decision")) (void)r.string(doc, "default_authorization_decision", "config");
+    if (!r.errors.empty()) {
+        for (const auto& e : r.errors) error += (error.empty() ? "" : "; ") + e;
+        return std::nullopt;
+    }
+    return c;
+}
+
+}  // namespace gavel::webhook::plugins
