@@ -208,7 +208,7 @@ Status Writer::write_rule(const RuleView& rule, bool is_else, Comments& comments
     if (st == Status::UnexpectedComment) {
         unexpected_comment = true;
     } else if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
 
@@ -232,14 +232,14 @@ Status Writer::write_rule(const RuleView& rule, bool is_else, Comments& comments
             st = write_expr(body[0], comments);
             restore();
             if (st != Status::Ok) {
-                comments.clear();
+                if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
                 return st;
             }
             end_line();
             if (rule.else_rule) {
                 st = write_else(rule, comments);
                 if (st != Status::Ok) {
-                    comments.clear();
+                    if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
                     return st;
                 }
             }
@@ -266,7 +266,7 @@ Status Writer::write_rule(const RuleView& rule, bool is_else, Comments& comments
     else close_row = spans_.closing_row(0, 0, '{', '}', rule.loc);
     st = insert_comments(comments, Span{close_row, 0, 0, 0});
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     down();
@@ -275,7 +275,7 @@ Status Writer::write_rule(const RuleView& rule, bool is_else, Comments& comments
     if (rule.else_rule) {
         st = write_else(rule, comments);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
     }
@@ -340,7 +340,7 @@ Status Writer::write_else(const RuleView& rule, Comments& comments) {
     }
     Status st = insert_comments(comments, ev.head.loc);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     if (has_comment_above && !was_inline) start_line();
@@ -362,7 +362,7 @@ Status Writer::write_head(const HeadView& head, bool is_default, bool is_expande
     if (opts_.ref_heads || ref.size() == 1) {
         Status st = write_ref(ref, comments);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
     } else {
@@ -464,14 +464,14 @@ Status Writer::write_expr(const Expr& expr, Comments& comments) {
         case ExprKind::Some:
             st = write_some(expr, comments);
             if (st != Status::Ok) {
-                comments.clear();
+                if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
                 return st;
             }
             break;
         case ExprKind::Every:
             st = write_every(expr, comments);
             if (st != Status::Ok) {
-                comments.clear();
+                if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
                 return st;
             }
             break;
@@ -539,14 +539,14 @@ Status Writer::write_some(const Expr& expr, Comments& comments) {
     Span decl = forced_ ? *forced_ : spans_.make(expr.loc, expr.loc.offset, expr.loc.offset + 4);
     Status st = insert_comments(comments, decl);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     write("some ");
     if (expr.some.in_call) {
         const Term& call = *expr.some.in_call;
         st = write_in_operator(false, call.elems, 1, comments, decl, call.elems.size() - 1 == 3 ? 3 : 2);
-        if (st != Status::Ok) comments.clear();
+        if (st == Status::Failed) comments.clear();
         return st;
     }
     int row = decl.row;
@@ -563,7 +563,7 @@ Status Writer::write_some(const Expr& expr, Comments& comments) {
         }
         st = write_term(*vars[i], comments);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
         if (i + 1 < vars.size()) write(",");
@@ -576,27 +576,27 @@ Status Writer::write_every(const Expr& expr, Comments& comments) {
     Span at = loc(expr);
     Status st = insert_comments(comments, at);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     write("every ");
     if (every.key) {
         st = write_term(*every.key, comments);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
         write(", ");
     }
     st = write_term(*every.value, comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     write(" in ");
     st = write_term(*every.domain, comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     write(" {");
@@ -624,7 +624,7 @@ Status Writer::write_function_call(const Term& call, Comments& comments) {
     if (num_call_args == decl->arity) {
         Status st = write_term(*call.elems[1], comments);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
         write(" " + decl->infix + " ");
@@ -634,19 +634,19 @@ Status Writer::write_function_call(const Term& call, Comments& comments) {
         // `plus(a, b, c)` is `c = a + b`.
         Status st = write_term(*call.elems[3], comments);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
         write(" = ");
         st = write_term(*call.elems[1], comments);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
         write(" " + decl->infix + " ");
         st = write_term(*call.elems[2], comments);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
         return Status::Ok;
@@ -676,7 +676,7 @@ Status Writer::write_function_call_plain(const Term& call, Comments& comments) {
                                &Writer::list_entry);
     write(")");
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     return Status::Ok;
@@ -685,14 +685,14 @@ Status Writer::write_function_call_plain(const Term& call, Comments& comments) {
 Status Writer::write_with(const With& with, Comments& comments, bool indented) {
     Status st = insert_comments(comments, loc(with));
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     if (!indented) write(" ");
     write("with ");
     st = write_term(*with.target, comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     write(" as ");
@@ -755,7 +755,7 @@ Status Writer::write_unformatted(const Span& at, const Comments& saved, Comments
 Status Writer::write_term_parens(bool parens, const Term& term, Comments& comments) {
     Status st = insert_comments(comments, loc(term));
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     if (!inline_) start_line();
@@ -797,7 +797,7 @@ Status Writer::write_term_parens(bool parens, const Term& term, Comments& commen
         case TermKind::Null: write("null"); break;
     }
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     if (!inline_) start_line();
@@ -813,7 +813,7 @@ Status Writer::write_ref(const std::vector<TermPtr>& ref, Comments& comments) {
     bool parens = head.kind == TermKind::Call && starts_with_paren(text(loc(head)));
     Status st = write_term_parens(parens, head, comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     for (std::size_t i = 1; i < ref.size(); ++i) {
@@ -828,7 +828,7 @@ Status Writer::write_ref(const std::vector<TermPtr>& ref, Comments& comments) {
             if (st == Status::UnexpectedComment) {
                 write("\n");  // the closing bracket must not end up in the copied comment
             } else if (st != Status::Ok) {
-                comments.clear();
+                if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
                 return st;
             }
             write("]");
@@ -875,13 +875,13 @@ Status Writer::write_call(bool parens, const Term& call, Comments& comments) {
     }
     Status st = write_term_parens(true, *call.elems[1], comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     write(" " + decl->infix + " ");
     st = write_term_parens(true, *call.elems[2], comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     if (parens) write(")");
@@ -897,7 +897,7 @@ Status Writer::write_in_operator(bool parens, const std::vector<TermPtr>& operan
     }
     auto operand = [&](std::size_t i) -> Status {
         Status st = write_term_parens(true, *operands[from + i], comments);
-        if (st != Status::Ok) comments.clear();
+        if (st == Status::Failed) comments.clear();
         return st;
     };
     if (n == 2) {
@@ -938,7 +938,7 @@ Status Writer::write_array(const Term& term, Comments& comments) {
     Status st = write_iterable(std::move(elems), at, spans_.closing_row(0, 0, '[', ']', at), comments,
                                &Writer::list_entry);
     write("]");
-    if (st != Status::Ok) comments.clear();
+    if (st == Status::Failed) comments.clear();
     return st;
 }
 
@@ -947,7 +947,7 @@ Status Writer::write_set(const Term& term, Comments& comments) {
     if (term.elems.empty()) {
         write("set()");
         Status st = insert_comments(comments, Span{spans_.closing_row(0, 0, '(', ')', at), 0, 0, 0});
-        if (st != Status::Ok) comments.clear();
+        if (st == Status::Failed) comments.clear();
         return st;
     }
     write("{");
@@ -956,7 +956,7 @@ Status Writer::write_set(const Term& term, Comments& comments) {
     Status st = write_iterable(std::move(elems), at, spans_.closing_row(0, 0, '{', '}', at), comments,
                                &Writer::list_entry);
     write("}");
-    if (st != Status::Ok) comments.clear();
+    if (st == Status::Failed) comments.clear();
     return st;
 }
 
@@ -971,7 +971,7 @@ Status Writer::write_object_comprehension(const Term& term, Comments& comments) 
     }
     Status st = write_term(*term.key, comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         write("}");
         return st;
     }
@@ -991,7 +991,7 @@ Status Writer::write_comprehension(char open, char close, const Term& head, cons
     bool parens = head.kind == TermKind::Call && starts_with_paren(text(head_loc));
     Status st = write_term_parens(parens, head, comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     write(" |");
@@ -1011,7 +1011,7 @@ Status Writer::write_comprehension_body(char open, char close, const Body& body,
         Status st = write_body(body, comments);
         if (st == Status::Ok) {
             st = insert_comments(comments, Span{close_row, 0, 0, 0});
-            if (st != Status::Ok) comments.clear();
+            if (st == Status::Failed) comments.clear();
         }
         down();
         start_line();
@@ -1024,7 +1024,7 @@ Status Writer::write_comprehension_body(char open, char close, const Body& body,
         if (st != Status::Ok) return st;
     }
     Status st = insert_comments(comments, Span{close_row, 0, 0, 0});
-    if (st != Status::Ok) comments.clear();
+    if (st == Status::Failed) comments.clear();
     return st;
 }
 
@@ -1110,7 +1110,7 @@ Status Writer::write_iterable(std::vector<Element> elements, const Span& last, i
     for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
         Status st = write_iterable_line(lines[i], comments, fn);
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
         write(",");
@@ -1119,7 +1119,7 @@ Status Writer::write_iterable(std::vector<Element> elements, const Span& last, i
     }
     Status st = write_iterable_line(lines.back(), comments, fn);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     if (multiline) {
@@ -1127,7 +1127,7 @@ Status Writer::write_iterable(std::vector<Element> elements, const Span& last, i
         end_line();
         st = insert_comments(comments, Span{close_row, 0, 0, 0});
         if (st != Status::Ok) {
-            comments.clear();
+            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
             return st;
         }
         down();
@@ -1153,7 +1153,7 @@ Status Writer::object_entry(const Element& e, Comments& comments) {
     if (paren) write("(");
     Status st = write_term(*e.term, comments);
     if (st != Status::Ok) {
-        comments.clear();
+        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         return st;
     }
     if (paren) write(")");

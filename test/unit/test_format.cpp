@@ -156,3 +156,11 @@ TEST_CASE("fmt: a module that does not parse is an error") {
     CHECK(format_v1("package a\np { true }\n").starts_with("ERROR:"));
     CHECK(format_v0("package a\np if { true }\n").starts_with("ERROR:"));
 }
+
+TEST_CASE("fmt: a term copied as written (a comment inside it) loses nothing after it") {
+    // OPA 1.18's writer drops the `with` and the later comments here (opa issue 8765); gavel keeps them.
+    const std::string text =
+        "package p\n\ntest_a if {\n\tf(x, {{\n\t\t\"code\": 1,\n\t\t# a comment\n\t\t\"msg\": 2,\n\t}}) with input as 1\n"
+        "\t\twith data.x as 2\n}\n\n# later comment\ntest_b if {\n\tinput.y\n}\n";
+    CHECK(format_v1(text) == text);
+}
