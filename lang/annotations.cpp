@@ -1,4 +1,5 @@
 #include "lang/annotations.hpp"
+#include "lang/go_quote.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -15,21 +16,6 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-// Go's %q of a string (what OPA's messages quote keys with).
-std::string go_quote(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
-            default: out += c;
-        }
-    }
-    return out + "\"";
-}
 
 // go-yaml's complaint about a node of the wrong kind ("cannot unmarshal !!str `x` into ...").
 std::string unmarshal_error(const YAML::Node& node, std::string_view into) {

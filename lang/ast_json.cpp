@@ -31,6 +31,7 @@
 // folded to the left.
 
 #include "lang/ast_json.hpp"
+#include "lang/go_quote.hpp"
 #include "lang/json_tree_yaml.hpp"
 
 #include <algorithm>
@@ -136,49 +137,6 @@ void append_json_string(std::string& out, std::string_view s) {
     out.push_back('"');
 }
 
-// A string as Go's strconv.Quote writes it (the pretty printer's String values).
-std::string go_quote(std::string_view s) {
-    std::string out = "\"";
-    for (std::size_t i = 0; i < s.size();) {
-        auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x80) {
-            switch (c) {
-                case '"': out += "\\\""; break;
-                case '\\': out += "\\\\"; break;
-                case '\a': out += "\\a"; break;
-                case '\b': out += "\\b"; break;
-                case '\f': out += "\\f"; break;
-                case '\n': out += "\\n"; break;
-                case '\r': out += "\\r"; break;
-                case '\t': out += "\\t"; break;
-                case '\v': out += "\\v"; break;
-                default:
-                    if (c < 0x20 || c == 0x7F) {
-                        out += "\\x";
-                        out.push_back(kHex[c >> 4]);
-                        out.push_back(kHex[c & 0xF]);
-                    } else {
-                        out.push_back(static_cast<char>(c));
-                    }
-            }
-            ++i;
-            continue;
-        }
-        uint32_t cp = 0;
-        std::size_t n = utf8_length(s, i, cp);
-        if (n == 0) {
-            out += "\\x";
-            out.push_back(kHex[c >> 4]);
-            out.push_back(kHex[c & 0xF]);
-            ++i;
-        } else {
-            out.append(s.substr(i, n));
-            i += n;
-        }
-    }
-    out.push_back('"');
-    return out;
-}
 
 std::string base64(std::string_view in) {
     static constexpr char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -1,4 +1,5 @@
 #include "compiler/ast/term_string.hpp"
+#include "lang/go_quote.hpp"
 
 #include <fmt/format.h>
 
@@ -33,22 +34,6 @@ bool var_compatible(std::string_view s) {
     return true;
 }
 
-void quote(std::string& out, std::string_view s) {
-    out += '"';
-    for (char c : s) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-                else out += c;
-        }
-    }
-    out += '"';
-}
 
 void append(std::string& out, const Term& t);
 void append(std::string& out, const lang::Body& b);
@@ -88,7 +73,7 @@ void append_ref(std::string& out, const Term& t) {
             out += p.text;
         } else {
             out += '[';
-            if (p.kind == TermKind::String) quote(out, p.text);
+            if (p.kind == TermKind::String) lang::append_go_quoted(out, p.text);
             else append(out, p);
             out += ']';
         }
@@ -100,7 +85,7 @@ void append(std::string& out, const Term& t) {
         case TermKind::Null: out += "null"; return;
         case TermKind::Boolean: out += t.boolean ? "true" : "false"; return;
         case TermKind::Number: out += t.text; return;
-        case TermKind::String: quote(out, t.text); return;
+        case TermKind::String: lang::append_go_quoted(out, t.text); return;
         case TermKind::Var: out += display_var(t.text); return;
         case TermKind::Ref: append_ref(out, t); return;
         case TermKind::Array:

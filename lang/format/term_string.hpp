@@ -7,11 +7,9 @@
 #include <string_view>
 
 #include "lang/ast.hpp"
+#include "lang/go_quote.hpp"  // go_quote, used with term_string
 
 namespace gavel::lang::format {
-
-// Go's strconv.Quote.
-std::string go_quote(std::string_view s);
 
 // OPA's IsVarCompatibleString: a letter or `_`, then letters, digits and `_`.
 bool is_var_compatible(std::string_view s);

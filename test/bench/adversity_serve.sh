@@ -3,6 +3,8 @@
 # reproduces, with figures,
 #   1. slow evaluations filling every evaluation thread: latency of /health and
 #      /metrics meanwhile, and how long admission and REST requests take to answer;
+#   2. heavy queries under --eval-timeout 1s and --eval-memory-limit 512Mi (a second
+#      server): how long each takes to answer, with what, and that server's peak RSS;
 #   4. a kube-mgmt first sync (one 4.7 MB PUT /v1/data) and a 100 MB PUT: answer, time,
 #      and RSS after the data is replaced (memory back to the baseline?);
 #   5. PUT /v1/data/a/a/... with 30,000 segments, then PATCH /v1/data adding below it
@@ -82,6 +84,29 @@ for i in 1 2 3 4; do
     echo "$(cat "$work/slow$i.time")  $(head -c 90 "$work/slow$i.out" | grep -o '"allowed":[a-z]*' || true)"
 done
 echo "  all four answered after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+
+echo
+echo "== 2. deadlines and the memory limit (a second server: --eval-timeout 1s, --eval-memory-limit 512Mi)"
+if $split; then
+    "$gavel" serve --policies "$fx/policies" --insecure-http --addr 127.0.0.1:0 --rest-addr 127.0.0.1:0 \
+        --diagnostic-addr 127.0.0.1:0 --eval-timeout 1s --eval-memory-limit 512Mi > /dev/null 2> "$work/server2.log" &
+    pid2=$!
+    for _ in $(seq 1 100); do grep -q '"listener":"admission"' "$work/server2.log" && break; sleep 0.1; done
+    rest2="http://127.0.0.1:$(grep '"listener":"rest"' "$work/server2.log" | grep -o '"port":[0-9]*' | cut -d: -f2 | head -1)"
+    query() { python3 -c 'import json, sys; print(json.dumps({"query": sys.argv[1]}))' "$1" > "$work/q.json"; }
+    for q in 'count([x | some x in numbers.range(1, 1e7)]) > 0' \
+             'count([n | some i in numbers.range(1, 2000); n := count(numbers.range(1, 100000))]) > 0' \
+             'count(split(concat("", [s | some i in numbers.range(1, 80000); s := concat("", ["a,", sprintf("%0998d", [i])])]), ",")) > 0' \
+             'strings.render_template(concat("", array.concat([t | some i in numbers.range(1, 5000); t := "{{if true}}"], [e | some i in numbers.range(1, 5000); e := "{{end}}"])), {}) == ""' \
+             'count(concat(",", [sprintf("%d-%s", [i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]) | some i in numbers.range(1, 12000000)])) > 0'; do
+        query "$q"
+        timed "${q:0:58}" --data-binary @"$work/q.json" "$rest2/v1/query"
+    done
+    echo "  second server's peak RSS (VmHWM): $(awk '$1 == "VmHWM:" {print $2}' /proc/$pid2/status) kB"
+    kill -TERM "$pid2"; wait "$pid2" 2> /dev/null
+else
+    echo "  (needs --rest-addr: skipped for this binary)"
+fi
 
 echo
 echo "== 4. large REST bodies"
