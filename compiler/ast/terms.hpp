@@ -7,11 +7,12 @@
 #include <string_view>
 
 #include "lang/ast.hpp"
+#include "lang/ground.hpp"
 
 namespace gavel::compiler {
 
 bool is_scalar(const lang::Term& t);
-bool is_ground(const lang::Term& t);   // no variables (a ref's head aside)
+using lang::is_ground;  // no variables (a ref's head aside): lang/ground.hpp
 bool is_constant(const lang::Term& t);  // no variables, refs, calls or comprehensions anywhere
 bool is_comprehension(const lang::Term& t);
 // OPA's requiresEval: contains a ref or a comprehension (anywhere inside).

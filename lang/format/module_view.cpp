@@ -1,3 +1,4 @@
+#include "lang/ground.hpp"
 #include "lang/format/module_view.hpp"
 
 #include <algorithm>
@@ -6,30 +7,6 @@ namespace gavel::lang::format {
 
 namespace {
 
-bool is_ground(const Term& t) {
-    switch (t.kind) {
-        case TermKind::Null:
-        case TermKind::Boolean:
-        case TermKind::Number:
-        case TermKind::String: return true;
-        case TermKind::Var: return false;
-        case TermKind::Ref:
-            for (std::size_t i = 1; i < t.elems.size(); ++i)
-                if (!is_ground(*t.elems[i])) return false;
-            return true;
-        case TermKind::Array:
-        case TermKind::Set:
-        case TermKind::Call:
-            for (const auto& e : t.elems)
-                if (!is_ground(*e)) return false;
-            return true;
-        case TermKind::Object:
-            for (const auto& [k, v] : t.items)
-                if (!is_ground(*k) || !is_ground(*v)) return false;
-            return true;
-        default: return false;
-    }
-}
 
 TermPtr generated_true(const Location& at) {
     auto t = make_term(TermKind::Boolean, at);

@@ -1,3 +1,4 @@
+#include "lang/ground.hpp"
 #include "lang/format/writer.hpp"
 
 #include <algorithm>
@@ -22,26 +23,6 @@ int count_newlines(std::string_view s) { return static_cast<int>(std::count(s.be
 
 bool is_true(const Term& t) { return t.kind == TermKind::Boolean && t.boolean; }
 
-bool is_ground(const Term& t) {
-    switch (t.kind) {
-        case TermKind::Null:
-        case TermKind::Boolean:
-        case TermKind::Number:
-        case TermKind::String: return true;
-        case TermKind::Ref:
-        case TermKind::Array:
-        case TermKind::Set:
-        case TermKind::Call:
-            for (std::size_t i = t.kind == TermKind::Ref ? 1 : 0; i < t.elems.size(); ++i)
-                if (!is_ground(*t.elems[i])) return false;
-            return true;
-        case TermKind::Object:
-            for (const auto& [k, v] : t.items)
-                if (!is_ground(*k) || !is_ground(*v)) return false;
-            return true;
-        default: return false;
-    }
-}
 
 // OPA's Body.Equal(expandedConst): the body is the single literal `true`.
 bool is_true_body(const Body* body) {
