@@ -1,4 +1,5 @@
 #include "engine/bundle/bundle.hpp"
+#include "engine/bundle/merge_data.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -63,25 +64,6 @@ std::vector<std::string> data_key(const std::string& path) {
     return key;
 }
 
-// merge.InterfaceMaps: objects merge key by key; anything else meeting is a conflict.
-bool merge_values(const Value& a, const Value& b, Value& out) {
-    if (!a.is_object() || !b.is_object()) return false;
-    runtime::ObjectBuilder builder;
-    for (const auto& e : a.object_entries()) {
-        const Value* other = b.find(e.key);
-        if (!other) {
-            builder.insert(e.key, e.value);
-            continue;
-        }
-        Value merged;
-        if (!merge_values(e.value, *other, merged)) return false;
-        builder.insert(e.key, merged);
-    }
-    for (const auto& e : b.object_entries())
-        if (!a.find(e.key)) builder.insert(e.key, e.value);
-    out = builder.build();
-    return true;
-}
 
 // "a/b" for `package a.b` (OPA's Package.Path.Ptr()).
 std::string package_path_of(const lang::Module& m) {
@@ -210,7 +192,7 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
                 return failure(name, "bundle load failed on " + f->path + ": root value must be object");
             for (auto it = key.rbegin(); it != key.rend(); ++it) tree = Value::object({{Value::string(*it), tree}});
             Value merged;
-            if (!merge_values(b.data, tree, merged)) {
+            if (!merge_data(b.data, tree, merged)) {
                 std::string joined;
                 for (const auto& k : key) joined += (joined.empty() ? "" : "/") + k;
                 return failure(name, "bundle load failed on " + f->path + ": failed to insert data file from path " + joined);

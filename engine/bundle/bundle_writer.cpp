@@ -1,4 +1,5 @@
 #include "engine/bundle/bundle_writer.hpp"
+#include "engine/bundle/merge_data.hpp"
 
 #include <map>
 
@@ -24,20 +25,6 @@ const Value* value_at(const Value& data, const std::vector<std::string>& key) {
     return node;
 }
 
-bool merge_values(const Value& a, const Value& b, Value& out) {
-    if (!a.is_object() || !b.is_object()) return false;
-    runtime::ObjectBuilder builder;
-    for (const auto& e : a.object_entries()) {
-        const Value* other = b.find(e.key);
-        Value merged = e.value;
-        if (other && !merge_values(e.value, *other, merged)) return false;
-        builder.insert(e.key, merged);
-    }
-    for (const auto& e : b.object_entries())
-        if (!a.find(e.key)) builder.insert(e.key, e.value);
-    out = builder.build();
-    return true;
-}
 
 std::vector<std::string> split(const std::string& root) {
     std::vector<std::string> out;
@@ -119,7 +106,7 @@ std::optional<Bundle> merge_bundles(std::vector<Bundle> bundles, bool v0_default
             Value tree = *v;
             for (auto it = key.rbegin(); it != key.rend(); ++it) tree = Value::object({{Value::string(*it), tree}});
             Value merged;
-            if (!merge_values(result.data, tree, merged))
+            if (!merge_data(result.data, tree, merged))
                 return error = "bundle merge failed: failed to insert data file from path " + root, std::nullopt;
             result.data = merged;
         }

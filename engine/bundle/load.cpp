@@ -1,4 +1,5 @@
 #include "engine/bundle/load.hpp"
+#include "engine/bundle/merge_data.hpp"
 
 #include "engine/bundle/roots.hpp"
 
@@ -8,20 +9,6 @@ using runtime::Value;
 
 namespace {
 
-bool merge_values(const Value& a, const Value& b, Value& out) {
-    if (!a.is_object() || !b.is_object()) return false;
-    runtime::ObjectBuilder builder;
-    for (const auto& e : a.object_entries()) {
-        const Value* other = b.find(e.key);
-        Value merged = e.value;
-        if (other && !merge_values(e.value, *other, merged)) return false;
-        builder.insert(e.key, merged);
-    }
-    for (const auto& e : b.object_entries())
-        if (!a.find(e.key)) builder.insert(e.key, e.value);
-    out = builder.build();
-    return true;
-}
 
 }  // namespace
 
@@ -35,7 +22,7 @@ void merge_load_results(LoadResult& into, LoadResult more) {
         return;
     }
     Value merged;
-    if (!merge_values(into.data, more.data, merged)) {
+    if (!merge_data(into.data, more.data, merged)) {
         lang::Diagnostic d;
         d.message = "merge error: bundle data conflicts with other data";
         into.errors.add(std::move(d));
