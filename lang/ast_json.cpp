@@ -625,7 +625,7 @@ private:
             en.body = e->body.empty() ? true_body(e->loc) : alias(e->body);
         }
         out.push_back(std::move(n));
-        const NHead& top = out.back().head;
+        const NHead top = out.back().head;  // a copy: push_back below may move out's elements
 
         for (const auto& extra : r.extra_bodies) {
             number(extra);

@@ -17,7 +17,8 @@ if [[ ! -f build-asan/build.ninja ]]; then
   meson setup build-asan -Dsanitizers=true -Doptimization=1 -Ddebug=false -Db_ndebug=false \
     -Dbenchmarks=false -Dcpp_args=-g1
 fi
-meson compile -C build-asan test/unit/unit_tests test/conformance/conformance_runner test/fuzz_compile_replay
+meson compile -C build-asan test/unit/unit_tests test/conformance/conformance_runner test/fuzz_compile_replay \
+  test/manifests/check_manifests
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   meson test -C build-asan --no-rebuild --print-errorlogs --num-processes 2 --suite unit --suite conformance --suite fuzz-corpus
 scripts/summarize-tests.py build/meson-logs/testlog.json build-asan/meson-logs/testlog.json

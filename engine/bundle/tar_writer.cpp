@@ -45,7 +45,7 @@ void TarWriter::header(std::string_view name, std::size_t size, char type) {
     std::memset(h, 0, sizeof h);
     std::string_view prefix, base;
     if (!split_ustar(name, prefix, base)) base = name.substr(0, 100);
-    std::memcpy(h, base.data(), base.size());
+    if (!base.empty()) std::memcpy(h, base.data(), base.size());  // (an empty view may have no data)
     octal(h + 100, 8, 0600);
     octal(h + 108, 8, 0);
     octal(h + 116, 8, 0);
@@ -53,7 +53,7 @@ void TarWriter::header(std::string_view name, std::size_t size, char type) {
     octal(h + 136, 12, 0);
     h[156] = type;
     std::memcpy(h + 257, "ustar\0" "00", 8);
-    std::memcpy(h + 345, prefix.data(), prefix.size());
+    if (!prefix.empty()) std::memcpy(h + 345, prefix.data(), prefix.size());
     std::memset(h + 148, ' ', 8);
     unsigned sum = 0;
     for (unsigned char c : h) sum += c;
