@@ -15,8 +15,10 @@ namespace {
 
 using runtime::BigInt;
 
-// A range longer than this is refused instead of exhausting memory.
-constexpr std::int64_t kMaxRangeLength = 10'000'000;
+// Space reserved up front for a range; a longer one grows as it is generated,
+// so that its size is bounded by the evaluation's deadline and memory limit (as
+// OPA's, which has no length limit), not by one allocation.
+constexpr std::int64_t kRangeReserve = 1 << 16;
 // Left shifts beyond this many bits are refused (the result would be megabytes).
 constexpr std::uint64_t kMaxShiftBits = 1 << 20;
 
@@ -41,9 +43,10 @@ Value big_value(const BigInt& b) { return Value::number(runtime::number_from_big
 BuiltinResult make_range(const BigInt& from, const BigInt& to, const BigInt& step, const BuiltinContext& ctx) {
     BigInt span = to >= from ? BigInt(to - from) : BigInt(from - to);
     BigInt count = span / step + 1;
-    if (count > kMaxRangeLength) return BuiltinResult::error("range too large");
+    // More elements than an int64 counts could never be held anyway.
+    if (count > INT64_MAX) return BuiltinResult::error("range too large");
     auto n = count.convert_to<std::int64_t>();
-    runtime::ArrayBuilder b(static_cast<std::size_t>(n));
+    runtime::ArrayBuilder b(static_cast<std::size_t>(std::min(n, kRangeReserve)));
     BigInt signed_step = to >= from ? step : BigInt(-step);
     BigInt x = from;
     for (std::int64_t i = 0; i < n; ++i, x += signed_step) {
