@@ -58,12 +58,12 @@ void check_undefined_funcs_in(CompileContext& ctx, const lang::Body& body) {
         std::size_t operands = e.term->elems.size() - 1;
         int arity = ctx.arity(op);
         if (arity >= 0) {
+            // As OPA: a call with a fitting arity is looked into (its operands
+            // may hold comprehensions with calls of their own); a wrong one is not.
             auto want = static_cast<std::size_t>(arity);
-            if (e.generated) {
-                if (!is_equality(e) && operands != want + 1 && !ctx.error(arity_error(ctx, e, op, arity, operands - 1))) stop = true;
-            } else if (operands != want && operands != want + 1 && !ctx.error(arity_error(ctx, e, op, arity, operands))) {
-                stop = true;
-            }
+            bool mismatch = e.generated ? !is_equality(e) && operands != want + 1 : operands != want && operands != want + 1;
+            if (!mismatch) return false;
+            if (!ctx.error(arity_error(ctx, e, op, arity, e.generated ? operands - 1 : operands))) stop = true;
             return true;
         }
         if (!ctx.error(e.loc, lang::codes::type_error, fmt::format("undefined function {}", display_ref(ctx, op)))) stop = true;

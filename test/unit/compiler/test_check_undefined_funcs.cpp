@@ -11,6 +11,12 @@ TEST_CASE("check_undefined_funcs: unknown functions") {
     CHECK(errors_of("package p\np if { x := foo.bar(1); x }\n") == "2:13 rego_type_error: undefined function foo.bar\n");
 }
 
+TEST_CASE("check_undefined_funcs: calls inside a comprehension that a known call holds are checked too") {
+    // Not reported as "var x is unsafe" by the safety stage after it.
+    CHECK(errors_of("package p\np if { y := [x | foo.bar(1, x)]; y }\n") == "2:18 rego_type_error: undefined function foo.bar\n");
+    CHECK(errors_of("package p\ns := [x | x := count(1, 2, 3)]\n").find("2:16 rego_type_error: count: arity mismatch") == 0);
+}
+
 TEST_CASE("check_undefined_funcs: too many or too few operands (one more is the output)") {
     CHECK(errors_of("package p\np if { count(1, 2, 3) }\n") ==
           "2:8 rego_type_error: count: arity mismatch\n\thave: (number, number, number)\n"
