@@ -19,6 +19,7 @@ void MemoryBudget::start(std::uint64_t limit) noexcept {
                   ? thread_bytes_source()
                   : nullptr;
     baseline_ = source_ ? source_() : 0;
+    tripped_ = false;
 }
 
 }  // namespace gavel::runtime

@@ -22,8 +22,11 @@ class MemoryBudget {
 public:
     // No source or a limit of 0: never exceeded.
     void start(std::uint64_t limit) noexcept;
+    // Once exceeded, stays so: the evaluation ends, and what reports why may ask
+    // after the allocation that crossed the limit has been freed.
     bool exceeded() const noexcept {
-        return source_ && source_() - baseline_ > static_cast<std::int64_t>(limit_);
+        if (!tripped_ && source_ && source_() - baseline_ > static_cast<std::int64_t>(limit_)) tripped_ = true;
+        return tripped_;
     }
     std::uint64_t limit() const noexcept { return limit_; }
 
@@ -31,6 +34,7 @@ private:
     ThreadBytesSource source_ = nullptr;
     std::int64_t baseline_ = 0;
     std::uint64_t limit_ = 0;
+    mutable bool tripped_ = false;
 };
 
 }  // namespace gavel::runtime

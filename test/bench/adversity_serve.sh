@@ -98,7 +98,8 @@ if $split; then
              'count([n | some i in numbers.range(1, 2000); n := count(numbers.range(1, 100000))]) > 0' \
              'count(split(concat("", [s | some i in numbers.range(1, 80000); s := concat("", ["a,", sprintf("%0998d", [i])])]), ",")) > 0' \
              'strings.render_template(concat("", array.concat([t | some i in numbers.range(1, 5000); t := "{{if true}}"], [e | some i in numbers.range(1, 5000); e := "{{end}}"])), {}) == ""' \
-             'count(concat(",", [sprintf("%d-%s", [i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]) | some i in numbers.range(1, 12000000)])) > 0'; do
+             'count(concat(",", [sprintf("%d-%s", [i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]) | some i in numbers.range(1, 12000000)])) > 0' \
+             'count(numbers.range(1, 100000000)) > 0'; do
         query "$q"
         timed "${q:0:58}" --data-binary @"$work/q.json" "$rest2/v1/query"
     done

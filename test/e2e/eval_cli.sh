@@ -360,6 +360,11 @@ status=$?
 if [[ $status == 2 ]] && grep -q '"code": "eval_cancel_error"' "$out" &&
    grep -q '"message": "evaluation exceeded its memory limit (104857600 bytes)"' "$out"; then
     echo "ok   --memory-limit ends a hungry evaluation"; else fail "--memory-limit (exit $status)"; cat "$out"; fi
+# ... also when a builtin (numbers.range) crosses it and frees what it built before the error is reported.
+"$gavel" eval --memory-limit 64Mi 'count(numbers.range(1, 100000000))' > "$out" 2>&1
+status=$?
+if [[ $status == 2 ]] && grep -q '"message": "evaluation exceeded its memory limit (67108864 bytes)"' "$out"; then
+    echo "ok   --memory-limit ends a long numbers.range, naming the limit"; else fail "--memory-limit in a builtin (exit $status)"; cat "$out"; fi
 check "--memory-limit that is not a size is a usage error" 1 '' "$gavel" eval --memory-limit lots 'true'
 
 rm -f "$out" "$err" "$out.diff"

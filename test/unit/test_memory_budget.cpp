@@ -37,6 +37,10 @@ TEST_CASE("memory budget: exceeded past the limit, measured from its start") {
     CHECK_FALSE(budget.exceeded());  // 1 MiB more
     CHECK_FALSE(budget.exceeded());  // 2 MiB: at the limit, not past it
     CHECK(budget.exceeded());        // 3 MiB
+    t_fake_held -= 64 << 20;         // the allocation that crossed it is freed
+    CHECK(budget.exceeded());        // still exceeded: the evaluation is over, and says why
+    budget.start(2u << 20);
+    CHECK_FALSE(budget.exceeded());  // a new start forgets it
     gavel::runtime::MemoryBudget unlimited;
     unlimited.start(0);
     CHECK_FALSE(unlimited.exceeded());
