@@ -48,12 +48,12 @@ struct EngineOptions {
     bool strict = false;
     // The builtins policies may call, from a capabilities file (`--capabilities`):
     // others are undefined functions, as OPA. Unset: every builtin.
-    std::optional<std::set<std::string>> allowed_builtins;
+    std::optional<std::set<std::string>> allowed_builtins = std::nullopt;
     // Compile errors reported before "error limit reached" (0: no limit); OPA's default.
     std::size_t max_errors = 10;
     // JSON Schemas for the type checker (`-s`, engine/schema_loader.hpp): the
     // schema of `input` and those METADATA `schemas:` annotations name.
-    std::shared_ptr<const compiler::SchemaSet> schemas;
+    std::shared_ptr<const compiler::SchemaSet> schemas = nullptr;
 };
 
 struct ExpressionResult {
@@ -86,7 +86,7 @@ struct EvalOptions {
     bool strict_builtin_errors = false;         // stop at the first builtin error instead of treating the call as undefined
     std::chrono::nanoseconds timeout{0};        // 0: none; on expiry the result is eval_cancel_error
     const std::atomic<bool>* cancel = nullptr;  // set to true from another thread to cancel
-    std::function<void(std::string_view)> print;  // where print() output goes; stderr when empty
+    std::function<void(std::string_view)> print = nullptr;  // where print() output goes; stderr when empty
     const runtime::Value* runtime_info = nullptr;   // what opa.runtime() returns ({} when null)
     // Bytes the evaluation may hold on its thread beyond what the thread held
     // when it started (0: no limit); past it the result is eval_cancel_error.
@@ -199,8 +199,8 @@ public:
         // Where the query is written, as `opa eval --package` / `--import`:
         // rules of the package may be named without `data.` and a prefix, and
         // imports bind names ("data.lib.k8s", "data.x as y").
-        std::string package;
-        std::vector<std::string> imports;
+        std::string package = {};
+        std::vector<std::string> imports = {};
     };
     // Compiles the modules (once per change) and the query.
     Prepared<PreparedQuery> prepare(std::string_view query, const QueryOptions& options);

@@ -101,7 +101,7 @@ struct RunOptions {
 struct PolicySource {
     std::string file;
     std::string text;
-    std::optional<bool> v0_compatible;  // its dialect when not the engine's (a bundle manifest's)
+    std::optional<bool> v0_compatible = std::nullopt;  // its dialect when not the engine's (a bundle manifest's)
 };
 
 class TestRunner {

@@ -436,7 +436,6 @@ std::function<void(std::string_view)> print_to_log(DecisionId& id) {
 
 HttpResponse Service::admission(HttpRequest& req, const Route& route, const std::atomic<bool>* cancel,
                                 std::string& decision_label) {
-    auto start = Clock::now();
     const std::string& mode = route.mode;
     const std::vector<std::string>& package = route.path;
     ReviewRequest review;

@@ -30,6 +30,8 @@ std::string describe(const BuiltinResult& r) {
     case Status::Undefined: return "undefined";
     case Status::TypeError: return "type error: " + r.message;
     case Status::BuiltinError: return "error: " + r.message;
+    case Status::Conflict: return "conflict: " + r.message;
+    case Status::Cancelled: return "cancelled";
     }
     return "?";
 }

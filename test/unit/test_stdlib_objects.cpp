@@ -38,6 +38,8 @@ std::string run(const std::string& name, std::vector<Value> args) {
         case Status::Undefined: return "undefined";
         case Status::TypeError: return "type: " + r.message;
         case Status::BuiltinError: return "error: " + r.message;
+        case Status::Conflict: return "conflict: " + r.message;
+        case Status::Cancelled: return "cancelled";
     }
     return "?";
 }

@@ -37,6 +37,8 @@ std::string eval(const std::string& name, const std::vector<std::string>& json_a
         case Status::Undefined: return "undefined";
         case Status::TypeError: return "type error: " + r.message;
         case Status::BuiltinError: return "error: " + r.message;
+        case Status::Conflict: return "conflict: " + r.message;
+        case Status::Cancelled: return "cancelled";
     }
     return "?";
 }
