@@ -137,7 +137,9 @@ std::string waited_text(const HttpRequest& req) {
 }
 
 std::string eval_error_text(const EvalError& e) {
-    if (e.code == "eval_cancel_error") return "evaluation timed out (" + e.message + ")";
+    // A cancelled evaluation ran out of time, unless its message says it ran out of memory.
+    if (e.code == "eval_cancel_error")
+        return e.message.starts_with("evaluation exceeded its memory limit") ? e.message : "evaluation timed out (" + e.message + ")";
     return e.to_string();
 }
 
