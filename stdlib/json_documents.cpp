@@ -8,6 +8,9 @@
 #include <optional>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "runtime/value_depth.hpp"
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/object_family.hpp"
 
@@ -360,24 +363,37 @@ private:
     std::optional<Value> root_;
 };
 
-// RFC 6902 section 4: move and replace are a remove followed by an add, in that
-// order, so a move to its own location is a no-op and a move into its own child fails.
-bool apply_patch_operation(PatchedDocument& doc, std::string_view op, const Path& path, const Path& from,
-                           const Value* value) {
-    if (op == "add") return doc.add(path, *value);
-    if (op == "remove") return doc.remove(path);
-    if (op == "replace") return doc.remove(path) && doc.add(path, *value);
-    if (op == "test") {
-        auto actual = doc.get(path);
-        return actual && *actual == *value;
-    }
-    auto moved = doc.get(from);
-    if (!moved) return false;
-    if (op == "move" && !doc.remove(from)) return false;
-    return doc.add(path, *moved);
+// Whether placing `value` at `path` would nest deeper than a built value may:
+// copies of the document into itself would otherwise double its depth per
+// operation, past what the recursive code that prints and frees values survives.
+bool too_deep_at(const Path& path, const Value& value) {
+    return path.size() > runtime::kMaxBuiltDepth || runtime::deeper_than(value, runtime::kMaxBuiltDepth - path.size());
 }
 
-BuiltinResult json_patch(Args a) {
+enum class PatchOutcome { Applied, Failed, TooDeep };
+
+// RFC 6902 section 4: move and replace are a remove followed by an add, in that
+// order, so a move to its own location is a no-op and a move into its own child fails.
+PatchOutcome apply_patch_operation(PatchedDocument& doc, std::string_view op, const Path& path, const Path& from,
+                                   const Value* value) {
+    auto outcome = [](bool applied) { return applied ? PatchOutcome::Applied : PatchOutcome::Failed; };
+    if (op == "remove") return outcome(doc.remove(path));
+    if (op == "test") {
+        auto actual = doc.get(path);
+        return outcome(actual && *actual == *value);
+    }
+    if (op == "add" || op == "replace") {
+        if (too_deep_at(path, *value)) return PatchOutcome::TooDeep;
+        return outcome((op == "add" || doc.remove(path)) && doc.add(path, *value));
+    }
+    auto moved = doc.get(from);
+    if (!moved) return PatchOutcome::Failed;
+    if (too_deep_at(path, *moved)) return PatchOutcome::TooDeep;
+    if (op == "move" && !doc.remove(from)) return PatchOutcome::Failed;
+    return outcome(doc.add(path, *moved));
+}
+
+BuiltinResult json_patch(Args a, BuiltinContext& ctx) {
     if (!a[1].is_array()) return type_error(2, "array", a[1]);
     const std::string not_patch = "operand 2 must be an array of JSON-Patch objects";
     PatchedDocument doc(a[0]);
@@ -412,7 +428,15 @@ BuiltinResult json_patch(Args a) {
             return BuiltinResult::type_error(not_patch);
         }
         // Patches apply atomically: the first failing operation makes the result undefined.
-        if (!apply_patch_operation(doc, name, path, from, value)) return BuiltinResult::undefined();
+        switch (apply_patch_operation(doc, name, path, from, value)) {
+            case PatchOutcome::Applied: break;
+            case PatchOutcome::Failed: return BuiltinResult::undefined();
+            case PatchOutcome::TooDeep:
+                return BuiltinResult::error(
+                    fmt::format("the patched document would nest more than {} levels", runtime::kMaxBuiltDepth));
+        }
+        // Each operation may copy a large part of the document: the deadline bounds a long patch.
+        if (ctx.expired()) return BuiltinResult::cancelled();
     }
     // OPA has no result for a deleted root (its edit tree renders nothing).
     if (!doc.root()) return BuiltinResult::undefined();
@@ -437,7 +461,7 @@ void register_json_documents(Registry& r) {
         if (!kept) return BuiltinResult::undefined();
         return BuiltinResult::of(std::move(*kept));
     });
-    declare(r, "json.patch", 2, [](Args a, BuiltinContext&) { return json_patch(a); });
+    declare(r, "json.patch", 2, [](Args a, BuiltinContext& ctx) { return json_patch(a, ctx); });
 }
 
 }  // namespace gavel::stdlib

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -67,6 +68,77 @@ std::vector<const lang::Rule*> cycle_through(const Graph& graph, const lang::Rul
     return {};
 }
 
+// The clauses that lie on a cycle: those in a strongly connected component of
+// more than one, or with an edge to themselves (Tarjan's algorithm, without
+// recursion). Only these need the search for a path back to themselves, which
+// from every clause of a long chain of rules would take quadratic time.
+std::set<const lang::Rule*> clauses_on_cycles(const Graph& graph) {
+    struct Mark {
+        std::size_t index = 0, low = 0;
+        bool on_stack = false;
+    };
+    std::map<const lang::Rule*, Mark> marks;
+    std::vector<const lang::Rule*> component_stack;
+    std::set<const lang::Rule*> cyclic;
+    std::size_t counter = 0;
+    struct Frame {
+        const lang::Rule* node;
+        std::size_t next = 0;
+    };
+    auto edges_of = [&](const lang::Rule* r) -> const std::vector<const lang::Rule*>* {
+        auto it = graph.find(r);
+        return it == graph.end() ? nullptr : &it->second;
+    };
+    auto open = [&](const lang::Rule* r, std::vector<Frame>& stack) {
+        marks[r] = Mark{counter, counter, true};
+        ++counter;
+        component_stack.push_back(r);
+        stack.push_back({r});
+    };
+    for (const auto& [root, unused] : graph) {
+        if (marks.count(root)) continue;
+        std::vector<Frame> stack;
+        open(root, stack);
+        while (!stack.empty()) {
+            Frame& f = stack.back();
+            const auto* edges = edges_of(f.node);
+            if (edges && f.next < edges->size()) {
+                const lang::Rule* v = (*edges)[f.next++];
+                auto it = marks.find(v);
+                if (it == marks.end()) {
+                    open(v, stack);
+                } else if (it->second.on_stack) {
+                    Mark& m = marks[f.node];
+                    m.low = std::min(m.low, it->second.index);
+                }
+                continue;
+            }
+            const lang::Rule* node = f.node;
+            stack.pop_back();
+            Mark& m = marks[node];
+            if (!stack.empty()) {
+                Mark& parent = marks[stack.back().node];
+                parent.low = std::min(parent.low, m.low);
+            }
+            if (m.low != m.index) continue;
+            // `node` is the root of a component: pop it.
+            std::vector<const lang::Rule*> component;
+            const lang::Rule* popped = nullptr;
+            while (popped != node) {
+                popped = component_stack.back();
+                component_stack.pop_back();
+                marks[popped].on_stack = false;
+                component.push_back(popped);
+            }
+            bool self_loop = false;
+            if (const auto* own = edges_of(node))
+                self_loop = std::find(own->begin(), own->end(), node) != own->end();
+            if (component.size() > 1 || self_loop) cyclic.insert(component.begin(), component.end());
+        }
+    }
+    return cyclic;
+}
+
 }  // namespace
 
 void check_recursion(CompileContext& ctx) {
@@ -76,8 +148,10 @@ void check_recursion(CompileContext& ctx) {
     auto name = [&](const lang::Rule* r) { return to_string(*rule_full_ref(*ctx.module_of.at(r), *r)); };
     std::vector<lang::Rule*> all;
     if (ctx.rule_tree) collect_rules(*ctx.rule_tree, true, all);
+    const std::set<const lang::Rule*> cyclic = clauses_on_cycles(graph);
     for (const lang::Rule* rule : all) {
         for (const lang::Rule* clause = rule; clause; clause = clause->else_rule.get()) {
+            if (!cyclic.count(clause)) continue;
             auto path = cycle_through(graph, clause);
             if (path.empty()) continue;
             std::string chain;

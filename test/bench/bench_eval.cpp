@@ -105,4 +105,17 @@ void BM_ManyRulesIndexed(benchmark::State& state) {
 }
 BENCHMARK(BM_ManyRulesIndexed)->Unit(benchmark::kMicrosecond);
 
+// A chain of N rules, each using the one before: compiling it is linear in N
+// (the recursion check once searched from every rule, quadratic).
+void BM_CompileRuleChain(benchmark::State& state) {
+    std::string policy = "package chain\n\nr0 := 1\n";
+    for (int i = 1; i < state.range(0); ++i)
+        policy += "r" + std::to_string(i) + " := [r" + std::to_string(i - 1) + "]\n";
+    for (auto _ : state) {
+        gavel::Engine engine;
+        if (!engine.add_policy("chain.rego", policy).empty() || !engine.check().empty()) std::abort();
+    }
+}
+BENCHMARK(BM_CompileRuleChain)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/json.hpp"
+#include "runtime/value_depth.hpp"
 #include "stdlib/registry.hpp"
 #include "stdlib/walk.hpp"
 
@@ -158,6 +159,28 @@ TEST_CASE("stdlib objects: json.patch RFC 6902 and OPA's extensions") {
     Value with_set = Value::object({{S("s"), Value::set({S("a")})}});
     CHECK(run("json.patch", {with_set, J(R"([{"op":"add","path":"/s/b","value":"b"}])")}) == R"({"s":["a","b"]})");
     CHECK(run("json.patch", {with_set, J(R"([{"op":"add","path":"/s/b","value":"c"}])")}) == "undefined");
+}
+
+TEST_CASE("stdlib objects: json.patch refuses results nested past the built-value limit") {
+    // Copying the document into itself nests it one level deeper per operation.
+    auto copies = [](int n) {
+        std::string ops = "[";
+        for (int i = 0; i < n; ++i) ops += std::string(i ? "," : "") + R"({"op":"copy","from":"","path":"/a"})";
+        return J(ops + "]");
+    };
+    const int levels = static_cast<int>(gavel::runtime::kMaxBuiltDepth);
+    CHECK(run("json.patch", {J("{}"), copies(levels - 1)}).rfind(R"({"a":{"a":)", 0) == 0);  // exactly at the limit
+    CHECK(run("json.patch", {J("{}"), copies(levels)}) ==
+          "error: the patched document would nest more than 10000 levels");
+    // The same for a deep value added at a deep path.
+    Value deep = Value::array({});
+    for (int i = 1; i < levels - 2; ++i) deep = Value::array({deep});  // levels - 2 deep
+    auto add_at = [&](std::string_view path) {
+        return Value::array({Value::object({{S("op"), S("add")}, {S("path"), S(path)}, {S("value"), deep}})});
+    };
+    CHECK(run("json.patch", {J(R"({"a":{}})"), add_at("/a/b")}).rfind(R"({"a":{"b":[[)", 0) == 0);  // at the limit
+    CHECK(run("json.patch", {J(R"({"a":{"b":{}}})"), add_at("/a/b/c")}) ==
+          "error: the patched document would nest more than 10000 levels");
 }
 
 // OPA's applyPatches (topdown/json.go) on its edit tree (internal/edittree):
