@@ -72,11 +72,36 @@ void closure_vars(const lang::Expr& e, VarVisitor& vis) {
     }
 }
 
+// The variables bound around a body: its own additions over what encloses it,
+// looked up through the layers. A long body of closures would otherwise copy a
+// set that grows with the body once per closure (quadratic).
+class EnclosingVars {
+public:
+    explicit EnclosingVars(const VarSet& base) : base_(&base) {}
+    explicit EnclosingVars(const EnclosingVars* outer) : outer_(outer) {}  // a layer over `outer`
+    EnclosingVars(const EnclosingVars&) = delete;
+    EnclosingVars& operator=(const EnclosingVars&) = delete;
+
+    bool count(const std::string& v) const {
+        for (const EnclosingVars* layer = this; layer; layer = layer->outer_)
+            if (layer->own_.count(v) || (layer->base_ && layer->base_->count(v))) return true;
+        return false;
+    }
+    void add(const VarSet& vars) { add_all(own_, vars); }
+
+private:
+    const EnclosingVars* outer_ = nullptr;
+    const VarSet* base_ = nullptr;
+    VarSet own_;
+};
+
+UnsafeVars reorder_within(const ArityFn& arity, const EnclosingVars& globals, lang::Body& body);
+
 // OPA's bodySafetyTransformer: the nested bodies of one expression, checked
 // against what encloses them.
 class NestedBodies {
 public:
-    NestedBodies(const ArityFn& arity, VarSet& globals, UnsafeVars& unsafe, const lang::Expr& current)
+    NestedBodies(const ArityFn& arity, EnclosingVars& globals, UnsafeVars& unsafe, const lang::Expr& current)
         : arity_(arity), globals_(globals), unsafe_(unsafe), current_(current) {}
 
     void expr(lang::Expr& e) {
@@ -84,8 +109,8 @@ public:
         switch (e.kind) {
             case ExprKind::Every:
                 if (e.every.domain) term(*e.every.domain);
-                if (e.every.key) add_all(globals_, vars_of(*e.every.key));
-                add_all(globals_, vars_of(*e.every.value));
+                if (e.every.key) globals_.add(vars_of(*e.every.key));
+                globals_.add(vars_of(*e.every.value));
                 reorder({}, *e.every.body);
                 break;
             case ExprKind::Block: reorder({}, *e.body); break;
@@ -121,25 +146,26 @@ private:
     }
 
     void reorder(const VarSet& head_vars, lang::Body& body) {
+        // (globals_ grows with the enclosing body: looked up, never copied.)
         VarSet bound = vars_of(body, safety_params(&arity_));
-        add_all(bound, globals_);
-        for (const auto& v : difference(head_vars, bound)) add(unsafe_, current_, v);
-        UnsafeVars inner = reorder_body_for_safety(arity_, globals_, body);
+        for (const auto& v : head_vars)
+            if (!bound.count(v) && !globals_.count(v)) add(unsafe_, current_, v);
+        UnsafeVars inner = reorder_within(arity_, globals_, body);
         merge(unsafe_, inner);
     }
 
     const ArityFn& arity_;
-    VarSet& globals_;
+    EnclosingVars& globals_;
     UnsafeVars& unsafe_;
     const lang::Expr& current_;
 };
 
-}  // namespace
-
-UnsafeVars reorder_body_for_safety(const ArityFn& arity, const VarSet& globals, lang::Body& body) {
+UnsafeVars reorder_within(const ArityFn& arity, const EnclosingVars& globals, lang::Body& body) {
     const VarVisitorParams params = safety_params(&arity);
     VarSet body_vars = vars_of(body, params);
-    VarSet safe = intersection(body_vars, globals);
+    VarSet safe;
+    for (const auto& v : body_vars)
+        if (globals.count(v)) safe.insert(v);
     UnsafeVars unsafe;
     for (const auto& e : body)
         for (const auto& v : vars_of(e, params))
@@ -156,7 +182,9 @@ UnsafeVars reorder_body_for_safety(const ArityFn& arity, const VarSet& globals, 
             // Variables the expression's closures use from this body must be bound already.
             VarVisitor in_closures;
             closure_vars(e, in_closures);
-            VarSet closure = difference(intersection(in_closures.vars(), body_vars), globals);
+            VarSet closure;
+            for (const auto& v : in_closures.vars())
+                if (body_vars.count(v) && !globals.count(v)) closure.insert(v);
             VarSet missing;
             if (!closure.empty()) {
                 lang::Body so_far;
@@ -181,9 +209,9 @@ UnsafeVars reorder_body_for_safety(const ArityFn& arity, const VarSet& globals, 
     }
 
     // Nested bodies, each with what the expressions before it may have bound.
-    VarSet g = globals;
+    EnclosingVars g(&globals);
     for (std::size_t k = 0; k < order.size(); ++k) {
-        if (k > 0) add_all(g, vars_of(body[order[k - 1]], params));
+        if (k > 0) g.add(vars_of(body[order[k - 1]], params));
         NestedBodies nested(arity, g, unsafe, body[order[k]]);
         nested.expr(body[order[k]]);
     }
@@ -195,6 +223,12 @@ UnsafeVars reorder_body_for_safety(const ArityFn& arity, const VarSet& globals, 
         body = std::move(reordered);
     }
     return unsafe;
+}
+
+}  // namespace
+
+UnsafeVars reorder_body_for_safety(const ArityFn& arity, const VarSet& globals, lang::Body& body) {
+    return reorder_within(arity, EnclosingVars(globals), body);
 }
 
 void report_unsafe(CompileContext& ctx, const UnsafeVars& unsafe) {

@@ -22,6 +22,16 @@ namespace {
 
 bool is_print_call(const lang::Expr& e) { return is_call_expr(e) && dotted_name(operator_of(*e.term)) == "print"; }
 
+// Whether a print call is in the expression or any closure in it.
+bool holds_print_call(lang::Expr& e) {
+    bool found = false;
+    walk_exprs_in_expr(e, [&](const lang::Expr& x) {
+        found = found || is_print_call(x);
+        return found;
+    });
+    return found;
+}
+
 class PrintRewriter {
 public:
     explicit PrintRewriter(CompileContext& ctx) : ctx_(ctx) {}
@@ -29,7 +39,9 @@ public:
     // false when an error stopped it.
     bool body(lang::Body& b, const VarSet& globals) {
         for (std::size_t i = 0; i < b.size(); ++i) {
-            if (!contains_closure(b[i])) continue;
+            // Only a closure with a print call in it has anything to rewrite or
+            // check; skipping the others keeps long print-free bodies linear.
+            if (!contains_closure(b[i]) || !holds_print_call(b[i])) continue;
             lang::Body before(b.begin(), b.begin() + static_cast<long>(i));
             VarSet safe = output_vars_for_body(before, ctx_.arity_fn(), globals);
             add_all(safe, globals);

@@ -118,4 +118,18 @@ void BM_CompileRuleChain(benchmark::State& state) {
 }
 BENCHMARK(BM_CompileRuleChain)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
+// One body of N `every` expressions: the safety check and the print rewrite
+// once copied what encloses each closure, or re-derived it, per closure (quadratic).
+void BM_CompileLongBodyOfClosures(benchmark::State& state) {
+    std::string policy = "package closures\n\nr if {\n";
+    for (int i = 0; i < state.range(0); ++i)
+        policy += "\tevery x" + std::to_string(i) + " in input.a { x" + std::to_string(i) + " > " + std::to_string(i) + " }\n";
+    policy += "}\n";
+    for (auto _ : state) {
+        gavel::Engine engine;
+        if (!engine.add_policy("closures.rego", policy).empty() || !engine.check().empty()) std::abort();
+    }
+}
+BENCHMARK(BM_CompileLongBodyOfClosures)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
 }  // namespace
