@@ -1,7 +1,10 @@
 #include "engine/testing.hpp"
 
 #include <algorithm>
+#include <map>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "lang/ast.hpp"
 #include "lang/parse.hpp"
@@ -298,6 +301,17 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
     impl_->case_parts.assign(impl_->tests.size(), {});
     lang::Diagnostics errors = impl_->engine.check();
     if (!errors.empty()) return errors;
+    // Each module's rules by the first part of their head, looked up once per test
+    // (scanning every rule for every test is quadratic in a module of many tests).
+    std::map<std::string, std::unordered_map<std::string, std::vector<const lang::Rule*>>> rules_by_name;
+    for (const auto& [file, module] : impl_->modules) {
+        auto& by_name = rules_by_name[file];
+        for (const auto& rule : module.rules) {
+            if (!rule.head.ref || rule.head.ref->elems.empty()) continue;
+            const auto& head = rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
+            by_name[head.text].push_back(&rule);
+        }
+    }
     for (std::size_t i = 0; i < impl_->tests.size(); ++i) {
         TestCase& t = impl_->tests[i];
         if (t.skip) continue;
@@ -307,15 +321,14 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
             continue;
         }
         impl_->queries[i] = std::move(*prepared.value);
-        auto m = impl_->modules.find(t.file);
-        if (m == impl_->modules.end()) continue;
+        auto m = rules_by_name.find(t.file);
+        if (m == rules_by_name.end()) continue;
+        auto named = m->second.find(t.name);
+        if (named == m->second.end()) continue;
         const lang::Rule* defining = nullptr;  // the rule the test was discovered at
-        for (const auto& rule : m->second.rules) {
-            if (!rule.head.ref || rule.head.ref->elems.empty()) continue;
-            const auto& head = rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
-            if (t.name != head.text) continue;
-            for (const auto& e : rule.body) impl_->top_level[i].insert({e.loc.line, e.loc.col});
-            if (!defining || (rule.loc.line == t.line && rule.loc.col == t.col)) defining = &rule;
+        for (const lang::Rule* rule : named->second) {
+            for (const auto& e : rule->body) impl_->top_level[i].insert({e.loc.line, e.loc.col});
+            if (!defining || (rule->loc.line == t.line && rule->loc.col == t.col)) defining = rule;
         }
         if (defining && is_partial_object(defining->head)) {
             t.partial_object = true;
