@@ -10,9 +10,10 @@
 
 namespace gavel::runtime {
 
-// Nesting levels a built value may have: Go's encoding/json limit, ten times
-// what the JSON and YAML readers accept from outside (runtime/limits.hpp).
-inline constexpr std::size_t kMaxBuiltDepth = 10'000;
+// Nesting levels a built value may have: twice what the JSON and YAML readers
+// accept from outside (runtime/limits.hpp), and far below what overflows an 8 MiB
+// stack even in a sanitizer build (whose frames are several times larger).
+inline constexpr std::size_t kMaxBuiltDepth = 2'000;
 
 // Whether `v` has more than `limit` levels of arrays, objects and sets (a
 // scalar has 0; [1] has 1). Stops at the first path that crosses the limit.

@@ -171,7 +171,7 @@ TEST_CASE("stdlib objects: json.patch refuses results nested past the built-valu
     const int levels = static_cast<int>(gavel::runtime::kMaxBuiltDepth);
     CHECK(run("json.patch", {J("{}"), copies(levels - 1)}).rfind(R"({"a":{"a":)", 0) == 0);  // exactly at the limit
     CHECK(run("json.patch", {J("{}"), copies(levels)}) ==
-          "error: the patched document would nest more than 10000 levels");
+          "error: the patched document would nest more than 2000 levels");
     // The same for a deep value added at a deep path.
     Value deep = Value::array({});
     for (int i = 1; i < levels - 2; ++i) deep = Value::array({deep});  // levels - 2 deep
@@ -180,7 +180,7 @@ TEST_CASE("stdlib objects: json.patch refuses results nested past the built-valu
     };
     CHECK(run("json.patch", {J(R"({"a":{}})"), add_at("/a/b")}).rfind(R"({"a":{"b":[[)", 0) == 0);  // at the limit
     CHECK(run("json.patch", {J(R"({"a":{"b":{}}})"), add_at("/a/b/c")}) ==
-          "error: the patched document would nest more than 10000 levels");
+          "error: the patched document would nest more than 2000 levels");
 }
 
 // OPA's applyPatches (topdown/json.go) on its edit tree (internal/edittree):
