@@ -344,6 +344,10 @@ public:
             buf += "%!(EXTRA ";
             for (std::size_t k = arg_num; k < a.size(); ++k) {
                 if (k > arg_num) buf += ", ";
+                if (a[k].kind == Arg::Kind::Nil) {
+                    buf += "<nil>";
+                    continue;
+                }
                 buf += type_name(a[k]);
                 buf += '=';
                 print_arg(a[k], 'v');
@@ -365,11 +369,15 @@ private:
     }
 
     static std::string type_name(const Arg& a) {
+        if (!a.go_type.empty()) return a.go_type;
         switch (a.kind) {
             case Arg::Kind::Int: return "int";
             case Arg::Kind::BigInt: return "*big.Int";
             case Arg::Kind::Float: return "float64";
             case Arg::Kind::String: return "string";
+            case Arg::Kind::Bool: return "bool";
+            case Arg::Kind::Nil: return "<nil>";
+            case Arg::Kind::Composite: return "[]interface {}";
         }
         return "?";
     }
@@ -473,9 +481,13 @@ private:
         buf += "%!";
         text::append_rune(buf, verb);
         buf += '(';
-        buf += type_name(a);
-        buf += '=';
-        print_arg(a, 'v');
+        if (a.kind == Arg::Kind::Nil) {
+            buf += "<nil>";  // Go's badVerb of a nil operand: no type, no value
+        } else {
+            buf += type_name(a);
+            buf += '=';
+            print_arg(a, 'v');
+        }
         buf += ')';
     }
 
@@ -489,6 +501,20 @@ private:
             case Arg::Kind::BigInt: fmt_big(a, verb); return;
             case Arg::Kind::Float: fmt_float(a, verb); return;
             case Arg::Kind::String: fmt_string(a, verb); return;
+            // Go's fmtBool, nil's printArg, and printValue of a slice or map at %v
+            // (elements are formatted with the verb: only %v and %s come out whole).
+            case Arg::Kind::Bool:
+                if (verb == 't' || verb == 'v') pad(a.i ? "true" : "false");
+                else bad_verb(a, verb);
+                return;
+            case Arg::Kind::Nil:
+                if (verb == 'v') pad("<nil>");
+                else bad_verb(a, verb);
+                return;
+            case Arg::Kind::Composite:
+                if (verb == 'v' || verb == 's') buf += a.s;
+                else bad_verb(a, verb);
+                return;
         }
     }
 

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "stdlib/go_format.hpp"
+
 namespace gavel::stdlib {
 
 namespace {
@@ -712,7 +714,45 @@ private:
             if (name == "println") s += '\n';
             return TV{Value::string(s)};
         }
+        if (name == "printf") {
+            need(1);
+            if (args[0].missing || args[0].go_int || !args[0].v.is_string())
+                fail(line_, "wrong type for value; expected string; got " + go_type_name(args[0]));
+            std::vector<gofmt::Arg> operands;
+            for (std::size_t i = 1; i < args.size(); ++i) operands.push_back(go_fmt_arg(args[i]));
+            return TV{Value::string(gofmt::sprintf(args[0].v.as_string(), operands))};
+        }
         fail(line_, fmt::format("function \"{}\" not defined", name));
+    }
+
+    // The Go type a template operand has: data arrives as OPA hands it to Go's
+    // template, decoded JSON (numbers are json.Number), constants as Go's.
+    static std::string go_type_name(const TV& t) {
+        if (t.missing || t.v.is_null()) return "<nil>";
+        if (t.go_int) return "int";
+        switch (t.v.kind()) {
+            case runtime::Kind::Boolean: return "bool";
+            case runtime::Kind::Number: return "json.Number";
+            case runtime::Kind::String: return "string";
+            case runtime::Kind::Object: return "map[string]interface {}";
+            default: return "[]interface {}";
+        }
+    }
+
+    static gofmt::Arg go_fmt_arg(const TV& t) {
+        if (t.missing || t.v.is_null()) return gofmt::Arg::nil();
+        std::int64_t i = 0;
+        if (t.go_int && t.v.as_int64(i)) return gofmt::Arg::integer(i);
+        switch (t.v.kind()) {
+            case runtime::Kind::Boolean: return gofmt::Arg::boolean(t.v.as_bool());
+            case runtime::Kind::Number: return gofmt::Arg::named_string(t.v.as_number().to_string(), "json.Number");
+            case runtime::Kind::String: return gofmt::Arg::string(std::string(t.v.as_string()));
+            default: {
+                std::string text;
+                append_go_value(text, t.v, false);
+                return gofmt::Arg::composite(std::move(text), go_type_name(t));
+            }
+        }
     }
 };
 

@@ -199,6 +199,26 @@ TEST_CASE("stdlib strings: render_template subset") {
     CHECK(eval("strings.render_template", {"\"{{if .x}}\"", "{}"}).starts_with("error:"));
 }
 
+// Go's printf in a template: data arrives as OPA hands it over (decoded JSON, so
+// numbers are json.Number), constants as Go's own types.
+TEST_CASE("stdlib strings: render_template's printf formats as Go's, with Go's operand types") {
+    auto render = [](std::string_view tmpl) {
+        std::string quoted;
+        gavel::runtime::append_json_string(quoted, tmpl);
+        return eval("strings.render_template",
+                    {quoted, R"~({"n": 5, "b": true, "xs": [5, "a"], "m": {"k": "K", "a": 1}, "z": null})~"});
+    };
+    CHECK(render(R"~({{printf "%d-%s" 1 "a"}})~") == R"~("1-a")~");
+    CHECK(render(R"~({{printf "%v|%s|%d" .n .n .n}})~") == R"~("5|5|%!d(json.Number=5)")~");
+    CHECK(render(R"~({{printf "%v %t %d" .b .b .b}})~") == R"~("true true %!d(bool=true)")~");
+    CHECK(render(R"~({{printf "%v %s" .xs .m}})~") == R"~("[5 a] map[a:1 k:K]")~");
+    CHECK(render(R"~({{printf "%v %d" .z .z}})~") == R"~("<nil> %!d(<nil>)")~");
+    CHECK(render(R"~({{printf "a" 1 .n .z}})~") == R"~("a%!(EXTRA int=1, json.Number=5, <nil>)")~");
+    CHECK(render(R"~({{printf "%T %T %T %T" 1 .n .xs .m}})~") == R"~("int json.Number []interface {} map[string]interface {}")~");
+    CHECK(render(R"~({{.n | printf "[%s]"}})~") == R"~("[5]")~");
+    CHECK(render(R"~({{printf .n}})~") == "error: template: template:1: wrong type for value; expected string; got json.Number");
+}
+
 TEST_CASE("stdlib casts: deprecated casts are v0-only and type-checked") {
     const auto* b = gavel::stdlib::standard_registry().find("cast_set");
     REQUIRE(b != nullptr);
