@@ -11,6 +11,26 @@ int& gavel::cli::exit_status() {
     return status;
 }
 
+namespace {
+
+// The command named `name`, or null (the `help` pseudo-command included).
+CLI::App* find_command(CLI::App& app, const std::string& name) {
+    try {
+        CLI::App* cmd = app.get_subcommand(name);
+        return cmd->get_name() == "help" ? nullptr : cmd;
+    } catch (const CLI::OptionNotFound&) {
+        return nullptr;
+    }
+}
+
+// cobra's words for a command that does not exist, as `opa frob` prints them.
+int unknown_command(const std::string& name) {
+    std::cerr << "Error: unknown command \"" << name << "\" for \"gavel\"\nRun 'gavel --help' for usage.\n";
+    return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     CLI::App app{"gavel: a fast engine for the Rego policy language"};
     app.require_subcommand(1);
@@ -42,18 +62,16 @@ int main(int argc, char** argv) {
             std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
             return;
         }
-        CLI::App* cmd = nullptr;
-        try {
-            cmd = app.get_subcommand(*help_for);
-        } catch (const CLI::OptionNotFound&) {
-        }
-        if (!cmd || cmd->get_name() == "help") {
-            std::cerr << "Error: unknown command \"" << *help_for << "\" for \"gavel\"\n";
-            gavel::cli::exit_status() = 1;
+        CLI::App* cmd = find_command(app, *help_for);
+        if (!cmd) {
+            gavel::cli::exit_status() = unknown_command(*help_for);
             return;
         }
         std::cout << cmd->help(app.get_name());
     });
+    // CLI11 would say "A subcommand is required" for a misspelt command.
+    if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "help" && !find_command(app, argv[1]))
+        return unknown_command(argv[1]);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -29,6 +29,7 @@ run "no command exits 1" 1 "A subcommand is required"
 run "help CMD" 0 "Evaluate a Rego query" help eval
 run "help of an unknown command exits 1" 1 'unknown command "nope"' help nope
 run "help alone lists the commands" 0 "check" help
+run "an unknown command exits 1 and names it, as OPA (cobra)" 1 'Error: unknown command "frob" for "gavel"' frob x
 
 if [[ $failures -gt 0 ]]; then echo "$failures failure(s)"; exit 1; fi
 echo "all convention checks passed"
