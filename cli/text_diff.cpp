@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include "lang/utf8.hpp"
+
 namespace gavel::cli {
 
 namespace {
@@ -22,42 +24,12 @@ using Runes = std::u32string;
 Runes to_runes(std::string_view s) {
     Runes out;
     for (std::size_t i = 0; i < s.size();) {
-        auto c = static_cast<unsigned char>(s[i]);
-        std::size_t n = c < 0x80 ? 1 : c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-        char32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-        bool ok = n > 0 && i + n <= s.size();
-        for (std::size_t k = 1; ok && k < n; ++k) {
-            auto d = static_cast<unsigned char>(s[i + k]);
-            if ((d & 0xC0) != 0x80) ok = false;
-            cp = (cp << 6) | (d & 0x3F);
-        }
-        if (!ok) {
-            out.push_back(0xFFFD);
-            ++i;
-        } else {
-            out.push_back(cp);
-            i += n;
-        }
+        char32_t cp = 0;
+        std::size_t n = lang::decode_utf8(s, i, cp);
+        out.push_back(n == 0 ? char32_t{0xFFFD} : cp);
+        i += n == 0 ? 1 : n;
     }
     return out;
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
 }
 
 std::size_t common_prefix(const Runes& a, const Runes& b) {
@@ -304,7 +276,7 @@ std::string pretty_diff(std::string_view old_text, std::string_view new_text) {
     for (const Edit& e : diff_main(to_runes(old_text), to_runes(new_text))) {
         if (e.op == Op::Insert) out += "\x1b[32m";
         if (e.op == Op::Delete) out += "\x1b[31m";
-        for (char32_t cp : e.text) append_utf8(out, cp);
+        for (char32_t cp : e.text) lang::append_utf8(out, cp);
         if (e.op != Op::Equal) out += "\x1b[0m";
     }
     return out;

@@ -33,6 +33,7 @@
 #include "lang/ast_json.hpp"
 #include "lang/go_quote.hpp"
 #include "lang/json_tree_yaml.hpp"
+#include "lang/utf8.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -55,37 +56,6 @@ namespace {
 // Text helpers
 
 constexpr char kHex[] = "0123456789abcdef";
-
-// Length of the valid UTF-8 sequence at s[i], or 0 if it is not valid.
-std::size_t utf8_length(std::string_view s, std::size_t i, uint32_t& cp) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = 0;
-    if (c < 0x80) {
-        cp = c;
-        return 1;
-    } else if ((c & 0xE0) == 0xC0) {
-        n = 2;
-        cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3;
-        cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (i + n > s.size()) return 0;
-    for (std::size_t k = 1; k < n; ++k) {
-        auto cc = static_cast<unsigned char>(s[i + k]);
-        if ((cc & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (cc & 0x3F);
-    }
-    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
 
 // A JSON string as Go's encoding/json writes it (HTML-safe: <, > and & escaped,
 // U+2028/U+2029 escaped, invalid UTF-8 replaced by U+FFFD).
@@ -121,8 +91,8 @@ void append_json_string(std::string& out, std::string_view s) {
             ++i;
             continue;
         }
-        uint32_t cp = 0;
-        std::size_t n = utf8_length(s, i, cp);
+        char32_t cp = 0;
+        std::size_t n = decode_utf8(s, i, cp);
         if (n == 0) {
             out += "\\ufffd";
             ++i;

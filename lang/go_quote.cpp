@@ -4,31 +4,17 @@
 
 #include <cstdint>
 
+#include "lang/utf8.hpp"
+
 namespace gavel::lang {
 
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-// The length of the UTF-8 sequence at s[i] and its code point; 0 when invalid.
-std::size_t decode_utf8(std::string_view s, std::size_t i, uint32_t& cp) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-    if (n == 0 || i + n > s.size()) return 0;
-    cp = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
-    for (std::size_t k = 1; k < n; ++k) {
-        auto d = static_cast<unsigned char>(s[i + k]);
-        if ((d & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (d & 0x3F);
-    }
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 // Go's unicode.IsPrint for the code points a policy is likely to hold: C1
 // controls, spaces other than ' ' and invisible format characters are not printable.
-bool is_go_printable(uint32_t cp) {
+bool is_go_printable(char32_t cp) {
     if (cp < 0xA0) return false;  // only called for non-ASCII
     if (cp == 0xA0 || cp == 0xAD || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) ||
         (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x2064) || cp == 0x3000 || cp == 0xFEFF ||
@@ -67,13 +53,14 @@ void append_go_quoted(std::string& out, std::string_view s) {
             ++i;
             continue;
         }
-        uint32_t cp = 0;
+        char32_t cp = 0;
         std::size_t n = decode_utf8(s, i, cp);
         if (n == 0) {
             append_hex_byte(out, c);
             ++i;
         } else if (!is_go_printable(cp)) {
-            out += cp > 0xFFFF ? fmt::format("\\U{:08x}", cp) : fmt::format("\\u{:04x}", cp);
+            auto code = static_cast<uint32_t>(cp);
+            out += code > 0xFFFF ? fmt::format("\\U{:08x}", code) : fmt::format("\\u{:04x}", code);
             i += n;
         } else {
             out.append(s.substr(i, n));

@@ -1,5 +1,7 @@
 #include "lang/source_scan.hpp"
 
+#include "lang/utf8.hpp"
+
 namespace gavel::lang {
 
 namespace {
@@ -7,29 +9,6 @@ namespace {
 // What the scanner is inside of. Template strings nest expressions, which can
 // hold strings and further templates, so modes form a stack.
 enum class Mode : uint8_t { Code, TemplateQuoted, TemplateRaw };
-
-// The length of the UTF-8 sequence at p, 0 when it is not one (overlong forms,
-// surrogates and code points past U+10FFFF included, as Go's DecodeRune).
-std::size_t utf8_length(const char* p, const char* end) {
-    auto b = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
-    auto cont = [&](std::size_t i) { return p + i < end && (b(i) & 0xC0) == 0x80; };
-    unsigned char c = b(0);
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-        if (!cont(1) || !cont(2)) return 0;
-        if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
-        if (c == 0xED && b(1) > 0x9F) return 0;  // surrogates
-        return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-        if (!cont(1) || !cont(2) || !cont(3)) return 0;
-        if (c == 0xF0 && b(1) < 0x90) return 0;  // overlong
-        if (c == 0xF4 && b(1) > 0x8F) return 0;  // past U+10FFFF
-        return 4;
-    }
-    return 0;
-}
 
 }  // namespace
 
@@ -54,7 +33,8 @@ SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
             ++q;
             return;
         }
-        std::size_t n = utf8_length(q, end);
+        char32_t cp = 0;
+        std::size_t n = decode_utf8(std::string_view(q, static_cast<std::size_t>(end - q)), 0, cp);
         if (n == 0 && !out.illegal) {
             out.illegal = token;
             out.illegal_reason = "illegal utf-8 character";
