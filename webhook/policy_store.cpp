@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/bundle/roots.hpp"
 #include "runtime/json.hpp"
 #include "webhook/json_patch.hpp"
 
@@ -206,36 +207,13 @@ WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::st
     return r;
 }
 
-namespace {
-
-std::vector<std::string> root_path(const std::string& root) {
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (!root.empty()) {
-        auto next = root.find('/', pos);
-        out.push_back(root.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
-        if (next == std::string::npos) break;
-        pos = next + 1;
-    }
-    return out;
-}
-
-bool roots_overlap(const std::string& a, const std::string& b) {
-    if (a.empty() || b.empty()) return true;
-    auto pa = root_path(a), pb = root_path(b);
-    std::size_t n = std::min(pa.size(), pb.size());
-    return std::equal(pa.begin(), pa.begin() + static_cast<std::ptrdiff_t>(n), pb.begin());
-}
-
-}  // namespace
-
 WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleContent& content) {
     std::lock_guard lock(mutex_);
     for (const auto& [other, b] : bundles_) {
         if (other == name) continue;
         for (const auto& r : b.roots)
             for (const auto& mine : content.roots)
-                if (roots_overlap(r, mine))
+                if (engine::bundle::root_paths_overlap(r, mine))
                     return failure(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
                                                             std::min(name, other) + ", " + std::max(name, other) + "]");
     }
@@ -276,13 +254,13 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
     std::vector<std::string> owned = previous.roots;
     owned.insert(owned.end(), content.roots.begin(), content.roots.end());
     for (const auto& root : owned) {
-        auto path = root_path(root);
+        auto path = engine::bundle::path_parts(root);
         if (path.empty()) data_error = engine_.set_data(Value::empty_object());
         else engine_.remove_data(path);
     }
     for (const auto& root : content.roots) {
         if (data_error) break;
-        auto path = root_path(root);
+        auto path = engine::bundle::path_parts(root);
         const Value* v = &content.data;
         for (const auto& p : path) v = v && v->is_object() ? v->find(p) : nullptr;
         if (v) data_error = engine_.set_data(*v, path);

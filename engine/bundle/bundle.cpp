@@ -53,15 +53,7 @@ std::vector<std::string> data_key(const std::string& path) {
     std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
     std::size_t start = dir.find_first_not_of("/.");
     dir = start == std::string::npos ? "" : dir.substr(start);
-    std::vector<std::string> key;
-    std::size_t pos = 0;
-    while (!dir.empty()) {
-        auto next = dir.find('/', pos);
-        key.push_back(dir.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
-        if (next == std::string::npos) break;
-        pos = next + 1;
-    }
-    return key;
+    return path_parts(dir);
 }
 
 

@@ -26,18 +26,6 @@ const Value* value_at(const Value& data, const std::vector<std::string>& key) {
 }
 
 
-std::vector<std::string> split(const std::string& root) {
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (true) {
-        auto next = root.find('/', pos);
-        out.push_back(root.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
-        if (next == std::string::npos) break;
-        pos = next + 1;
-    }
-    return out;
-}
-
 // bundleRegoVersions: the modules whose dialect differs from `global`, keyed "/path".
 void record_file_versions(const Bundle& b, int global, std::vector<std::pair<std::string, int>>& out) {
     for (const auto& m : b.modules) {
@@ -100,7 +88,7 @@ std::optional<Bundle> merge_bundles(std::vector<Bundle> bundles, bool v0_default
             result.modules.push_back(m);
         }
         for (const auto& root : own) {
-            auto key = root.empty() ? std::vector<std::string>{} : split(root);
+            auto key = path_parts(root);
             const Value* v = value_at(b.data, key);
             if (!v || (key.empty() && v->size() == 0)) continue;
             Value tree = *v;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "engine/bundle/roots.hpp"
 #include "lang/parse.hpp"
 #include "stdlib/rego_metadata.hpp"
 
@@ -20,25 +21,13 @@ Value ref_value(const std::vector<std::string>& parts) {
     return path.build();
 }
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (!s.empty()) {
-        auto next = s.find('/', pos);
-        out.push_back(s.substr(pos, next == std::string::npos ? std::string::npos : next - pos));
-        if (next == std::string::npos) break;
-        pos = next + 1;
-    }
-    return out;
-}
-
 }  // namespace
 
 runtime::Value inspect_bundle(const Bundle& bundle, bool annotations) {
     std::map<std::string, std::vector<std::string>> namespaces;
     runtime::ArrayBuilder annotation_list;
     for (const auto& m : bundle.modules) {
-        auto parts = split(m.package_path);
+        auto parts = path_parts(m.package_path);
         std::string ns = "data";
         for (const auto& p : parts) ns += "." + p;
         namespaces[ns].push_back(m.name);
@@ -68,7 +57,7 @@ runtime::Value inspect_bundle(const Bundle& bundle, bool annotations) {
         }
     }
     for (const auto& file : bundle.data_files) {
-        auto parts = split(file);
+        auto parts = path_parts(file);
         parts.pop_back();  // data.json / data.yaml
         std::string ns = "data";
         for (const auto& p : parts) ns += "." + p;

@@ -44,6 +44,13 @@ std::string go_string_list(const std::vector<std::string>& items) {
     return out + "]";
 }
 
+std::vector<std::string> path_parts(std::string_view path) {
+    std::vector<std::string> out;
+    if (path.empty()) return out;
+    for (auto part : segments(path)) out.emplace_back(part);
+    return out;
+}
+
 bool root_paths_overlap(std::string_view a, std::string_view b) {
     auto sa = segments(a), sb = segments(b);
     return root_contains(sa, sb) || root_contains(sb, sa);

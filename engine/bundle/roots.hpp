@@ -15,6 +15,10 @@
 
 namespace gavel::engine::bundle {
 
+// The parts of a '/'-separated path ("a/b" -> {"a", "b"}); "" (the whole of
+// data) has none.
+std::vector<std::string> path_parts(std::string_view path);
+
 // RootPathsOverlap / RootPathsContain.
 bool root_paths_overlap(std::string_view a, std::string_view b);
 bool root_paths_contain(const std::vector<std::string>& roots, std::string_view path);

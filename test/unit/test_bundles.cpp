@@ -122,6 +122,16 @@ TEST_CASE("roots: containment, overlap and OPA's messages") {
           "detected overlapping roots in manifests for these bundles: [one, two] (a overlaps a/b)");
     CHECK(!check_bundle_roots_overlap({{"one", {"a"}}, {"two", {"b"}}}));
     CHECK(check_bundle_roots_overlap({{"one", {""}}, {"two", {"b"}}})->find("specify empty root paths") != std::string::npos);
+    CHECK(gavel::engine::bundle::root_paths_overlap("", "b"));
+    CHECK(!gavel::engine::bundle::root_paths_overlap("a", "ab"));
+}
+
+TEST_CASE("roots: a root's parts, the whole of data having none") {
+    using gavel::engine::bundle::path_parts;
+    CHECK(path_parts("").empty());
+    CHECK(path_parts("kubernetes/admission") == std::vector<std::string>{"kubernetes", "admission"});
+    CHECK(path_parts("a") == std::vector<std::string>{"a"});
+    CHECK(path_parts("a/") == std::vector<std::string>{"a", ""});
 }
 
 TEST_CASE("bundle: reading places data, applies the manifest and checks roots") {
