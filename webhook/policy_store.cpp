@@ -1,10 +1,9 @@
 #include "webhook/policy_store.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <set>
 
+#include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/roots.hpp"
 #include "runtime/json.hpp"
 #include "webhook/json_patch.hpp"
@@ -14,19 +13,6 @@ namespace gavel::webhook {
 using runtime::Value;
 
 namespace {
-
-std::string sha256_hex(const std::string& bytes) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_Digest(bytes.data(), bytes.size(), digest, &n, EVP_sha256(), nullptr);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned i = 0; i < n; ++i) {
-        out.push_back(kHex[digest[i] >> 4]);
-        out.push_back(kHex[digest[i] & 15]);
-    }
-    return out;
-}
 
 WriteResult failure(int status, std::string code, std::string message) {
     WriteResult r;
@@ -95,7 +81,8 @@ void PolicyStore::publish() {
         material.push_back('\0');
     }
     material += directory_hash_;
-    snap->config_hash = sha256_hex(material);
+    std::string error;  // none: SHA-256 is always known
+    snap->config_hash = engine::bundle::hash_bytes(material, engine::bundle::kDefaultHashAlgorithm, error).value_or("");
     std::vector<std::string> warm = warm_queries_;
     // The admission queries of every package with conventional rules, so that the first
     // request after a reload does not wait for the writers' mutex.

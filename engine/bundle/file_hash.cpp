@@ -4,6 +4,7 @@
 
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
+#include "stdlib/crypto_support.hpp"
 
 namespace gavel::engine::bundle {
 
@@ -21,7 +22,14 @@ const EVP_MD* digest_for(std::string_view algorithm) {
     return nullptr;
 }
 
-std::optional<std::string> digest_hex(std::string_view bytes, std::string_view algorithm, std::string& error) {
+std::string_view base_name(std::string_view path) {
+    auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+std::optional<std::string> hash_bytes(std::string_view bytes, std::string_view algorithm, std::string& error) {
     const EVP_MD* md = digest_for(algorithm);
     if (!md) {
         error = "unsupported hashing algorithm: " + std::string(algorithm);
@@ -30,21 +38,8 @@ std::optional<std::string> digest_hex(std::string_view bytes, std::string_view a
     unsigned char out[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     EVP_Digest(bytes.data(), bytes.size(), out, &n, md, nullptr);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string hex;
-    for (unsigned i = 0; i < n; ++i) {
-        hex.push_back(kHex[out[i] >> 4]);
-        hex.push_back(kHex[out[i] & 15]);
-    }
-    return hex;
+    return stdlib::crypto::hex(std::string_view(reinterpret_cast<const char*>(out), n));
 }
-
-std::string_view base_name(std::string_view path) {
-    auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-}  // namespace
 
 bool is_structured_doc(std::string_view path) {
     auto base = base_name(path);
@@ -53,12 +48,12 @@ bool is_structured_doc(std::string_view path) {
 
 std::optional<std::string> hash_value(const runtime::Value& value, std::string_view algorithm, std::string& error) {
     // Compact JSON with sorted keys and Go's escaping is exactly what OPA's walk feeds the hash.
-    return digest_hex(runtime::to_json(value), algorithm, error);
+    return hash_bytes(runtime::to_json(value), algorithm, error);
 }
 
 std::optional<std::string> hash_file(std::string_view path, std::string_view bytes, std::string_view algorithm,
                                      std::string& error) {
-    if (!is_structured_doc(path)) return digest_hex(bytes, algorithm, error);
+    if (!is_structured_doc(path)) return hash_bytes(bytes, algorithm, error);
     auto parsed = base_name(path) == "data.yaml" ? runtime::load_yaml_data(bytes) : runtime::parse_json(bytes);
     if (!parsed) {
         error = std::string(path) + ": " + parsed.error.message;

@@ -16,6 +16,8 @@ namespace gavel::engine::bundle {
 // OPA's IsStructuredDoc.
 bool is_structured_doc(std::string_view path);
 
+// Hex digest of raw `bytes` with `algorithm`; nullopt (and `error`) for an unknown algorithm.
+std::optional<std::string> hash_bytes(std::string_view bytes, std::string_view algorithm, std::string& error);
 // Hex digest of `bytes` for `path` with `algorithm` ("SHA-256", "SHA-512", "MD5", ...).
 std::optional<std::string> hash_file(std::string_view path, std::string_view bytes, std::string_view algorithm,
                                      std::string& error);
