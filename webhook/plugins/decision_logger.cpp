@@ -282,6 +282,10 @@ void DecisionLogger::push(std::string encoded) {
     std::lock_guard lock(mutex_);
     buffer_bytes_ += encoded.size();
     buffer_.push_back(std::move(encoded));
+    drop_over_limit();
+}
+
+void DecisionLogger::drop_over_limit() {
     while (buffer_bytes_ > static_cast<std::size_t>(config_.buffer_size_limit_bytes) && !buffer_.empty()) {
         buffer_bytes_ -= buffer_.front().size();
         buffer_.pop_front();
@@ -340,13 +344,7 @@ bool DecisionLogger::flush() {
             buffer_bytes_ += pending[i].size();
             buffer_.push_front(std::move(pending[i]));
         }
-        while (buffer_bytes_ > static_cast<std::size_t>(config_.buffer_size_limit_bytes) && !buffer_.empty()) {
-            buffer_bytes_ -= buffer_.front().size();
-            buffer_.pop_front();
-            ++dropped_;
-            metrics_->plugin_add("gavel_decision_logs_dropped_total", "{reason=\"buffer_size_limit_bytes_exceeded\"}", 1, "counter",
-                                 "Decision log events dropped, by reason.");
-        }
+        drop_over_limit();
         log_line("error", "decision log upload failed; events kept for the next attempt",
                  {{"error", str(failure)}, {"buffered", Value::integer(static_cast<std::int64_t>(buffer_.size()))}});
     }

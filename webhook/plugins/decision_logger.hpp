@@ -73,6 +73,8 @@ public:
 
 private:
     void push(std::string encoded);
+    // Drops the oldest events (counted) while the buffer is over its byte limit; mutex_ held.
+    void drop_over_limit();
     void loop();
 
     DecisionLogConfig config_;
