@@ -188,10 +188,7 @@ Status Writer::write_rule(const RuleView& rule, bool is_else, Comments& comments
     Status st = write_head(rule.head, rule.is_default, is_expanded_const, is_else, comments);
     if (st == Status::UnexpectedComment) {
         unexpected_comment = true;
-    } else if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    } else if (st != Status::Ok) return stopped(st, comments);
 
     if (!rule.body || is_expanded_const) {
         end_line();
@@ -212,17 +209,11 @@ Status Writer::write_rule(const RuleView& rule, bool is_else, Comments& comments
             write(" ");
             st = write_expr(body[0], comments);
             restore();
-            if (st != Status::Ok) {
-                if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-                return st;
-            }
+            if (st != Status::Ok) return stopped(st, comments);
             end_line();
             if (rule.else_rule) {
                 st = write_else(rule, comments);
-                if (st != Status::Ok) {
-                    if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-                    return st;
-                }
+                if (st != Status::Ok) return stopped(st, comments);
             }
             return Status::Ok;
         }
@@ -246,19 +237,13 @@ Status Writer::write_rule(const RuleView& rule, bool is_else, Comments& comments
     else if (rule.head.key) close_row = spans_.closing_row('[', ']', '{', '}', rule.loc);
     else close_row = spans_.closing_row(0, 0, '{', '}', rule.loc);
     st = insert_comments(comments, Span{close_row, 0, 0, 0});
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     down();
     start_line();
     write("}");
     if (rule.else_rule) {
         st = write_else(rule, comments);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
     }
     return Status::Ok;
 }
@@ -320,10 +305,7 @@ Status Writer::write_else(const RuleView& rule, Comments& comments) {
         start_line();
     }
     Status st = insert_comments(comments, ev.head.loc);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     if (has_comment_above && !was_inline) start_line();
     return write_rule(ev, true, comments);
 }
@@ -342,10 +324,7 @@ Status Writer::write_head(const HeadView& head, bool is_default, bool is_expande
     }
     if (opts_.ref_heads || ref.size() == 1) {
         Status st = write_ref(ref, comments);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
     } else {
         // Comments inside the head's key: OPA copies the head as written.
         if (!comments.empty() && loc(*ref[1]).row == comments[0]->row) {
@@ -444,17 +423,11 @@ Status Writer::write_expr(const Expr& expr, Comments& comments) {
     switch (expr.kind) {
         case ExprKind::Some:
             st = write_some(expr, comments);
-            if (st != Status::Ok) {
-                if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-                return st;
-            }
+            if (st != Status::Ok) return stopped(st, comments);
             break;
         case ExprKind::Every:
             st = write_every(expr, comments);
-            if (st != Status::Ok) {
-                if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-                return st;
-            }
+            if (st != Status::Ok) return stopped(st, comments);
             break;
         case ExprKind::Term:
             st = expr.term->kind == TermKind::Call ? write_function_call(*expr.term, comments)
@@ -519,16 +492,12 @@ int Writer::expr_terms_end_row(const Expr& expr) const {
 Status Writer::write_some(const Expr& expr, Comments& comments) {
     Span decl = forced_ ? *forced_ : spans_.make(expr.loc, expr.loc.offset, expr.loc.offset + 4);
     Status st = insert_comments(comments, decl);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     write("some ");
     if (expr.some.in_call) {
         const Term& call = *expr.some.in_call;
         st = write_in_operator(false, call.elems, 1, comments, decl, call.elems.size() - 1 == 3 ? 3 : 2);
-        if (st == Status::Failed) comments.clear();
-        return st;
+        return stopped(st, comments);
     }
     int row = decl.row;
     const auto& vars = expr.some.vars;
@@ -543,10 +512,7 @@ Status Writer::write_some(const Expr& expr, Comments& comments) {
             write(" ");
         }
         st = write_term(*vars[i], comments);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
         if (i + 1 < vars.size()) write(",");
     }
     return Status::Ok;
@@ -556,30 +522,18 @@ Status Writer::write_every(const Expr& expr, Comments& comments) {
     const Every& every = expr.every;
     Span at = loc(expr);
     Status st = insert_comments(comments, at);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     write("every ");
     if (every.key) {
         st = write_term(*every.key, comments);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
         write(", ");
     }
     st = write_term(*every.value, comments);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     write(" in ");
     st = write_term(*every.domain, comments);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     write(" {");
     st = write_comprehension_body('{', '}', *every.body, at, at, comments);
     if (st == Status::Failed) {
@@ -604,32 +558,20 @@ Status Writer::write_function_call(const Term& call, Comments& comments) {
 
     if (num_call_args == decl->arity) {
         Status st = write_term(*call.elems[1], comments);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
         write(" " + decl->infix + " ");
         return write_term(*call.elems[2], comments);
     }
     if (num_call_args == decl->arity + 1) {
         // `plus(a, b, c)` is `c = a + b`.
         Status st = write_term(*call.elems[3], comments);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
         write(" = ");
         st = write_term(*call.elems[1], comments);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
         write(" " + decl->infix + " ");
         st = write_term(*call.elems[2], comments);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
         return Status::Ok;
     }
     arity_error(op);
@@ -656,26 +598,17 @@ Status Writer::write_function_call_plain(const Term& call, Comments& comments) {
     Status st = write_iterable(std::move(args), at, spans_.closing_row(0, 0, '(', ')', at), comments,
                                &Writer::list_entry);
     write(")");
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     return Status::Ok;
 }
 
 Status Writer::write_with(const With& with, Comments& comments, bool indented) {
     Status st = insert_comments(comments, loc(with));
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     if (!indented) write(" ");
     write("with ");
     st = write_term(*with.target, comments);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     write(" as ");
     st = write_term(*with.value, comments);
     // A value copied as written (comments inside it) does not end the chain of `with`s.
@@ -735,10 +668,7 @@ Status Writer::write_unformatted(const Span& at, const Comments& saved, Comments
 
 Status Writer::write_term_parens(bool parens, const Term& term, Comments& comments) {
     Status st = insert_comments(comments, loc(term));
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     if (!inline_) start_line();
 
     switch (term.kind) {
@@ -777,10 +707,7 @@ Status Writer::write_term_parens(bool parens, const Term& term, Comments& commen
         case TermKind::Boolean: write(term.boolean ? "true" : "false"); break;
         case TermKind::Null: write("null"); break;
     }
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     if (!inline_) start_line();
     return Status::Ok;
 }
@@ -793,10 +720,7 @@ Status Writer::write_ref(const std::vector<TermPtr>& ref, Comments& comments) {
     const Term& head = *ref[0];
     bool parens = head.kind == TermKind::Call && starts_with_paren(text(loc(head)));
     Status st = write_term_parens(parens, head, comments);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     for (std::size_t i = 1; i < ref.size(); ++i) {
         const Term& part = *ref[i];
         if (part.kind == TermKind::String) {
@@ -808,10 +732,7 @@ Status Writer::write_ref(const std::vector<TermPtr>& ref, Comments& comments) {
             st = write_term(part, comments);
             if (st == Status::UnexpectedComment) {
                 write("\n");  // the closing bracket must not end up in the copied comment
-            } else if (st != Status::Ok) {
-                if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-                return st;
-            }
+            } else if (st != Status::Ok) return stopped(st, comments);
             write("]");
         }
     }
@@ -855,16 +776,10 @@ Status Writer::write_call(bool parens, const Term& call, Comments& comments) {
         return Status::Ok;
     }
     Status st = write_term_parens(true, *call.elems[1], comments);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     write(" " + decl->infix + " ");
     st = write_term_parens(true, *call.elems[2], comments);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     if (parens) write(")");
     return Status::Ok;
 }
@@ -878,8 +793,7 @@ Status Writer::write_in_operator(bool parens, const std::vector<TermPtr>& operan
     }
     auto operand = [&](std::size_t i) -> Status {
         Status st = write_term_parens(true, *operands[from + i], comments);
-        if (st == Status::Failed) comments.clear();
-        return st;
+        return stopped(st, comments);
     };
     if (n == 2) {
         if (Status st = operand(0); st != Status::Ok) return st;
@@ -919,8 +833,7 @@ Status Writer::write_array(const Term& term, Comments& comments) {
     Status st = write_iterable(std::move(elems), at, spans_.closing_row(0, 0, '[', ']', at), comments,
                                &Writer::list_entry);
     write("]");
-    if (st == Status::Failed) comments.clear();
-    return st;
+    return stopped(st, comments);
 }
 
 Status Writer::write_set(const Term& term, Comments& comments) {
@@ -928,8 +841,7 @@ Status Writer::write_set(const Term& term, Comments& comments) {
     if (term.elems.empty()) {
         write("set()");
         Status st = insert_comments(comments, Span{spans_.closing_row(0, 0, '(', ')', at), 0, 0, 0});
-        if (st == Status::Failed) comments.clear();
-        return st;
+        return stopped(st, comments);
     }
     write("{");
     std::vector<Element> elems;
@@ -937,8 +849,7 @@ Status Writer::write_set(const Term& term, Comments& comments) {
     Status st = write_iterable(std::move(elems), at, spans_.closing_row(0, 0, '{', '}', at), comments,
                                &Writer::list_entry);
     write("}");
-    if (st == Status::Failed) comments.clear();
-    return st;
+    return stopped(st, comments);
 }
 
 Status Writer::write_object_comprehension(const Term& term, Comments& comments) {
@@ -952,9 +863,8 @@ Status Writer::write_object_comprehension(const Term& term, Comments& comments) 
     }
     Status st = write_term(*term.key, comments);
     if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
         write("}");
-        return st;
+        return stopped(st, comments);
     }
     write(": ");
     st = write_comprehension('{', '}', *term.value, *term.body, at, comments);
@@ -971,10 +881,7 @@ Status Writer::write_comprehension(char open, char close, const Term& head, cons
     }
     bool parens = head.kind == TermKind::Call && starts_with_paren(text(head_loc));
     Status st = write_term_parens(parens, head, comments);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     write(" |");
     return write_comprehension_body(open, close, body, head_loc, at, comments);
 }
@@ -1005,8 +912,7 @@ Status Writer::write_comprehension_body(char open, char close, const Body& body,
         if (st != Status::Ok) return st;
     }
     Status st = insert_comments(comments, Span{close_row, 0, 0, 0});
-    if (st == Status::Failed) comments.clear();
-    return st;
+    return stopped(st, comments);
 }
 
 // ---- imports --------------------------------------------------------------
@@ -1090,27 +996,18 @@ Status Writer::write_iterable(std::vector<Element> elements, const Span& last, i
     }
     for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
         Status st = write_iterable_line(lines[i], comments, fn);
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
         write(",");
         end_line();
         start_line();
     }
     Status st = write_iterable_line(lines.back(), comments, fn);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     if (multiline) {
         write(",");
         end_line();
         st = insert_comments(comments, Span{close_row, 0, 0, 0});
-        if (st != Status::Ok) {
-            if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-            return st;
-        }
+        if (st != Status::Ok) return stopped(st, comments);
         down();
         start_line();
     }
@@ -1133,10 +1030,7 @@ Status Writer::object_entry(const Element& e, Comments& comments) {
     bool paren = is_or_call(*e.term) && starts_with_paren(text(loc(*e.term)));
     if (paren) write("(");
     Status st = write_term(*e.term, comments);
-    if (st != Status::Ok) {
-        if (st == Status::Failed) comments.clear();  // an unexpected comment keeps the rest
-        return st;
-    }
+    if (st != Status::Ok) return stopped(st, comments);
     if (paren) write(")");
     write(": ");
     paren = is_or_call(*e.value) && starts_with_paren(text(loc(*e.value)));

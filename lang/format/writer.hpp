@@ -34,6 +34,13 @@ public:
     using EntryWriter = Status (Writer::*)(const Element&, Comments&);
 
 private:
+    // Passes on a write that stopped: a failed one drops the comments not yet
+    // placed, an unexpected comment keeps them for the rest of the module.
+    static Status stopped(Status st, Comments& comments) {
+        if (st == Status::Failed) comments.clear();
+        return st;
+    }
+
     const SourceSpans& spans_;
     WriterOptions opts_;
     std::string buf_;
