@@ -1,54 +1,28 @@
-// gavel serve: the Kubernetes admission webhook and OPA-compatible REST API (webhook/).
-// This file only turns flags into the webhook's options, loads the first
-// policies (a broken policy fails startup), and wires the three listeners, the
-// worker pools, reload, TLS rotation and the shutdown sequence together.
+// gavel serve: the Kubernetes admission webhook and OPA's REST API. This file only
+// turns flags into the server assembly's options (webhook/server_assembly.hpp).
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
+#include <chrono>
 #include <iostream>
-#include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <thread>
+#include <tuple>
 #include <vector>
 
-#include "cli/byte_size.hpp"
 #include "cli/bundle_flags.hpp"
+#include "cli/byte_size.hpp"
 #include "cli/commands.hpp"
-#include "cli/version.hpp"
-#include "engine/bundle/bundle.hpp"
 #include "cli/go_duration.hpp"
 #include "cli/version.hpp"
-#include "webhook/directory_events.hpp"
-#include "webhook/directory_source.hpp"
-#include "webhook/gatekeeper_policies.hpp"
-#include "webhook/lifecycle.hpp"
+#include "webhook/kubernetes_resources.hpp"
+#include "webhook/listen_address.hpp"
 #include "webhook/log.hpp"
-#include "webhook/managed_webhooks.hpp"
-#include "webhook/memory.hpp"
-#include "webhook/metrics.hpp"
-#include "webhook/plugins/bundle_plugin.hpp"
-#include "webhook/plugins/config.hpp"
-#include "webhook/plugins/decision_logger.hpp"
-#include "webhook/plugins/status_reporter.hpp"
-#include "webhook/plugins/uuid.hpp"
-#include "webhook/policy_store.hpp"
-#include "webhook/server.hpp"
-#include "webhook/service.hpp"
-#include "webhook/tls.hpp"
-#include "webhook/worker_pool.hpp"
+#include "webhook/server_assembly.hpp"
 
 namespace gavel::cli {
 
 namespace {
-
-using runtime::Value;
 
 struct ServeCliOptions {
     std::vector<std::string> policies;
@@ -103,469 +77,150 @@ std::optional<std::chrono::nanoseconds> parse_duration_flag(const std::string& t
     return parse_go_duration(text);
 }
 
-// ":8443", "127.0.0.1:0", "[::1]:8443", "localhost:8443"
-bool parse_addr(const std::string& addr, std::string& host, uint16_t& port) {
-    auto colon = addr.rfind(':');
-    if (colon == std::string::npos) return false;
-    host = addr.substr(0, colon);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    if (host.empty()) host = "0.0.0.0";
-    if (host == "localhost") host = "127.0.0.1";
-    // An IPv4 or IPv6 address (names other than localhost are not resolved).
-    if (host.find_first_not_of("0123456789abcdefABCDEF.:") != std::string::npos) return false;
-    std::string digits = addr.substr(colon + 1);
-    if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
-    int p = std::stoi(digits);
-    if (p > 65535) return false;
-    port = static_cast<uint16_t>(p);
-    return true;
-}
 
 // --rest-addr and --diagnostic-addr: "off" (or empty) turns the listener off.
 bool listener_off(const std::string& addr) { return addr.empty() || addr == "off"; }
 
-void print_errors(const lang::Diagnostics& errors) {
-    for (const auto& d : errors) {
-        if (d.code.empty()) std::cerr << "  " << d.message << "\n";
-        else std::cerr << "  " << d.headline() << "\n";
-    }
-}
-
-Value diagnostics_value(const lang::Diagnostics& errors) {
-    runtime::ArrayBuilder list;
-    for (const auto& d : errors) list.push_back(Value::string(d.code.empty() ? d.message : d.headline()));
-    return list.build();
-}
-
-bool loopback(const std::string& host) { return host.rfind("127.", 0) == 0 || host == "::1"; }
-
 int run_serve(const ServeCliOptions& o) {
-    webhook::set_log_level(o.log_level);  // both checked by the flags
-    webhook::set_log_format(o.log_format);
-    using namespace webhook;
-    std::chrono::milliseconds eval_timeout, header_timeout, body_timeout, grace, wait, reload_interval;
-    for (auto [text, out, name] : {std::tuple{&o.eval_timeout, &eval_timeout, "--eval-timeout"},
-                                   std::tuple{&o.header_timeout, &header_timeout, "--header-timeout"},
-                                   std::tuple{&o.body_timeout, &body_timeout, "--body-timeout"},
-                                   std::tuple{&o.shutdown_grace, &grace, "--shutdown-grace-period"},
-                                   std::tuple{&o.shutdown_wait, &wait, "--shutdown-wait-period"},
-                                   std::tuple{&o.reload_interval, &reload_interval, "--reload-interval"}}) {
+    if (!webhook::set_log_level(o.log_level) || !webhook::set_log_format(o.log_format)) return 1;  // checked by the flags
+    webhook::ServerAssemblyOptions a;
+    a.command = "gavel serve";
+    a.version = gavel_version();
+    a.build_commit = gavel_build_commit();
+    for (auto [text, out, name] : {std::tuple{&o.eval_timeout, &a.service.eval_timeout, "--eval-timeout"},
+                                   std::tuple{&o.header_timeout, &a.header_timeout, "--header-timeout"},
+                                   std::tuple{&o.body_timeout, &a.body_timeout, "--body-timeout"},
+                                   std::tuple{&o.shutdown_grace, &a.shutdown_grace, "--shutdown-grace-period"},
+                                   std::tuple{&o.shutdown_wait, &a.shutdown_wait, "--shutdown-wait-period"},
+                                   std::tuple{&o.reload_interval, &a.reload_interval, "--reload-interval"}}) {
         auto d = parse_duration_flag(*text);
-        if (d && d->count() >= 0) *out = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
         if (!d || d->count() < 0) {
             std::cerr << "gavel serve: invalid duration for " << name << ": " << *text << "\n";
             return 1;
         }
+        *out = std::chrono::duration_cast<std::chrono::milliseconds>(*d);
     }
     // The listeners: admission (TLS), the REST API (plain HTTP, loopback by default) and
     // diagnostics (plain HTTP, for kubelet probes and Prometheus). "off" turns the REST or
     // diagnostic listener off.
-    ServerOptions admission_so;
-    admission_so.name = "admission";
-    if (!parse_addr(o.addr, admission_so.address, admission_so.port)) {
-        std::cerr << "gavel serve: invalid --addr " << o.addr << " (want host:port or :port)\n";
-        return 1;
-    }
-    admission_so.threads = o.threads;
-    admission_so.body_limit = o.max_body;
-    admission_so.header_timeout = header_timeout;
-    admission_so.body_timeout = body_timeout;
-    std::optional<ServerOptions> rest_so, diagnostic_so;
-    if (!listener_off(o.rest_addr)) {
-        rest_so = admission_so;
-        rest_so->name = "rest";
-        rest_so->threads = 1;  // kube-mgmt and operators: a few connections
-        rest_so->body_limit = o.rest_max_body;
-        rest_so->body_budget = o.rest_max_body;  // one maximum-size body at a time
-        if (!parse_addr(o.rest_addr, rest_so->address, rest_so->port)) {
-            std::cerr << "gavel serve: invalid --rest-addr " << o.rest_addr << " (want host:port, or off)\n";
-            return 1;
+    auto listener = [&a](webhook::Listener role, const char* name, const std::string& text, bool tls, const char* flag,
+                         const char* want) {
+        webhook::ListenerConfig l;
+        l.role = role;
+        l.name = name;
+        l.flag = flag;
+        std::string error;
+        if (!webhook::parse_listen_address(text, tls, l.address, error) ||
+            l.address.scheme == webhook::ListenAddress::Scheme::Unix || text.find("://") != std::string::npos) {
+            std::cerr << "gavel serve: invalid " << flag << " " << text << " (want " << want << ")\n";
+            return false;
         }
+        a.listeners.push_back(std::move(l));
+        return true;
+    };
+    if (!listener(webhook::Listener::Admission, "admission", o.addr, !o.insecure_http, "--addr", "host:port or :port")) return 1;
+    a.listeners.back().threads = o.threads;
+    a.listeners.back().body_limit = o.max_body;
+    if (!listener_off(o.rest_addr)) {
+        if (!listener(webhook::Listener::Rest, "rest", o.rest_addr, false, "--rest-addr", "host:port, or off")) return 1;
+        a.listeners.back().body_limit = o.rest_max_body;
+        a.listeners.back().body_budget = o.rest_max_body;  // one maximum-size body at a time
     }
     if (!listener_off(o.diagnostic_addr)) {
-        diagnostic_so = admission_so;
-        diagnostic_so->name = "diagnostic";
-        diagnostic_so->threads = 1;
-        diagnostic_so->body_limit = 64u << 10;  // GETs only
-        if (!parse_addr(o.diagnostic_addr, diagnostic_so->address, diagnostic_so->port)) {
-            std::cerr << "gavel serve: invalid --diagnostic-addr " << o.diagnostic_addr << " (want host:port, or off)\n";
+        if (!listener(webhook::Listener::Diagnostic, "diagnostic", o.diagnostic_addr, false, "--diagnostic-addr", "host:port, or off"))
             return 1;
-        }
+        a.listeners.back().body_limit = 64u << 10;  // GETs only
     }
 
-    ServiceOptions svc;
-    svc.decision = o.decision;
-    svc.eval_timeout = eval_timeout;
+    a.service.decision = o.decision;
     auto memory_limit = parse_byte_size(o.eval_memory_limit);
     if (!memory_limit) {
         std::cerr << "gavel serve: invalid size for --eval-memory-limit: " << o.eval_memory_limit << " (e.g. 512Mi, 1G, 0 for none)\n";
         return 1;
     }
-    svc.eval_memory_limit = *memory_limit;
-    svc.fail_open = o.fail_open;
-    svc.input_http = o.input_http;
-    svc.decision_log = o.decision_log;
+    a.service.eval_memory_limit = *memory_limit;
+    a.service.fail_open = o.fail_open;
+    a.service.input_http = o.input_http;
+    a.decision_log_console = o.decision_log;
     if (o.authentication == "token") {
-        std::ifstream in(o.token_file);
-        if (o.token_file.empty() || !in) {
+        if (o.token_file.empty()) {
             std::cerr << "gavel serve: --authentication token needs a readable --token-file\n";
             return 1;
         }
-        std::getline(in, svc.token);
-        while (!svc.token.empty() && std::isspace(static_cast<unsigned char>(svc.token.back()))) svc.token.pop_back();
-        if (svc.token.empty()) {
-            std::cerr << "gavel serve: the token file is empty\n";
-            return 1;
-        }
+        a.token_file = o.token_file;
     } else if (o.authentication != "off") {
         std::cerr << "gavel serve: --authentication must be off or token\n";
         return 1;
     }
-
-    std::shared_ptr<GatekeeperPolicies> gatekeeper;
-    if (!o.gatekeeper.empty()) {
-        gatekeeper = std::make_shared<GatekeeperPolicies>(o.gatekeeper);
-        lang::Diagnostics errors;
-        if (gatekeeper->poll(errors) == GatekeeperPolicies::Poll::Failed) {
-            std::cerr << "gavel serve: the Gatekeeper templates and constraints do not load:\n";
-            print_errors(errors);
-            return 1;
-        }
-        for (const auto& u : gatekeeper->unsupported())
-            log_line("warn", "ConstraintTemplate skipped", {{"reason", Value::string(u)}});
-        svc.gatekeeper = gatekeeper;
-        svc.gatekeeper_on_root = o.policies.empty();
-    }
-
-    EngineOptions eo;
-    eo.v0_compatible = o.v0_compatible;
-    auto store = std::make_shared<PolicyStore>(eo, std::vector<std::string>{o.decision});
-    auto metrics = std::make_shared<webhook::Metrics>();
-    metrics->set_build_info(gavel_version(), gavel_build_commit());
-    std::vector<std::string> dirs = o.policies;
-    dirs.insert(dirs.end(), o.data.begin(), o.data.end());
-    auto source = std::make_shared<DirectorySource>(dirs, store, metrics);
-    if (!dirs.empty()) {
-        lang::Diagnostics errors;
-        if (source->poll(errors) == DirectorySource::Poll::Failed) {
-            std::cerr << "gavel serve: the policies do not load:\n";
-            print_errors(errors);
-            return 1;
-        }
-    }
-    // data.inventory (from --data files) for the Gatekeeper templates.
-    auto sync_inventory = [store, gatekeeper] {
-        if (!gatekeeper) return true;
-        const Value* inventory = store->current()->data.find("inventory");
-        lang::Diagnostics errors;
-        if (gatekeeper->set_inventory(inventory ? *inventory : Value(), errors)) return true;
-        log_line("error", "the Gatekeeper templates do not compile with data.inventory", {{"errors", diagnostics_value(errors)}});
-        return false;
-    };
-    if (!sync_inventory()) return 1;
-
-    // OPA's configuration file (-c, --set): services, bundles, decision logs, status, labels, keys.
-    std::optional<plugins::Config> config;
-    if (!o.config_file.empty() || !o.set.empty()) {
-        std::string error;
-        Value doc = Value::empty_object();
-        if (!o.config_file.empty()) {
-            auto read = plugins::read_config_file(o.config_file, error);
-            if (!read) {
-                std::cerr << "gavel serve: " << error << "\n";
-                return 1;
-            }
-            doc = *read;
-        }
-        for (const auto& assignment : o.set)
-            if (!plugins::apply_set(doc, assignment, error)) {
-                std::cerr << "gavel serve: " << error << "\n";
-                return 1;
-            }
-        config = plugins::parse_config(doc, error);
-        if (!config) {
-            std::cerr << "gavel serve: config error: " << error << "\n";
-            return 1;
-        }
-    }
-    // Labels as OPA's: an id unique to this process (a UUID) and the version, then the configured ones.
-    std::map<std::string, std::string> labels = config ? config->labels : std::map<std::string, std::string>{};
-    labels["id"] = plugins::random_uuid();
-    labels["version"] = gavel_version();
-    // -b bundles: read (and verified) once at start; their roots must not overlap.
+    a.gatekeeper_dirs = o.gatekeeper;
+    a.engine.v0_compatible = o.v0_compatible;
+    a.policy_paths = o.policies;
+    a.policy_paths.insert(a.policy_paths.end(), o.data.begin(), o.data.end());
+    a.config_file = o.config_file;
+    a.config_set = o.set;
     {
-        engine::bundle::BundleReadOptions ro;
         BundleVerifyFlags verify = o.verify;
         verify.v0_compatible = o.v0_compatible;
         std::string error;
-        if (!verify.options(ro, error)) {
+        if (!verify.options(a.bundle_read, error)) {
             std::cerr << "gavel serve: " << error << "\n";
             return 1;
         }
-        for (const auto& path : o.bundles) {
-            auto read = engine::bundle::read_bundle(path, ro);
-            if (!read.ok()) {
-                std::cerr << "gavel serve: " << read.error_text() << "\n";
-                return 1;
-            }
-            PolicyStore::BundleContent content;
-            for (const auto& m : read.bundle->modules) content.modules.emplace_back(m.name, m.text, m.v0_compatible);
-            content.data = read.bundle->data;
-            content.roots = read.bundle->manifest.effective_roots();
-            content.revision = read.bundle->manifest.revision;
-            auto r = store->activate_bundle(path, content);
-            if (!r.ok()) {
-                std::cerr << "gavel serve: bundle " << path << ": " << r.message << "\n";
-                print_errors(r.errors);
-                return 1;
-            }
-        }
+        a.bundle_verification = verify.verification;  // the read options point into it
     }
-    std::shared_ptr<plugins::DecisionLogger> decision_logger;
-    if ((config && config->decision_logs.enabled) || o.decision_log) {
-        plugins::DecisionLogConfig dl = config ? config->decision_logs : plugins::DecisionLogConfig{};
-        dl.console = dl.console || o.decision_log;  // --decision-log: OPA's console decision logs
-        decision_logger = std::make_shared<plugins::DecisionLogger>(dl, config ? *config : plugins::Config{}, store, metrics, labels);
-    }
-    std::shared_ptr<plugins::BundlePlugin> bundle_plugin;
-    std::shared_ptr<plugins::StatusReporter> status_reporter;
-    if (config && !config->bundles.empty()) bundle_plugin = std::make_shared<plugins::BundlePlugin>(*config, store, metrics);
-    if (config && config->status.enabled)
-        status_reporter = std::make_shared<plugins::StatusReporter>(config->status, *config, metrics, labels);
-
-    std::shared_ptr<TlsContexts> tls;
-    if (o.insecure_http) {
-        log_line("warn", "serving plain HTTP (--insecure-http): for local debugging only, the API server requires HTTPS");
-    } else {
-        if (o.tls_cert.empty() != o.tls_key.empty()) {
-            std::cerr << "gavel serve: --tls-cert and --tls-key go together\n";
-            return 1;
-        }
-        TlsOptions to;
-        to.cert_file = o.tls_cert;
-        to.key_file = o.tls_key;
-        to.client_ca_file = o.client_ca;
-        to.sans = o.tls_san;
-        std::string error;
-        tls = TlsContexts::create(to, error);
-        if (!tls) {
-            std::cerr << "gavel serve: " << error << "\n";
-            return 1;
-        }
-        if (!o.ca_dump.empty()) {
-            std::ofstream out(o.ca_dump, std::ios::binary | std::ios::trunc);
-            out << tls->certificate_pem();
-            if (!out) {
-                std::cerr << "gavel serve: cannot write " << o.ca_dump << ": " << std::strerror(errno) << "\n";
-                return 1;
-            }
-        }
-    }
-    if (!o.client_ca.empty() && !tls) {
-        std::cerr << "gavel serve: --client-ca needs TLS (not --insecure-http)\n";
+    a.bundles = o.bundles;
+    a.tls.cert_file = o.tls_cert;
+    a.tls.key_file = o.tls_key;
+    a.tls.client_ca_file = o.client_ca;
+    a.tls.sans = o.tls_san;
+    a.ca_dump = o.ca_dump;
+    if (o.tls_cert.empty() != o.tls_key.empty()) {
+        std::cerr << "gavel serve: --tls-cert and --tls-key go together\n";
         return 1;
     }
-    if (rest_so && !loopback(rest_so->address))
-        log_line("warn", svc.token.empty()
-                             ? "the REST API (--rest-addr) is plain HTTP without authentication on a non-loopback address: "
-                               "whoever reaches it can replace policies and data"
-                             : "the REST API (--rest-addr) is plain HTTP on a non-loopback address: the bearer token crosses the network in clear",
-                 {{"address", Value::string(o.rest_addr)}});
+    if (o.insecure_http) {
+        if (!o.client_ca.empty()) {
+            std::cerr << "gavel serve: --client-ca needs TLS (not --insecure-http)\n";
+            return 1;
+        }
+        webhook::log_line("warn", "serving plain HTTP (--insecure-http): for local debugging only, the API server requires HTTPS");
+    }
+    a.eval_workers = o.eval_workers;
+    a.eval_queue = o.eval_queue;
+    a.rest_queue = o.rest_queue;
 
-    std::shared_ptr<ManagedWebhooks> managed;
     if (!o.manage_webhooks.empty()) {
-        ManagedWebhooksOptions mo;
-        mo.config.name = o.manage_webhooks;
-        mo.engine = eo;
+        webhook::ManagedWebhookSettings m;
+        m.name = o.manage_webhooks;
+        m.persistent = o.persistent_webhooks;
         if (!o.webhook_url.empty()) {
             if (o.webhook_url.rfind("https://", 0) != 0) {
                 std::cerr << "gavel serve: --webhook-url must start with https://\n";
                 return 1;
             }
-            mo.config.url = o.webhook_url;
+            m.url = o.webhook_url;
         } else {
             auto slash = o.webhook_service.find('/');
             if (slash == std::string::npos || slash == 0 || slash + 1 == o.webhook_service.size()) {
                 std::cerr << "gavel serve: --webhook-service must be NAMESPACE/NAME\n";
                 return 1;
             }
-            mo.config.service_namespace = mo.config.own_namespace = o.webhook_service.substr(0, slash);
-            mo.config.service_name = o.webhook_service.substr(slash + 1);
+            m.service_namespace = o.webhook_service.substr(0, slash);
+            m.service_name = o.webhook_service.substr(slash + 1);
         }
         for (const auto& flag : o.webhook_resources) {
             std::string kind, error;
-            ApiResource r;
-            if (!parse_resource_flag(flag, kind, r, error)) {
+            webhook::ApiResource r;
+            if (!webhook::parse_resource_flag(flag, kind, r, error)) {
                 std::cerr << "gavel serve: " << error << "\n";
                 return 1;
             }
-            mo.config.resources[kind] = r;
+            m.resources[kind] = r;
         }
-        mo.ca_bundle_file = o.webhook_ca_bundle;
-        if (o.webhook_ca_bundle.empty() && !tls) {
-            std::cerr << "gavel serve: --manage-webhooks needs TLS (or --webhook-ca-bundle)\n";
-            return 1;
-        }
-        if (tls) mo.serving_certificate = [tls] { return tls->certificate_pem(); };
-        KubeClientConfig client;
-        std::string error;
-        if (!kube_config_from_environment(client, error)) {
-            std::cerr << "gavel serve: --manage-webhooks: " << error << "\n";
-            return 1;
-        }
-        managed = std::make_shared<ManagedWebhooks>(mo, client, store);
+        m.ca_bundle_file = o.webhook_ca_bundle;
+        a.managed_webhooks = std::move(m);
     }
-
-    unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    auto eval_pool = std::make_shared<WorkerPool>("eval", o.eval_workers ? o.eval_workers : cores, o.eval_queue);
-    // REST writes serialise on the policy store anyway: one worker keeps a data sync from
-    // ever taking an admission's worker.
-    auto rest_pool = std::make_shared<WorkerPool>("rest", 1, o.rest_queue);
-    auto service = std::make_shared<Service>(svc, store, metrics);
-    service->set_pools(eval_pool, rest_pool);
-    if (decision_logger) service->set_decision_logger(decision_logger);
-    if (bundle_plugin) {
-        // Not ready until every bundle was activated once (from disk or the service).
-        service->set_bundles_ready(false);
-        std::weak_ptr<plugins::BundlePlugin> weak = bundle_plugin;
-        bool logs = decision_logger != nullptr;
-        bundle_plugin->on_change([service, weak, status_reporter, logs] {
-            auto plugin = weak.lock();
-            if (!plugin) return;
-            if (plugin->all_activated()) service->set_bundles_ready(true);
-            if (status_reporter) status_reporter->update(plugin->statuses(), logs);
-        });
-    }
-    auto handler = [service](Listener listener) {
-        return [service, listener](HttpRequest req, Respond respond) {
-            service->handle(listener, std::move(req), std::move(respond));
-        };
-    };
-    std::unique_ptr<Server> admission, rest, diagnostic;
-    try {
-        admission = std::make_unique<Server>(admission_so, handler(Listener::Admission), tls);
-        if (rest_so) rest = std::make_unique<Server>(*rest_so, handler(Listener::Rest), nullptr);
-        if (diagnostic_so) diagnostic = std::make_unique<Server>(*diagnostic_so, handler(Listener::Diagnostic), nullptr);
-    } catch (const std::exception& e) {
-        std::cerr << "gavel serve: " << e.what() << "\n";
-        return 1;
-    }
-
-    LifecycleOptions lo;
-    lo.shutdown_wait = wait;
-    lo.shutdown_grace = grace;
-    Lifecycle lifecycle(lo);
-    lifecycle.add_draining(admission.get());
-    if (rest) lifecycle.add_draining(rest.get());
-    if (diagnostic) lifecycle.add_last(diagnostic.get());
-    lifecycle.add_pool(eval_pool.get());
-    lifecycle.add_pool(rest_pool.get());
-    lifecycle.on_not_ready = [service, wait, managed, persistent = o.persistent_webhooks] {
-        service->set_ready(false);
-        // The API server stops calling before the listeners close.
-        if (managed) managed->stop(persistent);
-        log_line("info", "shutting down: not ready; serving on for the wait period",
-                 {{"wait_ms", Value::integer(static_cast<std::int64_t>(wait.count()))}});
-    };
-    lifecycle.on_draining = [] { log_line("info", "shutting down: no new connections, finishing requests in flight"); };
-
-    auto reload = [source, store, gatekeeper, sync_inventory, has_dirs = !dirs.empty()](bool force) {
-        lang::Diagnostics errors;
-        if (gatekeeper) {
-            switch (gatekeeper->poll(errors, force)) {
-            case GatekeeperPolicies::Poll::Unchanged: break;
-            case GatekeeperPolicies::Poll::Reloaded:
-                log_line("info", "Gatekeeper templates and constraints reloaded",
-                         {{"constraints", Value::integer(static_cast<std::int64_t>(gatekeeper->current()->constraint_count()))}});
-                break;
-            case GatekeeperPolicies::Poll::Failed:
-                log_line("error", "Gatekeeper reload failed; the last good templates and constraints keep serving",
-                         {{"errors", diagnostics_value(errors)}});
-                break;
-            }
-            errors = {};
-        }
-        if (!has_dirs) return;
-        switch (source->poll(errors, force)) {
-        case DirectorySource::Poll::Unchanged: break;
-        case DirectorySource::Poll::Reloaded:
-            log_line("info", "policies reloaded", {{"config_hash", Value::string(store->current()->config_hash)}});
-            sync_inventory();
-            break;
-        case DirectorySource::Poll::Failed:
-            log_line("error", "reload failed; the last good policies keep serving", {{"errors", diagnostics_value(errors)}});
-            break;
-        }
-    };
-    std::unique_ptr<DirectoryEvents> events;
-    std::vector<std::string> watched = dirs;
-    watched.insert(watched.end(), o.gatekeeper.begin(), o.gatekeeper.end());
-    if (!watched.empty()) {
-        // Polling always runs (the fallback); inotify makes changes take effect at once.
-        lifecycle.every(reload_interval, [reload] { reload(false); });
-        events = std::make_unique<DirectoryEvents>(watched, [&lifecycle, reload] { lifecycle.post([reload] { reload(false); }); });
-        if (!events->start()) log_line("warn", "inotify unavailable; directories are polled only");
-    }
-    auto reload_certificates = [tls, last_error = std::make_shared<std::string>()] {
-        bool changed = false;
-        std::string error;
-        if (!tls->reload_if_changed(changed, error)) {
-            if (error != *last_error) log_line("error", "certificate reload failed; keeping the previous one", {{"error", Value::string(error)}});
-            *last_error = error;
-        } else if (changed) {
-            last_error->clear();
-            log_line("info", "certificate reloaded");
-        }
-    };
-    bool cert_files = tls && !o.tls_cert.empty();
-    if (cert_files) lifecycle.every(std::chrono::seconds(1), reload_certificates);
-    lifecycle.on_reload = [reload, reload_certificates, cert_files, has_dirs = !watched.empty()] {
-        if (has_dirs) reload(true);
-        if (cert_files) reload_certificates();
-    };
-    // Large requests leave freed pages behind: give them back, off the request threads.
-    lifecycle.every(std::chrono::seconds(1), release_memory_if_requested);
-
-    if (diagnostic) diagnostic->start();
-    if (rest) rest->start();
-    admission->start();
-    if (status_reporter) status_reporter->start();
-    if (decision_logger) decision_logger->start();
-    if (bundle_plugin) bundle_plugin->start();
-    service->set_ready(true);
-    // One line per listener; admission last, so that a reader that saw it has seen them all.
-    if (diagnostic)
-        log_line("info", "listening", {{"listener", Value::string("diagnostic")}, {"address", Value::string(diagnostic_so->address)},
-                                       {"port", Value::integer(diagnostic->port())}, {"tls", Value::boolean(false)}});
-    if (rest)
-        log_line("info", "listening", {{"listener", Value::string("rest")}, {"address", Value::string(rest_so->address)},
-                                       {"port", Value::integer(rest->port())}, {"tls", Value::boolean(false)},
-                                       {"authentication", Value::string(svc.token.empty() ? "off" : "token")}});
-    log_line("info", "listening",
-             {{"listener", Value::string("admission")},
-              {"address", Value::string(admission_so.address)},
-              {"port", Value::integer(admission->port())},
-              {"tls", Value::boolean(tls != nullptr)},
-              {"mtls", Value::boolean(!o.client_ca.empty())},
-              {"decision", Value::string(o.decision)},
-              {"eval_workers", Value::integer(eval_pool->workers())},
-              {"eval_queue", Value::integer(static_cast<std::int64_t>(eval_pool->queue_limit()))},
-              {"config_hash", Value::string(store->current()->config_hash)}});
-    // Registered once serving; then kept in line with policies and certificate.
-    if (managed) managed->start();
-    bool clean = lifecycle.run();
-    if (events) events->stop();
-    if (bundle_plugin) bundle_plugin->stop();
-    if (status_reporter) status_reporter->stop();
-    if (decision_logger) decision_logger->stop();  // uploads what is buffered, once
-    if (!clean) {
-        // Evaluations ignored their cancellation: their threads cannot be joined, so do not wait.
-        log_line("warn", "stopped with evaluations still running");
-        std::fflush(nullptr);
-        std::_Exit(0);
-    }
-    log_line("info", "stopped");
-    return 0;
+    return webhook::run_server(a);
 }
 
 }  // namespace

@@ -66,6 +66,11 @@ std::string utc_timestamp() {
 
 void log_line(std::string_view level, std::string_view message,
               std::initializer_list<std::pair<std::string_view, runtime::Value>> fields) {
+    log_line(level, message, std::span<const std::pair<std::string_view, runtime::Value>>(fields.begin(), fields.size()));
+}
+
+void log_line(std::string_view level, std::string_view message,
+              std::span<const std::pair<std::string_view, runtime::Value>> fields) {
     if (!log_enabled(level)) return;
     std::string line;
     LogFormat f = format.load(std::memory_order_relaxed);

@@ -5,6 +5,7 @@
 // Lines below the level set with set_log_level (OPA's --log-level) are dropped.
 
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +24,8 @@ bool log_enabled(std::string_view level);
 
 void log_line(std::string_view level, std::string_view message,
               std::initializer_list<std::pair<std::string_view, runtime::Value>> fields = {});
+void log_line(std::string_view level, std::string_view message,
+              std::span<const std::pair<std::string_view, runtime::Value>> fields);
 // Writes one complete JSON object (already without newline) to stdout, whole lines only.
 void decision_log_line(const runtime::Value& entry);
 std::string utc_timestamp();

@@ -141,7 +141,36 @@ std::optional<runtime::Value> read_config_file(const std::string& path, std::str
     return parsed.value;
 }
 
-bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
+namespace {
+
+// Sets `doc.a.b.c` (key "a.b.c") to `value`, making objects along the path.
+void set_at_key(Value& doc, const std::string& key, const Value& value) {
+    std::vector<std::string> path;
+    for (std::size_t p = 0;;) {
+        auto dot = key.find('.', p);
+        path.push_back(key.substr(p, dot == std::string::npos ? std::string::npos : dot - p));
+        if (dot == std::string::npos) break;
+        p = dot + 1;
+    }
+    // Rebuild the objects along the path with the new leaf.
+    std::function<Value(const Value&, std::size_t)> set = [&](const Value& node, std::size_t i) -> Value {
+        if (i == path.size()) return value;
+        runtime::ObjectBuilder b;
+        const Value* child = nullptr;
+        if (node.is_object())
+            for (const auto& e : node.object_entries()) {
+                if (e.key.is_string() && e.key.as_string() == path[i]) child = &e.value;
+                else b.insert(e.key, e.value);
+            }
+        b.insert(Value::string(path[i]), set(child ? *child : Value::empty_object(), i + 1));
+        return b.build();
+    };
+    doc = set(doc, 0);
+}
+
+// "k1=v1,k2=v2": calls `each(key, text)`; false with `error` for a part without '='.
+bool for_each_assignment(const std::string& flag, const std::string& assignments, std::string& error,
+                         const std::function<bool(const std::string&, const std::string&)>& each) {
     std::size_t start = 0;
     while (start <= assignments.size()) {
         auto comma = assignments.find(',', start);
@@ -149,15 +178,16 @@ bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
         start = comma == std::string::npos ? assignments.size() + 1 : comma + 1;
         if (one.empty()) continue;
         auto eq = one.find('=');
-        if (eq == std::string::npos || eq == 0) return error = "--set " + one + ": want key=value", false;
-        std::vector<std::string> path;
-        std::string key = one.substr(0, eq), text = one.substr(eq + 1);
-        for (std::size_t p = 0;;) {
-            auto dot = key.find('.', p);
-            path.push_back(key.substr(p, dot == std::string::npos ? std::string::npos : dot - p));
-            if (dot == std::string::npos) break;
-            p = dot + 1;
-        }
+        if (eq == std::string::npos || eq == 0) return error = flag + " " + one + ": want key=value", false;
+        if (!each(one.substr(0, eq), one.substr(eq + 1))) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
+    return for_each_assignment("--set", assignments, error, [&doc](const std::string& key, const std::string& text) {
         Value value;
         std::int64_t n = 0;
         if (text == "true" || text == "false") value = Value::boolean(text == "true");
@@ -165,22 +195,20 @@ bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
         else if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos && (std::istringstream(text) >> n))
             value = Value::integer(n);
         else value = Value::string(text);
-        // Rebuild the objects along the path with the new leaf.
-        std::function<Value(const Value&, std::size_t)> set = [&](const Value& node, std::size_t i) -> Value {
-            if (i == path.size()) return value;
-            runtime::ObjectBuilder b;
-            const Value* child = nullptr;
-            if (node.is_object())
-                for (const auto& e : node.object_entries()) {
-                    if (e.key.is_string() && e.key.as_string() == path[i]) child = &e.value;
-                    else b.insert(e.key, e.value);
-                }
-            b.insert(Value::string(path[i]), set(child ? *child : Value::empty_object(), i + 1));
-            return b.build();
-        };
-        doc = set(doc, 0);
-    }
-    return true;
+        set_at_key(doc, key, value);
+        return true;
+    });
+}
+
+bool apply_set_file(Value& doc, const std::string& assignments, std::string& error) {
+    return for_each_assignment("--set-file", assignments, error, [&doc, &error](const std::string& key, const std::string& file) {
+        std::ifstream in(file, std::ios::binary);
+        std::ostringstream text;
+        if (in) text << in.rdbuf();
+        if (!in) return error = "--set-file " + key + ": cannot read " + file, false;
+        set_at_key(doc, key, Value::string(text.str()));
+        return true;
+    });
 }
 
 std::optional<Config> parse_config(const Value& doc, std::string& error) {

@@ -91,6 +91,8 @@ std::optional<runtime::Value> read_config_file(const std::string& path, std::str
 // Applies one `--set a.b.c=value` (values: true/false, integers, null, else strings;
 // several assignments separated by ',').
 bool apply_set(runtime::Value& doc, const std::string& assignment, std::string& error);
+// --set-file key=FILE: the file's content, as a string, at the key (OPA's --set-file).
+bool apply_set_file(runtime::Value& doc, const std::string& assignment, std::string& error);
 // The document as a Config; every problem (unknown keys included) in `error`.
 std::optional<Config> parse_config(const runtime::Value& doc, std::string& error);
 
