@@ -136,12 +136,19 @@ class Server:
         self.argv = expand_command(template, self.port, self.root, sc)
         self.log_path = os.path.join(workdir, sc["name"] + ".log")
         self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(self.argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=self.root,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
         self.start_timeout = start_timeout
+        self.spawn_error = None
+        try:
+            self.proc = subprocess.Popen(self.argv, stdout=self.log, stderr=subprocess.STDOUT, cwd=self.root,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError as e:
+            self.proc = None
+            self.spawn_error = f"cannot start {self.argv[0]}: {e}"
 
     def wait_ready(self):
         """True once the port accepts connections; False if the process ended or time ran out."""
+        if self.proc is None:
+            return False
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -154,6 +161,8 @@ class Server:
         return False
 
     def log_tail(self, n=20):
+        if self.spawn_error:
+            return self.spawn_error
         self.log.flush()
         try:
             with open(self.log_path, "rb") as f:
@@ -163,7 +172,7 @@ class Server:
         return "\n".join(lines[-n:])
 
     def stop(self):
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGTERM)
             except ProcessLookupError:
