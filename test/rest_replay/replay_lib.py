@@ -249,7 +249,8 @@ def body_bytes(rec):
 #   decision_id                       a fresh UUID per decision
 #   metrics.<name>                    timer and counter values (the names are compared)
 #   provenance.version, build_commit, build_timestamp, build_hostname
-#                                     the server's build
+#                                     the server's build; also in data.system.version, which
+#                                     OPA's runtime writes ({"version": ..., "build_commit": ...})
 #   result.labels.id, result.labels.version (GET /v1/config)
 #                                     a fresh UUID per process, and the server's version
 #
@@ -268,8 +269,9 @@ def normalise_rule(path):
         return True
     if len(path) >= 2 and path[-2] == "metrics" and isinstance(last, str):
         return True
-    if len(path) >= 2 and path[-2] == "provenance" and last in ("version", "build_commit", "build_timestamp",
-                                                                 "build_hostname"):
+    if last in ("build_commit", "build_timestamp", "build_hostname"):
+        return True
+    if last == "version" and len(path) >= 2 and path[-2] in ("provenance", "version"):
         return True
     if path[-3:] in (("result", "labels", "id"), ("result", "labels", "version")):
         return True
