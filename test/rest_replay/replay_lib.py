@@ -196,7 +196,7 @@ def new_workdir():
 # Requests
 
 
-def send(port, req, timeout=30.0):
+def send(port, req, timeout=15.0):
     """Sends one request on a fresh connection; returns the response as a recording (a dict)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     body = request_body(req)
@@ -499,11 +499,23 @@ def first_difference(a, b, path=""):
     return f"{path or '.'}: OPA {short(a)} != gavel {short(b)}"
 
 
+def _displayable(v):
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() and "E" not in str(v).upper() else float(v)
+    if isinstance(v, dict):
+        return {k: _displayable(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_displayable(x) for x in v]
+    return v
+
+
 def short(v, n=160):
+    """v as compact JSON for a failure line, cut at n characters."""
+    v = _displayable(v)
     if isinstance(v, (dict, list)):
-        s = json.dumps(v, default=str, separators=(",", ":"))
+        s = json.dumps(v, default=str, separators=(",", ":"), ensure_ascii=False)
     else:
-        s = json.dumps(v, default=str)
+        s = json.dumps(v, default=str, ensure_ascii=False)
     return s if len(s) <= n else s[:n] + "..."
 
 
@@ -580,9 +592,13 @@ def run_scenario(template, sc, workdir, on_response, start_timeout=30.0):
     try:
         if not srv.wait_ready():
             return f"server did not start: {' '.join(srv.argv)}\n{srv.log_tail()}"
+        exited = None
         for req in sc["requests"]:
-            if req.get("sleep"):
-                time.sleep(req["sleep"])
+            if exited is None and srv.proc.poll() is not None:
+                exited = f"the server exited ({srv.proc.returncode}): {srv.log_tail(5)}"
+            if exited:
+                on_response(req, {"status": 0, "error": exited})
+                continue
             on_response(req, send(srv.port, req))
         return None
     finally:
