@@ -206,10 +206,15 @@ def send(port, req, timeout=15.0):
         headers = req.get("headers", {})
         for k, v in headers.items():
             conn.putheader(k, v)
-        if body is not None or method in ("POST", "PUT", "PATCH"):
-            if not any(k.lower() == "content-length" for k in headers):
-                conn.putheader("Content-Length", str(len(body or b"")))
-        conn.endheaders(body)
+        if req.get("chunked"):
+            # Transfer-Encoding: chunked, the body in chunks of at most 16 bytes (no Content-Length).
+            conn.putheader("Transfer-Encoding", "chunked")
+            conn.endheaders([body[i:i + 16] for i in range(0, len(body or b""), 16)], encode_chunked=True)
+        else:
+            if body is not None or method in ("POST", "PUT", "PATCH"):
+                if not any(k.lower() == "content-length" for k in headers):
+                    conn.putheader("Content-Length", str(len(body or b"")))
+            conn.endheaders(body)
         resp = conn.getresponse()
         raw = resp.read()
         got = {"status": resp.status}
