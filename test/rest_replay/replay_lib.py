@@ -120,6 +120,9 @@ def expand_command(template, port, root, sc):
             out.extend(flags)
         else:
             out.append(word.replace("{port}", str(port)).replace("{dir}", root))
+    # The server runs in {dir}: a relative program path means one relative to where we run.
+    if out and "/" in out[0] and not os.path.isabs(out[0]):
+        out[0] = os.path.abspath(out[0])
     return out
 
 
