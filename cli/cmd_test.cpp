@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <filesystem>
+#include <cstdint>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -22,12 +22,12 @@
 #include "cli/test_runner/go_format.hpp"
 #include "cli/test_runner/report.hpp"
 #include "cli/test_runner/session.hpp"
+#include "engine/directory_walk.hpp"
 
 namespace gavel::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace test_runner;
 
 struct TestCliOptions {
@@ -57,17 +57,12 @@ struct TestCliOptions {
 };
 
 // Every file below the paths with its modification time: what --watch compares.
-std::map<std::string, fs::file_time_type> snapshot(const std::vector<std::string>& paths) {
-    std::map<std::string, fs::file_time_type> out;
-    for (const auto& path : paths) {
-        std::error_code ec;
-        if (fs::is_regular_file(path, ec)) {
-            out[path] = fs::last_write_time(path, ec);
-            continue;
-        }
-        for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-            if (it->is_regular_file(ec)) out[it->path().string()] = it->last_write_time(ec);
-    }
+// (The walk follows links as loading does, and never loops.)
+std::map<std::string, std::int64_t> snapshot(const std::vector<std::string>& paths) {
+    std::map<std::string, std::int64_t> out;
+    for (const auto& path : paths)
+        for (const auto& e : engine::walk_directory(path))
+            if (e.kind == engine::WalkEntry::Kind::File) out[e.path] = e.modified_ns;
     return out;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/directory_walk.hpp"
+
 namespace gavel::cli {
 
 namespace fs = std::filesystem;
@@ -34,23 +36,25 @@ std::vector<std::string> without_ignored(const std::vector<std::string>& paths, 
             continue;
         }
         std::vector<std::string> found;
-        for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
-            if (ignored(it->path().filename().string(), ignore)) {
-                if (it->is_directory()) it.disable_recursion_pending();
+        engine::WalkOptions walk;
+        walk.skip = [&](std::string_view name) { return ignored(std::string(name), ignore); };
+        for (const auto& e : engine::walk_directory(path, walk)) {
+            using Kind = engine::WalkEntry::Kind;
+            // What the walk could not read, or a cycle, is handed on: the loader reports it.
+            if (e.kind == Kind::Unreadable || e.kind == Kind::Cycle) {
+                found.push_back(e.path);
                 continue;
             }
-            if (!it->is_regular_file()) continue;
-            const fs::path& p = it->path();
+            if (e.kind != Kind::File) continue;
+            const fs::path p = e.path;
             if (p.extension() == ".rego") {
-                found.push_back(p.string());
+                found.push_back(e.path);
             } else if (is_data_file(p)) {
                 // The loader's prefix syntax keeps the data where the directory walk puts it.
-                std::string prefix;
-                for (const auto& part : fs::relative(p.parent_path(), path, ec)) {
-                    if (part == ".") continue;
-                    prefix += (prefix.empty() ? "" : ".") + part.string();
-                }
-                found.push_back(prefix.empty() ? p.string() : prefix + ":" + p.string());
+                auto slash = e.relative.rfind('/');
+                std::string prefix = slash == std::string::npos ? "" : e.relative.substr(0, slash);
+                std::replace(prefix.begin(), prefix.end(), '/', '.');
+                found.push_back(prefix.empty() ? e.path : prefix + ":" + e.path);
             }
         }
         std::sort(found.begin(), found.end());

@@ -4,9 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <system_error>
+#include <cerrno>
 
 #include "engine/bundle_manifest.hpp"
+#include "engine/directory_walk.hpp"
 #include "engine/loader.hpp"
 
 namespace gavel::cli {
@@ -16,27 +17,28 @@ namespace fs = std::filesystem;
 FileList find_rego_files(const std::vector<std::string>& paths) {
     FileList out;
     for (const auto& path : paths) {
-        std::error_code ec;
-        auto status = fs::status(path, ec);
-        if (ec || !fs::exists(status)) {
-            out.errors.push_back(path + ": no such file or directory");
-            continue;
-        }
-        if (fs::is_regular_file(status)) {
-            out.files.push_back(path);
-            continue;
-        }
-        for (fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
-             !ec && it != end; it.increment(ec)) {
-            if (!it->is_regular_file() || it->path().extension() != ".rego") continue;
-            std::string file = it->path().string();
+        // The walk follows links as the loader does, never loops, and reports what it cannot read.
+        for (const auto& e : engine::walk_directory(path)) {
+            using Kind = engine::WalkEntry::Kind;
+            if (e.kind == Kind::Unreadable) {
+                out.errors.push_back(e.depth == 0 && e.error == ENOENT ? path + ": no such file or directory" : e.message);
+                continue;
+            }
+            if (e.kind == Kind::Cycle) {
+                out.errors.push_back(e.message);
+                continue;
+            }
+            if (e.depth == 0 && e.kind != Kind::Directory) {  // a file named directly, whatever its name
+                out.files.push_back(path);
+                continue;
+            }
+            if (e.kind != Kind::File || fs::path(e.path).extension() != ".rego") continue;
             lang::Diagnostics manifest_errors;
-            if (auto m = engine::find_bundle_manifest(file, path, manifest_errors))
-                if (auto v0 = m->v0_compatible_for(file)) out.v0_compatible[file] = *v0;
+            if (auto m = engine::find_bundle_manifest(e.path, path, manifest_errors))
+                if (auto v0 = m->v0_compatible_for(e.path)) out.v0_compatible[e.path] = *v0;
             for (const auto& d : manifest_errors) out.errors.push_back(engine::describe(d));
-            out.files.push_back(std::move(file));
+            out.files.push_back(e.path);
         }
-        if (ec) out.errors.push_back(path + ": " + ec.message());
     }
     std::sort(out.files.begin(), out.files.end());
     out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());

@@ -4,14 +4,12 @@
 #include <deque>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
-#include <system_error>
 
 #include "lang/parse.hpp"
 #include "engine/bundle_manifest.hpp"
+#include "engine/directory_walk.hpp"
+#include "engine/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 
@@ -28,18 +26,6 @@ using runtime::ParseError;
 using runtime::append_json_string;
 
 namespace {
-
-// Go's error strings are lower case ("no such file or directory").
-std::string go_error_text(const std::error_code& ec) {
-    std::string s = ec.message();
-    if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
-    return s;
-}
-
-// filepath.Join(dir, name): joined and lexically cleaned.
-std::string join_clean(const std::string& dir, const std::string& name) {
-    return (fs::path(dir) / name).lexically_normal().generic_string();
-}
 
 // filepath.Ext: the suffix from the last dot of the last element (".json" for ".json").
 std::string go_ext(const std::string& path) {
@@ -103,8 +89,41 @@ public:
         std::vector<std::string> prefix;
         std::string path = given;
         split_prefix(given, prefix, path);
+        if (path.rfind("file://", 0) == 0) path = path.substr(7);  // fileurl.Clean
         root_prefix_ = prefix;
-        walk(path, prefix, 0, nullptr);
+        // Where the data of each directory being walked goes, and the bundle it is in, by depth.
+        struct Level {
+            std::vector<std::string> dir_path;
+            const BundleManifest* bundle = nullptr;
+        };
+        std::vector<Level> levels;
+        for (const WalkEntry& e : walk_directory(path)) {
+            const Level enclosing = e.depth == 0 ? Level{prefix, nullptr} : levels[e.depth - 1];
+            switch (e.kind) {
+            case WalkEntry::Kind::Unreadable:
+            case WalkEntry::Kind::Cycle:
+                // OPA fails on a cycle too (its walk ends in "too many levels of symbolic links").
+                error(e.path, e.message);
+                break;
+            case WalkEntry::Kind::Directory: {
+                Level level = enclosing;
+                if (e.depth > 0) level.dir_path.push_back(e.relative.substr(e.relative.rfind('/') + 1));
+                // A bundle root: its data is placed relative to it (below the root's prefix).
+                if (auto manifest = read_bundle_manifest(e.path, result_.errors)) {
+                    manifests_.push_back(std::move(*manifest));
+                    level.bundle = &manifests_.back();
+                    level.dir_path = root_prefix_;
+                }
+                levels.resize(static_cast<std::size_t>(e.depth));
+                levels.push_back(std::move(level));
+                break;
+            }
+            case WalkEntry::Kind::File:
+            case WalkEntry::Kind::Other:
+                load_file(e.path, enclosing.dir_path, e.depth, enclosing.bundle);
+                break;
+            }
+        }
     }
 
     LoadResult finish() {
@@ -139,61 +158,13 @@ private:
         result_.errors.add(std::move(d));
     }
 
-    void walk(const std::string& given, std::vector<std::string> dir_path, int depth, const BundleManifest* bundle) {
-        std::string path = given;
-        if (path.rfind("file://", 0) == 0) path = path.substr(7);  // fileurl.Clean
-        std::error_code ec;
-        auto status = fs::status(path, ec);
-        if (ec || !fs::exists(status)) {
-            error(path, "stat " + path + ": " + go_error_text(ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory)));
-            return;
-        }
-        if (!fs::is_directory(status)) {
-            load_file(path, dir_path, depth, bundle);
-            return;
-        }
-        if (depth > 0) dir_path.push_back(fs::path(path).filename().string());
-        // A bundle root: its data is placed relative to it (below the root's prefix).
-        if (auto manifest = read_bundle_manifest(path, result_.errors)) {
-            manifests_.push_back(std::move(*manifest));
-            bundle = &manifests_.back();
-            dir_path = root_prefix_;
-        }
-
-        // A directory reached again through a symbolic link while it is being
-        // walked would be walked forever.
-        std::string canonical = fs::weakly_canonical(path, ec).string();
-        if (ec) canonical = path;
-        if (!walking_.insert(canonical).second) {
-            error(path, path + ": directory cycle (symbolic link loop), not loaded again");
-            return;
-        }
-        std::vector<std::string> names;
-        for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-            names.push_back(it->path().filename().string());
-        if (ec) {
-            error(path, "open " + path + ": " + go_error_text(ec));
-        } else {
-            std::sort(names.begin(), names.end());
-            for (const auto& name : names) walk(join_clean(path, name), dir_path, depth + 1, bundle);
-        }
-        walking_.erase(canonical);
-    }
-
     bool read(const std::string& path, std::string& text) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            std::error_code ec(errno, std::generic_category());
-            error(path, "open " + path + ": " + go_error_text(ec));
+        FileRead r = read_whole_file(path);
+        if (!r.ok) {
+            error(path, r.message);
             return false;
         }
-        std::ostringstream buffer;
-        buffer << in.rdbuf();
-        if (in.bad()) {
-            error(path, "read " + path + ": read error");
-            return false;
-        }
-        text = std::move(buffer).str();
+        text = std::move(r.text);
         return true;
     }
 
@@ -304,9 +275,8 @@ private:
     const LoadOptions& options_;
     LoadResult result_;
     DataNode root_;
-    std::set<std::string> walking_;
     std::vector<std::string> root_prefix_;   // the current root's `prefix:` path
-    std::deque<BundleManifest> manifests_;  // stable addresses: walk() points into it
+    std::deque<BundleManifest> manifests_;  // stable addresses: load_root() points into it
 };
 
 }  // namespace

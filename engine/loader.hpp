@@ -5,7 +5,10 @@
 //   * A path may be a file or a directory; directories are walked recursively,
 //     entries in byte order of their names (Go's os.ReadDir), so the order of
 //     everything (policies, merges, errors) is deterministic. Symbolic links
-//     are followed (os.Stat); a directory cycle is reported, not walked forever.
+//     are followed (os.Stat); a directory cycle is an error naming the link
+//     (OPA's walk fails too), never walked forever (engine/directory_walk.hpp).
+//     Every directory that cannot be listed and every file that cannot be
+//     read is an error, never an empty directory or file.
 //   * `.rego` files are policies. A policy is named by its path: as given for a
 //     file named directly, `<dir>/<name>` (lexically cleaned, like Go's
 //     filepath.Join) for a file found by walking.

@@ -2,32 +2,19 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "engine/directory_walk.hpp"
+#include "engine/file_read.hpp"
 
 namespace gavel::gatekeeper {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-bool object_file_name(const fs::path& p) {
-    auto ext = p.extension().string();
-    return ext == ".yaml" || ext == ".yml" || ext == ".json";
-}
-
-void walk(const fs::path& dir, std::vector<fs::path>& out, int depth) {
-    if (depth > 32) return;  // a link cycle
-    std::error_code ec;
-    std::vector<fs::directory_entry> entries;
-    for (const auto& e : fs::directory_iterator(dir, ec)) entries.push_back(e);
-    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.path() < b.path(); });
-    for (const auto& e : entries) {
-        if (e.path().filename().string().rfind("..", 0) == 0) continue;
-        if (fs::is_directory(e.path(), ec)) walk(e.path(), out, depth + 1);
-        else if (object_file_name(e.path())) out.push_back(e.path());
-    }
+bool object_file_name(std::string_view name) {
+    auto ends_with = [&](std::string_view suffix) {
+        return name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix;
+    };
+    return ends_with(".yaml") || ends_with(".yml") || ends_with(".json");
 }
 
 void hash_bytes(std::uint64_t& h, std::string_view bytes) {
@@ -41,33 +28,52 @@ void hash_bytes(std::uint64_t& h, std::string_view bytes) {
 
 ObjectFiles read_object_paths(const std::vector<std::string>& paths) {
     ObjectFiles out;
-    std::vector<fs::path> files;
-    for (const auto& p : paths) {
-        std::error_code ec;
-        if (fs::is_directory(p, ec)) walk(p, files, 0);
-        else if (fs::exists(p, ec)) files.emplace_back(p);
-        else out.errors.add(file_error(p, 0, "no such file or directory"));
-    }
     std::uint64_t h = 1469598103934665603ull;
-    for (const auto& f : files) {
-        std::string name = f.lexically_normal().string();
-        std::ifstream in(f, std::ios::binary);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        std::string text = ss.str();
-        hash_bytes(h, name);
-        hash_bytes(h, std::string_view("\0", 1));
-        hash_bytes(h, text);
-        if (text.size() > kMaxObjectFileBytes) {
-            out.errors.add(file_error(name, 0, "file too large"));
-            continue;
+    // What could not be read goes into the hash too (marked apart from content): a
+    // failed reading must never pass for the content it failed to read.
+    auto unreadable = [&](const std::string& path, const std::string& message) {
+        lang::Diagnostic d;  // the message names the path: "open DIR: too many open files"
+        d.file = path;
+        d.message = message;
+        out.errors.add(std::move(d));
+        hash_bytes(h, std::string_view("\0unreadable\0", 12));
+        hash_bytes(h, message);
+    };
+    engine::WalkOptions walk;
+    walk.skip = [](std::string_view name) { return name.substr(0, 2) == ".."; };
+    for (const auto& root : paths) {
+        for (const auto& e : engine::walk_directory(root, walk)) {
+            if (e.kind == engine::WalkEntry::Kind::Unreadable) {
+                unreadable(e.path, e.message);
+                continue;
+            }
+            if (e.kind == engine::WalkEntry::Kind::Cycle) {
+                out.skipped_cycles.push_back(e.message);
+                continue;
+            }
+            // A file named directly is read whatever its name; below a directory only object files.
+            if (e.kind != engine::WalkEntry::Kind::File && !(e.depth == 0 && e.kind == engine::WalkEntry::Kind::Other)) continue;
+            if (e.depth > 0 && !object_file_name(e.path)) continue;
+            out.newest_change_ns = std::max(out.newest_change_ns, e.changed_ns);
+            engine::FileRead read = engine::read_whole_file(e.path);
+            if (!read.ok) {
+                unreadable(e.path, read.message);
+                continue;
+            }
+            hash_bytes(h, e.path);
+            hash_bytes(h, std::string_view("\0", 1));
+            hash_bytes(h, read.text);
+            if (read.text.size() > kMaxObjectFileBytes) {
+                out.errors.add(file_error(e.path, 0, "file too large"));
+                continue;
+            }
+            auto objects = read_objects(read.text, e.path);
+            if (!objects.ok()) {
+                out.errors.add(*objects.error);
+                continue;
+            }
+            for (auto& o : objects.objects) out.objects.push_back(std::move(o));
         }
-        auto read = read_objects(text, name);
-        if (!read.ok()) {
-            out.errors.add(*read.error);
-            continue;
-        }
-        for (auto& o : read.objects) out.objects.push_back(std::move(o));
     }
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));

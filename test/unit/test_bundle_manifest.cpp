@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include "test/unit/temp_tree.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,26 +21,9 @@ using namespace gavel::engine;
 using gavel::Engine;
 namespace lang = gavel::lang;
 namespace fs = std::filesystem;
+using gavel::test::TempTree;
 
 namespace {
-
-struct TempTree {
-    fs::path root;
-    TempTree() {
-        std::string tmpl = (fs::temp_directory_path() / "gavel_manifest_XXXXXX").string();
-        REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-        root = tmpl;
-    }
-    ~TempTree() {
-        std::error_code ec;
-        fs::remove_all(root, ec);
-    }
-    std::string path(const std::string& rel) const { return (root / rel).lexically_normal().generic_string(); }
-    void write(const std::string& rel, const std::string& text) const {
-        fs::create_directories((root / rel).parent_path());
-        std::ofstream(root / rel, std::ios::binary) << text;
-    }
-};
 
 std::string all_errors(const lang::Diagnostics& ds) {
     std::string out;
