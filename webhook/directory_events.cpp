@@ -4,11 +4,11 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <chrono>
+
+#include "engine/directory_walk.hpp"
 
 namespace gavel::webhook {
-
-namespace fs = std::filesystem;
 
 DirectoryEvents::DirectoryEvents(std::vector<std::string> dirs, std::function<void()> changed)
     : dirs_(std::move(dirs)), changed_(std::move(changed)) {}
@@ -31,19 +31,15 @@ void DirectoryEvents::stop() {
 }
 
 // Every directory below the roots (new subdirectories are added after each event;
-// adding an existing watch again is harmless).
+// adding an existing watch again is harmless). The walk follows links and never
+// loops (engine/directory_walk.hpp); what it cannot read, the reload reports.
 void DirectoryEvents::add_watches() {
     constexpr uint32_t kMask = IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO |
                                IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
-    for (const auto& root : dirs_) {
-        std::error_code ec;
-        inotify_add_watch(fd_, root.c_str(), kMask);
-        for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::follow_directory_symlink, ec);
-             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-            if (it.depth() > 16) it.disable_recursion_pending();
-            if (it->is_directory(ec)) inotify_add_watch(fd_, it->path().c_str(), kMask);
-        }
-    }
+    for (const auto& root : dirs_)
+        for (const auto& e : engine::walk_directory(root))
+            if (e.kind == engine::WalkEntry::Kind::Directory || (e.depth == 0 && e.kind != engine::WalkEntry::Kind::Unreadable))
+                inotify_add_watch(fd_, e.path.c_str(), kMask);  // a root may be a file (--gatekeeper FILE)
 }
 
 void DirectoryEvents::run() {
@@ -51,12 +47,13 @@ void DirectoryEvents::run() {
     while (!stopping_) {
         pollfd p{fd_, POLLIN, 0};
         if (poll(&p, 1, 200) <= 0) continue;
-        while (read(fd_, buffer, sizeof buffer) > 0) {
-        }
-        // Let a burst of writes (an editor's save, a ConfigMap swap) settle, then drain it too.
-        usleep(50000);
-        while (read(fd_, buffer, sizeof buffer) > 0) {
-        }
+        // Let a burst of writes (an editor's save, a ConfigMap swap) settle: wait for 50 ms
+        // without events, for at most a second (the reload checks that files hold still).
+        auto burst_end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        do {
+            while (read(fd_, buffer, sizeof buffer) > 0) {
+            }
+        } while (!stopping_ && std::chrono::steady_clock::now() < burst_end && poll(&p, 1, 50) > 0);
         add_watches();
         if (!stopping_) changed_();
     }

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 #include "webhook/large_json.hpp"
+#include "engine/directory_walk.hpp"
+#include "engine/file_read.hpp"
 #include "webhook/log.hpp"
 
 namespace gavel::webhook {
@@ -26,20 +26,14 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 bool is_data_file(const std::string& name) { return ends_with(name, ".json") || ends_with(name, ".yaml") || ends_with(name, ".yml"); }
 
-void walk(const fs::path& dir, const std::string& relative, std::vector<std::pair<fs::path, std::string>>& out, int depth) {
-    if (depth > 32) return;  // a link cycle
-    std::error_code ec;
-    std::vector<fs::directory_entry> entries;
-    for (const auto& e : fs::directory_iterator(dir, ec)) entries.push_back(e);
-    std::sort(entries.begin(), entries.end(),
-              [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
-    for (const auto& e : entries) {
-        std::string name = e.path().filename().string();
-        if (name.rfind("..", 0) == 0) continue;
-        std::string rel = relative.empty() ? name : relative + "/" + name;
-        if (fs::is_directory(e.path(), ec)) walk(e.path(), rel, out, depth + 1);
-        else if (ends_with(name, ".rego") || is_data_file(name)) out.emplace_back(e.path(), rel);
-    }
+// Names starting with ".." are a ConfigMap volume's own ("..data", "..<timestamp>").
+bool configmap_internal(std::string_view name) { return name.substr(0, 2) == ".."; }
+
+lang::Diagnostic read_error(const std::string& path, std::string message) {
+    lang::Diagnostic d;
+    d.file = path;
+    d.message = std::move(message);  // names the path: "open DIR: too many open files"
+    return d;
 }
 
 // Merges `add` into `base` (objects key by key); false on a conflict.
@@ -65,59 +59,103 @@ bool merge_into(Value& base, const Value& add) {
 }  // namespace
 
 DirectorySource::DirectorySource(std::vector<std::string> dirs, std::shared_ptr<PolicyStore> store,
-                                 std::shared_ptr<Metrics> metrics)
-    : dirs_(std::move(dirs)), store_(std::move(store)), metrics_(std::move(metrics)) {}
+                                 std::shared_ptr<Metrics> metrics, SettleTiming settle)
+    : dirs_(std::move(dirs)), store_(std::move(store)), metrics_(std::move(metrics)), settle_(settle) {}
 
-bool DirectorySource::read_all(std::vector<FileEntry>& files, std::string& hash, lang::Diagnostics& errors) const {
+DirectorySource::Reading DirectorySource::read_all() const {
+    Reading r;
+    engine::WalkOptions walk;
+    walk.skip = configmap_internal;
+    for (const auto& dir : dirs_) {
+        for (auto& e : engine::walk_directory(dir, walk)) {
+            using Kind = engine::WalkEntry::Kind;
+            if (e.kind == Kind::Unreadable) {
+                r.errors.add(read_error(e.path, std::move(e.message)));
+                continue;
+            }
+            if (e.kind == Kind::Cycle) {
+                r.cycles.push_back(std::move(e.message));
+                continue;
+            }
+            if (e.depth == 0 && e.kind != Kind::Directory) {
+                r.errors.add(read_error(dir, dir + ": not a directory"));
+                continue;
+            }
+            // Only regular files: reading a FIFO named x.rego would block the reload for good.
+            if (e.kind != Kind::File || !(ends_with(e.relative, ".rego") || is_data_file(e.relative))) continue;
+            r.newest_change_ns = std::max(r.newest_change_ns, e.changed_ns);
+            engine::FileRead read = engine::read_whole_file(e.path);
+            if (!read.ok) {
+                r.errors.add(read_error(e.path, std::move(read.message)));
+                continue;
+            }
+            r.files.push_back(FileEntry{std::move(e.path), std::move(e.relative), std::move(read.text)});
+        }
+    }
     EVP_MD_CTX* ctx = EVP_MD_CTX_new();
     EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
-    for (const auto& dir : dirs_) {
-        std::error_code ec;
-        if (!fs::is_directory(dir, ec)) {
-            lang::Diagnostic d;
-            d.message = dir + ": not a directory";
-            errors.add(std::move(d));
-            continue;
-        }
-        std::vector<std::pair<fs::path, std::string>> found;
-        walk(dir, "", found, 0);
-        for (auto& [path, rel] : found) {
-            std::ifstream in(path, std::ios::binary);
-            std::ostringstream ss;
-            ss << in.rdbuf();
-            FileEntry f{(fs::path(dir) / rel).lexically_normal().string(), rel, ss.str()};
-            EVP_DigestUpdate(ctx, f.path.data(), f.path.size() + 1);
-            EVP_DigestUpdate(ctx, f.text.data(), f.text.size());
-            EVP_DigestUpdate(ctx, "\0", 1);
-            files.push_back(std::move(f));
-        }
+    for (const auto& f : r.files) {
+        EVP_DigestUpdate(ctx, f.path.data(), f.path.size() + 1);
+        EVP_DigestUpdate(ctx, f.text.data(), f.text.size());
+        EVP_DigestUpdate(ctx, "\0", 1);
+    }
+    // A reading that failed somewhere is told apart from every content: it must never
+    // pass for the (partial, maybe empty) content that was read.
+    for (const auto& d : r.errors) {
+        EVP_DigestUpdate(ctx, "\0unreadable\0", 12);
+        EVP_DigestUpdate(ctx, d.message.data(), d.message.size());
     }
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
     EVP_DigestFinal_ex(ctx, digest, &n);
     EVP_MD_CTX_free(ctx);
     static constexpr char kHex[] = "0123456789abcdef";
-    hash.clear();
+    if (!r.errors.empty()) r.hash = "unreadable:";
     for (unsigned i = 0; i < n; ++i) {
-        hash.push_back(kHex[digest[i] >> 4]);
-        hash.push_back(kHex[digest[i] & 15]);
+        r.hash.push_back(kHex[digest[i] >> 4]);
+        r.hash.push_back(kHex[digest[i] & 15]);
     }
-    return errors.empty();
+    return r;
+}
+
+void DirectorySource::warn_new_cycles(const Reading& reading) {
+    std::set<std::string> now(reading.cycles.begin(), reading.cycles.end());
+    for (const auto& c : now)
+        if (!warned_cycles_.count(c))
+            log_line("warn", "symbolic link cycle skipped", {{"cycle", Value::string(c)}});
+    warned_cycles_ = std::move(now);  // a cycle removed and made again is logged again
 }
 
 DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool force) {
-    std::vector<FileEntry> files;
-    std::string hash;
-    if (!read_all(files, hash, errors)) {
-        if (hash == failed_hash_ && !force) {
-            errors = {};
-            return Poll::Unchanged;
-        }
+    Reading reading = read_all();
+    if (!force && (reading.hash == loaded_hash_ || reading.hash == failed_hash_)) {
+        warn_new_cycles(reading);
+        waiting_logged_ = false;
+        return Poll::Unchanged;
+    }
+    // Something changed: take it only once it holds still.
+    bool settled = wait_until_settled({reading.hash, reading.newest_change_ns}, [&] {
+        reading = read_all();
+        return ReadingStamp{reading.hash, reading.newest_change_ns};
+    }, settle_);
+    warn_new_cycles(reading);
+    if (!settled) {
+        if (!waiting_logged_)
+            log_line("info", "policy or data files are still being written; the reload waits until they are still",
+                     {{"directories", Value::integer(static_cast<std::int64_t>(dirs_.size()))}});
+        waiting_logged_ = true;
+        return Poll::Unchanged;
+    }
+    waiting_logged_ = false;
+    if (!force && (reading.hash == loaded_hash_ || reading.hash == failed_hash_)) return Poll::Unchanged;
+    const std::string hash = reading.hash;
+    std::vector<FileEntry>& files = reading.files;
+    if (!reading.errors.empty()) {
+        errors.append(reading.errors);
         failed_hash_ = hash;
         metrics_->record_reload(false);
         return Poll::Failed;
     }
-    if (!force && (hash == loaded_hash_ || hash == failed_hash_)) return Poll::Unchanged;
     std::map<std::string, std::string> policies;
     Value data = Value::empty_object();
     for (auto& f : files) {

@@ -11,25 +11,37 @@
 // from the last loaded content, the whole set is compiled and swapped in one
 // step (PolicyStore::replace_directory_content). A broken file keeps the last
 // good program, is logged with file:line:col and counted as a failed reload.
+//
+// What a reload takes is read whole and holds still (webhook/settled_read.hpp):
+// a file being rewritten in place is not loaded half-written. A directory that
+// cannot be listed or a file that cannot be read (EMFILE, EACCES, a file gone
+// mid-walk ...) fails the reload with the path and the error: an error never
+// passes for an empty directory, which would unload the policies. A symbolic
+// link cycle is skipped and logged once as a warning (engine/directory_walk.hpp).
 
+#include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "lang/diagnostics.hpp"
 #include "webhook/metrics.hpp"
 #include "webhook/policy_store.hpp"
+#include "webhook/settled_read.hpp"
 
 namespace gavel::webhook {
 
 class DirectorySource {
 public:
-    DirectorySource(std::vector<std::string> dirs, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics);
+    DirectorySource(std::vector<std::string> dirs, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics,
+                    SettleTiming settle = {});
 
     enum class Poll { Unchanged, Reloaded, Failed };
     // Loads when the content changed (or, `force`d as on SIGHUP, whatever it is). Failed,
-    // with `errors`, when the new content does not load or compile (the previous program
-    // stays); the same broken content is reported once, unless forced.
+    // with `errors`, when the new content cannot be read or does not load or compile (the
+    // previous program stays); the same failure is reported once, unless forced. Unchanged
+    // too while the content is still being written (the next poll tries again).
     Poll poll(lang::Diagnostics& errors, bool force = false);
 
     const std::string& loaded_hash() const { return loaded_hash_; }
@@ -40,13 +52,25 @@ private:
         std::string relative; // below its root, '/'-separated
         std::string text;
     };
-    bool read_all(std::vector<FileEntry>& files, std::string& hash, lang::Diagnostics& errors) const;
+    // Everything below the directories, once.
+    struct Reading {
+        std::vector<FileEntry> files;
+        lang::Diagnostics errors;          // what could not be read
+        std::vector<std::string> cycles;   // links not followed, as the walk words them
+        std::string hash;                  // names and bytes; marked apart when something could not be read
+        std::int64_t newest_change_ns = 0;
+    };
+    Reading read_all() const;
+    void warn_new_cycles(const Reading& reading);
 
     std::vector<std::string> dirs_;
     std::shared_ptr<PolicyStore> store_;
     std::shared_ptr<Metrics> metrics_;
+    SettleTiming settle_;
     std::string loaded_hash_;
-    std::string failed_hash_;  // a broken content is reported once, not every poll
+    std::string failed_hash_;  // a failure is reported once, not every poll
+    std::set<std::string> warned_cycles_;  // logged once while they last
+    bool waiting_logged_ = false;          // "still being written", once per episode
 };
 
 }  // namespace gavel::webhook

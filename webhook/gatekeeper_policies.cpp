@@ -1,5 +1,7 @@
 #include "webhook/gatekeeper_policies.hpp"
 
+#include <set>
+
 #include "runtime/json.hpp"
 #include "webhook/log.hpp"
 
@@ -29,7 +31,18 @@ bool GatekeeperPolicies::rebuild(lang::Diagnostics& errors) {
 GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, bool force) {
     std::lock_guard lock(mutex_);
     auto files = gatekeeper::read_object_paths(dirs_);
-    if (!force && (files.content_hash == loaded_hash_ || files.content_hash == failed_hash_)) return Poll::Unchanged;
+    if (!force && (files.content_hash == loaded_hash_ || files.content_hash == failed_hash_)) {
+        warn_new_cycles(files.skipped_cycles);
+        return Poll::Unchanged;
+    }
+    // Something changed: take it only once it holds still (webhook/settled_read.hpp).
+    bool settled = wait_until_settled({files.content_hash, files.newest_change_ns}, [&] {
+        files = gatekeeper::read_object_paths(dirs_);
+        return ReadingStamp{files.content_hash, files.newest_change_ns};
+    }, settle_);
+    warn_new_cycles(files.skipped_cycles);
+    if (!settled || (!force && (files.content_hash == loaded_hash_ || files.content_hash == failed_hash_)))
+        return Poll::Unchanged;
     auto previous_objects = std::move(objects_);
     objects_ = std::move(files.objects);
     errors.append(files.errors);
@@ -43,6 +56,13 @@ GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, boo
     failed_hash_.clear();
     ++reloads_ok_;
     return Poll::Reloaded;
+}
+
+void GatekeeperPolicies::warn_new_cycles(const std::vector<std::string>& cycles) {
+    std::set<std::string> now(cycles.begin(), cycles.end());
+    for (const auto& c : now)
+        if (!warned_cycles_.count(c)) log_line("warn", "symbolic link cycle skipped", {{"cycle", str(c)}});
+    warned_cycles_ = std::move(now);  // a cycle removed and made again is logged again
 }
 
 bool GatekeeperPolicies::set_inventory(const Value& inventory, lang::Diagnostics& errors) {

@@ -17,21 +17,27 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/gatekeeper/gatekeeper.hpp"
 #include "lang/diagnostics.hpp"
 #include "webhook/admission.hpp"
+#include "webhook/settled_read.hpp"
 
 namespace gavel::webhook {
 
 class GatekeeperPolicies {
 public:
-    explicit GatekeeperPolicies(std::vector<std::string> dirs) : dirs_(std::move(dirs)) {}
+    explicit GatekeeperPolicies(std::vector<std::string> dirs, SettleTiming settle = {})
+        : dirs_(std::move(dirs)), settle_(settle) {}
 
     enum class Poll { Unchanged, Reloaded, Failed };
-    // Reads the directories; rebuilds when their content changed (or when forced).
+    // Reads the directories; rebuilds when their content changed (or when forced), once
+    // it holds still (webhook/settled_read.hpp). Failed, with `errors`, when a directory
+    // cannot be listed or a file read (the last good set stays), as for a broken file.
+    // Link cycles are skipped and logged once.
     Poll poll(lang::Diagnostics& errors, bool force = false);
     // data.inventory as the policy store holds it (null: none); rebuilds when it changed.
     bool set_inventory(const runtime::Value& inventory, lang::Diagnostics& errors);
@@ -47,8 +53,11 @@ public:
 
 private:
     bool rebuild(lang::Diagnostics& errors);
+    void warn_new_cycles(const std::vector<std::string>& cycles);
 
     std::vector<std::string> dirs_;
+    SettleTiming settle_;
+    std::set<std::string> warned_cycles_;
     mutable std::mutex mutex_;  // writers
     std::vector<gatekeeper::SourcedObject> objects_;  // of the last good load
     std::vector<std::string> unsupported_;
