@@ -50,11 +50,13 @@ GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, boo
         objects_ = std::move(previous_objects);
         failed_hash_ = files.content_hash;
         ++reloads_failed_;
+        if (metrics_) metrics_->record_reload(false);
         return Poll::Failed;
     }
     loaded_hash_ = files.content_hash;
     failed_hash_.clear();
     ++reloads_ok_;
+    if (metrics_) metrics_->record_reload(true);
     return Poll::Reloaded;
 }
 

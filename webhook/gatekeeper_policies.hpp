@@ -24,14 +24,17 @@
 #include "engine/gatekeeper/gatekeeper.hpp"
 #include "lang/diagnostics.hpp"
 #include "webhook/admission.hpp"
+#include "webhook/metrics.hpp"
 #include "webhook/settled_read.hpp"
 
 namespace gavel::webhook {
 
 class GatekeeperPolicies {
 public:
-    explicit GatekeeperPolicies(std::vector<std::string> dirs, SettleTiming settle = {})
-        : dirs_(std::move(dirs)), settle_(settle) {}
+    // `metrics`, when given, counts each reload's outcome with the directory reloads'.
+    explicit GatekeeperPolicies(std::vector<std::string> dirs, std::shared_ptr<Metrics> metrics = nullptr,
+                                SettleTiming settle = {})
+        : dirs_(std::move(dirs)), metrics_(std::move(metrics)), settle_(settle) {}
 
     enum class Poll { Unchanged, Reloaded, Failed };
     // Reads the directories; rebuilds when their content changed (or when forced), once
@@ -56,6 +59,7 @@ private:
     void warn_new_cycles(const std::vector<std::string>& cycles);
 
     std::vector<std::string> dirs_;
+    std::shared_ptr<Metrics> metrics_;
     SettleTiming settle_;
     std::set<std::string> warned_cycles_;
     mutable std::mutex mutex_;  // writers

@@ -112,9 +112,11 @@ int run_server(const ServerAssemblyOptions& o) {
         if (!read_token(o.token_file, svc.token, error)) return fail(error);
     }
 
+    auto metrics = std::make_shared<Metrics>();
+    metrics->set_build_info(o.version, o.build_commit);
     std::shared_ptr<GatekeeperPolicies> gatekeeper;
     if (!o.gatekeeper_dirs.empty()) {
-        gatekeeper = std::make_shared<GatekeeperPolicies>(o.gatekeeper_dirs);
+        gatekeeper = std::make_shared<GatekeeperPolicies>(o.gatekeeper_dirs, metrics);
         lang::Diagnostics errors;
         if (gatekeeper->poll(errors) == GatekeeperPolicies::Poll::Failed) {
             std::cerr << cmd << ": the Gatekeeper templates and constraints do not load:\n";
@@ -128,8 +130,6 @@ int run_server(const ServerAssemblyOptions& o) {
     }
 
     auto store = std::make_shared<PolicyStore>(o.engine, std::vector<std::string>{svc.decision});
-    auto metrics = std::make_shared<Metrics>();
-    metrics->set_build_info(o.version, o.build_commit);
     auto source = std::make_shared<DirectorySource>(o.policy_paths, store, metrics);
     if (!o.policy_paths.empty()) {
         lang::Diagnostics errors;

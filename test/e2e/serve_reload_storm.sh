@@ -7,7 +7,8 @@
 # complete versions; and once the writes stop, the last version must be served
 # within a few seconds.
 #
-# STORM_SECONDS (default 12) sets how long the storm lasts.
+# STORM_SECONDS (default 12) sets how long the storm lasts, STORM_RELOAD_INTERVAL
+# (default 100ms) the server's --reload-interval.
 set -uo pipefail
 gavel=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +18,7 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 source "$fx/lib.sh"
 storm_seconds=${STORM_SECONDS:-12}
+reload_interval=${STORM_RELOAD_INTERVAL:-100ms}
 
 mkdir -p "$work/policies"
 policy="$work/policies/registry.rego"
@@ -40,7 +42,7 @@ rewrite() {
 pieces v0
 printf '%s' "${piece[@]}" > "$policy"
 
-start_server storm --policies "$work/policies" --insecure-http --reload-interval 100ms || exit 1
+start_server storm --policies "$work/policies" --insecure-http --reload-interval "$reload_interval" || exit 1
 url="http://127.0.0.1:$storm_port/validate/kubernetes/registry"
 
 # Clients: batches of reviews on one kept-alive connection each, one answer per line.

@@ -112,7 +112,8 @@ TEST_CASE("directory reload: a link cycle is skipped, the rest loads and later c
 TEST_CASE("gatekeeper reload: a directory it cannot list fails the reload; the last good set stays") {
     TempTree t;
     fs::create_directories(t.path("gk"));
-    wh::GatekeeperPolicies policies({t.path("gk")});
+    auto metrics = std::make_shared<wh::Metrics>();
+    wh::GatekeeperPolicies policies({t.path("gk")}, metrics);
     gavel::lang::Diagnostics errors;
     REQUIRE(policies.poll(errors) == wh::GatekeeperPolicies::Poll::Reloaded);
     const auto good = policies.current();
@@ -124,6 +125,7 @@ TEST_CASE("gatekeeper reload: a directory it cannot list fails the reload; the l
     REQUIRE(errors.size() == 1);
     CHECK(errors.begin()->message == "open " + t.path("gk") + ": too many open files");
     CHECK(policies.current() == good);
+    CHECK(metrics->reloads(false) == 1);  // with the directory reloads
     errors = {};
     CHECK(policies.poll(errors) == wh::GatekeeperPolicies::Poll::Reloaded);
 }
