@@ -3,19 +3,17 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 
+#include "engine/directory_walk.hpp"
+#include "engine/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 #include "webhook/large_json.hpp"
-#include "engine/directory_walk.hpp"
-#include "engine/file_read.hpp"
 #include "webhook/log.hpp"
 
 namespace gavel::webhook {
 
-namespace fs = std::filesystem;
 using runtime::Value;
 
 namespace {
@@ -25,9 +23,6 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 }
 
 bool is_data_file(const std::string& name) { return ends_with(name, ".json") || ends_with(name, ".yaml") || ends_with(name, ".yml"); }
-
-// Names starting with ".." are a ConfigMap volume's own ("..data", "..<timestamp>").
-bool configmap_internal(std::string_view name) { return name.substr(0, 2) == ".."; }
 
 lang::Diagnostic read_error(const std::string& path, std::string message) {
     lang::Diagnostic d;
@@ -65,7 +60,7 @@ DirectorySource::DirectorySource(std::vector<std::string> dirs, std::shared_ptr<
 DirectorySource::Reading DirectorySource::read_all() const {
     Reading r;
     engine::WalkOptions walk;
-    walk.skip = configmap_internal;
+    walk.skip = engine::configmap_volume_internal;
     for (const auto& dir : dirs_) {
         for (auto& e : engine::walk_directory(dir, walk)) {
             using Kind = engine::WalkEntry::Kind;
@@ -139,6 +134,11 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool forc
         return ReadingStamp{reading.hash, reading.newest_change_ns};
     }, settle_);
     warn_new_cycles(reading);
+    if (!settled && loaded_hash_.empty()) {  // the first load: nothing to keep serving, so say why nothing loads
+        errors.add(read_error("", still_changing_message(settle_)));
+        metrics_->record_reload(false);
+        return Poll::Failed;
+    }
     if (!settled) {
         if (!waiting_logged_)
             log_line("info", "policy or data files are still being written; the reload waits until they are still",

@@ -41,6 +41,14 @@ GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, boo
         return ReadingStamp{files.content_hash, files.newest_change_ns};
     }, settle_);
     warn_new_cycles(files.skipped_cycles);
+    if (!settled && loaded_hash_.empty()) {  // the first load: nothing to keep serving, so say why nothing loads
+        lang::Diagnostic d;
+        d.message = still_changing_message(settle_);
+        errors.add(std::move(d));
+        ++reloads_failed_;
+        if (metrics_) metrics_->record_reload(false);
+        return Poll::Failed;
+    }
     if (!settled || (!force && (files.content_hash == loaded_hash_ || files.content_hash == failed_hash_)))
         return Poll::Unchanged;
     auto previous_objects = std::move(objects_);

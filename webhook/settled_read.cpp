@@ -37,4 +37,9 @@ bool wait_until_settled(ReadingStamp first, const std::function<ReadingStamp()>&
     }
 }
 
+std::string still_changing_message(const SettleTiming& timing) {
+    return "the files kept changing for " + std::to_string(timing.limit.count()) +
+           " ms (written in place?): nothing was loaded";
+}
+
 }  // namespace gavel::webhook

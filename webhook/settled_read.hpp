@@ -34,4 +34,7 @@ struct SettleTiming {
 bool wait_until_settled(ReadingStamp first, const std::function<ReadingStamp()>& read_again,
                         const SettleTiming& timing = {});
 
+// Why nothing was loaded when the first reading never settled.
+std::string still_changing_message(const SettleTiming& timing);
+
 }  // namespace gavel::webhook

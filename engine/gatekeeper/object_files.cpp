@@ -40,7 +40,7 @@ ObjectFiles read_object_paths(const std::vector<std::string>& paths) {
         hash_bytes(h, message);
     };
     engine::WalkOptions walk;
-    walk.skip = [](std::string_view name) { return name.substr(0, 2) == ".."; };
+    walk.skip = engine::configmap_volume_internal;
     for (const auto& root : paths) {
         for (const auto& e : engine::walk_directory(root, walk)) {
             if (e.kind == engine::WalkEntry::Kind::Unreadable) {

@@ -8,9 +8,11 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 namespace wh = gavel::webhook;
 using gavel::test::FdLimit;
@@ -107,6 +109,34 @@ TEST_CASE("directory reload: a link cycle is skipped, the rest loads and later c
     t.write("p/sub/b.rego", "package b\n");
     CHECK(r.poll() == wh::DirectorySource::Poll::Reloaded);
     CHECK(r.policies() == 2);
+}
+
+TEST_CASE("directory reload: files that never hold still are not loaded; at the first load that is an error") {
+    TempTree t;
+    t.write("p/a.rego", kPolicy);
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
+    auto metrics = std::make_shared<wh::Metrics>();
+    using std::chrono::milliseconds;
+    wh::DirectorySource source({t.path("p")}, store, metrics, {milliseconds(1), milliseconds(500), milliseconds(1000)});
+    // A writer rewriting the policy all the time, each time different.
+    std::atomic<bool> stop{false};
+    std::thread writer([&] {
+        for (int i = 0; !stop; ++i) {
+            t.write("p/a.rego", kPolicy + "# " + std::to_string(i) + "\n");
+            std::this_thread::sleep_for(milliseconds(1));
+        }
+    });
+    gavel::lang::Diagnostics errors;
+    auto result = source.poll(errors);
+    stop = true;
+    writer.join();
+    CHECK(result == wh::DirectorySource::Poll::Failed);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors.begin()->message == "the files kept changing for 1000 ms (written in place?): nothing was loaded");
+    CHECK(store->current()->policies.empty());
+    // Still now: loads.
+    errors = {};
+    CHECK(source.poll(errors) == wh::DirectorySource::Poll::Reloaded);
 }
 
 TEST_CASE("gatekeeper reload: a directory it cannot list fails the reload; the last good set stays") {
