@@ -113,18 +113,10 @@ DirectorySource::Reading DirectorySource::read_all() const {
     return r;
 }
 
-void DirectorySource::warn_new_cycles(const Reading& reading) {
-    std::set<std::string> now(reading.cycles.begin(), reading.cycles.end());
-    for (const auto& c : now)
-        if (!warned_cycles_.count(c))
-            log_line("warn", "symbolic link cycle skipped", {{"cycle", Value::string(c)}});
-    warned_cycles_ = std::move(now);  // a cycle removed and made again is logged again
-}
-
 DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool force) {
     Reading reading = read_all();
     if (!force && (reading.hash == loaded_hash_ || reading.hash == failed_hash_)) {
-        warn_new_cycles(reading);
+        cycle_warnings_.report(reading.cycles);
         waiting_logged_ = false;
         return Poll::Unchanged;
     }
@@ -133,7 +125,7 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool forc
         reading = read_all();
         return ReadingStamp{reading.hash, reading.newest_change_ns};
     }, settle_);
-    warn_new_cycles(reading);
+    cycle_warnings_.report(reading.cycles);
     if (!settled && loaded_hash_.empty()) {  // the first load: nothing to keep serving, so say why nothing loads
         errors.add(read_error("", still_changing_message(settle_)));
         metrics_->record_reload(false);

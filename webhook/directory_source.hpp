@@ -21,13 +21,13 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "lang/diagnostics.hpp"
 #include "webhook/metrics.hpp"
 #include "webhook/policy_store.hpp"
+#include "webhook/cycle_warnings.hpp"
 #include "webhook/settled_read.hpp"
 
 namespace gavel::webhook {
@@ -61,7 +61,6 @@ private:
         std::int64_t newest_change_ns = 0;
     };
     Reading read_all() const;
-    void warn_new_cycles(const Reading& reading);
 
     std::vector<std::string> dirs_;
     std::shared_ptr<PolicyStore> store_;
@@ -69,7 +68,7 @@ private:
     SettleTiming settle_;
     std::string loaded_hash_;
     std::string failed_hash_;  // a failure is reported once, not every poll
-    std::set<std::string> warned_cycles_;  // logged once while they last
+    CycleWarnings cycle_warnings_;
     bool waiting_logged_ = false;          // "still being written", once per episode
 };
 

@@ -1,7 +1,5 @@
 #include "webhook/gatekeeper_policies.hpp"
 
-#include <set>
-
 #include "runtime/json.hpp"
 #include "webhook/log.hpp"
 
@@ -32,7 +30,7 @@ GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, boo
     std::lock_guard lock(mutex_);
     auto files = gatekeeper::read_object_paths(dirs_);
     if (!force && (files.content_hash == loaded_hash_ || files.content_hash == failed_hash_)) {
-        warn_new_cycles(files.skipped_cycles);
+        cycle_warnings_.report(files.skipped_cycles);
         return Poll::Unchanged;
     }
     // Something changed: take it only once it holds still (webhook/settled_read.hpp).
@@ -40,7 +38,7 @@ GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, boo
         files = gatekeeper::read_object_paths(dirs_);
         return ReadingStamp{files.content_hash, files.newest_change_ns};
     }, settle_);
-    warn_new_cycles(files.skipped_cycles);
+    cycle_warnings_.report(files.skipped_cycles);
     if (!settled && loaded_hash_.empty()) {  // the first load: nothing to keep serving, so say why nothing loads
         lang::Diagnostic d;
         d.message = still_changing_message(settle_);
@@ -66,13 +64,6 @@ GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, boo
     ++reloads_ok_;
     if (metrics_) metrics_->record_reload(true);
     return Poll::Reloaded;
-}
-
-void GatekeeperPolicies::warn_new_cycles(const std::vector<std::string>& cycles) {
-    std::set<std::string> now(cycles.begin(), cycles.end());
-    for (const auto& c : now)
-        if (!warned_cycles_.count(c)) log_line("warn", "symbolic link cycle skipped", {{"cycle", str(c)}});
-    warned_cycles_ = std::move(now);  // a cycle removed and made again is logged again
 }
 
 bool GatekeeperPolicies::set_inventory(const Value& inventory, lang::Diagnostics& errors) {

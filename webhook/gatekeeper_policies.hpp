@@ -17,7 +17,6 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +24,7 @@
 #include "lang/diagnostics.hpp"
 #include "webhook/admission.hpp"
 #include "webhook/metrics.hpp"
+#include "webhook/cycle_warnings.hpp"
 #include "webhook/settled_read.hpp"
 
 namespace gavel::webhook {
@@ -56,12 +56,11 @@ public:
 
 private:
     bool rebuild(lang::Diagnostics& errors);
-    void warn_new_cycles(const std::vector<std::string>& cycles);
 
     std::vector<std::string> dirs_;
     std::shared_ptr<Metrics> metrics_;
     SettleTiming settle_;
-    std::set<std::string> warned_cycles_;
+    CycleWarnings cycle_warnings_;
     mutable std::mutex mutex_;  // writers
     std::vector<gatekeeper::SourcedObject> objects_;  // of the last good load
     std::vector<std::string> unsupported_;
