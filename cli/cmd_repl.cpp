@@ -13,8 +13,8 @@
 
 #include <unistd.h>
 
-#include "cli/bundle_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/repl_command.hpp"
 #include "cli/repl/completion.hpp"
 #include "cli/repl/line_editor.hpp"
 #include "cli/repl/session.hpp"
@@ -23,16 +23,6 @@
 namespace gavel::cli {
 
 namespace {
-
-struct ReplCliOptions {
-    std::vector<std::string> data;
-    std::vector<std::string> paths;  // positional, as `opa run FILE...`
-    std::string input;
-    bool v0_compatible = false;
-    bool server = false;
-    bool bundle = false;  // -b: the positional paths are bundles
-    BundleVerifyFlags verify;
-};
 
 void show(const std::string& text) {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -54,11 +44,9 @@ std::optional<std::string> read_statement(ReadLine&& read_line) {
     return statement;
 }
 
+}  // namespace
+
 int run_repl(const ReplCliOptions& opts) {
-    if (opts.server) {
-        std::cerr << "Error: gavel run --server is not supported; use gavel serve\n";
-        return 1;
-    }
     repl::SessionOptions session_options;
     session_options.v0_compatible = opts.v0_compatible;
     session_options.data_paths = opts.data;
@@ -109,6 +97,8 @@ int run_repl(const ReplCliOptions& opts) {
     return 0;
 }
 
+namespace {
+
 void add_options(CLI::App* cmd, const std::shared_ptr<ReplCliOptions>& opts) {
     cmd->add_option("-d,--data", opts->data, "Policy or data file or directory (repeatable)")->allow_extra_args(false);
     cmd->add_option("-i,--input", opts->input, "Input document file (JSON or YAML)");
@@ -125,10 +115,6 @@ void add_options(CLI::App* cmd, const std::shared_ptr<ReplCliOptions>& opts) {
 void add_repl_command(CLI::App& app) {
     auto opts = std::make_shared<ReplCliOptions>();
     add_options(app.add_subcommand("repl", "Explore input and data at an interactive prompt"), opts);
-    auto run_opts = std::make_shared<ReplCliOptions>();
-    auto* run = app.add_subcommand("run", "The REPL, as `opa run` without --server (use gavel serve for a server)");
-    add_options(run, run_opts);
-    run->add_flag("-s,--server", run_opts->server, "Not supported: use gavel serve");
 }
 
 }  // namespace gavel::cli

@@ -21,6 +21,7 @@ void add_test_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_webhook_config_command(CLI::App& app);
 void add_repl_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 void add_version_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_audit_command(CLI::App& app);

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
     gavel::cli::add_serve_command(app);
     gavel::cli::add_webhook_config_command(app);
     gavel::cli::add_repl_command(app);
+    gavel::cli::add_run_command(app);
     gavel::cli::add_capabilities_command(app);
     gavel::cli::add_version_command(app);
     gavel::cli::add_verify_command(app);

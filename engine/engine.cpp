@@ -1,4 +1,5 @@
 #include "engine/engine.hpp"
+#include "lang/ast_json.hpp"
 #include "engine/coverage.hpp"
 
 #include "lang/test_names.hpp"
@@ -339,6 +340,21 @@ std::vector<RuleInfo> Engine::rules() const {
 lang::Diagnostics Engine::check() {
     impl_->compile();
     return impl_->program_errors;
+}
+
+std::optional<std::string> Engine::compiled_module_json(const std::string& file) {
+    const eval::Program* program = impl_->compile();
+    if (!program || !program->compiled) return std::nullopt;
+    // The compiled modules are in the order of the modules map (by file name).
+    std::size_t index = 0;
+    for (const auto& [name, m] : impl_->modules) {
+        if (name == file) {
+            if (index >= program->compiled->modules.size()) return std::nullopt;
+            return lang::module_to_json(*program->compiled->modules[index], lang::AstJsonOptions{false, false, false, false});
+        }
+        ++index;
+    }
+    return std::nullopt;
 }
 
 std::vector<ComparedConstants> Engine::compared_constants(const std::vector<std::string>& refs, lang::Diagnostics& errors) {

@@ -215,6 +215,10 @@ public:
 
     // All current compile errors of the modules (empty when they compile).
     lang::Diagnostics check();
+    // Module `file` after compilation (rewritten as OPA's compiler rewrites it) as OPA's
+    // AST JSON, what OPA's REST API shows as a policy's "ast"; nullopt when there is no
+    // such module or the modules do not compile.
+    std::optional<std::string> compiled_module_json(const std::string& file);
 
     // The constants each package's compiled rules compare these references with
     // (engine/compared_constants.hpp); empty with `errors` set when the modules do not compile.

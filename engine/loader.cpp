@@ -49,6 +49,23 @@ bool is_identifier(std::string_view s) {
 
 std::string key_text(const Value& key) { return key.is_string() ? std::string(key.as_string()) : to_json(key); }
 
+// OPA's SplitPrefix: "a.b:path" loads path below data.a.b; URLs
+// ("file://...") and paths without a prefix are left alone.
+void split_prefix(const std::string& given, std::vector<std::string>& prefix, std::string& path) {
+    auto colon = given.find(':');
+    if (colon == std::string::npos || colon == 0) return;
+    if (given.find("://") == colon) return;
+    std::string head = given.substr(0, colon);
+    path = given.substr(colon + 1);
+    std::size_t start = 0;
+    while (true) {
+        auto dot = head.find('.', start);
+        prefix.push_back(head.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+}
+
 // The data tree while loading. A node is either a value (possibly an object
 // that was never merged into, kept whole) or an expanded object whose children
 // can be merged into. `origin` is the file that first put the node there.
@@ -97,14 +114,16 @@ public:
             const BundleManifest* bundle = nullptr;
         };
         std::vector<Level> levels;
-        for (const WalkEntry& e : walk_directory(path)) {
+        WalkOptions walk;
+        walk.skip = options_.skip;
+        for (const WalkEntry& e : walk_directory(path, walk)) {
             const Level enclosing = e.depth == 0 ? Level{prefix, nullptr} : levels[e.depth - 1];
             switch (e.kind) {
-            case WalkEntry::Kind::Unreadable:
             case WalkEntry::Kind::Cycle:
                 // OPA fails on a cycle too (its walk ends in "too many levels of symbolic links").
-                error(e.path, e.message);
+                if (options_.cycles_are_errors) error(e.path, e.message);
                 break;
+            case WalkEntry::Kind::Unreadable: error(e.path, e.message); break;
             case WalkEntry::Kind::Directory: {
                 Level level = enclosing;
                 if (e.depth > 0) level.dir_path.push_back(e.relative.substr(e.relative.rfind('/') + 1));
@@ -132,23 +151,6 @@ public:
     }
 
 private:
-    // OPA's SplitPrefix: "a.b:path" loads path below data.a.b; URLs
-    // ("file://...") and paths without a prefix are left alone.
-    static void split_prefix(const std::string& given, std::vector<std::string>& prefix, std::string& path) {
-        auto colon = given.find(':');
-        if (colon == std::string::npos || colon == 0) return;
-        if (given.find("://") == colon) return;
-        std::string head = given.substr(0, colon);
-        path = given.substr(colon + 1);
-        std::size_t start = 0;
-        while (true) {
-            auto dot = head.find('.', start);
-            prefix.push_back(head.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-            if (dot == std::string::npos) break;
-            start = dot + 1;
-        }
-    }
-
     void error(std::string file, std::string message, uint32_t line = 0, uint32_t col = 0) {
         lang::Diagnostic d;
         d.file = std::move(file);
@@ -159,7 +161,7 @@ private:
     }
 
     bool read(const std::string& path, std::string& text) {
-        FileRead r = read_whole_file(path);
+        FileRead r = options_.read_file ? options_.read_file(path) : read_whole_file(path);
         if (!r.ok) {
             error(path, r.message);
             return false;
@@ -280,6 +282,14 @@ private:
 };
 
 }  // namespace
+
+std::string load_path_without_prefix(const std::string& given) {
+    std::vector<std::string> prefix;
+    std::string path = given;
+    split_prefix(given, prefix, path);
+    if (path.rfind("file://", 0) == 0) path = path.substr(7);
+    return path;
+}
 
 LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& options) {
     try {

@@ -44,12 +44,15 @@
 // Policy syntax errors are rego_parse_error Diagnostics from the parser.
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "lang/diagnostics.hpp"
 #include "engine/engine.hpp"
+#include "engine/file_read.hpp"
 #include "runtime/limits.hpp"
 #include "runtime/value.hpp"
 
@@ -60,6 +63,15 @@ struct LoadOptions {
     // (policies are parsed by the Engine, with the Engine's options).
     bool v0_compatible = false;
     runtime::Limits limits = runtime::kDefaultLimits;  // for JSON and YAML data files
+    // Names left out while walking directories (--ignore patterns, a ConfigMap
+    // volume's "..data"): a directory left out is not entered.
+    std::function<bool(std::string_view name)> skip;
+    // A link cycle is an error (OPA's loader fails on one); off, it is left out
+    // (the server skips it with a warning, engine/directory_walk.hpp).
+    bool cycles_are_errors = true;
+    // How files are read (default: read_whole_file); the server hands over the
+    // bytes it already read and saw hold still.
+    std::function<FileRead(const std::string& path)> read_file;
 };
 
 struct PolicyFile {
@@ -75,6 +87,9 @@ struct LoadResult {
     lang::Diagnostics errors;              // empty on success
     bool ok() const { return errors.empty(); }
 };
+
+// The file or directory a load path names: without its `prefix:` and `file://`.
+std::string load_path_without_prefix(const std::string& given);
 
 // Reads and merges everything below `paths`. Policies are read, not parsed.
 LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& options = {});

@@ -656,6 +656,13 @@ inline const char* find_escape(const char* p, const char* e) noexcept {
 // stored through a raw pointer, and the string is trimmed in finish().
 class Out {
 public:
+    // Go's encoding/json with SetEscapeHTML(true) (its default) also escapes <, > and &.
+    bool escape_html_ = false;
+    // The first of '<', '>', '&' in [p, q), or q.
+    static const char* html_segment(const char* p, const char* q) {
+        while (p < q && *p != '<' && *p != '>' && *p != '&') ++p;
+        return p;
+    }
     explicit Out(std::string& s) : s_(s), base_(s.size()) {
         p_ = s_.data() + s_.size();
         end_ = p_;
@@ -704,6 +711,7 @@ void Out::string(std::string_view s) {
     put('"');
     for (;;) {
         const char* q = find_escape(p, e);
+        if (escape_html_) q = html_segment(p, q);
         reserve(static_cast<std::size_t>(q - p) + 8);
         put(p, static_cast<std::size_t>(q - p));
         if (q == e) break;
@@ -724,6 +732,9 @@ void Out::string(std::string_view s) {
             continue;
         }
         switch (c) {
+        case '<': put("\\u003c", 6); break;
+        case '>': put("\\u003e", 6); break;
+        case '&': put("\\u0026", 6); break;
         case '"': put("\\\"", 2); break;
         case '\\': put("\\\\", 2); break;
         case '\n': put("\\n", 2); break;
@@ -744,7 +755,8 @@ void Out::string(std::string_view s) {
 
 class Writer {
 public:
-    Writer(Out& out, JsonStyle style) : out_(out), pretty_(style == JsonStyle::Pretty) {}
+    Writer(Out& out, JsonStyle style, std::size_t indent_base = 0)
+        : out_(out), pretty_(style == JsonStyle::Pretty), indent_base_(indent_base) {}
 
     void value(const Value& v, std::size_t indent) {
         switch (v.tag()) {
@@ -770,6 +782,7 @@ public:
 
 private:
     void newline(std::size_t indent) {
+        indent += indent_base_;
         out_.reserve(1 + indent * 2);
         out_.put('\n');
         for (std::size_t i = 0; i < indent; ++i) out_.put("  ", 2);
@@ -846,6 +859,7 @@ private:
 
     Out& out_;
     bool pretty_;
+    std::size_t indent_base_;
 };
 
 } // namespace
@@ -860,6 +874,21 @@ void append_json(std::string& out, const Value& v, JsonStyle style) {
     Out o(out);
     Writer w(o, style);
     w.value(v, 0);
+    o.finish();
+}
+
+void append_json(std::string& out, const Value& v, const JsonWriteOptions& options) {
+    Out o(out);
+    o.escape_html_ = options.escape_html;
+    Writer w(o, options.style, options.indent);
+    w.value(v, 0);
+    o.finish();
+}
+
+void append_json_string(std::string& out, std::string_view s, const JsonWriteOptions& options) {
+    Out o(out);
+    o.escape_html_ = options.escape_html;
+    o.string(s);
     o.finish();
 }
 

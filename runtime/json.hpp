@@ -58,4 +58,15 @@ void append_json(std::string& out, const Value& v, JsonStyle style = JsonStyle::
 // Appends `s` as a JSON string literal, quotes included.
 void append_json_string(std::string& out, std::string_view s);
 
+// As Go's json.Encoder writes: `escape_html` escapes <, > and & as \u003c,
+// \u003e and \u0026 (Go's default, which OPA's server keeps); `indent`
+// starts pretty output that many levels in (a value inside a larger document).
+struct JsonWriteOptions {
+    JsonStyle style = JsonStyle::Compact;
+    bool escape_html = false;
+    std::size_t indent = 0;
+};
+void append_json(std::string& out, const Value& v, const JsonWriteOptions& options);
+void append_json_string(std::string& out, std::string_view s, const JsonWriteOptions& options);
+
 } // namespace gavel::runtime

@@ -1,5 +1,6 @@
 #include "webhook/directory_source.hpp"
 
+#include <fnmatch.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "engine/directory_walk.hpp"
 #include "engine/file_read.hpp"
+#include "engine/loader.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 #include "webhook/large_json.hpp"
@@ -22,7 +24,9 @@ bool ends_with(const std::string& s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool is_data_file(const std::string& name) { return ends_with(name, ".json") || ends_with(name, ".yaml") || ends_with(name, ".yml"); }
+bool is_loaded_file(const std::string& name) {
+    return ends_with(name, ".rego") || ends_with(name, ".json") || ends_with(name, ".yaml") || ends_with(name, ".yml");
+}
 
 lang::Diagnostic read_error(const std::string& path, std::string message) {
     lang::Diagnostic d;
@@ -31,37 +35,26 @@ lang::Diagnostic read_error(const std::string& path, std::string message) {
     return d;
 }
 
-// Merges `add` into `base` (objects key by key); false on a conflict.
-bool merge_into(Value& base, const Value& add) {
-    if (!base.is_object() || !add.is_object()) return false;
-    runtime::ObjectBuilder b;
-    for (const auto& e : base.object_entries()) {
-        const Value* other = add.find(e.key);
-        if (!other) {
-            b.insert(e.key, e.value);
-            continue;
-        }
-        Value merged = e.value;
-        if (!merge_into(merged, *other)) return false;
-        b.insert(e.key, merged);
-    }
-    for (const auto& e : add.object_entries())
-        if (!base.find(e.key)) b.insert(e.key, e.value);
-    base = b.build();
-    return true;
-}
-
 }  // namespace
 
-DirectorySource::DirectorySource(std::vector<std::string> dirs, std::shared_ptr<PolicyStore> store,
-                                 std::shared_ptr<Metrics> metrics, SettleTiming settle)
-    : dirs_(std::move(dirs)), store_(std::move(store)), metrics_(std::move(metrics)), settle_(settle) {}
+DirectorySource::DirectorySource(std::vector<std::string> paths, std::shared_ptr<PolicyStore> store,
+                                 std::shared_ptr<Metrics> metrics, SettleTiming settle, Options options)
+    : dirs_(std::move(paths)), options_(std::move(options)), store_(std::move(store)), metrics_(std::move(metrics)), settle_(settle) {}
+
+bool DirectorySource::skipped(std::string_view name) const {
+    if (engine::configmap_volume_internal(name)) return true;
+    std::string n(name);
+    for (const auto& p : options_.ignore)
+        if (fnmatch(p.c_str(), n.c_str(), 0) == 0) return true;
+    return false;
+}
 
 DirectorySource::Reading DirectorySource::read_all() const {
     Reading r;
     engine::WalkOptions walk;
-    walk.skip = engine::configmap_volume_internal;
-    for (const auto& dir : dirs_) {
+    walk.skip = [this](std::string_view name) { return skipped(name); };
+    for (const auto& given : dirs_) {
+        std::string dir = engine::load_path_without_prefix(given);
         for (auto& e : engine::walk_directory(dir, walk)) {
             using Kind = engine::WalkEntry::Kind;
             if (e.kind == Kind::Unreadable) {
@@ -72,12 +65,13 @@ DirectorySource::Reading DirectorySource::read_all() const {
                 r.cycles.push_back(std::move(e.message));
                 continue;
             }
-            if (e.depth == 0 && e.kind != Kind::Directory) {
-                r.errors.add(read_error(dir, dir + ": not a directory"));
+            // Only regular files: reading a FIFO named x.rego would block the reload for good.
+            // A file named directly is loaded whatever its name (the loader tries Rego, JSON, YAML).
+            if (e.kind == Kind::Other && e.depth == 0) {
+                r.errors.add(read_error(e.path, e.path + ": not a regular file"));
                 continue;
             }
-            // Only regular files: reading a FIFO named x.rego would block the reload for good.
-            if (e.kind != Kind::File || !(ends_with(e.relative, ".rego") || is_data_file(e.relative))) continue;
+            if (e.kind != Kind::File || (e.depth > 0 && !is_loaded_file(e.relative))) continue;
             r.newest_change_ns = std::max(r.newest_change_ns, e.changed_ns);
             engine::FileRead read = engine::read_whole_file(e.path);
             if (!read.ok) {
@@ -148,43 +142,33 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool forc
         metrics_->record_reload(false);
         return Poll::Failed;
     }
+    // What the files hold, and where, as OPA's loader places it; from the bytes read above.
+    std::map<std::string, const FileEntry*> by_path;
+    for (const auto& f : files) by_path[f.path] = &f;
+    engine::LoadOptions lo;
+    lo.v0_compatible = options_.v0_compatible;
+    lo.skip = [this](std::string_view name) { return skipped(name); };
+    lo.cycles_are_errors = false;
+    lo.read_file = [&by_path](const std::string& path) {
+        auto it = by_path.find(path);
+        if (it == by_path.end()) return engine::read_whole_file(path);
+        engine::FileRead read;
+        read.ok = true;
+        read.text = it->second->text;
+        return read;
+    };
+    engine::LoadResult loaded = engine::load_paths(dirs_, lo);
+    errors.append(loaded.errors);
     std::map<std::string, std::string> policies;
-    Value data = Value::empty_object();
-    for (auto& f : files) {
-        if (ends_with(f.relative, ".rego")) {
-            policies[f.path] = std::move(f.text);
-            continue;
-        }
-        runtime::ParseResult parsed = ends_with(f.relative, ".json") ? parse_json_document(f.text) : runtime::load_yaml_data(f.text);
-        if (!parsed.ok) {
-            lang::Diagnostic d;
-            d.file = f.path;
-            d.line = static_cast<uint32_t>(parsed.error.line);
-            d.col = static_cast<uint32_t>(parsed.error.column);
-            d.message = f.path + ": " + parsed.error.message;
-            errors.add(std::move(d));
-            continue;
-        }
-        Value placed = parsed.value;
-        auto slash = f.relative.rfind('/');
-        std::string dir_part = slash == std::string::npos ? "" : f.relative.substr(0, slash);
-        std::vector<std::string> segs;
-        for (std::size_t start = 0; !dir_part.empty() && start <= dir_part.size();) {
-            auto next = dir_part.find('/', start);
-            segs.push_back(dir_part.substr(start, next - start));
-            if (next == std::string::npos) break;
-            start = next + 1;
-        }
-        if (segs.empty() && !placed.is_object()) {
-            errors.add(lang::Diagnostic{"", f.path + ": document must be of type object", f.path, 0, 0, "", nullptr});
-            continue;
-        }
-        for (auto it = segs.rbegin(); it != segs.rend(); ++it) placed = Value::object({{Value::string(*it), placed}});
-        if (!merge_into(data, placed)) errors.add(lang::Diagnostic{"", f.path + ": merge error", f.path, 0, 0, "", nullptr});
+    std::map<std::string, bool> dialects;
+    Value data = std::move(loaded.data);
+    for (auto& p : loaded.policies) {
+        if (p.v0_compatible) dialects[p.file] = *p.v0_compatible;
+        policies[p.file] = std::move(p.text);
     }
     WriteResult r;
     if (errors.empty()) {
-        r = store_->replace_directory_content(std::move(policies), data, hash);
+        r = store_->replace_directory_content(std::move(policies), data, hash, dialects);
         if (!r.ok()) {
             errors.append(r.errors);
             if (r.errors.empty()) errors.add(lang::Diagnostic{"", r.message, "", 0, 0, "", nullptr});

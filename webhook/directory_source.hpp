@@ -1,11 +1,13 @@
 #pragma once
-// Policies and data from directories, reloaded when their content changes.
+// Policies and data from files and directories, reloaded when their content changes.
 //
-// `.rego` files are policies (named by their path); `.json`, `.yaml`, `.yml`
-// files are data placed at their directory's path below the root, as OPA's
-// loader does. Entries whose names start with ".." are skipped: a Kubernetes
-// ConfigMap volume keeps the real files in "..data" / "..<timestamp>" and
-// links them, and walking both would load every policy twice.
+// What is loaded, and where, is OPA's loader's (engine/loader.hpp, the one
+// `gavel eval -d` uses): `.rego` files are policies named by their path; data
+// files are placed at their directory's path below the root; `prefix:path`;
+// bundle manifests. Entries whose names start with ".." are skipped: a
+// Kubernetes ConfigMap volume keeps the real files in "..data" /
+// "..<timestamp>" and links them, and walking both would load every policy
+// twice; so are names matching the `ignore` patterns (OPA's --ignore).
 //
 // poll() hashes the content (SHA-256 over names and bytes); when it differs
 // from the last loaded content, the whole set is compiled and swapped in one
@@ -32,10 +34,16 @@
 
 namespace gavel::webhook {
 
+struct DirectorySourceOptions {
+    std::vector<std::string> ignore;  // shell patterns of names to leave out (OPA's --ignore)
+    bool v0_compatible = false;       // a directly named file of unknown extension is tried as v0 Rego
+};
+
 class DirectorySource {
 public:
-    DirectorySource(std::vector<std::string> dirs, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics,
-                    SettleTiming settle = {});
+    using Options = DirectorySourceOptions;
+    DirectorySource(std::vector<std::string> paths, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics,
+                    SettleTiming settle = {}, Options options = {});
 
     enum class Poll { Unchanged, Reloaded, Failed };
     // Loads when the content changed (or, `force`d as on SIGHUP, whatever it is). Failed,
@@ -61,8 +69,10 @@ private:
         std::int64_t newest_change_ns = 0;
     };
     Reading read_all() const;
+    bool skipped(std::string_view name) const;
 
     std::vector<std::string> dirs_;
+    Options options_;
     std::shared_ptr<PolicyStore> store_;
     std::shared_ptr<Metrics> metrics_;
     SettleTiming settle_;

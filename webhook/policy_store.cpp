@@ -14,7 +14,7 @@ using runtime::Value;
 
 namespace {
 
-WriteResult failure(int status, std::string code, std::string message) {
+WriteResult failure_of(int status, std::string code, std::string message) {
     WriteResult r;
     r.status = status;
     r.code = std::move(code);
@@ -60,8 +60,12 @@ void PolicyStore::publish() {
     snap->generation = ++generation_;
     snap->policies = policies_;
     snap->data = engine_.data();
-    for (const auto& [name, b] : bundles_) snap->bundle_revisions[name] = b.revision;
+    for (const auto& [name, b] : bundles_) {
+        snap->bundle_revisions[name] = b.revision;
+        snap->bundle_roots[name] = b.roots;
+    }
     for (const auto& rule : engine_.rules()) {
+        snap->rule_paths.insert(rule.path);
         auto& list = snap->conventional_rules[rule.package];
         const auto& names = conventional_rule_names();
         if (rule.function || std::find(names.begin(), names.end(), rule.name) == names.end()) continue;
@@ -101,12 +105,13 @@ Engine::PolicyOptions PolicyStore::policy_options(const std::string& id) const {
 }
 
 WriteResult PolicyStore::commit_or_rollback(const std::map<std::string, std::string>& old_policies,
-                                            const Value& old_data, Write write) {
+                                            const Value& old_data, Write write, const std::map<std::string, bool>* old_v0) {
     lang::Diagnostics errors = engine_.check();
     if (errors.empty()) {
         publish();
         return {};
     }
+    if (old_v0) v0_policies_ = *old_v0;
     for (const auto& [id, text] : policies_)
         if (!old_policies.count(id)) engine_.remove_policy(id);
     for (const auto& [id, text] : old_policies) {
@@ -116,8 +121,8 @@ WriteResult PolicyStore::commit_or_rollback(const std::map<std::string, std::str
     policies_ = old_policies;
     if (!old_data.identical(engine_.data())) engine_.set_data(old_data);
     // As OPA's server: a policy write lists the compile errors; a data write names them in its message.
-    if (write == Write::Data) return failure(400, "invalid_parameter", errors.opa_text());
-    WriteResult r = failure(400, "invalid_parameter", "error(s) occurred while compiling module(s)");
+    if (write == Write::Data) return failure_of(400, "invalid_parameter", errors.opa_text());
+    WriteResult r = failure_of(400, "invalid_parameter", "error(s) occurred while compiling module(s)");
     r.errors = std::move(errors);
     return r;
 }
@@ -127,7 +132,7 @@ WriteResult PolicyStore::put_policy(const std::string& id, std::string text) {
     auto old = policies_;
     lang::Diagnostics parse_errors = engine_.add_policy(id, text);
     if (!parse_errors.empty()) {
-        WriteResult r = failure(400, "invalid_parameter", "error(s) occurred while parsing module(s)");
+        WriteResult r = failure_of(400, "invalid_parameter", "error(s) occurred while parsing module(s)");
         r.errors = std::move(parse_errors);
         return r;
     }
@@ -137,7 +142,7 @@ WriteResult PolicyStore::put_policy(const std::string& id, std::string text) {
 
 WriteResult PolicyStore::delete_policy(const std::string& id) {
     std::lock_guard lock(mutex_);
-    if (!policies_.count(id)) return failure(404, "resource_not_found", "storage_not_found_error: policy id \"" + id + "\"");
+    if (!policies_.count(id)) return failure_of(404, "resource_not_found", "storage_not_found_error: policy id \"" + id + "\"");
     auto old = policies_;
     engine_.remove_policy(id);
     policies_.erase(id);
@@ -145,7 +150,7 @@ WriteResult PolicyStore::delete_policy(const std::string& id) {
 }
 
 WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::string> policies, Value data,
-                                                   const std::string& content_hash) {
+                                                   const std::string& content_hash, const std::map<std::string, bool>& v0) {
     std::lock_guard lock(mutex_);
     auto old_policies = policies_;
     Value old_data = engine_.data();
@@ -156,8 +161,11 @@ WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::st
             engine_.remove_policy(id);
             policies_.erase(id);
         }
+    auto old_v0 = v0_policies_;
+    for (const auto& id : directory_ids_) v0_policies_.erase(id);
+    for (const auto& [id, dialect] : v0) v0_policies_[id] = dialect;
     for (auto& [id, text] : policies) {
-        auto errs = engine_.add_policy(id, text);
+        auto errs = engine_.add_policy(id, text, policy_options(id));
         if (!errs.empty()) parse_errors.append(errs);
         else policies_[id] = text;
     }
@@ -175,15 +183,16 @@ WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::st
         // Undo: commit_or_rollback restores policies and data when it sees errors.
         for (const auto& [id, text] : policies_)
             if (!old_policies.count(id)) engine_.remove_policy(id);
-        for (const auto& [id, text] : old_policies) engine_.add_policy(id, text);
+        v0_policies_ = old_v0;
+        for (const auto& [id, text] : old_policies) engine_.add_policy(id, text, policy_options(id));
         policies_ = old_policies;
         engine_.set_data(old_data);
-        WriteResult r = failure(400, "invalid_parameter", data_error ? *data_error : "error(s) occurred while parsing module(s)");
+        WriteResult r = failure_of(400, "invalid_parameter", data_error ? *data_error : "error(s) occurred while parsing module(s)");
         r.errors = std::move(parse_errors);
         return r;
     }
     directory_hash_ = content_hash;
-    WriteResult r = commit_or_rollback(old_policies, old_data);
+    WriteResult r = commit_or_rollback(old_policies, old_data, Write::Policy, &old_v0);
     if (!r.ok()) {
         directory_hash_ = old_hash;
         return r;
@@ -201,7 +210,7 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
         for (const auto& r : b.roots)
             for (const auto& mine : content.roots)
                 if (engine::bundle::root_paths_overlap(r, mine))
-                    return failure(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
+                    return failure_of(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
                                                             std::min(name, other) + ", " + std::max(name, other) + "]");
     }
     auto old_policies = policies_;
@@ -232,7 +241,7 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
     }
     if (!parse_errors.empty()) {
         restore();
-        WriteResult r = failure(400, "invalid_parameter", "error(s) occurred while parsing module(s)");
+        WriteResult r = failure_of(400, "invalid_parameter", "error(s) occurred while parsing module(s)");
         r.errors = std::move(parse_errors);
         return r;
     }
@@ -254,7 +263,7 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
     }
     if (data_error) {
         restore();
-        return failure(400, "invalid_parameter", *data_error);
+        return failure_of(400, "invalid_parameter", *data_error);
     }
     auto old_bundles = bundles_;
     bundles_[name] = next;
@@ -269,8 +278,8 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
 WriteResult PolicyStore::put_data(const std::vector<std::string>& path, const Value& value, bool only_if_absent) {
     std::lock_guard lock(mutex_);
     Value old = engine_.data();
-    if (only_if_absent && value_at(old, path)) return failure(304, "not_modified", "");
-    if (auto err = engine_.set_data(value, path)) return failure(400, "invalid_parameter", *err);
+    if (only_if_absent && value_at(old, path)) return failure_of(304, "not_modified", "");
+    if (auto err = engine_.set_data(value, path)) return failure_of(400, "invalid_parameter", *err);
     return commit_or_rollback(policies_, old, Write::Data);
 }
 
@@ -278,7 +287,7 @@ WriteResult PolicyStore::delete_data(const std::vector<std::string>& path) {
     std::lock_guard lock(mutex_);
     Value old = engine_.data();
     if (!value_at(old, path))
-        return failure(404, "resource_not_found", "storage_not_found_error: " + json_pointer(path) + ": document does not exist");
+        return failure_of(404, "resource_not_found", "storage_not_found_error: " + json_pointer(path) + ": document does not exist");
     engine_.remove_data(path);
     return commit_or_rollback(policies_, old, Write::Data);
 }
@@ -290,12 +299,31 @@ WriteResult PolicyStore::patch_data(const std::vector<std::string>& path, const 
     auto patched = apply_json_patch(old, ops, path, error);
     if (!patched) {
         bool missing = error.rfind("document does not exist", 0) == 0;
-        return failure(missing ? 404 : 400, missing ? "resource_not_found" : "invalid_parameter",
+        return failure_of(missing ? 404 : 400, missing ? "resource_not_found" : "invalid_parameter",
                        missing ? "storage_not_found_error: " + error : error);
     }
-    if (!patched->is_object()) return failure(400, "invalid_parameter", "data must be an object");
+    if (!patched->is_object()) return failure_of(400, "invalid_parameter", "data must be an object");
     engine_.set_data(*patched);
     return commit_or_rollback(policies_, old, Write::Data);
+}
+
+WriteResult PolicyStore::modify_data(const std::function<bool(Value& data, WriteResult& failure)>& change) {
+    std::lock_guard lock(mutex_);
+    Value old = engine_.data();
+    Value data = old;
+    WriteResult failure;
+    if (!change(data, failure)) {
+        if (failure.code.empty()) failure.code = "invalid_parameter";
+        return failure;
+    }
+    if (auto err = engine_.set_data(data)) return failure_of(400, "invalid_parameter", *err);
+    return commit_or_rollback(policies_, old, Write::Data);
+}
+
+std::optional<std::string> PolicyStore::module_ast_json(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    if (!policies_.count(id)) return std::nullopt;
+    return engine_.compiled_module_json(id);
 }
 
 }  // namespace gavel::webhook

@@ -11,7 +11,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <functional>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <string>
 #include <unordered_map>
@@ -30,6 +32,9 @@ struct Snapshot {
     std::map<std::string, std::string> policies;  // id -> source text
     runtime::Value data;                          // the base data tree
     std::map<std::string, std::string> bundle_revisions;  // active bundles: name -> manifest revision
+    std::map<std::string, std::vector<std::string>> bundle_roots;  // active bundles: name -> roots ("" is all of data)
+    // Every rule's path ("data.a.b.p"): a document with rules is "undefined", without "missing".
+    std::set<std::string> rule_paths;
     // The conventional admission rules (deny, warn ...) per package ("data.a.b"), and every
     // package that has rules at all (an unknown package in /validate/... is an error, not an allow).
     std::map<std::string, std::vector<ConventionalRule>> conventional_rules;
@@ -67,8 +72,9 @@ public:
     WriteResult delete_policy(const std::string& id);
     // Replaces every policy that came from the directories, and the directory data
     // (its top-level keys), in one step. `content_hash` identifies the directories' content.
+    // `v0` gives a policy's dialect where a bundle manifest chose it.
     WriteResult replace_directory_content(std::map<std::string, std::string> policies, runtime::Value data,
-                                          const std::string& content_hash);
+                                          const std::string& content_hash, const std::map<std::string, bool>& v0 = {});
 
     // Activates a bundle (engine/bundle): its modules replace the bundle's previous ones
     // and its data replaces what is below its roots (old and new), compiled then swapped
@@ -85,13 +91,22 @@ public:
     WriteResult put_data(const std::vector<std::string>& path, const runtime::Value& value, bool only_if_absent);
     WriteResult delete_data(const std::vector<std::string>& path);
     WriteResult patch_data(const std::vector<std::string>& path, const runtime::Value& ops);
+    // Changes the data document under the writers' mutex: `change` edits a copy of it
+    // (returning false, with `failure` filled, changes nothing); then the world is
+    // compiled with it (rules and data must not conflict) and published, or rolled back.
+    WriteResult modify_data(const std::function<bool(runtime::Value& data, WriteResult& failure)>& change);
+
+    // The compiled module of policy `id` as OPA's AST JSON (GET /v1/policies' "ast"), or
+    // nullopt when the policy is unknown or the modules do not compile.
+    std::optional<std::string> module_ast_json(const std::string& id);
 
     static constexpr std::size_t kMaxCached = 256;
 
 private:
     enum class Write : uint8_t { Policy, Data };  // what changed: how compile errors are reported
+    // `old_v0`: the dialects to restore with the old policies (when this change set new ones).
     WriteResult commit_or_rollback(const std::map<std::string, std::string>& old_policies, const runtime::Value& old_data,
-                                   Write write = Write::Policy);
+                                   Write write = Write::Policy, const std::map<std::string, bool>* old_v0 = nullptr);
     void publish();
     Engine::PolicyOptions policy_options(const std::string& id) const;
 

@@ -28,6 +28,7 @@
 #include "webhook/policy_store.hpp"
 #include "webhook/server.hpp"
 #include "webhook/worker_pool.hpp"
+#include "runtime/json.hpp"
 
 namespace gavel::webhook {
 
@@ -106,7 +107,18 @@ int run_server(const ServerAssemblyOptions& o) {
         std::cerr << cmd << ": " << message << "\n";
         return 1;
     };
+    // OPA's configuration file (-c, --set): services, bundles, decision logs, status, labels, keys.
+    std::optional<plugins::Config> config;
+    if (std::string error; !read_config(o, config, error)) return fail(error);
     ServiceOptions svc = o.service;
+    svc.api.version = o.version;
+    svc.api.v0_compatible = o.engine.v0_compatible;
+    svc.api.max_errors = o.engine.max_errors;
+    svc.api.builtin_health_paths = !o.opa_runtime;
+    if (config) {
+        svc.api.default_decision = config->default_decision;
+        svc.api.authorization_decision = config->default_authorization_decision;
+    }
     if (!o.token_file.empty()) {
         std::string error;
         if (!read_token(o.token_file, svc.token, error)) return fail(error);
@@ -130,7 +142,10 @@ int run_server(const ServerAssemblyOptions& o) {
     }
 
     auto store = std::make_shared<PolicyStore>(o.engine, std::vector<std::string>{svc.decision});
-    auto source = std::make_shared<DirectorySource>(o.policy_paths, store, metrics);
+    DirectorySource::Options source_options;
+    source_options.ignore = o.ignore;
+    source_options.v0_compatible = o.engine.v0_compatible;
+    auto source = std::make_shared<DirectorySource>(o.policy_paths, store, metrics, SettleTiming{}, source_options);
     if (!o.policy_paths.empty()) {
         lang::Diagnostics errors;
         if (source->poll(errors) == DirectorySource::Poll::Failed) {
@@ -138,6 +153,14 @@ int run_server(const ServerAssemblyOptions& o) {
             print_errors(errors);
             return 1;
         }
+    }
+    // OPA's runtime keeps its version in the data: data.system.version.
+    if (o.opa_runtime) {
+        Value version = Value::object({{Value::string("build_commit"), Value::string(o.build_commit)},
+                                       {Value::string("build_hostname"), Value::string("")},
+                                       {Value::string("build_timestamp"), Value::string("")},
+                                       {Value::string("version"), Value::string(o.version)}});
+        if (auto r = store->put_data({"system", "version"}, version, false); !r.ok()) return fail(r.message);
     }
     // data.inventory (from data files) for the Gatekeeper templates.
     auto sync_inventory = [store, gatekeeper] {
@@ -150,9 +173,6 @@ int run_server(const ServerAssemblyOptions& o) {
     };
     if (!sync_inventory()) return 1;
 
-    // OPA's configuration file (-c, --set): services, bundles, decision logs, status, labels, keys.
-    std::optional<plugins::Config> config;
-    if (std::string error; !read_config(o, config, error)) return fail(error);
     // Labels as OPA's: an id unique to this process (a UUID) and the version, then the configured ones.
     std::map<std::string, std::string> labels = config ? config->labels : std::map<std::string, std::string>{};
     labels["id"] = plugins::random_uuid();
@@ -244,6 +264,22 @@ int run_server(const ServerAssemblyOptions& o) {
     auto service = std::make_shared<Service>(svc, store, metrics);
     service->set_pools(eval_pool, rest_pool);
     if (decision_logger) service->set_decision_logger(decision_logger);
+    {
+        // What OPA's API shows of the plugins and the configuration.
+        std::weak_ptr<plugins::BundlePlugin> weak_bundles = bundle_plugin;
+        bool logs = decision_logger != nullptr, status = status_reporter != nullptr;
+        auto plugin_states = [weak_bundles, logs, status] {
+            std::map<std::string, std::string> states;
+            if (auto b = weak_bundles.lock()) states["bundle"] = b->all_activated() ? "OK" : "NOT_READY";
+            if (logs) states["decision_logs"] = "OK";
+            if (status) states["status"] = "OK";
+            return states;
+        };
+        std::string config_json = runtime::to_json(plugins::active_config(
+            config ? config->document : Value::empty_object(), labels, svc.api.default_decision, svc.api.authorization_decision));
+        service->set_api_hooks(plugin_states, [config_json] { return config_json; },
+                               [status] { return status ? std::optional<std::string>("{}") : std::nullopt; });
+    }
     if (bundle_plugin) {
         // Not ready until every bundle was activated once (from disk or the service).
         service->set_bundles_ready(false);
@@ -355,7 +391,7 @@ int run_server(const ServerAssemblyOptions& o) {
 
     // Diagnostics first, then the API, admission last: a reader that saw admission's
     // "listening" line has seen them all.
-    auto order = [](Listener role) { return role == Listener::Diagnostic ? 0 : role == Listener::Rest ? 1 : 2; };
+    auto order = [](Listener role) { return role == Listener::Diagnostic ? 0 : role == Listener::Admission ? 2 : 1; };
     std::stable_sort(servers.begin(), servers.end(),
                      [&order](const Running& a, const Running& b) { return order(a.config->role) < order(b.config->role); });
     for (auto& s : servers) s.server->start();

@@ -55,7 +55,11 @@ struct ServerAssemblyOptions {
     // What is served. `policy_paths` are loaded at start (a broken policy fails the
     // start) and, when `watch`, reloaded when their content changes.
     std::vector<std::string> policy_paths;
+    std::vector<std::string> ignore;  // names left out while loading (OPA's --ignore)
     bool watch = true;
+    // gavel run --server: OPA's runtime (data.system.version; /health/<path> only through
+    // system.health policies).
+    bool opa_runtime = false;
     std::chrono::milliseconds reload_interval{1000};
     std::vector<std::string> bundles;  // -b: bundle directories or .tar.gz files
     engine::bundle::BundleReadOptions bundle_read;  // its `verification` comes from bundle_verification

@@ -1,41 +1,40 @@
 #pragma once
 // What the server answers, on which listener, and on which thread.
 //
-// Admission listener (--addr, TLS, the API server calls it):
+// Admission listener (gavel serve --addr, TLS, the API server calls it):
 //   POST /                         AdmissionReview -> the decision (default data.system.main)
 //   POST /validate/<pkg path>      AdmissionReview -> response from the package's conventional rules
 //   POST /mutate/<pkg path>        same; patches come back as a base64 JSONPatch
 //   POST /gatekeeper               AdmissionReview -> Gatekeeper's constraints (serve --gatekeeper)
-// REST listener (--rest-addr, loopback by default: kube-mgmt, operators):
-//   GET|POST /v1/data/<path>       {"result": value} ({} when undefined); POST takes {"input": ...}
-//   PUT /v1/data/<path>            replace the document (204; If-None-Match: * -> 304 when present)
-//   PATCH /v1/data/<path>          JSON Patch below the path (204)
-//   DELETE /v1/data/<path>         204, 404 when absent
-//   GET /v1/policies[/<id>]        {"result": [{"id","raw"}]} / {"result": {"id","raw"}}
-//   PUT /v1/policies/<id>          raw Rego body -> {} or 400 with the compile errors
-//   DELETE /v1/policies/<id>       {} or 404
-//   GET|POST /v1/query             ad-hoc query -> {"result": [bindings...]}
-//   With a token configured, every request needs "Authorization: Bearer <token>" (401 otherwise).
+// REST listener (gavel serve --rest-addr) and API listeners (gavel run --server --addr):
+//   OPA's REST API as OPA answers it (webhook/opa_api/api.hpp): /v1/data, /v0/data, /v1/policies,
+//   /v1/query, /v1/compile, /v1/config, /v1/status, POST /, /health, /metrics. gavel serve's
+//   --authentication token requires "Authorization: Bearer <token>" first (401 otherwise).
 // Diagnostic listener (--diagnostic-addr, plain HTTP, for kubelet and Prometheus):
-//   GET /health                    live; /health?bundles, /health?plugins and /health/ready: ready
-//   GET /metrics                   Prometheus text
-// Anything else is a 404 that names the listener serving it.
+//   OPA's diagnostic routes: /health, /health/<path>, /metrics
+// Anything else is a 404 (the admission listener's names the listener serving it).
 //
 // Health and metrics are answered at once on the network thread. Admission
-// requests run on the evaluation pool, REST API requests on the REST pool (so
-// that a large data sync never takes an admission's worker); when a pool's
-// queue is full the answer comes at once: the configured failure decision for
-// admission (deny with code 500, or allow with --fail-open), 503 for the REST API.
-// Time spent waiting in a queue counts against --eval-timeout.
+// requests and the API's evaluations run on the evaluation pool (gavel serve's
+// REST listener: on the REST pool, so that a large data sync or an operator's
+// query never takes an admission's worker); writes to policies and data on the
+// REST pool. When a pool's queue is full the answer comes at once: the
+// configured failure decision for admission (deny with code 500, or allow with
+// --fail-open), 503 for the API. Time spent waiting in a queue counts against
+// --eval-timeout.
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "webhook/gatekeeper_policies.hpp"
 #include "webhook/http_message.hpp"
+#include "webhook/opa_api/api.hpp"
 #include "webhook/metrics.hpp"
 #include "webhook/plugins/decision_logger.hpp"
 #include "webhook/policy_store.hpp"
@@ -50,15 +49,19 @@ struct ServiceOptions {
     std::uint64_t eval_memory_limit = 0;  // bytes one evaluation may take (EvalOptions::max_memory); 0: none
     bool fail_open = false;     // evaluation errors allow (with a warning) instead of deny
     bool input_http = false;    // add request headers and the client certificate subject as input.http
-    bool decision_log = false;  // (cmd_serve turns it into a console DecisionLogger)
-    std::string token;          // non-empty: bearer token required on the REST listener
+    std::string token;          // non-empty: bearer token required on the REST listener (gavel serve)
     // --gatekeeper: POST /gatekeeper answers from Gatekeeper's constraints (and POST / too
     // when `gatekeeper_on_root`); data.inventory writes rebuild them.
     std::shared_ptr<GatekeeperPolicies> gatekeeper;
     bool gatekeeper_on_root = false;
+    // OPA's REST API: its settings (limits, authorization, default decision ...).
+    opa_api::ApiSettings api;
 };
 
-enum class Listener { Admission, Rest, Diagnostic };
+// What a listener serves: admission reviews (gavel serve), OPA's REST API (gavel
+// serve's REST listener: evaluations on the REST pool; gavel run --server's API
+// listeners: evaluations on the evaluation pool), or health and metrics.
+enum class Listener { Admission, Rest, Api, Diagnostic };
 
 class Service : public std::enable_shared_from_this<Service> {
 public:
@@ -79,7 +82,10 @@ public:
     bool ready() const { return ready_ && bundles_ready_; }
     void set_bundles_ready(bool ready) { bundles_ready_ = ready; }
     // Where decisions are logged (OPA's decision_logs; --decision-log is its console form).
-    void set_decision_logger(std::shared_ptr<plugins::DecisionLogger> logger) { decision_logger_ = std::move(logger); }
+    void set_decision_logger(std::shared_ptr<plugins::DecisionLogger> logger);
+    // What only the assembly knows: plugin states, the active configuration, the status report.
+    void set_api_hooks(std::function<std::map<std::string, std::string>()> plugin_states, std::function<std::string()> config_json,
+                       std::function<std::optional<std::string>()> status_json);
 
     struct Route;
 
@@ -91,14 +97,12 @@ private:
                 const HttpResponse& resp, std::size_t request_bytes);
 
     HttpResponse admission(HttpRequest& req, const Route& route, const std::atomic<bool>* cancel, std::string& decision_label);
-    HttpResponse data_api(HttpRequest& req, const std::vector<std::string>& path, const std::atomic<bool>* cancel);
-    HttpResponse policies_api(HttpRequest& req, const std::string& id);
-    HttpResponse query_api(HttpRequest& req, const std::atomic<bool>* cancel);
-    HttpResponse health(bool readiness);
     // After a data write: data.inventory goes to the Gatekeeper constraints.
     void sync_gatekeeper_inventory();
     // --eval-timeout less the time the request waited for a worker; false when none is left.
     bool eval_time_left(const HttpRequest& req, std::chrono::nanoseconds& left) const;
+    std::string metrics_text() const;
+    void rebuild_api();
 
     ServiceOptions options_;
     std::shared_ptr<PolicyStore> store_;
@@ -107,11 +111,14 @@ private:
     std::atomic<bool> ready_{false};
     std::atomic<bool> bundles_ready_{true};
     std::shared_ptr<plugins::DecisionLogger> decision_logger_;
+    std::function<std::map<std::string, std::string>()> plugin_states_;
+    std::function<std::string()> config_json_;
+    std::function<std::optional<std::string>()> status_json_;
+    std::unique_ptr<opa_api::OpaApi> api_;
     std::atomic<std::int64_t> last_overload_log_{0};  // steady_clock seconds: overloads are logged once a second
 };
 
 // "/a/b%2Fc/" -> {"a", "b/c"}; false on a bad percent escape. Iterative; the caller bounds the depth.
 bool split_path(std::string_view path, std::vector<std::string>& out);
-std::string percent_decode_query_value(std::string_view query, std::string_view key, bool& found);
 
 }  // namespace gavel::webhook

@@ -48,8 +48,10 @@ expect_eq "rest: GET" "$(status "${auth[@]}" "$rest/v1/data/x/a"; cat "$work/r.j
 expect_eq "rest: policies" "$(status "${auth[@]}" "$rest/v1/policies")" 200
 expect_eq "rest: query" "$(status "${auth[@]}" -X POST --data-binary '{"query": "x := 1"}' "$rest/v1/query"; cat "$work/r.json")" '200{"result":[{"x":1}]}'
 expect_eq "rest: no admission" "$(status "${auth[@]}" --data-binary @"$fx/reviews/pod-bad.json" "$rest/validate/kubernetes/validating")" 404
-expect_eq "rest: the 404 names --addr" "$(message)" "not found: /validate/kubernetes/validating (admission reviews are served on --addr)"
-expect_eq "rest: no health" "$(status "$rest/health")" 404
+# OPA's REST API answers as OPA: Go's 404 page; health is served there too (behind the token).
+expect_eq "rest: Go's 404 page" "$(cat "$work/r.json")" "404 page not found"
+expect_eq "rest: health needs the token" "$(status "$rest/health")" 401
+expect_eq "rest: health" "$(status "${auth[@]}" "$rest/health")" 200
 
 # ---- the diagnostic listener: health and metrics, nothing else ------------------------------------------
 expect_eq "diagnostic: /health" "$(status "$diag/health")" 200

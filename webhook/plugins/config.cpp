@@ -28,7 +28,8 @@ struct Reader {
         return false;
     }
     // Reports keys outside `known`.
-    void known(const Value& v, const std::string& where, std::initializer_list<const char*> keys) {
+    void known(const Value& v, const std::string& where, std::initializer_list<const char*> keys, bool top_level = false) {
+        if (top_level) return;  // OPA keeps unknown top-level keys (Config.Extra)
         std::set<std::string> allowed(keys.begin(), keys.end());
         for (const auto& e : v.object_entries()) {
             std::string k = key_text(e.key);
@@ -218,8 +219,12 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
         error = r.errors.front();
         return std::nullopt;
     }
+    // OPA's own sections: those gavel has nothing to do for are accepted (caching, tracing ...),
+    // and unknown top-level keys are kept as OPA keeps them (its Extra), not refused.
     r.known(doc, "", {"services", "bundles", "decision_logs", "status", "labels", "keys", "persistence_directory",
-                      "default_decision", "default_authorization_decision"});
+                      "default_decision", "default_authorization_decision", "discovery", "bundle", "plugins", "caching",
+                      "nd_builtin_cache", "distributed_tracing", "server", "storage"},
+            /*top_level=*/true);
     if (const Value* s = doc.find("services")) {
         if (s->is_array()) {
             for (const auto& item : s->array_elements()) {
@@ -315,12 +320,56 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
             c.labels[key_text(e.key)] = e.value.is_string() ? std::string(e.value.as_string()) : runtime::to_json(e.value);
     c.persistence_directory = r.string(doc, "persistence_directory", "config", c.persistence_directory);
     c.default_decision = r.string(doc, "default_decision", "config", c.default_decision);
-    if (doc.find("default_authorization_decision")) (void)r.string(doc, "default_authorization_decision", "config");
+    c.default_authorization_decision =
+        r.string(doc, "default_authorization_decision", "config", c.default_authorization_decision);
+    c.document = doc;
     if (!r.errors.empty()) {
         for (const auto& e : r.errors) error += (error.empty() ? "" : "; ") + e;
         return std::nullopt;
     }
     return c;
+}
+
+Value active_config(const Value& doc, const std::map<std::string, std::string>& labels, const std::string& default_decision,
+                    const std::string& default_authorization_decision) {
+    // Drops `keys` from each member object of `section` (an object of objects, or a list of them).
+    auto without = [](const Value& section, std::initializer_list<std::string_view> drop) {
+        auto strip = [&drop](const Value& item) {
+            if (!item.is_object()) return item;
+            runtime::ObjectBuilder b;
+            for (const auto& e : item.object_entries()) {
+                bool dropped = false;
+                for (auto k : drop)
+                    if (e.key.is_string() && e.key.as_string() == k) dropped = true;
+                if (!dropped) b.insert(e.key, e.value);
+            }
+            return b.build();
+        };
+        if (section.is_array()) {
+            runtime::ArrayBuilder a;
+            for (const auto& item : section.array_elements()) a.push_back(strip(item));
+            return a.build();
+        }
+        if (!section.is_object()) return section;
+        runtime::ObjectBuilder b;
+        for (const auto& e : section.object_entries()) b.insert(e.key, strip(e.value));
+        return b.build();
+    };
+    runtime::ObjectBuilder out;
+    for (const auto& e : doc.object_entries()) {
+        std::string k = e.key.is_string() ? std::string(e.key.as_string()) : "";
+        if (k == "labels" || k == "default_decision" || k == "default_authorization_decision") continue;
+        if (k == "nd_builtin_cache" && !(e.value.is_bool() && e.value.as_bool())) continue;
+        if (k == "services") out.insert(e.key, without(e.value, {"credentials"}));
+        else if (k == "keys") out.insert(e.key, without(e.value, {"key", "private_key"}));
+        else out.insert(e.key, e.value);
+    }
+    runtime::ObjectBuilder l;
+    for (const auto& [k, v] : labels) l.insert(Value::string(k), Value::string(v));
+    out.insert(Value::string("labels"), l.build());
+    out.insert(Value::string("default_decision"), Value::string(default_decision));
+    out.insert(Value::string("default_authorization_decision"), Value::string(default_authorization_decision));
+    return out.build();
 }
 
 }  // namespace gavel::webhook::plugins

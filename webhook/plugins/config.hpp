@@ -84,6 +84,8 @@ struct Config {
     std::map<std::string, engine::bundle::KeyConfig> keys;
     std::string persistence_directory = ".opa";
     std::string default_decision = "/system/main";
+    std::string default_authorization_decision = "/system/authz/allow";
+    runtime::Value document = runtime::Value::empty_object();  // as read, with the overrides
 };
 
 // Reads a YAML or JSON config file into a document.
@@ -93,7 +95,12 @@ std::optional<runtime::Value> read_config_file(const std::string& path, std::str
 bool apply_set(runtime::Value& doc, const std::string& assignment, std::string& error);
 // --set-file key=FILE: the file's content, as a string, at the key (OPA's --set-file).
 bool apply_set_file(runtime::Value& doc, const std::string& assignment, std::string& error);
-// The document as a Config; every problem (unknown keys included) in `error`.
+// The document as a Config; every problem (unknown keys below OPA's sections included) in `error`.
 std::optional<Config> parse_config(const runtime::Value& doc, std::string& error);
+
+// OPA's active configuration (GET /v1/config): the document with its defaults and the
+// labels, without service credentials and key material.
+runtime::Value active_config(const runtime::Value& doc, const std::map<std::string, std::string>& labels,
+                             const std::string& default_decision, const std::string& default_authorization_decision);
 
 }  // namespace gavel::webhook::plugins

@@ -1,0 +1,179 @@
+// /v1/policies: list, get (with the compiled module's AST), put, delete, as
+// OPA's server.go answers them.
+
+#include <chrono>
+
+#include "lang/go_quote.hpp"
+#include "lang/parse.hpp"
+#include "webhook/opa_api/endpoints.hpp"
+#include "webhook/opa_api/eval_call.hpp"
+#include "webhook/opa_api/go_json_writer.hpp"
+#include "webhook/opa_api/responses.hpp"
+#include "webhook/opa_api/store_path.hpp"
+
+namespace gavel::webhook::opa_api {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kCompileError = "error(s) occurred while compiling module(s)";
+
+// {"id","raw","ast"}: the AST of the compiled module (null when there is none).
+void append_policy(std::string& out, PolicyStore& store, const std::string& id, const std::string& raw) {
+    out += "{\"id\":";
+    append_go_string(out, id);
+    out += ",\"raw\":";
+    append_go_string(out, raw);
+    out += ",\"ast\":";
+    auto ast = store.module_ast_json(id);
+    out += ast ? *ast : "null";
+    out += '}';
+}
+
+// Whether the module text has a statement at all (OPA: no statement is "empty module").
+bool has_statement(std::string_view text) {
+    bool line_start = true, in_comment = false;
+    for (char ch : text) {
+        if (ch == '\n') {
+            in_comment = false;
+            line_start = true;
+            continue;
+        }
+        if (in_comment) continue;
+        if (ch == ' ' || ch == '\t' || ch == '\r') continue;
+        if (ch == '#') {
+            in_comment = true;
+            continue;
+        }
+        (void)line_start;
+        return true;
+    }
+    return false;
+}
+
+// OPA's checkPolicyPackageScope: a package below an active bundle's root is the bundle's.
+std::optional<std::string> package_scope_error(const Call& c, const lang::Module& module) {
+    auto snap = c.store.current();
+    if (snap->bundle_roots.empty() || !module.package.path) return std::nullopt;
+    StorePath path;
+    const auto& elems = module.package.path->elems;
+    for (std::size_t i = 1; i < elems.size(); ++i) path.push_back(elems[i]->text);
+    std::string spath = store_path_text(path).substr(1);
+    std::vector<std::string> parts = path;
+    for (const auto& [name, roots] : snap->bundle_roots) {
+        for (const auto& root : roots) {
+            if (root.empty()) return "all paths owned by bundle \"" + name + "\"";
+            std::vector<std::string> root_parts;
+            for (std::size_t p = 0;;) {
+                auto slash = root.find('/', p);
+                root_parts.push_back(root.substr(p, slash == std::string::npos ? std::string::npos : slash - p));
+                if (slash == std::string::npos) break;
+                p = slash + 1;
+            }
+            bool owned = true;
+            for (std::size_t i = 0; i < parts.size() && i < root_parts.size(); ++i)
+                if (parts[i] != root_parts[i]) owned = false;
+            if (owned) return "path " + spath + " is owned by bundle \"" + name + "\"";
+        }
+    }
+    return std::nullopt;
+}
+
+lang::ParseOptions parse_options(const Call& c) {
+    lang::ParseOptions po;
+    po.v0_compatible = c.settings.v0_compatible;
+    return po;
+}
+
+// The id is the rest of the path, unescaped as Go's r.PathValue gives it.
+std::string policy_id(const Call& c) {
+    std::string id;
+    if (!percent_decode(c.path_value, id, false)) id = c.path_value;
+    return id;
+}
+
+}  // namespace
+
+HttpResponse v1_policies_list(Call& c) {
+    auto snap = c.store.current();
+    std::string out = "{\"result\":[";
+    bool first = true;
+    for (const auto& [id, raw] : snap->policies) {
+        if (!first) out += ',';
+        first = false;
+        append_policy(out, c.store, id, raw);
+    }
+    out += "]}";
+    return json_ok(out, c.pretty());
+}
+
+HttpResponse v1_policies_get(Call& c) {
+    std::string id = policy_id(c);
+    auto snap = c.store.current();
+    auto it = snap->policies.find(id);
+    if (it == snap->policies.end())
+        return error_response(404, "resource_not_found", "storage_not_found_error: policy id " + lang::go_quote(id));
+    std::string out = "{\"result\":";
+    append_policy(out, c.store, id, it->second);
+    out += '}';
+    return json_ok(out, c.pretty());
+}
+
+HttpResponse v1_policies_put(Call& c) {
+    std::string id = policy_id(c);
+    ResponseMetrics metrics;
+    auto read_start = Clock::now();
+    const std::string& text = c.req.body;
+    metrics.timer("timer_server_read_bytes_ns", Clock::now() - read_start);
+    auto snap = c.store.current();
+    // The policy now under this id may belong to a bundle.
+    if (auto it = snap->policies.find(id); it != snap->policies.end()) {
+        auto existing = lang::parse_module(id, it->second, parse_options(c));
+        if (existing.module)
+            if (auto scope = package_scope_error(c, *existing.module)) return error_response(400, "invalid_parameter", *scope);
+        if (it->second == text) {
+            std::string out = c.query.flag("metrics") ? "{\"metrics\":" + metrics.json() + "}" : "{}";
+            return json_ok(out, c.pretty());
+        }
+    }
+    auto parse_start = Clock::now();
+    if (!has_statement(text)) return error_response(400, "invalid_parameter", "empty module");
+    auto parsed = lang::parse_module(id, text, parse_options(c));
+    metrics.timer("timer_rego_module_parse_ns", Clock::now() - parse_start);
+    if (!parsed.module) {
+        lang::Diagnostics limited;
+        for (const auto& d : parsed.diagnostics) limited.add(d);
+        return error_response(400, "invalid_parameter", kCompileError, limited);
+    }
+    if (auto scope = package_scope_error(c, *parsed.module)) return error_response(400, "invalid_parameter", *scope);
+    auto compile_start = Clock::now();
+    WriteResult r = c.store.put_policy(id, text);
+    metrics.timer("timer_rego_module_compile_ns", Clock::now() - compile_start);
+    if (!r.ok()) return error_response(400, "invalid_parameter", kCompileError, r.errors);
+    std::string out = c.query.flag("metrics") ? "{\"metrics\":" + metrics.json() + "}" : "{}";
+    return json_ok(out, c.pretty());
+}
+
+HttpResponse v1_policies_delete(Call& c) {
+    std::string id = policy_id(c);
+    ResponseMetrics metrics;
+    auto snap = c.store.current();
+    auto it = snap->policies.find(id);
+    if (it == snap->policies.end())
+        return error_response(404, "resource_not_found", "storage_not_found_error: policy id " + lang::go_quote(id));
+    auto existing = lang::parse_module(id, it->second, parse_options(c));
+    if (existing.module)
+        if (auto scope = package_scope_error(c, *existing.module)) return error_response(400, "invalid_parameter", *scope);
+    auto compile_start = Clock::now();
+    WriteResult r = c.store.delete_policy(id);
+    metrics.timer("timer_rego_module_compile_ns", Clock::now() - compile_start);
+    if (!r.ok()) {
+        if (r.status == 404) return error_response(404, r.code, r.message);
+        return error_response(400, "invalid_operation", kCompileError, r.errors);
+    }
+    std::string out = c.query.flag("metrics") ? "{\"metrics\":" + metrics.json() + "}" : "{}";
+    return json_ok(out, c.pretty());
+}
+
+}  // namespace gavel::webhook::opa_api
