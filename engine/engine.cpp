@@ -350,7 +350,10 @@ std::optional<std::string> Engine::compiled_module_json(const std::string& file)
     for (const auto& [name, m] : impl_->modules) {
         if (name == file) {
             if (index >= program->compiled->modules.size()) return std::nullopt;
-            return lang::module_to_json(*program->compiled->modules[index], lang::AstJsonOptions{false, false, false, false});
+            lang::AstJsonOptions options;
+            options.imports = false;   // OPA's compiler removes them (refs are resolved)
+            options.generated = true;
+            return lang::module_to_json(*program->compiled->modules[index], options);
         }
         ++index;
     }

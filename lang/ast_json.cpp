@@ -806,7 +806,7 @@ public:
         w.key("path");
         terms(n.package_path);
         w.end_object();
-        if (!m.imports.empty()) {
+        if (opt_.imports && !m.imports.empty()) {
             w.key("imports");
             w.begin_array();
             for (const auto& imp : m.imports) {
@@ -953,13 +953,35 @@ private:
 
     void body(const Body* b) {
         w.begin_array();
+        std::size_t shift = 0;
+        if (b && opt_.generated && !b->empty() &&
+            std::all_of(b->begin(), b->end(), [](const Expr& e) { return e.generated; })) {
+            // A rule written without a body, whose head the compiler rewrote: OPA's parser
+            // had given it the body `true`, and the compiler's expressions follow it.
+            w.begin_object();
+            w.key("index");
+            w.integer(0);
+            w.key("terms");
+            w.begin_object();
+            w.key("type");
+            w.string("boolean");
+            w.key("value");
+            w.boolean(true);
+            w.end_object();
+            w.end_object();
+            shift = 1;
+        }
         if (b)
-            for (std::size_t i = 0; i < b->size(); ++i) expr((*b)[i], i);
+            for (std::size_t i = 0; i < b->size(); ++i) expr((*b)[i], i + shift);
         w.end_array();
     }
 
     void expr(const Expr& e, std::size_t index) {
         w.begin_object();
+        if (e.generated && opt_.generated) {  // what the compiler made (OPA's Expr.Generated)
+            w.key("generated");
+            w.boolean(true);
+        }
         w.key("index");
         w.integer(static_cast<long long>(index));
         location(e.loc);

@@ -18,6 +18,8 @@ struct AstJsonOptions {
     bool location_text = false;  // with locations: "text" (base64 source text) as `opa parse` adds it
     bool comments = true;        // the module's "comments" (`--json-include -comments` drops them)
     bool indent = false;         // two-space indentation as Go's json.MarshalIndent, else compact
+    bool imports = true;         // the module's imports (OPA's compiler removes them once refs are resolved)
+    bool generated = false;      // "generated": true on expressions the compiler made (compiled modules)
 };
 
 std::string module_to_json(const Module& module, const AstJsonOptions& options);

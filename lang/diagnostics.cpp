@@ -16,9 +16,10 @@ Diagnostic Diagnostic::at(const Location& loc, std::string_view code, std::strin
 }
 
 std::string Diagnostic::headline() const {
-    if (file.empty() && line == 0) return fmt::format("{}: {}", code, message);
-    if (file.empty()) return fmt::format("{}:{}: {}: {}", line, col, code, message);
-    return fmt::format("{}:{}:{}: {}: {}", file, line, col, code, message);
+    std::string shown = hint.empty() ? message : message + " (" + hint + ")";
+    if (file.empty() && line == 0) return fmt::format("{}: {}", code, shown);
+    if (file.empty()) return fmt::format("{}:{}: {}: {}", line, col, code, shown);
+    return fmt::format("{}:{}:{}: {}: {}", file, line, col, code, shown);
 }
 
 namespace {

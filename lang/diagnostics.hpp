@@ -32,6 +32,9 @@ struct Diagnostic {
     // OPA's details object, when the error has one (type errors); its text form
     // is already in `message`, on lines of their own after the first.
     std::shared_ptr<const JsonTree> details;
+    // gavel's advice beside OPA's message ("this is pre-1.0 Rego: ..."): shown to people
+    // after the message (headline, pretty), never in OPA's JSON shapes (summary, opa_text).
+    std::string hint;
 
     static Diagnostic at(const Location& loc, std::string_view code, std::string message);
 
@@ -64,6 +67,7 @@ public:
     bool empty() const { return items_.empty(); }
     std::size_t size() const { return items_.size(); }
     const std::vector<Diagnostic>& items() const { return items_; }
+    Diagnostic& back() { return items_.back(); }
     auto begin() const { return items_.begin(); }
     auto end() const { return items_.end(); }
 

@@ -284,9 +284,13 @@ void normalize_rule(ParseState& st, Rule& rule) {
     for (Rule* r = &rule; r; r = r->else_rule.get()) {
         bool has_body = !r->body.empty();
         if (st.v1 && has_body && !r->has_if) {
+            // As OPA: a head of two parts with no value reads as a v0 partial set.
+            bool partial_set = r == &rule && !head.value && !head.contains && !head.has_args && head.ref &&
+                               head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2;
             st.error(st.begin + r->loc.offset,
-                     "`if` keyword is required before rule body (this is pre-1.0 Rego: add `if`"
-                     " (and `contains` for partial sets), or pass --v0-compatible)");
+                     partial_set ? "`contains` keyword is required for partial set rules"
+                                 : "`if` keyword is required before rule body",
+                     "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
         }
     }
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.

@@ -110,8 +110,10 @@ struct ParseState {
         return loc;
     }
 
-    void error(const char* where, std::string message) {
-        if (diagnostics) diagnostics->add(location(where, where), codes::parse_error, std::move(message));
+    void error(const char* where, std::string message, std::string hint = {}) {
+        if (!diagnostics) return;
+        diagnostics->add(location(where, where), codes::parse_error, std::move(message));
+        diagnostics->back().hint = std::move(hint);
     }
 };
 

@@ -171,7 +171,7 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool forc
         r = store_->replace_directory_content(std::move(policies), data, hash, dialects);
         if (!r.ok()) {
             errors.append(r.errors);
-            if (r.errors.empty()) errors.add(lang::Diagnostic{"", r.message, "", 0, 0, "", nullptr});
+            if (r.errors.empty()) errors.add(lang::Diagnostic{"", r.message, "", 0, 0, "", nullptr, {}});
         }
     }
     if (!errors.empty()) {

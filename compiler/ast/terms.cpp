@@ -46,6 +46,8 @@ bool is_constant(const Term& t) {
 
 bool requires_eval(const Term& t) {
     switch (t.kind) {
+        // Bare `input` and `data` are references too (OPA resolves them to one-part refs).
+        case TermKind::Var: return t.text == "input" || t.text == "data";
         case TermKind::Ref:
         case TermKind::ArrayComprehension:
         case TermKind::SetComprehension:

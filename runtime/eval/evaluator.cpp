@@ -5,6 +5,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -832,6 +833,8 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
             for (const auto& entry : base->object_entries())
                 if (entry.key.is_string() && !node->children.count(std::string(entry.key.as_string())))
                     names.emplace_back(entry.key.as_string());
+        // As OPA: data.system is not part of a walk of the data root (only named, it is read).
+        if (path.empty()) names.erase(std::remove(names.begin(), names.end(), "system"), names.end());
         std::sort(names.begin(), names.end());
         for (const auto& name : names)
             if (!cut_) unify_value(f, part, Value::string(name), [&] { step(name); });
@@ -864,15 +867,19 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
                  node->rules->loc);
     }
     runtime::ObjectBuilder b;
+    // As OPA: the data root leaves out data.system (its rules and its base documents).
+    const bool root = path.empty();
+    auto hidden = [root](const Value& key) { return root && key.is_string() && key.as_string() == "system"; };
     if (own)
         for (const auto& entry : own->object_entries())
             if (!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string())))
                 b.insert(entry.key, entry.value);
     if (base && base->is_object())
         for (const auto& entry : base->object_entries())
-            if (!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string())))
+            if ((!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string()))) && !hidden(entry.key))
                 b.insert(entry.key, entry.value);
     for (const auto& [name, child] : node->children) {
+        if (root && name == "system") continue;
         const Value* base_child = base && base->is_object() ? base->find(std::string_view(name)) : nullptr;
         path.push_back(name);
         auto v = materialize(child.get(), base_child, path);

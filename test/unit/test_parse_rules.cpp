@@ -151,8 +151,13 @@ TEST_CASE("a v0 module in v1 mode names the fix") {
     CHECK(d.code == "rego_parse_error");
     CHECK(d.line == 3);
     CHECK(d.col == 1);
-    CHECK(d.message.find("`if` keyword is required") != std::string::npos);
-    CHECK(d.message.find("--v0-compatible") != std::string::npos);
+    // OPA's message for a v0 partial set, and gavel's hint naming the fix beside it.
+    CHECK(d.message == "`contains` keyword is required for partial set rules");
+    CHECK(d.hint.find("--v0-compatible") != std::string::npos);
+    CHECK(d.headline().find("--v0-compatible") != std::string::npos);
+    auto plain = parse_module("policy.rego", "package k\n\nallow {\n  true\n}\n");
+    REQUIRE_FALSE(plain.ok());
+    CHECK(plain.diagnostics.items()[0].message == "`if` keyword is required before rule body");
 }
 
 TEST_CASE("METADATA annotations are parsed as YAML and attached") {

@@ -223,9 +223,14 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
            timeout.count() > 0 ? timeout : settings_.eval_timeout};
     std::uint64_t generation = store_->current()->generation;
     c.cache_hit = [this, generation](const std::string& key) { return cache_lookup(key, generation); };
-    // The authorizer wraps the whole router: it decides before any route is known.
-    if (settings_.authorization)
+    // The authorizer wraps the whole router: it decides before any route is known. OPA
+    // instruments it as a handler of its own, so its HEAD refusal and trailing-slash
+    // redirect come first, whatever the path.
+    if (settings_.authorization) {
+        if (req.method == "HEAD") return bare_status(405);
+        if (path != "/" && path.back() == '/') return go_redirect(std::string(path.substr(0, path.size() - 1)), req.method);
         if (auto refusal = authorize(c)) return *refusal;
+    }
     Match m = route(router, req.method, path);
     c.path_value = m.path_value;
     if (m.handler == Handler::None) return go_not_found();

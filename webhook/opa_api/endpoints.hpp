@@ -42,6 +42,10 @@ struct Call {
 // numbers (array positions); a segment with a '"' is an error.
 bool data_ref_text(std::string_view escaped_path, std::string& ref, std::string& error);
 
+// Whether Rego text holds anything but white space and comments (OPA: no statement is
+// "empty module", an empty query).
+bool has_statement(std::string_view text);
+
 HttpResponse v1_data_get(Call& c);
 HttpResponse v1_data_post(Call& c);
 HttpResponse v1_data_put(Call& c);

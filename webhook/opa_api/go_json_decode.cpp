@@ -310,11 +310,7 @@ GoDecoded go_decode(std::string_view text) { return decode_first(text); }
 
 GoDecoded go_unmarshal(std::string_view text) {
     GoDecoded out = decode_first(text);
-    if (!out.ok) {
-        // json.Unmarshal's wording for a value cut short.
-        if (out.error == "unexpected EOF" || out.error == "EOF") out.error = "unexpected end of JSON input";
-        return out;
-    }
+    if (!out.ok) return out;  // OPA's UnmarshalJSON decodes with a json.Decoder: "EOF", "unexpected EOF"
     std::size_t i = out.end;
     while (i < text.size() && is_space(static_cast<unsigned char>(text[i]))) ++i;
     if (i == text.size()) return out;

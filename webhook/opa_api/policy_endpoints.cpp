@@ -31,27 +31,6 @@ void append_policy(std::string& out, PolicyStore& store, const std::string& id, 
     out += '}';
 }
 
-// Whether the module text has a statement at all (OPA: no statement is "empty module").
-bool has_statement(std::string_view text) {
-    bool line_start = true, in_comment = false;
-    for (char ch : text) {
-        if (ch == '\n') {
-            in_comment = false;
-            line_start = true;
-            continue;
-        }
-        if (in_comment) continue;
-        if (ch == ' ' || ch == '\t' || ch == '\r') continue;
-        if (ch == '#') {
-            in_comment = true;
-            continue;
-        }
-        (void)line_start;
-        return true;
-    }
-    return false;
-}
-
 // OPA's checkPolicyPackageScope: a package below an active bundle's root is the bundle's.
 std::optional<std::string> package_scope_error(const Call& c, const lang::Module& module) {
     auto snap = c.store.current();
@@ -94,6 +73,24 @@ std::string policy_id(const Call& c) {
 }
 
 }  // namespace
+
+bool has_statement(std::string_view text) {
+    bool in_comment = false;
+    for (char ch : text) {
+        if (ch == '\n') {
+            in_comment = false;
+            continue;
+        }
+        if (in_comment) continue;
+        if (ch == ' ' || ch == '\t' || ch == '\r') continue;
+        if (ch == '#') {
+            in_comment = true;
+            continue;
+        }
+        return true;
+    }
+    return false;
+}
 
 HttpResponse v1_policies_list(Call& c) {
     auto snap = c.store.current();
@@ -138,13 +135,14 @@ HttpResponse v1_policies_put(Call& c) {
         }
     }
     auto parse_start = Clock::now();
-    if (!has_statement(text)) return error_response(400, "invalid_parameter", "empty module");
+    // OPA's parser returns no module and no error: the server reports it as a parse error.
+    if (!has_statement(text)) return error_response(400, "invalid_parameter", id + ":0: rego_parse_error: empty module");
     auto parsed = lang::parse_module(id, text, parse_options(c));
     metrics.timer("timer_rego_module_parse_ns", Clock::now() - parse_start);
     if (!parsed.module) {
-        lang::Diagnostics limited;
-        for (const auto& d : parsed.diagnostics) limited.add(d);
-        return error_response(400, "invalid_parameter", kCompileError, limited);
+        lang::Diagnostics errors = parsed.diagnostics;
+        add_parse_details(errors, text);
+        return error_response(400, "invalid_parameter", kCompileError, errors);
     }
     if (auto scope = package_scope_error(c, *parsed.module)) return error_response(400, "invalid_parameter", *scope);
     auto compile_start = Clock::now();

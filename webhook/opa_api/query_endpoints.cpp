@@ -21,8 +21,13 @@ using Clock = std::chrono::steady_clock;
 HttpResponse run_query(Call& c, const std::string& text, const Value* input, bool post, Clock::time_point start) {
     lang::ParseOptions po;
     po.v0_compatible = c.settings.v0_compatible;
+    if (!has_statement(text)) return error_response(500, "internal_error", "cannot evaluate empty query");
     auto parsed = lang::parse_query(text, po);
-    if (!parsed.ok()) return error_response(400, "invalid_parameter", "error(s) occurred while parsing query", parsed.diagnostics);
+    if (!parsed.ok()) {
+        lang::Diagnostics errors = parsed.diagnostics;
+        add_parse_details(errors, text);
+        return error_response(400, "invalid_parameter", "error(s) occurred while parsing query", errors);
+    }
     bool with_metrics = c.query.flag("metrics");
     bool instrument = c.query.flag("instrument");
     ResponseMetrics metrics;
@@ -104,9 +109,13 @@ HttpResponse v1_compile_post(Call& c) {
     if (const Value* q = go_field(d.value, "query"); q && q->is_string()) text = std::string(q->as_string());
     lang::ParseOptions po;
     po.v0_compatible = c.settings.v0_compatible;
+    if (!has_statement(text)) return error_response(400, "invalid_parameter", "missing required 'query' value");
     auto parsed = lang::parse_query(text, po);
-    if (!parsed.ok()) return error_response(400, "invalid_parameter", "error(s) occurred while parsing query", parsed.diagnostics);
-    if (parsed.body.empty()) return error_response(400, "invalid_parameter", "missing required 'query' value");
+    if (!parsed.ok()) {
+        lang::Diagnostics errors = parsed.diagnostics;
+        add_parse_details(errors, text);
+        return error_response(400, "invalid_parameter", "error(s) occurred while parsing query", errors);
+    }
     // Partial evaluation is not in gavel yet: say so rather than answer wrongly.
     return error_response(501, "internal_error", "partial evaluation (POST /v1/compile) is not supported by gavel yet");
 }

@@ -128,3 +128,41 @@ HttpResponse go_redirect(std::string_view location, std::string_view method) {
 }
 
 }  // namespace gavel::webhook::opa_api
+
+namespace gavel::webhook::opa_api {
+
+void add_parse_details(lang::Diagnostics& errors, std::string_view text) {
+    lang::Diagnostics out;
+    for (auto d : errors) {
+        // OPA's parser details its token errors; its module-level checks ("package expected",
+        // "`if` keyword is required ...") come without.
+        std::string_view m = d.message;
+        bool token_error = m.starts_with("unexpected ") || m.starts_with("illegal ") ||
+                           m.find("unterminated") != std::string_view::npos || m.find("non-terminated") != std::string_view::npos;
+        if (d.code == "rego_parse_error" && token_error && !d.details && d.line > 0 && !text.empty()) {
+            // The error's byte offset from its line and column.
+            std::size_t offset = 0;
+            for (uint32_t line = 1; line < d.line && offset < text.size(); ++offset)
+                if (text[offset] == '\n') ++line;
+            offset += d.col > 0 ? d.col - 1 : 0;
+            if (offset >= text.size()) offset = text.size() - 1;
+            auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f'; };
+            auto newline = [](char ch) { return ch == '\n' || ch == '\r'; };
+            while (offset > 0 && space(text[offset])) --offset;
+            std::size_t begin = offset;
+            while (begin > 0 && !newline(text[begin])) --begin;
+            if (newline(text[begin])) ++begin;
+            std::size_t end = offset;
+            while (end < text.size() && !newline(text[end])) ++end;
+            if (begin > end) begin = end;
+            auto details = std::make_shared<lang::JsonTree>(lang::JsonTree::object());
+            details->add("line", lang::JsonTree::string(std::string(text.substr(begin, end - begin))));
+            details->add("idx", lang::JsonTree::number(std::to_string(offset - begin)));
+            d.details = std::move(details);
+        }
+        out.add(std::move(d));
+    }
+    errors = std::move(out);
+}
+
+}  // namespace gavel::webhook::opa_api

@@ -36,3 +36,12 @@ HttpResponse go_redirect(std::string_view location, std::string_view method);
 void append_ast_error(std::string& out, const lang::Diagnostic& d);
 
 }  // namespace gavel::webhook::opa_api
+
+namespace gavel::webhook::opa_api {
+
+// OPA's ParserErrorDetail for the parse errors of `text`: {"line": the source line,
+// "idx": the error's byte in it}, found from the error's position as OPA's parser
+// does (stepping back over white space, so an error at the end points at the last token).
+void add_parse_details(lang::Diagnostics& errors, std::string_view text);
+
+}  // namespace gavel::webhook::opa_api
