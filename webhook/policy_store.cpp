@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/bundle/data_placement.hpp"
 #include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/roots.hpp"
 #include "runtime/json.hpp"
@@ -205,13 +206,13 @@ WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::st
 
 WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleContent& content) {
     std::lock_guard lock(mutex_);
+    const engine::bundle::RootTrie mine(content.roots);
     for (const auto& [other, b] : bundles_) {
         if (other == name) continue;
         for (const auto& r : b.roots)
-            for (const auto& mine : content.roots)
-                if (engine::bundle::root_paths_overlap(r, mine))
-                    return failure_of(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
-                                                            std::min(name, other) + ", " + std::max(name, other) + "]");
+            if (mine.overlaps(r))
+                return failure_of(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
+                                                           std::min(name, other) + ", " + std::max(name, other) + "]");
     }
     auto old_policies = policies_;
     auto old_v0 = v0_policies_;
@@ -249,18 +250,9 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
     std::optional<std::string> data_error;
     std::vector<std::string> owned = previous.roots;
     owned.insert(owned.end(), content.roots.begin(), content.roots.end());
-    for (const auto& root : owned) {
-        auto path = engine::bundle::path_parts(root);
-        if (path.empty()) data_error = engine_.set_data(Value::empty_object());
-        else engine_.remove_data(path);
-    }
-    for (const auto& root : content.roots) {
-        if (data_error) break;
-        auto path = engine::bundle::path_parts(root);
-        const Value* v = &content.data;
-        for (const auto& p : path) v = v && v->is_object() ? v->find(p) : nullptr;
-        if (v) data_error = engine_.set_data(*v, path);
-    }
+    std::string placement_error;
+    auto placed = engine::bundle::place_bundle_data(engine_.data(), owned, content.roots, content.data, placement_error);
+    data_error = placed ? engine_.set_data(*placed) : placement_error;
     if (data_error) {
         restore();
         return failure_of(400, "invalid_parameter", *data_error);

@@ -162,6 +162,7 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
         }
     }
     std::vector<const ArchiveFile*> rego;
+    DataTreeBuilder data;
     for (const ArchiveFile* f : descriptors) {
         if (check) {
             std::string signed_name = join(signature_prefix, f->path);
@@ -179,17 +180,14 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
             auto parsed = base == "data.json" ? runtime::parse_json(f->bytes) : runtime::load_yaml_data(f->bytes);
             if (!parsed) return failure(name, "bundle load failed on " + f->path + ": " + parsed.error.message);
             auto key = data_key(f->path);
-            Value tree = parsed.value;
+            const Value& tree = parsed.value;
             if (key.empty() && !tree.is_object())
                 return failure(name, "bundle load failed on " + f->path + ": root value must be object");
-            for (auto it = key.rbegin(); it != key.rend(); ++it) tree = Value::object({{Value::string(*it), tree}});
-            Value merged;
-            if (!merge_data(b.data, tree, merged)) {
+            if (!data.insert(key, tree)) {
                 std::string joined;
                 for (const auto& k : key) joined += (joined.empty() ? "" : "/") + k;
                 return failure(name, "bundle load failed on " + f->path + ": failed to insert data file from path " + joined);
             }
-            b.data = std::move(merged);
             b.data_files.push_back(f->path);
         } else if (ends_with(f->path, ".manifest")) {
             std::string error;
@@ -205,6 +203,7 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
         return failure(name, "file(s) " + go_string_list(missing) +
                                  " specified in bundle signatures but not found in the target bundle");
     }
+    b.data = data.build();
     // Modules are parsed once the manifest (their dialect) is known.
     BundleReadResult result;
     for (const ArchiveFile* f : rego) {
@@ -224,8 +223,9 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
         b.modules.push_back(std::move(m));
     }
     if (!result.errors.empty()) return result;
-    auto roots = b.manifest.effective_roots();
-    if (auto e = check_manifest_roots(roots)) return failure(name, *e);
+    auto effective_roots = b.manifest.effective_roots();
+    if (auto e = check_manifest_roots(effective_roots)) return failure(name, *e);
+    RootTrie roots(std::move(effective_roots));
     for (const auto& m : b.modules)
         if (auto e = check_module_root(roots, m.package_path, package_text_of(m.package_path), m.name)) return failure(name, *e);
     if (auto e = check_data_roots(roots, b.data)) return failure(name, *e);

@@ -114,10 +114,10 @@ TEST_CASE("roots: containment, overlap and OPA's messages") {
     CHECK(root_paths_contain({""}, "anything"));
     CHECK(*check_manifest_roots({"a", "a/b"}) == "manifest has overlapped roots: 'a' and 'a/b'");
     CHECK(!check_manifest_roots({"a/b", "a/c"}));
-    CHECK(*check_data_roots({"a"}, json(R"({"b": 1})")) ==
+    CHECK(*check_data_roots(RootTrie({"a"}), json(R"({"b": 1})")) ==
           "manifest roots [a] do not permit data at path '/b' (hint: check bundle directory structure)");
-    CHECK(!check_data_roots({"a/b"}, json(R"({"a": {"b": {"c": 1}}})")));
-    CHECK(check_data_roots({"a/b"}, json(R"({"a": {"x": 1}})")).has_value());
+    CHECK(!check_data_roots(RootTrie({"a/b"}), json(R"({"a": {"b": {"c": 1}}})")));
+    CHECK(check_data_roots(RootTrie({"a/b"}), json(R"({"a": {"x": 1}})")).has_value());
     CHECK(*check_bundle_roots_overlap({{"one", {"a"}}, {"two", {"a/b"}}}) ==
           "detected overlapping roots in manifests for these bundles: [one, two] (a overlaps a/b)");
     CHECK(!check_bundle_roots_overlap({{"one", {"a"}}, {"two", {"b"}}}));
