@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/roots.hpp"
 #include "engine/loader.hpp"
 #include "lang/parse.hpp"
@@ -68,51 +69,129 @@ std::string package_path_of(const lang::Module& m) {
     return path;
 }
 
-// Directory walk: regular files in byte order of names. Links are followed only
-// when they stay inside the bundle; ".."-prefixed names (ConfigMap internals) are skipped.
-bool walk_directory(const fs::path& root, const fs::path& dir, const std::string& rel, std::vector<ArchiveFile>& out,
-                    const ArchiveLimits& limits, std::uint64_t& total, std::string& error, int depth) {
-    if (depth > 64) return error = "directory nesting too deep at " + dir.string(), false;
-    std::error_code ec;
-    std::vector<std::string> names;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename().string());
-    if (ec) return error = "open " + dir.string() + ": " + ec.message(), false;
-    std::sort(names.begin(), names.end());
-    for (const auto& name : names) {
-        if (name.starts_with("..")) continue;
-        fs::path p = dir / name;
-        std::string r = rel.empty() ? name : rel + "/" + name;
-        auto link = fs::symlink_status(p, ec);
-        if (fs::is_symlink(link)) {
-            fs::path target = fs::weakly_canonical(p, ec);
-            fs::path base = fs::weakly_canonical(root, ec);
-            auto inside = target.lexically_relative(base);
-            if (ec || inside.empty() || *inside.begin() == "..")
-                return error = "symbolic link " + r + " points outside the bundle", false;
+// What the reader does with each file, decided before it is read (tar_reader.hpp):
+// policies and data are kept, unless larger than their parsers take (refused at once,
+// with the parser's words, instead of after inflating them); files the reader does not
+// use are only digested when the bundle is to be verified, else skipped, as ignored ones are.
+EntryPolicy entry_policy(const BundleReadOptions& options) {
+    return [&options](const std::string& path, std::uint64_t size) -> EntryDecision {
+        if (options.ignore && options.ignore(path)) return {EntryAction::Skip, {}};
+        auto base = base_name(path);
+        auto json_limit = [&](const std::string& what) -> EntryDecision {
+            const auto limit = runtime::kDefaultLimits.max_input_bytes;
+            if (size <= limit) return {};
+            return {EntryAction::Keep, what + ": JSON input too large: " + std::to_string(size) + " bytes (limit " +
+                                           std::to_string(limit) + ")"};
+        };
+        if (ends_with(path, "signatures.json")) {
+            if (options.skip_verify) return {EntryAction::Skip, {}};
+            return json_limit("bundle load failed on signatures decode");
         }
-        auto status = fs::status(p, ec);
-        if (ec) return error = "stat " + p.string() + ": " + ec.message(), false;
-        if (fs::is_directory(status)) {
-            if (!walk_directory(root, p, r, out, limits, total, error, depth + 1)) return false;
-            continue;
+        if (ends_with(path, ".rego")) {
+            const auto limit = lang::ParseOptions{}.max_bytes;
+            if (size <= limit) return {};
+            return {EntryAction::Keep, "bundle load failed on " + path + ": module is " + std::to_string(size) +
+                                           " bytes, more than the limit of " + std::to_string(limit)};
         }
-        if (!fs::is_regular_file(status)) continue;
-        auto size = fs::file_size(p, ec);
-        if (size > limits.max_file_bytes)
-            return error = "bundle file '" + r + "' size (" + std::to_string(size) + " bytes) exceeds the limit (" +
-                           std::to_string(limits.max_file_bytes) + " bytes)",
-                   false;
-        total += size;
-        if (total > limits.max_total_bytes) return error = "bundle exceeds " + std::to_string(limits.max_total_bytes) + " bytes", false;
-        if (out.size() >= limits.max_entries) return error = "more than " + std::to_string(limits.max_entries) + " files", false;
-        std::ifstream in(p, std::ios::binary);
-        std::string bytes(static_cast<std::size_t>(size), '\0');
-        in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!in) return error = "read " + p.string() + ": read error", false;
-        out.push_back({r, std::move(bytes)});
-    }
-    return true;
+        if (base == "data.json") return json_limit("bundle load failed on " + path);
+        if (base == "data.yaml" || base == "data.yml") {
+            const auto limit = runtime::kDefaultLimits.max_input_bytes;
+            if (size <= limit) return {};
+            return {EntryAction::Keep, "bundle load failed on " + path + ": YAML input too large: " + std::to_string(size) +
+                                           " bytes (limit " + std::to_string(limit) + ")"};
+        }
+        if (ends_with(path, ".manifest")) return json_limit("bundle load failed on manifest decode");
+        // Only a verified bundle needs their digests (a signed one without a key is refused).
+        const bool verifying = options.verification && !options.skip_verify;
+        return {verifying ? EntryAction::Digest : EntryAction::Skip, {}};
+    };
 }
+
+// Directory walk: regular files in byte order of names, with the archive's limits
+// and entry policy. Links are followed only when they stay inside the bundle;
+// ".."-prefixed names (ConfigMap internals) are skipped.
+struct DirectoryWalk {
+    const fs::path& root;
+    const ArchiveLimits& limits;
+    const EntryPolicy& policy;
+    std::vector<ArchiveFile>& out;
+    std::uint64_t total = 0;
+    std::string error;
+
+    bool fail(std::string message) {
+        error = std::move(message);
+        return false;
+    }
+
+    bool walk(const fs::path& dir, const std::string& rel, int depth) {
+        if (depth > 64) return fail("directory nesting too deep at " + dir.string());
+        std::error_code ec;
+        std::vector<std::string> names;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename().string());
+        if (ec) return fail("open " + dir.string() + ": " + ec.message());
+        std::sort(names.begin(), names.end());
+        for (const auto& name : names) {
+            if (name.starts_with("..")) continue;
+            fs::path p = dir / name;
+            std::string r = rel.empty() ? name : rel + "/" + name;
+            auto link = fs::symlink_status(p, ec);
+            if (fs::is_symlink(link)) {
+                fs::path target = fs::weakly_canonical(p, ec);
+                fs::path base = fs::weakly_canonical(root, ec);
+                auto inside = target.lexically_relative(base);
+                if (ec || inside.empty() || *inside.begin() == "..")
+                    return fail("symbolic link " + r + " points outside the bundle");
+            }
+            auto status = fs::status(p, ec);
+            if (ec) return fail("stat " + p.string() + ": " + ec.message());
+            if (fs::is_directory(status)) {
+                if (!walk(p, r, depth + 1)) return false;
+                continue;
+            }
+            if (!fs::is_regular_file(status)) continue;
+            if (!read_file(p, r)) return false;
+        }
+        return true;
+    }
+
+    bool read_file(const fs::path& p, const std::string& r) {
+        std::error_code ec;
+        auto size = fs::file_size(p, ec);
+        if (ec) return fail("stat " + p.string() + ": " + ec.message());
+        if (size > limits.max_file_bytes) {
+            std::string shown = p.generic_string();
+            while (shown.starts_with('/')) shown.erase(0, 1);
+            return fail(file_size_limit_error(shown, size, limits.max_file_bytes));
+        }
+        total += size;
+        if (total > limits.max_total_bytes) return fail(total_size_limit_error(limits.max_total_bytes));
+        if (out.size() >= limits.max_entries) return fail("more than " + std::to_string(limits.max_entries) + " files");
+        EntryDecision decision = policy(r, size);
+        if (!decision.error.empty()) return fail(std::move(decision.error));
+        if (decision.action == EntryAction::Skip) return true;
+        std::ifstream in(p, std::ios::binary);
+        ArchiveFile f;
+        f.path = r;
+        f.kept = decision.action == EntryAction::Keep;
+        if (f.kept) {
+            f.bytes.resize(static_cast<std::size_t>(size));
+            in.read(f.bytes.data(), static_cast<std::streamsize>(f.bytes.size()));
+        } else {
+            DigestStream digest(kDefaultHashAlgorithm);
+            char buffer[64 * 1024];
+            for (std::uint64_t left = size; left > 0 && in;) {
+                auto chunk = static_cast<std::streamsize>(std::min<std::uint64_t>(left, sizeof buffer));
+                in.read(buffer, chunk);
+                digest.update(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
+                left -= static_cast<std::uint64_t>(in.gcount());
+            }
+            f.sha256 = digest.hex();
+        }
+        if (!in) return fail("read " + p.string() + ": read error");
+        out.push_back(std::move(f));
+        return true;
+    }
+};
 
 }  // namespace
 
@@ -171,7 +250,9 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
                 if (go_path_match(pattern, signed_name)) excluded = true;
             std::string error;
             if (excluded) signed_files.erase(signed_name);
-            else if (!verify_bundle_file(signed_name, f->bytes, signed_files, error)) return failure(name, error);
+            else if (f->kept ? !verify_bundle_file(signed_name, f->bytes, signed_files, error)
+                             : !verify_bundle_file_sha256(signed_name, f->sha256, signed_files, error))
+                return failure(name, error);
         }
         auto base = base_name(f->path);
         if (ends_with(f->path, ".rego")) {
@@ -234,7 +315,7 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
 }
 
 BundleReadResult read_bundle_archive(std::string_view bytes, const std::string& name, const BundleReadOptions& options) {
-    auto archive = read_tar_gz(bytes, options.limits);
+    auto archive = read_tar_gz(bytes, options.limits, entry_policy(options));
     if (!archive.ok()) return failure(name, archive.error);
     return read_bundle_files(std::move(archive.files), name, "", options);
 }
@@ -246,9 +327,10 @@ BundleReadResult read_bundle(const std::string& given, const BundleReadOptions& 
     if (ec || !fs::exists(status)) return failure(given, "stat " + path + ": no such file or directory");
     if (fs::is_directory(status)) {
         std::vector<ArchiveFile> files;
-        std::uint64_t total = 0;
-        std::string error;
-        if (!walk_directory(path, path, "", files, options.limits, total, error, 0)) return failure(given, error);
+        const fs::path root(path);
+        const EntryPolicy policy = entry_policy(options);
+        DirectoryWalk walk{root, options.limits, policy, files, 0, {}};
+        if (!walk.walk(root, "", 0)) return failure(given, walk.error);
         std::string prefix = fs::path(path).lexically_normal().generic_string();
         if (prefix == ".") prefix.clear();
         while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();

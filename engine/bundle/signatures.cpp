@@ -296,18 +296,49 @@ std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::ve
     return files;
 }
 
-bool verify_bundle_file(const std::string& path, std::string_view bytes, std::map<std::string, FileDigest>& files,
-                        std::string& error) {
-    auto it = files.find(path);
+namespace {
+
+// The file's entry in the signature, or false and OPA's error.
+bool signed_entry(const std::string& path, std::map<std::string, FileDigest>& files,
+                  std::map<std::string, FileDigest>::iterator& it, std::string& error) {
+    it = files.find(path);
     if (it == files.end()) return error = "file " + path + " not included in bundle signature", false;
     if (it->second.algorithm.empty()) return error = "no hashing algorithm provided for file " + path, false;
-    auto hash = hash_file(path, bytes, it->second.algorithm, error);
-    if (!hash) return false;
+    return true;
+}
+
+bool compare_digest(const std::string& path, const std::string& got, std::map<std::string, FileDigest>& files,
+                    std::map<std::string, FileDigest>::iterator it, std::string& error) {
     std::string want = it->second.hash;
     for (auto& c : want) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (want != *hash) return error = path + ": digest mismatch (want: " + it->second.hash + ", got: " + *hash + ")", false;
+    if (want != got) return error = path + ": digest mismatch (want: " + it->second.hash + ", got: " + got + ")", false;
     files.erase(it);
     return true;
+}
+
+}  // namespace
+
+bool verify_bundle_file(const std::string& path, std::string_view bytes, std::map<std::string, FileDigest>& files,
+                        std::string& error) {
+    std::map<std::string, FileDigest>::iterator it;
+    if (!signed_entry(path, files, it, error)) return false;
+    auto hash = hash_file(path, bytes, it->second.algorithm, error);
+    if (!hash) return false;
+    return compare_digest(path, *hash, files, it, error);
+}
+
+bool verify_bundle_file_sha256(const std::string& path, const std::string& sha256_hex,
+                               std::map<std::string, FileDigest>& files, std::string& error) {
+    std::map<std::string, FileDigest>::iterator it;
+    if (!signed_entry(path, files, it, error)) return false;
+    if (it->second.algorithm != kDefaultHashAlgorithm) {
+        std::string check;
+        if (!hash_bytes("", it->second.algorithm, check)) return error = check, false;  // OPA's unknown-algorithm error
+        return error = "file " + path + ": gavel checks files it does not load by their " + std::string(kDefaultHashAlgorithm) +
+                       " digest only, not " + it->second.algorithm,
+               false;
+    }
+    return compare_digest(path, sha256_hex, files, it, error);
 }
 
 }  // namespace gavel::engine::bundle

@@ -72,6 +72,11 @@ std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::ve
 bool verify_bundle_file(const std::string& path, std::string_view bytes, std::map<std::string, FileDigest>& files,
                         std::string& error);
 
+// The same for a file whose bytes were not kept, only their SHA-256 (a file the
+// reader does not use): a signature naming another algorithm for it is an error.
+bool verify_bundle_file_sha256(const std::string& path, const std::string& sha256_hex,
+                               std::map<std::string, FileDigest>& files, std::string& error);
+
 // Go's filepath.Match (for exclude_files).
 bool go_path_match(std::string_view pattern, std::string_view name);
 

@@ -80,8 +80,9 @@ std::vector<BundleStatus> BundlePlugin::statuses() const {
 bool BundlePlugin::activate(std::size_t index, const std::string& bytes, std::string& error) {
     const BundleConfig& bc = config_.bundles[index];
     engine::bundle::BundleReadOptions ro;
+    // size_limit_bytes is OPA's per-file limit; the whole archive is bounded too, at least by as much.
     ro.limits.max_file_bytes = static_cast<std::uint64_t>(bc.size_limit_bytes);
-    ro.limits.max_total_bytes = static_cast<std::uint64_t>(bc.size_limit_bytes);
+    ro.limits.max_total_bytes = std::max(ro.limits.max_total_bytes, ro.limits.max_file_bytes);
     if (bc.signed_bundle) ro.verification = &verification_[index];
     auto start = std::chrono::steady_clock::now();
     auto read = engine::bundle::read_bundle_archive(bytes, bc.name, ro);
