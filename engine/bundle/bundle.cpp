@@ -216,26 +216,29 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
     b.name = name;
     // Signatures first: every other file is checked against them as it is read.
     std::vector<const ArchiveFile*> descriptors;
+    SignaturesFile signatures;
     for (const auto& f : files) {
         if (options.ignore && options.ignore(f.path)) continue;
         if (ends_with(f.path, "signatures.json")) {
             if (options.skip_verify) continue;
-            std::string plugin, error;
-            if (!parse_signatures(f.bytes, b.signatures, plugin, error)) return failure(name, error);
-            if (!plugin.empty()) return failure(name, "no verifier exists under id " + plugin);
+            std::string error;
+            auto parsed = parse_signatures(f.bytes, error);
+            if (!parsed) return failure(name, error);
+            signatures = std::move(*parsed);
             continue;
         }
         descriptors.push_back(&f);
     }
+    b.signatures = signatures.tokens;
     std::map<std::string, FileDigest> signed_files;
-    const bool check = !options.skip_verify && !b.signatures.empty();
+    const bool check = !options.skip_verify && signatures.signed_bundle;
     if (!options.skip_verify) {
-        if (b.signatures.empty() && options.verification && !options.verification->key_id.empty())
+        if (!signatures.signed_bundle && options.verification && !options.verification->key_id.empty())
             return failure(name, "bundle missing .signatures.json file");
         if (check) {
             if (!options.verification) return failure(name, "verification key not provided");
             std::string error;
-            auto verified = verify_signatures(b.signatures, *options.verification, error);
+            auto verified = verify_bundle_signature(signatures, *options.verification, error);
             if (!verified) return failure(name, error);
             signed_files = std::move(*verified);
         }

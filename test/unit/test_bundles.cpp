@@ -258,7 +258,7 @@ TEST_CASE("signatures: OPA's digests; sign, verify, tamper, scope, key ids") {
     o.verification = &vc;
     CHECK(read_bundle_archive(*bytes, "t", o).ok());
     vc.public_keys["default"].key = "wrong";
-    CHECK(read_bundle_archive(*bytes, "t", o).error_text().find("failed to verify JWT signature") != std::string::npos);
+    CHECK(read_bundle_archive(*bytes, "t", o).error_text() == "bundle t: failed to verify message: failed to match hmac signature");
     vc.public_keys["default"].key = "secret";
     vc.scope = "write";
     CHECK(read_bundle_archive(*bytes, "t", o).error_text() == "bundle t: scope mismatch");
@@ -312,4 +312,41 @@ TEST_CASE("decision logs: uploads are gzip JSON arrays within the size limit") {
         total += arr.size();
     }
     CHECK(total == 10);
+}
+
+TEST_CASE("signatures: the verifier .signatures.json names, as OPA's registry of one (_default)") {
+    std::string error;
+    auto file = parse_signatures(R"({"signatures": ["a.b.c"], "plugin": "_default"})", error);
+    REQUIRE(file);
+    CHECK(file->tokens == std::vector<std::string>{"a.b.c"});
+    CHECK(file->plugin == "_default");
+    CHECK(file->signed_bundle);
+    // OPA's zero value is unsigned; an empty list or a plugin alone is not.
+    CHECK(!parse_signatures("{}", error)->signed_bundle);
+    CHECK(parse_signatures(R"({"signatures": []})", error)->signed_bundle);
+    CHECK(parse_signatures(R"({"plugin": "x"})", error)->signed_bundle);
+    CHECK(!parse_signatures(R"({"plugin": 1})", error));
+
+    // A bundle gavel signs names the default verifier, as `opa build` does, and reads back.
+    Bundle b;
+    b.modules.push_back({"p.rego", "t/p.rego", "package p\n", false, "p"});
+    SigningConfig sc{"secret", "HS256", ""};
+    auto bytes = write_bundle(b, WriteOptions{&sc, "default"}, error);
+    REQUIRE(bytes);
+    std::string sigs;
+    for (const auto& f : read_tar_gz(*bytes).files)
+        if (f.path == ".signatures.json") sigs = f.bytes;
+    CHECK(sigs.find("\"plugin\": \"_default\"") != std::string::npos);
+    VerificationConfig vc;
+    vc.public_keys["default"] = KeyConfig{"secret", "HS256", ""};
+    BundleReadOptions o;
+    o.verification = &vc;
+    CHECK(read_bundle_archive(*bytes, "t", o).ok());
+    // Another verifier name: OPA's error (it has none registered but its default).
+    SignaturesFile custom = *parse_signatures(sigs, error);
+    custom.plugin = "custom";
+    CHECK(!verify_bundle_signature(custom, vc, error));
+    CHECK(error == "no verifier exists under id custom");
+    custom.plugin.clear();
+    CHECK(verify_bundle_signature(custom, vc, error));
 }

@@ -83,7 +83,9 @@ bool BundlePlugin::activate(std::size_t index, const std::string& bytes, std::st
     // size_limit_bytes is OPA's per-file limit; the whole archive is bounded too, at least by as much.
     ro.limits.max_file_bytes = static_cast<std::uint64_t>(bc.size_limit_bytes);
     ro.limits.max_total_bytes = std::max(ro.limits.max_total_bytes, ro.limits.max_file_bytes);
-    if (bc.signed_bundle) ro.verification = &verification_[index];
+    // As OPA: a signing section verifies with it; without one, configured keys still verify
+    // a signed bundle (chosen by its kid); with neither, a signed bundle is refused.
+    if (bc.signed_bundle || !config_.keys.empty()) ro.verification = &verification_[index];
     auto start = std::chrono::steady_clock::now();
     auto read = engine::bundle::read_bundle_archive(bytes, bc.name, ro);
     if (!read.ok()) {

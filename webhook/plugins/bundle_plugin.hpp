@@ -3,8 +3,9 @@
 // bundle polls `<service url>/<resource>` with If-None-Match (a 304 costs
 // nothing), waits a random time between the polling delays after a success
 // and backs off exponentially (OPA's DefaultBackoff) after an error. A new
-// bundle is read with the archive limits, verified when the bundle has a
-// `signing` section, and activated through PolicyStore::activate_bundle:
+// bundle is read with the archive limits, verified as OPA does (with its
+// `signing` section, else with the configured `keys` when it is signed), and
+// activated through PolicyStore::activate_bundle:
 // compiled, then swapped; a broken or wrongly signed bundle leaves the last
 // good one serving. With `persist`, every activated bundle is written to
 // <persistence_directory>/bundles/<name>/bundle.tar.gz (atomically) and read
