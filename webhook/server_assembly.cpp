@@ -319,8 +319,10 @@ int run_server(const ServerAssemblyOptions& o) {
     }
     lifecycle.add_pool(eval_pool.get());
     lifecycle.add_pool(rest_pool.get());
-    lifecycle.on_not_ready = [service, wait = o.shutdown_wait, managed, persistent = o.managed_webhooks && o.managed_webhooks->persistent] {
+    lifecycle.on_not_ready = [service, wait = o.shutdown_wait, managed, persistent = o.managed_webhooks && o.managed_webhooks->persistent,
+                              bundle_plugin] {
         service->set_ready(false);
+        if (bundle_plugin) bundle_plugin->request_stop();  // an activation under way stops now
         // The API server stops calling before the listeners close.
         if (managed) managed->stop(persistent);
         log_line("info", "shutting down: not ready; serving on for the wait period",
@@ -420,12 +422,15 @@ int run_server(const ServerAssemblyOptions& o) {
     if (managed) managed->start();
     bool clean = lifecycle.run();
     if (events) events->stop();
-    if (bundle_plugin) bundle_plugin->stop();
+    // Bundle work was told to stop at SIGTERM; what has not stopped after the drain and
+    // the cancel linger (a download, a compile) is not waited for.
+    if (bundle_plugin && !bundle_plugin->stop(lo.cancel_linger)) clean = false;
     if (status_reporter) status_reporter->stop();
     if (decision_logger) decision_logger->stop();  // uploads what is buffered, once
     if (!clean) {
-        // Evaluations ignored their cancellation: their threads cannot be joined, so do not wait.
-        log_line("warn", "stopped with evaluations still running");
+        // Evaluations ignored their cancellation (or a bundle compile runs on): their threads
+        // cannot be joined, so do not wait.
+        log_line("warn", "stopped with evaluations or a bundle compile still running");
         std::fflush(nullptr);
         std::_Exit(0);
     }

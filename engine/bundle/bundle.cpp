@@ -75,6 +75,7 @@ std::string package_path_of(const lang::Module& m) {
 // use are only digested when the bundle is to be verified, else skipped, as ignored ones are.
 EntryPolicy entry_policy(const BundleReadOptions& options) {
     return [&options](const std::string& path, std::uint64_t size) -> EntryDecision {
+        if (options.stop && options.stop->load()) return {EntryAction::Skip, kReadStopped};
         if (options.ignore && options.ignore(path)) return {EntryAction::Skip, {}};
         auto base = base_name(path);
         auto json_limit = [&](const std::string& what) -> EntryDecision {
@@ -291,6 +292,7 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
     // Modules are parsed once the manifest (their dialect) is known.
     BundleReadResult result;
     for (const ArchiveFile* f : rego) {
+        if (options.stop && options.stop->load()) return failure(name, kReadStopped);
         BundleModule m;
         m.path = f->path;
         m.name = join(name, f->path);

@@ -185,13 +185,18 @@ std::string total_size_limit_error(std::uint64_t limit) {
 
 ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& limits, const EntryPolicy& policy) {
     ArchiveReadResult result;
+    // OPA's prefixes: "archive read failed" when the gzip stream cannot start, "bundle
+    // read failed" for what goes wrong after (tar entries, limits, the stream cut short).
     auto fail = [&](std::string message) {
         result.files.clear();
-        result.error = "archive read failed: " + std::move(message);
+        result.error = "bundle read failed: " + std::move(message);
         return std::move(result);
     };
     GzipReader gz(compressed);
-    if (!gz.error().empty()) return fail(gz.error());
+    if (!gz.error().empty()) {
+        result.error = "archive read failed: " + gz.error();
+        return result;
+    }
     TarStream in(gz);
     std::set<std::string> seen;
     std::uint64_t total = 0;

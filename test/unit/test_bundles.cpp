@@ -74,7 +74,7 @@ TEST_CASE("tar: traversal, links, devices, truncation, bad checksums and limits 
     ArchiveLimits small;
     small.max_file_bytes = 4;
     CHECK(read(entry("a.rego", '0', "12345"), small).error ==
-          "archive read failed: bundle file a.rego size (5 bytes) exceeds configured size_limit_bytes (4 bytes)");
+          "bundle read failed: bundle file a.rego size (5 bytes) exceeds configured size_limit_bytes (4 bytes)");
     small = {};
     small.max_entries = 1;
     CHECK(read(entry("a", '0', "1") + entry("b", '0', "2"), small).error.find("more than 1 entries") != std::string::npos);
@@ -91,7 +91,7 @@ TEST_CASE("tar: traversal, links, devices, truncation, bad checksums and limits 
     ArchiveLimits total;
     total.max_total_bytes = 1 << 20;
     CHECK(read_tar_gz(gzip_compress(entry("big", '0', std::string(2 << 20, '\0'))), total).error ==
-          "archive read failed: bundle files exceed the total size limit (1048576 bytes unpacked)");
+          "bundle read failed: bundle files exceed the total size limit (1048576 bytes unpacked)");
 }
 
 TEST_CASE("tar: sizes are checked as announced, before inflating; entries skipped count too") {
@@ -105,10 +105,10 @@ TEST_CASE("tar: sizes are checked as announced, before inflating; entries skippe
     total.max_total_bytes = 1 << 20;
     std::string half(600 << 10, 'x');
     CHECK(read_tar_gz(gzip_compress(entry("a", '0', half) + entry("b", '0', half) + end), total).error ==
-          "archive read failed: bundle files exceed the total size limit (1048576 bytes unpacked)");
+          "bundle read failed: bundle files exceed the total size limit (1048576 bytes unpacked)");
     // Data a directory entry or a skipped file carries is inflated too, so it counts.
     CHECK(read_tar_gz(gzip_compress(entry("d/", '5', half) + entry("b", '0', half) + end), total).error ==
-          "archive read failed: bundle files exceed the total size limit (1048576 bytes unpacked)");
+          "bundle read failed: bundle files exceed the total size limit (1048576 bytes unpacked)");
     EntryPolicy skip_all = [](const std::string&, std::uint64_t) { return EntryDecision{EntryAction::Skip, {}}; };
     CHECK(!read_tar_gz(gzip_compress(entry("a", '0', half) + entry("b", '0', half) + end), total, skip_all).ok());
     auto skipped = read_tar_gz(gzip_compress(entry("a", '0', half) + end), total, skip_all);
@@ -123,7 +123,7 @@ TEST_CASE("tar: sizes are checked as announced, before inflating; entries skippe
     };
     CHECK(read_tar_gz(liar, {}, refuse).error == "data.json announces 1073741824");
     // Kept, it is read as it arrives: cut short, it is truncated (no 1 GiB buffer first).
-    CHECK(read_tar_gz(liar).error == "archive read failed: entry data.json is truncated (1073741824 bytes announced)");
+    CHECK(read_tar_gz(liar).error == "bundle read failed: entry data.json is truncated (1073741824 bytes announced)");
 
     // Digested: only the SHA-256 of the bytes stays.
     EntryPolicy digest = [](const std::string&, std::uint64_t) { return EntryDecision{EntryAction::Digest, {}}; };
@@ -149,7 +149,7 @@ TEST_CASE("bundle: files larger than their parsers take are refused from the hea
           "bundle t: bundle load failed on manifest decode: JSON input too large: 314572800 bytes (limit 268435456)");
     // A file the reader does not use is not kept: announced large and cut short, it is truncated.
     CHECK(read_bundle_archive(announce("/blob.bin", 900u << 20), "t", o).error_text() ==
-          "bundle t: archive read failed: entry blob.bin is truncated (943718400 bytes announced)");
+          "bundle t: bundle read failed: entry blob.bin is truncated (943718400 bytes announced)");
 }
 
 TEST_CASE("signatures: files the reader does not use are verified by their SHA-256") {
@@ -349,4 +349,14 @@ TEST_CASE("signatures: the verifier .signatures.json names, as OPA's registry of
     CHECK(error == "no verifier exists under id custom");
     custom.plugin.clear();
     CHECK(verify_bundle_signature(custom, vc, error));
+}
+
+TEST_CASE("bundle: a read stops between files once asked to (shutdown)") {
+    std::atomic<bool> stop{false};
+    BundleReadOptions o;
+    o.stop = &stop;
+    std::string bytes = archive({{"/a/p.rego", "package a\n"}, {"/a/data.json", "{}"}});
+    CHECK(read_bundle_archive(bytes, "t", o).ok());
+    stop = true;
+    CHECK(read_bundle_archive(bytes, "t", o).error_text() == std::string("bundle t: ") + kReadStopped);
 }
