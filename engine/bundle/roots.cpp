@@ -97,29 +97,24 @@ std::optional<std::uint32_t> RootTrie::child(std::uint32_t node, std::string_vie
     return it->second;
 }
 
-bool RootTrie::contains(std::string_view path) const {
-    if (universal_) return true;
+RootTrie::Walk RootTrie::walk(std::string_view path) const {
     std::uint32_t node = 0;
     for (auto segment : segments(path)) {
         auto next = child(node, segment);
-        if (!next) return false;
+        if (!next) return {};
         node = *next;
-        if (nodes_[node].root) return true;
+        if (nodes_[node].root) return {true, node};
     }
-    return false;
+    return {false, node};
 }
+
+bool RootTrie::contains(std::string_view path) const { return universal_ || walk(path).through_root; }
 
 bool RootTrie::overlaps(std::string_view path) const {
     if (roots_.empty()) return false;
     if (universal_ || path.empty()) return true;  // "" contains every path
-    std::uint32_t node = 0;
-    for (auto segment : segments(path)) {
-        auto next = child(node, segment);
-        if (!next) return false;
-        node = *next;
-        if (nodes_[node].root) return true;
-    }
-    return nodes_[node].roots_below > 0;
+    auto w = walk(path);
+    return w.through_root || (w.end && nodes_[*w.end].roots_below > 0);
 }
 
 bool RootTrie::begins_a_root(std::string_view segment) const { return child(0, segment).has_value(); }

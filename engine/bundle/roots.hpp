@@ -48,6 +48,13 @@ private:
         std::size_t roots_below = 0;  // roots ending here or below
     };
     std::optional<std::uint32_t> child(std::uint32_t node, std::string_view segment) const;
+    // `path` followed down the trie: whether a root ends on the way (or at its end),
+    // and the node it ends at, if the trie has it.
+    struct Walk {
+        bool through_root = false;
+        std::optional<std::uint32_t> end;
+    };
+    Walk walk(std::string_view path) const;
 
     std::vector<std::string> roots_;
     bool universal_ = false;  // "" is a root: it contains every path
