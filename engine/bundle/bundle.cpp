@@ -10,6 +10,7 @@
 
 #include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/roots.hpp"
+#include "engine/directory_walk.hpp"
 #include "engine/loader.hpp"
 #include "lang/parse.hpp"
 #include "runtime/json.hpp"
@@ -19,6 +20,9 @@ namespace gavel::engine::bundle {
 
 namespace fs = std::filesystem;
 using runtime::Value;
+using engine::WalkEntry;
+using engine::WalkOptions;
+using engine::configmap_volume_internal;
 
 namespace {
 
@@ -108,91 +112,67 @@ EntryPolicy entry_policy(const BundleReadOptions& options) {
     };
 }
 
-// Directory walk: regular files in byte order of names, with the archive's limits
-// and entry policy. Links are followed only when they stay inside the bundle;
-// ".."-prefixed names (ConfigMap internals) are skipped.
-struct DirectoryWalk {
-    const fs::path& root;
-    const ArchiveLimits& limits;
-    const EntryPolicy& policy;
-    std::vector<ArchiveFile>& out;
+// One file of a bundle directory, read as the entry policy says, within the limits.
+bool read_directory_file(const WalkEntry& e, const ArchiveLimits& limits, const EntryPolicy& policy, std::uint64_t& total,
+                         std::vector<ArchiveFile>& out, std::string& error) {
+    std::error_code ec;
+    auto size = fs::file_size(e.path, ec);
+    if (ec) return error = "stat " + e.path + ": " + ec.message(), false;
+    if (size > limits.max_file_bytes) {
+        std::string shown = e.path;
+        while (shown.starts_with('/')) shown.erase(0, 1);
+        return error = file_size_limit_error(shown, size, limits.max_file_bytes), false;
+    }
+    total += size;
+    if (total > limits.max_total_bytes) return error = total_size_limit_error(limits.max_total_bytes), false;
+    if (out.size() >= limits.max_entries) return error = "more than " + std::to_string(limits.max_entries) + " files", false;
+    EntryDecision decision = policy(e.relative, size);
+    if (!decision.error.empty()) return error = std::move(decision.error), false;
+    if (decision.action == EntryAction::Skip) return true;
+    std::ifstream in(e.path, std::ios::binary);
+    ArchiveFile f;
+    f.path = e.relative;
+    f.kept = decision.action == EntryAction::Keep;
+    if (f.kept) {
+        f.bytes.resize(static_cast<std::size_t>(size));
+        in.read(f.bytes.data(), static_cast<std::streamsize>(f.bytes.size()));
+    } else {
+        DigestStream digest(kDefaultHashAlgorithm);
+        char buffer[64 * 1024];
+        for (std::uint64_t left = size; left > 0 && in;) {
+            in.read(buffer, static_cast<std::streamsize>(std::min<std::uint64_t>(left, sizeof buffer)));
+            digest.update(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
+            left -= static_cast<std::uint64_t>(in.gcount());
+        }
+        f.sha256 = digest.hex();
+    }
+    if (!in) return error = "read " + e.path + ": read error", false;
+    out.push_back(std::move(f));
+    return true;
+}
+
+// A bundle directory's regular files, in walk order (engine/directory_walk: byte order
+// of names, cycle-safe), with the archive's limits and entry policy. Links are followed
+// only when they stay inside the bundle; ".."-prefixed names (ConfigMap internals) are skipped.
+bool read_directory(const std::string& root, const ArchiveLimits& limits, const EntryPolicy& policy,
+                    std::vector<ArchiveFile>& out, std::string& error) {
+    WalkOptions walk_options;
+    walk_options.skip = configmap_volume_internal;
+    std::error_code ec;
+    const fs::path base = fs::weakly_canonical(root, ec);
     std::uint64_t total = 0;
-    std::string error;
-
-    bool fail(std::string message) {
-        error = std::move(message);
-        return false;
-    }
-
-    bool walk(const fs::path& dir, const std::string& rel, int depth) {
-        if (depth > 64) return fail("directory nesting too deep at " + dir.string());
-        std::error_code ec;
-        std::vector<std::string> names;
-        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename().string());
-        if (ec) return fail("open " + dir.string() + ": " + ec.message());
-        std::sort(names.begin(), names.end());
-        for (const auto& name : names) {
-            if (name.starts_with("..")) continue;
-            fs::path p = dir / name;
-            std::string r = rel.empty() ? name : rel + "/" + name;
-            auto link = fs::symlink_status(p, ec);
-            if (fs::is_symlink(link)) {
-                fs::path target = fs::weakly_canonical(p, ec);
-                fs::path base = fs::weakly_canonical(root, ec);
-                auto inside = target.lexically_relative(base);
-                if (ec || inside.empty() || *inside.begin() == "..")
-                    return fail("symbolic link " + r + " points outside the bundle");
-            }
-            auto status = fs::status(p, ec);
-            if (ec) return fail("stat " + p.string() + ": " + ec.message());
-            if (fs::is_directory(status)) {
-                if (!walk(p, r, depth + 1)) return false;
-                continue;
-            }
-            if (!fs::is_regular_file(status)) continue;
-            if (!read_file(p, r)) return false;
+    for (const WalkEntry& e : walk_directory(root, walk_options)) {
+        if (e.depth == 0) continue;
+        if (e.kind == WalkEntry::Kind::Unreadable || e.kind == WalkEntry::Kind::Cycle) return error = e.message, false;
+        if (fs::is_symlink(fs::symlink_status(e.path, ec))) {
+            auto inside = fs::weakly_canonical(e.path, ec).lexically_relative(base);
+            if (ec || inside.empty() || *inside.begin() == "..")
+                return error = "symbolic link " + e.relative + " points outside the bundle", false;
         }
-        return true;
+        if (e.kind == WalkEntry::Kind::File && !read_directory_file(e, limits, policy, total, out, error)) return false;
     }
-
-    bool read_file(const fs::path& p, const std::string& r) {
-        std::error_code ec;
-        auto size = fs::file_size(p, ec);
-        if (ec) return fail("stat " + p.string() + ": " + ec.message());
-        if (size > limits.max_file_bytes) {
-            std::string shown = p.generic_string();
-            while (shown.starts_with('/')) shown.erase(0, 1);
-            return fail(file_size_limit_error(shown, size, limits.max_file_bytes));
-        }
-        total += size;
-        if (total > limits.max_total_bytes) return fail(total_size_limit_error(limits.max_total_bytes));
-        if (out.size() >= limits.max_entries) return fail("more than " + std::to_string(limits.max_entries) + " files");
-        EntryDecision decision = policy(r, size);
-        if (!decision.error.empty()) return fail(std::move(decision.error));
-        if (decision.action == EntryAction::Skip) return true;
-        std::ifstream in(p, std::ios::binary);
-        ArchiveFile f;
-        f.path = r;
-        f.kept = decision.action == EntryAction::Keep;
-        if (f.kept) {
-            f.bytes.resize(static_cast<std::size_t>(size));
-            in.read(f.bytes.data(), static_cast<std::streamsize>(f.bytes.size()));
-        } else {
-            DigestStream digest(kDefaultHashAlgorithm);
-            char buffer[64 * 1024];
-            for (std::uint64_t left = size; left > 0 && in;) {
-                auto chunk = static_cast<std::streamsize>(std::min<std::uint64_t>(left, sizeof buffer));
-                in.read(buffer, chunk);
-                digest.update(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
-                left -= static_cast<std::uint64_t>(in.gcount());
-            }
-            f.sha256 = digest.hex();
-        }
-        if (!in) return fail("read " + p.string() + ": read error");
-        out.push_back(std::move(f));
-        return true;
-    }
-};
+    return true;
+}
 
 }  // namespace
 
@@ -332,10 +312,8 @@ BundleReadResult read_bundle(const std::string& given, const BundleReadOptions& 
     if (ec || !fs::exists(status)) return failure(given, "stat " + path + ": no such file or directory");
     if (fs::is_directory(status)) {
         std::vector<ArchiveFile> files;
-        const fs::path root(path);
-        const EntryPolicy policy = entry_policy(options);
-        DirectoryWalk walk{root, options.limits, policy, files, 0, {}};
-        if (!walk.walk(root, "", 0)) return failure(given, walk.error);
+        std::string error;
+        if (!read_directory(path, options.limits, entry_policy(options), files, error)) return failure(given, error);
         std::string prefix = fs::path(path).lexically_normal().generic_string();
         if (prefix == ".") prefix.clear();
         while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
