@@ -137,6 +137,8 @@ sig() { tar xzf "$1" -O /.signatures.json 2>/dev/null || tar xzf "$1" -O .signat
 for b in rsa hs256 scoped; do
     expect_eq "gavel build signs as opa build ($b)" "$(sig "$work/g_$b.tar.gz")" "$(sig "$fx/$b.tar.gz")"
 done
+expect_in "build -b a signed bundle without a key: refused, as opa build" \
+    "$("$gavel" build -b "$fx/rsa.tar.gz" -o "$work/x.tar.gz" 2>&1)" "bundle $fx/rsa.tar.gz: verification key not provided"
 "$gavel" build -b "$fx/rsa.tar.gz" --verification-key "$keys/rsa_public.pem" --signing-key "$keys/rsa_private.pem" -o "$work/resigned.tar.gz" &&
     expect_eq "verify then re-sign an OPA bundle: OPA's signature again" "$(sig "$work/resigned.tar.gz")" "$(sig "$fx/rsa.tar.gz")" ||
     fail "re-sign an OPA bundle"
