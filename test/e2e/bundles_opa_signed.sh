@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bundles a real `opa build` (OPA 1.7.1) signed (fixtures/bundles/opa_signed/) in every
 # entry point: eval -b (unverified as opa eval; verified with a key), test -b and check -b
-# (unverified, as OPA), repl -b and serve -b (verified, as opa run), with OPA's flags
+# (unverified, as OPA), repl -b, run -b, run --server -b, serve -b and build -b (verified, as
+# opa run and opa build), with OPA's flags
 # (--verification-key, --verification-key-id, --signing-alg, --scope, --exclude-files-verify,
 # --skip-verify). Bundles tampered with here are refused with the texts opa run printed for
 # them. And the other way round: gavel build signs the same files with the same key into
@@ -126,6 +127,17 @@ out=$("$gavel" serve --insecure-http --addr 127.0.0.1:0 --rest-addr 127.0.0.1:0 
 expect_in "serve -b refuses a tampered bundle at start" "$out" "data.json: digest mismatch"
 out=$("$gavel" serve --insecure-http --addr 127.0.0.1:0 --rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 -b "$fx/rsa.tar.gz" 2>&1)
 expect_in "serve -b refuses a signed bundle without a key" "$out" "verification key not provided"
+
+# ---- gavel run, OPA's own command line: the REPL and --server -b ------------------------------------------------
+expect_eq "run -b (REPL) verified" "$(echo "$q" | "$gavel" run -b "$fx/rsa.tar.gz" --verification-key "$keys/rsa_public.pem" 2>&1 | head -1)" '"refused"'
+expect_in "run -b (REPL) without a key" "$(echo "$q" | "$gavel" run -b "$fx/rsa.tar.gz" 2>&1 | head -1)" "verification key not provided"
+free_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$gavel" run --server --addr "127.0.0.1:$free_port" -b "$fx/hs256.tar.gz" --verification-key "$secret" --signing-alg HS256 \
+    > "$work/run.out" 2> "$work/run.log" &
+run_pid=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$free_port/health" && break; sleep 0.1; done
+expect_eq "run --server -b HS256: data" "$(curl -s "http://127.0.0.1:$free_port/v1/data/appdata/word")" '{"result":"refused"}'
+kill -TERM "$run_pid"; wait "$run_pid" 2>/dev/null
 
 # ---- gavel's signatures are OPA's, byte for byte -------------------------------------------------------------
 # RS256 (PKCS #1 v1.5) and HS256 are deterministic: the same files and key give the same token.
