@@ -180,6 +180,8 @@ int run_server(const ServerAssemblyOptions& o) {
     // -b bundles: read (and verified) once at start; their roots must not overlap.
     engine::bundle::BundleReadOptions read_options = o.bundle_read;
     read_options.verification = o.bundle_verification ? &*o.bundle_verification : nullptr;
+    // Activated together, as OPA does: one may use another's rules.
+    std::vector<std::pair<std::string, PolicyStore::BundleContent>> bundles;
     for (const auto& path : o.bundles) {
         auto read = engine::bundle::read_bundle(path, read_options);
         if (!read.ok()) return fail(read.error_text());
@@ -188,9 +190,14 @@ int run_server(const ServerAssemblyOptions& o) {
         content.data = read.bundle->data;
         content.roots = read.bundle->manifest.effective_roots();
         content.revision = read.bundle->manifest.revision;
-        auto r = store->activate_bundle(path, content);
+        bundles.emplace_back(path, std::move(content));
+    }
+    if (!bundles.empty()) {
+        auto r = store->activate_bundles(bundles);
         if (!r.ok()) {
-            std::cerr << cmd << ": bundle " << path << ": " << r.message << "\n";
+            std::string names;
+            for (const auto& b : bundles) names += (names.empty() ? "" : ", ") + b.first;
+            std::cerr << cmd << (bundles.size() == 1 ? ": bundle " : ": bundles ") << names << ": " << r.message << "\n";
             print_errors(r.errors);
             return 1;
         }
