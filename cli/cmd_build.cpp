@@ -83,8 +83,8 @@ int run_build(BuildOptions& o) {
 
     std::optional<bundle::Bundle> result;
     if (o.bundle_mode) {
-        // Without a verification key a signed input is read as OPA's build does when not asked to verify.
-        if (!verifying) read_options.skip_verify = true;
+        // A signed input without a verification key is refused, as `opa build` refuses it
+        // ("verification key not provided"): a rebuild never drops a signature unchecked.
         auto patterns = o.ignore;
         read_options.ignore = [patterns](const std::string& path) {
             for (const auto& pattern : patterns) {

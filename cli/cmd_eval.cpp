@@ -547,6 +547,8 @@ int run_eval(EvalCliOptions opts) {
             std::cerr << "error: " << flag_error << "\n";
             return 1;
         }
+        // `opa eval` never verifies bundle signatures; gavel's does when given a key.
+        if (!bundle_options.verification) bundle_options.skip_verify = true;
         auto loaded = engine::bundle::load_paths_and_bundles(without_ignored(opts.data, opts.ignore), opts.bundles,
                                                              load_options, bundle_options);
         lang::Diagnostics diags = loaded.ok() ? engine::add_to_engine(engine, std::move(loaded)) : std::move(loaded.errors);

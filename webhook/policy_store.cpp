@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/bundle/data_placement.hpp"
 #include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/roots.hpp"
 #include "runtime/json.hpp"
@@ -204,19 +205,32 @@ WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::st
 }
 
 WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleContent& content) {
+    return activate_bundles({{name, content}});
+}
+
+WriteResult PolicyStore::activate_bundles(const std::vector<std::pair<std::string, BundleContent>>& batch) {
     std::lock_guard lock(mutex_);
-    for (const auto& [other, b] : bundles_) {
-        if (other == name) continue;
-        for (const auto& r : b.roots)
-            for (const auto& mine : content.roots)
-                if (engine::bundle::root_paths_overlap(r, mine))
-                    return failure_of(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
-                                                            std::min(name, other) + ", " + std::max(name, other) + "]");
+    auto overlap = [](const std::string& a, const std::string& b) {
+        return failure_of(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
+                                                   std::min(a, b) + ", " + std::max(a, b) + "]");
+    };
+    std::set<std::string> names;
+    for (const auto& [name, content] : batch) names.insert(name);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        const auto& [name, content] = batch[i];
+        const engine::bundle::RootTrie mine(content.roots);
+        for (const auto& [other, b] : bundles_) {
+            if (names.count(other)) continue;  // replaced in this step
+            for (const auto& r : b.roots)
+                if (mine.overlaps(r)) return overlap(name, other);
+        }
+        for (std::size_t j = 0; j < i; ++j)
+            for (const auto& r : batch[j].second.roots)
+                if (mine.overlaps(r)) return overlap(name, batch[j].first);
     }
     auto old_policies = policies_;
     auto old_v0 = v0_policies_;
     Value old_data = engine_.data();
-    ActiveBundle previous = bundles_.count(name) ? bundles_[name] : ActiveBundle{};
     auto restore = [&] {
         for (const auto& [id, text] : policies_)
             if (!old_policies.count(id)) engine_.remove_policy(id);
@@ -225,19 +239,24 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
         policies_ = old_policies;
         engine_.set_data(old_data);
     };
-    for (const auto& id : previous.ids) {
-        engine_.remove_policy(id);
-        policies_.erase(id);
-        v0_policies_.erase(id);
-    }
     lang::Diagnostics parse_errors;
-    ActiveBundle next{{}, content.roots, content.revision};
-    for (const auto& [id, text, v0] : content.modules) {
-        v0_policies_[id] = v0;
-        auto errs = engine_.add_policy(id, text, policy_options(id));
-        if (!errs.empty()) parse_errors.append(errs);
-        policies_[id] = text;
-        next.ids.push_back(id);
+    std::vector<ActiveBundle> next;
+    for (const auto& [name, content] : batch) {
+        auto previous = bundles_.find(name);
+        if (previous != bundles_.end())
+            for (const auto& id : previous->second.ids) {
+                engine_.remove_policy(id);
+                policies_.erase(id);
+                v0_policies_.erase(id);
+            }
+        ActiveBundle& active = next.emplace_back(ActiveBundle{{}, content.roots, content.revision});
+        for (const auto& [id, text, v0] : content.modules) {
+            v0_policies_[id] = v0;
+            auto errs = engine_.add_policy(id, text, policy_options(id));
+            if (!errs.empty()) parse_errors.append(errs);
+            policies_[id] = text;
+            active.ids.push_back(id);
+        }
     }
     if (!parse_errors.empty()) {
         restore();
@@ -245,28 +264,20 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
         r.errors = std::move(parse_errors);
         return r;
     }
-    // The bundle owns the data below its roots, those it had and those it has now.
-    std::optional<std::string> data_error;
-    std::vector<std::string> owned = previous.roots;
-    owned.insert(owned.end(), content.roots.begin(), content.roots.end());
-    for (const auto& root : owned) {
-        auto path = engine::bundle::path_parts(root);
-        if (path.empty()) data_error = engine_.set_data(Value::empty_object());
-        else engine_.remove_data(path);
-    }
-    for (const auto& root : content.roots) {
-        if (data_error) break;
-        auto path = engine::bundle::path_parts(root);
-        const Value* v = &content.data;
-        for (const auto& p : path) v = v && v->is_object() ? v->find(p) : nullptr;
-        if (v) data_error = engine_.set_data(*v, path);
-    }
-    if (data_error) {
-        restore();
-        return failure_of(400, "invalid_parameter", *data_error);
+    // Each bundle owns the data below its roots, those it had and those it has now.
+    for (const auto& [name, content] : batch) {
+        std::vector<std::string> owned = bundles_.count(name) ? bundles_[name].roots : std::vector<std::string>{};
+        owned.insert(owned.end(), content.roots.begin(), content.roots.end());
+        std::string placement_error;
+        auto placed = engine::bundle::place_bundle_data(engine_.data(), owned, content.roots, content.data, placement_error);
+        std::optional<std::string> data_error = placed ? engine_.set_data(*placed) : placement_error;
+        if (data_error) {
+            restore();
+            return failure_of(400, "invalid_parameter", *data_error);
+        }
     }
     auto old_bundles = bundles_;
-    bundles_[name] = next;
+    for (std::size_t i = 0; i < batch.size(); ++i) bundles_[batch[i].first] = std::move(next[i]);
     WriteResult r = commit_or_rollback(old_policies, old_data);
     if (!r.ok()) {
         bundles_ = old_bundles;

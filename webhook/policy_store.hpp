@@ -87,6 +87,9 @@ public:
         std::string revision;
     };
     WriteResult activate_bundle(const std::string& name, const BundleContent& content);
+    // Several bundles in one step (`-b a -b b`, as OPA activates them together), so that
+    // one may use another's rules or data; their roots may not overlap each other's either.
+    WriteResult activate_bundles(const std::vector<std::pair<std::string, BundleContent>>& bundles);
 
     WriteResult put_data(const std::vector<std::string>& path, const runtime::Value& value, bool only_if_absent);
     WriteResult delete_data(const std::vector<std::string>& path);

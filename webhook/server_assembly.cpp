@@ -180,6 +180,8 @@ int run_server(const ServerAssemblyOptions& o) {
     // -b bundles: read (and verified) once at start; their roots must not overlap.
     engine::bundle::BundleReadOptions read_options = o.bundle_read;
     read_options.verification = o.bundle_verification ? &*o.bundle_verification : nullptr;
+    // Activated together, as OPA does: one may use another's rules.
+    std::vector<std::pair<std::string, PolicyStore::BundleContent>> bundles;
     for (const auto& path : o.bundles) {
         auto read = engine::bundle::read_bundle(path, read_options);
         if (!read.ok()) return fail(read.error_text());
@@ -188,9 +190,14 @@ int run_server(const ServerAssemblyOptions& o) {
         content.data = read.bundle->data;
         content.roots = read.bundle->manifest.effective_roots();
         content.revision = read.bundle->manifest.revision;
-        auto r = store->activate_bundle(path, content);
+        bundles.emplace_back(path, std::move(content));
+    }
+    if (!bundles.empty()) {
+        auto r = store->activate_bundles(bundles);
         if (!r.ok()) {
-            std::cerr << cmd << ": bundle " << path << ": " << r.message << "\n";
+            std::string names;
+            for (const auto& b : bundles) names += (names.empty() ? "" : ", ") + b.first;
+            std::cerr << cmd << (bundles.size() == 1 ? ": bundle " : ": bundles ") << names << ": " << r.message << "\n";
             print_errors(r.errors);
             return 1;
         }
@@ -319,8 +326,10 @@ int run_server(const ServerAssemblyOptions& o) {
     }
     lifecycle.add_pool(eval_pool.get());
     lifecycle.add_pool(rest_pool.get());
-    lifecycle.on_not_ready = [service, wait = o.shutdown_wait, managed, persistent = o.managed_webhooks && o.managed_webhooks->persistent] {
+    lifecycle.on_not_ready = [service, wait = o.shutdown_wait, managed, persistent = o.managed_webhooks && o.managed_webhooks->persistent,
+                              bundle_plugin] {
         service->set_ready(false);
+        if (bundle_plugin) bundle_plugin->request_stop();  // an activation under way stops now
         // The API server stops calling before the listeners close.
         if (managed) managed->stop(persistent);
         log_line("info", "shutting down: not ready; serving on for the wait period",
@@ -420,12 +429,15 @@ int run_server(const ServerAssemblyOptions& o) {
     if (managed) managed->start();
     bool clean = lifecycle.run();
     if (events) events->stop();
-    if (bundle_plugin) bundle_plugin->stop();
+    // Bundle work was told to stop at SIGTERM; what has not stopped after the drain and
+    // the cancel linger (a download, a compile) is not waited for.
+    if (bundle_plugin && !bundle_plugin->stop(lo.cancel_linger)) clean = false;
     if (status_reporter) status_reporter->stop();
     if (decision_logger) decision_logger->stop();  // uploads what is buffered, once
     if (!clean) {
-        // Evaluations ignored their cancellation: their threads cannot be joined, so do not wait.
-        log_line("warn", "stopped with evaluations still running");
+        // Evaluations ignored their cancellation (or a bundle compile runs on): their threads
+        // cannot be joined, so do not wait.
+        log_line("warn", "stopped with evaluations or a bundle compile still running");
         std::fflush(nullptr);
         std::_Exit(0);
     }

@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/roots.hpp"
+#include "engine/directory_walk.hpp"
 #include "engine/loader.hpp"
 #include "lang/parse.hpp"
 #include "runtime/json.hpp"
@@ -18,6 +20,9 @@ namespace gavel::engine::bundle {
 
 namespace fs = std::filesystem;
 using runtime::Value;
+using engine::WalkEntry;
+using engine::WalkOptions;
+using engine::configmap_volume_internal;
 
 namespace {
 
@@ -68,48 +73,103 @@ std::string package_path_of(const lang::Module& m) {
     return path;
 }
 
-// Directory walk: regular files in byte order of names. Links are followed only
-// when they stay inside the bundle; ".."-prefixed names (ConfigMap internals) are skipped.
-bool walk_directory(const fs::path& root, const fs::path& dir, const std::string& rel, std::vector<ArchiveFile>& out,
-                    const ArchiveLimits& limits, std::uint64_t& total, std::string& error, int depth) {
-    if (depth > 64) return error = "directory nesting too deep at " + dir.string(), false;
+// What the reader does with each file, decided before it is read (tar_reader.hpp):
+// policies and data are kept, unless larger than their parsers take (refused at once,
+// with the parser's words, instead of after inflating them); files the reader does not
+// use are only digested when the bundle is to be verified, else skipped, as ignored ones are.
+EntryPolicy entry_policy(const BundleReadOptions& options) {
+    return [&options](const std::string& path, std::uint64_t size) -> EntryDecision {
+        if (options.stop && options.stop->load()) return {EntryAction::Skip, kReadStopped};
+        if (options.ignore && options.ignore(path)) return {EntryAction::Skip, {}};
+        auto base = base_name(path);
+        auto json_limit = [&](const std::string& what) -> EntryDecision {
+            const auto limit = runtime::kDefaultLimits.max_input_bytes;
+            if (size <= limit) return {};
+            return {EntryAction::Keep, what + ": JSON input too large: " + std::to_string(size) + " bytes (limit " +
+                                           std::to_string(limit) + ")"};
+        };
+        if (ends_with(path, "signatures.json")) {
+            if (options.skip_verify) return {EntryAction::Skip, {}};
+            return json_limit("bundle load failed on signatures decode");
+        }
+        if (ends_with(path, ".rego")) {
+            const auto limit = lang::ParseOptions{}.max_bytes;
+            if (size <= limit) return {};
+            return {EntryAction::Keep, "bundle load failed on " + path + ": module is " + std::to_string(size) +
+                                           " bytes, more than the limit of " + std::to_string(limit)};
+        }
+        if (base == "data.json") return json_limit("bundle load failed on " + path);
+        if (base == "data.yaml" || base == "data.yml") {
+            const auto limit = runtime::kDefaultLimits.max_input_bytes;
+            if (size <= limit) return {};
+            return {EntryAction::Keep, "bundle load failed on " + path + ": YAML input too large: " + std::to_string(size) +
+                                           " bytes (limit " + std::to_string(limit) + ")"};
+        }
+        if (ends_with(path, ".manifest")) return json_limit("bundle load failed on manifest decode");
+        // Only a verified bundle needs their digests (a signed one without a key is refused).
+        const bool verifying = options.verification && !options.skip_verify;
+        return {verifying ? EntryAction::Digest : EntryAction::Skip, {}};
+    };
+}
+
+// One file of a bundle directory, read as the entry policy says, within the limits.
+bool read_directory_file(const WalkEntry& e, const ArchiveLimits& limits, const EntryPolicy& policy, std::uint64_t& total,
+                         std::vector<ArchiveFile>& out, std::string& error) {
     std::error_code ec;
-    std::vector<std::string> names;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename().string());
-    if (ec) return error = "open " + dir.string() + ": " + ec.message(), false;
-    std::sort(names.begin(), names.end());
-    for (const auto& name : names) {
-        if (name.starts_with("..")) continue;
-        fs::path p = dir / name;
-        std::string r = rel.empty() ? name : rel + "/" + name;
-        auto link = fs::symlink_status(p, ec);
-        if (fs::is_symlink(link)) {
-            fs::path target = fs::weakly_canonical(p, ec);
-            fs::path base = fs::weakly_canonical(root, ec);
-            auto inside = target.lexically_relative(base);
+    auto size = fs::file_size(e.path, ec);
+    if (ec) return error = "stat " + e.path + ": " + ec.message(), false;
+    if (size > limits.max_file_bytes) {
+        std::string shown = e.path;
+        while (shown.starts_with('/')) shown.erase(0, 1);
+        return error = file_size_limit_error(shown, size, limits.max_file_bytes), false;
+    }
+    total += size;
+    if (total > limits.max_total_bytes) return error = total_size_limit_error(limits.max_total_bytes), false;
+    if (out.size() >= limits.max_entries) return error = "more than " + std::to_string(limits.max_entries) + " files", false;
+    EntryDecision decision = policy(e.relative, size);
+    if (!decision.error.empty()) return error = std::move(decision.error), false;
+    if (decision.action == EntryAction::Skip) return true;
+    std::ifstream in(e.path, std::ios::binary);
+    ArchiveFile f;
+    f.path = e.relative;
+    f.kept = decision.action == EntryAction::Keep;
+    if (f.kept) {
+        f.bytes.resize(static_cast<std::size_t>(size));
+        in.read(f.bytes.data(), static_cast<std::streamsize>(f.bytes.size()));
+    } else {
+        DigestStream digest(kDefaultHashAlgorithm);
+        char buffer[64 * 1024];
+        for (std::uint64_t left = size; left > 0 && in;) {
+            in.read(buffer, static_cast<std::streamsize>(std::min<std::uint64_t>(left, sizeof buffer)));
+            digest.update(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
+            left -= static_cast<std::uint64_t>(in.gcount());
+        }
+        f.sha256 = digest.hex();
+    }
+    if (!in) return error = "read " + e.path + ": read error", false;
+    out.push_back(std::move(f));
+    return true;
+}
+
+// A bundle directory's regular files, in walk order (engine/directory_walk: byte order
+// of names, cycle-safe), with the archive's limits and entry policy. Links are followed
+// only when they stay inside the bundle; ".."-prefixed names (ConfigMap internals) are skipped.
+bool read_directory(const std::string& root, const ArchiveLimits& limits, const EntryPolicy& policy,
+                    std::vector<ArchiveFile>& out, std::string& error) {
+    WalkOptions walk_options;
+    walk_options.skip = configmap_volume_internal;
+    std::error_code ec;
+    const fs::path base = fs::weakly_canonical(root, ec);
+    std::uint64_t total = 0;
+    for (const WalkEntry& e : walk_directory(root, walk_options)) {
+        if (e.depth == 0) continue;
+        if (e.kind == WalkEntry::Kind::Unreadable || e.kind == WalkEntry::Kind::Cycle) return error = e.message, false;
+        if (fs::is_symlink(fs::symlink_status(e.path, ec))) {
+            auto inside = fs::weakly_canonical(e.path, ec).lexically_relative(base);
             if (ec || inside.empty() || *inside.begin() == "..")
-                return error = "symbolic link " + r + " points outside the bundle", false;
+                return error = "symbolic link " + e.relative + " points outside the bundle", false;
         }
-        auto status = fs::status(p, ec);
-        if (ec) return error = "stat " + p.string() + ": " + ec.message(), false;
-        if (fs::is_directory(status)) {
-            if (!walk_directory(root, p, r, out, limits, total, error, depth + 1)) return false;
-            continue;
-        }
-        if (!fs::is_regular_file(status)) continue;
-        auto size = fs::file_size(p, ec);
-        if (size > limits.max_file_bytes)
-            return error = "bundle file '" + r + "' size (" + std::to_string(size) + " bytes) exceeds the limit (" +
-                           std::to_string(limits.max_file_bytes) + " bytes)",
-                   false;
-        total += size;
-        if (total > limits.max_total_bytes) return error = "bundle exceeds " + std::to_string(limits.max_total_bytes) + " bytes", false;
-        if (out.size() >= limits.max_entries) return error = "more than " + std::to_string(limits.max_entries) + " files", false;
-        std::ifstream in(p, std::ios::binary);
-        std::string bytes(static_cast<std::size_t>(size), '\0');
-        in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!in) return error = "read " + p.string() + ": read error", false;
-        out.push_back({r, std::move(bytes)});
+        if (e.kind == WalkEntry::Kind::File && !read_directory_file(e, limits, policy, total, out, error)) return false;
     }
     return true;
 }
@@ -137,31 +197,35 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
     b.name = name;
     // Signatures first: every other file is checked against them as it is read.
     std::vector<const ArchiveFile*> descriptors;
+    SignaturesFile signatures;
     for (const auto& f : files) {
         if (options.ignore && options.ignore(f.path)) continue;
         if (ends_with(f.path, "signatures.json")) {
             if (options.skip_verify) continue;
-            std::string plugin, error;
-            if (!parse_signatures(f.bytes, b.signatures, plugin, error)) return failure(name, error);
-            if (!plugin.empty()) return failure(name, "no verifier exists under id " + plugin);
+            std::string error;
+            auto parsed = parse_signatures(f.bytes, error);
+            if (!parsed) return failure(name, error);
+            signatures = std::move(*parsed);
             continue;
         }
         descriptors.push_back(&f);
     }
+    b.signatures = signatures.tokens;
     std::map<std::string, FileDigest> signed_files;
-    const bool check = !options.skip_verify && !b.signatures.empty();
+    const bool check = !options.skip_verify && signatures.signed_bundle;
     if (!options.skip_verify) {
-        if (b.signatures.empty() && options.verification && !options.verification->key_id.empty())
+        if (!signatures.signed_bundle && options.verification && !options.verification->key_id.empty())
             return failure(name, "bundle missing .signatures.json file");
         if (check) {
             if (!options.verification) return failure(name, "verification key not provided");
             std::string error;
-            auto verified = verify_signatures(b.signatures, *options.verification, error);
+            auto verified = verify_bundle_signature(signatures, *options.verification, error);
             if (!verified) return failure(name, error);
             signed_files = std::move(*verified);
         }
     }
     std::vector<const ArchiveFile*> rego;
+    DataTreeBuilder data;
     for (const ArchiveFile* f : descriptors) {
         if (check) {
             std::string signed_name = join(signature_prefix, f->path);
@@ -170,7 +234,9 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
                 if (go_path_match(pattern, signed_name)) excluded = true;
             std::string error;
             if (excluded) signed_files.erase(signed_name);
-            else if (!verify_bundle_file(signed_name, f->bytes, signed_files, error)) return failure(name, error);
+            else if (f->kept ? !verify_bundle_file(signed_name, f->bytes, signed_files, error)
+                             : !verify_bundle_file_sha256(signed_name, f->sha256, signed_files, error))
+                return failure(name, error);
         }
         auto base = base_name(f->path);
         if (ends_with(f->path, ".rego")) {
@@ -179,17 +245,14 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
             auto parsed = base == "data.json" ? runtime::parse_json(f->bytes) : runtime::load_yaml_data(f->bytes);
             if (!parsed) return failure(name, "bundle load failed on " + f->path + ": " + parsed.error.message);
             auto key = data_key(f->path);
-            Value tree = parsed.value;
+            const Value& tree = parsed.value;
             if (key.empty() && !tree.is_object())
                 return failure(name, "bundle load failed on " + f->path + ": root value must be object");
-            for (auto it = key.rbegin(); it != key.rend(); ++it) tree = Value::object({{Value::string(*it), tree}});
-            Value merged;
-            if (!merge_data(b.data, tree, merged)) {
+            if (!data.insert(key, tree)) {
                 std::string joined;
                 for (const auto& k : key) joined += (joined.empty() ? "" : "/") + k;
                 return failure(name, "bundle load failed on " + f->path + ": failed to insert data file from path " + joined);
             }
-            b.data = std::move(merged);
             b.data_files.push_back(f->path);
         } else if (ends_with(f->path, ".manifest")) {
             std::string error;
@@ -205,9 +268,11 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
         return failure(name, "file(s) " + go_string_list(missing) +
                                  " specified in bundle signatures but not found in the target bundle");
     }
+    b.data = data.build();
     // Modules are parsed once the manifest (their dialect) is known.
     BundleReadResult result;
     for (const ArchiveFile* f : rego) {
+        if (options.stop && options.stop->load()) return failure(name, kReadStopped);
         BundleModule m;
         m.path = f->path;
         m.name = join(name, f->path);
@@ -224,8 +289,9 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
         b.modules.push_back(std::move(m));
     }
     if (!result.errors.empty()) return result;
-    auto roots = b.manifest.effective_roots();
-    if (auto e = check_manifest_roots(roots)) return failure(name, *e);
+    auto effective_roots = b.manifest.effective_roots();
+    if (auto e = check_manifest_roots(effective_roots)) return failure(name, *e);
+    RootTrie roots(std::move(effective_roots));
     for (const auto& m : b.modules)
         if (auto e = check_module_root(roots, m.package_path, package_text_of(m.package_path), m.name)) return failure(name, *e);
     if (auto e = check_data_roots(roots, b.data)) return failure(name, *e);
@@ -234,7 +300,7 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
 }
 
 BundleReadResult read_bundle_archive(std::string_view bytes, const std::string& name, const BundleReadOptions& options) {
-    auto archive = read_tar_gz(bytes, options.limits);
+    auto archive = read_tar_gz(bytes, options.limits, entry_policy(options));
     if (!archive.ok()) return failure(name, archive.error);
     return read_bundle_files(std::move(archive.files), name, "", options);
 }
@@ -246,9 +312,8 @@ BundleReadResult read_bundle(const std::string& given, const BundleReadOptions& 
     if (ec || !fs::exists(status)) return failure(given, "stat " + path + ": no such file or directory");
     if (fs::is_directory(status)) {
         std::vector<ArchiveFile> files;
-        std::uint64_t total = 0;
         std::string error;
-        if (!walk_directory(path, path, "", files, options.limits, total, error, 0)) return failure(given, error);
+        if (!read_directory(path, options.limits, entry_policy(options), files, error)) return failure(given, error);
         std::string prefix = fs::path(path).lexically_normal().generic_string();
         if (prefix == ".") prefix.clear();
         while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();

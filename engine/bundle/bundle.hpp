@@ -16,6 +16,7 @@
 // whose text starts "bundle <name>: ", as `opa eval -b` prints it; nothing
 // throws, and archives are bounded by ArchiveLimits.
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -56,7 +57,12 @@ struct BundleReadOptions {
     bool v0_compatible = false;                        // dialect when the manifest says nothing
     // Bundle-relative paths to leave out (build --ignore); null: none.
     std::function<bool(const std::string& path)> ignore;
+    // Set (from another thread) to stop reading between files: the read fails with
+    // kReadStopped. Null: never.
+    const std::atomic<bool>* stop = nullptr;
 };
+
+inline constexpr const char* kReadStopped = "reading stopped: shutting down";
 
 struct BundleReadResult {
     std::optional<Bundle> bundle;

@@ -76,6 +76,7 @@ std::optional<Bundle> merge_bundles(std::vector<Bundle> bundles, bool v0_default
     result.name = "merged";
     std::vector<std::string> roots;
     std::map<std::string, std::string> module_owner;
+    DataTreeBuilder data;
     for (auto& b : bundles) {
         auto own = b.manifest.effective_roots();
         roots.insert(roots.end(), b.manifest.roots ? b.manifest.roots->begin() : own.begin(),
@@ -91,21 +92,19 @@ std::optional<Bundle> merge_bundles(std::vector<Bundle> bundles, bool v0_default
             auto key = path_parts(root);
             const Value* v = value_at(b.data, key);
             if (!v || (key.empty() && v->size() == 0)) continue;
-            Value tree = *v;
-            for (auto it = key.rbegin(); it != key.rend(); ++it) tree = Value::object({{Value::string(*it), tree}});
-            Value merged;
-            if (!merge_data(result.data, tree, merged))
+            if (!data.insert(key, *v))
                 return error = "bundle merge failed: failed to insert data file from path " + root, std::nullopt;
-            result.data = merged;
         }
         if (b.manifest.rego_version || !b.manifest.file_rego_versions.empty())
             record_file_versions(b, global_default, result.manifest.file_rego_versions);
     }
+    result.data = data.build();
     std::sort(result.manifest.file_rego_versions.begin(), result.manifest.file_rego_versions.end());
     result.manifest.rego_version = global_default;
     result.manifest.roots = roots;
-    auto trimmed = result.manifest.effective_roots();
-    if (auto e = check_manifest_roots(trimmed)) return error = "bundle merge failed: " + *e, std::nullopt;
+    auto effective_roots = result.manifest.effective_roots();
+    if (auto e = check_manifest_roots(effective_roots)) return error = "bundle merge failed: " + *e, std::nullopt;
+    RootTrie trimmed(std::move(effective_roots));
     for (const auto& m : result.modules)
         if (auto e = check_module_root(trimmed, m.package_path, package_text_of(m.package_path), m.name))
             return error = "bundle merge failed: " + *e, std::nullopt;

@@ -29,16 +29,43 @@ std::string_view base_name(std::string_view path) {
 
 }  // namespace
 
-std::optional<std::string> hash_bytes(std::string_view bytes, std::string_view algorithm, std::string& error) {
+struct DigestStream::Ctx {
+    stdlib::crypto::MdCtxPtr md;
+};
+
+DigestStream::DigestStream(std::string_view algorithm) {
     const EVP_MD* md = digest_for(algorithm);
-    if (!md) {
+    if (!md) return;
+    auto ctx = std::make_unique<Ctx>();
+    ctx->md.reset(EVP_MD_CTX_new());
+    if (!ctx->md || EVP_DigestInit_ex(ctx->md.get(), md, nullptr) != 1) return;
+    ctx_ = std::move(ctx);
+}
+
+DigestStream::~DigestStream() = default;
+DigestStream::DigestStream(DigestStream&&) noexcept = default;
+
+void DigestStream::update(std::string_view bytes) {
+    if (ctx_) EVP_DigestUpdate(ctx_->md.get(), bytes.data(), bytes.size());
+}
+
+std::string DigestStream::hex() {
+    if (!ctx_) return {};
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_DigestFinal_ex(ctx_->md.get(), out, &n);
+    ctx_.reset();
+    return stdlib::crypto::hex(std::string_view(reinterpret_cast<const char*>(out), n));
+}
+
+std::optional<std::string> hash_bytes(std::string_view bytes, std::string_view algorithm, std::string& error) {
+    DigestStream digest(algorithm);
+    if (!digest.ok()) {
         error = "unsupported hashing algorithm: " + std::string(algorithm);
         return std::nullopt;
     }
-    unsigned char out[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_Digest(bytes.data(), bytes.size(), out, &n, md, nullptr);
-    return stdlib::crypto::hex(std::string_view(reinterpret_cast<const char*>(out), n));
+    digest.update(bytes);
+    return digest.hex();
 }
 
 bool is_structured_doc(std::string_view path) {

@@ -1,7 +1,9 @@
 #include "engine/bundle/roots.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -25,6 +27,14 @@ bool root_contains(const std::vector<std::string_view>& root, const std::vector<
     if (root.size() == 1 && root[0].empty()) return true;
     if (root.size() > other.size()) return false;
     return std::equal(root.begin(), root.end(), other.begin());
+}
+
+// The key of a trie edge: the parent node's number, then the segment.
+std::string edge_key(std::uint32_t parent, std::string_view segment) {
+    std::string key(sizeof parent, '\0');
+    std::memcpy(key.data(), &parent, sizeof parent);
+    key.append(segment);
+    return key;
 }
 
 std::string trim(std::string_view s) {
@@ -63,35 +73,120 @@ bool root_paths_contain(const std::vector<std::string>& roots, std::string_view 
     return false;
 }
 
+RootTrie::RootTrie(std::vector<std::string> roots) : roots_(std::move(roots)), nodes_(1) {
+    for (const auto& root : roots_) {
+        if (root.empty()) {
+            universal_ = true;
+            continue;
+        }
+        std::uint32_t node = 0;
+        ++nodes_[0].roots_below;
+        for (auto segment : segments(root)) {
+            auto [it, added] = edges_.try_emplace(edge_key(node, segment), static_cast<std::uint32_t>(nodes_.size()));
+            if (added) nodes_.emplace_back();
+            node = it->second;
+            ++nodes_[node].roots_below;
+        }
+        nodes_[node].root = true;
+    }
+}
+
+std::optional<std::uint32_t> RootTrie::child(std::uint32_t node, std::string_view segment) const {
+    auto it = edges_.find(edge_key(node, segment));
+    if (it == edges_.end()) return std::nullopt;
+    return it->second;
+}
+
+RootTrie::Walk RootTrie::walk(std::string_view path) const {
+    std::uint32_t node = 0;
+    for (auto segment : segments(path)) {
+        auto next = child(node, segment);
+        if (!next) return {};
+        node = *next;
+        if (nodes_[node].root) return {true, node};
+    }
+    return {false, node};
+}
+
+bool RootTrie::contains(std::string_view path) const { return universal_ || walk(path).through_root; }
+
+bool RootTrie::overlaps(std::string_view path) const {
+    if (roots_.empty()) return false;
+    if (universal_ || path.empty()) return true;  // "" contains every path
+    auto w = walk(path);
+    return w.through_root || (w.end && nodes_[*w.end].roots_below > 0);
+}
+
+bool RootTrie::begins_a_root(std::string_view segment) const { return child(0, segment).has_value(); }
+
 std::optional<std::string> check_manifest_roots(const std::vector<std::string>& roots) {
-    for (std::size_t i = 0; i + 1 < roots.size(); ++i)
-        for (std::size_t j = i + 1; j < roots.size(); ++j)
-            if (root_paths_overlap(roots[i], roots[j]))
-                return "manifest has overlapped roots: '" + roots[i] + "' and '" + roots[j] + "'";
-    return std::nullopt;
+    // OPA compares every pair (i < j) and reports the first overlap. The same pair, without
+    // the pairs: walk i from the last root to the first with the roots after it in a trie
+    // whose nodes keep the smallest index ending there (min_here) and there or below
+    // (min_below). i's first partner is the smallest index on its path (roots containing
+    // it) or at and below its node (roots it contains); "" overlaps everything.
+    constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    std::vector<std::size_t> min_here{none}, min_below{none};
+    std::unordered_map<std::string, std::uint32_t> edges;
+    std::size_t min_universal = none;
+    std::optional<std::pair<std::size_t, std::size_t>> first;
+    for (std::size_t i = roots.size(); i-- > 0;) {
+        std::size_t partner = min_universal;
+        if (roots[i].empty()) {
+            if (i + 1 < roots.size()) partner = i + 1;
+            min_universal = i;
+        } else {
+            auto parts = segments(roots[i]);
+            std::uint32_t node = 0;
+            bool whole = true;
+            for (auto segment : parts) {
+                auto it = edges.find(edge_key(node, segment));
+                if (it == edges.end()) {
+                    whole = false;
+                    break;
+                }
+                node = it->second;
+                partner = std::min(partner, min_here[node]);
+            }
+            if (whole) partner = std::min(partner, min_below[node]);
+            node = 0;
+            for (auto segment : parts) {
+                auto [it, added] = edges.try_emplace(edge_key(node, segment), static_cast<std::uint32_t>(min_here.size()));
+                if (added) {
+                    min_here.push_back(none);
+                    min_below.push_back(none);
+                }
+                node = it->second;
+                min_below[node] = i;  // smaller than every index inserted before it
+            }
+            min_here[node] = i;
+        }
+        if (partner != none) first = {i, partner};
+    }
+    if (!first) return std::nullopt;
+    return "manifest has overlapped roots: '" + roots[first->first] + "' and '" + roots[first->second] + "'";
 }
 
-std::optional<std::string> check_module_root(const std::vector<std::string>& roots, std::string_view package_path,
+std::optional<std::string> check_module_root(const RootTrie& roots, std::string_view package_path,
                                              std::string_view package_text, std::string_view module_path) {
-    if (root_paths_contain(roots, package_path)) return std::nullopt;
-    return "manifest roots " + go_string_list(roots) + " do not permit '" + std::string(package_text) + "' in module '" +
-           std::string(module_path) + "'";
+    if (roots.contains(package_path)) return std::nullopt;
+    return "manifest roots " + go_string_list(roots.roots()) + " do not permit '" + std::string(package_text) +
+           "' in module '" + std::string(module_path) + "'";
 }
 
-std::optional<std::string> check_data_roots(const std::vector<std::string>& roots, const runtime::Value& data) {
+std::optional<std::string> check_data_roots(const RootTrie& roots, const runtime::Value& data) {
     std::optional<std::string> error;
     // OPA's dfs: a path inside a root is fine; an object on the way to a root is walked.
     std::function<bool(const runtime::Value&, const std::string&)> walk = [&](const runtime::Value& node,
                                                                           const std::string& path) {
         std::string trimmed = trim(path);
-        if (root_paths_contain(roots, trimmed)) return true;
+        if (roots.contains(trimmed)) return true;
         if (node.is_object()) {
-            // OPA checks the path's segments as if they were roots (RootPathsContain(split(path), root)).
-            std::vector<std::string> parts;
-            for (auto s : segments(trimmed)) parts.emplace_back(s);
+            // OPA asks RootPathsContain(split(path), root) for each root: the path's segments
+            // taken as roots, so "on the way" is a segment that is empty or begins some root.
             bool on_the_way = false;
-            for (const auto& r : roots)
-                if (root_paths_contain(parts, r)) on_the_way = true;
+            for (auto s : segments(trimmed))
+                if (s.empty() || roots.begins_a_root(s)) on_the_way = true;
             if (on_the_way) {
                 for (const auto& e : node.object_entries()) {
                     std::string key = e.key.is_string() ? std::string(e.key.as_string()) : "";
@@ -100,7 +195,7 @@ std::optional<std::string> check_data_roots(const std::vector<std::string>& root
                 return true;
             }
         }
-        error = "manifest roots " + go_string_list(roots) + " do not permit data at path '/" + trimmed +
+        error = "manifest roots " + go_string_list(roots.roots()) + " do not permit data at path '/" + trimmed +
                 "' (hint: check bundle directory structure)";
         return false;
     };

@@ -70,6 +70,19 @@ std::string key_type_of(EVP_PKEY* key) {
 
 std::string b64url(std::string_view bytes) { return crypto::base64_encode(bytes, true, false); }
 
+// Go's json.Marshal escapes <, > and & (in strings, the only place JSON text has them).
+std::string go_marshal_escapes(std::string_view json) {
+    std::string out;
+    out.reserve(json.size());
+    for (char c : json) {
+        if (c == '<') out += "\\u003c";
+        else if (c == '>') out += "\\u003e";
+        else if (c == '&') out += "\\u0026";
+        else out += c;
+    }
+    return out;
+}
+
 // Go's RawURLEncoding: no padding allowed in the input.
 std::optional<std::string> b64url_decode(std::string_view s, std::string& error) {
     if (s.find('=') != std::string_view::npos) {
@@ -156,13 +169,22 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
     }
     key.kid = key_id;
 
-    runtime::ObjectBuilder payload;
-    runtime::ArrayBuilder list;
-    for (const auto& f : files)
-        list.push_back(Value::object({{Value::string("name"), Value::string(f.name)},
-                                      {Value::string("hash"), Value::string(f.hash)},
-                                      {Value::string("algorithm"), Value::string(f.algorithm)}}));
-    payload.insert(Value::string("files"), list.build());
+    // The payload's bytes as OPA's json.Marshal writes them (so that the same key signs
+    // the same files into the same token): a map, so members in key order, each file
+    // {"name", "hash", "algorithm"} in FileInfo's field order, claims overriding.
+    std::map<std::string, std::string> members;
+    std::string list = "[";
+    for (const auto& f : files) {
+        if (list.size() > 1) list += ",";
+        list += "{\"name\":";
+        runtime::append_json_string(list, f.name);
+        list += ",\"hash\":";
+        runtime::append_json_string(list, f.hash);
+        list += ",\"algorithm\":";
+        runtime::append_json_string(list, f.algorithm);
+        list += "}";
+    }
+    members["files"] = list + "]";
     if (!config.claims_file.empty()) {
         std::ifstream in(config.claims_file, std::ios::binary);
         if (!in) {
@@ -176,15 +198,26 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
             error = claims ? "json: cannot unmarshal claims file into an object" : claims.error.message;
             return std::nullopt;
         }
-        for (const auto& e : claims.value.object_entries()) payload.insert(e.key, e.value);
+        for (const auto& e : claims.value.object_entries())
+            members[e.key.is_string() ? std::string(e.key.as_string()) : runtime::to_json(e.key)] = runtime::to_json(e.value);
     } else if (!key_id.empty()) {
-        payload.insert(Value::string("keyid"), Value::string(key_id));  // deprecated, kept as OPA does
+        members["keyid"] = runtime::to_json(Value::string(key_id));  // deprecated, kept as OPA does
     }
-    runtime::ObjectBuilder header;
-    header.insert(Value::string("alg"), Value::string(config.algorithm));
-    if (!key_id.empty()) header.insert(Value::string("kid"), Value::string(key_id));
-    header.insert(Value::string("typ"), Value::string("JWT"));
-    std::string input = b64url(runtime::to_json(header.build())) + "." + b64url(runtime::to_json(payload.build()));
+    std::string payload = "{";
+    for (const auto& [name, json] : members) {
+        if (payload.size() > 1) payload += ",";
+        runtime::append_json_string(payload, name);
+        payload += ":" + json;
+    }
+    payload += "}";
+    std::string header = "{\"alg\":";
+    runtime::append_json_string(header, config.algorithm);
+    if (!key_id.empty()) {
+        header += ",\"kid\":";
+        runtime::append_json_string(header, key_id);
+    }
+    header += "}";
+    std::string input = b64url(go_marshal_escapes(header)) + "." + b64url(go_marshal_escapes(payload));
     auto signature = jws::sign(*alg, key, input, error);
     if (!signature) return std::nullopt;
     return input + "." + b64url(*signature);
@@ -193,32 +226,50 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
 std::string signatures_json(const std::string& token) {
     std::string out = "{\n \"signatures\": [\n  ";
     runtime::append_json_string(out, token);
-    out += "\n ]\n}";
+    out += "\n ],\n \"plugin\": ";
+    runtime::append_json_string(out, kDefaultVerifierId);
+    out += "\n}";
     return out;
 }
 
-bool parse_signatures(std::string_view text, std::vector<std::string>& tokens, std::string& plugin, std::string& error) {
+std::optional<SignaturesFile> parse_signatures(std::string_view text, std::string& error) {
     auto parsed = runtime::parse_json(text);
     if (!parsed || !parsed.value.is_object()) {
         error = "bundle load failed on signatures decode: " + (parsed ? std::string("not a JSON object") : parsed.error.message);
-        return false;
+        return std::nullopt;
     }
-    tokens.clear();
+    SignaturesFile file;
     if (const Value* s = parsed.value.find("signatures"); s && !s->is_null()) {
         if (!s->is_array()) {
             error = "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field SignaturesConfig.signatures of type []string";
-            return false;
+            return std::nullopt;
         }
         for (const auto& t : s->array_elements()) {
             if (!t.is_string()) {
                 error = "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field SignaturesConfig.signatures of type string";
-                return false;
+                return std::nullopt;
             }
-            tokens.emplace_back(t.as_string());
+            file.tokens.emplace_back(t.as_string());
         }
+        file.signed_bundle = true;
     }
-    if (const Value* p = parsed.value.find("plugin"); p && p->is_string()) plugin = std::string(p->as_string());
-    return true;
+    if (const Value* p = parsed.value.find("plugin"); p && !p->is_null()) {
+        if (!p->is_string()) {
+            error = "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field SignaturesConfig.plugin of type string";
+            return std::nullopt;
+        }
+        file.plugin = std::string(p->as_string());
+        if (!file.plugin.empty()) file.signed_bundle = true;
+    }
+    return file;
+}
+
+std::optional<std::map<std::string, FileDigest>> verify_bundle_signature(const SignaturesFile& file,
+                                                                          const VerificationConfig& config,
+                                                                          std::string& error) {
+    if (!file.plugin.empty() && file.plugin != kDefaultVerifierId)
+        return error = "no verifier exists under id " + file.plugin, std::nullopt;
+    return verify_signatures(file.tokens, config, error);
 }
 
 std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::vector<std::string>& tokens,
@@ -263,22 +314,29 @@ std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::ve
     const KeyConfig& key = kc->second;
     const jws::Algorithm* alg = jws::find(key.algorithm);
     if (!alg || !is_supported_algorithm(key.algorithm))
-        return error = "unknown signature algorithm: " + key.algorithm, std::nullopt;
+        return error = "unsupported signature algorithm: " + key.algorithm, std::nullopt;
     auto signature = b64url_decode(signature_b64, e);
-    if (!signature) return error = "failed to base64 decode JWT signature: " + e, std::nullopt;
+    if (!signature) return error = "failed to decode signature: " + e, std::nullopt;
     std::string signing_input(token.data(), dot2);
-    bool valid = false;
+    // OPA's (jws.Verify) texts: "failed to verify message: " and the verifier's reason.
+    std::string why;
     if (is_hmac(key.algorithm)) {
-        valid = jws::verify_hmac(*alg, key.key, signing_input, *signature);
+        if (!jws::verify_hmac(*alg, key.key, signing_input, *signature)) why = "failed to match hmac signature";
     } else {
         std::string_view rest;
         auto block = crypto::pem_decode(key.key, rest);
         if (!block) return error = "failed to parse PEM block containing the key", std::nullopt;
         auto pkey = parse_der_key(*block, false, error);
         if (!pkey) return std::nullopt;
-        valid = jws::verify(*alg, pkey.get(), signing_input, *signature) == jws::Outcome::Valid;
+        const bool ecdsa = key.algorithm.starts_with("ES");
+        const std::string type = key_type_of(pkey.get());
+        const std::string go_type = type == "RSA" ? "*rsa.PublicKey" : type == "EC" ? "*ecdsa.PublicKey" : "*ed25519.PublicKey";
+        if (type != (ecdsa ? "EC" : "RSA"))
+            why = "invalid key type " + go_type + ". " + (ecdsa ? "*ecdsa.PublicKey" : "*rsa.PublicKey") + " is required";
+        else if (jws::verify(*alg, pkey.get(), signing_input, *signature) != jws::Outcome::Valid)
+            why = ecdsa ? "failed to verify signature using ecdsa" : "crypto/rsa: verification error";
     }
-    if (!valid) return error = "failed to verify JWT signature: could not verify message using any of the signatures or keys", std::nullopt;
+    if (!why.empty()) return error = "failed to verify message: " + why, std::nullopt;
     std::string scope = config.scope.empty() ? key.scope : config.scope;
     if (string_claim("scope") != scope) return error = "scope mismatch", std::nullopt;
     std::map<std::string, FileDigest> files;
@@ -296,18 +354,49 @@ std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::ve
     return files;
 }
 
-bool verify_bundle_file(const std::string& path, std::string_view bytes, std::map<std::string, FileDigest>& files,
-                        std::string& error) {
-    auto it = files.find(path);
+namespace {
+
+// The file's entry in the signature, or false and OPA's error.
+bool signed_entry(const std::string& path, std::map<std::string, FileDigest>& files,
+                  std::map<std::string, FileDigest>::iterator& it, std::string& error) {
+    it = files.find(path);
     if (it == files.end()) return error = "file " + path + " not included in bundle signature", false;
     if (it->second.algorithm.empty()) return error = "no hashing algorithm provided for file " + path, false;
-    auto hash = hash_file(path, bytes, it->second.algorithm, error);
-    if (!hash) return false;
+    return true;
+}
+
+bool compare_digest(const std::string& path, const std::string& got, std::map<std::string, FileDigest>& files,
+                    std::map<std::string, FileDigest>::iterator it, std::string& error) {
     std::string want = it->second.hash;
     for (auto& c : want) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (want != *hash) return error = path + ": digest mismatch (want: " + it->second.hash + ", got: " + *hash + ")", false;
+    if (want != got) return error = path + ": digest mismatch (want: " + it->second.hash + ", got: " + got + ")", false;
     files.erase(it);
     return true;
+}
+
+}  // namespace
+
+bool verify_bundle_file(const std::string& path, std::string_view bytes, std::map<std::string, FileDigest>& files,
+                        std::string& error) {
+    std::map<std::string, FileDigest>::iterator it;
+    if (!signed_entry(path, files, it, error)) return false;
+    auto hash = hash_file(path, bytes, it->second.algorithm, error);
+    if (!hash) return false;
+    return compare_digest(path, *hash, files, it, error);
+}
+
+bool verify_bundle_file_sha256(const std::string& path, const std::string& sha256_hex,
+                               std::map<std::string, FileDigest>& files, std::string& error) {
+    std::map<std::string, FileDigest>::iterator it;
+    if (!signed_entry(path, files, it, error)) return false;
+    if (it->second.algorithm != kDefaultHashAlgorithm) {
+        std::string check;
+        if (!hash_bytes("", it->second.algorithm, check)) return error = check, false;  // OPA's unknown-algorithm error
+        return error = "file " + path + ": gavel checks files it does not load by their " + std::string(kDefaultHashAlgorithm) +
+                       " digest only, not " + it->second.algorithm,
+               false;
+    }
+    return compare_digest(path, sha256_hex, files, it, error);
 }
 
 }  // namespace gavel::engine::bundle

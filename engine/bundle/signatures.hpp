@@ -58,19 +58,45 @@ KeyConfig key_config_from_flag(const std::string& key, const std::string& algori
 std::optional<std::string> sign_files(const std::vector<FileDigest>& files, const SigningConfig& config,
                                       const std::string& key_id, std::string& error);
 
-// `.signatures.json` content for one token, as Go's json.MarshalIndent(v, "", " ").
+// The verifier (and signer) OPA registers by default, and names in `.signatures.json`.
+inline constexpr std::string_view kDefaultVerifierId = "_default";
+
+// `.signatures.json`: {"signatures": ["<JWT>"], "plugin": "_default"}. `plugin` names
+// the verifier that checks the tokens (OPA writes its default's id; none means it too).
+struct SignaturesFile {
+    std::vector<std::string> tokens;
+    std::string plugin;
+    // Not OPA's zero value (no "signatures" list, even an empty one, and no plugin):
+    // the bundle counts as signed and must verify.
+    bool signed_bundle = false;
+};
+
+// `.signatures.json` content for one token, as `opa build` writes it (Go's
+// json.MarshalIndent(v, "", " ") of the default signer's config).
 std::string signatures_json(const std::string& token);
 
-// Parses `.signatures.json`: the list of tokens (and the plugin name, unsupported when set).
-bool parse_signatures(std::string_view text, std::vector<std::string>& tokens, std::string& plugin, std::string& error);
+// Parses `.signatures.json`; nullopt and OPA's error when it is not valid.
+std::optional<SignaturesFile> parse_signatures(std::string_view text, std::string& error);
 
-// Verifies the tokens; on success the files they sign, by name.
+// OPA's VerifyBundleSignature: the verifier the file names ("" or "_default": the
+// default one, the only one gavel has, as a stock OPA), then the tokens verified;
+// on success the files they sign, by name.
+std::optional<std::map<std::string, FileDigest>> verify_bundle_signature(const SignaturesFile& file,
+                                                                          const VerificationConfig& config,
+                                                                          std::string& error);
+
+// The default verifier: the tokens verified; on success the files they sign, by name.
 std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::vector<std::string>& tokens,
                                                                     const VerificationConfig& config, std::string& error);
 
 // Checks one bundle file against the signed digests and removes it from `files`.
 bool verify_bundle_file(const std::string& path, std::string_view bytes, std::map<std::string, FileDigest>& files,
                         std::string& error);
+
+// The same for a file whose bytes were not kept, only their SHA-256 (a file the
+// reader does not use): a signature naming another algorithm for it is an error.
+bool verify_bundle_file_sha256(const std::string& path, const std::string& sha256_hex,
+                               std::map<std::string, FileDigest>& files, std::string& error);
 
 // Go's filepath.Match (for exclude_files).
 bool go_path_match(std::string_view pattern, std::string_view name);

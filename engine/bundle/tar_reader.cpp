@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 
+#include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/gzip_stream.hpp"
 
 namespace gavel::engine::bundle {
@@ -12,6 +14,7 @@ namespace {
 
 constexpr std::size_t kBlock = 512;
 constexpr std::size_t kMaxHeaderData = 1 << 20;  // PAX / GNU long-name payloads
+constexpr std::uint64_t kInitialReserve = 1 << 20;
 
 std::string field(const char* p, std::size_t n) {
     std::size_t len = 0;
@@ -171,18 +174,37 @@ bool clean_entry_name(std::string_view name, std::string& out, std::string& erro
     return true;
 }
 
-ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& limits) {
+std::string file_size_limit_error(std::string_view name, std::uint64_t size, std::uint64_t limit) {
+    return "bundle file " + std::string(name) + " size (" + std::to_string(size) +
+           " bytes) exceeds configured size_limit_bytes (" + std::to_string(limit) + " bytes)";
+}
+
+std::string total_size_limit_error(std::uint64_t limit) {
+    return "bundle files exceed the total size limit (" + std::to_string(limit) + " bytes unpacked)";
+}
+
+ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& limits, const EntryPolicy& policy) {
     ArchiveReadResult result;
+    // OPA's prefixes: "archive read failed" when the gzip stream cannot start, "bundle
+    // read failed" for what goes wrong after (tar entries, limits, the stream cut short).
     auto fail = [&](std::string message) {
         result.files.clear();
-        result.error = "archive read failed: " + std::move(message);
+        result.error = "bundle read failed: " + std::move(message);
         return std::move(result);
     };
     GzipReader gz(compressed);
-    if (!gz.error().empty()) return fail(gz.error());
+    if (!gz.error().empty()) {
+        result.error = "archive read failed: " + gz.error();
+        return result;
+    }
     TarStream in(gz);
     std::set<std::string> seen;
     std::uint64_t total = 0;
+    // Every entry's data counts, read or skipped: nothing inflates past the total.
+    auto over_total = [&](std::uint64_t size) {
+        total += size;
+        return total > limits.max_total_bytes;
+    };
     std::size_t entries = 0;
     std::string long_name;
     bool has_long_name = false;
@@ -214,6 +236,7 @@ ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& 
         }
         if (type == 'L' || type == 'x' || type == 'g') {
             if (size > kMaxHeaderData) return fail("extended header too large");
+            if (over_total(size)) return fail(total_size_limit_error(limits.max_total_bytes));
             std::string data(static_cast<std::size_t>(size), '\0');
             if (!in.read_exact(data.data(), data.size()) || !in.skip(padded(size) - size))
                 return fail(in.failure("unexpected EOF in extended header"));
@@ -235,6 +258,7 @@ ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& 
         switch (type) {
         case '0': case '\0': case '7': break;  // regular file ('7': contiguous, read as regular)
         case '5':                              // directory: nothing to read
+            if (over_total(size)) return fail(total_size_limit_error(limits.max_total_bytes));
             if (!in.skip(padded(size))) return fail(in.failure("unexpected EOF"));
             continue;
         case '1': return fail("hard link entries are not allowed: " + name);
@@ -244,18 +268,44 @@ ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& 
         }
         std::string path, error;
         if (!clean_entry_name(name, path, error)) return fail(error);
-        if (size > limits.max_file_bytes)
-            return fail("bundle file '" + path + "' size (" + std::to_string(size) + " bytes) exceeds the limit (" +
-                        std::to_string(limits.max_file_bytes) + " bytes)");
-        total += size;
-        if (total > limits.max_total_bytes)
-            return fail("bundle exceeds " + std::to_string(limits.max_total_bytes) + " bytes unpacked");
+        if (size > limits.max_file_bytes) return fail(file_size_limit_error(name, size, limits.max_file_bytes));
+        if (over_total(size)) return fail(total_size_limit_error(limits.max_total_bytes));
         if (!seen.insert(path).second) return fail("duplicate entry " + path);
+        EntryDecision decision = policy ? policy(path, size) : EntryDecision{};
+        if (!decision.error.empty()) {
+            result.files.clear();
+            result.error = std::move(decision.error);
+            return result;
+        }
+        auto truncated = [&] {
+            return fail(in.failure("entry " + path + " is truncated (" + std::to_string(size) + " bytes announced)"));
+        };
+        if (decision.action == EntryAction::Skip) {
+            if (!in.skip(padded(size))) return truncated();
+            continue;
+        }
         ArchiveFile f;
         f.path = path;
-        f.bytes.resize(static_cast<std::size_t>(size));
-        if (!in.read_exact(f.bytes.data(), f.bytes.size()))
-            return fail(in.failure("entry " + path + " is truncated (" + std::to_string(size) + " bytes announced)"));
+        f.kept = decision.action == EntryAction::Keep;
+        std::optional<DigestStream> digest;
+        if (!f.kept) digest.emplace(kDefaultHashAlgorithm);
+        // Grown as bytes arrive (doubling, up to the announced size): an entry that
+        // announces more than it holds costs what it holds.
+        if (f.kept) f.bytes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(size, kInitialReserve)));
+        char buffer[64 * 1024];
+        for (std::uint64_t left = size; left > 0;) {
+            std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(left, sizeof buffer));
+            if (!in.read_exact(buffer, chunk)) return truncated();
+            if (f.kept) {
+                if (f.bytes.size() + chunk > f.bytes.capacity())
+                    f.bytes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(size, 2 * f.bytes.capacity() + chunk)));
+                f.bytes.append(buffer, chunk);
+            } else {
+                digest->update(std::string_view(buffer, chunk));
+            }
+            left -= chunk;
+        }
+        if (digest) f.sha256 = digest->hex();
         if (!in.skip(padded(size) - size)) return fail(in.failure("entry " + path + " is truncated"));
         result.files.push_back(std::move(f));
     }

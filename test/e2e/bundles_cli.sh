@@ -109,8 +109,9 @@ openssl genrsa -out "$work/key.pem" 2048 2>/dev/null; openssl rsa -in "$work/key
 openssl genrsa -out "$work/other.pem" 2048 2>/dev/null; openssl rsa -in "$work/other.pem" -pubout -out "$work/otherpub.pem" 2>/dev/null
 "$gavel" build -b "$src" -o "$work/signed.tar.gz" --signing-key "$work/key.pem" && pass "build signed (RS256)" || fail "build signed"
 expect_eq "signed: verifies" "$("$gavel" eval -b "$work/signed.tar.gz" --verification-key "$work/pub.pem" --format raw data.kubernetes.config.word)" 'not allowed'
-expect_in "signed: no key" "$("$gavel" eval -b "$work/signed.tar.gz" data 2>&1)" "verification key not provided"
-expect_in "signed: wrong key" "$("$gavel" eval -b "$work/signed.tar.gz" --verification-key "$work/otherpub.pem" data 2>&1)" "failed to verify JWT signature"
+expect_eq "signed: eval without a key reads it unverified, as opa eval" "$("$gavel" eval -b "$work/signed.tar.gz" --format raw data.kubernetes.config.word)" 'not allowed'
+expect_in "signed: repl without a key refuses it, as opa run" "$(echo data | "$gavel" repl -b "$work/signed.tar.gz" 2>&1)" "verification key not provided"
+expect_in "signed: wrong key" "$("$gavel" eval -b "$work/signed.tar.gz" --verification-key "$work/otherpub.pem" data 2>&1)" "failed to verify message: crypto/rsa: verification error"
 expect_in "signed: wrong scope" "$("$gavel" eval -b "$work/signed.tar.gz" --verification-key "$work/pub.pem" --scope write data 2>&1)" "scope mismatch"
 expect_in "unsigned with a key id" "$("$gavel" eval -b "$work/b.tar.gz" --verification-key "$work/pub.pem" data 2>&1)" "bundle missing .signatures.json file"
 mkdir -p "$work/tamper" && tar xzf "$work/signed.tar.gz" -C "$work/tamper" 2>/dev/null
@@ -128,7 +129,7 @@ python3 "$opa_format" make "$work/opa.tar.gz" s3cret
 expect_eq "an OPA-format bundle loads and verifies in gavel" \
     "$("$gavel" eval -b "$work/opa.tar.gz" --verification-key s3cret --signing-alg HS256 --format raw 'data.example.allow with input.user as "alice"')" "true"
 expect_in "an OPA-format bundle: wrong secret refused" \
-    "$("$gavel" eval -b "$work/opa.tar.gz" --verification-key nope --signing-alg HS256 data 2>&1)" "failed to verify JWT signature"
+    "$("$gavel" eval -b "$work/opa.tar.gz" --verification-key nope --signing-alg HS256 data 2>&1)" "failed to verify message: failed to match hmac signature"
 expect_eq "gavel's signed bundle verifies as OPA's verifier does" "$(python3 "$opa_format" verify "$work/hs.tar.gz" s3cret)" "verified 4 files"
 
 if ((failures)); then echo "$failures bundle CLI test(s) failed"; exit 1; fi

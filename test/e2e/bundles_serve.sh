@@ -5,7 +5,9 @@
 # delay, a corrupt or wrongly signed bundle is refused while the last good one keeps
 # serving, readiness waits for the first activation, a persisted bundle serves after a
 # restart without the service, and the decision-log service receives every decision
-# exactly once with distinct ids. Bundles are made here by `gavel build`.
+# exactly once with distinct ids. Bundles are made here by `gavel build`; then bundles a
+# real `opa build` made (fixtures/bundles/opa_signed/), plain and signed, get OPA's answers
+# and OPA's errors.
 set -uo pipefail
 gavel=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,6 +16,7 @@ fx=test/e2e/fixtures/serve
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 source "$fx/lib.sh"
+expect_in() { if [[ "$2" == *"$3"* ]]; then pass "$1"; else fail "$1: [$2] lacks [$3]"; fi; }
 
 srv=$work/srv
 mkdir -p "$srv"
@@ -136,7 +139,7 @@ serve "$work/corrupt.tar.gz"
 wait_for 8 grep -q 'gzip: unexpected EOF\|truncated' "$a_log" && pass "corrupt bundle refused (logged)" || fail "corrupt bundle not reported"
 both_at r2 && pass "r2 still serves after the corrupt bundle" || fail "after corrupt: $(rev_of a)"
 serve "$work/r3.tar.gz"
-wait_for 8 grep -q 'failed to verify JWT signature' "$b_log" && pass "wrongly signed bundle refused (logged)" || fail "wrong signature not reported"
+wait_for 8 grep -q 'failed to verify message: crypto/rsa: verification error' "$b_log" && pass "wrongly signed bundle refused (logged)" || fail "wrong signature not reported"
 both_at r2 && pass "r2 still serves after the wrongly signed bundle" || fail "after wrong signature: $(rev_of b)"
 wait_for 5 grep -q '"code":"bundle_error"' "$srv/status.json" && pass "status report: the error" || fail "status: no error"
 curl -s "$diag_a/metrics" | grep -q '^gavel_bundle_activations_total{name="authz",status="failure"} [1-9]' &&
@@ -183,6 +186,67 @@ start_server e --insecure-http -c "$work/persist.yaml" || exit 1
 expect_eq "restart serves the persisted revision at once" "$(rev_of e)" '{"result":"r2"}'
 expect_eq "ready from the persisted bundle" "$(ready_code e)" 200
 stop_server "$e_pid"
+
+# ---- bundles a real `opa build` signed (fixtures/bundles/opa_signed/), from the bundle service ---------------
+# The answers and errors below were recorded from `opa run --server -c` on the same configurations.
+ofx=test/e2e/fixtures/bundles/opa_signed
+cp "$ofx/rsa.tar.gz" "$srv/opa_signed.tar.gz"
+cp "$ofx/plain.tar.gz" "$srv/opa_plain.tar.gz"
+python3 - "$ofx/rsa.tar.gz" "$srv/opa_tampered.tar.gz" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "r:gz") as t:
+    files = {m.name: t.extractfile(m).read() for m in t.getmembers() if m.isfile()}
+files["/data.json"] = files["/data.json"].replace(b"refused", b"accepted")
+with tarfile.open(sys.argv[2], "w:gz", format=tarfile.USTAR_FORMAT) as t:
+    for name, data in files.items():
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+PY
+# opa_config RESOURCE SIGNING KEYS: a configuration for one bundle, "opa", from bundles/RESOURCE.
+opa_config() {
+    printf 'services:\n  srv:\n    url: http://127.0.0.1:%s\nbundles:\n  opa:\n    service: srv\n    resource: bundles/%s\n' "$port" "$1"
+    printf '    polling:\n      min_delay_seconds: 1\n      max_delay_seconds: 2\n'
+    [[ -n $2 ]] && printf '    signing:\n      keyid: rsa\n'
+    [[ -n $3 ]] && { printf 'keys:\n  rsa:\n    algorithm: RS256\n    key: |\n'; sed 's/^/      /' "$ofx/keys/rsa_public.pem"; }
+    return 0
+}
+opa_rest() {  # NAME PATH [INPUT]: GET, or POST {"input": INPUT}, against the replica's REST API
+    local p; p=${1}_rest_port
+    if [[ -n ${3:-} ]]; then curl -s -X POST "http://127.0.0.1:${!p}/v1/data/$2" -d "{\"input\": $3}"
+    else curl -s "http://127.0.0.1:${!p}/v1/data/$2"; fi
+}
+bad='{"request":{"object":{"metadata":{"name":"bad"}}}}'
+good='{"request":{"object":{"metadata":{"name":"good"}}}}'
+for case in signed plain; do
+    opa_config "opa_$case" "$([[ $case == signed ]] && echo yes)" "$([[ $case == signed ]] && echo yes)" > "$work/opa_$case.yaml"
+    start_server "o$case" --insecure-http -c "$work/opa_$case.yaml" || exit 1
+    wait_for 10 bash -c "[[ \$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$(eval echo "\$o${case}_diag_port")/health?bundles) == 200 ]]" ||
+        fail "OPA's $case bundle from the service: not activated"
+    expect_eq "OPA's $case bundle from the service: data as OPA's" "$(opa_rest "o$case" appdata)" '{"result":{"n":1.50,"word":"refused"}}'
+    expect_eq "OPA's $case bundle from the service: deny as OPA's" "$(opa_rest "o$case" app/deny "$bad")" '{"result":["bad name (refused)"]}'
+    expect_eq "OPA's $case bundle from the service: allow as OPA's" "$(opa_rest "o$case" app/deny "$good")" '{"result":[]}'
+    p=o${case}_port
+    expect_in "OPA's $case bundle from the service: admission decision" \
+        "$(review bad | curl -s "http://127.0.0.1:${!p}/validate/app" --data-binary @-)" 'bad name (refused)'
+    stop_server "$(eval echo \$o${case}_pid)"
+done
+# opa_error NAME RESOURCE SIGNING KEYS TEXT: the bundle is refused, logged with OPA's text, nothing served.
+opa_error() {
+    opa_config "$2" "$3" "$4" > "$work/opa_$1.yaml"
+    start_server "$1" --insecure-http -c "$work/opa_$1.yaml" || return
+    local log; log=${1}_log
+    wait_for 8 grep -qF "$5" "${!log}" && pass "OPA-signed bundle from the service: $1 refused with OPA's text" ||
+        fail "$1: no [$5] in $(grep -o '"error":"[^"]*"' "${!log}" | head -1)"
+    expect_eq "$1: nothing served" "$(opa_rest "$1" appdata)" '{}'
+    stop_server "$(eval echo \$${1}_pid)"
+}
+opa_error tampered opa_tampered yes yes \
+    "data.json: digest mismatch (want: c6de098dacdaac5bdc0217bee75c2a2da36999215be6c73d484ebe3d179ec4f4, got: a72454c90cd21d80887584398d8fb140869ff2538143caae1422c34ff0a484d7)"
+# Without a signing section, configured keys still verify a signed bundle, by its kid ("default" here).
+opa_error keys_only opa_signed "" yes "verification key corresponding to ID default not found"
+opa_error no_keys opa_signed "" "" "verification key not provided"
+opa_error unsigned opa_plain yes yes "bundle missing .signatures.json file"
 
 # ---- configuration errors are reported, not ignored -----------------------------------------------------------
 # (Unknown top-level keys are kept, as OPA keeps them; a misspelt key inside OPA's sections is an error.)

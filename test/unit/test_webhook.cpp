@@ -234,6 +234,33 @@ TEST_CASE("policy store: directory content replaces its own policies and top-lev
     CHECK(store->current() == snap);
 }
 
+TEST_CASE("policy store: bundles activated together may use each other's rules; roots may not overlap") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
+    wh::PolicyStore::BundleContent lib, app;
+    lib.modules.emplace_back("lib/users.rego", "package lib.users\n\nis_admin(u) if u in data.lib.admins\n", false);
+    lib.data = json(R"({"lib": {"admins": ["alice"]}, "stray": 1})");
+    lib.roots = {"lib"};
+    app.modules.emplace_back("app/policy.rego", "package app\n\nimport data.lib.users\n\nallow if users.is_admin(input.user)\n", false);
+    app.roots = {"app"};
+    // One at a time, the first does not compile without the other ...
+    CHECK_FALSE(store->activate_bundle("app", app).ok());
+    // ... together they do, and each bundle's data lands below its own roots only.
+    REQUIRE(store->activate_bundles({{"app", app}, {"lib", lib}}).ok());
+    CHECK(to_json(store->current()->data) == R"({"lib":{"admins":["alice"]}})");
+    auto q = store->query("data.app.allow with input.user as \"alice\"");
+    REQUIRE(q.query);
+    CHECK(to_json(q.query->eval().rows.at(0).expressions.at(0).value) == "true");
+    // Roots overlapping within the step are refused, as against an active bundle.
+    wh::PolicyStore::BundleContent x, y;
+    x.roots = {"x"};
+    y.roots = {"x/y"};
+    auto r = store->activate_bundles({{"x", x}, {"y", y}});
+    CHECK(r.status == 409);
+    CHECK(r.message == "detected overlapping roots in manifests for these bundles: [x, y]");
+    CHECK(store->activate_bundle("z", y).ok());
+    CHECK(store->activate_bundle("w", x).message == "detected overlapping roots in manifests for these bundles: [w, z]");
+}
+
 TEST_CASE("policy store: readers keep evaluating while writers swap snapshots") {
     auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{"data.v.value"});
     REQUIRE(store->put_policy("v.rego", "package v\n\nvalue := data.n * 2\n").ok());

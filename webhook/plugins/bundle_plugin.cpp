@@ -80,15 +80,20 @@ std::vector<BundleStatus> BundlePlugin::statuses() const {
 bool BundlePlugin::activate(std::size_t index, const std::string& bytes, std::string& error) {
     const BundleConfig& bc = config_.bundles[index];
     engine::bundle::BundleReadOptions ro;
+    // size_limit_bytes is OPA's per-file limit; the whole archive is bounded too, at least by as much.
     ro.limits.max_file_bytes = static_cast<std::uint64_t>(bc.size_limit_bytes);
-    ro.limits.max_total_bytes = static_cast<std::uint64_t>(bc.size_limit_bytes);
-    if (bc.signed_bundle) ro.verification = &verification_[index];
+    ro.limits.max_total_bytes = std::max(ro.limits.max_total_bytes, ro.limits.max_file_bytes);
+    // As OPA: a signing section verifies with it; without one, configured keys still verify
+    // a signed bundle (chosen by its kid); with neither, a signed bundle is refused.
+    if (bc.signed_bundle || !config_.keys.empty()) ro.verification = &verification_[index];
+    ro.stop = &stopping_;
     auto start = std::chrono::steady_clock::now();
     auto read = engine::bundle::read_bundle_archive(bytes, bc.name, ro);
     if (!read.ok()) {
         error = read.error_text();
         return false;
     }
+    if (stopping_) return error = engine::bundle::kReadStopped, false;  // not compiled: shutting down
     PolicyStore::BundleContent content;
     for (const auto& m : read.bundle->modules) content.modules.emplace_back(bc.name + "/" + m.path, m.text, m.v0_compatible);
     content.data = read.bundle->data;
@@ -129,24 +134,50 @@ void BundlePlugin::start() {
         }
     }
     changed();
+    {
+        std::lock_guard lock(mutex_);
+        running_ = config_.bundles.size();
+    }
     for (std::size_t i = 0; i < config_.bundles.size(); ++i) threads_.emplace_back([this, i] { poll_loop(i); });
 }
 
-void BundlePlugin::stop() {
+void BundlePlugin::request_stop() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
+}
+
+bool BundlePlugin::stop(std::optional<std::chrono::milliseconds> wait) {
+    request_stop();
+    {
+        std::unique_lock lock(mutex_);
+        auto done = [this] { return running_ == 0; };
+        if (!wait) finished_.wait(lock, done);
+        else if (!finished_.wait_for(lock, *wait, done)) {
+            log_line("warn", "shutdown: a bundle download or compile is still running; not waiting for it");
+            return false;  // the threads stay joinable: the caller exits without them
+        }
+    }
     for (auto& t : threads_)
         if (t.joinable()) t.join();
     threads_.clear();
+    return true;
 }
 
 void BundlePlugin::poll_loop(std::size_t index) {
+    struct Ended {
+        BundlePlugin* self;
+        ~Ended() {
+            std::lock_guard lock(self->mutex_);
+            --self->running_;
+            self->finished_.notify_all();
+        }
+    } ended{this};
     const auto& bc = config_.bundles[index];
     int retry = 0;
-    while (true) {
+    while (!stopping_) {
         bool ok = poll_once(index);
         std::chrono::nanoseconds delay;
         if (ok) {
@@ -157,7 +188,7 @@ void BundlePlugin::poll_loop(std::size_t index) {
             delay = default_backoff(1e8, static_cast<double>(bc.max_delay_seconds) * 1e9, ++retry);
         }
         std::unique_lock lock(mutex_);
-        if (wake_.wait_for(lock, delay, [this] { return stopping_; })) return;
+        if (wake_.wait_for(lock, delay, [this] { return stopping_.load(); })) return;
     }
 }
 
@@ -173,6 +204,7 @@ bool BundlePlugin::poll_once(std::size_t index) {
     headers.emplace_back("Accept", "application/gzip, application/octet-stream");
     auto start = std::chrono::steady_clock::now();
     auto response = call_service(service, "GET", bc.resource, headers, {}, std::chrono::seconds(30));
+    if (stopping_) return false;  // shutting down: what came is not activated
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::string code = response.status ? std::to_string(response.status) : "error";
     metrics_->plugin_add("gavel_bundle_downloads_total", "{name=\"" + bc.name + "\",code=\"" + code + "\"}", 1, "counter",
@@ -229,6 +261,7 @@ bool BundlePlugin::poll_once(std::size_t index) {
     } else {
         error = response.error;
     }
+    if (!activated && stopping_) return false;  // stopped on the way, not failed
     if (!activated) {
         if (response.status == 200)
             metrics_->plugin_add("gavel_bundle_activations_total", "{name=\"" + bc.name + "\",status=\"failure\"}", 1, "counter",

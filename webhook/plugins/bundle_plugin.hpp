@@ -3,19 +3,22 @@
 // bundle polls `<service url>/<resource>` with If-None-Match (a 304 costs
 // nothing), waits a random time between the polling delays after a success
 // and backs off exponentially (OPA's DefaultBackoff) after an error. A new
-// bundle is read with the archive limits, verified when the bundle has a
-// `signing` section, and activated through PolicyStore::activate_bundle:
+// bundle is read with the archive limits, verified as OPA does (with its
+// `signing` section, else with the configured `keys` when it is signed), and
+// activated through PolicyStore::activate_bundle:
 // compiled, then swapped; a broken or wrongly signed bundle leaves the last
 // good one serving. With `persist`, every activated bundle is written to
 // <persistence_directory>/bundles/<name>/bundle.tar.gz (atomically) and read
 // back at start, so that a restart serves before the service answers.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,7 +47,13 @@ public:
 
     // Activates persisted copies, then starts polling.
     void start();
-    void stop();
+    // At SIGTERM: no new download or activation starts, and one under way stops at its
+    // next step (between files read, before compiling). Returns at once.
+    void request_stop();
+    // Stops and joins the polling threads. With `wait`: waits at most that long, and
+    // false when a thread is still busy then (a download or a compile, which do not
+    // stop half-way); the caller should then exit without waiting for it.
+    bool stop(std::optional<std::chrono::milliseconds> wait = std::nullopt);
 
     bool all_activated() const;
     std::vector<BundleStatus> statuses() const;
@@ -65,8 +74,10 @@ private:
     std::shared_ptr<Metrics> metrics_;
     std::function<void()> on_change_;
     mutable std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
+    std::condition_variable wake_;      // the polling threads' waits between polls
+    std::condition_variable finished_;  // a polling thread ended
+    std::atomic<bool> stopping_{false};  // set under mutex_
+    std::size_t running_ = 0;  // polling threads not yet ended
     std::vector<BundleStatus> status_;
     std::vector<std::string> etags_;
     std::vector<engine::bundle::VerificationConfig> verification_;
