@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -186,7 +187,14 @@ int run_server(const ServerAssemblyOptions& o) {
         auto read = engine::bundle::read_bundle(path, read_options);
         if (!read.ok()) return fail(read.error_text());
         PolicyStore::BundleContent content;
-        for (const auto& m : read.bundle->modules) content.modules.emplace_back(m.name, m.text, m.v0_compatible);
+        // OPA's store ids: the bundle's name joined with the module's path as its reader
+        // names it (a directory's files keep the directory: "app" + "app/x.rego").
+        std::error_code ec;
+        bool directory = std::filesystem::is_directory(path, ec);
+        for (const auto& m : read.bundle->modules) {
+            std::string id = (std::filesystem::path(path) / (directory ? m.name : m.path)).lexically_normal().string();
+            content.modules.emplace_back(id, m.text, m.v0_compatible);
+        }
         content.data = read.bundle->data;
         content.roots = read.bundle->manifest.effective_roots();
         content.revision = read.bundle->manifest.revision;

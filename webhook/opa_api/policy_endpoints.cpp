@@ -36,8 +36,11 @@ std::optional<std::string> package_scope_error(const Call& c, const lang::Module
     auto snap = c.store.current();
     if (snap->bundle_roots.empty() || !module.package.path) return std::nullopt;
     StorePath path;
-    const auto& elems = module.package.path->elems;
-    for (std::size_t i = 1; i < elems.size(); ++i) path.push_back(elems[i]->text);
+    // The parser keeps the path as written (`package a.b`: a, b), or rooted at data.
+    const lang::Term& ref = *module.package.path;
+    if (ref.kind == lang::TermKind::Var) path.push_back(ref.text);
+    for (std::size_t i = 0; i < ref.elems.size(); ++i)
+        if (!(i == 0 && ref.elems[i]->kind == lang::TermKind::Var && ref.elems[i]->text == "data")) path.push_back(ref.elems[i]->text);
     std::string spath = store_path_text(path).substr(1);
     std::vector<std::string> parts = path;
     for (const auto& [name, roots] : snap->bundle_roots) {
