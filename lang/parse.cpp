@@ -50,7 +50,7 @@ std::string describe_token(const char* p, const char* end) {
                                                         "null",    "in",      "every", "if",  "contains"};
         for (auto k : keywords)
             if (word == k) return word;
-        return "ident";
+        return "identifier";
     }
     if (lexical::is_digit(*p)) return "number";
     if (*p == '"' || *p == '`') return "string";
@@ -78,23 +78,40 @@ std::string_view token_kind(const ParseState& st, const char* p) {
 
 void report_syntax_error(ParseState& st, const char* fallback) {
     const char* at = st.furthest ? st.furthest : fallback;
+    // OPA's message names the token, with a note only where OPA's parser has one; what
+    // else could have stood there is gavel's hint beside the message.
     std::string message = fmt::format("unexpected {} {}", describe_token(at, st.end), token_kind(st, at));
+    std::string hint;
+    std::vector<std::string_view> structural;
+    for (const auto& e : st.expected)
+        if (e == "]" || e == "}" || e == ")" || e == "," || e == ";" || e == ":") structural.push_back(e);
+    bool term = std::find(st.expected.begin(), st.expected.end(), "identifier") != st.expected.end();
+    auto only = [&structural](std::initializer_list<std::string_view> want) {
+        return structural.size() == want.size() && std::is_permutation(structural.begin(), structural.end(), want.begin());
+    };
     if (st.reason && st.furthest) {
         if (!st.reason->empty()) message += ": " + *st.reason;
+    } else if (st.expected.size() == 1 && (st.expected[0] == "ident" || st.expected[0] == "identifier") && at > st.begin &&
+               at[-1] == '.') {
+        message += ": expected identifier";  // OPA's note after a dot in a reference
+    } else if (!term && only({",", "]"})) {
+        message += ": expected \",\" or \"]\"";  // OPA's array and call argument lists
+    } else if (!term && only({",", "}"})) {
+        message += ": expected \",\" or \"}\"";  // OPA's objects and sets
+    } else if (!term && only({":"})) {
+        message += ": expected \":\"";  // OPA's object keys
+    } else if (std::find(structural.begin(), structural.end(), "}") != structural.end() &&
+               std::find(structural.begin(), structural.end(), ";") != structural.end()) {
+        message += ": expected \\n or ; or }";  // OPA's note after a literal of a braced body
     } else if (!st.expected.empty() && st.expected.size() <= 6) {
-        message += ": expected " + join_expected(st.expected);
-    } else if (!st.expected.empty()) {
+        hint = "expected " + join_expected(st.expected);
+    } else if (!structural.empty()) {
         // Many things could continue an expression; the closers and separators are what people forgot.
-        std::vector<std::string_view> structural;
-        for (const auto& e : st.expected)
-            if (e == "]" || e == "}" || e == ")" || e == "," || e == ";" || e == ":") structural.push_back(e);
-        bool term = std::find(st.expected.begin(), st.expected.end(), "identifier") != st.expected.end();
-        if (!structural.empty())
-            message += ": expected " + join_expected(structural) + (term ? " (or a term)" : " (or an operator)");
-        else if (term)
-            message += ": expected a term";
+        hint = "expected " + join_expected(structural) + (term ? " or a term" : " or an operator");
+    } else if (term) {
+        hint = "expected a term";
     }
-    st.error(at, std::move(message));
+    st.error(at, std::move(message), std::move(hint));
 }
 
 // After an error, continue at the next line that starts a statement in column one.

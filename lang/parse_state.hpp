@@ -112,7 +112,11 @@ struct ParseState {
 
     void error(const char* where, std::string message, std::string hint = {}) {
         if (!diagnostics) return;
-        diagnostics->add(location(where, where), codes::parse_error, std::move(message));
+        Location loc = location(where, where);
+        // OPA's scanner counts the end of the input's column from 0: "x := " ends at 1:5,
+        // "a\n" at 2:0.
+        if (where >= end && loc.col > 0) --loc.col;
+        diagnostics->add(loc, codes::parse_error, std::move(message));
         diagnostics->back().hint = std::move(hint);
     }
 };

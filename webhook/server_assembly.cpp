@@ -119,6 +119,15 @@ int run_server(const ServerAssemblyOptions& o) {
     if (config) {
         svc.api.default_decision = config->default_decision;
         svc.api.authorization_decision = config->default_authorization_decision;
+        // server.decoding: OPA's request body limits.
+        auto limit = [&config](std::initializer_list<std::string_view> path, std::size_t& out) {
+            const Value* v = &config->document;
+            for (auto key : path) v = v && v->is_object() ? v->find(key) : nullptr;
+            std::int64_t n = 0;
+            if (v && v->as_int64(n) && n > 0) out = static_cast<std::size_t>(n);
+        };
+        limit({"server", "decoding", "max_length"}, svc.api.max_request_bytes);
+        limit({"server", "decoding", "gzip", "max_length"}, svc.api.max_inflated_bytes);
     }
     if (!o.token_file.empty()) {
         std::string error;

@@ -785,6 +785,7 @@ const Value* Evaluator::data_override(const std::vector<std::string>& path) cons
 
 void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
                           std::vector<std::string>& path, ValueCont k) {
+    if (base && !path.empty()) read_base_data_ = true;
     if (!data_overrides_.empty()) {
         if (const Value* replaced = data_override(path)) {
             walk_value(f, *replaced, ref, i, k);
@@ -849,6 +850,7 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
 
 // The document at a node of the rule tree: base data merged with every rule below.
 std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* base, std::vector<std::string>& path) {
+    if (base && (!path.empty() || base->size() > 0)) read_base_data_ = true;
     if (!data_overrides_.empty())
         if (const Value* replaced = data_override(path)) return *replaced;
     if (!node) {

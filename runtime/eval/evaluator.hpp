@@ -47,6 +47,8 @@ public:
     // Runs the query; calls `sink` per solution. Returns the error that ended or
     // (strict mode) followed evaluation, if any.
     std::optional<EvalError> run(const PlannedQuery& query, SolutionSink sink);
+    // Whether the evaluation read base documents (data not made by rules).
+    bool read_base_data() const { return read_base_data_; }
 
     struct Frame;
 
@@ -137,6 +139,7 @@ private:
     // Set when a search has what it needs (`not`, `every`): every generator
     // stops iterating and returns, up to the search that set it, which clears it.
     bool cut_ = false;
+    bool read_base_data_ = false;  // a base document was read (OPA times its storage reads)
     uint32_t ticks_ = 0;
 };
 

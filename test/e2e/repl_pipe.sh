@@ -104,14 +104,14 @@ unset pi
 pi' -i $fx/admission_review.json
 
 check errors "1 error occurred: 1:1: rego_unsafe_var_error: var nothing is unsafe
-1 error occurred: 1:4: rego_parse_error: unexpected eof token: expected a term
+1 error occurred: 1:3: rego_parse_error: unexpected eof token
 	1 +
-	   ^
+	  ^
 Rule 'c' defined in package repl. Type 'show' to see rules.
 1 error occurred: repl:repl:2: eval_conflict_error: complete rules must not produce multiple outputs
 warning: no matching rules in current module
 undefined
-1 error occurred: 1:5: rego_parse_error: unexpected eof token: expected a term
+1 error occurred: 1:5: rego_parse_error: unexpected eof token
 	p if
 	    ^" 'nothing
 1 +

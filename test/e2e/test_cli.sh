@@ -308,7 +308,7 @@ data.conflict.test_conflict: ERROR (D)
 PASS: 1/2
 ERROR: 1/2" "$gavel" test $fx/error
 
-check_err "a parse error stops the run with file:line:col" 1 "1 error occurred: $fx/parse_error/bad.rego:5:1: rego_parse_error: unexpected } token: expected , or ] (or an operator)
+check_err "a parse error stops the run with file:line:col" 1 "1 error occurred: $fx/parse_error/bad.rego:5:1: rego_parse_error: unexpected } token: expected \",\" or \"]\"
 	}
 	^" "$gavel" test $fx/parse_error
 

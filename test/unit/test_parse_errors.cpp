@@ -32,8 +32,10 @@ TEST_CASE("three syntax errors are all reported with line:col") {
     CHECK(e[0].col == 1);
     CHECK(e[1].line == 7);
     CHECK(e[1].col == 1);
-    CHECK(e[0].message == "unexpected ident token: expected , or ] (or an operator)");
-    CHECK(e[1].message == "unexpected } token: expected a term");
+    // OPA's message, and gavel's hint of what could have stood there.
+    CHECK(e[0].message == "unexpected identifier token: expected \",\" or \"]\"");  // OPA's note for lists
+    CHECK(e[1].message == "unexpected } token");
+    CHECK(e[1].hint == "expected a term");
     CHECK(e[2].line == 9);
     CHECK(e[2].col == 12);
 }
@@ -54,7 +56,7 @@ TEST_CASE("an error inside a braced body after if is reported there") {
     CHECK(r.diagnostics.items()[0].line == 2);
     auto colon = parse_module("m.rego", "package p\nx := {\"a\": 1, \"b\" }\n");
     REQUIRE_FALSE(colon.ok());
-    CHECK(colon.diagnostics.items()[0].message == "unexpected } token: expected : (or an operator)");
+    CHECK(colon.diagnostics.items()[0].message == "unexpected } token: expected \":\"");
 }
 
 TEST_CASE("missing or repeated package") {

@@ -219,6 +219,9 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
         if (!req.query().empty()) location += "?" + std::string(req.query());
         return go_redirect(location, req.method);
     }
+    // OPA's decoding limits wrap the main router, before anything else reads the request.
+    if (router == Router::Main && req.body.size() > settings_.max_request_bytes)
+        return error_response(400, "invalid_parameter", "request body too large");
     Call c{settings_, hooks_, *store_, req, UrlQuery(req.query()), cancel, {}, std::nullopt, false, {},
            timeout.count() > 0 ? timeout : settings_.eval_timeout};
     std::uint64_t generation = store_->current()->generation;

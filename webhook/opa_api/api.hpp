@@ -50,6 +50,10 @@ struct ApiSettings {
     // (200, or 503 when not ready) when no system.health rule defines them; gavel run
     // --server answers as OPA (500: undefined).
     bool builtin_health_paths = true;
+    // OPA's server.decoding limits: a request body beyond max_request_bytes is refused
+    // ("request body too large"), a gzip body that would inflate beyond max_inflated_bytes too.
+    std::size_t max_request_bytes = std::size_t(256) << 20;
+    std::size_t max_inflated_bytes = std::size_t(512) << 20;
 };
 
 // What the API needs from the rest of the server.

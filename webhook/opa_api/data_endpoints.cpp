@@ -179,7 +179,6 @@ HttpResponse data_read(Call& c, const Value* input, bool post, Clock::time_point
         metrics.set("counter_server_query_cache_hit", hit ? 1 : 0);
         if (hit) metrics.erase("timer_rego_query_compile_ns");
         else if (!metrics.has("timer_rego_query_compile_ns")) metrics.set("timer_rego_query_compile_ns", 0);
-        if (!post) metrics.set("timer_rego_external_resolve_ns", 0);
         metrics.erase("timer_rego_query_parse_ns");
         metrics.erase("timer_rego_module_compile_ns");
         metrics.timer("timer_server_handler_ns", Clock::now() - start);
@@ -259,7 +258,7 @@ HttpResponse v1_data_post(Call& c) {
         if (c.authorized_body && c.authorized_body->is_object())
             if (const Value* in = c.authorized_body->find("input")) input = *in;
     } else {
-        DecodedBody body = decode_body(c.req);
+        DecodedBody body = decode_body(c.req, c.settings.max_inflated_bytes);
         if (!body.ok) {
             std::string message = body.error.rfind("could not decompress", 0) == 0 ? body.error
                                                                                     : "body contains malformed input document: " + body.error;
@@ -280,7 +279,7 @@ HttpResponse v0_data_post(Call& c, bool default_decision) {
     if (c.authorized_body_read) {
         if (c.authorized_body) input = *c.authorized_body;
     } else {
-        DecodedBody body = decode_body(c.req);
+        DecodedBody body = decode_body(c.req, c.settings.max_inflated_bytes);
         if (!body.ok) {
             std::string message = body.error.rfind("could not decompress", 0) == 0 ? body.error
                                                                                     : "body contains malformed input document: " + body.error;

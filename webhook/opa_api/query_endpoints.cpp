@@ -22,7 +22,7 @@ HttpResponse run_query(Call& c, const std::string& text, const Value* input, boo
     lang::ParseOptions po;
     po.v0_compatible = c.settings.v0_compatible;
     if (!has_statement(text)) return error_response(500, "internal_error", "cannot evaluate empty query");
-    auto parsed = lang::parse_query(text, po);
+    auto parsed = lang::parse_query(text, po, "");  // OPA names no file for a query
     if (!parsed.ok()) {
         lang::Diagnostics errors = parsed.diagnostics;
         add_parse_details(errors, text);
@@ -45,7 +45,6 @@ HttpResponse run_query(Call& c, const std::string& text, const Value* input, boo
         metrics.erase("timer_rego_module_compile_ns");
         if (!metrics.has("timer_rego_query_compile_ns")) metrics.set("timer_rego_query_compile_ns", 0);
         if (post) metrics.timer("timer_server_handler_ns", Clock::now() - start);
-        else metrics.set("timer_rego_external_resolve_ns", 0);
         body += "\"metrics\":" + metrics.json();
     }
     if (!out.result.rows.empty()) {
@@ -99,7 +98,7 @@ HttpResponse v1_query_post(Call& c) {
 
 HttpResponse v1_compile_post(Call& c) {
     std::string bytes, error;
-    if (!read_body(c.req, bytes, error)) return error_response(400, "invalid_parameter", "could not decompress the body");
+    if (!read_body(c.req, c.settings.max_inflated_bytes, bytes, error)) return error_response(400, "invalid_parameter", "could not decompress the body");
     GoDecoded d = go_decode(bytes);
     if (!d.ok) return error_response(400, "invalid_parameter", "error(s) occurred while decoding request: " + d.error);
     if (!d.value.is_null() && !d.value.is_object())
@@ -110,7 +109,7 @@ HttpResponse v1_compile_post(Call& c) {
     lang::ParseOptions po;
     po.v0_compatible = c.settings.v0_compatible;
     if (!has_statement(text)) return error_response(400, "invalid_parameter", "missing required 'query' value");
-    auto parsed = lang::parse_query(text, po);
+    auto parsed = lang::parse_query(text, po, "");  // OPA names no file for a query
     if (!parsed.ok()) {
         lang::Diagnostics errors = parsed.diagnostics;
         add_parse_details(errors, text);

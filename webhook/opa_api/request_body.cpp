@@ -8,7 +8,7 @@
 
 namespace gavel::webhook::opa_api {
 
-bool read_body(const HttpRequest& req, std::string& out, std::string& error) {
+bool read_body(const HttpRequest& req, std::size_t max_inflated, std::string& out, std::string& error) {
     if (req.header("Content-Encoding").find("gzip") == std::string_view::npos) {
         out = req.body;
         return true;
@@ -21,7 +21,7 @@ bool read_body(const HttpRequest& req, std::string& out, std::string& error) {
     // The last four bytes of a gzip stream: the inflated size (mod 2^32), checked first as OPA does.
     auto b = [&in](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(in[in.size() - 4 + i])); };
     std::uint32_t size = b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
-    if (size > kMaxInflatedBytes) {
+    if (size > max_inflated) {
         error = "gzip payload too large";
         return false;
     }
@@ -40,10 +40,10 @@ bool read_body(const HttpRequest& req, std::string& out, std::string& error) {
 
 bool is_yaml(const HttpRequest& req) { return req.header("Content-Type").find("yaml") != std::string_view::npos; }
 
-DecodedBody decode_body(const HttpRequest& req) {
+DecodedBody decode_body(const HttpRequest& req, std::size_t max_inflated) {
     DecodedBody out;
     std::string bytes;
-    if (!read_body(req, bytes, out.error)) {
+    if (!read_body(req, max_inflated, bytes, out.error)) {
         out.error = "could not decompress the body: " + out.error;
         return out;
     }

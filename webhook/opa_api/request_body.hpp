@@ -11,12 +11,9 @@
 
 namespace gavel::webhook::opa_api {
 
-// OPA's server.decoding defaults: 256 MiB read, 512 MiB inflated.
-inline constexpr std::size_t kMaxRequestBytes = std::size_t(256) << 20;
-inline constexpr std::size_t kMaxInflatedBytes = std::size_t(512) << 20;
-
-// util.ReadMaybeCompressedBody; false with Go's error text.
-bool read_body(const HttpRequest& req, std::string& out, std::string& error);
+// util.ReadMaybeCompressedBody (gzip inflated up to `max_inflated` bytes, OPA's
+// server.decoding.gzip.max_length); false with Go's error text.
+bool read_body(const HttpRequest& req, std::size_t max_inflated, std::string& out, std::string& error);
 
 bool is_yaml(const HttpRequest& req);
 
@@ -28,6 +25,6 @@ struct DecodedBody {
     std::string error;
 };
 // The body as one document (JSON or YAML by Content-Type), gzip-inflated.
-DecodedBody decode_body(const HttpRequest& req);
+DecodedBody decode_body(const HttpRequest& req, std::size_t max_inflated);
 
 }  // namespace gavel::webhook::opa_api
