@@ -268,9 +268,9 @@ private:
         parser_->body_limit(server_->options.body_limit);
         parser_->header_limit(static_cast<std::uint32_t>(server_->options.header_limit));
         // The body's memory is taken as its bytes arrive, from the listener's budget.
-        parser_->get().body().admit = [this](std::size_t grow) {
+        parser_->get().body().admit = [this](std::size_t n) {
             ConnectionTable::waiting(slot_);  // progress: not the longest waiting any more
-            return grow == 0 || share_.take(grow);
+            return share_.take(n);
         };
         http::async_read_header(stream(), buffer_, *parser_,
                                 [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
