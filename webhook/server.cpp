@@ -185,11 +185,14 @@ private:
     }
 
     void begin() {
-        lowest().expires_after(server_->options.header_timeout);
-        idle_ = true;
-        wait_for_client();
-        if constexpr (kTls) read_record_header();
-        else wait_for_request();
+        if constexpr (kTls) {
+            lowest().expires_after(server_->options.header_timeout);  // for the handshake
+            idle_ = true;
+            wait_for_client();
+            read_record_header();
+        } else {
+            wait_for_request();
+        }
     }
 
     // TLS: nothing of OpenSSL exists until the client's first handshake record is
@@ -247,6 +250,7 @@ private:
         if (server_->stopping) return close_now();
         idle_ = true;
         wait_for_client();
+        lowest().expires_after(server_->options.header_timeout);  // the keep-alive wait and the header
         if (buffer_.size() > 0) return read_header();  // pipelined: the next request is here
         // After a large request, give its buffer back rather than keep it per connection.
         buffer_.shrink_to_fit();
