@@ -45,6 +45,7 @@ struct ServeCliOptions {
     std::size_t rest_queue = 256;
     std::size_t max_body = 3u << 20;
     std::size_t rest_max_body = std::size_t(256) << 20;
+    std::size_t max_connections = 512;
     std::string header_timeout = "10s", body_timeout = "10s", shutdown_grace = "30s", shutdown_wait = "0",
                 reload_interval = "1s";
     std::string authentication = "off";
@@ -121,15 +122,18 @@ int run_serve(const ServeCliOptions& o) {
     if (!listener(webhook::Listener::Admission, "admission", o.addr, !o.insecure_http, "--addr", "host:port or :port")) return 1;
     a.listeners.back().threads = o.threads;
     a.listeners.back().body_limit = o.max_body;
+    a.listeners.back().max_connections = o.max_connections;
     if (!listener_off(o.rest_addr)) {
         if (!listener(webhook::Listener::Rest, "rest", o.rest_addr, false, "--rest-addr", "host:port, or off")) return 1;
         a.listeners.back().body_limit = o.rest_max_body;
         a.listeners.back().body_budget = o.rest_max_body;  // one maximum-size body at a time
+        a.listeners.back().max_connections = 64;  // kube-mgmt and operators: a few connections
     }
     if (!listener_off(o.diagnostic_addr)) {
         if (!listener(webhook::Listener::Diagnostic, "diagnostic", o.diagnostic_addr, false, "--diagnostic-addr", "host:port, or off"))
             return 1;
         a.listeners.back().body_limit = 64u << 10;  // GETs only
+        a.listeners.back().max_connections = 64;    // probes and Prometheus
     }
 
     a.service.decision = o.decision;
@@ -265,6 +269,10 @@ void add_serve_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--max-body", opts->max_body, "Admission request body limit in bytes (413 beyond)")->capture_default_str();
     cmd->add_option("--rest-max-body", opts->rest_max_body, "REST API request body limit in bytes (413 beyond)")
+        ->capture_default_str();
+    cmd->add_option("--max-connections", opts->max_connections,
+                    "Admission listener's open connections at most (0: no limit); beyond, a new connection takes the "
+                    "place of the one idle longest, or is closed when all are busy")
         ->capture_default_str();
     cmd->add_option("--header-timeout", opts->header_timeout, "Time limit for a request's headers; keep-alive idle limit")
         ->capture_default_str();

@@ -12,7 +12,9 @@
 #include <memory>
 #include <thread>
 
+#include "webhook/admission.hpp"
 #include "webhook/directory_events.hpp"
+#include "webhook/fd_limit.hpp"
 #include "webhook/directory_source.hpp"
 #include "webhook/gatekeeper_policies.hpp"
 #include "webhook/kube_client.hpp"
@@ -97,6 +99,18 @@ ServerOptions server_options(const ListenerConfig& l, const ServerAssemblyOption
     so.body_budget = l.body_budget;
     so.header_timeout = o.header_timeout;
     so.body_timeout = o.body_timeout;
+    so.max_connections = l.max_connections;
+    if (l.role == Listener::Admission) {
+        // The listener's own refusals (body too large, too slow, malformed) answer as
+        // AdmissionReviews. The request was not read, so there is no uid to echo and the API
+        // server cannot take the answer as a decision; the error status keeps the message in its error.
+        so.failure_response = [fail_open = o.service.fail_open](int status, std::string_view message) {
+            ReviewRequest unread;
+            unread.api_version = "admission.k8s.io/v1";
+            unread.uid = runtime::Value::string("");
+            return HttpResponse::json(status, runtime::to_json(error_decision(unread, std::string(message), fail_open).review));
+        };
+    }
     return so;
 }
 
@@ -420,6 +434,9 @@ int run_server(const ServerAssemblyOptions& o) {
     auto order = [](Listener role) { return role == Listener::Diagnostic ? 0 : role == Listener::Admission ? 2 : 1; };
     std::stable_sort(servers.begin(), servers.end(),
                      [&order](const Running& a, const Running& b) { return order(a.config->role) < order(b.config->role); });
+    if (auto fds = raise_fd_limit(); !fds.error.empty())
+        log_line("warn", "cannot raise the open file limit", {{"limit", runtime::Value::integer(static_cast<std::int64_t>(fds.before))},
+                                                              {"error", runtime::Value::string(fds.error)}});
     for (auto& s : servers) s.server->start();
     if (status_reporter) status_reporter->start();
     if (decision_logger) decision_logger->start();

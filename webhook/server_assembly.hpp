@@ -35,6 +35,7 @@ struct ListenerConfig {
     unsigned threads = 1;    // network threads (0: one per core)
     std::size_t body_limit = 3u << 20;
     std::size_t body_budget = 0;  // 0: the server's default
+    std::size_t max_connections = 512;  // open at once; 0: no limit (ServerOptions::max_connections)
 };
 
 // --manage-webhooks: gavel registers its own webhook configurations.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # gavel serve's REST limits and paths: kube-mgmt's first sync of 1,500 Pods (one
 # 4.7 MB PUT) is accepted while admission keeps its 3 MiB limit; memory returns
-# to the baseline after a large request; large uploads share a byte budget;
-# deep paths (the 30,000-segment PUT and the PATCH below it that crashed the
-# server) are refused in every path-taking API, and the server keeps serving.
+# to the baseline after a large request; deep paths (the 30,000-segment PUT and
+# the PATCH below it that crashed the server) are refused in every path-taking
+# API, and the server keeps serving.
 set -uo pipefail
 gavel=$(realpath "$1")
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,23 +48,12 @@ echo "     RSS: baseline ${base_kb} kB, with 38 MB of Pods ${high_kb} kB, after 
 (( after_kb <= base_kb + 12 * 1024 )) && pass "RSS back within 12 MB of the baseline" || fail "RSS stayed at ${after_kb} kB (baseline ${base_kb} kB)"
 stop_server "$big_pid"
 
-# ---- --rest-max-body, and the shared budget of large bodies --------------------------------------------------
+# ---- --rest-max-body -------------------------------------------------------------------------------------------
 start_server small --policies "$fx/policies" --insecure-http --rest-max-body 6000000 || exit 1
 rest="http://127.0.0.1:$small_rest_port"
 code=$(curl -sS -o "$work/r.json" -w '%{http_code}' -X PUT --data-binary @"$work/pods-large.json" "$rest/v1/data/kubernetes/pods")
 expect_eq "beyond --rest-max-body: 413" "$code $(json_get "$work/r.json" input.message)" "413 request body too large"
-# A slow 4.7 MB upload holds most of the 6 MB budget: a second large one waits its turn (503 + Retry-After).
-curl -sS -o /dev/null -w '%{http_code}' --limit-rate 1500K -X PUT --data-binary @"$work/pods.json" "$rest/v1/data/kubernetes/pods" > "$work/slow.code" &
-uploader=$!
-sleep 0.5
-code=$(curl -sS -D "$work/h.txt" -o "$work/r.json" -w '%{http_code}' -X PUT --data-binary @"$work/pods.json" "$rest/v1/data/kubernetes/pods2")
-expect_eq "a second large upload meanwhile: 503" "$code" 503
-grep -qi '^Retry-After: 1' "$work/h.txt" && pass "503 says Retry-After" || fail "no Retry-After"
-expect_eq "a small request meanwhile: 204" "$(curl -sS -o /dev/null -w '%{http_code}' -X PUT --data-binary '{"a": 1}' "$rest/v1/data/small")" 204
-wait "$uploader"
-expect_eq "the slow upload completes: 204" "$(cat "$work/slow.code")" 204
-expect_eq "after it, the second upload goes through: 204" \
-    "$(curl -sS -o /dev/null -w '%{http_code}' -X PUT --data-binary @"$work/pods.json" "$rest/v1/data/kubernetes/pods2")" 204
+# The budget of large bodies shared by uploads at once: serve_bodies.sh.
 stop_server "$small_pid"
 
 # ---- item 5: deep paths, in every path-taking API -----------------------------------------------------------

@@ -79,12 +79,13 @@ gatekeeper_cycles
 
 # --- Out of file descriptors ----------------------------------------------------
 out_of_descriptors() {
-    # The server runs with a soft limit of 64 descriptors; idle connections take them all.
+    # The server runs with a limit of 64 descriptors (hard as well: gavel raises its soft
+    # limit to the hard one); idle connections take them all.
     p=$work/fd
     mkdir -p "$p"
     policy "$p" v1
     real_gavel=$gavel
-    printf '#!/usr/bin/env bash\nulimit -Sn 64\nexec "%s" "$@"\n' "$real_gavel" > "$work/gavel-64"
+    printf '#!/usr/bin/env bash\nulimit -n 64\nexec "%s" "$@"\n' "$real_gavel" > "$work/gavel-64"
     chmod +x "$work/gavel-64"
     gavel=$work/gavel-64
     start_server fd --policies "$p" --insecure-http --reload-interval 100ms --header-timeout 60s
