@@ -53,7 +53,10 @@
 #include "cli/version.hpp"
 #include "engine/coverage.hpp"
 #include "engine/engine.hpp"
+#include "engine/partial/residual.hpp"
+#include "lang/parse.hpp"
 #include "runtime/json.hpp"
+#include "webhook/opa_api/go_json_writer.hpp"
 #include "engine/loader.hpp"
 #include "engine/bundle/load.hpp"
 #include "cli/bundle_flags.hpp"
@@ -118,6 +121,13 @@ struct EvalCliOptions {
     int pretty_limit = 80;
     bool profile_limit_set = false;
     std::string memory_limit;  // --memory-limit: a size (512Mi); none by default
+    // Partial evaluation (-p): the unknowns (default input), refs not to inline,
+    // shallow inlining, and whether nondeterministic builtins may be evaluated.
+    bool partial = false;
+    std::vector<std::string> unknowns{"input"};
+    std::vector<std::string> disable_inlining;
+    bool shallow_inlining = false;
+    bool nondeterministic_builtins = false;
 };
 
 // Several tracers watching one evaluation (--explain, --profile, --coverage together).
@@ -152,6 +162,7 @@ struct Output {
     std::vector<std::pair<ExprStats, std::vector<std::pair<std::string, std::string>>>> aggregated_profile;
     std::optional<test_runner::CoverageReport> coverage;  // --coverage
     int pretty_limit = 80;
+    std::optional<PartialResult> partial;  // -p
 };
 
 Json result_json(const std::vector<ResultRow>& rows) {
@@ -350,8 +361,113 @@ std::string render_profile_tables(const Output& out) {
     return text;
 }
 
+// A partial evaluation's result as OPA's presentation package writes it.
+std::string render_partial_json(const Output& out) {
+    std::string compact = "{\"partial\":" + partial::partial_json(out.partial->queries, {});
+    if (!out.partial->support.empty()) {
+        // `opa eval` names the support modules "modules" (rego.PartialQueries).
+        compact.pop_back();
+        if (compact.back() != '{') compact += ',';
+        compact += "\"modules\":[";
+        for (std::size_t i = 0; i < out.partial->support.size(); ++i) {
+            if (i) compact += ',';
+            compact += partial::module_json(out.partial->support[i]);
+        }
+        compact += "]}";
+    }
+    if (out.metrics && !out.metrics->empty()) {
+        compact += ",\"metrics\":{";
+        bool first = true;
+        for (const auto& [name, v] : *out.metrics) {
+            if (!first) compact += ',';
+            first = false;
+            compact += "\"" + name + "\":" + std::to_string(v);
+        }
+        compact += '}';
+    }
+    compact += '}';
+    return webhook::opa_api::go_encoded(compact, true);
+}
+
+// OPA's partial table: "Query N" and "Support N" rows, each cell on its own lines
+// (tablewriter without wrapping, with a line between rows).
+std::string render_partial_table(const PartialResult& p) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+    auto lines = [](std::string text) {
+        std::vector<std::string> out;
+        std::size_t tab;
+        while ((tab = text.find('\t')) != std::string::npos) text.replace(tab, 1, "  ");
+        while (!text.empty() && text.front() == '\n') text.erase(0, 1);
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        std::size_t start = 0;
+        for (;;) {
+            auto nl = text.find('\n', start);
+            out.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+            if (nl == std::string::npos) return out;
+            start = nl + 1;
+        }
+    };
+    for (std::size_t i = 0; i < p.queries.size(); ++i)
+        rows.emplace_back(fmt::format("Query {}", i + 1), lines(partial::body_source(p.queries[i], nullptr)));
+    for (std::size_t i = 0; i < p.support.size(); ++i)
+        rows.emplace_back(fmt::format("Support {}", i + 1), lines(partial::module_source(p.support[i], nullptr)));
+    std::size_t w0 = 0, w1 = 0;
+    auto width = [](const std::string& s) {
+        std::size_t w = 0;
+        for (unsigned char c : s) w += (c & 0xC0) != 0x80;
+        return w;
+    };
+    for (const auto& [name, cell] : rows) {
+        w0 = std::max(w0, width(name));
+        for (const auto& l : cell) w1 = std::max(w1, width(l));
+    }
+    std::string border = "+" + std::string(w0 + 2, '-') + "+" + std::string(w1 + 2, '-') + "+\n";
+    std::string text = border;
+    for (const auto& [name, cell] : rows) {
+        for (std::size_t i = 0; i < cell.size(); ++i) {
+            std::string left = i == 0 ? name : "";
+            text += "| " + left + std::string(w0 - width(left), ' ') + " | " + cell[i] + std::string(w1 - width(cell[i]), ' ') + " |\n";
+        }
+        text += border;
+    }
+    return text;
+}
+
+void print_partial(const Output& out, const std::string& format) {
+    if (format == "json") {
+        if (!out.errors.empty())
+            std::cout << render_json(out, false);
+        else
+            std::cout << render_partial_json(out);
+        return;
+    }
+    if (!out.errors.empty()) {
+        std::cerr << errors_text(out.errors) << "\n";
+        if (format != "pretty") return;
+    }
+    if (format == "source") {
+        for (std::size_t i = 0; i < out.partial->queries.size(); ++i)
+            std::cout << "# Query " << i + 1 << "\n" << partial::body_source(out.partial->queries[i], nullptr) << "\n\n";
+        for (std::size_t i = 0; i < out.partial->support.size(); ++i)
+            std::cout << "# Module " << i + 1 << "\n" << partial::module_source(out.partial->support[i], nullptr);
+    } else if (out.errors.empty()) {
+        if (out.partial->queries.empty())
+            std::cout << "undefined\n";
+        else
+            std::cout << render_partial_table(*out.partial);
+        if (out.metrics && !out.metrics->empty()) std::cout << render_metrics_table(*out.metrics);
+    }
+    std::cout.flush();
+}
+
 // Prints `out` in `format`.
 void print_output(const Output& out, const std::string& format) {
+    if (out.partial || (!out.errors.empty() && format == "source")) {
+        Output copy = out;
+        if (!copy.partial) copy.partial.emplace();
+        print_partial(copy, format);
+        return;
+    }
     if (format == "json" || format == "discard") {
         std::cout << render_json(out, format == "discard");
         return;
@@ -444,6 +560,19 @@ int run_eval(EvalCliOptions opts) {
     if (opts.stdin_query && opts.stdin_input) return usage_error("specify --stdin or --stdin-input but not both");
     if (opts.stdin_input && !opts.input.empty()) return usage_error("specify --stdin-input or --input but not both");
     if (opts.fail && opts.fail_defined) return usage_error("specify --fail or --fail-defined but not both");
+    if (opts.partial && opts.format != "pretty" && opts.format != "json" && opts.format != "source")
+        return usage_error("invalid output format for partial evaluation");
+    if (!opts.partial && opts.format == "source") return usage_error("invalid output format for evaluation");
+    for (const auto& u : opts.unknowns) {
+        // As OPA checks them: the first one that is not `input` must be a ref.
+        if (u == "input") continue;
+        auto t = lang::parse_term(u);
+        if (!t.ok()) return usage_error("failed to parse term: " + t.diagnostics.opa_text());
+        bool ref = t.term->kind == lang::TermKind::Ref ||
+                   (t.term->kind == lang::TermKind::Var && (t.term->text == "input" || t.term->text == "data"));
+        if (!ref) return usage_error("illegal argument with --unknowns, specify string with one or more --unknowns");
+        break;
+    }
     std::uint64_t memory_limit = 0;
     if (!opts.memory_limit.empty()) {
         auto m = parse_byte_size(opts.memory_limit);
@@ -515,7 +644,7 @@ int run_eval(EvalCliOptions opts) {
         if (opts.metrics && !opts_metrics_off) out.metrics = metrics;
         print_output(out, opts.format);
         if (!out.errors.empty()) return 2;
-        const bool defined = !out.rows.empty();
+        const bool defined = !out.rows.empty() || (out.partial && !out.partial->queries.empty());
         if ((opts.fail && !defined) || (opts.fail_defined && defined)) return 1;
         return 0;
     };
@@ -557,6 +686,34 @@ int run_eval(EvalCliOptions opts) {
             for (const auto& d : diags) out.errors.push_back(from_diagnostic(d));
             return finish();
         }
+    }
+
+    if (opts.partial) {
+        PartialQueryOptions po;
+        po.unknowns = opts.unknowns;
+        po.disable_inlining = opts.disable_inlining;
+        po.shallow_inlining = opts.shallow_inlining;
+        po.nondeterministic_builtins = opts.nondeterministic_builtins;
+        po.package = opts.package;
+        po.imports = opts.imports;
+        auto prepared = engine.prepare_partial(query, po);
+        for (const auto& [name, v] : prepared.metrics) metrics[std::string(name)] = v;
+        if (!prepared.ok()) {
+            for (const auto& d : prepared.diagnostics) out.errors.push_back(from_diagnostic(d));
+            return finish();
+        }
+        PartialOptions run;
+        run.input = input ? &*input : nullptr;
+        run.timeout = timeout;
+        run.strict_builtin_errors = opts.strict_builtin_errors;
+        PartialResult result = prepared.value->run(run);
+        for (const auto& [name, v] : result.metrics) metrics[std::string(name)] = v;
+        if (result.error) {
+            out.errors.push_back(from_eval_error(*result.error));
+        } else {
+            out.partial = std::move(result);
+        }
+        return finish();
     }
 
     // --count N: prepare and evaluate N times (as OPA's evalOnce does); the
@@ -661,8 +818,17 @@ void add_eval_command(CLI::App& app) {
     cmd->add_option("-i,--input", opts->input, "Input document file (JSON or YAML)");
     cmd->add_flag("-I,--stdin-input", opts->stdin_input, "Read the input document from stdin");
     cmd->add_flag("--stdin", opts->stdin_query, "Read the query from stdin");
-    cmd->add_option("-f,--format", opts->format, "Output format: json, values, bindings, pretty, raw, discard")
-        ->check(CLI::IsMember({"json", "values", "bindings", "pretty", "raw", "discard"}));
+    cmd->add_option("-f,--format", opts->format, "Output format: json, values, bindings, pretty, source (partial), raw, discard")
+        ->check(CLI::IsMember({"json", "values", "bindings", "pretty", "source", "raw", "discard"}));
+    cmd->add_flag("-p,--partial", opts->partial, "Partially evaluate the query: residual queries over the unknowns");
+    cmd->add_option("-u,--unknowns", opts->unknowns, "Paths to treat as unknown in partial evaluation (repeatable; default input)")
+        ->allow_extra_args(false);
+    cmd->add_option("--disable-inlining", opts->disable_inlining,
+                    "Paths of documents partial evaluation must not inline (support rules instead; repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_flag("--shallow-inlining", opts->shallow_inlining, "Partial evaluation inlines only rules that are fully known");
+    cmd->add_flag("--nondeterminstic-builtins", opts->nondeterministic_builtins,
+                  "Evaluate nondeterministic builtins (if all arguments are known) during partial evaluation (OPA's spelling)");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and the query in the pre-1.0 Rego dialect");
     cmd->add_flag("--allow-net", opts->allow_net, "Let http.send reach the network (off: \"unallowed host\" errors)");
     // OPA 0.x scripts pass --v1-compatible; v1 is the default here, so it changes nothing.

@@ -148,6 +148,9 @@ CompiledQuery compile_query(const lang::Body& parsed, const CompiledModules& mod
     step([&] { body = rewrite_with_values_in(ctx, std::move(body)); });
     step([&] { check_undefined_funcs_in(ctx, body); });
     step([&] { body = check_query_safety(ctx, std::move(body)); });
+    step([&] {
+        if (context.rewrite_equals) rewrite_equals_in(body);
+    });
     step([&] { body = rewrite_dynamic_terms_in(ctx.gen, std::move(body)); });
     step([&] { check_types_in(ctx, body); });
     step([&] { check_deprecated_builtins_in(ctx, body, modules.options.strict); });

@@ -78,6 +78,9 @@ struct QueryContext {
     // captured in a variable `$termN`, so `1 == 2` or a rule that is false has
     // a value (false) instead of failing (stages/capture_values.cpp).
     bool capture_values = false;
+    // As OPA's rego package compiles a query for partial evaluation: after
+    // the safety check, `a == b` becomes the unification `a = b`.
+    bool rewrite_equals = false;
 };
 
 struct CompiledQuery {

@@ -19,6 +19,9 @@
 #include "lang/builtins.hpp"
 #include "stdlib/capabilities.hpp"
 #include "engine/loader.hpp"
+#include "engine/partial/evaluator.hpp"
+#include "engine/partial/program.hpp"
+#include "engine/partial/residual.hpp"
 
 namespace gavel {
 
@@ -85,10 +88,14 @@ struct Engine::Impl {
     Value data = Value::empty_object();
     std::map<std::string, runtime::Builtin> custom;
     std::shared_ptr<const eval::Program> program;  // null when modules or data changed
+    std::shared_ptr<const partial::Program> partial_program;  // built on first use, with `program`
     lang::Diagnostics program_errors;
     uint64_t compile_ns = 0;
 
-    void invalidate() { program.reset(); }
+    void invalidate() {
+        program.reset();
+        partial_program.reset();
+    }
 
     const eval::Program* compile() {
         if (program) return program.get();
@@ -369,6 +376,27 @@ std::vector<ComparedConstants> Engine::compared_constants(const std::vector<std:
     return find_compared_constants(*program->compiled, refs);
 }
 
+namespace {
+
+// The package and imports a query is written in, read as a module's would be.
+bool read_query_context(const std::string& package, const std::vector<std::string>& imports, const lang::ParseOptions& po,
+                        compiler::QueryContext& context, lang::SourcePtr& source, lang::Diagnostics& errors) {
+    if (package.empty() && imports.empty()) return true;
+    std::string text = "package " + (package.empty() ? std::string("__query__") : package) + "\n";
+    for (const auto& imp : imports) text += "import " + imp + "\n";
+    auto written = lang::parse_module("query context", std::move(text), po);
+    if (!written.ok()) {
+        errors = written.diagnostics;
+        return false;
+    }
+    source = written.module->source;
+    if (!package.empty()) context.package = written.module->package.path;
+    context.imports = written.module->imports;
+    return true;
+}
+
+}  // namespace
+
 Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptions& options) {
     Prepared<PreparedQuery> out;
     const eval::Program* program = impl_->compile();
@@ -393,19 +421,8 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptio
     state->source = parsed.source;
     compiler::QueryContext context;
     context.capture_values = options.capture_values;
-    if (!options.package.empty() || !options.imports.empty()) {
-        // The package and imports are read as a module's would be.
-        std::string text = "package " + (options.package.empty() ? std::string("__query__") : options.package) + "\n";
-        for (const auto& imp : options.imports) text += "import " + imp + "\n";
-        auto written = lang::parse_module("query context", std::move(text), po);
-        if (!written.ok()) {
-            out.diagnostics = written.diagnostics;
-            return out;
-        }
-        state->context_source = written.module->source;
-        if (!options.package.empty()) context.package = written.module->package.path;
-        context.imports = written.module->imports;
-    }
+    if (!read_query_context(options.package, options.imports, po, context, state->context_source, out.diagnostics))
+        return out;
     auto compiled = compiler::compile_query(parsed.body, *program->compiled, context);
     out.diagnostics = compiled.diagnostics;
     if (out.diagnostics.empty()) out.diagnostics = eval::plan_query(compiled, *program, state->query);
@@ -456,6 +473,136 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
     // OPA times its reads of base documents from storage; the timer exists when there were some.
     if (evaluator.read_base_data()) result.metrics.emplace_back("timer_rego_external_resolve_ns", 0);
     return result;
+}
+
+// ---------------------------------------------------------------------------
+// Partial evaluation.
+
+struct PreparedPartial::State {
+    std::shared_ptr<const eval::Program> program;
+    std::shared_ptr<const partial::Program> partial_program;
+    lang::Body query;  // compiled, bare data/input as refs
+    std::vector<lang::TermPtr> unknowns;
+    std::vector<lang::TermPtr> disable_inlining;
+    bool shallow_inlining = false;
+    bool nondeterministic_builtins = false;
+    lang::SourcePtr source, context_source;
+    std::vector<lang::SourcePtr> term_sources;  // of the unknowns and refs
+};
+
+namespace {
+
+// A ref as given on the command line or in a request ("input.x", "data.a.b"): parsed as OPA's ParseTerm.
+std::optional<lang::TermPtr> parse_ref_text(const std::string& text, std::vector<lang::SourcePtr>& sources, std::string& error) {
+    auto parsed = lang::parse_term(text);
+    if (!parsed.ok()) {
+        error = parsed.diagnostics.opa_text();
+        return std::nullopt;
+    }
+    sources.push_back(parsed.source);
+    return partial::normalize_term(parsed.term);
+}
+
+}  // namespace
+
+Prepared<PreparedPartial> Engine::prepare_partial(std::string_view query, const PartialQueryOptions& options) {
+    Prepared<PreparedPartial> out;
+    const eval::Program* program = impl_->compile();
+    out.metrics.emplace_back("timer_rego_module_compile_ns", impl_->compile_ns);
+    if (!program) {
+        out.diagnostics = impl_->program_errors;
+        return out;
+    }
+    auto start = std::chrono::steady_clock::now();
+    lang::ParseOptions po;
+    po.v0_compatible = impl_->options.v0_compatible;
+    po.experimental_keywords = impl_->options.experimental_keywords;
+    auto parsed = lang::parse_query(std::string(query), po, "");
+    out.metrics.emplace_back("timer_rego_query_parse_ns", elapsed_ns(start));
+    if (!parsed.ok()) {
+        out.diagnostics = parsed.diagnostics;
+        return out;
+    }
+    start = std::chrono::steady_clock::now();
+    auto state = std::make_shared<PreparedPartial::State>();
+    state->program = impl_->program;
+    state->source = parsed.source;
+    compiler::QueryContext context;
+    context.rewrite_equals = true;
+    if (!read_query_context(options.package, options.imports, po, context, state->context_source, out.diagnostics))
+        return out;
+    auto compiled = compiler::compile_query(parsed.body, *program->compiled, context);
+    out.metrics.emplace_back("timer_rego_query_compile_ns", elapsed_ns(start));
+    if (!compiled.ok()) {
+        out.diagnostics = compiled.diagnostics;
+        return out;
+    }
+    state->query = partial::normalize_body(compiled.body);
+    std::string error;
+    std::vector<std::string> unknowns = options.unknowns ? *options.unknowns : std::vector<std::string>{"input"};
+    for (const auto& u : unknowns) {
+        auto t = parse_ref_text(u, state->term_sources, error);
+        if (!t) {
+            out.diagnostics.add(lang::Location{}, lang::codes::parse_error, "unknowns: " + error);
+            return out;
+        }
+        state->unknowns.push_back(*t);
+    }
+    for (const auto& d : options.disable_inlining) {
+        auto t = parse_ref_text(d, state->term_sources, error);
+        if (!t || (*t)->kind != lang::TermKind::Ref) {
+            out.diagnostics.add(lang::Location{}, lang::codes::parse_error,
+                                "disable inlining: " + (t ? "expected ref but got " + d : error));
+            return out;
+        }
+        state->disable_inlining.push_back(*t);
+    }
+    state->shallow_inlining = options.shallow_inlining;
+    state->nondeterministic_builtins = options.nondeterministic_builtins;
+    if (!impl_->partial_program)
+        impl_->partial_program =
+            std::make_shared<const partial::Program>(program->compiled, program->builtins, &program->custom_builtins);
+    state->partial_program = impl_->partial_program;
+    PreparedPartial p;
+    p.state_ = std::move(state);
+    out.value = std::move(p);
+    return out;
+}
+
+PartialResult PreparedPartial::run(const PartialOptions& options) const {
+    PartialResult result;
+    auto start = std::chrono::steady_clock::now();
+    partial::Options o;
+    o.unknowns = state_->unknowns;
+    o.disable_inlining = state_->disable_inlining;
+    o.shallow_inlining = state_->shallow_inlining;
+    o.nondeterministic_builtins = state_->nondeterministic_builtins;
+    if (options.input) o.input = partial::from_value(*options.input);
+    o.data = &state_->program->base_data;
+    if (options.timeout.count() > 0) o.deadline = start + options.timeout;
+    o.cancel = options.cancel;
+    o.print = options.print;
+    o.strict_builtin_errors = options.strict_builtin_errors;
+    partial::Result r = partial::partial_run(*state_->partial_program, state_->query, o);
+    result.queries = std::move(r.queries);
+    result.support = std::move(r.support);
+    result.error = std::move(r.error);
+    result.metrics.emplace_back("timer_rego_partial_eval_ns", elapsed_ns(start));
+    return result;
+}
+
+std::string PartialResult::json() const { return partial::partial_json(queries, support); }
+
+Prepared<PartialResult> Engine::partial(std::string_view query, const PartialQueryOptions& query_options,
+                                        const PartialOptions& options) {
+    Prepared<PartialResult> out;
+    auto prepared = prepare_partial(query, query_options);
+    out.diagnostics = std::move(prepared.diagnostics);
+    out.metrics = std::move(prepared.metrics);
+    if (!prepared.value) return out;
+    out.value = prepared.value->run(options);
+    for (const auto& m : out.value->metrics) out.metrics.push_back(m);
+    return out;
 }
 
 Prepared<Value> Engine::parse_term(std::string_view text) {

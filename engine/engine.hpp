@@ -24,6 +24,7 @@
 
 #include "compiler/schema_set.hpp"
 #include "engine/compared_constants.hpp"
+#include "engine/partial/support.hpp"
 #include "lang/diagnostics.hpp"
 #include "runtime/eval/eval_error.hpp"
 #include "runtime/eval/tracing.hpp"
@@ -102,6 +103,47 @@ public:
     EvalResult eval(const EvalOptions& options = {}) const;
     // The variables the query binds, in result order.
     const std::vector<std::string>& variables() const;
+
+private:
+    friend class Engine;
+    struct State;
+    std::shared_ptr<const State> state_;
+};
+
+// Partial evaluation (OPA's rego.Partial): the query evaluated as far as what
+// is known allows, the rest left as residual queries and support rules.
+struct PartialQueryOptions {
+    // Refs that are unknown ("input", "input.user", "data.x"); unset: `input`
+    // (an empty list: nothing is unknown).
+    std::optional<std::vector<std::string>> unknowns = std::nullopt;
+    std::vector<std::string> disable_inlining = {};  // refs whose rules become support rules
+    bool shallow_inlining = false;                   // inline only rules that are fully known
+    bool nondeterministic_builtins = false;          // evaluate them (rand.intn ...) when their operands are known
+    std::string package = {};                        // as QueryOptions
+    std::vector<std::string> imports = {};
+};
+
+struct PartialOptions {
+    const runtime::Value* input = nullptr;
+    std::chrono::nanoseconds timeout{0};
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(std::string_view)> print = nullptr;
+    bool strict_builtin_errors = false;
+};
+
+struct PartialResult {
+    std::vector<lang::Body> queries;                // residual queries: any of them true means the query is
+    std::vector<partial::SupportModule> support;    // rules the queries refer to (data.partial...)
+    std::optional<EvalError> error;
+    Metrics metrics;                                // timer_rego_partial_eval_ns
+    bool ok() const { return !error; }
+    // {"queries":[...],"support":[...]} as OPA's AST JSON (compact; empty lists left out).
+    std::string json() const;
+};
+
+class PreparedPartial {
+public:
+    PartialResult run(const PartialOptions& options = {}) const;  // thread-safe
 
 private:
     friend class Engine;
@@ -205,6 +247,13 @@ public:
     // Compiles the modules (once per change) and the query.
     Prepared<PreparedQuery> prepare(std::string_view query, const QueryOptions& options);
     Prepared<PreparedQuery> prepare(std::string_view query) { return prepare(query, QueryOptions{}); }
+
+    // Compiles the modules and a query for partial evaluation (OPA's PrepareForPartial):
+    // `==` in the query is read as `=`, unknowns and inlining options are fixed here.
+    Prepared<PreparedPartial> prepare_partial(std::string_view query, const PartialQueryOptions& options = {});
+    // prepare_partial, then run.
+    Prepared<PartialResult> partial(std::string_view query, const PartialQueryOptions& query_options = {},
+                                    const PartialOptions& options = {});
 
     // The rules of the added modules (parsed, not necessarily compiling), by file then position.
     std::vector<RuleInfo> rules() const;

@@ -9,17 +9,23 @@
 
 namespace gavel::compiler {
 
+namespace {
+
+bool rewrite_one(lang::Expr& e) {
+    if (is_global_call(e, "equal") && operand_count(e) == 2) {
+        lang::Location loc = e.term->elems[0]->loc;
+        e.term->elems[0] = lang::make_ref({lang::make_var("eq", loc)}, loc);
+    }
+    return false;
+}
+
+}  // namespace
+
 void rewrite_equals(CompileContext& ctx) {
     for (lang::Module* m : ctx.modules)
-        for_each_rule(*m, [&](lang::Rule& r) {
-            walk_rule_exprs(r, [](lang::Expr& e) {
-                if (is_global_call(e, "equal") && operand_count(e) == 2) {
-                    lang::Location loc = e.term->elems[0]->loc;
-                    e.term->elems[0] = lang::make_ref({lang::make_var("eq", loc)}, loc);
-                }
-                return false;
-            });
-        });
+        for_each_rule(*m, [&](lang::Rule& r) { walk_rule_exprs(r, rewrite_one); });
 }
+
+void rewrite_equals_in(lang::Body& body) { walk_exprs(body, rewrite_one); }
 
 }  // namespace gavel::compiler

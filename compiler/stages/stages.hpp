@@ -31,6 +31,7 @@ void check_undefined_funcs(CompileContext& ctx);       // unknown functions, ari
 void check_safety_rule_heads(CompileContext& ctx);     // head variables bound by the body
 void check_safety_rule_bodies(CompileContext& ctx);    // body variables bound before use; reorder
 void rewrite_equals(CompileContext& ctx);              // `a == b` -> `a = b` in modules
+void rewrite_equals_in(lang::Body& body);              // the same in a query (for partial evaluation)
 void rewrite_dynamic_terms(CompileContext& ctx);       // refs and comprehensions in operands bound first
 void check_recursion(CompileContext& ctx);             // a rule depending on itself
 void check_types(CompileContext& ctx);                 // what is statically a type error
