@@ -56,6 +56,19 @@ PolicyStore::Query PolicyStore::query(const std::string& text, bool cache) {
     return out;
 }
 
+PolicyStore::PartialQuery PolicyStore::prepare_partial(const std::string& text, const PartialQueryOptions& options) {
+    PartialQuery out;
+    std::lock_guard lock(mutex_);
+    out.snapshot = current();
+    auto prepared = engine_.prepare_partial(text, options);
+    if (!prepared.ok()) {
+        out.errors = std::move(prepared.diagnostics);
+        return out;
+    }
+    out.query = std::move(*prepared.value);
+    return out;
+}
+
 void PolicyStore::publish() {
     auto snap = std::make_shared<Snapshot>();
     snap->generation = ++generation_;

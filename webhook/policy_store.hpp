@@ -68,6 +68,15 @@ public:
     // The query prepared in the newest world (cached per snapshot, at most kMaxCached).
     Query query(const std::string& text, bool cache = true);
 
+    struct PartialQuery {
+        std::shared_ptr<const Snapshot> snapshot;
+        std::optional<PreparedPartial> query;
+        lang::Diagnostics errors;
+    };
+    // A query prepared for partial evaluation in the newest world (not cached:
+    // each request brings its own unknowns).
+    PartialQuery prepare_partial(const std::string& text, const PartialQueryOptions& options);
+
     WriteResult put_policy(const std::string& id, std::string text);
     WriteResult delete_policy(const std::string& id);
     // Replaces every policy that came from the directories, and the directory data
