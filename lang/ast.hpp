@@ -104,6 +104,9 @@ struct Expr {
     bool negated = false;  // `not`
     bool generated = false;      // made by the compiler: an output variable, a hoisted operand
     bool implicit_body = false;  // Block: one literal wrapped by the compiler (a `not` of future.keywords.not)
+    // Term: the term is a call written as a value, not a call expression (OPA's
+    // Expr holding one Call term: partial evaluation's residue has them).
+    bool call_value = false;
     TermPtr term;
     SomeDecl some;
     Every every;

@@ -69,7 +69,13 @@ private:
         return block;
     }
 
+    // A bare `input` or `data` is a ref with no parts to OPA (its parser makes it one).
+    static bool root_document(const Term& t) {
+        return t.kind == TermKind::Var && (t.text == "input" || t.text == "data");
+    }
+
     void in_term(TermPtr& t, lang::Body& result) {
+        if (root_document(*t)) return;
         switch (t->kind) {
             case TermKind::Ref:
                 for (std::size_t i = 1; i < t->elems.size(); ++i) one(t->elems[i], result);
@@ -82,6 +88,10 @@ private:
     }
 
     void one(TermPtr& t, lang::Body& result) {
+        if (root_document(*t)) {
+            hoist(t, result);
+            return;
+        }
         switch (t->kind) {
             case TermKind::Ref:
                 for (std::size_t i = 1; i < t->elems.size(); ++i) one(t->elems[i], result);

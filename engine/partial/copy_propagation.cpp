@@ -139,6 +139,8 @@ lang::Expr transform_expr(const PlugContext& p, const lang::Expr& e) {
             out.term = with_elems(*e.term, std::move(terms));
         } else {
             out.term = transform(p, e.term);
+            // A variable replaced by a call: the expression holds a call value now.
+            if (out.term->kind == TermKind::Call) out.call_value = true;
         }
     }
     for (auto& w : out.withs) {

@@ -399,7 +399,9 @@ TermPtr as_ref(const TermPtr& t) {
     return make_ref({t});
 }
 
-bool is_call(const Expr& e) { return e.kind == lang::ExprKind::Term && e.term && e.term->kind == TermKind::Call; }
+bool is_call(const Expr& e) {
+    return e.kind == lang::ExprKind::Term && e.term && e.term->kind == TermKind::Call && !e.call_value;
+}
 
 bool is_every(const Expr& e) { return e.kind == lang::ExprKind::Every; }
 
@@ -427,6 +429,7 @@ Expr make_equality(TermPtr a, TermPtr b) { return make_call_expr({make_ref({make
 
 Expr make_term_expr(TermPtr t) {
     Expr e;
+    e.call_value = t->kind == TermKind::Call;
     e.term = std::move(t);
     return e;
 }
