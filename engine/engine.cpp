@@ -486,6 +486,7 @@ struct PreparedPartial::State {
     std::vector<lang::TermPtr> disable_inlining;
     bool shallow_inlining = false;
     bool nondeterministic_builtins = false;
+    bool rule_indexing = true;
     lang::SourcePtr source, context_source;
     std::vector<lang::SourcePtr> term_sources;  // of the unknowns and refs
 };
@@ -559,6 +560,7 @@ Prepared<PreparedPartial> Engine::prepare_partial(std::string_view query, const 
     }
     state->shallow_inlining = options.shallow_inlining;
     state->nondeterministic_builtins = options.nondeterministic_builtins;
+    state->rule_indexing = options.rule_indexing;
     if (!impl_->partial_program)
         impl_->partial_program =
             std::make_shared<const partial::Program>(program->compiled, program->builtins, &program->custom_builtins);
@@ -577,6 +579,7 @@ PartialResult PreparedPartial::run(const PartialOptions& options) const {
     o.disable_inlining = state_->disable_inlining;
     o.shallow_inlining = state_->shallow_inlining;
     o.nondeterministic_builtins = state_->nondeterministic_builtins;
+    o.rule_indexing = state_->rule_indexing;
     if (options.input) o.input = partial::from_value(*options.input);
     o.data = &state_->program->base_data;
     if (options.timeout.count() > 0) o.deadline = start + options.timeout;
@@ -603,6 +606,16 @@ Prepared<PartialResult> Engine::partial(std::string_view query, const PartialQue
     out.value = prepared.value->run(options);
     for (const auto& m : out.value->metrics) out.metrics.push_back(m);
     return out;
+}
+
+partial::FilterAnnotations Engine::filter_annotations(const std::vector<std::string>& path) {
+    partial::FilterAnnotations out;
+    const eval::Program* program = impl_->compile();
+    if (!program) {
+        for (const auto& d : impl_->program_errors) out.errors.push_back(d);
+        return out;
+    }
+    return partial::filter_annotations(*program->compiled, path);
 }
 
 Prepared<Value> Engine::parse_term(std::string_view text) {

@@ -24,6 +24,7 @@
 
 #include "compiler/schema_set.hpp"
 #include "engine/compared_constants.hpp"
+#include "engine/partial/filters.hpp"
 #include "engine/partial/support.hpp"
 #include "lang/diagnostics.hpp"
 #include "runtime/eval/eval_error.hpp"
@@ -119,6 +120,7 @@ struct PartialQueryOptions {
     std::vector<std::string> disable_inlining = {};  // refs whose rules become support rules
     bool shallow_inlining = false;                   // inline only rules that are fully known
     bool nondeterministic_builtins = false;          // evaluate them (rand.intn ...) when their operands are known
+    bool rule_indexing = true;                       // false: evaluate every rule, as data filters do
     std::string package = {};                        // as QueryOptions
     std::vector<std::string> imports = {};
 };
@@ -254,6 +256,10 @@ public:
     // prepare_partial, then run.
     Prepared<PartialResult> partial(std::string_view query, const PartialQueryOptions& query_options = {},
                                     const PartialOptions& options = {});
+    // Data filtering: the unknowns and mask rule the METADATA `compile:` blocks of the
+    // rule at `path` ({"filters", "include"}, below data) give (engine/partial/filters.hpp);
+    // compile errors of the modules in `errors`.
+    partial::FilterAnnotations filter_annotations(const std::vector<std::string>& path);
 
     // The rules of the added modules (parsed, not necessarily compiling), by file then position.
     std::vector<RuleInfo> rules() const;

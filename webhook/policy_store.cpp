@@ -69,6 +69,11 @@ PolicyStore::PartialQuery PolicyStore::prepare_partial(const std::string& text, 
     return out;
 }
 
+partial::FilterAnnotations PolicyStore::filter_annotations(const std::vector<std::string>& path) {
+    std::lock_guard lock(mutex_);
+    return engine_.filter_annotations(path);
+}
+
 void PolicyStore::publish() {
     auto snap = std::make_shared<Snapshot>();
     snap->generation = ++generation_;

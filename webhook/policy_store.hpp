@@ -76,6 +76,8 @@ public:
     // A query prepared for partial evaluation in the newest world (not cached:
     // each request brings its own unknowns).
     PartialQuery prepare_partial(const std::string& text, const PartialQueryOptions& options);
+    // What the rule at `path` (below data) says in METADATA `compile:` blocks.
+    partial::FilterAnnotations filter_annotations(const std::vector<std::string>& path);
 
     WriteResult put_policy(const std::string& id, std::string text);
     WriteResult delete_policy(const std::string& id);

@@ -233,6 +233,7 @@ Resolved Evaluator::resolve(Frame& e, const Term& ref) {
 IndexResult Evaluator::get_rules(Frame& e, const Term& ref) {
     const RuleIndex* index = program_.index(ref);
     if (!index) return {};
+    if (!options_.rule_indexing) return index->all_rules();
     return index->lookup([&](const Term& r) { return resolve(e, r); });
 }
 

@@ -8,9 +8,6 @@
 #include "compiler/ast/var_visitor.hpp"
 #include "compiler/types/checker.hpp"
 #include "runtime/stack_limit.hpp"
-#include "engine/partial/residual.hpp"
-#include <cstdio>
-#include <cstdlib>
 
 namespace gavel::partial {
 
@@ -1098,7 +1095,6 @@ Result Evaluator::run(const Body& query) {
                              [](const lang::Expr& x, const lang::Expr& y) { return compare_exprs(x, y) < 0; });
             for (auto& x : bindings) body.push_back(std::move(x));
             if (!passes_type_check(body)) return;
-            if (std::getenv("GAVEL_PARTIAL_DEBUG")) fprintf(stderr, "pre-cp: %s\n", body_source(body, &program_).c_str());
             if (!options_.shallow_inlining) body = cp.apply(body);
             result.queries.push_back(std::move(body));
         });

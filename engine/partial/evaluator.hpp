@@ -34,6 +34,7 @@ struct Options {
     std::vector<TermPtr> disable_inlining;  // refs
     bool shallow_inlining = false;
     bool nondeterministic_builtins = false;  // evaluate them when their operands are known
+    bool rule_indexing = true;               // false: every rule is evaluated (OPA's EvalRuleIndexing(false))
     std::string partial_namespace = "partial";
     TermPtr input;                           // null: no input
     const runtime::Value* data = nullptr;    // base documents

@@ -271,14 +271,10 @@ struct RuleIndex::Node {
     }
 };
 
-namespace {
-
-struct Traversal {
+struct RuleIndex::Traversal {
     std::vector<int> ordering;
     std::map<int, std::vector<std::pair<int, const Rule*>>> unordered;
 };
-
-}  // namespace
 
 RuleIndex::RuleIndex(const std::vector<const Rule*>& rules, const std::function<bool(const Term& ref)>& is_virtual)
     : root_(std::make_unique<Node>()) {
@@ -326,7 +322,7 @@ namespace {
 
 class Walker {
 public:
-    Walker(const IndexResolver& resolve, Traversal& tr) : resolve_(resolve), tr_(tr) {}
+    Walker(const IndexResolver& resolve, RuleIndex::Traversal& tr) : resolve_(resolve), tr_(tr) {}
 
     void add(const RuleIndex::Node& n) {
         for (const auto& e : n.rules) {
@@ -398,14 +394,20 @@ public:
 
 private:
     const IndexResolver& resolve_;
-    Traversal& tr_;
+    RuleIndex::Traversal& tr_;
 };
 
 }  // namespace
 
-IndexResult RuleIndex::lookup(const IndexResolver& resolve) const {
-    Traversal tr;
-    Walker(resolve, tr).traverse_node(root_.get());
+namespace {
+
+// OPA's trieNode.Do with a ruleWalker (AllRules): every node, in the order
+// node, any, undefined, scalars, array, next.
+void walk_all(const RuleIndex::Node* n, const std::function<void(const RuleIndex::Node&)>& add);
+
+}  // namespace
+
+IndexResult RuleIndex::result_of(Traversal& tr) const {
     IndexResult out;
     out.default_rule = default_rule_;
     out.multi_value = multi_value_;
@@ -422,5 +424,33 @@ IndexResult RuleIndex::lookup(const IndexResolver& resolve) const {
     }
     return out;
 }
+
+IndexResult RuleIndex::lookup(const IndexResolver& resolve) const {
+    Traversal tr;
+    Walker(resolve, tr).traverse_node(root_.get());
+    return result_of(tr);
+}
+
+IndexResult RuleIndex::all_rules() const {
+    Traversal tr;
+    IndexResolver none = [](const Term&) { return Resolved{}; };
+    Walker w(none, tr);
+    walk_all(root_.get(), [&](const Node& n) { w.add(n); });
+    return result_of(tr);
+}
+
+namespace {
+
+void walk_all(const RuleIndex::Node* n, const std::function<void(const RuleIndex::Node&)>& add) {
+    if (!n) return;
+    add(*n);
+    walk_all(n->any.get(), add);
+    walk_all(n->undefined.get(), add);
+    for (const auto& [k, child] : n->scalars) walk_all(child.get(), add);
+    walk_all(n->array.get(), add);
+    walk_all(n->next.get(), add);
+}
+
+}  // namespace
 
 }  // namespace gavel::partial

@@ -28,11 +28,15 @@ public:
     ~RuleIndex();
 
     IndexResult lookup(const IndexResolver& resolve) const;
+    // Every rule, as OPA's AllRules (evaluation with rule indexing disabled).
+    IndexResult all_rules() const;
 
     struct Node;
     struct Mapper;
+    struct Traversal;
 
 private:
+    IndexResult result_of(Traversal& tr) const;
     std::unique_ptr<Node> root_;
     const Rule* default_rule_ = nullptr;
     bool multi_value_ = false;

@@ -18,7 +18,7 @@ enum class Handler {
     CatchAll,        // OPA's methodNotAllowedHandler: a bare 405
     V1DataGet, V1DataPost, V1DataPut, V1DataPatch, V1DataDelete, V0DataPost, DefaultDecision, Index,
     PoliciesList, PoliciesGet, PoliciesPut, PoliciesDelete,
-    QueryGet, QueryPost, Compile, Config, Status,
+    QueryGet, QueryPost, Compile, CompileFilters, Config, Status,
     Health, HealthPolicy, Metrics, MetricsAlloc,
 };
 
@@ -58,6 +58,8 @@ constexpr Pattern kMainPatterns[] = {
     {"GET", "/v1/query", false, Handler::QueryGet, "v1/query"},
     {"POST", "/v1/query", false, Handler::QueryPost, "v1/query"},
     {"POST", "/v1/compile", false, Handler::Compile, "v1/compile"},
+    {"POST", "/v1/compile", true, Handler::CompileFilters, "v1/compile"},
+    {"GET", "/v1/compile", true, Handler::CompileFilters, "v1/compile"},
     {"GET", "/v1/config", false, Handler::Config, "v1/config"},
     {"GET", "/v1/status", false, Handler::Status, "v1/status"},
     {"POST", "/", false, Handler::DefaultDecision, "index"},
@@ -159,6 +161,7 @@ bool is_read(Handler h) {
     case Handler::QueryGet:
     case Handler::QueryPost:
     case Handler::Compile:
+    case Handler::CompileFilters:
     case Handler::HealthPolicy: return true;
     default: return false;
     }
@@ -262,6 +265,7 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
     case Handler::QueryGet: return v1_query_get(c);
     case Handler::QueryPost: return v1_query_post(c);
     case Handler::Compile: return v1_compile_post(c);
+    case Handler::CompileFilters: return v1_compile_filters(c);
     case Handler::Config: return v1_config_get(c);
     case Handler::Status: return v1_status_get(c);
     case Handler::Health: return health(c, all_plugins_ok_once_);

@@ -61,6 +61,8 @@ HttpResponse v1_policies_delete(Call& c);
 HttpResponse v1_query_get(Call& c);
 HttpResponse v1_query_post(Call& c);
 HttpResponse v1_compile_post(Call& c);
+// Data filters (OPA's Compile API for data filtering): POST/GET /v1/compile/{path}.
+HttpResponse v1_compile_filters(Call& c);
 
 // `bundles`/`plugins`/`exclude-plugin` parameters, and OPA's answers.
 HttpResponse health(Call& c, std::atomic<bool>& all_plugins_ok_once);
