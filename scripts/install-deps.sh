@@ -11,6 +11,7 @@ packages=(
   tmux  # the REPL's e2e test drives a terminal session
   curl openssl  # gavel serve's e2e tests are HTTPS clients and make test certificates
   wrk  # test/bench/load_serve.sh, the webhook load test
+  sqlite3  # examples/data-filtering/check.sh runs the SQL filters gavel makes
 )
 
 missing=()

@@ -37,3 +37,6 @@ curl -sS --cacert "$work/ca.pem" --data-binary @examples/admission-v1/pod.json \
 echo
 kill -TERM "$serve_pid"
 wait "$serve_pid"
+# Data filtering: the Compile API turns a policy into an SQL WHERE clause per user;
+# SQLite's rows must be the rows a per-row `gavel eval` includes.
+examples/data-filtering/check.sh ./build/cli/gavel

@@ -1,0 +1,1 @@
+WHERE ((tickets.tenant = 'acme' AND tickets.assignee = 'alice') OR (tickets.tenant = 'acme' AND tickets.owner = 'alice' AND NOT tickets.status = 'closed') OR (tickets.tenant = 'acme' AND tickets.public = '1'))

@@ -1,0 +1,1 @@
+WHERE ((tickets.tenant = 'acme' AND tickets.assignee = 'bob') OR (tickets.tenant = 'acme' AND tickets.owner = 'bob' AND NOT tickets.status = 'closed') OR (tickets.tenant = 'acme' AND tickets.public = '1'))

@@ -1,0 +1,1 @@
+WHERE ((tickets.tenant = 'acme' AND tickets.assignee = 'carol') OR (tickets.tenant = 'acme' AND tickets.owner = 'carol' AND NOT tickets.status = 'closed') OR (tickets.tenant = 'acme' AND tickets.public = '1') OR (tickets.tenant = 'acme' AND tickets.status IN ('open', 'pending') AND tickets.priority >= '3'))

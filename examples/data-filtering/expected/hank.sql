@@ -1,0 +1,1 @@
+WHERE ((tickets.tenant = 'globex' AND tickets.assignee = 'hank') OR (tickets.tenant = 'globex' AND tickets.owner = 'hank' AND NOT tickets.status = 'closed') OR (tickets.tenant = 'globex' AND tickets.public = '1') OR (tickets.tenant = 'globex' AND tickets.status IN ('open', 'pending') AND tickets.priority >= '3'))

@@ -1,0 +1,1 @@
+WHERE ((tickets.tenant = 'umbrella' AND tickets.assignee = 'mallory') OR (tickets.tenant = 'umbrella' AND tickets.owner = 'mallory' AND NOT tickets.status = 'closed') OR (tickets.tenant = 'umbrella' AND tickets.public = '1') OR (tickets.tenant = 'umbrella' AND tickets.status IN ('open', 'pending') AND tickets.priority >= '3'))
