@@ -223,9 +223,28 @@ class Printer {
 public:
     explicit Printer(const Program* program) : program_(program) {}
 
+    // OPA's formatter writes a wildcard (`$0`, `$_term_0_0`) as `_` when it occurs
+    // once in what is printed, else by its name without `$`, starting with `_`.
+    // A first printing counts them (count_wildcards), a second uses the counts.
+    std::map<std::string, int> wildcards;
+    bool counting = false;
+
+    std::string var(const std::string& name) {
+        if (name.empty() || name[0] != '$') return name;
+        if (counting) {
+            ++wildcards[name];
+            return "_";
+        }
+        auto it = wildcards.find(name);
+        if (it == wildcards.end() || it->second < 2) return "_";
+        std::string w = name.substr(1);
+        if (w.empty() || w[0] != '_') w = "_" + w;
+        return w;
+    }
+
     std::string term(const Term& t, bool nested = false) {
         switch (t.kind) {
-            case TermKind::Var: return !t.text.empty() && t.text[0] == '$' ? "_" : t.text;
+            case TermKind::Var: return var(t.text);
             case TermKind::Ref: return ref(t);
             case TermKind::Array: return "[" + list(t.elems) + "]";
             case TermKind::Set: {
@@ -327,24 +346,7 @@ private:
     const Program* program_;
 };
 
-}  // namespace
-
-std::string term_source(const Term& t, const Program* program) { return Printer(program).term(t); }
-
-std::string expr_source(const lang::Expr& e, const Program* program) { return Printer(program).expr(e); }
-
-std::string body_source(const Body& body, const Program* program) {
-    Printer p(program);
-    std::string out;
-    for (std::size_t i = 0; i < body.size(); ++i) {
-        if (i) out += '\n';
-        out += p.expr(body[i]);
-    }
-    return out;
-}
-
-std::string module_source(const SupportModule& m, const Program* program) {
-    Printer p(program);
+std::string module_text(Printer& p, const SupportModule& m) {
     std::string text = "package ";
     for (std::size_t i = 1; i < m.package.size(); ++i) {
         const Term& part = *m.package[i];
@@ -366,18 +368,20 @@ std::string module_source(const SupportModule& m, const Program* program) {
             text += ")";
         }
         bool multi = r.key && !r.value;
+        // A body of just `true` (or none) is not written; then the head says what holds (`p := true`).
+        bool trivial = r.body.empty() ||
+                       (r.body.size() == 1 && r.body[0].kind == lang::ExprKind::Term && r.body[0].term &&
+                        r.body[0].term->kind == TermKind::Boolean && r.body[0].term->boolean && !r.body[0].negated &&
+                        r.body[0].withs.empty());
         if (multi) {
             text += " contains " + p.term(*r.key);
-        } else if (r.value && !(r.value->kind == TermKind::Boolean && r.value->boolean && !r.is_default)) {
+        } else if (r.value && !(r.value->kind == TermKind::Boolean && r.value->boolean && !r.is_default && !trivial)) {
             text += " := " + p.term(*r.value);
         }
         if (r.is_default) {
             text += "\n";
             continue;
         }
-        bool trivial = r.body.size() == 1 && r.body[0].kind == lang::ExprKind::Term && r.body[0].term &&
-                       r.body[0].term->kind == TermKind::Boolean && r.body[0].term->boolean && !r.body[0].negated &&
-                       r.body[0].withs.empty();
         if (!trivial && r.body.size() == 1) {
             text += " if " + p.expr(r.body[0]);
         } else if (!trivial) {
@@ -387,8 +391,37 @@ std::string module_source(const SupportModule& m, const Program* program) {
         }
         text += "\n";
     }
+    return text;
+}
+
+}  // namespace
+
+std::string term_source(const Term& t, const Program* program) { return Printer(program).term(t); }
+
+std::string expr_source(const lang::Expr& e, const Program* program) { return Printer(program).expr(e); }
+
+std::string body_source(const Body& body, const Program* program) {
+    Printer p(program);
+    p.counting = true;
+    for (const auto& e : body) p.expr(e);
+    p.counting = false;
+    std::string out;
+    for (std::size_t i = 0; i < body.size(); ++i) {
+        if (i) out += '\n';
+        out += p.expr(body[i]);
+    }
+    return out;
+}
+
+std::string module_source(const SupportModule& m, const Program* program) {
+    Printer p(program);
+    p.counting = true;
+    module_text(p, m);
+    p.counting = false;
+    std::string text = module_text(p, m);
     auto formatted = lang::format::format_module("support.rego", text);
     return formatted.ok() ? *formatted.text : text;
 }
+
 
 }  // namespace gavel::partial
