@@ -446,8 +446,11 @@ void print_partial(const Output& out, const std::string& format) {
         if (format != "pretty") return;
     }
     if (format == "source") {
-        for (std::size_t i = 0; i < out.partial->queries.size(); ++i)
-            std::cout << "# Query " << i + 1 << "\n" << partial::body_source(out.partial->queries[i], nullptr) << "\n\n";
+        for (std::size_t i = 0; i < out.partial->queries.size(); ++i) {
+            // OPA formats a body with a final newline, the empty body as nothing.
+            std::string body = partial::body_source(out.partial->queries[i], nullptr);
+            std::cout << "# Query " << i + 1 << "\n" << body << (body.empty() ? "" : "\n") << "\n";
+        }
         for (std::size_t i = 0; i < out.partial->support.size(); ++i)
             std::cout << "# Module " << i + 1 << "\n" << partial::module_source(out.partial->support[i], nullptr);
     } else if (out.errors.empty()) {

@@ -275,9 +275,11 @@ public:
         if (e.kind == lang::ExprKind::Every) {
             out += "every ";
             if (e.every.key) out += term(*e.every.key) + ", ";
-            out += term(*e.every.value) + " in " + term(*e.every.domain) + " { " + body_inline(*e.every.body) + " }";
+            out += term(*e.every.value) + " in " + term(*e.every.domain) + " { " + body_inline(*e.every.body) +
+                   // (OPA's formatter closes a one-line body of several expressions without the space)
+                   (e.every.body->size() > 1 ? "}" : " }");
         } else if (is_call(e)) {
-            out += call(e.term->elems, false);
+            out += call(e.term->elems, false, true);
         } else if (e.term) {
             out += term(*e.term);
         }
@@ -299,7 +301,7 @@ private:
         std::string out;
         for (std::size_t i = from; i < elems.size(); ++i) {
             if (i > from) out += ", ";
-            out += term(*elems[i], true);
+            out += term(*elems[i]);
         }
         return out;
     }
@@ -319,25 +321,28 @@ private:
         return out;
     }
 
-    std::string call(const std::vector<TermPtr>& terms, bool nested) {
+    // As OPA's formatter: the expression's own infix call writes its operands
+    // bare (writeFunctionCall); an infix call written as an operand of another
+    // is parenthesised and so are its operands (writeCall); `x in xs` never is;
+    // arguments of a plain call and elements of collections are written bare.
+    std::string call(const std::vector<TermPtr>& terms, bool parens, bool top = false) {
         std::string name = ref_text(*terms[0]);
         const lang::BuiltinDecl* decl = program_ ? program_->builtin_decl(name) : lang::find_builtin_decl(name);
         if (!decl) decl = lang::find_builtin_decl(name);
         std::size_t args = terms.size() - 1;
+        bool inner = !top;  // operands of a nested infix call are parenthesised
         if (decl && !decl->infix.empty()) {
             if (decl->infix == "in") {
-                std::string out;
-                if (name == "internal.member_2" && args == 2) out = term(*terms[1], true) + " in " + term(*terms[2], true);
-                else if (name == "internal.member_3" && args == 3)
-                    out = term(*terms[1], true) + ", " + term(*terms[2], true) + " in " + term(*terms[3], true);
-                if (!out.empty()) return nested ? "(" + out + ")" : out;
+                if (name == "internal.member_2" && args == 2) return term(*terms[1], true) + " in " + term(*terms[2], true);
+                if (name == "internal.member_3" && args == 3) {
+                    std::string out = term(*terms[1], true) + ", " + term(*terms[2], true) + " in " + term(*terms[3], true);
+                    return parens && !top ? "(" + out + ")" : out;
+                }
             } else if (args == decl->arity) {
-                std::string out = term(*terms[1], true) + " " + decl->infix + " " + term(*terms[2], true);
-                return nested ? "(" + out + ")" : out;
-            } else if (args == decl->arity + 1 && args == 3) {
-                std::string out = term(*terms[3], true) + " = " + term(*terms[1], true) + " " + decl->infix + " " +
-                                  term(*terms[2], true);
-                return nested ? "(" + out + ")" : out;
+                std::string out = term(*terms[1], inner) + " " + decl->infix + " " + term(*terms[2], inner);
+                return parens && !top ? "(" + out + ")" : out;
+            } else if (top && args == decl->arity + 1 && args == 3) {
+                return term(*terms[3], false) + " = " + term(*terms[1], false) + " " + decl->infix + " " + term(*terms[2], false);
             }
         }
         return ref(*terms[0]) + "(" + list(terms, 1) + ")";
