@@ -59,19 +59,20 @@ void append_term(std::string& out, const Term& t) {
         }
         case TermKind::ArrayComprehension:
         case TermKind::SetComprehension:
-            out += "{\"body\":";
-            append_body(out, *t.body);
-            out += ",\"term\":";
+            // ast.ArrayComprehension / SetComprehension: struct fields in declared order.
+            out += "{\"term\":";
             append_term(out, *t.value);
+            out += ",\"body\":";
+            append_body(out, *t.body);
             out += '}';
             break;
         case TermKind::ObjectComprehension:
-            out += "{\"body\":";
-            append_body(out, *t.body);
-            out += ",\"key\":";
+            out += "{\"key\":";
             append_term(out, *t.key);
             out += ",\"value\":";
             append_term(out, *t.value);
+            out += ",\"body\":";
+            append_body(out, *t.body);
             out += '}';
             break;
         case TermKind::Template: out += "null"; break;
@@ -87,18 +88,18 @@ void append_expr(std::string& out, const lang::Expr& e, std::size_t index) {
     if (e.negated) out += ",\"negated\":true";
     out += ",\"terms\":";
     if (e.kind == lang::ExprKind::Every) {
-        // ast.Every's fields in their declared order.
-        out += "{\"key\":";
+        // ast.Every marshals a map: keys sorted (body, domain, key, value).
+        out += "{\"body\":";
+        append_body(out, *e.every.body);
+        out += ",\"domain\":";
+        append_term(out, *e.every.domain);
+        out += ",\"key\":";
         if (e.every.key)
             append_term(out, *e.every.key);
         else
             out += "null";
         out += ",\"value\":";
         append_term(out, *e.every.value);
-        out += ",\"domain\":";
-        append_term(out, *e.every.domain);
-        out += ",\"body\":";
-        append_body(out, *e.every.body);
         out += '}';
     } else if (is_call(e)) {
         append_terms(out, e.term->elems);
