@@ -191,6 +191,7 @@ Resolved Evaluator::resolve(Frame& e, const Term& ref) {
     if (auto it = base_cache_.find(key); it != base_cache_.end()) {
         base = it->second;
     } else if (options_.data) {
+        read_base_data_ = true;
         const runtime::Value* at = options_.data;
         for (std::size_t i = 1; i < ref.elems.size() && at; ++i) {
             const Term& part = *ref.elems[i];

@@ -1104,6 +1104,7 @@ Result Evaluator::run(const Body& query) {
     }
     if (!builtin_errors_.empty() && options_.strict_builtin_errors) result.error = builtin_errors_.front();
     result.support = save_support_.list();
+    result.read_base_data = read_base_data_;
     // As OPA's PartialRun, each module's rules in the order of rules (ast.Rule.Compare).
     for (auto& m : result.support) std::stable_sort(m.rules.begin(), m.rules.end(), [](const SupportRule& a, const SupportRule& b) {
         return compare_support_rules(a, b) < 0;

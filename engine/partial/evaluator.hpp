@@ -48,6 +48,7 @@ struct Result {
     std::vector<Body> queries;
     std::vector<SupportModule> support;
     std::optional<EvalError> error;
+    bool read_base_data = false;
 };
 
 // Partially evaluates a compiled query (OPA's Query.PartialRun).

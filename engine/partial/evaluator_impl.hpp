@@ -144,6 +144,7 @@ public:
     std::vector<std::vector<std::map<std::string, TermPtr>>> mock_stack_;  // function mocks by name
     VirtualCache virtual_cache_;
     std::map<std::string, TermPtr> base_cache_;  // data documents as terms, by path
+    bool read_base_data_ = false;                 // base documents were read (OPA times that: external_resolve)
     runtime::BuiltinContext builtin_context_;
     std::vector<EvalError> builtin_errors_;
     std::size_t steps_ = 0;
