@@ -51,6 +51,8 @@ TermPtr index_value(const TermPtr& b) {
 }
 
 int compare_locations(const lang::Location& a, const lang::Location& b) {
+    // OPA's Location.Compare: no location (a generated term, `args`) sorts last.
+    if (!a.source || !b.source) return !a.source && !b.source ? 0 : !a.source ? 1 : -1;
     std::string_view fa = a.file(), fb = b.file();
     if (fa != fb) return fa < fb ? -1 : 1;
     if (a.line != b.line) return a.line < b.line ? -1 : 1;
