@@ -315,8 +315,16 @@ int run_server(const ServerAssemblyOptions& o) {
         };
         std::string config_json = runtime::to_json(plugins::active_config(
             config ? config->document : Value::empty_object(), labels, svc.api.default_decision, svc.api.authorization_decision));
-        service->set_api_hooks(plugin_states, [config_json] { return config_json; },
-                               [status] { return status ? std::optional<std::string>("{}") : std::nullopt; });
+        // /v1/status: the report the status plugin would send now.
+        runtime::ObjectBuilder label_values;
+        for (const auto& [k, v] : labels) label_values.insert(Value::string(k), Value::string(v));
+        auto status_json = [weak_bundles, logs, status, label_value = label_values.build()]() -> std::optional<std::string> {
+            if (!status) return std::nullopt;
+            auto b = weak_bundles.lock();
+            return runtime::to_json(plugins::StatusReporter::report(b ? b->statuses() : std::vector<plugins::BundleStatus>{},
+                                                                    label_value, logs));
+        };
+        service->set_api_hooks(plugin_states, [config_json] { return config_json; }, status_json);
     }
     if (bundle_plugin) {
         // Not ready until every bundle was activated once (from disk or the service).
