@@ -78,6 +78,9 @@ struct QueryContext {
     // captured in a variable `$termN`, so `1 == 2` or a rule that is false has
     // a value (false) instead of failing (stages/capture_values.cpp).
     bool capture_values = false;
+    // Built-ins a query may not call (OPA's WithUnsafeBuiltins: its server's ad-hoc queries
+    // may not call http.send); a call is a type error.
+    std::set<std::string> unsafe_builtins;
 };
 
 struct CompiledQuery {

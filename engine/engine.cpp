@@ -393,6 +393,7 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptio
     state->source = parsed.source;
     compiler::QueryContext context;
     context.capture_values = options.capture_values;
+    context.unsafe_builtins = options.unsafe_builtins;
     if (!options.package.empty() || !options.imports.empty()) {
         // The package and imports are read as a module's would be.
         std::string text = "package " + (options.package.empty() ? std::string("__query__") : options.package) + "\n";

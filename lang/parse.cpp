@@ -471,6 +471,28 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
     return result;
 }
 
+namespace {
+
+// OPA's parser also tries a query that starts `x := ...` as a rule, and reports that its
+// value could not be read either: a second error at the same place.
+void report_query_as_rule(ParseState& st, const char* p, Diagnostics& diagnostics) {
+    if (diagnostics.size() != 1) return;
+    const char* q = p;
+    if (q >= st.end || !is_ident_start(*q)) return;
+    const char* name_end = q;
+    while (name_end < st.end && is_ident_char(*name_end)) ++name_end;
+    const char* op = name_end;
+    while (op < st.end && (*op == ' ' || *op == '\t')) ++op;
+    if (st.end - op < 2 || op[0] != ':' || op[1] != '=') return;
+    Diagnostic second = diagnostics.items()[0];
+    second.hint.clear();
+    second.message = second.message.substr(0, second.message.find(':')) +
+                     fmt::format(": expected rule value term (e.g., {} := <VALUE> {{ ... }})", std::string(q, name_end));
+    diagnostics.add(std::move(second));
+}
+
+}  // namespace
+
 QueryResult parse_query(std::string text, const ParseOptions& options, std::string name) {
     QueryResult result;
     auto source = std::make_shared<Source>(std::move(name), std::move(text));
@@ -485,8 +507,10 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
         st.error(p, "empty query");
         return result;
     }
+    const char* query_start = p;
     if (!grammar::parse_body(p, st.end, st, result.body)) {
         report_syntax_error(st, p);
+        report_query_as_rule(st, query_start, result.diagnostics);
         return result;
     }
     if (!report_too_deep(st, find_too_deep(result.body, options.max_depth), options)) result.body.clear();
@@ -494,6 +518,7 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
     if (p != st.end) {
         if (!st.furthest || st.furthest < p) st.furthest = p;
         report_syntax_error(st, p);
+        report_query_as_rule(st, query_start, result.diagnostics);
     }
     return result;
 }

@@ -31,7 +31,7 @@ PolicyStore::PolicyStore(EngineOptions options, std::vector<std::string> warm_qu
     publish();
 }
 
-PolicyStore::Query PolicyStore::query(const std::string& text, bool cache) {
+PolicyStore::Query PolicyStore::query(const std::string& text, bool cache, const Engine::QueryOptions& options) {
     Query out;
     out.snapshot = current();
     {
@@ -45,7 +45,7 @@ PolicyStore::Query PolicyStore::query(const std::string& text, bool cache) {
     // Prepare against the engine, which always holds the newest published world.
     std::lock_guard lock(mutex_);
     out.snapshot = current();
-    auto prepared = engine_.prepare(text);
+    auto prepared = engine_.prepare(text, options);
     if (!prepared.ok()) {
         out.errors = std::move(prepared.diagnostics);
         return out;

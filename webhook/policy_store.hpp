@@ -66,7 +66,7 @@ public:
         lang::Diagnostics errors;
     };
     // The query prepared in the newest world (cached per snapshot, at most kMaxCached).
-    Query query(const std::string& text, bool cache = true);
+    Query query(const std::string& text, bool cache = true, const Engine::QueryOptions& options = {});
 
     WriteResult put_policy(const std::string& id, std::string text);
     WriteResult delete_policy(const std::string& id);

@@ -148,6 +148,16 @@ std::string clean_path(std::string_view p) {
     return cleaned;
 }
 
+// OPA's TrailingSlashRedirectHandler: to the decoded path (r.URL.Path) without its
+// trailing slash; the query is dropped.
+HttpResponse trailing_slash_redirect(const HttpRequest& req) {
+    std::string_view raw = req.path();
+    std::string path;
+    if (!percent_decode(raw, path, false)) path = std::string(raw);
+    path.pop_back();
+    return go_redirect(path, req.method);
+}
+
 bool is_read(Handler h) {
     switch (h) {
     case Handler::V1DataGet:
@@ -231,7 +241,7 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
     // redirect come first, whatever the path.
     if (settings_.authorization) {
         if (req.method == "HEAD") return bare_status(405);
-        if (path != "/" && path.back() == '/') return go_redirect(std::string(path.substr(0, path.size() - 1)), req.method);
+        if (path != "/" && path.back() == '/') return trailing_slash_redirect(req);
         if (auto refusal = authorize(c)) return *refusal;
     }
     Match m = route(router, req.method, path);
@@ -240,10 +250,7 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
     if (m.handler == Handler::WrongMethod) return go_method_not_allowed(m.allow);
     if (m.opa_wrapped) {
         if (req.method == "HEAD") return bare_status(405);
-        if (path != "/" && path.back() == '/') {
-            std::string location(path.substr(0, path.size() - 1));
-            return go_redirect(location, req.method);
-        }
+        if (path != "/" && path.back() == '/') return trailing_slash_redirect(req);
     }
     switch (m.handler) {
     case Handler::CatchAll: return bare_status(405);
