@@ -94,6 +94,8 @@ ServerOptions server_options(const ListenerConfig& l, const ServerAssemblyOption
     so.name = l.name;
     so.address = l.address.host;
     so.port = l.address.port;
+    so.unix_path = l.address.unix_path;
+    so.unix_mode = o.unix_socket_mode;
     so.threads = l.threads;
     so.body_limit = l.body_limit;
     so.body_budget = l.body_budget;
@@ -456,6 +458,7 @@ int run_server(const ServerAssemblyOptions& o) {
                                                              {"address", Value::string(l.address.host)},
                                                              {"port", Value::integer(s.server->port())},
                                                              {"tls", Value::boolean(l.address.tls())}};
+        if (!l.address.unix_path.empty()) fields.emplace_back("path", Value::string(l.address.unix_path));
         if (l.role == Listener::Rest)
             fields.emplace_back("authentication", Value::string(svc.token.empty() ? "off" : "token"));
         if (l.role == Listener::Admission) {

@@ -165,6 +165,18 @@ expect_eq "chart: the diagnostic listener has no data API" \
 kill -TERM "$chart_pid"
 wait "$chart_pid"
 
+# ---- a unix:// listener, as Envoy sidecars reach OPA --------------------------------------------------------
+printf 'package sidecar\n\nallow if input.user == "alice"\n' > "$work/sidecar.rego"
+"$gavel" run --server --addr=unix://"$work/opa.sock" --unix-socket-perm=700 "$work/sidecar.rego" 2> "$work/unix.err" &
+unix_pid=$!
+for _ in $(seq 1 100); do [[ -S $work/opa.sock ]] && break; sleep 0.1; done
+expect_eq "unix: the socket file and its permissions" "$(stat -c %A "$work/opa.sock" 2> /dev/null)" "srwx------"
+expect_eq "unix: a decision over the socket" \
+    "$(curl -s --unix-socket "$work/opa.sock" -X POST --data-binary '{"input": {"user": "alice"}}' http://opa/v1/data/sidecar/allow)" \
+    '{"result":true}'
+kill -TERM "$unix_pid"
+wait "$unix_pid"
+
 if ((failures)); then
     echo "$failures failure(s)"
     exit 1
