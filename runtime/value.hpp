@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -269,6 +270,8 @@ private:
     std::vector<Value> items_;
 };
 
+struct WorkBudget;  // work_budget.hpp
+
 // Sorts and de-duplicates once, in build().
 class SetBuilder {
 public:
@@ -283,6 +286,10 @@ public:
     }
     std::size_t size() const noexcept { return items_.size(); }  // before de-duplication
     Value build();
+    // For a builtin's large result: sorts asking `budget` as it goes, and
+    // allocates the set only within its memory limit; nullopt when the
+    // evaluation must stop.
+    std::optional<Value> build(WorkBudget& budget);
 
 private:
     std::vector<Value> items_;

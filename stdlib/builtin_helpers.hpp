@@ -24,4 +24,20 @@ inline BuiltinResult type_error(std::size_t operand, std::string_view want, cons
     return BuiltinResult::type_error(operand_type_error({}, operand, want, got));
 }
 
+// A builtin's text as its string result, allocated only within the
+// evaluation's memory limit (the text is copied into the value): cancelled
+// when the copy would cross it.
+inline BuiltinResult text_result(BuiltinContext& ctx, std::string_view text) {
+    if (!ctx.affords(text.size() + 64)) return BuiltinResult::cancelled();
+    return BuiltinResult::of(Value::string(text));
+}
+
+// A builtin's set result, sorted within the evaluation's deadline and
+// allocated within its memory limit: cancelled when either says stop.
+inline BuiltinResult set_result(runtime::SetBuilder&& elements, BuiltinContext& ctx) {
+    auto set = elements.build(ctx);
+    if (!set) return BuiltinResult::cancelled();
+    return BuiltinResult::of(std::move(*set));
+}
+
 }  // namespace gavel::stdlib

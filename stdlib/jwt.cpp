@@ -214,9 +214,14 @@ Or<Header> parse_header(const Value& decoded) {
 
 // ---- io.jwt.verify_* ---------------------------------------------------------------
 
+// A signature checked with one key of a set, in units of the evaluation's work
+// (an asymmetric verification costs tens of microseconds): a set of many keys
+// is bounded by the deadline.
+constexpr std::size_t kVerifyWork = 256;
+
 BuiltinImpl verify_asymmetric(std::string_view alg_name) {
     const jws::Algorithm* alg = jws::find(alg_name);
-    return [alg](Args a, BuiltinContext&) -> BuiltinResult {
+    return [alg](Args a, BuiltinContext& ctx) -> BuiltinResult {
         auto token = split_token(a[0]);
         if (!token) return token.failure;
         if (!a[1].is_string()) return type_error(2, "string", a[1]);
@@ -237,6 +242,7 @@ BuiltinImpl verify_asymmetric(std::string_view alg_name) {
                 if (k.kid == header->kid) return BuiltinResult::of(Value::boolean(check(k)));
         for (const auto& k : *keys) {
             if (!k.alg.empty() && k.alg != header->alg) continue;
+            if (ctx.spend(kVerifyWork)) return BuiltinResult::cancelled();
             if (check(k)) return BuiltinResult::of(Value::boolean(true));
         }
         return BuiltinResult::of(Value::boolean(false));
@@ -315,7 +321,7 @@ Or<Constraints> parse_constraints(const Value& o, int64_t now_ns) {
 
 // OPA's constraints.verify: Valid, Invalid (signature not verified) or an error.
 BuiltinResult verify_with_constraints(const Constraints& c, const Header& h, const std::string& input, const std::string& signature,
-                                      bool& valid) {
+                                      bool& valid, BuiltinContext& ctx) {
     const jws::Algorithm* alg = jws::find(h.alg);
     if (!alg) return BuiltinResult::error("unknown JWS algorithm: " + h.alg);
     valid = false;
@@ -332,6 +338,7 @@ BuiltinResult verify_with_constraints(const Constraints& c, const Header& h, con
                 }
         for (const auto& k : *c.keys) {
             if (!k.alg.empty() && k.alg != h.alg) continue;
+            if (ctx.spend(kVerifyWork)) return BuiltinResult::cancelled();
             if (check(k)) {
                 valid = true;
                 break;
@@ -374,7 +381,7 @@ BuiltinResult decode_verify(Args a, BuiltinContext& ctx) {
         auto signature = decode_signature(token);
         if (!signature) return signature.failure;
         bool valid = false;
-        auto r = verify_with_constraints(*constraints, *header, token.header + "." + token.payload, *signature, valid);
+        auto r = verify_with_constraints(*constraints, *header, token.header + "." + token.payload, *signature, valid, ctx);
         if (failed(r)) return r;
         if (!valid) return BuiltinResult::of(unverified);
         auto payload = decode_payload(token);

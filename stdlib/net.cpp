@@ -98,10 +98,13 @@ BuiltinResult each_match_operand(int operand, const Value& v,
     return ok;
 }
 
-BuiltinResult cidr_contains_matches(Args a, BuiltinContext&) {
+// Every element of one operand against every element of the other: the work,
+// and the matches, grow with the product of their sizes.
+BuiltinResult cidr_contains_matches(Args a, BuiltinContext& ctx) {
     runtime::SetBuilder matches;
     auto r = each_match_operand(1, a[0], [&](const Value& cidr1, const Value& key1) {
         return each_match_operand(2, a[1], [&](const Value& cidr2, const Value& key2) {
+            if (ctx.spend(4)) return BuiltinResult::cancelled();  // a match is a pair: an array of its own
             auto outer = cidr_operand(cidr1);
             if (!outer.network) return outer.error;
             auto c = contains(*outer.network, cidr2);
@@ -111,7 +114,7 @@ BuiltinResult cidr_contains_matches(Args a, BuiltinContext&) {
         });
     });
     if (r.status != BuiltinResult::Status::Value) return r;
-    return BuiltinResult::of(matches.build());
+    return set_result(std::move(matches), ctx);
 }
 
 BuiltinResult cidr_intersects(Args a, BuiltinContext&) {
@@ -124,18 +127,18 @@ BuiltinResult cidr_intersects(Args a, BuiltinContext&) {
 }
 
 // As OPA's, no size limit: a large network is bounded by the evaluation's
-// deadline and memory limit, checked every 64 Ki addresses.
+// deadline and memory limit (each address is a string of its own).
 BuiltinResult cidr_expand(Args a, BuiltinContext& ctx) {
     auto n = cidr_operand(a[0]);
     if (!n.network) return n.error;
     u128 first = n.network->first(), last = n.network->last();
     runtime::SetBuilder out(static_cast<std::size_t>(std::min<u128>(last - first + 1, kExpandReserve)));
     for (u128 addr = first;; ++addr) {
-        if ((addr & 0xffff) == 0xffff && ctx.expired()) return BuiltinResult::cancelled();
+        if (ctx.spend(4)) return BuiltinResult::cancelled();
         out.insert(Value::string(ip::format_address(addr)));
         if (addr == last) break;
     }
-    return BuiltinResult::of(out.build());
+    return set_result(std::move(out), ctx);
 }
 
 BuiltinResult cidr_is_valid(Args a, BuiltinContext&) {

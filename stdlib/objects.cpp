@@ -3,6 +3,8 @@
 // json.remove, json.patch) live in json_documents.cpp, walk in walk.cpp.
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/object_family.hpp"
@@ -69,6 +71,50 @@ Value merge_with_overwrite(const Value& a, const Value& b) {
     }
     for (const auto& e : b.object_entries())
         if (!a.find(e.key)) out.insert(e.key, e.value);
+    return out.build();
+}
+
+// object.union_n of `objects` (in order, none empty): later objects win, and
+// where a key's values are objects from some point to the last, those merge
+// recursively (what OPA's merge in place from the last object back comes to:
+// a non-object value shadows every earlier one). Linear, not a union per
+// object: each level sorts its entries by key once and looks at each once.
+// nullopt when the evaluation must stop.
+std::optional<Value> union_of(std::span<const Value* const> objects, BuiltinContext& ctx) {
+    if (objects.size() == 1) return *objects[0];
+    std::vector<const runtime::ObjectEntry*> entries;
+    std::size_t total = 0;
+    for (const Value* o : objects) total += o->size();
+    if (ctx.spend(total) || !ctx.affords(total * sizeof(void*))) return std::nullopt;
+    entries.reserve(total);
+    for (const Value* o : objects)
+        for (const auto& e : o->object_entries()) entries.push_back(&e);
+    // Stable: entries of one key stay in the order of their objects.
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const runtime::ObjectEntry* x, const runtime::ObjectEntry* y) { return x->key < y->key; });
+    runtime::ObjectBuilder out;
+    for (std::size_t i = 0; i < entries.size();) {
+        std::size_t end = i + 1;
+        while (end < entries.size() && entries[end]->key == entries[i]->key) ++end;
+        const Value& key = entries[i]->key;
+        std::size_t from = end - 1;  // the last value wins, or merges with the objects just before it
+        while (from > i && entries[from]->value.is_object() && entries[from - 1]->value.is_object()) --from;
+        if (from == end - 1) {
+            out.insert(key, entries[from]->value);
+        } else {
+            std::vector<const Value*> nested;
+            for (std::size_t j = from; j < end; ++j)
+                if (entries[j]->value.size() > 0) nested.push_back(&entries[j]->value);
+            if (nested.empty()) {
+                out.insert(key, Value::empty_object());
+            } else {
+                auto merged = union_of(nested, ctx);
+                if (!merged) return std::nullopt;
+                out.insert(key, std::move(*merged));
+            }
+        }
+        i = end;
+    }
     return out.build();
 }
 
@@ -167,14 +213,20 @@ void register_objects(Registry& r) {
         if (!a[1].is_object()) return type_error(2, "object", a[1]);
         return BuiltinResult::of(merge_with_overwrite(a[0], a[1]));
     });
-    declare(r, "object.union_n", 1, [](Args a, BuiltinContext&) {
+    declare(r, "object.union_n", 1, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_array()) return type_error(1, "array", a[0]);
-        for (const auto& o : a[0].array_elements())
-            if (!o.is_object())
-                return BuiltinResult::type_error(operand_element_error(1, a[0], o, "object"));
-        Value acc = Value::empty_object();
-        for (const auto& o : a[0].array_elements()) acc = merge_with_overwrite(acc, o);
-        return BuiltinResult::of(acc);
+        const auto elems = a[0].array_elements();
+        std::vector<const Value*> objects;
+        objects.reserve(elems.size());
+        for (std::size_t i = elems.size(); i-- > 0;)  // OPA looks from the last one
+            if (!elems[i].is_object())
+                return BuiltinResult::type_error(operand_element_error(1, a[0], elems[i], "object"));
+        for (const auto& o : elems)
+            if (o.size() > 0) objects.push_back(&o);
+        if (objects.empty()) return BuiltinResult::of(Value::empty_object());
+        auto merged = union_of(objects, ctx);
+        if (!merged) return BuiltinResult::cancelled();
+        return BuiltinResult::of(std::move(*merged));
     });
 
     register_json_documents(r);
