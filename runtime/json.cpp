@@ -702,8 +702,11 @@ public:
 private:
     void grow(std::size_t n) {
         std::size_t used = static_cast<std::size_t>(p_ - s_.data());
-        std::size_t size = std::max({used + n, s_.size() * 2, base_ + 256});
-        if (budget_ && !budget_->affords(size)) throw WriteStopped{};
+        // Grows by what this cursor wrote so far, not by the whole string: a
+        // short text appended to a long one (append_json_string) must not
+        // resize the long one to twice its size, and zero it, each time.
+        std::size_t size = used + std::max({n, used - base_, std::size_t{256}});
+        if (budget_ && size > s_.capacity() && !budget_->affords(std::max(size, 2 * s_.capacity()))) throw WriteStopped{};
         s_.resize(size);
         p_ = s_.data() + used;
         end_ = s_.data() + s_.size();

@@ -368,6 +368,29 @@ Value SetBuilder::build() {
     return v;
 }
 
+namespace {
+
+// Room for one more element in `items` within `budget` (a full list doubles).
+bool room_for_one(const std::vector<Value>& items, WorkBudget& budget) {
+    if (budget.spend()) return false;
+    return items.size() < items.capacity() ||
+           budget.affords(std::max<std::size_t>(16, 2 * items.capacity()) * sizeof(Value));
+}
+
+}  // namespace
+
+bool ArrayBuilder::push_back(Value v, WorkBudget& budget) {
+    if (!room_for_one(items_, budget)) return false;
+    items_.push_back(std::move(v));
+    return true;
+}
+
+bool SetBuilder::insert(Value v, WorkBudget& budget) {
+    if (!room_for_one(items_, budget)) return false;
+    items_.push_back(std::move(v));
+    return true;
+}
+
 std::optional<Value> SetBuilder::build(WorkBudget& budget) {
     auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
     if (!std::is_sorted(items_.begin(), items_.end(), less) && !budgeted_sort(items_.begin(), items_.end(), less, budget)) {

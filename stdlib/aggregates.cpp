@@ -24,7 +24,9 @@ BuiltinImpl fold(runtime::NumberResult (*op)(const runtime::Number&, const runti
         runtime::Number acc = runtime::Number::from_int(identity);
         for (const auto& x : xs) {
             if (!x.is_number()) return type_error(1, "array or set of numbers", a[0]);
-            if (ctx.spend()) return BuiltinResult::cancelled();
+            // A big integer's product grows with each factor, and so does each
+            // step's cost: then each step asks whether the evaluation must stop.
+            if (acc.heap() ? ctx.expired() : ctx.spend()) return BuiltinResult::cancelled();
             auto r = op(acc, x.as_number());
             if (!r.ok) return BuiltinResult::error(r.error);
             acc = std::move(r.value);

@@ -32,6 +32,13 @@ inline BuiltinResult text_result(BuiltinContext& ctx, std::string_view text) {
     return BuiltinResult::of(Value::string(text));
 }
 
+// A builtin's array result, allocated within the evaluation's memory limit
+// (the elements are moved into it from the builder's list).
+inline BuiltinResult array_result(runtime::ArrayBuilder&& elements, BuiltinContext& ctx) {
+    if (!ctx.affords(elements.size() * sizeof(Value) + 64)) return BuiltinResult::cancelled();
+    return BuiltinResult::of(elements.build());
+}
+
 // A builtin's set result, sorted within the evaluation's deadline and
 // allocated within its memory limit: cancelled when either says stop.
 inline BuiltinResult set_result(runtime::SetBuilder&& elements, BuiltinContext& ctx) {

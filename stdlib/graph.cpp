@@ -88,8 +88,7 @@ private:
         if (ctx_.spend(path_.size()) || !ctx_.affords(bytes)) return false;
         runtime::ArrayBuilder b(path_.size());
         for (const auto& v : path_) b.push_back(v);
-        results_.insert(b.build());
-        return true;
+        return results_.insert(b.build(), ctx_);
     }
 
     const Value& graph_;

@@ -104,12 +104,13 @@ BuiltinResult cidr_contains_matches(Args a, BuiltinContext& ctx) {
     runtime::SetBuilder matches;
     auto r = each_match_operand(1, a[0], [&](const Value& cidr1, const Value& key1) {
         return each_match_operand(2, a[1], [&](const Value& cidr2, const Value& key2) {
-            if (ctx.spend(4)) return BuiltinResult::cancelled();  // a match is a pair: an array of its own
             auto outer = cidr_operand(cidr1);
             if (!outer.network) return outer.error;
             auto c = contains(*outer.network, cidr2);
             if (c.status != BuiltinResult::Status::Value) return c;
-            if (c.value.as_bool()) matches.insert(Value::array({key1, key2}));
+            // A match is a pair, an array of its own: with the list, about four units of work.
+            if (ctx.spend(3) || (c.value.as_bool() && !matches.insert(Value::array({key1, key2}), ctx)))
+                return BuiltinResult::cancelled();
             return c;
         });
     });
@@ -134,8 +135,8 @@ BuiltinResult cidr_expand(Args a, BuiltinContext& ctx) {
     u128 first = n.network->first(), last = n.network->last();
     runtime::SetBuilder out(static_cast<std::size_t>(std::min<u128>(last - first + 1, kExpandReserve)));
     for (u128 addr = first;; ++addr) {
-        if (ctx.spend(4)) return BuiltinResult::cancelled();
-        out.insert(Value::string(ip::format_address(addr)));
+        // An address is a string of its own: with the list, about four units of work.
+        if (ctx.spend(3) || !out.insert(Value::string(ip::format_address(addr)), ctx)) return BuiltinResult::cancelled();
         if (addr == last) break;
     }
     return set_result(std::move(out), ctx);

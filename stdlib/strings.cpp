@@ -53,10 +53,10 @@ BuiltinResult string_array(const std::vector<std::string_view>& parts, std::size
                            BuiltinContext& ctx) {
     runtime::ArrayBuilder b(to - from);
     for (std::size_t i = from; i < to; ++i) {
-        if (ctx.spend(4 + parts[i].size() / 16)) return BuiltinResult::cancelled();  // a string of its own
-        b.push_back(str(parts[i]));
+        if (ctx.spend(3 + parts[i].size() / 16)) return BuiltinResult::cancelled();  // a string of its own
+        if (!b.push_back(str(parts[i]), ctx)) return BuiltinResult::cancelled();
     }
-    return BuiltinResult::of(b.build());
+    return array_result(std::move(b), ctx);
 }
 
 // Go's strings.Replacer: at each byte position the first (old, new) pair
