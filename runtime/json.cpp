@@ -706,6 +706,9 @@ private:
         // short text appended to a long one (append_json_string) must not
         // resize the long one to twice its size, and zero it, each time.
         std::size_t size = used + std::max({n, used - base_, std::size_t{256}});
+        // Room the string has already is used before any is allocated (whoever
+        // made that room, a budget, asked for it).
+        if (size > s_.capacity() && used + n <= s_.capacity()) size = s_.capacity();
         if (budget_ && size > s_.capacity() && !budget_->affords(std::max(size, 2 * s_.capacity()))) throw WriteStopped{};
         s_.resize(size);
         p_ = s_.data() + used;
