@@ -367,6 +367,8 @@ TEST_CASE("sprintf, concat, json.marshal, yaml.marshal: an output past the memor
     CHECK(call("yaml.marshal", {shared_tree(30, true)}, f.ctx).status == Status::Cancelled);
     LimitedContext g(1 << 20);
     CHECK(call("sprintf", {S("%v"), Value::array({shared_tree(30, true)})}, g.ctx).status == Status::Cancelled);
+    LimitedContext h(1 << 20);  // the object operand goes through its JSON text
+    CHECK(call("json.match_schema", {shared_tree(30, true), J(R"({"type":"object"})")}, h.ctx).status == Status::Cancelled);
     // Within the limit, the answers are the usual ones.
     CHECK(run("sprintf", {S("%5d|%v"), J(R"([42, {"a": [1]}])")}) == R"("   42|{\"a\": [1]}")");
     CHECK(run("json.marshal", {shared_tree(1, false)}) == R"("[\"xxxxxxxxxxxxxxxx\",\"xxxxxxxxxxxxxxxx\"]")");
@@ -414,6 +416,21 @@ TEST_CASE("walk, sort, split, indexof_n, cidr_expand, cidr_contains_matches, uni
     CHECK(call("union", {sets.build()}, c6.ctx).status == Status::Cancelled);
     CHECK(run("or", {Value::set({Value::integer(1), Value::integer(3)}), Value::set({Value::integer(2), Value::integer(3)})}) ==
           "[1,2,3]");
+}
+
+TEST_CASE("json.match_schema and json.verify_schema: validating and compiling are work asked of the budget") {
+    std::string items = "[";
+    for (int i = 0; i < 100000; ++i) items += (i ? ",1" : "1");
+    items += "]";
+    CancelledContext c1;
+    CHECK(call("json.match_schema", {S(items), S(R"({"items":{"type":"number"}})")}, c1.ctx).status == Status::Cancelled);
+    std::string big_enum = R"({"enum":[)";
+    for (int i = 0; i < 20000; ++i) big_enum += (i ? "," : "") + std::to_string(i);
+    big_enum += "]}";
+    CancelledContext c2;
+    CHECK(call("json.verify_schema", {S(big_enum)}, c2.ctx).status == Status::Cancelled);
+    CHECK(run("json.verify_schema", {S(big_enum)}) == "[true,null]");
+    CHECK(run("json.match_schema", {S("[1,2]"), S(R"({"items":{"type":"number"}})")}) == "[true,[]]");
 }
 
 TEST_CASE("text::find is string_view::find in linear time") {
