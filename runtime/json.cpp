@@ -860,7 +860,7 @@ private:
                 K k{{}, &e.value};
                 if (e.key.is_string()) k.text.assign(e.key.as_string());
                 else if (!out_.budget()) append_json(k.text, e.key, JsonStyle::Compact);
-                else if (!append_json(k.text, e.key, JsonStyle::Compact, *out_.budget())) throw WriteStopped{};
+                else if (!append_json(k.text, e.key, JsonWriteOptions{}, *out_.budget())) throw WriteStopped{};
                 keys.push_back(std::move(k));
             }
             std::stable_sort(keys.begin(), keys.end(), [](const K& a, const K& b) { return a.text < b.text; });
@@ -911,9 +911,10 @@ void append_json_string(std::string& out, std::string_view s, const JsonWriteOpt
     o.finish();
 }
 
-bool append_json(std::string& out, const Value& v, JsonStyle style, WorkBudget& budget) {
+bool append_json(std::string& out, const Value& v, const JsonWriteOptions& options, WorkBudget& budget) {
     Out o(out, &budget);
-    Writer w(o, style);
+    o.escape_html_ = options.escape_html;
+    Writer w(o, options.style, options.indent);
     try {
         w.value(v, 0);
     } catch (const WriteStopped&) {

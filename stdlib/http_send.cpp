@@ -129,13 +129,20 @@ std::variant<Options, SendError, BuiltinResult> read_options(const Value& req, B
     if (const Value* h = field(req, "headers")) {
         if (!h->is_object()) return BuiltinResult::error("invalid type for headers key");
         for (const auto& e : h->object_entries()) {
-            if (!e.key.is_string() || !e.value.is_string())
-                return BuiltinResult::error(fmt::format("invalid type for headers value {}", runtime::to_json(e.value)));
+            if (!e.key.is_string() || !e.value.is_string()) {
+                auto text = json_text(e.value, ctx);
+                if (!text) return BuiltinResult::cancelled();
+                return BuiltinResult::error(fmt::format("invalid type for headers value {}", *text));
+            }
             o.request.headers.emplace_back(std::string(e.key.as_string()), std::string(e.value.as_string()));
         }
     }
     if (const Value* raw = field(req, "raw_body"); raw && raw->is_string()) o.request.body = raw->as_string();
-    else if (const Value* body = field(req, "body"); body && !body->is_null()) o.request.body = runtime::to_json(*body);
+    else if (const Value* body = field(req, "body"); body && !body->is_null()) {
+        auto text = json_text(*body, ctx);
+        if (!text) return BuiltinResult::cancelled();
+        o.request.body = std::move(*text);
+    }
 
     if (const Value* t = field(req, "timeout")) {
         int64_t ns = 0;
@@ -274,7 +281,9 @@ BuiltinResult http_send(Args a, BuiltinContext& ctx) {
     if (const Value* v = field(a[0], "raise_error"); v && v->is_bool()) raise = v->as_bool();
     std::variant<Value, SendError> outcome = std::get_if<SendError>(&options) ? std::variant<Value, SendError>(std::get<SendError>(options))
                                                                              : std::variant<Value, SendError>(Value::null());
-    const std::string key = "http.send " + runtime::to_json(a[0]);
+    auto request_text = json_text(a[0], ctx);  // the key of the query's cache of responses
+    if (!request_text) return BuiltinResult::cancelled();
+    const std::string key = "http.send " + *request_text;
     if (auto it = ctx.memo.find(key); it != ctx.memo.end()) return BuiltinResult::of(it->second);
     if (auto* o = std::get_if<Options>(&options)) {
         auto sent = send(std::move(*o), ctx);

@@ -82,13 +82,6 @@ std::optional<std::string> indent_json(std::string_view compact, std::string_vie
     return out;
 }
 
-// The value's JSON text within the evaluation's budget; nullopt: stop.
-std::optional<std::string> marshal(const Value& v, BuiltinContext& ctx) {
-    std::string out;
-    if (!runtime::append_json(out, v, runtime::JsonStyle::Compact, ctx)) return std::nullopt;
-    return out;
-}
-
 BuiltinResult marshal_with_options(Args a, BuiltinContext& ctx) {
     if (!a[1].is_object()) return type_error(2, "object", a[1]);
     std::string indent = "\t";
@@ -115,7 +108,7 @@ BuiltinResult marshal_with_options(Args a, BuiltinContext& ctx) {
         }
         ++idx;
     }
-    auto compact = marshal(a[0], ctx);
+    auto compact = json_text(a[0], ctx);
     if (!compact) return BuiltinResult::cancelled();
     if (!explicit_pretty.value_or(implicit_pretty)) return text_result(ctx, *compact);
     auto indented = indent_json(*compact, prefix, indent, ctx);
@@ -127,7 +120,7 @@ BuiltinResult marshal_with_options(Args a, BuiltinContext& ctx) {
 
 void register_json(Registry& r) {
     declare(r, "json.marshal", 1, [](Args a, BuiltinContext& ctx) {
-        auto text = marshal(a[0], ctx);
+        auto text = json_text(a[0], ctx);
         if (!text) return BuiltinResult::cancelled();
         return text_result(ctx, *text);
     });

@@ -977,7 +977,7 @@ private:
 // an array included, is the wrong type, as in OPA. An object's text can be far
 // larger than the value (values shared many times over): it is written within
 // the evaluation's budget, and SchemaStopped thrown when that says stop.
-std::optional<Value> json_operand(const Value& v, std::string& error, runtime::WorkBudget& budget) {
+std::optional<Value> json_operand(const Value& v, std::string& error, BuiltinContext& budget) {
     if (v.is_string()) {
         auto parsed = runtime::parse_json(v.as_string());
         if (!parsed) {
@@ -987,9 +987,9 @@ std::optional<Value> json_operand(const Value& v, std::string& error, runtime::W
         return std::move(parsed.value);
     }
     if (v.is_object()) {
-        std::string text;
-        if (!runtime::append_json(text, v, runtime::JsonStyle::Compact, budget)) throw SchemaStopped{};
-        auto round_trip = runtime::parse_json(text);
+        auto text = json_text(v, budget);
+        if (!text) throw SchemaStopped{};
+        auto round_trip = runtime::parse_json(*text);
         if (!round_trip) {
             error = round_trip.error.message;
             return std::nullopt;

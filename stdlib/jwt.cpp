@@ -422,19 +422,6 @@ BuiltinResult decode_verify(Args a, BuiltinContext& ctx) {
 
 // ---- io.jwt.encode_sign(_raw) ----------------------------------------------------------
 
-// Go's json.Marshal: like our compact JSON, but with <, > and & escaped.
-std::string go_json_marshal(const Value& v) {
-    std::string s = runtime::to_json(v);
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        if (c == '<') out += "\\u003c";
-        else if (c == '>') out += "\\u003e";
-        else if (c == '&') out += "\\u0026";
-        else out += c;
-    }
-    return out;
-}
 
 BuiltinResult encode_sign_common(std::string_view header_text, std::string_view payload_text, std::string_view jwk_text) {
     std::string error;
@@ -468,11 +455,14 @@ BuiltinResult encode_sign_common(std::string_view header_text, std::string_view 
     return BuiltinResult::of(Value::string(input + "." + crypto::base64_encode(*signature, true, false)));
 }
 
-BuiltinResult encode_sign(Args a, BuiltinContext&) {
+BuiltinResult encode_sign(Args a, BuiltinContext& ctx) {
     if (!a[0].is_object()) return type_error(1, "object", a[0]);
     if (!a[1].is_object()) return type_error(2, "object", a[1]);
     if (!a[2].is_object()) return type_error(3, "object", a[2]);
-    return encode_sign_common(go_json_marshal(a[0]), go_json_marshal(a[1]), go_json_marshal(a[2]));
+    // Go's json.Marshal: <, > and & escaped.
+    auto header = json_text(a[0], ctx, true), payload = json_text(a[1], ctx, true), key = json_text(a[2], ctx, true);
+    if (!header || !payload || !key) return BuiltinResult::cancelled();
+    return encode_sign_common(*header, *payload, *key);
 }
 
 BuiltinResult encode_sign_raw(Args a, BuiltinContext&) {

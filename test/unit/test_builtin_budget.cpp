@@ -369,7 +369,19 @@ TEST_CASE("sprintf, concat, json.marshal, yaml.marshal: an output past the memor
     CHECK(call("sprintf", {S("%v"), Value::array({shared_tree(30, true)})}, g.ctx).status == Status::Cancelled);
     LimitedContext h(1 << 20);  // the object operand goes through its JSON text
     CHECK(call("json.match_schema", {shared_tree(30, true), J(R"({"type":"object"})")}, h.ctx).status == Status::Cancelled);
+    LimitedContext i(1 << 20);  // JSON texts of operands: a JWT's payload, a request's body
+    CHECK(call("io.jwt.encode_sign", {J(R"({"alg":"HS256"})"), Value::object({{S("p"), shared_tree(30, false)}}),
+                                      J(R"({"kty":"oct","k":"AAAA"})")},
+               i.ctx)
+              .status == Status::Cancelled);
+    LimitedContext k(1 << 20);
+    CHECK(call("http.send", {Value::object({{S("method"), S("post")}, {S("url"), S("http://127.0.0.1:1/")},
+                                            {S("body"), shared_tree(30, false)}})},
+               k.ctx)
+              .status == Status::Cancelled);
     // Within the limit, the answers are the usual ones.
+    CHECK(run("io.jwt.encode_sign", {J(R"({"alg":"HS256"})"), J(R"({"p":"<&>"})"), J(R"({"kty":"oct","k":"AAAA"})")}) ==
+          R"("eyJhbGciOiJIUzI1NiJ9.eyJwIjoiXHUwMDNjXHUwMDI2XHUwMDNlIn0.XzjIrNhrr2PcCSgsETVrwmhJCmZBASMhy-ijSo0l4_0")");
     CHECK(run("sprintf", {S("%5d|%v"), J(R"([42, {"a": [1]}])")}) == R"("   42|{\"a\": [1]}")");
     CHECK(run("json.marshal", {shared_tree(1, false)}) == R"("[\"xxxxxxxxxxxxxxxx\",\"xxxxxxxxxxxxxxxx\"]")");
     CHECK(gavel::format_value(shared_tree(1, true)) ==
