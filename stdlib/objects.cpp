@@ -124,29 +124,33 @@ bool set_subset(const Value& super, const Value& sub) {
     return true;
 }
 
-// The whole `sub` array appears contiguously in `super`.
-bool array_subset(const Value& super, const Value& sub) {
+// The whole `sub` array appears contiguously in `super`. At worst each
+// element of `super` starts a comparison as long as `sub`: each element
+// compared is work, and nullopt says the evaluation must stop.
+std::optional<bool> array_subset(const Value& super, const Value& sub, BuiltinContext& ctx) {
     auto hay = super.array_elements();
     auto needle = sub.array_elements();
     if (needle.size() > hay.size()) return false;
     if (needle.empty()) return true;
-    return std::search(hay.begin(), hay.end(), needle.begin(), needle.end()) != hay.end();
+    for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+        auto stop = std::mismatch(needle.begin(), needle.end(), hay.begin() + static_cast<std::ptrdiff_t>(i)).first;
+        if (ctx.spend(1 + static_cast<std::size_t>(stop - needle.begin()))) return std::nullopt;
+        if (stop == needle.end()) return true;
+    }
+    return false;
 }
 
-bool object_subset(const Value& super, const Value& sub) {
+std::optional<bool> object_subset(const Value& super, const Value& sub, BuiltinContext& ctx) {
     for (const auto& e : sub.object_entries()) {
+        if (ctx.spend()) return std::nullopt;
         const Value* s = super.find(e.key);
         if (!s) return false;
         if (*s == e.value) continue;
-        if (s->is_object() && e.value.is_object()) {
-            if (!object_subset(*s, e.value)) return false;
-        } else if (s->is_set() && e.value.is_set()) {
-            if (!set_subset(*s, e.value)) return false;
-        } else if (s->is_array() && e.value.is_array()) {
-            if (!array_subset(*s, e.value)) return false;
-        } else {
-            return false;
-        }
+        std::optional<bool> within = false;
+        if (s->is_object() && e.value.is_object()) within = object_subset(*s, e.value, ctx);
+        else if (s->is_set() && e.value.is_set()) within = set_subset(*s, e.value);
+        else if (s->is_array() && e.value.is_array()) within = array_subset(*s, e.value, ctx);
+        if (within != true) return within;
     }
     return true;
 }
@@ -199,12 +203,15 @@ void register_objects(Registry& r) {
             if (const Value* v = a[0].find(k)) b.insert(k, *v);
         return BuiltinResult::of(b.build());
     });
-    declare(r, "object.subset", 2, [](Args a, BuiltinContext&) {
+    declare(r, "object.subset", 2, [](Args a, BuiltinContext& ctx) {
         const Value& super = a[0];
         const Value& sub = a[1];
-        if (super.is_object() && sub.is_object()) return BuiltinResult::of(Value::boolean(object_subset(super, sub)));
+        auto answer = [](std::optional<bool> b) {
+            return b ? BuiltinResult::of(Value::boolean(*b)) : BuiltinResult::cancelled();
+        };
+        if (super.is_object() && sub.is_object()) return answer(object_subset(super, sub, ctx));
         if (super.is_set() && sub.is_set()) return BuiltinResult::of(Value::boolean(set_subset(super, sub)));
-        if (super.is_array() && sub.is_array()) return BuiltinResult::of(Value::boolean(array_subset(super, sub)));
+        if (super.is_array() && sub.is_array()) return answer(array_subset(super, sub, ctx));
         if (super.is_array() && sub.is_set()) return BuiltinResult::of(Value::boolean(array_set_subset(super, sub)));
         return BuiltinResult::type_error("both arguments object.subset must be of the same type or array and set");
     });

@@ -381,7 +381,7 @@ BuiltinResult indexof(Args a, bool all, BuiltinContext& ctx) {
     return BuiltinResult::of(b.build());
 }
 
-BuiltinResult substring(Args a) {
+BuiltinResult substring(Args a, BuiltinContext& ctx) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     std::int64_t start = 0, length = 0;
     BuiltinResult err;
@@ -389,6 +389,7 @@ BuiltinResult substring(Args a) {
     if (!int_operand(a[2], 3, length, err)) return err;
     if (start < 0) return BuiltinResult::error("negative offset");
     std::string_view s = a[0].as_string();
+    if (!ctx.affords(sizeof(char32_t) * s.size())) return BuiltinResult::cancelled();  // the runes, four bytes each
     auto rs = text::runes(s);
     auto n = static_cast<std::int64_t>(rs.size());
     if (start >= n) return BuiltinResult::of(str(""));
@@ -474,7 +475,7 @@ void register_strings(Registry& r) {
     declare(r, "upper", 1, string_map([](std::string_view s) { return text::upper(s); }));
     declare(r, "indexof", 2, [](Args a, BuiltinContext& ctx) { return indexof(a, false, ctx); });
     declare(r, "indexof_n", 2, [](Args a, BuiltinContext& ctx) { return indexof(a, true, ctx); });
-    declare(r, "substring", 3, [](Args a, BuiltinContext&) { return substring(a); });
+    declare(r, "substring", 3, [](Args a, BuiltinContext& ctx) { return substring(a, ctx); });
     declare(r, "split", 2, [](Args a, BuiltinContext& ctx) { return split(a, ctx); });
     declare(r, "strings.split_n", 3, [](Args a, BuiltinContext& ctx) { return split_n(a, ctx); });
     declare(r, "replace", 3, [](Args a, BuiltinContext& ctx) { return replace(a, ctx); });

@@ -445,6 +445,23 @@ TEST_CASE("json.match_schema and json.verify_schema: validating and compiling ar
     CHECK(run("json.match_schema", {S("[1,2]"), S(R"({"items":{"type":"number"}})")}) == "[true,[]]");
 }
 
+TEST_CASE("object.subset: an array searched within another (quadratic at worst) stops when the query is cancelled") {
+    gavel::runtime::ArrayBuilder hay, needle;
+    for (int i = 0; i < 20000; ++i) hay.push_back(Value::integer(0));
+    for (int i = 0; i < 1000; ++i) needle.push_back(Value::integer(0));
+    needle.push_back(Value::integer(1));
+    const Value h = hay.build(), n = needle.build();
+    CancelledContext c;
+    CHECK(call("object.subset", {h, n}, c.ctx).status == Status::Cancelled);
+    CancelledContext d;
+    CHECK(call("object.subset", {Value::object({{S("a"), h}}), Value::object({{S("a"), n}})}, d.ctx).status ==
+          Status::Cancelled);
+    CHECK(run("object.subset", {J("[1,2,3,4]"), J("[2,3]")}) == "true");
+    CHECK(run("object.subset", {J("[1,2,3,4]"), J("[2,4]")}) == "false");
+    CHECK(run("object.subset", {J(R"({"a":{"b":[1,2,3]},"c":1})"), J(R"({"a":{"b":[2,3]}})")}) == "true");
+    CHECK(run("object.subset", {J(R"({"a":{"b":[1,2,3]}})"), J(R"({"a":{"b":[3,2]}})")}) == "false");
+}
+
 TEST_CASE("text::find is string_view::find in linear time") {
     const std::string hay = "abracadabra, abracadabra";
     for (std::string needle : {"", "a", "abra", "cad", "ra,", "zzz", "abracadabra, abracadabra", "abracadabra, abracadabrax"})
