@@ -70,9 +70,13 @@ std::optional<std::string> go_replace(std::string_view s, const std::vector<std:
         // it is refused before it is built if it would cross the memory limit.
         const auto& [old, neu] = pairs[0];
         std::size_t matches = 0;
+        const bool grows = neu.size() > old.size();
         for (auto pos = text::find(s, old); pos != std::string_view::npos; pos = text::find(s, old, pos + old.size())) {
             if (ctx.spend()) return std::nullopt;
             ++matches;
+            // A growing result is refused as soon as the matches so far are too many.
+            if (grows && matches % 4096 == 0 && !ctx.affords(s.size() + matches * (neu.size() - old.size())))
+                return std::nullopt;
         }
         // (Both factors are sizes of strings in memory: the product fits 64 bits.)
         const std::size_t size = s.size() - matches * old.size() + matches * neu.size();
