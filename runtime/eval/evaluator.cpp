@@ -1177,7 +1177,8 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
                 k(out);
                 return !cut_;
             });
-        if (r.status == runtime::BuiltinResult::Status::TypeError || r.status == runtime::BuiltinResult::Status::BuiltinError)
+        // An error, or the evaluation stopped inside it (cancelled: its deadline or memory limit).
+        if (r.status != runtime::BuiltinResult::Status::Value && r.status != runtime::BuiltinResult::Status::Undefined)
             builtin_failed(r, callee.name, call.loc);
         return;
     }
