@@ -42,7 +42,7 @@ const std::vector<double>& gavel_buckets() {
 }  // namespace
 
 void Metrics::record_request(std::string_view endpoint, std::string_view decision, int code,
-                             std::chrono::nanoseconds latency, std::string_view /*method*/) {
+                             std::chrono::nanoseconds latency) {
     double seconds = std::chrono::duration<double>(latency).count();
     std::lock_guard lock(mutex_);
     ++requests_[{std::string(endpoint), std::string(decision), code}];

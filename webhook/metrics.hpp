@@ -37,10 +37,8 @@ public:
                                           5,       10};
     static constexpr std::size_t kBucketCount = sizeof(kBuckets) / sizeof(kBuckets[0]);
 
-    // gavel's own request families. decision: "allowed", "denied", "error" for admission; ""
-    // otherwise. method: the request's (the metrics keep no label of it).
-    void record_request(std::string_view endpoint, std::string_view decision, int code, std::chrono::nanoseconds latency,
-                        std::string_view method = "POST");
+    // gavel's own request families. decision: "allowed", "denied", "error" for admission; "" otherwise.
+    void record_request(std::string_view endpoint, std::string_view decision, int code, std::chrono::nanoseconds latency);
     // OPA's instrumentation of one handler (`handler`: OPA's label, "v1/data", "authz" ...):
     // http_request_duration_seconds with the code and method as client_golang labels them
     // ("200", "get"; "unknown" for a method it does not know), and http_request_cancellations

@@ -306,7 +306,7 @@ void Service::finish(const Route& r, const Outcome& outcome, Clock::time_point s
                      std::size_t request_bytes, bool cancelled) {
     auto elapsed = Clock::now() - start;
     metrics_->request_finished();
-    metrics_->record_request(r.endpoint, outcome.decision, resp.status, elapsed, r.method);
+    metrics_->record_request(r.endpoint, outcome.decision, resp.status, elapsed);
     // OPA's http_request_duration_seconds: under each OPA handler that served the request. An
     // admission review counts as OPA's POST / ("index") or, for gavel's own paths, their name;
     // an API request answered before the API saw it (queue full, no time left) under its route.

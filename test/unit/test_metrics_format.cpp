@@ -190,10 +190,10 @@ TEST_CASE("metrics: the parser itself finds errors") {
 TEST_CASE("metrics: the whole /metrics text is valid, with the names dashboards expect") {
     gavel::webhook::Metrics m;
     m.set_build_info("0.1.0", "abc123-dirty");
-    m.record_request("/validate", "denied", 200, std::chrono::microseconds(300), "POST");
-    m.record_request("/validate", "allowed", 200, std::chrono::milliseconds(2), "POST");
-    m.record_request("/v1/data", "", 404, std::chrono::microseconds(80), "GET");
-    m.record_request("/", "allowed", 200, std::chrono::microseconds(80), "POST");
+    m.record_request("/validate", "denied", 200, std::chrono::microseconds(300));
+    m.record_request("/validate", "allowed", 200, std::chrono::milliseconds(2));
+    m.record_request("/v1/data", "", 404, std::chrono::microseconds(80));
+    m.record_request("/", "allowed", 200, std::chrono::microseconds(80));
     m.record_opa_request("validate", 200, "POST", std::chrono::microseconds(300));
     m.record_opa_request("validate", 200, "POST", std::chrono::milliseconds(2));
     m.record_opa_request("v1/data", 404, "GET", std::chrono::microseconds(80));
