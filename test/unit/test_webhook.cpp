@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -388,6 +389,24 @@ TEST_CASE("service: OPA's request histogram names the handlers OPA's instrumenta
         CHECK(count(metrics, R"(code="404",handler="authz",method="get")") == "1");
         CHECK(count(metrics, R"(code="405",handler="authz",method="head")") == "1");
     }
+}
+
+TEST_CASE("service: a request cancelled at shutdown counts in OPA's http_request_cancellations") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
+    REQUIRE(store->put_policy("k.rego", "package k\n\nx := 1\n").ok());
+    auto metrics = std::make_shared<wh::Metrics>();
+    auto service = std::make_shared<wh::Service>(wh::ServiceOptions{}, store, metrics);
+    auto pool = std::make_shared<wh::WorkerPool>("eval", 1, 4);
+    service->set_pools(pool, pool);
+    pool->cancel();  // what the shutdown does once the grace period is over
+    std::promise<int> answered;
+    service->handle(wh::Listener::Api, request("GET", "/v1/data/k/x"), [&](wh::HttpResponse resp) { answered.set_value(resp.status); });
+    int status = answered.get_future().get();
+    std::string text = metrics->render(true, "h");
+    CHECK(text.find("# TYPE http_request_cancellations counter") != std::string::npos);
+    CHECK(text.find("http_request_cancellations{code=\"" + std::to_string(status) + "\",handler=\"v1/data\",method=\"GET\"} 1") !=
+          std::string::npos);
+    pool->stop();
 }
 
 TEST_CASE("service: each listener serves its own routes only") {
