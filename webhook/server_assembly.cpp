@@ -29,6 +29,7 @@
 #include "webhook/plugins/status_reporter.hpp"
 #include "webhook/plugins/uuid.hpp"
 #include "webhook/policy_store.hpp"
+#include "webhook/prometheus_text.hpp"
 #include "webhook/server.hpp"
 #include "webhook/worker_pool.hpp"
 #include "runtime/json.hpp"
@@ -128,6 +129,7 @@ int run_server(const ServerAssemblyOptions& o) {
     std::optional<plugins::Config> config;
     if (std::string error; !read_config(o, config, error)) return fail(error);
     ServiceOptions svc = o.service;
+    std::optional<std::vector<double>> opa_buckets;
     svc.api.version = o.version;
     svc.api.v0_compatible = o.engine.v0_compatible;
     svc.api.max_errors = o.engine.max_errors;
@@ -144,6 +146,14 @@ int run_server(const ServerAssemblyOptions& o) {
         };
         limit({"server", "decoding", "max_length"}, svc.api.max_request_bytes);
         limit({"server", "decoding", "gzip", "max_length"}, svc.api.max_inflated_bytes);
+        // server.metrics.prom.http_request_duration_seconds.buckets: OPA's request histogram.
+        const Value* buckets = &config->document;
+        for (auto key : {"server", "metrics", "prom", "http_request_duration_seconds", "buckets"})
+            buckets = buckets && buckets->is_object() ? buckets->find(key) : nullptr;
+        std::string error;
+        if (buckets && !buckets->is_null() &&
+            !histogram_bounds(*buckets, "server.metrics.prom.http_request_duration_seconds.buckets", opa_buckets.emplace(), error))
+            return fail("server metrics configuration parse error: " + error);
     }
     if (!o.token_file.empty()) {
         std::string error;
@@ -152,6 +162,7 @@ int run_server(const ServerAssemblyOptions& o) {
 
     auto metrics = std::make_shared<Metrics>();
     metrics->set_build_info(o.version, o.build_commit);
+    if (opa_buckets) metrics->set_opa_buckets(*opa_buckets);
     std::shared_ptr<GatekeeperPolicies> gatekeeper;
     if (!o.gatekeeper_dirs.empty()) {
         gatekeeper = std::make_shared<GatekeeperPolicies>(o.gatekeeper_dirs, metrics);
@@ -354,6 +365,14 @@ int run_server(const ServerAssemblyOptions& o) {
         }
     } catch (const std::exception& e) {
         return fail(e.what());
+    }
+    // Each listener's connections on /metrics (read through the Server, which outlives every scrape).
+    for (const auto& s : servers) {
+        const std::string& host = s.config->address.host;
+        std::string address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(s.server->port());
+        metrics->add_listener(s.config->name, address, [server = s.server.get()] {
+            return Metrics::ListenerCounts{server->connections(), server->refused_connections(), server->evicted_connections()};
+        });
     }
 
     LifecycleOptions lo;

@@ -221,10 +221,15 @@ bool OpaApi::cache_lookup(const std::string& key, std::uint64_t generation) {
     return false;
 }
 
-HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<bool>* cancel, std::chrono::nanoseconds timeout) {
+HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<bool>* cancel, std::chrono::nanoseconds timeout,
+                            std::vector<std::string>* instrumented) {
+    std::vector<std::string> ignored;
+    if (!instrumented) instrumented = &ignored;
+    instrumented->clear();
     std::string_view path = req.path();
     // Go's ServeMux redirects a path that is not clean, keeping the query.
     if (std::string cleaned = clean_path(path); cleaned != path) {
+        if (settings_.authorization) instrumented->emplace_back("authz");  // the mux redirects inside the authorizer
         std::string location = cleaned;
         if (!req.query().empty()) location += "?" + std::string(req.query());
         return go_redirect(location, req.method);
@@ -240,6 +245,7 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
     // instruments it as a handler of its own, so its HEAD refusal and trailing-slash
     // redirect come first, whatever the path.
     if (settings_.authorization) {
+        instrumented->emplace_back("authz");
         if (req.method == "HEAD") return bare_status(405);
         if (path != "/" && path.back() == '/') return trailing_slash_redirect(req);
         if (auto refusal = authorize(c)) return *refusal;
@@ -248,6 +254,7 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
     c.path_value = m.path_value;
     if (m.handler == Handler::None) return go_not_found();
     if (m.handler == Handler::WrongMethod) return go_method_not_allowed(m.allow);
+    if (!m.label.empty()) instrumented->push_back(m.label);
     if (m.opa_wrapped) {
         if (req.method == "HEAD") return bare_status(405);
         if (path != "/" && path.back() == '/') return trailing_slash_redirect(req);

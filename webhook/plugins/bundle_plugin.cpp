@@ -61,6 +61,11 @@ std::string BundlePlugin::persist_path(const BundleConfig& b) const {
     return (fs::path(config_.persistence_directory) / "bundles" / b.name / "bundle.tar.gz").string();
 }
 
+void BundlePlugin::set_timer(std::size_t index, const char* name, std::chrono::nanoseconds elapsed) {
+    std::lock_guard lock(mutex_);
+    status_[index].timers_ns[name] = elapsed.count();
+}
+
 void BundlePlugin::changed() {
     if (on_change_) on_change_();
 }
@@ -200,12 +205,15 @@ bool BundlePlugin::poll_once(std::size_t index) {
         std::lock_guard lock(mutex_);
         if (!etags_[index].empty()) headers.emplace_back("If-None-Match", etags_[index]);
         status_[index].last_request = utc_timestamp();
+        status_[index].timers_ns.clear();
     }
     headers.emplace_back("Accept", "application/gzip, application/octet-stream");
     auto start = std::chrono::steady_clock::now();
     auto response = call_service(service, "GET", bc.resource, headers, {}, std::chrono::seconds(30));
     if (stopping_) return false;  // shutting down: what came is not activated
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto elapsed = std::chrono::steady_clock::now() - start;
+    double seconds = std::chrono::duration<double>(elapsed).count();
+    set_timer(index, "timer_bundle_request_ns", elapsed);
     std::string code = response.status ? std::to_string(response.status) : "error";
     metrics_->plugin_add("gavel_bundle_downloads_total", "{name=\"" + bc.name + "\",code=\"" + code + "\"}", 1, "counter",
                          "Bundle download attempts by HTTP status (error: no answer).");
@@ -225,7 +233,10 @@ bool BundlePlugin::poll_once(std::size_t index) {
             status_[index].last_successful_request = status_[index].last_successful_download = utc_timestamp();
             status_[index].http_code = 200;
         }
-        if (activate(index, response.body, error)) {
+        auto activation_start = std::chrono::steady_clock::now();
+        bool ok = activate(index, response.body, error);
+        set_timer(index, "timer_rego_load_bundles_ns", std::chrono::steady_clock::now() - activation_start);
+        if (ok) {
             activated = true;
             {
                 std::lock_guard lock(mutex_);

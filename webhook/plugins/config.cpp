@@ -7,6 +7,7 @@
 
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
+#include "webhook/prometheus_text.hpp"
 
 namespace gavel::webhook::plugins {
 
@@ -307,11 +308,21 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
     }
     if (const Value* s = doc.find("status"); s && r.object(*s, "status")) {
         c.status.enabled = true;
-        r.known(*s, "status", {"service", "console", "partition_name"});
+        r.known(*s, "status", {"service", "console", "partition_name", "prometheus", "prometheus_config"});
         c.status.service = r.string(*s, "service", "status");
         c.status.console = r.boolean(*s, "console", "status");
         c.status.partition_name = r.string(*s, "partition_name", "status");
-        if (c.status.service.empty() && !c.status.console && !c.service_order.empty()) c.status.service = c.service_order[0];
+        c.status.prometheus = r.boolean(*s, "prometheus", "status");
+        const Value* buckets = s->find("prometheus_config");
+        for (std::string_view key : {"collectors", "bundle_loading_duration_ns", "buckets"})
+            buckets = buckets && buckets->is_object() ? buckets->find(key) : nullptr;
+        if (std::string error; buckets && !buckets->is_null() &&
+                               !histogram_bounds(*buckets, "status.prometheus_config.collectors.bundle_loading_duration_ns.buckets",
+                                                 c.status.bundle_loading_buckets, error))
+            r.problem(error);
+        // As OPA: the first service is the default only when neither console nor Prometheus reporting is on.
+        if (c.status.service.empty() && !c.status.console && !c.status.prometheus && !c.service_order.empty())
+            c.status.service = c.service_order[0];
         if (!c.status.service.empty() && !c.services.count(c.status.service))
             r.problem("invalid service name \"" + c.status.service + "\" in status");
     }
