@@ -89,7 +89,9 @@ void report_syntax_error(ParseState& st, const char* fallback) {
     auto only = [&structural](std::initializer_list<std::string_view> want) {
         return structural.size() == want.size() && std::is_permutation(structural.begin(), structural.end(), want.begin());
     };
-    if (st.reason && st.furthest) {
+    if (st.reason && st.furthest && *st.reason == ParseState::kIllegalToken) {
+        message = std::string(ParseState::kIllegalToken);
+    } else if (st.reason && st.furthest) {
         if (!st.reason->empty()) message += ": " + *st.reason;
     } else if (st.expected.size() == 1 && (st.expected[0] == "ident" || st.expected[0] == "identifier") && at > st.begin &&
                at[-1] == '.') {
@@ -304,10 +306,10 @@ void normalize_rule(ParseState& st, Rule& rule) {
             // As OPA: a head of two parts with no value reads as a v0 partial set.
             bool partial_set = r == &rule && !head.value && !head.contains && !head.has_args && head.ref &&
                                head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2;
-            st.error(st.begin + r->loc.offset,
-                     partial_set ? "`contains` keyword is required for partial set rules"
-                                 : "`if` keyword is required before rule body",
+            // OPA reports the missing `if`, and for a partial set the missing `contains` too.
+            st.error(st.begin + r->loc.offset, "`if` keyword is required before rule body",
                      "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
+            if (partial_set) st.error(st.begin + r->loc.offset, "`contains` keyword is required for partial set rules");
         }
     }
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
