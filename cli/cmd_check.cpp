@@ -11,6 +11,7 @@
 #include "cli/rego_files.hpp"
 #include "lang/parse.hpp"
 #include "engine/engine.hpp"
+#include "engine/file_read.hpp"
 #include "engine/schema_loader.hpp"
 #include "engine/bundle/load.hpp"
 
@@ -78,14 +79,15 @@ int run_check(const CheckOptions& opts) {
         lang::ParseOptions parse_options;
         parse_options.v0_compatible = opts.v0_compatible;
         for (const auto& file : list.files) {
-            std::string text, error;
-            if (!read_file(file, text, error)) {
+            engine::FileRead read = engine::read_whole_file(file);
+            if (!read.ok) {
                 lang::Diagnostic d;
                 d.code = "rego_parse_error";
-                d.message = error;
+                d.message = read.message;
                 all.add(d);
                 continue;
             }
+            std::string text = std::move(read.text);
             auto manifest = list.v0_compatible.find(file);  // a bundle manifest's rego_version
             parse_options.v0_compatible = manifest != list.v0_compatible.end() ? manifest->second : opts.v0_compatible;
             auto result = lang::parse_module(file, text, parse_options);
