@@ -171,6 +171,7 @@ int run_server(const ServerAssemblyOptions& o) {
     }
 
     auto store = std::make_shared<PolicyStore>(o.engine, std::vector<std::string>{svc.decision});
+    if (!o.opa_runtime) store->log_admission_warnings();  // only gavel serve answers admission reviews
     DirectorySource::Options source_options;
     source_options.ignore = o.ignore;
     source_options.v0_compatible = o.engine.v0_compatible;
