@@ -1,19 +1,49 @@
 #pragma once
-// Reading a whole file, with the error as OPA words it ("open F: permission
-// denied", "read F: is a directory"), so that a caller never takes a file it
-// could not read for an empty one.
+// Reading a whole file or stream: the one reader of every file and stream the
+// CLI, the engine and the server take in (policies, data, inputs, schemas,
+// capabilities, configuration, certificates, object files, stdin).
+//
+//   * Errors as OPA (Go's os.ReadFile) words them: "open F: permission denied",
+//     "read F: is a directory", so that a caller never takes a file it could
+//     not read for an empty one.
+//   * Bounded: at most `limit` bytes, counted while reading, so that /dev/zero,
+//     an endless FIFO or stdin stops with "file too large" once `limit` bytes
+//     came, having used about `limit` bytes of memory (the buffer grows by
+//     halvings of the limit, so that no copy on growth ever holds twice the
+//     limit). A regular file larger than the limit (a sparse 2 GiB file) is
+//     refused from its size, before any byte is read.
+//   * A FIFO, a device or a socket is read as OPA reads it (a FIFO waits for its
+//     writer), unless the caller refuses them (NonRegular::Refuse: opened
+//     without blocking, and an error "not a regular file"); a server reading
+//     watched directories refuses them, so that no reload ever blocks.
 
+#include <cstddef>
 #include <string>
+#include <string_view>
+
+#include "runtime/limits.hpp"
 
 namespace gavel::engine {
+
+// The default bound: as large as one JSON or YAML document may be
+// (runtime/limits.hpp, 256 MiB), which no policy, input or data file needs to
+// pass, and small enough that reading /dev/zero stops under 300 MB.
+inline constexpr std::size_t kDefaultReadLimit = runtime::kDefaultLimits.max_input_bytes;
+
+enum class NonRegular { Read, Refuse };
 
 struct FileRead {
     bool ok = false;
     std::string text;     // the bytes, when ok
-    int error = 0;        // errno, when not
-    std::string message;  // when not: "<open|read> PATH: <error>"
+    int error = 0;        // errno, when not (EFBIG past the limit, EINVAL for a refused non-regular file)
+    std::string message;  // when not: "<open|read> NAME: <error>"
 };
 
-FileRead read_whole_file(const std::string& path);
+FileRead read_whole_file(const std::string& path, std::size_t limit = kDefaultReadLimit,
+                         NonRegular non_regular = NonRegular::Read);
+
+// An open descriptor (stdin) to its end, named `name` in errors ("read stdin: ...").
+// The descriptor is left open.
+FileRead read_whole_stream(int fd, std::string_view name, std::size_t limit = kDefaultReadLimit);
 
 }  // namespace gavel::engine

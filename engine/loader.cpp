@@ -161,7 +161,8 @@ private:
     }
 
     bool read(const std::string& path, std::string& text) {
-        FileRead r = options_.read_file ? options_.read_file(path) : read_whole_file(path);
+        // Bounded as the documents are: a larger file could not be parsed anyway.
+        FileRead r = options_.read_file ? options_.read_file(path) : read_whole_file(path, options_.limits.max_input_bytes);
         if (!r.ok) {
             error(path, r.message);
             return false;

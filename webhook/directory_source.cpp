@@ -73,7 +73,8 @@ DirectorySource::Reading DirectorySource::read_all() const {
             }
             if (e.kind != Kind::File || (e.depth > 0 && !is_loaded_file(e.relative))) continue;
             r.newest_change_ns = std::max(r.newest_change_ns, e.changed_ns);
-            engine::FileRead read = engine::read_whole_file(e.path);
+            // Refused if it became a FIFO since the walk saw a regular file: never wait on one.
+            engine::FileRead read = engine::read_whole_file(e.path, engine::kDefaultReadLimit, engine::NonRegular::Refuse);
             if (!read.ok) {
                 r.errors.add(read_error(e.path, std::move(read.message)));
                 continue;
@@ -151,7 +152,7 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool forc
     lo.cycles_are_errors = false;
     lo.read_file = [&by_path](const std::string& path) {
         auto it = by_path.find(path);
-        if (it == by_path.end()) return engine::read_whole_file(path);
+        if (it == by_path.end()) return engine::read_whole_file(path, engine::kDefaultReadLimit, engine::NonRegular::Refuse);
         engine::FileRead read;
         read.ok = true;
         read.text = it->second->text;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 
+#include "engine/file_read.hpp"
 #include "webhook/admission.hpp"
 #include "webhook/directory_events.hpp"
 #include "webhook/fd_limit.hpp"
@@ -55,12 +56,16 @@ Value diagnostics_value(const lang::Diagnostics& errors) {
 
 // The bearer token of --authentication token: the file's first line.
 bool read_token(const std::string& file, std::string& token, std::string& error) {
-    std::ifstream in(file);
-    if (file.empty() || !in) {
+    if (file.empty()) {
         error = "--authentication token needs a readable --token-file";
         return false;
     }
-    std::getline(in, token);
+    engine::FileRead read = engine::read_whole_file(file);
+    if (!read.ok) {
+        error = "--authentication token needs a readable --token-file: " + read.message;
+        return false;
+    }
+    token = read.text.substr(0, read.text.find('\n'));
     while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
     if (token.empty()) {
         error = "the token file is empty";
@@ -179,6 +184,7 @@ int run_server(const ServerAssemblyOptions& o) {
     }
 
     auto store = std::make_shared<PolicyStore>(o.engine, std::vector<std::string>{svc.decision});
+    if (!o.opa_runtime) store->log_admission_warnings();  // only gavel serve answers admission reviews
     DirectorySource::Options source_options;
     source_options.ignore = o.ignore;
     source_options.v0_compatible = o.engine.v0_compatible;

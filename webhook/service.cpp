@@ -349,6 +349,15 @@ private:
     std::string id_;
 };
 
+// Why /validate/<pkg> cannot answer: the package has rules, none of them deny, violation
+// or warn; a rule that looks like a misspelt one is named.
+std::string no_validating_rule_text(const Snapshot& snap, const std::string& package) {
+    std::string text = "package " + package + " defines no deny or violation rule";
+    for (const auto& m : snap.misspelt_rules)
+        if (m.package == package) text += " (" + misspelling_text(m) + ")";
+    return text;
+}
+
 // print() in a policy: one log line per call, with the decision it belongs to.
 // (`id` outlives the evaluation: both live in the request's handler.)
 std::function<void(std::string_view)> print_to_log(DecisionId& id) {
@@ -386,12 +395,15 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
     std::string decision_name = main ? options_.decision : engine::data_path_text(package);
     std::string query_text = options_.decision;
     bool known_package = true;
+    std::shared_ptr<const Snapshot> snap;
+    const std::vector<ConventionalRule>* package_rules = nullptr;  // in *snap
     if (gatekeeper) {
         decision_name = "gatekeeper";
     } else if (!main) {
-        auto snap = store_->current();
+        snap = store_->current();
         auto it = snap->conventional_rules.find(decision_name);
         known_package = it != snap->conventional_rules.end();
+        if (known_package) package_rules = &it->second;
         query_text = known_package ? conventional_rules_query(decision_name, it->second) : "";
     }
     auto q = known_package && !gatekeeper ? store_->query(query_text) : PolicyStore::Query{};
@@ -412,6 +424,8 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         }
     } else if (!known_package) {
         d = error_decision(review, "no policy defines package " + decision_name, options_.fail_open);
+    } else if (mode == "validate" && !validates(*package_rules)) {
+        d = error_decision(review, no_validating_rule_text(*snap, decision_name), options_.fail_open);
     } else if (!q.query) {
         std::string message = "cannot prepare " + decision_name;
         if (!q.errors.empty()) message += ": " + q.errors.items().front().headline();

@@ -1,5 +1,7 @@
 #include "webhook/plugins/bundle_plugin.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +9,7 @@
 #include <sstream>
 
 #include "engine/bundle/bundle.hpp"
+#include "engine/file_read.hpp"
 #include "webhook/log.hpp"
 #include "webhook/plugins/service_client.hpp"
 
@@ -125,12 +128,17 @@ void BundlePlugin::start() {
     for (std::size_t i = 0; i < config_.bundles.size(); ++i) {
         const auto& bc = config_.bundles[i];
         if (!bc.persist) continue;
-        std::ifstream in(persist_path(bc), std::ios::binary);
-        if (!in) continue;
-        std::ostringstream ss;
-        ss << in.rdbuf();
+        // As large as a downloaded archive may be (engine/bundle: what it unpacks to, plus framing).
+        const std::uint64_t most = std::max<std::uint64_t>(engine::bundle::ArchiveLimits{}.max_total_bytes,
+                                                           static_cast<std::uint64_t>(bc.size_limit_bytes)) + (1u << 20);
+        engine::FileRead read = engine::read_whole_file(persist_path(bc), most, engine::NonRegular::Refuse);
+        if (!read.ok) {
+            if (read.error != ENOENT)
+                log_line("error", "the persisted bundle cannot be read", {{"name", Value::string(bc.name)}, {"error", Value::string(read.message)}});
+            continue;
+        }
         std::string error;
-        if (activate(i, ss.str(), error)) {
+        if (activate(i, read.text, error)) {
             log_line("info", "bundle loaded from disk", {{"name", Value::string(bc.name)},
                                                        {"revision", Value::string(status_[i].active_revision)}});
             metrics_->plugin_set("gavel_bundle_active", label(bc.name), 1, "1 once the bundle was activated.");

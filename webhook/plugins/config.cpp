@@ -1,10 +1,10 @@
 #include "webhook/plugins/config.hpp"
 
-#include <fstream>
 #include <functional>
 #include <set>
 #include <sstream>
 
+#include "engine/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 #include "webhook/prometheus_text.hpp"
@@ -123,14 +123,12 @@ std::pair<std::int64_t, std::int64_t> delays(Reader& r, const Value& v, const st
 }  // namespace
 
 std::optional<runtime::Value> read_config_file(const std::string& path, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "open " + path + ": no such file or directory";
+    engine::FileRead read = engine::read_whole_file(path);
+    if (!read.ok) {
+        error = read.message;
         return std::nullopt;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    auto parsed = runtime::load_yaml_data(ss.str());
+    auto parsed = runtime::load_yaml_data(read.text);
     if (!parsed) {
         error = path + ": " + parsed.error.message;
         return std::nullopt;
@@ -204,11 +202,9 @@ bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
 
 bool apply_set_file(Value& doc, const std::string& assignments, std::string& error) {
     return for_each_assignment("--set-file", assignments, error, [&doc, &error](const std::string& key, const std::string& file) {
-        std::ifstream in(file, std::ios::binary);
-        std::ostringstream text;
-        if (in) text << in.rdbuf();
-        if (!in) return error = "--set-file " + key + ": cannot read " + file, false;
-        set_at_key(doc, key, Value::string(text.str()));
+        engine::FileRead read = engine::read_whole_file(file);
+        if (!read.ok) return error = "--set-file " + key + ": " + read.message, false;
+        set_at_key(doc, key, Value::string(std::move(read.text)));
         return true;
     });
 }
