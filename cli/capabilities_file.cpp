@@ -1,12 +1,12 @@
 #include "cli/capabilities_file.hpp"
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 
 namespace gavel::cli {
 
 std::optional<std::set<std::string>> read_capabilities_builtins(const std::string& path, std::string& error) {
-    engine::FileRead read = engine::read_whole_file(path);
+    runtime::FileRead read = runtime::read_whole_file(path);
     if (!read.ok) {
         error = read.message;
         return std::nullopt;

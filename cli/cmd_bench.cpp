@@ -36,7 +36,7 @@
 #include "cli/output_errors.hpp"
 #include "cli/go_duration.hpp"
 #include "engine/engine.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
 #include "runtime/yaml.hpp"
@@ -172,7 +172,7 @@ int run_bench(const BenchOptions& opts) {
 
     std::string query = opts.query;
     if (opts.stdin_query) {
-        engine::FileRead read = engine::read_whole_stream(STDIN_FILENO, "stdin");
+        runtime::FileRead read = runtime::read_whole_stream(STDIN_FILENO, "stdin");
         if (!read.ok) {
             print_errors(opts, {plain_error(read.message)});
             return 1;
@@ -182,8 +182,8 @@ int run_bench(const BenchOptions& opts) {
 
     std::optional<std::string> input_text;
     if (opts.stdin_input || !opts.input.empty()) {
-        engine::FileRead read = opts.stdin_input ? engine::read_whole_stream(STDIN_FILENO, "stdin")
-                                                 : engine::read_whole_file(opts.input);
+        runtime::FileRead read = opts.stdin_input ? runtime::read_whole_stream(STDIN_FILENO, "stdin")
+                                                 : runtime::read_whole_file(opts.input);
         if (!read.ok) {
             print_errors(opts, {plain_error(read.message)});
             return 1;

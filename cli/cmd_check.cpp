@@ -11,7 +11,7 @@
 #include "cli/rego_files.hpp"
 #include "lang/parse.hpp"
 #include "engine/engine.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/schema_loader.hpp"
 #include "engine/bundle/load.hpp"
 #include "webhook/misspelt_rules.hpp"
@@ -110,7 +110,7 @@ int run_check(const CheckOptions& opts) {
         lang::ParseOptions parse_options;
         parse_options.v0_compatible = opts.v0_compatible;
         for (const auto& file : list.files) {
-            engine::FileRead read = engine::read_whole_file(file);
+            runtime::FileRead read = runtime::read_whole_file(file);
             if (!read.ok) {
                 lang::Diagnostic d;
                 d.code = "rego_parse_error";

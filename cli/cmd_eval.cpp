@@ -51,7 +51,7 @@
 #include "cli/version.hpp"
 #include "engine/coverage.hpp"
 #include "engine/engine.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
 #include "engine/bundle/load.hpp"
@@ -452,7 +452,7 @@ int run_eval(EvalCliOptions opts) {
     // Query and input: failures here are plain errors on stderr (exit 2), as in OPA.
     std::string query;
     if (opts.stdin_query) {
-        engine::FileRead read = engine::read_whole_stream(STDIN_FILENO, "stdin");
+        runtime::FileRead read = runtime::read_whole_stream(STDIN_FILENO, "stdin");
         if (!read.ok) {
             std::cerr << read.message << "\n";
             return 2;
@@ -466,8 +466,8 @@ int run_eval(EvalCliOptions opts) {
         // As OPA's os.ReadFile: "open F: no such file or directory", "read F: is a directory";
         // bounded, so that /dev/zero or an endless pipe ends in an error, not in all memory.
         std::string path = opts.input.rfind("file://", 0) == 0 ? opts.input.substr(7) : opts.input;
-        engine::FileRead read = opts.stdin_input ? engine::read_whole_stream(STDIN_FILENO, "stdin")
-                                                 : engine::read_whole_file(path);
+        runtime::FileRead read = opts.stdin_input ? runtime::read_whole_stream(STDIN_FILENO, "stdin")
+                                                 : runtime::read_whole_file(path);
         if (!read.ok) {
             std::cerr << read.message << "\n";
             return 2;

@@ -17,7 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/text_diff.hpp"
 #include "engine/directory_walk.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/format.hpp"
 #include "lang/parse.hpp"
 
@@ -64,7 +64,7 @@ engine::FormatOptions format_options(const FmtOptions& o) {
 }
 
 std::optional<FmtError> format_file(const FmtOptions& o, const std::string& path) {
-    engine::FileRead read = engine::read_whole_file(path);
+    runtime::FileRead read = runtime::read_whole_file(path);
     if (!read.ok) return FmtError{"failed to open file: " + read.message};
     const std::string contents = std::move(read.text);
 
@@ -100,7 +100,7 @@ std::optional<FmtError> format_file(const FmtOptions& o, const std::string& path
     }
     if (o.write) {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out) return FmtError{"failed to open file for writing: open " + path + ": " + engine::go_errno_text(errno)};
+        if (!out) return FmtError{"failed to open file for writing: open " + path + ": " + runtime::go_errno_text(errno)};
         out << formatted;
         return std::nullopt;
     }
@@ -131,7 +131,7 @@ std::optional<FmtError> walk(const FmtOptions& o, const std::string& path) {
 
 int run_fmt(const FmtOptions& o) {
     if (o.paths.empty() || (o.paths.size() == 1 && o.paths[0] == "-")) {
-        engine::FileRead read = engine::read_whole_stream(STDIN_FILENO, "stdin");
+        runtime::FileRead read = runtime::read_whole_stream(STDIN_FILENO, "stdin");
         if (!read.ok) {
             std::cerr << read.message << "\n";
             return 1;

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "lang/ast_json.hpp"
 #include "lang/parse.hpp"
 
@@ -41,7 +41,7 @@ void apply_json_include(const std::string& spec, bool& locations, bool& comments
 }
 
 int run_parse(const ParseCommandOptions& opts) {
-    engine::FileRead read = engine::read_whole_file(opts.file);
+    runtime::FileRead read = runtime::read_whole_file(opts.file);
     if (!read.ok) {  // OPA's words: "read F: is a directory", "open F: no such file or directory"
         std::cerr << read.message << "\n";
         return 1;

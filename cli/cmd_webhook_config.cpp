@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/engine.hpp"
 #include "engine/gatekeeper/gatekeeper.hpp"
 #include "engine/loader.hpp"
@@ -106,7 +106,7 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
         w.resources[kind] = r;
     }
     if (!o.ca_bundle.empty()) {
-        engine::FileRead read = engine::read_whole_file(o.ca_bundle);
+        runtime::FileRead read = runtime::read_whole_file(o.ca_bundle);
         if (!read.ok) return fail(read.message);
         w.ca_bundle_pem = std::move(read.text);
     }

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 
 namespace gavel::engine {
@@ -75,7 +75,7 @@ std::optional<BundleManifest> read_bundle_manifest(const std::string& dir, lang:
     const std::string file = (fs::path(dir) / kManifestName).lexically_normal().generic_string();
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return std::nullopt;
-    FileRead read = read_whole_file(file, kDefaultReadLimit, NonRegular::Refuse);
+    runtime::FileRead read = runtime::read_whole_file(file, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
     if (!read.ok) {
         manifest_error(errors, file, "cannot read bundle manifest: " + read.message);
         return std::nullopt;

@@ -52,7 +52,7 @@
 
 #include "lang/diagnostics.hpp"
 #include "engine/engine.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/limits.hpp"
 #include "runtime/value.hpp"
 
@@ -69,9 +69,9 @@ struct LoadOptions {
     // A link cycle is an error (OPA's loader fails on one); off, it is left out
     // (the server skips it with a warning, engine/directory_walk.hpp).
     bool cycles_are_errors = true;
-    // How files are read (default: read_whole_file, at most limits.max_input_bytes); the server hands over the
+    // How files are read (default: runtime::read_whole_file, at most limits.max_input_bytes); the server hands over the
     // bytes it already read and saw hold still.
-    std::function<FileRead(const std::string& path)> read_file;
+    std::function<runtime::FileRead(const std::string& path)> read_file;
 };
 
 struct PolicyFile {

@@ -6,7 +6,7 @@
 #include <system_error>
 #include <vector>
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 
@@ -24,7 +24,7 @@ std::string go_error_text(const std::error_code& ec) {
 
 // One schema file (OPA's loadOneSchema: util.Unmarshal, JSON else YAML).
 bool load_one(const std::string& path, lang::JsonTree& out, std::string& error) {
-    FileRead read = read_whole_file(path);  // OPA's os.ReadFile: "read DIR: is a directory"
+    runtime::FileRead read = runtime::read_whole_file(path);  // OPA's os.ReadFile: "read DIR: is a directory"
     if (!read.ok) {
         error = read.message;
         return false;

@@ -11,7 +11,7 @@
 #include <set>
 #include <variant>
 
-#include "runtime/bounded_file.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 #include "stdlib/builtin_helpers.hpp"
@@ -72,10 +72,10 @@ constexpr std::size_t kMaxPemFileBytes = 16u << 20;
 // bounded size, read within the evaluation's budget. The first failure is kept.
 std::string file_text(const std::string& path, std::optional<SendError>& error, bool& stopped, BuiltinContext& ctx) {
     if (error || stopped) return {};
-    auto read = runtime::read_bounded_file(path, kMaxPemFileBytes, &ctx);
+    auto read = runtime::read_whole_file(path, kMaxPemFileBytes, runtime::NonRegular::Refuse, &ctx);
     if (read.stopped) stopped = true;
-    else if (!read.text) error = SendError{"eval_http_send_internal_error", read.error};
-    return read.text.value_or(std::string());
+    else if (!read.ok) error = SendError{"eval_http_send_internal_error", read.message};
+    return read.ok ? std::move(read.text) : std::string();
 }
 
 std::string env_text(const std::string& name) {

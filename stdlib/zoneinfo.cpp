@@ -10,7 +10,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "runtime/bounded_file.hpp"
+#include "runtime/file_read.hpp"
 
 #include "stdlib/civil_time.hpp"
 #include "stdlib/zoneinfo_embedded.hpp"
@@ -164,7 +164,8 @@ struct Reader {
 // A TZif file (/etc/localtime, TZ=:/path): empty when it is not a regular file
 // of at most kMaxTzifBytes (a FIFO or a device there must not hang the process).
 std::string read_file(const std::string& path) {
-    return runtime::read_bounded_file(path, kMaxTzifBytes).text.value_or(std::string());
+    auto read = runtime::read_whole_file(path, kMaxTzifBytes, runtime::NonRegular::Refuse);
+    return read.ok ? std::move(read.text) : std::string();
 }
 
 std::shared_ptr<const Zone> utc_zone() {

@@ -10,7 +10,7 @@
 
 #include <cstdlib>
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 
 namespace gavel::webhook {
 
@@ -26,7 +26,7 @@ std::string env(const char* name) {
 }
 
 bool read_all(const std::string& path, std::string& out, std::string& error) {
-    engine::FileRead read = engine::read_whole_file(path, engine::kDefaultReadLimit, engine::NonRegular::Refuse);
+    runtime::FileRead read = runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
     if (!read.ok) {
         error = read.message;
         return false;

@@ -1,7 +1,7 @@
 #include "webhook/managed_webhooks.hpp"
 
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "webhook/log.hpp"
 
 namespace gavel::webhook {
@@ -17,8 +17,8 @@ void ManagedWebhooks::sync() {
     if (options_.ca_bundle_file.empty()) {
         ca = options_.serving_certificate ? options_.serving_certificate() : "";
     } else {
-        engine::FileRead read =
-            engine::read_whole_file(options_.ca_bundle_file, engine::kDefaultReadLimit, engine::NonRegular::Refuse);
+        runtime::FileRead read =
+            runtime::read_whole_file(options_.ca_bundle_file, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
         ca = std::move(read.text);
         ca_unreadable = read.message;
     }

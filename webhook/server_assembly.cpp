@@ -12,7 +12,7 @@
 #include <memory>
 #include <thread>
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "webhook/admission.hpp"
 #include "webhook/directory_events.hpp"
 #include "webhook/fd_limit.hpp"
@@ -60,7 +60,7 @@ bool read_token(const std::string& file, std::string& token, std::string& error)
         error = "--authentication token needs a readable --token-file";
         return false;
     }
-    engine::FileRead read = engine::read_whole_file(file);
+    runtime::FileRead read = runtime::read_whole_file(file);
     if (!read.ok) {
         error = "--authentication token needs a readable --token-file: " + read.message;
         return false;

@@ -10,7 +10,7 @@
 
 #include <arpa/inet.h>
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 
 
 namespace gavel::webhook {
@@ -52,7 +52,7 @@ std::string bio_text(BIO* bio) {
 
 // Certificates are re-read while serving: a FIFO in their place is refused, never waited on.
 bool read_whole(const std::string& path, std::string& out, std::string& error) {
-    engine::FileRead read = engine::read_whole_file(path, engine::kDefaultReadLimit, engine::NonRegular::Refuse);
+    runtime::FileRead read = runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
     if (!read.ok) {
         error = "cannot read " + path + ": " + read.message;
         return false;

@@ -6,7 +6,7 @@
 #include "cli/repl/lexer.hpp"
 #include "cli/repl/trace_printer.hpp"
 #include "runtime/json.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/loader.hpp"
 #include "engine/bundle/load.hpp"
 #include "runtime/yaml.hpp"
@@ -84,7 +84,7 @@ std::string Session::load_paths(const std::vector<std::string>& paths) {
 }
 
 std::string Session::load_input(const std::string& path) {
-    engine::FileRead read = engine::read_whole_file(path);
+    runtime::FileRead read = runtime::read_whole_file(path);
     if (!read.ok) return "error: " + read.message + "\n";
     const std::string& text = read.text;
     auto json = runtime::parse_json(text);

@@ -10,7 +10,7 @@
 #include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/roots.hpp"
 #include "engine/directory_walk.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/loader.hpp"
 #include "lang/parse.hpp"
 #include "runtime/json.hpp"
@@ -134,7 +134,7 @@ bool read_directory_file(const WalkEntry& e, const ArchiveLimits& limits, const 
     f.kept = decision.action == EntryAction::Keep;
     if (f.kept) {
         // Refusing what is no longer a regular file: a FIFO put in its place must not block.
-        FileRead read = read_whole_file(e.path, limits.max_file_bytes, NonRegular::Refuse);
+        runtime::FileRead read = runtime::read_whole_file(e.path, limits.max_file_bytes, runtime::NonRegular::Refuse);
         if (!read.ok) return error = std::move(read.message), false;
         f.bytes = std::move(read.text);
         out.push_back(std::move(f));
@@ -326,8 +326,8 @@ BundleReadResult read_bundle(const std::string& given, const BundleReadOptions& 
     // A compressed archive is at most as large as what it may unpack to (plus framing), and
     // at most as large as any file gavel reads: policy and data compress several times over,
     // so an archive of 256 MiB unpacks past the 1 GiB limit anyway; /dev/zero stops there.
-    const std::uint64_t most = std::min<std::uint64_t>(options.limits.max_total_bytes + (1u << 20), kDefaultReadLimit);
-    FileRead read = read_whole_file(path, most);
+    const std::uint64_t most = std::min<std::uint64_t>(options.limits.max_total_bytes + (1u << 20), runtime::kDefaultReadLimit);
+    runtime::FileRead read = runtime::read_whole_file(path, most);
     if (!read.ok) return failure(given, read.message);
     return read_bundle_archive(read.text, given, options);
 }

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "engine/bundle/file_hash.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "stdlib/crypto_support.hpp"
 #include "stdlib/jwk.hpp"
@@ -27,7 +27,7 @@ bool is_hmac(std::string_view alg) { return alg == "HS256" || alg == "HS384" || 
 std::optional<std::string> file_or_literal(const std::string& text, std::string& error) {
     std::error_code ec;
     if (text.empty() || !std::filesystem::exists(text, ec)) return text;
-    FileRead read = read_whole_file(text);
+    runtime::FileRead read = runtime::read_whole_file(text);
     if (!read.ok) {
         error = read.message;
         return std::nullopt;
@@ -191,7 +191,7 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
     }
     members["files"] = list + "]";
     if (!config.claims_file.empty()) {
-        FileRead read = read_whole_file(config.claims_file);
+        runtime::FileRead read = runtime::read_whole_file(config.claims_file);
         if (!read.ok) {
             error = read.message;
             return std::nullopt;

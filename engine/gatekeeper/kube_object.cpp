@@ -1,6 +1,6 @@
 #include "engine/gatekeeper/kube_object.hpp"
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 
@@ -63,7 +63,7 @@ runtime::Limits object_limits() {
 }
 
 bool read_file(const std::string& path, std::string& text, std::optional<lang::Diagnostic>& error) {
-    engine::FileRead read = engine::read_whole_file(path, kMaxObjectFileBytes);
+    runtime::FileRead read = runtime::read_whole_file(path, kMaxObjectFileBytes);
     if (!read.ok) {
         lang::Diagnostic d;  // the message names the file: "open F: no such file or directory"
         d.file = path;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/gatekeeper/kube_object.hpp"
 
 namespace gavel::gatekeeper {
@@ -29,6 +29,6 @@ struct ObjectFiles {
 // (`gavel audit --objects <(kubectl get ...)`) unless refused, as the server does:
 // a reload must never wait on a FIFO.
 ObjectFiles read_object_paths(const std::vector<std::string>& paths,
-                              engine::NonRegular non_regular = engine::NonRegular::Read);
+                              runtime::NonRegular non_regular = runtime::NonRegular::Read);
 
 }  // namespace gavel::gatekeeper

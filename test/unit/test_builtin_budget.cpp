@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "runtime/bounded_file.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/memory_meter.hpp"
 #include "runtime/value_format.hpp"
@@ -313,20 +313,21 @@ TEST_CASE("bounded file reading: a regular file is read; a device, a FIFO, a dir
     std::ofstream(big) << std::string(2 << 20, 'x');
     REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
 
-    auto ok = gavel::runtime::read_bounded_file(file, 1024);
-    REQUIRE(ok.text.has_value());
-    CHECK(*ok.text == "-----BEGIN CERTIFICATE-----\n");
-    CHECK(gavel::runtime::read_bounded_file("/dev/zero", 1 << 20).error == "read /dev/zero: not a regular file");
-    CHECK(gavel::runtime::read_bounded_file(fifo, 1 << 20).error == "read " + fifo + ": not a regular file");
-    CHECK(gavel::runtime::read_bounded_file(dir, 1 << 20).error == "read " + dir + ": is a directory");
-    CHECK(gavel::runtime::read_bounded_file(dir + "/none", 1 << 20).error ==
-          "open " + dir + "/none: no such file or directory");
-    CHECK(gavel::runtime::read_bounded_file(file, 10).error == "read " + file + ": larger than 10 bytes");
+    using gavel::runtime::NonRegular;
+    using gavel::runtime::read_whole_file;
+    auto ok = read_whole_file(file, 1024, NonRegular::Refuse);
+    REQUIRE(ok.ok);
+    CHECK(ok.text == "-----BEGIN CERTIFICATE-----\n");
+    CHECK(read_whole_file("/dev/zero", 1 << 20, NonRegular::Refuse).message == "read /dev/zero: not a regular file");
+    CHECK(read_whole_file(fifo, 1 << 20, NonRegular::Refuse).message == "read " + fifo + ": not a regular file");
+    CHECK(read_whole_file(dir, 1 << 20, NonRegular::Refuse).message == "read " + dir + ": is a directory");
+    CHECK(read_whole_file(dir + "/none", 1 << 20, NonRegular::Refuse).message == "open " + dir + "/none: no such file or directory");
+    CHECK(read_whole_file(file, 10, NonRegular::Refuse).message == "read " + file + ": file too large: 28 bytes (limit 10)");
     std::atomic<bool> cancelled{true};
     gavel::runtime::WorkBudget budget;
     budget.cancel = &cancelled;
-    CHECK(gavel::runtime::read_bounded_file(big, 4 << 20, &budget).stopped);  // asked as it reads
-    CHECK(gavel::runtime::read_bounded_file(big, 4 << 20).text->size() == (2u << 20));
+    CHECK(read_whole_file(big, 4 << 20, NonRegular::Refuse, &budget).stopped);  // asked as it reads
+    CHECK(read_whole_file(big, 4 << 20, NonRegular::Refuse).text.size() == (2u << 20));
 
     std::remove(fifo.c_str());
     std::remove(file.c_str());

@@ -1,7 +1,7 @@
 // The one bounded reader (engine/file_read.hpp): OPA's errors for what cannot be
 // read, a limit counted while reading (endless streams stop), a regular file
 // too large refused from its size, non-regular files refused when asked.
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "test/unit/temp_tree.hpp"
 
 #include <doctest/doctest.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-using namespace gavel::engine;
+using namespace gavel::runtime;
 using gavel::test::TempTree;
 
 namespace {

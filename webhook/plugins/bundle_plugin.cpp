@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "engine/bundle/bundle.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "webhook/log.hpp"
 #include "webhook/plugins/service_client.hpp"
 
@@ -131,7 +131,7 @@ void BundlePlugin::start() {
         // As large as a downloaded archive may be (engine/bundle: what it unpacks to, plus framing).
         const std::uint64_t most = std::max<std::uint64_t>(engine::bundle::ArchiveLimits{}.max_total_bytes,
                                                            static_cast<std::uint64_t>(bc.size_limit_bytes)) + (1u << 20);
-        engine::FileRead read = engine::read_whole_file(persist_path(bc), most, engine::NonRegular::Refuse);
+        runtime::FileRead read = runtime::read_whole_file(persist_path(bc), most, runtime::NonRegular::Refuse);
         if (!read.ok) {
             if (read.error != ENOENT)
                 log_line("error", "the persisted bundle cannot be read", {{"name", Value::string(bc.name)}, {"error", Value::string(read.message)}});

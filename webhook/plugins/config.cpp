@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 #include "webhook/prometheus_text.hpp"
@@ -123,7 +123,7 @@ std::pair<std::int64_t, std::int64_t> delays(Reader& r, const Value& v, const st
 }  // namespace
 
 std::optional<runtime::Value> read_config_file(const std::string& path, std::string& error) {
-    engine::FileRead read = engine::read_whole_file(path);
+    runtime::FileRead read = runtime::read_whole_file(path);
     if (!read.ok) {
         error = read.message;
         return std::nullopt;
@@ -202,7 +202,7 @@ bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
 
 bool apply_set_file(Value& doc, const std::string& assignments, std::string& error) {
     return for_each_assignment("--set-file", assignments, error, [&doc, &error](const std::string& key, const std::string& file) {
-        engine::FileRead read = engine::read_whole_file(file);
+        runtime::FileRead read = runtime::read_whole_file(file);
         if (!read.ok) return error = "--set-file " + key + ": " + read.message, false;
         set_at_key(doc, key, Value::string(std::move(read.text)));
         return true;

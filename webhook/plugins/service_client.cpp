@@ -2,7 +2,7 @@
 
 #include <strings.h>
 
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/http_client.hpp"
 
 namespace gavel::webhook::plugins {
@@ -17,7 +17,7 @@ namespace {
 
 // Credentials are read at each request, on the plugin's threads: a FIFO is refused, never waited on.
 bool read_credential(const std::string& path, std::string& out, std::string& error) {
-    engine::FileRead read = engine::read_whole_file(path, engine::kDefaultReadLimit, engine::NonRegular::Refuse);
+    runtime::FileRead read = runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
     if (!read.ok) {
         error = read.message;
         return false;

@@ -1,17 +1,18 @@
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <vector>
 
-#include "engine/directory_walk.hpp"
+#include <system_error>
 
-namespace gavel::engine {
+namespace gavel::runtime {
 
 namespace {
 
@@ -39,7 +40,12 @@ FileRead too_large(std::string_view name, std::size_t limit) {
 // held never exceeds what was read by more than a block, whatever the allocator does
 // (a growing buffer would hold its old and new copies at once, up to 1.5 times the limit
 // for /dev/zero; MALLOC_PERTURB_ touches all of both).
-FileRead read_to_end(int fd, std::string_view name, std::size_t limit, std::size_t expected) {
+FileRead read_to_end(int fd, std::string_view name, std::size_t limit, std::size_t expected, WorkBudget* budget) {
+    if (budget && expected > 0 && !budget->affords(expected)) {
+        FileRead stop;
+        stop.stopped = true;
+        return stop;
+    }
     std::vector<std::string> blocks;
     std::size_t total = 0;
     while (true) {
@@ -51,6 +57,11 @@ FileRead read_to_end(int fd, std::string_view name, std::size_t limit, std::size
         const std::size_t size = block.size();
         const std::size_t room = std::min(block.capacity() - size, kChunk);
         block.resize(size + room);
+        if (budget && budget->spend(room / 16)) {
+            FileRead stop;
+            stop.stopped = true;
+            return stop;
+        }
         const ssize_t n = ::read(fd, block.data() + size, room);
         const int error = errno;
         block.resize(size + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
@@ -78,8 +89,15 @@ FileRead read_to_end(int fd, std::string_view name, std::size_t limit, std::size
 
 }  // namespace
 
-FileRead read_whole_file(const std::string& path, std::size_t limit, NonRegular non_regular) {
-    // Refusing: open without waiting for a FIFO's writer, to see what the path is first.
+FileRead read_whole_file(const std::string& path, std::size_t limit, NonRegular non_regular, WorkBudget* budget) {
+    if (non_regular == NonRegular::Refuse) {
+        // Looked at before it is opened: opening a device can itself do something.
+        struct stat before {};
+        if (::stat(path.c_str(), &before) != 0) return failed("open", path, errno);
+        if (S_ISDIR(before.st_mode)) return failed("read", path, EISDIR);
+        if (!S_ISREG(before.st_mode)) return failed("read", path, EINVAL, "not a regular file");
+    }
+    // Refusing: open without waiting for a FIFO's writer (it may have become one since).
     const int flags = O_RDONLY | O_CLOEXEC | (non_regular == NonRegular::Refuse ? O_NONBLOCK : 0);
     const int fd = ::open(path.c_str(), flags);
     if (fd < 0) return failed("open", path, errno);
@@ -100,7 +118,7 @@ FileRead read_whole_file(const std::string& path, std::size_t limit, NonRegular 
                    "file too large: " + std::to_string(st.st_size) + " bytes (limit " + std::to_string(limit) + ")");
     } else {
         if (S_ISREG(st.st_mode)) expected = static_cast<std::size_t>(st.st_size);
-        r = read_to_end(fd, path, limit, expected);
+        r = read_to_end(fd, path, limit, expected, budget);
     }
     ::close(fd);
     return r;
@@ -117,7 +135,13 @@ FileRead read_whole_stream(int fd, std::string_view name, std::size_t limit) {
                           "file too large: " + std::to_string(left) + " bytes (limit " + std::to_string(limit) + ")");
         expected = static_cast<std::size_t>(left);
     }
-    return read_to_end(fd, name, limit, expected);
+    return read_to_end(fd, name, limit, expected, nullptr);
 }
 
-}  // namespace gavel::engine
+std::string go_errno_text(int error) {
+    std::string text = std::error_code(error, std::generic_category()).message();
+    if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+    return text;
+}
+
+}  // namespace gavel::runtime
