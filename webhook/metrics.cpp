@@ -28,10 +28,23 @@ std::string_view opa_method_label(std::string_view method) {
     return "unknown";
 }
 
-// client_golang's code label: no status written counts as 200.
-std::string opa_code_label(int code) {
+// client_golang's code label: no status written counts as 200. (Written into `buf`.)
+std::string_view opa_code_label(int code, std::array<char, 4>& buf) {
     if (code == 0) return "200";
-    return code >= 100 && code <= 599 ? std::to_string(code) : "unknown";
+    if (code < 100 || code > 599) return "unknown";
+    buf = {static_cast<char>('0' + code / 100), static_cast<char>('0' + code / 10 % 10), static_cast<char>('0' + code % 10), 0};
+    return std::string_view(buf.data(), 3);
+}
+
+// The series at `key` (views), made on its first use only.
+template <class Map, class Key, class... Args>
+auto& series(Map& map, const Key& key, Args&&... args) {
+    auto it = map.find(key);
+    if (it == map.end()) {
+        auto owned = std::apply([](const auto&... parts) { return typename Map::key_type(typename Map::key_type(parts...)); }, key);
+        it = map.emplace(std::move(owned), typename Map::mapped_type(std::forward<Args>(args)...)).first;
+    }
+    return it->second;
 }
 
 const std::vector<double>& gavel_buckets() {
@@ -45,8 +58,10 @@ void Metrics::record_request(std::string_view endpoint, std::string_view decisio
                              std::chrono::nanoseconds latency) {
     double seconds = std::chrono::duration<double>(latency).count();
     std::lock_guard lock(mutex_);
-    ++requests_[{std::string(endpoint), std::string(decision), code}];
-    latency_.try_emplace(std::string(endpoint), kBucketCount).first->second.observe(gavel_buckets(), seconds);
+    ++series(requests_, std::tuple<std::string_view, std::string_view, int>(endpoint, decision, code));
+    auto it = latency_.find(endpoint);
+    if (it == latency_.end()) it = latency_.try_emplace(std::string(endpoint), kBucketCount).first;
+    it->second.observe(gavel_buckets(), seconds);
 }
 
 const std::vector<double>& Metrics::opa_default_buckets() {
@@ -64,9 +79,11 @@ void Metrics::set_opa_buckets(std::vector<double> bounds) {
 void Metrics::record_opa_request(std::string_view handler, int code, std::string_view method, std::chrono::nanoseconds latency,
                                  bool cancelled) {
     double seconds = std::chrono::duration<double>(latency).count();
+    std::array<char, 4> code_buf{};
+    std::tuple<std::string_view, std::string_view, std::string_view> key(opa_code_label(code, code_buf), handler,
+                                                                          opa_method_label(method));
     std::lock_guard lock(mutex_);
-    opa_latency_.try_emplace({opa_code_label(code), std::string(handler), std::string(opa_method_label(method))}, opa_bounds_.size())
-        .first->second.observe(opa_bounds_, seconds);
+    series(opa_latency_, key, opa_bounds_.size()).observe(opa_bounds_, seconds);
     // OPA labels its cancellations with the status and the method as they are.
     if (cancelled) ++opa_cancellations_[{std::to_string(code), std::string(handler), std::string(method)}];
 }

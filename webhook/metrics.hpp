@@ -76,11 +76,13 @@ public:
 
 private:
     mutable std::mutex mutex_;
-    std::map<std::tuple<std::string, std::string, int>, std::uint64_t> requests_;
-    std::map<std::string, HistogramSeries> latency_;  // over kBuckets
+    // Transparent comparators: a request looks its series up by views; strings are made
+    // only for a series' first request (no allocation on the request path after that).
+    std::map<std::tuple<std::string, std::string, int>, std::uint64_t, std::less<>> requests_;
+    std::map<std::string, HistogramSeries, std::less<>> latency_;  // over kBuckets
     // OPA's families by (code, handler, method) as labelled, in client_golang's order.
     std::vector<double> opa_bounds_ = opa_default_buckets();
-    std::map<std::tuple<std::string, std::string, std::string>, HistogramSeries> opa_latency_;
+    std::map<std::tuple<std::string, std::string, std::string>, HistogramSeries, std::less<>> opa_latency_;
     std::map<std::tuple<std::string, std::string, std::string>, std::uint64_t> opa_cancellations_;
     struct ListenerSource {
         std::string name, address;
