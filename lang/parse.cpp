@@ -142,11 +142,18 @@ std::string_view next_word(const char* p, const char* end) {
     return {p, static_cast<std::size_t>(q - p)};
 }
 
-// Only blanks and a comment may follow a statement on its line.
+// Where a statement may end: at a line break, a comment, or, as OPA's parser takes
+// statements from a token stream, where another one starts on the same line
+// (`package p x := 1`, `a b` under v0: two rule names OPA refuses each).
 bool statement_ends_line(ParseState& st, const char*& p) {
     const char* q = p;
-    while (q < st.end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == ';')) ++q;
+    bool semicolon = false;
+    for (; q < st.end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == ';'); ++q) semicolon = semicolon || *q == ';';
     if (q == st.end || *q == '\n' || *q == '#') return true;
+    if (!semicolon && q > p && is_ident_start(*q) && !(st.furthest && st.furthest > q)) {
+        p = q;
+        return true;
+    }
     // An optional part (a body) that failed further on explains the leftover best.
     if (st.furthest && st.furthest > q) {
         report_syntax_error(st, q);
