@@ -23,7 +23,9 @@ bool BundleVerifyFlags::options(engine::bundle::BundleReadOptions& out, std::str
         return false;
     }
     engine::bundle::VerificationConfig vc;
-    vc.public_keys[verification_key_id] = engine::bundle::key_config_from_flag(verification_key, signing_alg, scope);
+    auto key = engine::bundle::key_config_from_flag(verification_key, signing_alg, scope, error);
+    if (!key) return false;
+    vc.public_keys[verification_key_id] = std::move(*key);
     vc.key_id = verification_key_id;
     vc.scope = scope;
     vc.exclude_files = exclude_files;

@@ -1,14 +1,17 @@
 #include "cli/capabilities_file.hpp"
 
-#include "cli/rego_files.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 
 namespace gavel::cli {
 
 std::optional<std::set<std::string>> read_capabilities_builtins(const std::string& path, std::string& error) {
-    std::string text;
-    if (!read_file(path, text, error)) return std::nullopt;
-    auto parsed = runtime::parse_json(text);
+    runtime::FileRead read = runtime::read_whole_file(path);
+    if (!read.ok) {
+        error = read.message;
+        return std::nullopt;
+    }
+    auto parsed = runtime::parse_json(read.text);
     if (!parsed) {
         error = path + ": " + parsed.error.message;
         return std::nullopt;

@@ -19,18 +19,16 @@
 // otherwise) and exit status 1, as opa bench.
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -38,6 +36,7 @@
 #include "cli/output_errors.hpp"
 #include "cli/go_duration.hpp"
 #include "engine/engine.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "engine/loader.hpp"
 #include "runtime/yaml.hpp"
@@ -88,13 +87,6 @@ std::string pretty_float(double x) {
 std::string trim_left(const std::string& s) {
     auto i = s.find_first_not_of(' ');
     return i == std::string::npos ? std::string() : s.substr(i);
-}
-
-bool read_all(std::istream& in, std::string& out) {
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    out = std::move(buffer).str();
-    return !in.bad();
 }
 
 // JSON, or else YAML (OPA's util.Unmarshal).
@@ -178,24 +170,25 @@ int run_bench(const BenchOptions& opts) {
         return 1;
     }
 
-    std::string query;
-    if (opts.stdin_query) read_all(std::cin, query);
-    else query = opts.query;
-
-    std::optional<std::string> input_text;
-    if (opts.stdin_input) {
-        std::string text;
-        read_all(std::cin, text);
-        input_text = std::move(text);
-    } else if (!opts.input.empty()) {
-        std::ifstream in(opts.input, std::ios::binary);
-        if (!in) {
-            print_errors(opts, {plain_error("open " + opts.input + ": " + std::strerror(errno))});
+    std::string query = opts.query;
+    if (opts.stdin_query) {
+        runtime::FileRead read = runtime::read_whole_stream(STDIN_FILENO, "stdin");
+        if (!read.ok) {
+            print_errors(opts, {plain_error(read.message)});
             return 1;
         }
-        std::string text;
-        read_all(in, text);
-        input_text = std::move(text);
+        query = std::move(read.text);
+    }
+
+    std::optional<std::string> input_text;
+    if (opts.stdin_input || !opts.input.empty()) {
+        runtime::FileRead read = opts.stdin_input ? runtime::read_whole_stream(STDIN_FILENO, "stdin")
+                                                 : runtime::read_whole_file(opts.input);
+        if (!read.ok) {
+            print_errors(opts, {plain_error(read.message)});
+            return 1;
+        }
+        input_text = std::move(read.text);
     }
     Value input;
     if (input_text) {

@@ -11,8 +11,10 @@
 #include "cli/rego_files.hpp"
 #include "lang/parse.hpp"
 #include "engine/engine.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/schema_loader.hpp"
 #include "engine/bundle/load.hpp"
+#include "webhook/misspelt_rules.hpp"
 
 namespace gavel::cli {
 
@@ -27,7 +29,37 @@ struct CheckOptions {
     bool bundle = false;       // each path is a bundle root directory
     int max_errors = 10;       // OPA's -m: 0 or less for no limit
     std::string schema;        // -s: a JSON Schema file (for input) or a directory of them
+    bool admission_rule_names = true;  // report rules that look like a misspelt admission rule
 };
+
+using Modules = std::vector<std::tuple<std::string, std::string, bool>>;  // file, text, v0
+
+// gavel's own check: a rule named like a misspelt conventional admission rule (denny,
+// Deny, violaton ...; webhook/misspelt_rules.hpp) is an error at its head, since gavel
+// serve would take the package for one without that rule.
+lang::Diagnostics misspelt_rule_errors(const Engine& engine, const Modules& modules) {
+    lang::Diagnostics out;
+    for (const auto& m : webhook::misspelt_rules(engine.rules())) {
+        lang::Diagnostic d;
+        d.code = webhook::kMisspeltRuleCode;
+        d.message = webhook::misspelling_text(m);
+        d.hint = std::string(webhook::kConventionalRulesNote) + "; --no-admission-rule-names turns this check off";
+        d.file = m.file;
+        d.line = m.line;
+        d.col = m.col;
+        for (const auto& [file, text, v0] : modules) {
+            if (file != m.file) continue;
+            std::size_t start = 0;
+            for (std::uint32_t line = 1; line < m.line && start != std::string::npos; ++line) {
+                start = text.find('\n', start);
+                if (start != std::string::npos) ++start;
+            }
+            if (start != std::string::npos) d.source_line = text.substr(start, text.find('\n', start) - start);
+        }
+        out.add(std::move(d));
+    }
+    return out;
+}
 
 int run_check(const CheckOptions& opts) {
     std::optional<std::set<std::string>> allowed_builtins;
@@ -56,7 +88,7 @@ int run_check(const CheckOptions& opts) {
         schemas = std::move(loaded.schemas);
     }
     lang::Diagnostics all;
-    std::vector<std::tuple<std::string, std::string, bool>> modules;  // what parsed, compiled together afterwards
+    Modules modules;  // what parsed, compiled together afterwards
     if (opts.bundle) {
         // As `opa check -b`: each path is a bundle (directory or .tar.gz), read with its
         // manifest (dialects, roots); signatures are not checked.
@@ -78,14 +110,15 @@ int run_check(const CheckOptions& opts) {
         lang::ParseOptions parse_options;
         parse_options.v0_compatible = opts.v0_compatible;
         for (const auto& file : list.files) {
-            std::string text, error;
-            if (!read_file(file, text, error)) {
+            runtime::FileRead read = runtime::read_whole_file(file);
+            if (!read.ok) {
                 lang::Diagnostic d;
                 d.code = "rego_parse_error";
-                d.message = error;
+                d.message = read.message;
                 all.add(d);
                 continue;
             }
+            std::string text = std::move(read.text);
             auto manifest = list.v0_compatible.find(file);  // a bundle manifest's rego_version
             parse_options.v0_compatible = manifest != list.v0_compatible.end() ? manifest->second : opts.v0_compatible;
             auto result = lang::parse_module(file, text, parse_options);
@@ -103,8 +136,9 @@ int run_check(const CheckOptions& opts) {
         engine_options.max_errors = opts.max_errors > 0 ? static_cast<std::size_t>(opts.max_errors) : 0;
         engine_options.schemas = schemas;
         Engine engine(engine_options);
-        for (auto& [file, text, v0] : modules) all.append(engine.add_policy(file, std::move(text), {.v0_compatible = v0}));
+        for (auto& [file, text, v0] : modules) all.append(engine.add_policy(file, text, {.v0_compatible = v0}));
         if (all.empty()) all.append(engine.check());
+        if (opts.admission_rule_names) all.append(misspelt_rule_errors(engine, modules));
     }
     if (all.empty()) return 0;
     if (opts.format == "json") {
@@ -140,6 +174,9 @@ void add_check_command(CLI::App& app) {
     cmd->add_option("-s,--schema", opts->schema,
                     "JSON Schema for type checking: a file types input everywhere; a directory's a/b.json is "
                     "schema.a.b for METADATA schemas: annotations");
+    cmd->add_flag("!--no-admission-rule-names", opts->admission_rule_names,
+                  "Do not report rules named like a misspelt admission rule (denny, Deny, violaton ...: "
+                  "gavel serve answers admission reviews only from deny, violation, warn, patch, audit_annotations)");
     cmd->callback([opts] { exit_status() = run_check(*opts); });
 }
 

@@ -23,9 +23,6 @@
 
 #include <algorithm>
 #include <fmt/format.h>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -33,9 +30,10 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "cli/byte_size.hpp"
 #include "cli/capabilities_file.hpp"
@@ -55,6 +53,7 @@
 #include "engine/engine.hpp"
 #include "engine/partial/residual.hpp"
 #include "lang/parse.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "webhook/opa_api/go_json_writer.hpp"
 #include "engine/loader.hpp"
@@ -519,13 +518,6 @@ void print_output(const Output& out, const std::string& format) {
 
 // ---- input ----------------------------------------------------------------------------------
 
-bool read_stdin(std::string& out) {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    out = std::move(buffer).str();
-    return !std::cin.bad();
-}
-
 // OPA's util.Unmarshal: JSON, or else YAML (first document). An error message when neither.
 std::optional<std::string> parse_input(const std::string& text, Value& out) {
     auto json = runtime::parse_json(text);
@@ -592,34 +584,27 @@ int run_eval(EvalCliOptions opts) {
     // Query and input: failures here are plain errors on stderr (exit 2), as in OPA.
     std::string query;
     if (opts.stdin_query) {
-        if (!read_stdin(query)) {
-            std::cerr << "read stdin: read error\n";
+        runtime::FileRead read = runtime::read_whole_stream(STDIN_FILENO, "stdin");
+        if (!read.ok) {
+            std::cerr << read.message << "\n";
             return 2;
         }
+        query = std::move(read.text);
     } else {
         query = opts.query;
     }
     std::optional<Value> input;
     if (opts.stdin_input || !opts.input.empty()) {
-        std::string text;
-        if (opts.stdin_input) {
-            if (!read_stdin(text)) {
-                std::cerr << "read stdin: read error\n";
-                return 2;
-            }
-        } else {
-            std::string path = opts.input.rfind("file://", 0) == 0 ? opts.input.substr(7) : opts.input;
-            std::ifstream in(path, std::ios::binary);
-            if (!in) {
-                std::string reason = std::strerror(errno);
-                if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
-                std::cerr << "open " << path << ": " << reason << "\n";
-                return 2;
-            }
-            std::ostringstream buffer;
-            buffer << in.rdbuf();
-            text = std::move(buffer).str();
+        // As OPA's os.ReadFile: "open F: no such file or directory", "read F: is a directory";
+        // bounded, so that /dev/zero or an endless pipe ends in an error, not in all memory.
+        std::string path = opts.input.rfind("file://", 0) == 0 ? opts.input.substr(7) : opts.input;
+        runtime::FileRead read = opts.stdin_input ? runtime::read_whole_stream(STDIN_FILENO, "stdin")
+                                                 : runtime::read_whole_file(path);
+        if (!read.ok) {
+            std::cerr << read.message << "\n";
+            return 2;
         }
+        std::string text = std::move(read.text);
         Value v;
         if (auto err = parse_input(text, v)) {
             std::cerr << "unable to parse input: " << *err << "\n";

@@ -5,17 +5,19 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "cli/commands.hpp"
 #include "cli/text_diff.hpp"
+#include "engine/directory_walk.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/format.hpp"
 #include "lang/parse.hpp"
 
@@ -62,10 +64,9 @@ engine::FormatOptions format_options(const FmtOptions& o) {
 }
 
 std::optional<FmtError> format_file(const FmtOptions& o, const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return FmtError{"failed to open file: open " + path + ": " + std::strerror(errno)};
-    std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    in.close();
+    runtime::FileRead read = runtime::read_whole_file(path);
+    if (!read.ok) return FmtError{"failed to open file: " + read.message};
+    const std::string contents = std::move(read.text);
 
     auto result = engine::format_rego(path, contents, format_options(o));
     if (!result.ok()) return FmtError{"failed to format Rego source file: " + result.diagnostics.opa_text()};
@@ -99,7 +100,7 @@ std::optional<FmtError> format_file(const FmtOptions& o, const std::string& path
     }
     if (o.write) {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out) return FmtError{"failed to open file for writing: open " + path + ": " + std::strerror(errno)};
+        if (!out) return FmtError{"failed to open file for writing: open " + path + ": " + runtime::go_errno_text(errno)};
         out << formatted;
         return std::nullopt;
     }
@@ -130,8 +131,12 @@ std::optional<FmtError> walk(const FmtOptions& o, const std::string& path) {
 
 int run_fmt(const FmtOptions& o) {
     if (o.paths.empty() || (o.paths.size() == 1 && o.paths[0] == "-")) {
-        std::string contents((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-        auto result = engine::format_rego("stdin", std::move(contents), format_options(o));
+        runtime::FileRead read = runtime::read_whole_stream(STDIN_FILENO, "stdin");
+        if (!read.ok) {
+            std::cerr << read.message << "\n";
+            return 1;
+        }
+        auto result = engine::format_rego("stdin", std::move(read.text), format_options(o));
         if (!result.ok()) {
             std::cerr << result.diagnostics.opa_text() << "\n";
             return 1;

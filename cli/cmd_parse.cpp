@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "cli/rego_files.hpp"
+#include "runtime/file_read.hpp"
 #include "lang/ast_json.hpp"
 #include "lang/parse.hpp"
 
@@ -41,11 +41,12 @@ void apply_json_include(const std::string& spec, bool& locations, bool& comments
 }
 
 int run_parse(const ParseCommandOptions& opts) {
-    std::string text, error;
-    if (!read_file(opts.file, text, error)) {
-        std::cerr << error << "\n";
+    runtime::FileRead read = runtime::read_whole_file(opts.file);
+    if (!read.ok) {  // OPA's words: "read F: is a directory", "open F: no such file or directory"
+        std::cerr << read.message << "\n";
         return 1;
     }
+    std::string text = std::move(read.text);
     lang::ParseOptions parse_options;
     parse_options.v0_compatible = opts.v0_compatible;
     auto result = lang::parse_module(opts.file, std::move(text), parse_options);

@@ -5,6 +5,7 @@
 // open bracket continues on the next line) and only results are printed.
 // The work happens in cli/repl/ (Session); this file only wires the front end.
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -34,14 +35,35 @@ template <class ReadLine>
 std::optional<std::string> read_statement(ReadLine&& read_line) {
     auto line = read_line(false);
     if (!line) return std::nullopt;
-    std::string statement = *line;
-    while (statement != repl::LineEditor::kInterrupted && repl::needs_more_input(statement)) {
+    std::string statement = std::move(*line);
+    repl::Continuation at = repl::continue_statement({}, statement);
+    while (statement != repl::LineEditor::kInterrupted && at.needs_more()) {
         auto more = read_line(true);
         if (!more) break;  // end of input: run what there is (the parser reports it)
         if (*more == repl::LineEditor::kInterrupted) return *more;  // Ctrl-C drops the whole statement
-        statement += "\n" + *more;
+        statement += '\n';
+        statement += *more;
+        at = repl::continue_statement(at, *more);
     }
     return statement;
+}
+
+// The most bytes one statement piped to the REPL may have. Far more than a statement
+// typed or pasted ever needs; load larger documents with `input FILE` or -d.
+constexpr std::size_t kStatementLimit = std::size_t(1) << 20;
+
+// One line of piped input without its newline, of at most `room` bytes (std::getline
+// has no bound: `gavel repl < /dev/zero` would take all memory).
+enum class LineRead { Line, End, TooLong };
+LineRead read_bounded_line(std::streambuf& in, std::string& line, std::size_t room) {
+    line.clear();
+    while (true) {
+        const int c = in.sbumpc();
+        if (c == std::char_traits<char>::eof()) return line.empty() ? LineRead::End : LineRead::Line;
+        if (c == '\n') return LineRead::Line;
+        if (line.size() >= room) return LineRead::TooLong;
+        line.push_back(static_cast<char>(c));
+    }
 }
 
 }  // namespace
@@ -68,14 +90,30 @@ int run_repl(const ReplCliOptions& opts) {
     }
 
     if (!isatty(STDIN_FILENO)) {
-        auto read_line = [](bool) -> std::optional<std::string> {
+        // A statement (its lines together) is bounded: the REPL scans it into tokens
+        // (up to one per byte) and parses it, using many times its size.
+        const std::size_t limit = kStatementLimit;
+        std::size_t statement_bytes = 0;
+        bool too_long = false;
+        auto read_line = [&](bool continued) -> std::optional<std::string> {
+            if (!continued) statement_bytes = 0;
             std::string line;
-            if (!std::getline(std::cin, line)) return std::nullopt;
+            switch (read_bounded_line(*std::cin.rdbuf(), line, limit - std::min(limit, statement_bytes))) {
+            case LineRead::End: return std::nullopt;
+            case LineRead::TooLong: too_long = true; return std::nullopt;
+            case LineRead::Line: break;
+            }
+            statement_bytes += line.size() + 1;
             return line;
         };
         while (auto statement = read_statement(read_line)) {
+            if (too_long) break;
             show(session.execute(*statement));
             if (session.exit_requested()) break;
+        }
+        if (too_long) {
+            std::cerr << "read stdin: statement too large: more than the limit of " << limit << " bytes\n";
+            return 1;
         }
         return 0;
     }

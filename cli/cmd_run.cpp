@@ -104,8 +104,6 @@ int run_server_command(const RunCliOptions& o, bool addr_given) {
         l.body_limit = std::size_t(256) << 20;  // OPA's server.decoding.max_length
         std::string error;
         if (!webhook::parse_listen_address(text, https_default, l.address, error)) return usage_error(error);
-        if (l.address.scheme == webhook::ListenAddress::Scheme::Unix)
-            return usage_error("unix:// listeners are not supported yet: " + text);
         a.listeners.push_back(std::move(l));
     }
     for (const auto& text : o.diagnostic_addrs) {
@@ -116,9 +114,16 @@ int run_server_command(const RunCliOptions& o, bool addr_given) {
         l.body_limit = 64u << 10;
         std::string error;
         if (!webhook::parse_listen_address(text, https_default, l.address, error)) return usage_error(error);
-        if (l.address.scheme == webhook::ListenAddress::Scheme::Unix)
-            return usage_error("unix:// listeners are not supported yet: " + text);
         a.listeners.push_back(std::move(l));
+    }
+    // OPA's --unix-socket-perm: octal permissions of unix:// socket files.
+    try {
+        std::size_t used = 0;
+        unsigned long mode = std::stoul(o.unix_socket_perm, &used, 8);
+        if (used != o.unix_socket_perm.size() || mode > 07777) throw std::invalid_argument("mode");
+        a.unix_socket_mode = static_cast<unsigned>(mode);
+    } catch (const std::exception&) {
+        return usage_error("invalid --unix-socket-perm: " + o.unix_socket_perm + " (octal, e.g. 755)");
     }
 
     auto grace = seconds_or_duration(o.shutdown_grace);
@@ -232,7 +237,8 @@ void add_run_command(CLI::App& app) {
     cmd->add_flag("--skip-version-check", o->skip_version_check, "Accepted; gavel sends no telemetry");
     cmd->add_flag("--skip-known-schema-check", o->skip_known_schema_check, "Accepted; gavel does not type-check system.authz against a known schema");
     cmd->add_flag("--optimize-store-for-read-speed", o->optimize_store, "Accepted; gavel's store is always read-optimised");
-    cmd->add_option("--unix-socket-perm", o->unix_socket_perm, "Accepted; unix:// listeners are not supported yet");
+    cmd->add_option("--unix-socket-perm", o->unix_socket_perm, "Permissions of unix:// listeners' socket files (octal)")
+        ->capture_default_str();
     cmd->add_option("--min-tls-version", o->min_tls_version, "Accepted; gavel's TLS is 1.2 or newer")
         ->check(CLI::IsMember({"1.0", "1.1", "1.2", "1.3"}));
     cmd->add_option("--tls-cipher-suites", o->cipher_suites, "Accepted; gavel uses OpenSSL's default TLS 1.2 suites")

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/rego_files.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/engine.hpp"
 #include "engine/gatekeeper/gatekeeper.hpp"
 #include "engine/loader.hpp"
@@ -106,8 +106,9 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
         w.resources[kind] = r;
     }
     if (!o.ca_bundle.empty()) {
-        std::string error;
-        if (!read_file(o.ca_bundle, w.ca_bundle_pem, error)) return fail(error);
+        runtime::FileRead read = runtime::read_whole_file(o.ca_bundle);
+        if (!read.ok) return fail(read.message);
+        w.ca_bundle_pem = std::move(read.text);
     }
     if (w.static_manifests && !o.inject_ca_from.empty())
         return fail("--static: a static manifest has no cert-manager injection; give --ca-bundle");

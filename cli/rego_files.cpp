@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <cerrno>
 
 #include "engine/bundle_manifest.hpp"
@@ -45,22 +43,6 @@ FileList find_rego_files(const std::vector<std::string>& paths) {
     std::sort(out.errors.begin(), out.errors.end());  // a bad manifest is met once per file below it
     out.errors.erase(std::unique(out.errors.begin(), out.errors.end()), out.errors.end());
     return out;
-}
-
-bool read_file(const std::string& path, std::string& out, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = path + ": cannot open file";
-        return false;
-    }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) {
-        error = path + ": read error";
-        return false;
-    }
-    out = buffer.str();
-    return true;
 }
 
 }  // namespace gavel::cli

@@ -18,7 +18,4 @@ struct FileList {
 
 FileList find_rego_files(const std::vector<std::string>& paths);
 
-// The whole file, or an error message naming it.
-bool read_file(const std::string& path, std::string& out, std::string& error);
-
 }  // namespace gavel::cli

@@ -153,6 +153,7 @@ CompiledQuery compile_query(const lang::Body& parsed, const CompiledModules& mod
     });
     step([&] { body = rewrite_dynamic_terms_in(ctx.gen, std::move(body)); });
     step([&] { check_types_in(ctx, body); });
+    step([&] { check_unsafe_builtins_in(ctx, body, context.unsafe_builtins); });
     step([&] { check_deprecated_builtins_in(ctx, body, modules.options.strict); });
     out.body = std::move(body);
     out.rewritten_vars = std::move(ctx.rewritten_vars);

@@ -81,6 +81,9 @@ struct QueryContext {
     // As OPA's rego package compiles a query for partial evaluation: after
     // the safety check, `a == b` becomes the unification `a = b`.
     bool rewrite_equals = false;
+    // Built-ins a query may not call (OPA's WithUnsafeBuiltins: its server's ad-hoc queries
+    // may not call http.send); a call is a type error.
+    std::set<std::string> unsafe_builtins;
 };
 
 struct CompiledQuery {

@@ -1,9 +1,8 @@
 #include "engine/bundle_manifest.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 
 namespace gavel::engine {
@@ -76,14 +75,12 @@ std::optional<BundleManifest> read_bundle_manifest(const std::string& dir, lang:
     const std::string file = (fs::path(dir) / kManifestName).lexically_normal().generic_string();
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return std::nullopt;
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (!in) {
-        manifest_error(errors, file, "cannot read bundle manifest");
+    runtime::FileRead read = runtime::read_whole_file(file, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
+    if (!read.ok) {
+        manifest_error(errors, file, "cannot read bundle manifest: " + read.message);
         return std::nullopt;
     }
-    auto parsed = parse_json(buffer.str());
+    auto parsed = parse_json(read.text);
     if (!parsed) {
         lang::Diagnostic d;
         d.file = file;

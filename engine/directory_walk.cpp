@@ -1,4 +1,5 @@
 #include "engine/directory_walk.hpp"
+#include "runtime/file_read.hpp"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -90,7 +91,7 @@ private:
     void unreadable(WalkEntry entry, const char* operation, int error) {
         entry.kind = WalkEntry::Kind::Unreadable;
         entry.error = error;
-        entry.message = std::string(operation) + " " + entry.path + ": " + go_errno_text(error);
+        entry.message = std::string(operation) + " " + entry.path + ": " + runtime::go_errno_text(error);
         out_.push_back(std::move(entry));
     }
 
@@ -107,10 +108,5 @@ std::vector<WalkEntry> walk_directory(const std::string& root, const WalkOptions
     return out;
 }
 
-std::string go_errno_text(int error) {
-    std::string text = std::error_code(error, std::generic_category()).message();
-    if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
-    return text;
-}
 
 }  // namespace gavel::engine

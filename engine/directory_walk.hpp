@@ -62,7 +62,5 @@ std::vector<WalkEntry> walk_directory(const std::string& root, const WalkOptions
 // read every file twice. The server's readers skip them (WalkOptions::skip).
 inline bool configmap_volume_internal(std::string_view name) { return name.substr(0, 2) == ".."; }
 
-// An errno as Go's error strings spell it: "too many open files", "permission denied".
-std::string go_errno_text(int error);
 
 }  // namespace gavel::engine

@@ -421,6 +421,7 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptio
     state->source = parsed.source;
     compiler::QueryContext context;
     context.capture_values = options.capture_values;
+    context.unsafe_builtins = options.unsafe_builtins;
     if (!read_query_context(options.package, options.imports, po, context, state->context_source, out.diagnostics))
         return out;
     auto compiled = compiler::compile_query(parsed.body, *program->compiled, context);

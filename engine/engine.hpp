@@ -245,6 +245,9 @@ public:
         // imports bind names ("data.lib.k8s", "data.x as y").
         std::string package = {};
         std::vector<std::string> imports = {};
+        // Built-ins the query itself may not call: a type error, as OPA's server has it for
+        // http.send in ad-hoc queries ("unsafe built-in function calls in expression").
+        std::set<std::string> unsafe_builtins = {};
     };
     // Compiles the modules (once per change) and the query.
     Prepared<PreparedQuery> prepare(std::string_view query, const QueryOptions& options);

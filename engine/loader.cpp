@@ -9,7 +9,7 @@
 #include "lang/parse.hpp"
 #include "engine/bundle_manifest.hpp"
 #include "engine/directory_walk.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 
@@ -161,7 +161,8 @@ private:
     }
 
     bool read(const std::string& path, std::string& text) {
-        FileRead r = options_.read_file ? options_.read_file(path) : read_whole_file(path);
+        // Bounded as the documents are: a larger file could not be parsed anyway.
+        runtime::FileRead r = options_.read_file ? options_.read_file(path) : runtime::read_whole_file(path, options_.limits.max_input_bytes);
         if (!r.ok) {
             error(path, r.message);
             return false;

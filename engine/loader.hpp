@@ -52,7 +52,7 @@
 
 #include "lang/diagnostics.hpp"
 #include "engine/engine.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/limits.hpp"
 #include "runtime/value.hpp"
 
@@ -62,16 +62,16 @@ struct LoadOptions {
     // Only used to recognise a directly named file of unknown extension as Rego
     // (policies are parsed by the Engine, with the Engine's options).
     bool v0_compatible = false;
-    runtime::Limits limits = runtime::kDefaultLimits;  // for JSON and YAML data files
+    runtime::Limits limits = runtime::kDefaultLimits;  // for JSON and YAML data files; max_input_bytes bounds every file read
     // Names left out while walking directories (--ignore patterns, a ConfigMap
     // volume's "..data"): a directory left out is not entered.
     std::function<bool(std::string_view name)> skip;
     // A link cycle is an error (OPA's loader fails on one); off, it is left out
     // (the server skips it with a warning, engine/directory_walk.hpp).
     bool cycles_are_errors = true;
-    // How files are read (default: read_whole_file); the server hands over the
+    // How files are read (default: runtime::read_whole_file, at most limits.max_input_bytes); the server hands over the
     // bytes it already read and saw hold still.
-    std::function<FileRead(const std::string& path)> read_file;
+    std::function<runtime::FileRead(const std::string& path)> read_file;
 };
 
 struct PolicyFile {

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <vector>
 
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 
@@ -25,17 +24,12 @@ std::string go_error_text(const std::error_code& ec) {
 
 // One schema file (OPA's loadOneSchema: util.Unmarshal, JSON else YAML).
 bool load_one(const std::string& path, lang::JsonTree& out, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    std::error_code ec;
-    if (!in || fs::is_directory(path, ec)) {
-        std::error_code why = fs::is_directory(path, ec) ? std::make_error_code(std::errc::is_a_directory)
-                                                         : std::error_code(errno, std::generic_category());
-        error = "open " + path + ": " + go_error_text(why);
+    runtime::FileRead read = runtime::read_whole_file(path);  // OPA's os.ReadFile: "read DIR: is a directory"
+    if (!read.ok) {
+        error = read.message;
         return false;
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    std::string text = std::move(buffer).str();
+    std::string text = std::move(read.text);
     if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 BOM
     auto json = runtime::parse_json(text);
     if (json) {

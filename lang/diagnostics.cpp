@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace gavel::lang {
 
 Diagnostic Diagnostic::at(const Location& loc, std::string_view code, std::string message) {
@@ -16,7 +18,9 @@ Diagnostic Diagnostic::at(const Location& loc, std::string_view code, std::strin
 }
 
 std::string Diagnostic::headline() const {
-    std::string shown = hint.empty() ? message : message + " (" + hint + ")";
+    // The hint follows the message's first line: detail lines (type errors) come after it.
+    std::string shown = message;
+    if (!hint.empty()) shown.insert(std::min(shown.find('\n'), shown.size()), " (" + hint + ")");
     if (file.empty() && line == 0) return fmt::format("{}: {}", code, shown);
     if (file.empty()) return fmt::format("{}:{}: {}: {}", line, col, code, shown);
     return fmt::format("{}:{}:{}: {}: {}", file, line, col, code, shown);

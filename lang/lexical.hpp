@@ -234,8 +234,9 @@ struct string_parser : x3::parser<string_parser> {
         std::string value;
         while (true) {
             if (p == last || (style == StringStyle::Quoted && *p == '\n')) {
-                st.fail_at(p, "end of string");
+                // As OPA: its scanner's error, then its parser's "illegal token" at the same place.
                 st.error(start, "non-terminated string");
+                st.fail_because(start, std::string(ParseState::kIllegalToken));
                 return false;
             }
             char c = *p;

@@ -89,7 +89,9 @@ void report_syntax_error(ParseState& st, const char* fallback) {
     auto only = [&structural](std::initializer_list<std::string_view> want) {
         return structural.size() == want.size() && std::is_permutation(structural.begin(), structural.end(), want.begin());
     };
-    if (st.reason && st.furthest) {
+    if (st.reason && st.furthest && *st.reason == ParseState::kIllegalToken) {
+        message = std::string(ParseState::kIllegalToken);
+    } else if (st.reason && st.furthest) {
         if (!st.reason->empty()) message += ": " + *st.reason;
     } else if (st.expected.size() == 1 && (st.expected[0] == "ident" || st.expected[0] == "identifier") && at > st.begin &&
                at[-1] == '.') {
@@ -140,11 +142,18 @@ std::string_view next_word(const char* p, const char* end) {
     return {p, static_cast<std::size_t>(q - p)};
 }
 
-// Only blanks and a comment may follow a statement on its line.
+// Where a statement may end: at a line break, a comment, or, as OPA's parser takes
+// statements from a token stream, where another one starts on the same line
+// (`package p x := 1`, `a b` under v0: two rule names OPA refuses each).
 bool statement_ends_line(ParseState& st, const char*& p) {
     const char* q = p;
-    while (q < st.end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == ';')) ++q;
+    bool semicolon = false;
+    for (; q < st.end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == ';'); ++q) semicolon = semicolon || *q == ';';
     if (q == st.end || *q == '\n' || *q == '#') return true;
+    if (!semicolon && q > p && is_ident_start(*q) && !(st.furthest && st.furthest > q)) {
+        p = q;
+        return true;
+    }
     // An optional part (a body) that failed further on explains the leftover best.
     if (st.furthest && st.furthest > q) {
         report_syntax_error(st, q);
@@ -304,10 +313,10 @@ void normalize_rule(ParseState& st, Rule& rule) {
             // As OPA: a head of two parts with no value reads as a v0 partial set.
             bool partial_set = r == &rule && !head.value && !head.contains && !head.has_args && head.ref &&
                                head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2;
-            st.error(st.begin + r->loc.offset,
-                     partial_set ? "`contains` keyword is required for partial set rules"
-                                 : "`if` keyword is required before rule body",
+            // OPA reports the missing `if`, and for a partial set the missing `contains` too.
+            st.error(st.begin + r->loc.offset, "`if` keyword is required before rule body",
                      "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
+            if (partial_set) st.error(st.begin + r->loc.offset, "`contains` keyword is required for partial set rules");
         }
     }
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
@@ -471,6 +480,28 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
     return result;
 }
 
+namespace {
+
+// OPA's parser also tries a query that starts `x := ...` as a rule, and reports that its
+// value could not be read either: a second error at the same place.
+void report_query_as_rule(ParseState& st, const char* p, Diagnostics& diagnostics) {
+    if (diagnostics.size() != 1) return;
+    const char* q = p;
+    if (q >= st.end || !is_ident_start(*q)) return;
+    const char* name_end = q;
+    while (name_end < st.end && is_ident_char(*name_end)) ++name_end;
+    const char* op = name_end;
+    while (op < st.end && (*op == ' ' || *op == '\t')) ++op;
+    if (st.end - op < 2 || op[0] != ':' || op[1] != '=') return;
+    Diagnostic second = diagnostics.items()[0];
+    second.hint.clear();
+    second.message = second.message.substr(0, second.message.find(':')) +
+                     fmt::format(": expected rule value term (e.g., {} := <VALUE> {{ ... }})", std::string(q, name_end));
+    diagnostics.add(std::move(second));
+}
+
+}  // namespace
+
 QueryResult parse_query(std::string text, const ParseOptions& options, std::string name) {
     QueryResult result;
     auto source = std::make_shared<Source>(std::move(name), std::move(text));
@@ -485,8 +516,10 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
         st.error(p, "empty query");
         return result;
     }
+    const char* query_start = p;
     if (!grammar::parse_body(p, st.end, st, result.body)) {
         report_syntax_error(st, p);
+        report_query_as_rule(st, query_start, result.diagnostics);
         return result;
     }
     if (!report_too_deep(st, find_too_deep(result.body, options.max_depth), options)) result.body.clear();
@@ -494,6 +527,7 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
     if (p != st.end) {
         if (!st.furthest || st.furthest < p) st.furthest = p;
         report_syntax_error(st, p);
+        report_query_as_rule(st, query_start, result.diagnostics);
     }
     return result;
 }

@@ -70,6 +70,9 @@ struct ParseState {
         }
     }
 
+    // The reason a token the scanner could not read gives: reported as OPA's "illegal token".
+    static constexpr std::string_view kIllegalToken = "illegal token";
+
     // The token at `where` cannot stand there, for the reason given ("" for no more to say).
     void fail_because(const char* where, std::string why) {
         if (furthest && where < furthest) return;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "lang/builtins.hpp"
-#include "runtime/memory_meter.hpp"
+#include "runtime/work_budget.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::runtime {
@@ -33,12 +33,17 @@ struct BuiltinResult {
     static BuiltinResult error(std::string m) { return {Status::BuiltinError, {}, std::move(m)}; }
     // More than one value where one is allowed: ends the evaluation (eval_conflict_error), strict or not.
     static BuiltinResult conflict(std::string m) { return {Status::Conflict, {}, std::move(m)}; }
-    // The query's deadline passed (or it was cancelled) during the call: ends the evaluation (eval_cancel_error).
+    // The query's deadline passed, it was cancelled, or its memory limit would be
+    // crossed during the call: ends the evaluation (eval_cancel_error).
     static BuiltinResult cancelled() { return {Status::Cancelled, {}, {}}; }
 };
 
-// Per-evaluation state a builtin may need (e.g. time.now_ns fixed within one query).
-struct BuiltinContext {
+// Per-evaluation state a builtin may need (e.g. time.now_ns fixed within one
+// query), and the query's deadline, cancellation and memory limit (WorkBudget):
+// a builtin whose work grows with its input asks spend() in its loops and
+// affords() before a large allocation, and returns cancelled() when told to
+// stop. http.send waits no longer than the deadline.
+struct BuiltinContext : WorkBudget {
     // time.now_ns: the wall clock when a builtin first asks, then fixed for the query
     // (set by tests to pin it). Most decisions never ask, and pay no clock read.
     std::optional<int64_t> now_ns;
@@ -54,18 +59,6 @@ struct BuiltinContext {
     Value runtime_info = Value::empty_object();  // opa.runtime()
     std::function<void(std::string_view)> trace;                    // trace(): a note for the tracer, if any
     bool allow_net = false;                                         // http.send may reach the network
-    // The query's deadline: http.send waits no longer than this.
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-    const std::atomic<bool>* cancel = nullptr;  // set from another thread to cancel the query
-    MemoryBudget memory;                        // the evaluation's memory limit, if any
-
-    // Whether the query must stop now: builtins whose work grows with their
-    // input ask every so often (say each 64 Ki items) and return cancelled().
-    bool expired() const {
-        return (cancel && cancel->load(std::memory_order_relaxed)) ||
-               (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > deadline) ||
-               memory.exceeded();
-    }
 };
 
 using BuiltinImpl = std::function<BuiltinResult(std::span<const Value> args, BuiltinContext& ctx)>;

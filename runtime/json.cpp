@@ -652,8 +652,12 @@ inline const char* find_escape(const char* p, const char* e) noexcept {
     return p;
 }
 
+// Thrown by Out when its budget says stop; caught where the writing started.
+struct WriteStopped {};
+
 // Output cursor over a std::string: space is reserved ahead, bytes are
 // stored through a raw pointer, and the string is trimmed in finish().
+// With a budget, it grows only within its memory limit.
 class Out {
 public:
     // Go's encoding/json with SetEscapeHTML(true) (its default) also escapes <, > and &.
@@ -663,7 +667,7 @@ public:
         while (p < q && *p != '<' && *p != '>' && *p != '&') ++p;
         return p;
     }
-    explicit Out(std::string& s) : s_(s), base_(s.size()) {
+    explicit Out(std::string& s, WorkBudget* budget = nullptr) : s_(s), base_(s.size()), budget_(budget) {
         p_ = s_.data() + s_.size();
         end_ = p_;
     }
@@ -689,17 +693,30 @@ public:
         end_ = p_;
     }
     void string(std::string_view s);
+    WorkBudget* budget() const { return budget_; }
+    // One value written: work for the budget, if any.
+    void count(std::size_t bytes) {
+        if (budget_ && budget_->spend(1 + bytes / 16)) throw WriteStopped{};
+    }
 
 private:
     void grow(std::size_t n) {
         std::size_t used = static_cast<std::size_t>(p_ - s_.data());
-        std::size_t size = std::max({used + n, s_.size() * 2, base_ + 256});
+        // Grows by what this cursor wrote so far, not by the whole string: a
+        // short text appended to a long one (append_json_string) must not
+        // resize the long one to twice its size, and zero it, each time.
+        std::size_t size = used + std::max({n, used - base_, std::size_t{256}});
+        // Room the string has already is used before any is allocated (whoever
+        // made that room, a budget, asked for it).
+        if (size > s_.capacity() && used + n <= s_.capacity()) size = s_.capacity();
+        if (budget_ && size > s_.capacity() && !budget_->affords(std::max(size, 2 * s_.capacity()))) throw WriteStopped{};
         s_.resize(size);
         p_ = s_.data() + used;
         end_ = s_.data() + s_.size();
     }
     std::string& s_;
     std::size_t base_;
+    WorkBudget* budget_;
     char* p_;
     char* end_;
 };
@@ -759,6 +776,7 @@ public:
         : out_(out), pretty_(style == JsonStyle::Pretty), indent_base_(indent_base) {}
 
     void value(const Value& v, std::size_t indent) {
+        out_.count(v.is_string() ? v.as_string().size() : 0);
         switch (v.tag()) {
         case Value::Tag::Null: out_.lit("null"); return;
         case Value::Tag::False: out_.lit("false"); return;
@@ -841,7 +859,8 @@ private:
             for (const auto& e : entries) {
                 K k{{}, &e.value};
                 if (e.key.is_string()) k.text.assign(e.key.as_string());
-                else append_json(k.text, e.key, JsonStyle::Compact);
+                else if (!out_.budget()) append_json(k.text, e.key, JsonStyle::Compact);
+                else if (!append_json(k.text, e.key, JsonWriteOptions{}, *out_.budget())) throw WriteStopped{};
                 keys.push_back(std::move(k));
             }
             std::stable_sort(keys.begin(), keys.end(), [](const K& a, const K& b) { return a.text < b.text; });
@@ -890,6 +909,19 @@ void append_json_string(std::string& out, std::string_view s, const JsonWriteOpt
     o.escape_html_ = options.escape_html;
     o.string(s);
     o.finish();
+}
+
+bool append_json(std::string& out, const Value& v, const JsonWriteOptions& options, WorkBudget& budget) {
+    Out o(out, &budget);
+    o.escape_html_ = options.escape_html;
+    Writer w(o, options.style, options.indent);
+    try {
+        w.value(v, 0);
+    } catch (const WriteStopped&) {
+        return false;
+    }
+    o.finish();
+    return true;
 }
 
 std::string to_json(const Value& v, JsonStyle style) {

@@ -35,6 +35,7 @@
 #include "runtime/limits.hpp"
 #include "runtime/parse_result.hpp"
 #include "runtime/value.hpp"
+#include "runtime/work_budget.hpp"
 
 #include <string>
 #include <string_view>
@@ -55,6 +56,7 @@ enum class JsonStyle : std::uint8_t { Compact, Pretty };
 
 std::string to_json(const Value& v, JsonStyle style = JsonStyle::Compact);
 void append_json(std::string& out, const Value& v, JsonStyle style = JsonStyle::Compact);
+
 // Appends `s` as a JSON string literal, quotes included.
 void append_json_string(std::string& out, std::string_view s);
 
@@ -68,5 +70,10 @@ struct JsonWriteOptions {
 };
 void append_json(std::string& out, const Value& v, const JsonWriteOptions& options);
 void append_json_string(std::string& out, std::string_view s, const JsonWriteOptions& options);
+// The same for a builtin (json.marshal), whose text can be far larger than the
+// value (one value shared a million times over): `out` grows only within
+// `budget`'s memory limit, and each value written is work. False when the
+// evaluation must stop (`out` then holds part of the text).
+bool append_json(std::string& out, const Value& v, const JsonWriteOptions& options, WorkBudget& budget);
 
 } // namespace gavel::runtime

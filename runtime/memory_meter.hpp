@@ -28,6 +28,15 @@ public:
         if (!tripped_ && source_ && source_() - baseline_ > static_cast<std::int64_t>(limit_)) tripped_ = true;
         return tripped_;
     }
+    // Whether `bytes` more may be allocated within the limit. When not, the
+    // budget counts as exceeded from now on, as if they had been: a builtin asks
+    // before a large allocation rather than cross the limit by making it.
+    bool admits(std::uint64_t bytes) const noexcept {
+        if (tripped_) return false;
+        if (!source_) return true;
+        if (bytes > limit_ || source_() - baseline_ > static_cast<std::int64_t>(limit_ - bytes)) tripped_ = true;
+        return !tripped_;
+    }
     std::uint64_t limit() const noexcept { return limit_; }
 
 private:

@@ -3,6 +3,7 @@
 #include "runtime/hash.hpp"
 #include "runtime/node_arena.hpp"
 #include "runtime/string_sort.hpp"
+#include "runtime/work_budget.hpp"
 
 #include <algorithm>
 #include <new>
@@ -361,6 +362,45 @@ Value SetBuilder::build() {
         auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
         if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
         items_.erase(std::unique(items_.begin(), items_.end()), items_.end());
+    }
+    Value v = make_seq(Value::Tag::Set, NodeType::Set, items_, items_.size());
+    items_.clear();
+    return v;
+}
+
+namespace {
+
+// Room for one more element in `items` within `budget` (a full list doubles).
+bool room_for_one(const std::vector<Value>& items, WorkBudget& budget) {
+    if (budget.spend()) return false;
+    return items.size() < items.capacity() ||
+           budget.affords(std::max<std::size_t>(16, 2 * items.capacity()) * sizeof(Value));
+}
+
+}  // namespace
+
+bool ArrayBuilder::push_back(Value v, WorkBudget& budget) {
+    if (!room_for_one(items_, budget)) return false;
+    items_.push_back(std::move(v));
+    return true;
+}
+
+bool SetBuilder::insert(Value v, WorkBudget& budget) {
+    if (!room_for_one(items_, budget)) return false;
+    items_.push_back(std::move(v));
+    return true;
+}
+
+std::optional<Value> SetBuilder::build(WorkBudget& budget) {
+    auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
+    if (!std::is_sorted(items_.begin(), items_.end(), less) && !budgeted_sort(items_.begin(), items_.end(), less, budget)) {
+        items_.clear();
+        return std::nullopt;
+    }
+    items_.erase(std::unique(items_.begin(), items_.end()), items_.end());
+    if (!budget.affords(sizeof(detail::SeqNode) + items_.size() * sizeof(Value))) {
+        items_.clear();
+        return std::nullopt;
     }
     Value v = make_seq(Value::Tag::Set, NodeType::Set, items_, items_.size());
     items_.clear();

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -256,12 +257,17 @@ inline std::size_t Value::size() const noexcept {
 // Each builder collects Values (moved in, no deep copies) and allocates the
 // final node once. A builder is single-use: build() leaves it empty.
 
+struct WorkBudget;  // work_budget.hpp
+
 class ArrayBuilder {
 public:
     ArrayBuilder() = default;
     explicit ArrayBuilder(std::size_t reserve) { items_.reserve(reserve); }
     void reserve(std::size_t n) { items_.reserve(n); }
     void push_back(Value v) { items_.push_back(std::move(v)); }
+    // For a builtin's large result: an element is work, and the list grows
+    // only within the budget's memory limit. False: stop now (not added).
+    bool push_back(Value v, WorkBudget& budget);
     std::size_t size() const noexcept { return items_.size(); }
     Value build();
 
@@ -281,8 +287,15 @@ public:
         if (items_.capacity() == 0) items_.reserve(16);
         items_.push_back(std::move(v));
     }
+    // For a builtin's large result: an element is work, and the list grows
+    // only within the budget's memory limit. False: stop now (not added).
+    bool insert(Value v, WorkBudget& budget);
     std::size_t size() const noexcept { return items_.size(); }  // before de-duplication
     Value build();
+    // For a builtin's large result: sorts asking `budget` as it goes, and
+    // allocates the set only within its memory limit; nullopt when the
+    // evaluation must stop.
+    std::optional<Value> build(WorkBudget& budget);
 
 private:
     std::vector<Value> items_;

@@ -7,52 +7,81 @@ namespace gavel {
 using runtime::Kind;
 using runtime::Value;
 
-void append_formatted(std::string& out, const Value& v) {
+namespace {
+
+// OPA's Value.String(), asking `budget` (when given) before each value.
+// `room` makes space for the bytes about to be written; false: stop.
+template <class Room>
+bool format_into(std::string& out, const Value& v, Room& room) {
     switch (v.kind()) {
-        case Kind::Null: out += "null"; return;
-        case Kind::Boolean: out += v.as_bool() ? "true" : "false"; return;
-        case Kind::Number: out += v.as_number().to_string(); return;
-        case Kind::String: runtime::append_json_string(out, v.as_string()); return;
-        case Kind::Array: {
-            out += '[';
-            bool first = true;
-            for (const auto& e : v.array_elements()) {
-                if (!first) out += ", ";
-                first = false;
-                append_formatted(out, e);
-            }
-            out += ']';
-            return;
-        }
+        case Kind::Null:
+            if (!room(out, 4)) return false;
+            out += "null";
+            return true;
+        case Kind::Boolean:
+            if (!room(out, 5)) return false;
+            out += v.as_bool() ? "true" : "false";
+            return true;
+        case Kind::Number:
+            if (!room(out, 32)) return false;
+            out += v.as_number().to_string();
+            return true;
+        case Kind::String:
+            if (!room(out, v.as_string().size() + 2)) return false;
+            runtime::append_json_string(out, v.as_string());
+            return true;
+        case Kind::Array:
         case Kind::Set: {
-            if (v.size() == 0) {
+            const bool set = v.kind() == Kind::Set;
+            if (set && v.size() == 0) {
+                if (!room(out, 5)) return false;
                 out += "set()";
-                return;
+                return true;
             }
-            out += '{';
+            if (!room(out, 1)) return false;
+            out += set ? '{' : '[';
             bool first = true;
-            for (const auto& e : v.set_elements()) {
+            for (const auto& e : set ? v.set_elements() : v.array_elements()) {
+                if (!room(out, 2)) return false;
                 if (!first) out += ", ";
                 first = false;
-                append_formatted(out, e);
+                if (!format_into(out, e, room)) return false;
             }
-            out += '}';
-            return;
+            if (!room(out, 1)) return false;
+            out += set ? '}' : ']';
+            return true;
         }
         case Kind::Object: {
+            if (!room(out, 1)) return false;
             out += '{';
             bool first = true;
             for (const auto& entry : v.object_entries()) {
+                if (!room(out, 2)) return false;
                 if (!first) out += ", ";
                 first = false;
-                append_formatted(out, entry.key);
+                if (!format_into(out, entry.key, room)) return false;
+                if (!room(out, 2)) return false;
                 out += ": ";
-                append_formatted(out, entry.value);
+                if (!format_into(out, entry.value, room)) return false;
             }
+            if (!room(out, 1)) return false;
             out += '}';
-            return;
+            return true;
         }
     }
+    return true;
+}
+
+}  // namespace
+
+void append_formatted(std::string& out, const Value& v) {
+    auto unbounded = [](std::string&, std::size_t) { return true; };
+    format_into(out, v, unbounded);
+}
+
+bool append_formatted(std::string& out, const Value& v, runtime::WorkBudget& budget) {
+    auto bounded = [&budget](std::string& text, std::size_t more) { return budget.room(text, more); };
+    return format_into(out, v, bounded);
 }
 
 std::string format_value(const Value& v) {

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 
 namespace gavel::runtime {
 
@@ -103,74 +102,6 @@ std::optional<double> go_float(std::string_view s) {
     return d;
 }
 
-bool leap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
-int days_in(int y, int m) {
-    static constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    return m == 2 && leap(y) ? 29 : days[m - 1];
-}
-
-// Reads 1 or 2 digits (Go's layout fields "1", "2", "15", "4", "5"), or exactly `width`.
-bool number_field(std::string_view s, std::size_t& i, int min_digits, int max_digits, int& out) {
-    std::size_t b = i;
-    out = 0;
-    while (i < s.size() && digit(s[i]) && static_cast<int>(i - b) < max_digits) out = out * 10 + (s[i++] - '0');
-    return static_cast<int>(i - b) >= min_digits;
-}
-
-// go-yaml's timestamp formats, as time.Parse reads them; the RFC 3339 text time.Time marshals to.
-std::optional<std::string> yaml_timestamp(std::string_view s) {
-    std::size_t i = 0;
-    int year, month, day;
-    if (!number_field(s, i, 4, 4, year) || i >= s.size() || s[i++] != '-') return std::nullopt;
-    if (!number_field(s, i, 1, 2, month) || i >= s.size() || s[i++] != '-') return std::nullopt;
-    if (!number_field(s, i, 1, 2, day)) return std::nullopt;
-    if (month < 1 || month > 12 || day < 1 || day > days_in(year, month)) return std::nullopt;
-    char text[64];
-    if (i == s.size()) {
-        std::snprintf(text, sizeof text, "%04d-%02d-%02dT00:00:00Z", year, month, day);
-        return std::string(text);
-    }
-    char sep = s[i++];
-    if (sep != 'T' && sep != 't' && sep != ' ') return std::nullopt;
-    int hour, minute, second;
-    if (!number_field(s, i, 1, 2, hour) || i >= s.size() || s[i++] != ':') return std::nullopt;
-    if (!number_field(s, i, 1, 2, minute) || i >= s.size() || s[i++] != ':') return std::nullopt;
-    if (!number_field(s, i, 1, 2, second)) return std::nullopt;
-    if (hour > 23 || minute > 59 || second > 59) return std::nullopt;
-    std::string fraction;
-    if (i < s.size() && s[i] == '.') {
-        std::size_t b = ++i;
-        while (i < s.size() && digit(s[i])) ++i;
-        if (i == b || i - b > 9) return std::nullopt;
-        fraction.assign(s.substr(b, i - b));
-        while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-    }
-    std::string zone;
-    if (sep == ' ') {
-        if (i != s.size()) return std::nullopt;  // "2006-1-2 15:4:5.999999999": no zone
-        zone = "Z";
-    } else {
-        if (i >= s.size()) return std::nullopt;
-        if (s[i] == 'Z') {
-            zone = "Z";
-            ++i;
-        } else if (s[i] == '+' || s[i] == '-') {
-            char sign = s[i++];
-            int zh, zm;
-            if (!number_field(s, i, 2, 2, zh) || i >= s.size() || s[i++] != ':' || !number_field(s, i, 2, 2, zm))
-                return std::nullopt;
-            if (zh > 23 || zm > 59) return std::nullopt;
-            std::snprintf(text, sizeof text, "%c%02d:%02d", sign, zh, zm);
-            zone = zh == 0 && zm == 0 ? "Z" : text;
-        } else {
-            return std::nullopt;
-        }
-        if (i != s.size()) return std::nullopt;
-    }
-    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d", year, month, day, hour, minute, second);
-    return std::string(text) + (fraction.empty() ? "" : "." + fraction) + zone;
-}
-
 }  // namespace
 
 YamlScalar resolve_plain_yaml_scalar(std::string_view s) {
@@ -192,7 +123,6 @@ YamlScalar resolve_plain_yaml_scalar(std::string_view s) {
         return {Value::string(s), {}};
     }
     if (!digit_or_sign) return {Value::string(s), {}};
-    if (auto t = yaml_timestamp(s)) return {Value::string(*t), {}};
     std::string plain;
     for (char ch : s)
         if (ch != '_') plain.push_back(ch);
@@ -206,7 +136,7 @@ YamlScalar resolve_plain_yaml_scalar(std::string_view s, YamlTyping typing) {
     if (typing == YamlTyping::GoYamlV3) {
         bool yaml11_word = bool_word(s) && s != "true" && s != "True" && s != "TRUE" && s != "false" &&
                            s != "False" && s != "FALSE";
-        if (yaml11_word || yaml_timestamp(s)) return {Value::string(s), {}};
+        if (yaml11_word) return {Value::string(s), {}};
     }
     return resolve_plain_yaml_scalar(s);
 }
@@ -219,8 +149,7 @@ std::string yaml_key_text(std::string_view s) {
         std::string plain;
         for (char ch : s)
             if (ch != '_') plain.push_back(ch);
-        if (!yaml_timestamp(s))
-            if (auto n = go_integer(plain)) return n->to_string();
+        if (auto n = go_integer(plain)) return n->to_string();
     }
     return std::string(s);
 }

@@ -6,8 +6,9 @@
 //     0x1F 31, 0o17 15, 0b101 5, 1_000 1000, +12 12;
 //   * other numbers are floats, then written as Go's encoding/json writes a
 //     float64 (1e3 is 1000, 09 is 9, very large integers lose precision);
-//   * dates and times (2001-12-14, 2001-12-14T21:59:43.1-05:00,
-//     "2001-12-14 21:59:43") become RFC 3339 strings, as time.Time marshals;
+//   * dates and times (2001-12-14, 2001-12-14T21:59:43.1-05:00) stay strings
+//     with their text: go-yaml resolves them to time.Time but, decoding into
+//     interface{} as sigs.k8s.io/yaml does, keeps the text;
 //   * .inf and .nan are errors (JSON has no such numbers).
 // Everything else is a string.
 
@@ -30,7 +31,7 @@ YamlScalar resolve_plain_yaml_scalar(std::string_view s);
 enum class YamlTyping : unsigned char {
     SigsK8sYaml,  // as above: OPA's loader, kubectl
     GoYamlV3,     // go-yaml v3 into interface{} (Gatekeeper's gator reads suites and objects so):
-                  // only true/false are booleans (yes, on, y stay strings) and timestamps stay as written
+                  // only true/false are booleans (yes, on, y stay strings)
 };
 YamlScalar resolve_plain_yaml_scalar(std::string_view s, YamlTyping typing);
 

@@ -18,12 +18,15 @@ bool elements(const Value& v, std::span<const Value>& out) {
 }
 
 BuiltinImpl fold(runtime::NumberResult (*op)(const runtime::Number&, const runtime::Number&), int64_t identity) {
-    return [op, identity](Args a, BuiltinContext&) {
+    return [op, identity](Args a, BuiltinContext& ctx) {
         std::span<const Value> xs;
         if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
         runtime::Number acc = runtime::Number::from_int(identity);
         for (const auto& x : xs) {
             if (!x.is_number()) return type_error(1, "array or set of numbers", a[0]);
+            // A big integer's product grows with each factor, and so does each
+            // step's cost: then each step asks whether the evaluation must stop.
+            if (acc.heap() ? ctx.expired() : ctx.spend()) return BuiltinResult::cancelled();
             auto r = op(acc, x.as_number());
             if (!r.ok) return BuiltinResult::error(r.error);
             acc = std::move(r.value);
@@ -59,11 +62,14 @@ void register_aggregates(Registry& r) {
     };
     declare(r, "max", 1, extreme(true));
     declare(r, "min", 1, extreme(false));
-    declare(r, "sort", 1, [](Args a, BuiltinContext&) {
+    declare(r, "sort", 1, [](Args a, BuiltinContext& ctx) {
         std::span<const Value> xs;
         if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
+        if (a[0].is_set()) return BuiltinResult::of(Value::array_of(xs));  // a set is sorted already
+        if (!ctx.affords(2 * xs.size() * sizeof(Value))) return BuiltinResult::cancelled();
         std::vector<Value> sorted(xs.begin(), xs.end());
-        std::sort(sorted.begin(), sorted.end());
+        auto less = [](const Value& x, const Value& y) { return x < y; };
+        if (!runtime::budgeted_sort(sorted.begin(), sorted.end(), less, ctx)) return BuiltinResult::cancelled();
         runtime::ArrayBuilder b(sorted.size());
         for (auto& v : sorted) b.push_back(std::move(v));
         return BuiltinResult::of(b.build());

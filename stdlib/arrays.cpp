@@ -18,14 +18,21 @@ std::optional<BuiltinResult> int_operand(const Value& v, std::size_t operand, in
     return std::nullopt;
 }
 
+// Room for an array of `n` elements (the builder's list, then the array) within
+// the evaluation's memory limit, and the work of copying them.
+bool affords_array(BuiltinContext& ctx, std::size_t n) {
+    return !ctx.spend(n) && ctx.affords(2 * n * sizeof(Value));
+}
+
 }  // namespace
 
 void register_arrays(Registry& r) {
-    declare(r, "array.concat", 2, [](Args a, BuiltinContext&) {
+    declare(r, "array.concat", 2, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_array()) return type_error(1, "array", a[0]);
         if (!a[1].is_array()) return type_error(2, "array", a[1]);
         if (a[1].size() == 0) return BuiltinResult::of(a[0]);
         if (a[0].size() == 0) return BuiltinResult::of(a[1]);
+        if (!affords_array(ctx, a[0].size() + a[1].size())) return BuiltinResult::cancelled();
         runtime::ArrayBuilder b(a[0].size() + a[1].size());
         for (const auto& v : a[0].array_elements()) b.push_back(v);
         for (const auto& v : a[1].array_elements()) b.push_back(v);
@@ -53,9 +60,12 @@ void register_arrays(Registry& r) {
         return BuiltinResult::of(b.build());
     });
     // One level only: nested arrays inside the elements stay as they are.
-    declare(r, "array.flatten", 1, [](Args a, BuiltinContext&) {
+    declare(r, "array.flatten", 1, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_array()) return type_error(1, "array", a[0]);
-        runtime::ArrayBuilder b(a[0].size());
+        std::size_t total = 0;
+        for (const auto& v : a[0].array_elements()) total += v.is_array() ? v.size() : 1;
+        if (!affords_array(ctx, total)) return BuiltinResult::cancelled();
+        runtime::ArrayBuilder b(total);
         for (const auto& v : a[0].array_elements()) {
             if (v.is_array())
                 for (const auto& inner : v.array_elements()) b.push_back(inner);

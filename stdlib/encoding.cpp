@@ -140,16 +140,20 @@ BuiltinResult hex_decode(std::string_view s) {
     return BuiltinResult::of(Value::string(out));
 }
 
-// A builtin whose one operand must be a string.
+// A builtin whose one operand must be a string, and whose result is at most
+// `growth` times as long: the text it builds, and the value it is copied
+// into, must fit in the evaluation's memory limit, asked before it starts.
 template <typename F>
-BuiltinImpl on_string(F f) {
-    return [f](Args a, BuiltinContext&) -> BuiltinResult {
+BuiltinImpl on_string(std::size_t growth, F f) {
+    return [growth, f](Args a, BuiltinContext& ctx) -> BuiltinResult {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
+        if (!ctx.affords(2 * growth * a[0].size())) return BuiltinResult::cancelled();
         return f(a[0].as_string());
     };
 }
 
-BuiltinResult urlquery_encode_object(const Value& obj) {
+// Each value repeats its key: the text can be far longer than the object.
+BuiltinResult urlquery_encode_object(const Value& obj, BuiltinContext& ctx) {
     if (!obj.is_object()) return type_error(1, "object", obj);
     const auto bad_value = [] {
         return BuiltinResult::error("operand 1 values must be string, array[string], or set[string]");
@@ -177,13 +181,14 @@ BuiltinResult urlquery_encode_object(const Value& obj) {
     for (const auto& [key, values] : pairs) {
         std::string k = go_url::query_escape(key);
         for (const auto& v : values) {
+            if (!ctx.room(out, k.size() + 3 * v.size() + 2)) return BuiltinResult::cancelled();
             if (!out.empty()) out += '&';
             out += k;
             out += '=';
             out += go_url::query_escape(v);
         }
     }
-    return BuiltinResult::of(Value::string(out));
+    return text_result(ctx, out);
 }
 
 // url.ParseQuery: every pair is decoded; the first error is reported.
@@ -241,10 +246,10 @@ Value url_to_object(const go_url::Url& u) {
 }  // namespace
 
 void register_encoding(Registry& r) {
-    declare(r, "base64.encode", 1, on_string([](std::string_view s) {
+    declare(r, "base64.encode", 1, on_string(2, [](std::string_view s) {
         return BuiltinResult::of(Value::string(base64_encode(s, kStdAlphabet, true)));
     }));
-    declare(r, "base64.decode", 1, on_string([](std::string_view s) {
+    declare(r, "base64.decode", 1, on_string(1, [](std::string_view s) {
         std::string error;
         auto out = base64_decode(s, kStdAlphabet, error);
         if (!out) return BuiltinResult::error(error);
@@ -255,13 +260,13 @@ void register_encoding(Registry& r) {
         std::string error;
         return BuiltinResult::of(Value::boolean(base64_decode(a[0].as_string(), kStdAlphabet, error).has_value()));
     });
-    declare(r, "base64url.encode", 1, on_string([](std::string_view s) {
+    declare(r, "base64url.encode", 1, on_string(2, [](std::string_view s) {
         return BuiltinResult::of(Value::string(base64_encode(s, kUrlAlphabet, true)));
     }));
-    declare(r, "base64url.encode_no_pad", 1, on_string([](std::string_view s) {
+    declare(r, "base64url.encode_no_pad", 1, on_string(2, [](std::string_view s) {
         return BuiltinResult::of(Value::string(base64_encode(s, kUrlAlphabet, false)));
     }));
-    declare(r, "base64url.decode", 1, on_string([](std::string_view s) {
+    declare(r, "base64url.decode", 1, on_string(2, [](std::string_view s) {
         // Unpadded input is padded first (RFC 7515 appendix C), as OPA does.
         std::string padded(s);
         if (padded.empty() || padded.back() != '=') {
@@ -277,7 +282,7 @@ void register_encoding(Registry& r) {
         if (!out) return BuiltinResult::error(error);
         return BuiltinResult::of(Value::string(*out));
     }));
-    declare(r, "hex.encode", 1, on_string([](std::string_view s) {
+    declare(r, "hex.encode", 1, on_string(2, [](std::string_view s) {
         static constexpr char kHex[] = "0123456789abcdef";
         std::string out;
         out.reserve(s.size() * 2);
@@ -287,19 +292,19 @@ void register_encoding(Registry& r) {
         }
         return BuiltinResult::of(Value::string(out));
     }));
-    declare(r, "hex.decode", 1, on_string([](std::string_view s) { return hex_decode(s); }));
-    declare(r, "urlquery.encode", 1, on_string([](std::string_view s) {
+    declare(r, "hex.decode", 1, on_string(1, [](std::string_view s) { return hex_decode(s); }));
+    declare(r, "urlquery.encode", 1, on_string(3, [](std::string_view s) {
         return BuiltinResult::of(Value::string(go_url::query_escape(s)));
     }));
-    declare(r, "urlquery.decode", 1, on_string([](std::string_view s) {
+    declare(r, "urlquery.decode", 1, on_string(1, [](std::string_view s) {
         std::string error;
         auto out = go_url::query_unescape(s, error);
         if (!out) return BuiltinResult::error(error);
         return BuiltinResult::of(Value::string(*out));
     }));
-    declare(r, "urlquery.encode_object", 1, [](Args a, BuiltinContext&) { return urlquery_encode_object(a[0]); });
-    declare(r, "urlquery.decode_object", 1, on_string([](std::string_view s) { return urlquery_decode_object(s); }));
-    declare(r, "uri.parse", 1, on_string([](std::string_view s) {
+    declare(r, "urlquery.encode_object", 1, [](Args a, BuiltinContext& ctx) { return urlquery_encode_object(a[0], ctx); });
+    declare(r, "urlquery.decode_object", 1, on_string(4, [](std::string_view s) { return urlquery_decode_object(s); }));
+    declare(r, "uri.parse", 1, on_string(2, [](std::string_view s) {
         std::string error;
         auto u = go_url::parse(s, error);
         if (!u) return BuiltinResult::error(error);

@@ -230,6 +230,10 @@ std::string format_float(double v, char verb, int prec) {
 class Printer {
 public:
     std::string buf;
+    // When set, the text grows only within its memory limit and each operand
+    // is work: once it says stop, nothing more is printed (stopped()).
+    runtime::WorkBudget* budget = nullptr;
+    bool stopped() const { return stopped_; }
 
     void print(std::string_view format, const std::vector<Arg>& a) {
         std::size_t end = format.size();
@@ -237,7 +241,7 @@ public:
         bool after_index = false;
         reordered_ = false;
         std::size_t i = 0;
-        while (i < end) {
+        while (i < end && !stopped_) {
             good_arg_num_ = true;
             std::size_t lasti = i;
             while (i < end && format[i] != '%') ++i;
@@ -361,6 +365,7 @@ private:
     bool wid_present_ = false, prec_present_ = false;
     std::int64_t wid_ = 0, prec_ = 0;
     bool reordered_ = false, good_arg_num_ = true;
+    bool stopped_ = false;
 
     void clear_flags() {
         plus_ = minus_ = sharp_ = space_ = zero_ = sharp_v_ = plus_v_ = false;
@@ -492,6 +497,15 @@ private:
     }
 
     void print_arg(const Arg& a, char32_t verb) {
+        if (budget && !stopped_) {
+            // Room for what this operand can print: its text (escaped up to four
+            // times as long by %q or %x), padded to the width, to the precision.
+            std::size_t text = a.s.size() * (verb == 's' || verb == 'v' ? 1 : 4);
+            auto pad = [](std::int64_t n) { return static_cast<std::size_t>(std::clamp<std::int64_t>(n, 0, 1 << 21)); };
+            std::size_t need = text + pad(wid_) + pad(prec_) + 64;
+            if (!budget->room(buf, need)) stopped_ = true;
+        }
+        if (stopped_) return;
         if (verb == 'T') {
             fmt_s(type_name(a));
             return;
@@ -833,6 +847,15 @@ void append_quoted(std::string& out, std::string_view s, bool ascii_only) {
 std::string sprintf(std::string_view format, const std::vector<Arg>& args) {
     Printer p;
     p.print(format, args);
+    return std::move(p.buf);
+}
+
+std::optional<std::string> sprintf(std::string_view format, const std::vector<Arg>& args, runtime::WorkBudget& budget) {
+    Printer p;
+    p.budget = &budget;
+    if (!budget.room(p.buf, format.size())) return std::nullopt;
+    p.print(format, args);
+    if (p.stopped()) return std::nullopt;
     return std::move(p.buf);
 }
 

@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "runtime/bigint.hpp"
+#include "runtime/work_budget.hpp"
 
 namespace gavel::stdlib::gofmt {
 
@@ -42,6 +44,10 @@ struct Arg {
 };
 
 std::string sprintf(std::string_view format, const std::vector<Arg>& args);
+// The same, its text grown only within `budget`'s memory limit (widths and
+// operands can make it far longer than the format): nullopt when the
+// evaluation must stop.
+std::optional<std::string> sprintf(std::string_view format, const std::vector<Arg>& args, runtime::WorkBudget& budget);
 
 // Go's strconv.Quote (ascii_only: QuoteToASCII).
 void append_quoted(std::string& out, std::string_view s, bool ascii_only = false);

@@ -56,10 +56,13 @@ bool is_name_char(char32_t r) {
 }
 
 // Go's Regexp.Expand for one match.
-void expand(std::string& dst, const RE2& re, std::string_view tmpl, std::string_view src, const Match& m) {
+// False when the evaluation must stop (the text would cross its memory limit).
+bool expand(std::string& dst, const RE2& re, std::string_view tmpl, std::string_view src, const Match& m,
+            runtime::WorkBudget& budget) {
     while (!tmpl.empty()) {
         auto dollar = tmpl.find('$');
         if (dollar == std::string_view::npos) break;
+        if (!budget.room(dst, dollar + 1)) return false;
         dst.append(tmpl.substr(0, dollar));
         tmpl.remove_prefix(dollar + 1);
         if (!tmpl.empty() && tmpl[0] == '$') {
@@ -100,9 +103,15 @@ void expand(std::string& dst, const RE2& re, std::string_view tmpl, std::string_
             num = it->second;
         }
         auto k = static_cast<std::size_t>(2 * num);
-        if (k + 1 < m.size() && m[k] >= 0) dst.append(src.substr(static_cast<std::size_t>(m[k]), static_cast<std::size_t>(m[k + 1] - m[k])));
+        if (k + 1 < m.size() && m[k] >= 0) {
+            auto group = src.substr(static_cast<std::size_t>(m[k]), static_cast<std::size_t>(m[k + 1] - m[k]));
+            if (!budget.room(dst, group.size())) return false;
+            dst.append(group);
+        }
     }
+    if (!budget.room(dst, tmpl.size())) return false;
     dst.append(tmpl);
+    return true;
 }
 
 }  // namespace
@@ -126,15 +135,19 @@ Compiled compile(const std::string& pattern) {
     return {shared, {}};
 }
 
-std::vector<Match> find_all(const RE2& re, std::string_view text, std::int64_t n, bool groups) {
+std::optional<std::vector<Match>> find_all(const RE2& re, std::string_view text, std::int64_t n, bool groups,
+                                           runtime::WorkBudget& budget) {
     std::vector<Match> out;
     if (n < 0) n = static_cast<std::int64_t>(text.size()) + 1;
     int ngroups = groups ? re.NumberOfCapturingGroups() + 1 : 1;
+    // A match costs its search and its offsets (a few units of 16 bytes).
+    const std::size_t units = 4 + static_cast<std::size_t>(ngroups);
     std::vector<re2::StringPiece> sub;
     Match m;
     std::ptrdiff_t prev_end = -1;
     std::size_t pos = 0;
     while (static_cast<std::int64_t>(out.size()) < n && pos <= text.size()) {
+        if (budget.spend(units)) return std::nullopt;
         if (!match_at(re, text, pos, ngroups, sub, m)) break;
         bool accept = true;
         if (m[1] == static_cast<std::ptrdiff_t>(pos)) {
@@ -149,12 +162,14 @@ std::vector<Match> find_all(const RE2& re, std::string_view text, std::int64_t n
     return out;
 }
 
-std::vector<std::string_view> split(const RE2& re, std::string_view pattern, std::string_view text) {
-    if (!pattern.empty() && text.empty()) return {std::string_view{}};
-    auto matches = find_all(re, text, -1, false);
+std::optional<std::vector<std::string_view>> split(const RE2& re, std::string_view pattern, std::string_view text,
+                                                   runtime::WorkBudget& budget) {
+    if (!pattern.empty() && text.empty()) return std::vector<std::string_view>{std::string_view{}};
+    auto matches = find_all(re, text, -1, false, budget);
+    if (!matches) return std::nullopt;
     std::vector<std::string_view> out;
     std::size_t beg = 0, end = 0;
-    for (const auto& m : matches) {
+    for (const auto& m : *matches) {
         end = static_cast<std::size_t>(m[0]);
         if (m[1] != 0) out.push_back(text.substr(beg, end - beg));
         beg = static_cast<std::size_t>(m[1]);
@@ -163,7 +178,8 @@ std::vector<std::string_view> split(const RE2& re, std::string_view pattern, std
     return out;
 }
 
-std::string replace_all(const RE2& re, std::string_view text, std::string_view replacement) {
+std::optional<std::string> replace_all(const RE2& re, std::string_view text, std::string_view replacement,
+                                       runtime::WorkBudget& budget) {
     bool expand_groups = replacement.find('$') != std::string_view::npos;
     int ngroups = expand_groups ? re.NumberOfCapturingGroups() + 1 : 1;
     std::vector<re2::StringPiece> sub;
@@ -171,12 +187,18 @@ std::string replace_all(const RE2& re, std::string_view text, std::string_view r
     std::string out;
     std::size_t last = 0, pos = 0;
     while (pos <= text.size()) {
+        if (budget.spend()) return std::nullopt;
         if (!match_at(re, text, pos, ngroups, sub, m)) break;
         auto a0 = static_cast<std::size_t>(m[0]), a1 = static_cast<std::size_t>(m[1]);
+        if (!budget.room(out, a0 - last)) return std::nullopt;
         out.append(text.substr(last, a0 - last));
         if (a1 > last || a0 == 0) {
-            if (expand_groups) expand(out, re, replacement, text, m);
-            else out.append(replacement);
+            if (expand_groups) {
+                if (!expand(out, re, replacement, text, m, budget)) return std::nullopt;
+            } else {
+                if (!budget.room(out, replacement.size())) return std::nullopt;
+                out.append(replacement);
+            }
         }
         last = a1;
         std::size_t width = pos < text.size() ? text::decode(text, pos).width : 0;
@@ -184,7 +206,10 @@ std::string replace_all(const RE2& re, std::string_view text, std::string_view r
         else if (pos + 1 > a1) ++pos;
         else pos = a1;
     }
-    if (last < text.size()) out.append(text.substr(last));
+    if (last < text.size()) {
+        if (!budget.room(out, text.size() - last)) return std::nullopt;
+        out.append(text.substr(last));
+    }
     return out;
 }
 

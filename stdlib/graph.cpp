@@ -23,53 +23,86 @@ std::optional<BuiltinResult> check_operands(Args a) {
     return std::nullopt;
 }
 
-// Path enumeration is exponential on dense graphs; this bounds the work.
-constexpr std::size_t kMaxPathSteps = 10'000'000;
+// Every maximal simple path from a root. Their number is exponential on dense
+// graphs: as OPA's, there is no limit but the evaluation's deadline and memory
+// limit, asked as the search goes (each step and each element of a recorded
+// path is a unit of work). The search keeps its own stack, so a long chain
+// cannot exhaust the thread's.
+class PathSearch {
+public:
+    PathSearch(const Value& graph, BuiltinContext& ctx) : graph_(graph), ctx_(ctx) {}
 
-struct PathSearch {
-    const Value& graph;
-    runtime::SetBuilder results;
-    std::size_t steps = 0;
-    bool exhausted = false;
-
-    // Extends `path` by `node` and records every maximal simple path from there.
-    void extend(const Value& node, std::vector<Value>& path, std::unordered_set<Value>& on_path) {
-        if (++steps > kMaxPathSteps) {
-            exhausted = true;
-            return;
-        }
-        const Value* edges = graph.find(node);
-        if (!edges) {  // not in the graph: the path ends before it
-            results.insert(as_array(path));
-            return;
-        }
-        path.push_back(node);
-        auto next = vertices(*edges);
-        if (next.empty()) {
-            results.insert(as_array(path));
-        } else {
-            bool inserted = on_path.insert(node).second;
-            for (const auto& n : next) {
-                if (exhausted) break;
-                if (on_path.count(n)) results.insert(as_array(path));  // a cycle ends the path
-                else extend(n, path, on_path);
+    // Records every maximal simple path that starts with `root` and continues
+    // to `next`. False when the evaluation must stop.
+    bool from(const Value& root, const Value& next) {
+        path_.assign({root});
+        on_path_.clear();
+        on_path_.insert(root);
+        frames_.clear();
+        if (!enter(next)) return false;
+        while (!frames_.empty()) {
+            Frame& f = frames_.back();
+            if (f.next == f.edges.size()) {  // every neighbour done: step back
+                if (f.inserted) on_path_.erase(path_.back());
+                path_.pop_back();
+                frames_.pop_back();
+                continue;
             }
-            if (inserted) on_path.erase(node);
+            const Value& n = f.edges[f.next++];
+            if (on_path_.count(n) ? !record() : !enter(n)) return false;  // a cycle ends the path
         }
-        path.pop_back();
+        return true;
     }
 
-    static Value as_array(const std::vector<Value>& path) {
-        runtime::ArrayBuilder b(path.size());
-        for (const auto& v : path) b.push_back(v);
-        return b.build();
+    // A root without neighbours is a path of its own.
+    void lone(const Value& root) { results_.insert(Value::array({root})); }
+
+    // The paths found, as a set; nullopt when the evaluation must stop.
+    std::optional<Value> results() { return results_.build(ctx_); }
+
+private:
+    struct Frame {
+        std::span<const Value> edges;
+        std::size_t next = 0;  // the neighbour to visit next
+        bool inserted = false; // whether this node went onto on_path_ here (a root met again does not)
+    };
+
+    // Extends the path by `node`: records it when it ends there, else pushes a frame.
+    bool enter(const Value& node) {
+        if (ctx_.spend()) return false;
+        const Value* edges = graph_.find(node);
+        if (!edges) return record();  // not in the graph: the path ends before it
+        auto next = vertices(*edges);
+        path_.push_back(node);
+        if (next.empty()) {
+            bool ok = record();
+            path_.pop_back();
+            return ok;
+        }
+        frames_.push_back({next, 0, on_path_.insert(node).second});
+        return true;
     }
+
+    bool record() {
+        const std::size_t bytes = path_.size() * sizeof(Value) + 64;
+        if (ctx_.spend(path_.size()) || !ctx_.affords(bytes)) return false;
+        runtime::ArrayBuilder b(path_.size());
+        for (const auto& v : path_) b.push_back(v);
+        return results_.insert(b.build(), ctx_);
+    }
+
+    const Value& graph_;
+    BuiltinContext& ctx_;
+    runtime::SetBuilder results_;
+    std::vector<Value> path_;
+    std::unordered_set<Value> on_path_;
+    std::vector<Frame> frames_;
 };
 
 }  // namespace
 
 void register_graph(Registry& r) {
-    declare(r, "graph.reachable", 2, [](Args a, BuiltinContext&) {
+    declare(r, "graph.reachable", 2, [](Args a, BuiltinContext& ctx) {
         if (auto err = check_operands(a)) return *err;
         const Value& graph = a[0];
         std::deque<Value> queue(vertices(a[1]).begin(), vertices(a[1]).end());
@@ -81,6 +114,7 @@ void register_graph(Registry& r) {
             const Value* edges = graph.find(node);
             if (!edges) continue;
             reached.insert(node);
+            if (ctx.spend(1 + edges->size())) return BuiltinResult::cancelled();
             for (const auto& n : vertices(*edges))
                 if (!reached.count(n)) queue.push_back(n);
         }
@@ -88,25 +122,20 @@ void register_graph(Registry& r) {
         for (const auto& v : reached) b.insert(v);
         return BuiltinResult::of(b.build());
     });
-    declare(r, "graph.reachable_paths", 2, [](Args a, BuiltinContext&) {
+    declare(r, "graph.reachable_paths", 2, [](Args a, BuiltinContext& ctx) {
         if (auto err = check_operands(a)) return *err;
-        PathSearch search{a[0], {}, 0, false};
+        PathSearch search(a[0], ctx);
         for (const auto& root : vertices(a[1])) {
             const Value* edges = a[0].find(root);
             if (!edges) continue;
             auto next = vertices(*edges);
-            if (next.empty()) {
-                search.results.insert(Value::array({root}));
-                continue;
-            }
-            for (const auto& n : next) {
-                std::vector<Value> path{root};
-                std::unordered_set<Value> on_path{root};
-                search.extend(n, path, on_path);
-            }
+            if (next.empty()) search.lone(root);
+            for (const auto& n : next)
+                if (!search.from(root, n)) return BuiltinResult::cancelled();
         }
-        if (search.exhausted) return BuiltinResult::error("too many paths in graph");
-        return BuiltinResult::of(search.results.build());
+        auto paths = search.results();
+        if (!paths) return BuiltinResult::cancelled();
+        return BuiltinResult::of(std::move(*paths));
     });
 }
 

@@ -128,7 +128,7 @@ std::pair<std::optional<Response>, std::optional<Failure>> perform(const Request
             ctx.set_verify_mode(asio::ssl::verify_peer);
             if (r.tls.use_system_certs || (r.tls.ca_pem.empty() && r.tls.ca_file.empty())) ctx.set_default_verify_paths();
             if (!r.tls.ca_pem.empty()) ctx.add_certificate_authority(asio::buffer(r.tls.ca_pem));
-            if (!r.tls.ca_file.empty()) ctx.load_verify_file(r.tls.ca_file);
+            if (!r.tls.ca_file.empty()) ctx.add_certificate_authority(asio::buffer(r.tls.ca_file_pem));
         }
         if (!r.tls.client_cert_pem.empty()) ctx.use_certificate_chain(asio::buffer(r.tls.client_cert_pem));
         if (!r.tls.client_key_pem.empty()) ctx.use_private_key(asio::buffer(r.tls.client_key_pem), asio::ssl::context::pem);

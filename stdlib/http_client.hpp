@@ -15,7 +15,8 @@ struct TlsOptions {
     bool insecure_skip_verify = false;
     bool use_system_certs = true;   // the system CA store (when no CA is given)
     std::string ca_pem;             // extra trusted CAs (PEM text)
-    std::string ca_file;
+    std::string ca_file;            // its name (set: no system store unless asked for)
+    std::string ca_file_pem;        // and its text, read by the caller (runtime/file_read.hpp)
     std::string client_cert_pem;    // client certificate chain (PEM text)
     std::string client_key_pem;
     std::string server_name;        // SNI and the name verified (default: the URL's host)

@@ -6,12 +6,12 @@
 
 #include <strings.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <variant>
 
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 #include "stdlib/builtin_helpers.hpp"
@@ -65,17 +65,17 @@ std::string text_field(const Value& obj, std::string_view key) {
     return v && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
-std::string file_text(const std::string& path, std::optional<SendError>& error) {
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-        error = SendError{"eval_http_send_internal_error", fmt::format("open {}: no such file or directory", path)};
-        return {};
-    }
-    std::string out;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-    std::fclose(f);
-    return out;
+// Certificate and key files: PEM text, a few kilobytes (a CA bundle a few hundred).
+constexpr std::size_t kMaxPemFileBytes = 16u << 20;
+
+// A file named by the request (a certificate or key): only a regular file, of
+// bounded size, read within the evaluation's budget. The first failure is kept.
+std::string file_text(const std::string& path, std::optional<SendError>& error, bool& stopped, BuiltinContext& ctx) {
+    if (error || stopped) return {};
+    auto read = runtime::read_whole_file(path, kMaxPemFileBytes, runtime::NonRegular::Refuse, &ctx);
+    if (read.stopped) stopped = true;
+    else if (!read.ok) error = SendError{"eval_http_send_internal_error", read.message};
+    return read.ok ? std::move(read.text) : std::string();
 }
 
 std::string env_text(const std::string& name) {
@@ -100,7 +100,7 @@ std::optional<SendError> set_target(http::Request& r, const std::string& url) {
     return std::nullopt;
 }
 
-std::variant<Options, SendError, BuiltinResult> read_options(const Value& req) {
+std::variant<Options, SendError, BuiltinResult> read_options(const Value& req, BuiltinContext& ctx) {
     std::set<std::string> invalid, missing;
     for (const auto& e : req.object_entries()) {
         bool known = false;
@@ -129,13 +129,20 @@ std::variant<Options, SendError, BuiltinResult> read_options(const Value& req) {
     if (const Value* h = field(req, "headers")) {
         if (!h->is_object()) return BuiltinResult::error("invalid type for headers key");
         for (const auto& e : h->object_entries()) {
-            if (!e.key.is_string() || !e.value.is_string())
-                return BuiltinResult::error(fmt::format("invalid type for headers value {}", runtime::to_json(e.value)));
+            if (!e.key.is_string() || !e.value.is_string()) {
+                auto text = json_text(e.value, ctx);
+                if (!text) return BuiltinResult::cancelled();
+                return BuiltinResult::error(fmt::format("invalid type for headers value {}", *text));
+            }
             o.request.headers.emplace_back(std::string(e.key.as_string()), std::string(e.value.as_string()));
         }
     }
     if (const Value* raw = field(req, "raw_body"); raw && raw->is_string()) o.request.body = raw->as_string();
-    else if (const Value* body = field(req, "body"); body && !body->is_null()) o.request.body = runtime::to_json(*body);
+    else if (const Value* body = field(req, "body"); body && !body->is_null()) {
+        auto text = json_text(*body, ctx);
+        if (!text) return BuiltinResult::cancelled();
+        o.request.body = std::move(*text);
+    }
 
     if (const Value* t = field(req, "timeout")) {
         int64_t ns = 0;
@@ -151,17 +158,21 @@ std::variant<Options, SendError, BuiltinResult> read_options(const Value& req) {
     }
 
     std::optional<SendError> file_error;
+    bool stopped = false;
     auto& tls = o.request.tls;
     tls.insecure_skip_verify = flag(req, "tls_insecure_skip_verify");
     tls.server_name = text_field(req, "tls_server_name");
     tls.ca_pem = text_field(req, "tls_ca_cert") + env_text(text_field(req, "tls_ca_cert_env_variable"));
-    tls.ca_file = text_field(req, "tls_ca_cert_file");
+    tls.ca_file = text_field(req, "tls_ca_cert_file");  // read when the request is sent
     tls.use_system_certs = !field(req, "tls_use_system_certs") || flag(req, "tls_use_system_certs");
     if (!tls.ca_pem.empty() || !tls.ca_file.empty()) tls.use_system_certs = flag(req, "tls_use_system_certs");
     tls.client_cert_pem = text_field(req, "tls_client_cert") + env_text(text_field(req, "tls_client_cert_env_variable"));
     tls.client_key_pem = text_field(req, "tls_client_key") + env_text(text_field(req, "tls_client_key_env_variable"));
-    if (auto f = text_field(req, "tls_client_cert_file"); !f.empty()) tls.client_cert_pem = file_text(f, file_error);
-    if (auto f = text_field(req, "tls_client_key_file"); !f.empty()) tls.client_key_pem = file_text(f, file_error);
+    if (auto f = text_field(req, "tls_client_cert_file"); !f.empty())
+        tls.client_cert_pem = file_text(f, file_error, stopped, ctx);
+    if (auto f = text_field(req, "tls_client_key_file"); !f.empty())
+        tls.client_key_pem = file_text(f, file_error, stopped, ctx);
+    if (stopped) return BuiltinResult::cancelled();
     if (file_error) return *file_error;
     return o;
 }
@@ -176,12 +187,20 @@ std::string go_op(const std::string& method) {
 
 bool is_redirect(unsigned s) { return s == 301 || s == 302 || s == 303 || s == 307 || s == 308; }
 
-std::variant<Value, SendError> send(Options o, const BuiltinContext& ctx) {
+// nullopt: the evaluation must stop (reading the CA file met its deadline or memory limit).
+std::optional<std::variant<Value, SendError>> send(Options o, BuiltinContext& ctx) {
     std::string url = o.url;
     for (int redirects = 0;; ++redirects) {
         if (auto e = set_target(o.request, url)) return *e;
         if (!ctx.allow_net)
             return SendError{"eval_http_send_internal_error", "unallowed host: " + o.request.host};
+        if (auto& tls = o.request.tls; !tls.ca_file.empty() && tls.ca_file_pem.empty()) {
+            std::optional<SendError> file_error;
+            bool stopped = false;
+            tls.ca_file_pem = file_text(tls.ca_file, file_error, stopped, ctx);
+            if (stopped) return std::nullopt;
+            if (file_error) return *file_error;
+        }
         // The query's own deadline (gavel serve's request timeout, --timeout) bounds the request too.
         if (ctx.deadline != std::chrono::steady_clock::time_point::max()) {
             auto left = ctx.deadline - std::chrono::steady_clock::now();
@@ -256,15 +275,21 @@ std::variant<Value, SendError> send(Options o, const BuiltinContext& ctx) {
 
 BuiltinResult http_send(Args a, BuiltinContext& ctx) {
     if (!a[0].is_object()) return type_error(1, "object", a[0]);
-    auto options = read_options(a[0]);
+    auto options = read_options(a[0], ctx);
     if (auto* r = std::get_if<BuiltinResult>(&options)) return *r;
     bool raise = true;
     if (const Value* v = field(a[0], "raise_error"); v && v->is_bool()) raise = v->as_bool();
     std::variant<Value, SendError> outcome = std::get_if<SendError>(&options) ? std::variant<Value, SendError>(std::get<SendError>(options))
                                                                              : std::variant<Value, SendError>(Value::null());
-    const std::string key = "http.send " + runtime::to_json(a[0]);
+    auto request_text = json_text(a[0], ctx);  // the key of the query's cache of responses
+    if (!request_text) return BuiltinResult::cancelled();
+    const std::string key = "http.send " + *request_text;
     if (auto it = ctx.memo.find(key); it != ctx.memo.end()) return BuiltinResult::of(it->second);
-    if (auto* o = std::get_if<Options>(&options)) outcome = send(std::move(*o), ctx);
+    if (auto* o = std::get_if<Options>(&options)) {
+        auto sent = send(std::move(*o), ctx);
+        if (!sent) return BuiltinResult::cancelled();
+        outcome = std::move(*sent);
+    }
     if (auto* v = std::get_if<Value>(&outcome)) {
         ctx.memo.emplace(key, *v);
         return BuiltinResult::of(*v);

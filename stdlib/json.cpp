@@ -2,6 +2,8 @@
 // JSON Schema (json.verify_schema, json.match_schema) is in json_schema.cpp,
 // yaml.* in yaml.cpp.
 
+#include <optional>
+
 #include "runtime/json.hpp"
 #include "runtime/value_format.hpp"
 
@@ -14,19 +16,29 @@ namespace {
 
 // Go's json.Indent over compact JSON: every element on its own line starting
 // with `prefix` and one `indent` per level; empty [] and {} stay on one line.
-// (The first line gets no prefix, as with json.MarshalIndent.)
-std::string indent_json(std::string_view compact, std::string_view prefix, std::string_view indent) {
+// The first line gets the prefix too (json.MarshalIndent gives it none; OPA
+// adds it). The prefix and indent repeat on every line: the text grows only
+// within the evaluation's memory limit, nullopt when it must stop.
+std::optional<std::string> indent_json(std::string_view compact, std::string_view prefix, std::string_view indent,
+                                       BuiltinContext& ctx) {
     std::string out;
-    out.reserve(compact.size() * 2);
+    if (!ctx.room(out, prefix.size() + compact.size() + compact.size() / 2)) return std::nullopt;
+    out += prefix;
     std::size_t depth = 0;
     bool in_string = false;
     bool need_newline = false;  // just opened a container: break before its first element
+    bool stopped = false;
     auto newline = [&](std::size_t level) {
+        if (!ctx.room(out, 1 + prefix.size() + level * indent.size())) {
+            stopped = true;
+            return;
+        }
         out += '\n';
         out += prefix;
         for (std::size_t i = 0; i < level; ++i) out += indent;
     };
-    for (std::size_t i = 0; i < compact.size(); ++i) {
+    for (std::size_t i = 0; i < compact.size() && !stopped; ++i) {
+        if (out.size() + 2 > out.capacity() && !ctx.room(out, 2)) return std::nullopt;
         char c = compact[i];
         if (in_string) {
             out += c;
@@ -66,10 +78,11 @@ std::string indent_json(std::string_view compact, std::string_view prefix, std::
             default: out += c;
         }
     }
+    if (stopped) return std::nullopt;
     return out;
 }
 
-BuiltinResult marshal_with_options(Args a) {
+BuiltinResult marshal_with_options(Args a, BuiltinContext& ctx) {
     if (!a[1].is_object()) return type_error(2, "object", a[1]);
     std::string indent = "\t";
     std::string prefix;
@@ -95,18 +108,24 @@ BuiltinResult marshal_with_options(Args a) {
         }
         ++idx;
     }
-    std::string compact = runtime::to_json(a[0]);
-    if (!explicit_pretty.value_or(implicit_pretty)) return BuiltinResult::of(Value::string(compact));
-    return BuiltinResult::of(Value::string(prefix + indent_json(compact, prefix, indent)));
+    auto compact = json_text(a[0], ctx);
+    if (!compact) return BuiltinResult::cancelled();
+    if (!explicit_pretty.value_or(implicit_pretty)) return text_result(ctx, *compact);
+    auto indented = indent_json(*compact, prefix, indent, ctx);
+    if (!indented) return BuiltinResult::cancelled();
+    return text_result(ctx, *indented);
 }
 
 }  // namespace
 
 void register_json(Registry& r) {
-    declare(r, "json.marshal", 1, [](Args a, BuiltinContext&) {
-        return BuiltinResult::of(Value::string(runtime::to_json(a[0])));
+    declare(r, "json.marshal", 1, [](Args a, BuiltinContext& ctx) {
+        auto text = json_text(a[0], ctx);
+        if (!text) return BuiltinResult::cancelled();
+        return text_result(ctx, *text);
     });
-    declare(r, "json.marshal_with_options", 2, [](Args a, BuiltinContext&) { return marshal_with_options(a); });
+    declare(r, "json.marshal_with_options", 2,
+            [](Args a, BuiltinContext& ctx) { return marshal_with_options(a, ctx); });
     declare(r, "json.unmarshal", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         auto parsed = runtime::parse_json(a[0].as_string());

@@ -184,9 +184,12 @@ struct SchemaError {
     std::string message;
 };
 
+// Thrown when the evaluation's budget says stop (compiling or validating).
+struct SchemaStopped {};
+
 class Compiler {
 public:
-    explicit Compiler(const Value& document) : document_(document) {}
+    Compiler(const Value& document, runtime::WorkBudget& budget) : document_(document), budget_(budget) {}
 
     SubSchema* compile() {
         Draft draft = Draft::Hybrid;
@@ -220,6 +223,7 @@ private:
     static bool is_schema(const Value& v) { return v.is_object() || v.is_bool(); }
 
     SubSchema* child(const Value& v, Draft draft) {
+        if (budget_.spend()) throw SchemaStopped{};
         SubSchema* s = make();
         parse(v, *s, draft);
         return s;
@@ -458,6 +462,7 @@ private:
             for (const auto& e : req->array_elements()) {
                 if (!e.is_string()) invalid_type("string", "required");
                 std::string name(e.as_string());
+                if (budget_.spend(1 + s.required.size())) throw SchemaStopped{};  // the search below
                 if (std::find(s.required.begin(), s.required.end(), name) != s.required.end())
                     fail("required items must be unique");
                 s.required.push_back(std::move(name));
@@ -475,6 +480,7 @@ private:
             s.enum_present = true;
             for (const auto& v : e->array_elements()) {
                 std::string text = canonical(v);
+                if (budget_.spend(1 + s.enum_json.size() + text.size() / 16)) throw SchemaStopped{};  // the search below
                 if (std::find(s.enum_json.begin(), s.enum_json.end(), text) != s.enum_json.end())
                     fail("enum items must be unique");
                 s.enum_json.push_back(std::move(text));
@@ -502,6 +508,7 @@ private:
     }
 
     const Value& document_;
+    runtime::WorkBudget& budget_;
     std::vector<std::unique_ptr<SubSchema>> nodes_;
     std::map<std::string, SubSchema*> refs_;
     int depth_ = 0;
@@ -652,9 +659,14 @@ struct Context {
     }
 };
 
+// Each schema applied to each node is work: anyOf/oneOf alternatives that
+// recurse through $ref make it grow exponentially with the document's depth.
 class Validator {
 public:
+    explicit Validator(runtime::WorkBudget& budget) : budget_(budget) {}
+
     void validate(const SubSchema& s, const Value& node, Result& result, Context& ctx) {
+        if (budget_.spend()) throw SchemaStopped{};
         if (++depth_ > 2000) {
             --depth_;
             add(result, ctx, "internal", "Internal Error validation nesting too deep");
@@ -954,6 +966,7 @@ private:
         result.score++;
     }
 
+    runtime::WorkBudget& budget_;
     int depth_ = 0;
 };
 
@@ -961,8 +974,10 @@ private:
 
 // A schema or document operand: a JSON string, or an object (sets inside become
 // arrays, non-string keys their JSON text, as through ast.JSON). Anything else,
-// an array included, is the wrong type, as in OPA.
-std::optional<Value> json_operand(const Value& v, std::string& error) {
+// an array included, is the wrong type, as in OPA. An object's text can be far
+// larger than the value (values shared many times over): it is written within
+// the evaluation's budget, and SchemaStopped thrown when that says stop.
+std::optional<Value> json_operand(const Value& v, std::string& error, BuiltinContext& budget) {
     if (v.is_string()) {
         auto parsed = runtime::parse_json(v.as_string());
         if (!parsed) {
@@ -972,7 +987,9 @@ std::optional<Value> json_operand(const Value& v, std::string& error) {
         return std::move(parsed.value);
     }
     if (v.is_object()) {
-        auto round_trip = runtime::parse_json(runtime::to_json(v));
+        auto text = json_text(v, budget);
+        if (!text) throw SchemaStopped{};
+        auto round_trip = runtime::parse_json(*text);
         if (!round_trip) {
             error = round_trip.error.message;
             return std::nullopt;
@@ -983,9 +1000,9 @@ std::optional<Value> json_operand(const Value& v, std::string& error) {
     return std::nullopt;
 }
 
-std::optional<CompiledSchema> compile_schema(const Value& schema, std::string& error) {
+std::optional<CompiledSchema> compile_schema(const Value& schema, std::string& error, runtime::WorkBudget& budget) {
     try {
-        Compiler c(schema);
+        Compiler c(schema, budget);
         CompiledSchema out;
         out.root = c.compile();
         out.nodes = c.take_nodes();
@@ -1003,24 +1020,30 @@ Value result_pair(bool valid, Value detail) { return Value::array({Value::boolea
 }  // namespace
 
 void register_json_schema(Registry& r) {
-    declare(r, "json.verify_schema", 1, [](Args a, BuiltinContext&) {
+    declare(r, "json.verify_schema", 1, [](Args a, BuiltinContext& budget) {
         std::string error;
-        auto schema = json_operand(a[0], error);
-        if (schema && compile_schema(*schema, error)) return BuiltinResult::of(result_pair(true, Value::null()));
+        try {
+            auto schema = json_operand(a[0], error, budget);
+            if (schema && compile_schema(*schema, error, budget)) return BuiltinResult::of(result_pair(true, Value::null()));
+        } catch (const SchemaStopped&) {
+            return BuiltinResult::cancelled();
+        }
         return BuiltinResult::of(result_pair(false, Value::string("jsonschema: " + error)));
     });
-    declare(r, "json.match_schema", 2, [](Args a, BuiltinContext&) {
+    declare(r, "json.match_schema", 2, [](Args a, BuiltinContext& budget) {
         std::string error;
-        auto document = json_operand(a[0], error);
-        if (!document) return BuiltinResult::error(error);
-        auto schema_value = json_operand(a[1], error);
-        if (!schema_value) return BuiltinResult::error(error);
-        auto schema = compile_schema(*schema_value, error);
-        if (!schema) return BuiltinResult::error(error);
         Result result;
-        Context ctx;
         try {
-            Validator().validate(*schema->root, *document, result, ctx);
+            auto document = json_operand(a[0], error, budget);
+            if (!document) return BuiltinResult::error(error);
+            auto schema_value = json_operand(a[1], error, budget);
+            if (!schema_value) return BuiltinResult::error(error);
+            auto schema = compile_schema(*schema_value, error, budget);
+            if (!schema) return BuiltinResult::error(error);
+            Context ctx;
+            Validator(budget).validate(*schema->root, *document, result, ctx);
+        } catch (const SchemaStopped&) {
+            return BuiltinResult::cancelled();
         } catch (const std::exception& e) {
             return BuiltinResult::error(e.what());
         }

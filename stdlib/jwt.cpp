@@ -214,9 +214,14 @@ Or<Header> parse_header(const Value& decoded) {
 
 // ---- io.jwt.verify_* ---------------------------------------------------------------
 
+// A signature checked with one key of a set, in units of the evaluation's work
+// (an asymmetric verification costs tens of microseconds): a set of many keys
+// is bounded by the deadline.
+constexpr std::size_t kVerifyWork = 256;
+
 BuiltinImpl verify_asymmetric(std::string_view alg_name) {
     const jws::Algorithm* alg = jws::find(alg_name);
-    return [alg](Args a, BuiltinContext&) -> BuiltinResult {
+    return [alg](Args a, BuiltinContext& ctx) -> BuiltinResult {
         auto token = split_token(a[0]);
         if (!token) return token.failure;
         if (!a[1].is_string()) return type_error(2, "string", a[1]);
@@ -237,6 +242,7 @@ BuiltinImpl verify_asymmetric(std::string_view alg_name) {
                 if (k.kid == header->kid) return BuiltinResult::of(Value::boolean(check(k)));
         for (const auto& k : *keys) {
             if (!k.alg.empty() && k.alg != header->alg) continue;
+            if (ctx.spend(kVerifyWork)) return BuiltinResult::cancelled();
             if (check(k)) return BuiltinResult::of(Value::boolean(true));
         }
         return BuiltinResult::of(Value::boolean(false));
@@ -315,7 +321,7 @@ Or<Constraints> parse_constraints(const Value& o, int64_t now_ns) {
 
 // OPA's constraints.verify: Valid, Invalid (signature not verified) or an error.
 BuiltinResult verify_with_constraints(const Constraints& c, const Header& h, const std::string& input, const std::string& signature,
-                                      bool& valid) {
+                                      bool& valid, BuiltinContext& ctx) {
     const jws::Algorithm* alg = jws::find(h.alg);
     if (!alg) return BuiltinResult::error("unknown JWS algorithm: " + h.alg);
     valid = false;
@@ -332,6 +338,7 @@ BuiltinResult verify_with_constraints(const Constraints& c, const Header& h, con
                 }
         for (const auto& k : *c.keys) {
             if (!k.alg.empty() && k.alg != h.alg) continue;
+            if (ctx.spend(kVerifyWork)) return BuiltinResult::cancelled();
             if (check(k)) {
                 valid = true;
                 break;
@@ -374,7 +381,7 @@ BuiltinResult decode_verify(Args a, BuiltinContext& ctx) {
         auto signature = decode_signature(token);
         if (!signature) return signature.failure;
         bool valid = false;
-        auto r = verify_with_constraints(*constraints, *header, token.header + "." + token.payload, *signature, valid);
+        auto r = verify_with_constraints(*constraints, *header, token.header + "." + token.payload, *signature, valid, ctx);
         if (failed(r)) return r;
         if (!valid) return BuiltinResult::of(unverified);
         auto payload = decode_payload(token);
@@ -415,19 +422,6 @@ BuiltinResult decode_verify(Args a, BuiltinContext& ctx) {
 
 // ---- io.jwt.encode_sign(_raw) ----------------------------------------------------------
 
-// Go's json.Marshal: like our compact JSON, but with <, > and & escaped.
-std::string go_json_marshal(const Value& v) {
-    std::string s = runtime::to_json(v);
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        if (c == '<') out += "\\u003c";
-        else if (c == '>') out += "\\u003e";
-        else if (c == '&') out += "\\u0026";
-        else out += c;
-    }
-    return out;
-}
 
 BuiltinResult encode_sign_common(std::string_view header_text, std::string_view payload_text, std::string_view jwk_text) {
     std::string error;
@@ -461,11 +455,14 @@ BuiltinResult encode_sign_common(std::string_view header_text, std::string_view 
     return BuiltinResult::of(Value::string(input + "." + crypto::base64_encode(*signature, true, false)));
 }
 
-BuiltinResult encode_sign(Args a, BuiltinContext&) {
+BuiltinResult encode_sign(Args a, BuiltinContext& ctx) {
     if (!a[0].is_object()) return type_error(1, "object", a[0]);
     if (!a[1].is_object()) return type_error(2, "object", a[1]);
     if (!a[2].is_object()) return type_error(3, "object", a[2]);
-    return encode_sign_common(go_json_marshal(a[0]), go_json_marshal(a[1]), go_json_marshal(a[2]));
+    // Go's json.Marshal: <, > and & escaped.
+    auto header = json_text(a[0], ctx, true), payload = json_text(a[1], ctx, true), key = json_text(a[2], ctx, true);
+    if (!header || !payload || !key) return BuiltinResult::cancelled();
+    return encode_sign_common(*header, *payload, *key);
 }
 
 BuiltinResult encode_sign_raw(Args a, BuiltinContext&) {

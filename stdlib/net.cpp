@@ -98,7 +98,9 @@ BuiltinResult each_match_operand(int operand, const Value& v,
     return ok;
 }
 
-BuiltinResult cidr_contains_matches(Args a, BuiltinContext&) {
+// Every element of one operand against every element of the other: the work,
+// and the matches, grow with the product of their sizes.
+BuiltinResult cidr_contains_matches(Args a, BuiltinContext& ctx) {
     runtime::SetBuilder matches;
     auto r = each_match_operand(1, a[0], [&](const Value& cidr1, const Value& key1) {
         return each_match_operand(2, a[1], [&](const Value& cidr2, const Value& key2) {
@@ -106,12 +108,14 @@ BuiltinResult cidr_contains_matches(Args a, BuiltinContext&) {
             if (!outer.network) return outer.error;
             auto c = contains(*outer.network, cidr2);
             if (c.status != BuiltinResult::Status::Value) return c;
-            if (c.value.as_bool()) matches.insert(Value::array({key1, key2}));
+            // A match is a pair, an array of its own: with the list, about four units of work.
+            if (ctx.spend(3) || (c.value.as_bool() && !matches.insert(Value::array({key1, key2}), ctx)))
+                return BuiltinResult::cancelled();
             return c;
         });
     });
     if (r.status != BuiltinResult::Status::Value) return r;
-    return BuiltinResult::of(matches.build());
+    return set_result(std::move(matches), ctx);
 }
 
 BuiltinResult cidr_intersects(Args a, BuiltinContext&) {
@@ -124,18 +128,18 @@ BuiltinResult cidr_intersects(Args a, BuiltinContext&) {
 }
 
 // As OPA's, no size limit: a large network is bounded by the evaluation's
-// deadline and memory limit, checked every 64 Ki addresses.
+// deadline and memory limit (each address is a string of its own).
 BuiltinResult cidr_expand(Args a, BuiltinContext& ctx) {
     auto n = cidr_operand(a[0]);
     if (!n.network) return n.error;
     u128 first = n.network->first(), last = n.network->last();
     runtime::SetBuilder out(static_cast<std::size_t>(std::min<u128>(last - first + 1, kExpandReserve)));
     for (u128 addr = first;; ++addr) {
-        if ((addr & 0xffff) == 0xffff && ctx.expired()) return BuiltinResult::cancelled();
-        out.insert(Value::string(ip::format_address(addr)));
+        // An address is a string of its own: with the list, about four units of work.
+        if (ctx.spend(3) || !out.insert(Value::string(ip::format_address(addr)), ctx)) return BuiltinResult::cancelled();
         if (addr == last) break;
     }
-    return BuiltinResult::of(out.build());
+    return set_result(std::move(out), ctx);
 }
 
 BuiltinResult cidr_is_valid(Args a, BuiltinContext&) {

@@ -40,7 +40,7 @@ std::optional<BigInt> integer_operand(const Value& v, std::size_t pos, BuiltinRe
 Value big_value(const BigInt& b) { return Value::number(runtime::number_from_big(b)); }
 
 // numbers.range(_step): inclusive, ascending or descending by `step`.
-BuiltinResult make_range(const BigInt& from, const BigInt& to, const BigInt& step, const BuiltinContext& ctx) {
+BuiltinResult make_range(const BigInt& from, const BigInt& to, const BigInt& step, BuiltinContext& ctx) {
     BigInt span = to >= from ? BigInt(to - from) : BigInt(from - to);
     BigInt count = span / step + 1;
     // More elements than an int64 counts could never be held anyway.
@@ -49,11 +49,9 @@ BuiltinResult make_range(const BigInt& from, const BigInt& to, const BigInt& ste
     runtime::ArrayBuilder b(static_cast<std::size_t>(std::min(n, kRangeReserve)));
     BigInt signed_step = to >= from ? step : BigInt(-step);
     BigInt x = from;
-    for (std::int64_t i = 0; i < n; ++i, x += signed_step) {
-        if ((i & 0xffff) == 0xffff && ctx.expired()) return BuiltinResult::cancelled();
-        b.push_back(big_value(x));
-    }
-    return BuiltinResult::of(b.build());
+    for (std::int64_t i = 0; i < n; ++i, x += signed_step)
+        if (!b.push_back(big_value(x), ctx)) return BuiltinResult::cancelled();
+    return array_result(std::move(b), ctx);
 }
 
 template <typename Op>

@@ -3,6 +3,8 @@
 // json.remove, json.patch) live in json_documents.cpp, walk in walk.cpp.
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/object_family.hpp"
@@ -72,35 +74,83 @@ Value merge_with_overwrite(const Value& a, const Value& b) {
     return out.build();
 }
 
+// object.union_n of `objects` (in order, none empty): later objects win, and
+// where a key's values are objects from some point to the last, those merge
+// recursively (what OPA's merge in place from the last object back comes to:
+// a non-object value shadows every earlier one). Linear, not a union per
+// object: each level sorts its entries by key once and looks at each once.
+// nullopt when the evaluation must stop.
+std::optional<Value> union_of(std::span<const Value* const> objects, BuiltinContext& ctx) {
+    if (objects.size() == 1) return *objects[0];
+    std::vector<const runtime::ObjectEntry*> entries;
+    std::size_t total = 0;
+    for (const Value* o : objects) total += o->size();
+    if (ctx.spend(total) || !ctx.affords(total * sizeof(void*))) return std::nullopt;
+    entries.reserve(total);
+    for (const Value* o : objects)
+        for (const auto& e : o->object_entries()) entries.push_back(&e);
+    // Stable: entries of one key stay in the order of their objects.
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const runtime::ObjectEntry* x, const runtime::ObjectEntry* y) { return x->key < y->key; });
+    runtime::ObjectBuilder out;
+    for (std::size_t i = 0; i < entries.size();) {
+        std::size_t end = i + 1;
+        while (end < entries.size() && entries[end]->key == entries[i]->key) ++end;
+        const Value& key = entries[i]->key;
+        std::size_t from = end - 1;  // the last value wins, or merges with the objects just before it
+        while (from > i && entries[from]->value.is_object() && entries[from - 1]->value.is_object()) --from;
+        if (from == end - 1) {
+            out.insert(key, entries[from]->value);
+        } else {
+            std::vector<const Value*> nested;
+            for (std::size_t j = from; j < end; ++j)
+                if (entries[j]->value.size() > 0) nested.push_back(&entries[j]->value);
+            if (nested.empty()) {
+                out.insert(key, Value::empty_object());
+            } else {
+                auto merged = union_of(nested, ctx);
+                if (!merged) return std::nullopt;
+                out.insert(key, std::move(*merged));
+            }
+        }
+        i = end;
+    }
+    return out.build();
+}
+
 bool set_subset(const Value& super, const Value& sub) {
     for (const auto& e : sub.set_elements())
         if (!super.contains(e)) return false;
     return true;
 }
 
-// The whole `sub` array appears contiguously in `super`.
-bool array_subset(const Value& super, const Value& sub) {
+// The whole `sub` array appears contiguously in `super`. At worst each
+// element of `super` starts a comparison as long as `sub`: each element
+// compared is work, and nullopt says the evaluation must stop.
+std::optional<bool> array_subset(const Value& super, const Value& sub, BuiltinContext& ctx) {
     auto hay = super.array_elements();
     auto needle = sub.array_elements();
     if (needle.size() > hay.size()) return false;
     if (needle.empty()) return true;
-    return std::search(hay.begin(), hay.end(), needle.begin(), needle.end()) != hay.end();
+    for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
+        auto stop = std::mismatch(needle.begin(), needle.end(), hay.begin() + static_cast<std::ptrdiff_t>(i)).first;
+        if (ctx.spend(1 + static_cast<std::size_t>(stop - needle.begin()))) return std::nullopt;
+        if (stop == needle.end()) return true;
+    }
+    return false;
 }
 
-bool object_subset(const Value& super, const Value& sub) {
+std::optional<bool> object_subset(const Value& super, const Value& sub, BuiltinContext& ctx) {
     for (const auto& e : sub.object_entries()) {
+        if (ctx.spend()) return std::nullopt;
         const Value* s = super.find(e.key);
         if (!s) return false;
         if (*s == e.value) continue;
-        if (s->is_object() && e.value.is_object()) {
-            if (!object_subset(*s, e.value)) return false;
-        } else if (s->is_set() && e.value.is_set()) {
-            if (!set_subset(*s, e.value)) return false;
-        } else if (s->is_array() && e.value.is_array()) {
-            if (!array_subset(*s, e.value)) return false;
-        } else {
-            return false;
-        }
+        std::optional<bool> within = false;
+        if (s->is_object() && e.value.is_object()) within = object_subset(*s, e.value, ctx);
+        else if (s->is_set() && e.value.is_set()) within = set_subset(*s, e.value);
+        else if (s->is_array() && e.value.is_array()) within = array_subset(*s, e.value, ctx);
+        if (within != true) return within;
     }
     return true;
 }
@@ -153,12 +203,15 @@ void register_objects(Registry& r) {
             if (const Value* v = a[0].find(k)) b.insert(k, *v);
         return BuiltinResult::of(b.build());
     });
-    declare(r, "object.subset", 2, [](Args a, BuiltinContext&) {
+    declare(r, "object.subset", 2, [](Args a, BuiltinContext& ctx) {
         const Value& super = a[0];
         const Value& sub = a[1];
-        if (super.is_object() && sub.is_object()) return BuiltinResult::of(Value::boolean(object_subset(super, sub)));
+        auto answer = [](std::optional<bool> b) {
+            return b ? BuiltinResult::of(Value::boolean(*b)) : BuiltinResult::cancelled();
+        };
+        if (super.is_object() && sub.is_object()) return answer(object_subset(super, sub, ctx));
         if (super.is_set() && sub.is_set()) return BuiltinResult::of(Value::boolean(set_subset(super, sub)));
-        if (super.is_array() && sub.is_array()) return BuiltinResult::of(Value::boolean(array_subset(super, sub)));
+        if (super.is_array() && sub.is_array()) return answer(array_subset(super, sub, ctx));
         if (super.is_array() && sub.is_set()) return BuiltinResult::of(Value::boolean(array_set_subset(super, sub)));
         return BuiltinResult::type_error("both arguments object.subset must be of the same type or array and set");
     });
@@ -167,14 +220,20 @@ void register_objects(Registry& r) {
         if (!a[1].is_object()) return type_error(2, "object", a[1]);
         return BuiltinResult::of(merge_with_overwrite(a[0], a[1]));
     });
-    declare(r, "object.union_n", 1, [](Args a, BuiltinContext&) {
+    declare(r, "object.union_n", 1, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_array()) return type_error(1, "array", a[0]);
-        for (const auto& o : a[0].array_elements())
-            if (!o.is_object())
-                return BuiltinResult::type_error(operand_element_error(1, a[0], o, "object"));
-        Value acc = Value::empty_object();
-        for (const auto& o : a[0].array_elements()) acc = merge_with_overwrite(acc, o);
-        return BuiltinResult::of(acc);
+        const auto elems = a[0].array_elements();
+        std::vector<const Value*> objects;
+        objects.reserve(elems.size());
+        for (std::size_t i = elems.size(); i-- > 0;)  // OPA looks from the last one
+            if (!elems[i].is_object())
+                return BuiltinResult::type_error(operand_element_error(1, a[0], elems[i], "object"));
+        for (const auto& o : elems)
+            if (o.size() > 0) objects.push_back(&o);
+        if (objects.empty()) return BuiltinResult::of(Value::empty_object());
+        auto merged = union_of(objects, ctx);
+        if (!merged) return BuiltinResult::cancelled();
+        return BuiltinResult::of(std::move(*merged));
     });
 
     register_json_documents(r);

@@ -44,12 +44,13 @@ std::string escaped_path(const go_url::Url& u) {
 std::string sha256_hex(std::string_view data) { return crypto::hex(crypto::digest("SHA256", data).value_or("")); }
 std::string hmac256(std::string_view key, std::string_view data) { return crypto::hmac("SHA256", key, data).value_or(""); }
 
-std::string header_text(const Value& v) {
+// nullopt: the evaluation must stop (the JSON text of a value shared many times over).
+std::optional<std::string> header_text(const Value& v, BuiltinContext& ctx) {
     if (v.is_string()) return std::string(v.as_string());
-    return runtime::to_json(v);
+    return json_text(v, ctx);
 }
 
-BuiltinResult sign_req(Args a, BuiltinContext&) {
+BuiltinResult sign_req(Args a, BuiltinContext& ctx) {
     const Value& req = a[0];
     const Value& config = a[1];
     if (!req.is_object()) return type_error(1, "object", req);
@@ -95,7 +96,11 @@ BuiltinResult sign_req(Args a, BuiltinContext&) {
 
     std::string body;
     if (const Value* raw = req.find(Value::string("raw_body")); raw && raw->is_string()) body = raw->as_string();
-    else if (const Value* b = req.find(Value::string("body"))) body = runtime::to_json(*b);
+    else if (const Value* b = req.find(Value::string("body"))) {
+        auto text = json_text(*b, ctx);
+        if (!text) return BuiltinResult::cancelled();
+        body = std::move(*text);
+    }
 
     const std::string service = config_string("aws_service");
     const std::string region = config_string("aws_region");
@@ -120,7 +125,9 @@ BuiltinResult sign_req(Args a, BuiltinContext&) {
             std::string name(e.key.as_string());
             for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
             if (name == "authorization" || name == "user-agent" || name == "x-amzn-trace-id") continue;
-            signed_headers[name] = header_text(e.value);
+            auto text = header_text(e.value, ctx);
+            if (!text) return BuiltinResult::cancelled();
+            signed_headers[name] = std::move(*text);
         }
 
     std::string canonical = method + "\n" + escaped_path(*url) + "\n" + url->raw_query + "\n";

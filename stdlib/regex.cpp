@@ -35,7 +35,7 @@ BuiltinResult regex_match(Args a) {
     return BuiltinResult::of(Value::boolean(RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *c.re)));
 }
 
-BuiltinResult regex_find(Args a, bool submatches) {
+BuiltinResult regex_find(Args a, bool submatches, BuiltinContext& ctx) {
     BuiltinResult err;
     if (!strings_ok(a, 2, err)) return err;
     std::int64_t n = 0;
@@ -43,13 +43,16 @@ BuiltinResult regex_find(Args a, bool submatches) {
     auto c = goregex::compile(std::string(a[0].as_string()));
     if (!c.re) return BuiltinResult::error(c.error);
     std::string_view text = a[1].as_string();
-    auto matches = goregex::find_all(*c.re, text, n, submatches);
-    runtime::ArrayBuilder out(matches.size());
+    auto matches = goregex::find_all(*c.re, text, n, submatches, ctx);
+    if (!matches) return BuiltinResult::cancelled();
+    runtime::ArrayBuilder out(matches->size());
     auto piece = [&](const goregex::Match& m, std::size_t g) {
         if (m[2 * g] < 0) return string_value("");
         return string_value(text.substr(static_cast<std::size_t>(m[2 * g]), static_cast<std::size_t>(m[2 * g + 1] - m[2 * g])));
     };
-    for (const auto& m : matches) {
+    for (const auto& m : *matches) {
+        // Each piece is a string of its own: its bytes are memory too.
+        if (ctx.spend(m.size() + static_cast<std::size_t>(m[1] - m[0]) / 16)) return BuiltinResult::cancelled();
         if (!submatches) {
             out.push_back(piece(m, 0));
             continue;
@@ -61,26 +64,31 @@ BuiltinResult regex_find(Args a, bool submatches) {
     return BuiltinResult::of(out.build());
 }
 
-BuiltinResult regex_split(Args a) {
+BuiltinResult regex_split(Args a, BuiltinContext& ctx) {
     BuiltinResult err;
     if (!strings_ok(a, 2, err)) return err;
     std::string pattern(a[0].as_string());
     auto c = goregex::compile(pattern);
     if (!c.re) return BuiltinResult::error(c.error);
-    auto parts = goregex::split(*c.re, pattern, a[1].as_string());
-    runtime::ArrayBuilder out(parts.size());
-    for (auto p : parts) out.push_back(string_value(p));
+    auto parts = goregex::split(*c.re, pattern, a[1].as_string(), ctx);
+    if (!parts) return BuiltinResult::cancelled();
+    runtime::ArrayBuilder out(parts->size());
+    for (auto p : *parts) {
+        if (ctx.spend(4 + p.size() / 16)) return BuiltinResult::cancelled();
+        out.push_back(string_value(p));
+    }
     return BuiltinResult::of(out.build());
 }
 
-BuiltinResult regex_replace(Args a) {
+BuiltinResult regex_replace(Args a, BuiltinContext& ctx) {
     BuiltinResult err;
     if (!strings_ok(a, 3, err)) return err;
     auto c = goregex::compile(std::string(a[1].as_string()));
     if (!c.re) return BuiltinResult::error(c.error);
-    std::string out = goregex::replace_all(*c.re, a[0].as_string(), a[2].as_string());
-    if (out == a[0].as_string()) return BuiltinResult::of(a[0]);
-    return BuiltinResult::of(string_value(out));
+    auto out = goregex::replace_all(*c.re, a[0].as_string(), a[2].as_string(), ctx);
+    if (!out) return BuiltinResult::cancelled();
+    if (*out == a[0].as_string()) return BuiltinResult::of(a[0]);
+    return text_result(ctx, *out);
 }
 
 // regex.template_match: text outside the delimiters is literal, inside is a
@@ -148,10 +156,11 @@ void register_regex(Registry& r) {
     re_match.arity = 2;
     re_match.impl = [](Args a, BuiltinContext&) { return regex_match(a); };
     r.add(std::move(re_match));
-    declare(r, "regex.find_n", 3, [](Args a, BuiltinContext&) { return regex_find(a, false); });
-    declare(r, "regex.find_all_string_submatch_n", 3, [](Args a, BuiltinContext&) { return regex_find(a, true); });
-    declare(r, "regex.split", 2, [](Args a, BuiltinContext&) { return regex_split(a); });
-    declare(r, "regex.replace", 3, [](Args a, BuiltinContext&) { return regex_replace(a); });
+    declare(r, "regex.find_n", 3, [](Args a, BuiltinContext& ctx) { return regex_find(a, false, ctx); });
+    declare(r, "regex.find_all_string_submatch_n", 3,
+            [](Args a, BuiltinContext& ctx) { return regex_find(a, true, ctx); });
+    declare(r, "regex.split", 2, [](Args a, BuiltinContext& ctx) { return regex_split(a, ctx); });
+    declare(r, "regex.replace", 3, [](Args a, BuiltinContext& ctx) { return regex_replace(a, ctx); });
     declare(r, "regex.template_match", 4, [](Args a, BuiltinContext&) { return regex_template_match(a); });
     register_glob(r);
 }

@@ -1,10 +1,28 @@
 // Set union `|`, intersection `&`, and membership `in`.
 
+#include <optional>
+
 #include "stdlib/builtin_helpers.hpp"
 
 namespace gavel::stdlib {
 
 namespace {
+
+// Two sets' elements, both sorted, merged into one set (sorted, no
+// duplicates) in one pass; nullopt when the evaluation must stop.
+std::optional<runtime::SetBuilder> merged(std::span<const Value> x, std::span<const Value> y, BuiltinContext& ctx) {
+    if (!ctx.affords(2 * (x.size() + y.size()) * sizeof(Value))) return std::nullopt;  // the list, then the set
+    runtime::SetBuilder b(x.size() + y.size());
+    std::size_t i = 0, j = 0;
+    while (i < x.size() || j < y.size()) {
+        if (ctx.spend()) return std::nullopt;
+        int c = i == x.size() ? 1 : j == y.size() ? -1 : compare(x[i], y[j]);
+        b.insert(c <= 0 ? x[i] : y[j]);
+        if (c <= 0) ++i;
+        if (c >= 0) ++j;
+    }
+    return b;
+}
 
 bool member(const Value& collection, const Value& x) {
     if (collection.is_set()) return collection.contains(x);
@@ -23,21 +41,24 @@ bool member(const Value& collection, const Value& x) {
 }  // namespace
 
 void register_sets(Registry& r) {
-    declare(r, "or", 2, [](Args a, BuiltinContext&) {
+    declare(r, "or", 2, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_set()) return type_error(1, "set", a[0]);
         if (!a[1].is_set()) return type_error(2, "set", a[1]);
-        runtime::SetBuilder b;
-        for (const auto& v : a[0].set_elements()) b.insert(v);
-        for (const auto& v : a[1].set_elements()) b.insert(v);
-        return BuiltinResult::of(b.build());
+        if (a[1].size() == 0) return BuiltinResult::of(a[0]);
+        if (a[0].size() == 0) return BuiltinResult::of(a[1]);
+        auto both = merged(a[0].set_elements(), a[1].set_elements(), ctx);
+        if (!both) return BuiltinResult::cancelled();
+        return set_result(std::move(*both), ctx);
     });
-    declare(r, "and", 2, [](Args a, BuiltinContext&) {
+    declare(r, "and", 2, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_set()) return type_error(1, "set", a[0]);
         if (!a[1].is_set()) return type_error(2, "set", a[1]);
         runtime::SetBuilder b;
-        for (const auto& v : a[0].set_elements())
+        for (const auto& v : a[0].set_elements()) {
+            if (ctx.spend()) return BuiltinResult::cancelled();
             if (a[1].contains(v)) b.insert(v);
-        return BuiltinResult::of(b.build());
+        }
+        return set_result(std::move(b), ctx);
     });
     declare(r, "internal.member_2", 2, [](Args a, BuiltinContext&) {
         return BuiltinResult::of(Value::boolean(member(a[1], a[0])));

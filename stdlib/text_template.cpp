@@ -24,6 +24,9 @@ struct TemplateError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Thrown when the evaluation's budget says stop.
+struct TemplateStopped {};
+
 [[noreturn]] void fail(int line, const std::string& msg) {
     throw TemplateError(fmt::format("template: template:{}: {}", line, msg));
 }
@@ -483,7 +486,9 @@ bool truth(const TV& t) {
 
 class Executor {
 public:
-    Executor(const Value& root, int line) : line_(line) { vars_.push_back({"$", TV{root}}); }
+    Executor(const Value& root, int line, runtime::WorkBudget* budget) : budget_(budget), line_(line) {
+        vars_.push_back({"$", TV{root}});
+    }
 
     std::string out;
 
@@ -494,11 +499,16 @@ public:
 private:
     std::vector<std::pair<std::string, TV>> vars_;
     std::size_t steps_ = 0;
+    std::size_t counted_ = 0;  // output already counted as work
+    runtime::WorkBudget* budget_;
     int line_;
 
     void step() {
         if (++steps_ > kMaxSteps) fail(line_, "template execution exceeds the step limit");
         if (out.size() > kMaxOutput) fail(line_, "template output exceeds the size limit");
+        // Each step and each 16 bytes written is work: the evaluation's deadline and memory limit bound it.
+        if (budget_ && budget_->spend(1 + (out.size() - counted_) / 16)) throw TemplateStopped{};
+        counted_ = out.size();
     }
 
     void run_node(const Node& n, const TV& dot) {
@@ -758,15 +768,17 @@ private:
 
 }  // namespace
 
-TemplateResult render_template(std::string_view tmpl, const runtime::Value& vars) {
+TemplateResult render_template(std::string_view tmpl, const runtime::Value& vars, runtime::WorkBudget* budget) {
     TemplateResult res;
     try {
         Parser parser(split_items(tmpl));
         NodeList tree = parser.parse();
-        Executor exec(vars, 1);
+        Executor exec(vars, 1, budget);
         exec.run(tree, TV{vars});
         res.ok = true;
         res.output = std::move(exec.out);
+    } catch (const TemplateStopped&) {
+        res.stopped = true;
     } catch (const TemplateError& e) {
         res.error = e.what();
     } catch (const std::exception& e) {

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "runtime/value.hpp"
+#include "runtime/work_budget.hpp"
 
 namespace gavel::stdlib {
 
@@ -26,8 +27,11 @@ struct TemplateResult {
     bool ok = false;
     std::string output;
     std::string error;
+    bool stopped = false;  // the budget said stop (the evaluation's deadline or memory limit)
 };
 
-TemplateResult render_template(std::string_view tmpl, const runtime::Value& vars);
+// With a budget, each step of the execution and the text it writes are work
+// asked of it.
+TemplateResult render_template(std::string_view tmpl, const runtime::Value& vars, runtime::WorkBudget* budget = nullptr);
 
 }  // namespace gavel::stdlib

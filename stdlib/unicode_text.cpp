@@ -1,6 +1,7 @@
 #include "stdlib/unicode_text.hpp"
 
 #include <locale.h>
+#include <string.h>
 #include <wctype.h>
 
 #include "runtime/utf8.hpp"
@@ -106,6 +107,16 @@ bool is_space(char32_t r) noexcept {
         default:
             return r >= 0x2000 && r <= 0x200A;
     }
+}
+
+std::size_t find(std::string_view hay, std::string_view needle, std::size_t from) noexcept {
+    if (from > hay.size()) return std::string_view::npos;
+    if (needle.empty()) return from;
+    // An empty haystack may have no storage at all (data() == nullptr), which memmem must not see.
+    if (needle.size() > hay.size() - from) return std::string_view::npos;
+    // glibc's memmem is the two-way algorithm: linear in the worst case.
+    const void* hit = ::memmem(hay.data() + from, hay.size() - from, needle.data(), needle.size());
+    return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - hay.data()) : std::string_view::npos;
 }
 
 bool is_ascii(std::string_view s) noexcept {

@@ -47,4 +47,10 @@ bool is_space(char32_t r) noexcept;
 
 bool is_ascii(std::string_view s) noexcept;
 
+// The first occurrence of `needle` in `hay` at or after byte `from`
+// (std::string_view::find's answer), in time linear in both, as Go's
+// strings.Index: string_view::find compares the needle again at each place
+// its first byte occurs, quadratic on "aaaa…" searched for "aaa…b".
+std::size_t find(std::string_view hay, std::string_view needle, std::size_t from = 0) noexcept;
+
 }  // namespace gavel::stdlib::text

@@ -78,10 +78,20 @@ void walk_pairs(const Value& root, std::span<const std::optional<Value>> path_fi
     w.visit(root, 0);
 }
 
-BuiltinResult walk_relation(std::span<const Value> args, BuiltinContext&, const WalkEmit& emit) {
+// Each pair is work (its path is built for it): a document whose values are
+// shared many times over has far more pairs than nodes in memory.
+BuiltinResult walk_relation(std::span<const Value> args, BuiltinContext& ctx, const WalkEmit& emit) {
     if (args.empty()) return BuiltinResult::undefined();
-    walk_pairs(args[0], {}, true, emit);
-    return BuiltinResult::undefined();
+    bool stopped = false;
+    walk_pairs(args[0], {}, true, [&](const Value& pair) {
+        const std::size_t path_length = pair.array_elements().empty() ? 0 : pair.array_elements()[0].size();
+        if (ctx.spend(2 + path_length)) {
+            stopped = true;
+            return false;
+        }
+        return emit(pair);
+    });
+    return stopped ? BuiltinResult::cancelled() : BuiltinResult::undefined();
 }
 
 void register_walk(Registry& r) {

@@ -212,9 +212,27 @@ bool is_block_collection(const Value& v) {
 
 std::span<const Value> sequence(const Value& v) { return v.is_array() ? v.array_elements() : v.set_elements(); }
 
-void emit(std::string& out, const Value& v, std::size_t indent);
+// Thrown when the evaluation's budget says stop; caught in yaml.marshal.
+struct EmitStopped {};
 
-void emit_scalar(std::string& out, const Value& v, std::size_t indent) {
+// Room in `out` for `n` more bytes within the evaluation's memory limit (the
+// text can be far larger than the value: one value shared many times over,
+// indentation on every line), and the work it stands for.
+void need(std::string& out, std::size_t n, BuiltinContext& ctx) {
+    if (!ctx.room(out, n)) throw EmitStopped{};
+}
+
+void emit(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx);
+
+void emit_scalar(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx) {
+    if (v.is_string()) {
+        // Quoted, escaped (up to four bytes a byte), or a literal block indented on every line.
+        std::string_view text = v.as_string();
+        auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+        need(out, 4 * text.size() + lines * (indent + 3) + 16, ctx);
+    } else {
+        need(out, 32, ctx);
+    }
     if (v.is_string()) append_string(out, v.as_string(), indent, false);
     else if (v.is_array() || v.is_set()) out += "[]";
     else if (v.is_object()) out += "{}";
@@ -222,7 +240,7 @@ void emit_scalar(std::string& out, const Value& v, std::size_t indent) {
 }
 
 // Emits a block mapping whose first key goes where the cursor already is.
-void emit_mapping(std::string& out, const Value& v, std::size_t indent) {
+void emit_mapping(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx) {
     std::vector<std::pair<std::string, const Value*>> entries;
     for (const auto& e : v.object_entries()) entries.emplace_back(key_text(e.key), &e.value);
     std::stable_sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
@@ -231,48 +249,51 @@ void emit_mapping(std::string& out, const Value& v, std::size_t indent) {
                   entries.end());
     bool first = true;
     for (const auto& [key, value] : entries) {
+        need(out, indent + 4 * key.size() + 8, ctx);
         if (!first) append_indent(out, indent);
         first = false;
         append_string(out, key, indent, true);
         out += ':';
         if (is_block_collection(*value)) {
             out += '\n';
+            need(out, indent + 2, ctx);
             if (value->is_object()) {
                 append_indent(out, indent + 2);
-                emit_mapping(out, *value, indent + 2);
+                emit_mapping(out, *value, indent + 2, ctx);
             } else {
                 append_indent(out, indent);
-                emit(out, *value, indent);
+                emit(out, *value, indent, ctx);
             }
         } else {
             out += ' ';
-            emit_scalar(out, *value, indent);
+            emit_scalar(out, *value, indent, ctx);
             out += '\n';
         }
     }
 }
 
 // Emits any value at the cursor; ends with a newline.
-void emit(std::string& out, const Value& v, std::size_t indent) {
+void emit(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx) {
     if (v.is_object() && v.size() > 0) {
-        emit_mapping(out, v, indent);
+        emit_mapping(out, v, indent, ctx);
         return;
     }
     if ((v.is_array() || v.is_set()) && v.size() > 0) {
         bool first = true;
         for (const auto& item : sequence(v)) {
+            need(out, indent + 2, ctx);
             if (!first) append_indent(out, indent);
             first = false;
             out += "- ";
-            if (is_block_collection(item)) emit(out, item, indent + 2);
+            if (is_block_collection(item)) emit(out, item, indent + 2, ctx);
             else {
-                emit_scalar(out, item, indent);
+                emit_scalar(out, item, indent, ctx);
                 out += '\n';
             }
         }
         return;
     }
-    emit_scalar(out, v, indent);
+    emit_scalar(out, v, indent, ctx);
     out += '\n';
 }
 
@@ -292,10 +313,14 @@ std::string yaml_error(const runtime::ParseError& e) {
 }  // namespace
 
 void register_yaml(Registry& r) {
-    declare(r, "yaml.marshal", 1, [](Args a, BuiltinContext&) {
+    declare(r, "yaml.marshal", 1, [](Args a, BuiltinContext& ctx) {
         std::string out;
-        emit(out, a[0], 0);
-        return BuiltinResult::of(Value::string(out));
+        try {
+            emit(out, a[0], 0, ctx);
+        } catch (const EmitStopped&) {
+            return BuiltinResult::cancelled();
+        }
+        return text_result(ctx, out);
     });
     declare(r, "yaml.unmarshal", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);

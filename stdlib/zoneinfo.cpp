@@ -5,11 +5,12 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <mutex>
 #include <sstream>
+
+#include "runtime/file_read.hpp"
 
 #include "stdlib/civil_time.hpp"
 #include "stdlib/zoneinfo_embedded.hpp"
@@ -160,14 +161,11 @@ struct Reader {
     }
 };
 
+// A TZif file (/etc/localtime, TZ=:/path): empty when it is not a regular file
+// of at most kMaxTzifBytes (a FIFO or a device there must not hang the process).
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return {};
-    std::string data;
-    data.resize(kMaxTzifBytes);
-    in.read(data.data(), static_cast<std::streamsize>(data.size()));
-    data.resize(static_cast<std::size_t>(in.gcount()));
-    return data;
+    auto read = runtime::read_whole_file(path, kMaxTzifBytes, runtime::NonRegular::Refuse);
+    return read.ok ? std::move(read.text) : std::string();
 }
 
 std::shared_ptr<const Zone> utc_zone() {

@@ -151,6 +151,18 @@ const std::vector<std::string>& conventional_rule_names() {
     return names;
 }
 
+namespace {
+bool defines_any(const std::vector<ConventionalRule>& rules, std::initializer_list<std::string_view> names) {
+    return std::any_of(rules.begin(), rules.end(), [&](const ConventionalRule& r) {
+        return std::find(names.begin(), names.end(), r.name) != names.end();
+    });
+}
+}  // namespace
+
+bool validates(const std::vector<ConventionalRule>& rules) { return defines_any(rules, {"deny", "violation", "warn"}); }
+
+bool can_deny(const std::vector<ConventionalRule>& rules) { return defines_any(rules, {"deny", "violation"}); }
+
 std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules) {
     return conventional_rules_query(engine::data_path_text(package), rules);
 }

@@ -40,6 +40,13 @@ struct ConventionalRule {
     bool multi_value = false;
 };
 
+// Whether a package with these conventional rules can answer a validating review: it
+// defines deny, violation or warn (the packages `gavel webhook-config` registers at
+// /validate/). Without them a review could only ever be allowed, without a word: a
+// /validate/ request for such a package gets the failure decision instead.
+bool validates(const std::vector<ConventionalRule>& rules);
+bool can_deny(const std::vector<ConventionalRule>& rules);  // deny or violation
+
 // The query evaluating a package's conventional rules to one object with a key per
 // rule in `rules` (only those: rules a package does not define cost nothing).
 std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules);

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "engine/directory_walk.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/loader.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
@@ -73,7 +73,8 @@ DirectorySource::Reading DirectorySource::read_all() const {
             }
             if (e.kind != Kind::File || (e.depth > 0 && !is_loaded_file(e.relative))) continue;
             r.newest_change_ns = std::max(r.newest_change_ns, e.changed_ns);
-            engine::FileRead read = engine::read_whole_file(e.path);
+            // Refused if it became a FIFO since the walk saw a regular file: never wait on one.
+            runtime::FileRead read = runtime::read_whole_file(e.path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
             if (!read.ok) {
                 r.errors.add(read_error(e.path, std::move(read.message)));
                 continue;
@@ -151,8 +152,8 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool forc
     lo.cycles_are_errors = false;
     lo.read_file = [&by_path](const std::string& path) {
         auto it = by_path.find(path);
-        if (it == by_path.end()) return engine::read_whole_file(path);
-        engine::FileRead read;
+        if (it == by_path.end()) return runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
+        runtime::FileRead read;
         read.ok = true;
         read.text = it->second->text;
         return read;

@@ -28,14 +28,14 @@ bool GatekeeperPolicies::rebuild(lang::Diagnostics& errors) {
 
 GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, bool force) {
     std::lock_guard lock(mutex_);
-    auto files = gatekeeper::read_object_paths(dirs_);
+    auto files = gatekeeper::read_object_paths(dirs_, runtime::NonRegular::Refuse);
     if (!force && (files.content_hash == loaded_hash_ || files.content_hash == failed_hash_)) {
         cycle_warnings_.report(files.skipped_cycles);
         return Poll::Unchanged;
     }
     // Something changed: take it only once it holds still (webhook/settled_read.hpp).
     bool settled = wait_until_settled({files.content_hash, files.newest_change_ns}, [&] {
-        files = gatekeeper::read_object_paths(dirs_);
+        files = gatekeeper::read_object_paths(dirs_, runtime::NonRegular::Refuse);
         return ReadingStamp{files.content_hash, files.newest_change_ns};
     }, settle_);
     cycle_warnings_.report(files.skipped_cycles);

@@ -9,8 +9,8 @@
 #include <openssl/x509v3.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+
+#include "runtime/file_read.hpp"
 
 namespace gavel::webhook {
 
@@ -25,12 +25,13 @@ std::string env(const char* name) {
     return v ? v : "";
 }
 
-bool read_all(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return false;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
+bool read_all(const std::string& path, std::string& out, std::string& error) {
+    runtime::FileRead read = runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
+    if (!read.ok) {
+        error = read.message;
+        return false;
+    }
+    out = std::move(read.text);
     return true;
 }
 
@@ -51,14 +52,14 @@ bool kube_config_from_environment(KubeClientConfig& out, std::string& error) {
 KubeResponse kube_request(const KubeClientConfig& c, const std::string& method, const std::string& path,
                           const std::string& content_type, const std::string& body) {
     KubeResponse r;
-    std::string token, ca;
-    if (!read_all(c.token_file, token)) {
-        r.error = "cannot read the service account token " + c.token_file;
+    std::string token, ca, why;
+    if (!read_all(c.token_file, token, why)) {
+        r.error = "cannot read the service account token " + c.token_file + ": " + why;
         return r;
     }
     while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ')) token.pop_back();
-    if (!read_all(c.ca_file, ca)) {
-        r.error = "cannot read the API server's CA " + c.ca_file;
+    if (!read_all(c.ca_file, ca, why)) {
+        r.error = "cannot read the API server's CA " + c.ca_file + ": " + why;
         return r;
     }
     try {

@@ -64,6 +64,20 @@ std::string utc_timestamp() {
     return buf;
 }
 
+std::optional<std::int64_t> utc_timestamp_unix_nanos(std::string_view timestamp) {
+    // "YYYY-MM-DDTHH:MM:SS.ffffffZ", as utc_timestamp() writes it.
+    std::tm tm{};
+    int micros = 0, used = 0;
+    std::string text(timestamp);
+    if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%6dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                    &tm.tm_sec, &micros, &used) != 7 ||
+        used != static_cast<int>(text.size()))
+        return std::nullopt;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    return static_cast<std::int64_t>(timegm(&tm)) * 1000000000 + std::int64_t(micros) * 1000;
+}
+
 void log_line(std::string_view level, std::string_view message,
               std::initializer_list<std::pair<std::string_view, runtime::Value>> fields) {
     log_line(level, message, std::span<const std::pair<std::string_view, runtime::Value>>(fields.begin(), fields.size()));

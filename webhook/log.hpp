@@ -5,6 +5,8 @@
 // Lines below the level set with set_log_level (OPA's --log-level) are dropped.
 
 #include <initializer_list>
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,5 +31,7 @@ void log_line(std::string_view level, std::string_view message,
 // Writes one complete JSON object (already without newline) to stdout, whole lines only.
 void decision_log_line(const runtime::Value& entry);
 std::string utc_timestamp();
+// Nanoseconds since the epoch of a time utc_timestamp() wrote; nullopt for other text.
+std::optional<std::int64_t> utc_timestamp_unix_nanos(std::string_view timestamp);
 
 }  // namespace gavel::webhook

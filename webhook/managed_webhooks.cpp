@@ -1,8 +1,7 @@
 #include "webhook/managed_webhooks.hpp"
 
-#include <fstream>
-#include <sstream>
 
+#include "runtime/file_read.hpp"
 #include "webhook/log.hpp"
 
 namespace gavel::webhook {
@@ -14,14 +13,14 @@ ManagedWebhooks::ManagedWebhooks(ManagedWebhooksOptions options, KubeClientConfi
 
 void ManagedWebhooks::sync() {
     auto snapshot = store_->current();
-    std::string ca;
+    std::string ca, ca_unreadable;
     if (options_.ca_bundle_file.empty()) {
         ca = options_.serving_certificate ? options_.serving_certificate() : "";
     } else {
-        std::ifstream in(options_.ca_bundle_file, std::ios::binary);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        ca = ss.str();
+        runtime::FileRead read =
+            runtime::read_whole_file(options_.ca_bundle_file, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
+        ca = std::move(read.text);
+        ca_unreadable = read.message;
     }
     auto now = std::chrono::steady_clock::now();
     bool changed = snapshot->config_hash != applied_hash_ || ca != applied_ca_;
@@ -38,7 +37,8 @@ void ManagedWebhooks::sync() {
     std::vector<WebhookConfiguration> configurations;
     std::string error;
     if (!errors.empty()) error = "the policies do not compile: " + (*errors.begin()).message;
-    else if (ca.empty()) error = "no caBundle: the CA file is empty or unreadable";
+    else if (!ca_unreadable.empty()) error = "no caBundle: " + ca_unreadable;
+    else if (ca.empty()) error = "no caBundle: the CA file is empty";
     else if (build_webhook_configurations(packages, config, configurations, error)) registration_.apply(configurations, error);
     if (!error.empty()) {
         failed_ = true;

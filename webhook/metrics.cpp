@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <iterator>
 
 #include "webhook/process_metrics.hpp"
 
@@ -14,54 +15,87 @@ double now_seconds() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Label values may hold anything a client sends; Prometheus escapes \, " and newline.
-std::string label(std::string_view v) {
-    std::string out;
-    for (char c : v) {
-        if (c == '\\') out += "\\\\";
-        else if (c == '"') out += "\\\"";
-        else if (c == '\n') out += "\\n";
-        else out.push_back(c);
+std::string label(std::string_view v) { return prometheus_label_value(v); }
+
+// client_golang's method label: the methods it knows, in lower case; "unknown" for others.
+std::string_view opa_method_label(std::string_view method) {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kMethods = {{
+        {"GET", "get"}, {"PUT", "put"}, {"HEAD", "head"}, {"POST", "post"}, {"DELETE", "delete"},
+        {"CONNECT", "connect"}, {"OPTIONS", "options"}, {"NOTIFY", "notify"}, {"TRACE", "trace"}, {"PATCH", "patch"},
+    }};
+    for (const auto& [upper, lower] : kMethods)
+        if (method == upper || method == lower) return lower;
+    return "unknown";
+}
+
+// client_golang's code label: no status written counts as 200. (Written into `buf`.)
+std::string_view opa_code_label(int code, std::array<char, 4>& buf) {
+    if (code == 0) return "200";
+    if (code < 100 || code > 599) return "unknown";
+    buf = {static_cast<char>('0' + code / 100), static_cast<char>('0' + code / 10 % 10), static_cast<char>('0' + code % 10), 0};
+    return std::string_view(buf.data(), 3);
+}
+
+// The series at `key` (views), made on its first use only.
+template <class Map, class Key, class... Args>
+auto& series(Map& map, const Key& key, Args&&... args) {
+    auto it = map.find(key);
+    if (it == map.end()) {
+        auto owned = std::apply([](const auto&... parts) { return typename Map::key_type(typename Map::key_type(parts...)); }, key);
+        it = map.emplace(std::move(owned), typename Map::mapped_type(std::forward<Args>(args)...)).first;
     }
-    return out;
+    return it->second;
 }
 
-// A client may send any method: only the standard ones become label values.
-std::string_view method_label(std::string_view method) {
-    static constexpr std::array kMethods = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"};
-    for (std::string_view m : kMethods)
-        if (m == method) return m;
-    return "other";
-}
-
-// OPA's handler label: "v1/data", "v1/query", "health", "metrics"; "index" for POST /.
-std::string handler_label(std::string_view endpoint) {
-    if (endpoint == "/") return "index";
-    if (!endpoint.empty() && endpoint.front() == '/') endpoint.remove_prefix(1);
-    return std::string(endpoint);
-}
-
-void observe(std::vector<std::uint64_t>& buckets, std::uint64_t& count, double& sum, double seconds) {
-    for (std::size_t i = 0; i < Metrics::kBucketCount; ++i)
-        if (seconds <= Metrics::kBuckets[i]) {
-            ++buckets[i];
-            break;
-        }
-    ++count;
-    sum += seconds;
+const std::vector<double>& gavel_buckets() {
+    static const std::vector<double> bounds(std::begin(Metrics::kBuckets), std::end(Metrics::kBuckets));
+    return bounds;
 }
 
 }  // namespace
 
 void Metrics::record_request(std::string_view endpoint, std::string_view decision, int code,
-                             std::chrono::nanoseconds latency, std::string_view method) {
+                             std::chrono::nanoseconds latency) {
     double seconds = std::chrono::duration<double>(latency).count();
     std::lock_guard lock(mutex_);
-    ++requests_[{std::string(endpoint), std::string(decision), code}];
-    auto& h = latency_[std::string(endpoint)];
-    observe(h.buckets, h.count, h.sum, seconds);
-    auto& o = opa_latency_[{code, handler_label(endpoint), std::string(method_label(method))}];
-    observe(o.buckets, o.count, o.sum, seconds);
+    ++series(requests_, std::tuple<std::string_view, std::string_view, int>(endpoint, decision, code));
+    auto it = latency_.find(endpoint);
+    if (it == latency_.end()) it = latency_.try_emplace(std::string(endpoint), kBucketCount).first;
+    it->second.observe(gavel_buckets(), seconds);
+}
+
+const std::vector<double>& Metrics::opa_default_buckets() {
+    // OPA's server.metrics.prom.http_request_duration_seconds.buckets default: 1 µs to 1 s.
+    static const std::vector<double> bounds = {1e-6, 5e-6, 1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 0.01, 0.1, 1};
+    return bounds;
+}
+
+void Metrics::set_opa_buckets(std::vector<double> bounds) {
+    std::lock_guard lock(mutex_);
+    opa_bounds_ = std::move(bounds);
+    opa_latency_.clear();
+}
+
+void Metrics::record_opa_request(std::string_view handler, int code, std::string_view method, std::chrono::nanoseconds latency,
+                                 bool cancelled) {
+    double seconds = std::chrono::duration<double>(latency).count();
+    std::array<char, 4> code_buf{};
+    std::tuple<std::string_view, std::string_view, std::string_view> key(opa_code_label(code, code_buf), handler,
+                                                                          opa_method_label(method));
+    std::lock_guard lock(mutex_);
+    series(opa_latency_, key, opa_bounds_.size()).observe(opa_bounds_, seconds);
+    // OPA labels its cancellations with the status and the method as they are.
+    if (cancelled) ++opa_cancellations_[{std::to_string(code), std::string(handler), std::string(method)}];
+}
+
+void Metrics::add_listener(std::string name, std::string address, std::function<ListenerCounts()> counts) {
+    std::lock_guard lock(mutex_);
+    listeners_.push_back({std::move(name), std::move(address), std::move(counts)});
+}
+
+void Metrics::add_collector(std::function<void(std::string&)> render) {
+    std::lock_guard lock(mutex_);
+    collectors_.push_back(std::move(render));
 }
 
 void Metrics::set_build_info(std::string version, std::string revision) {
@@ -94,8 +128,19 @@ void Metrics::plugin_set(std::string_view family, std::string_view labels, doubl
 }
 
 std::string Metrics::render(bool ready, const std::string& config_hash) const {
+    // Listeners and collectors are read outside the lock: they take locks of their own.
+    std::vector<ListenerSource> listeners;
+    std::vector<std::function<void(std::string&)>> collectors;
+    {
+        std::lock_guard lock(mutex_);
+        listeners = listeners_;
+        collectors = collectors_;
+    }
+    std::vector<ListenerCounts> counts;
+    for (const auto& l : listeners) counts.push_back(l.counts());
+
     std::string out;
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     out += "# HELP gavel_http_requests_total HTTP requests by endpoint, admission decision and status code.\n";
     out += "# TYPE gavel_http_requests_total counter\n";
     for (const auto& [key, n] : requests_) {
@@ -105,18 +150,8 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
     }
     out += "# HELP gavel_http_request_duration_seconds Time from a complete request to its response.\n";
     out += "# TYPE gavel_http_request_duration_seconds histogram\n";
-    for (const auto& [endpoint, h] : latency_) {
-        std::uint64_t cumulative = 0;
-        for (std::size_t i = 0; i < kBucketCount; ++i) {
-            cumulative += h.buckets[i];
-            out += fmt::format("gavel_http_request_duration_seconds_bucket{{endpoint=\"{}\",le=\"{}\"}} {}\n",
-                               label(endpoint), kBuckets[i], cumulative);
-        }
-        out += fmt::format("gavel_http_request_duration_seconds_bucket{{endpoint=\"{}\",le=\"+Inf\"}} {}\n", label(endpoint),
-                           h.count);
-        out += fmt::format("gavel_http_request_duration_seconds_sum{{endpoint=\"{}\"}} {}\n", label(endpoint), h.sum);
-        out += fmt::format("gavel_http_request_duration_seconds_count{{endpoint=\"{}\"}} {}\n", label(endpoint), h.count);
-    }
+    for (const auto& [endpoint, h] : latency_)
+        render_histogram(out, "gavel_http_request_duration_seconds", "endpoint=\"" + label(endpoint) + "\"", gavel_buckets(), h);
     out += "# HELP gavel_reloads_total Policy and data reloads by outcome.\n";
     out += "# TYPE gavel_reloads_total counter\n";
     out += fmt::format("gavel_reloads_total{{status=\"success\"}} {}\n", reload_ok_.load());
@@ -135,19 +170,34 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
     out += "# TYPE gavel_ready gauge\n";
     out += fmt::format("gavel_ready {}\n", ready ? 1 : 0);
 
-    out += "# HELP http_request_duration_seconds A histogram of duration for requests (OPA's name and labels).\n";
-    out += "# TYPE http_request_duration_seconds histogram\n";
+    // OPA's families, as client_golang writes them: no family until it has a series.
+    if (!opa_latency_.empty()) render_family_header(out, "http_request_duration_seconds", "histogram", "A histogram of duration for requests.");
     for (const auto& [key, h] : opa_latency_) {
         const auto& [code, handler, method] = key;
-        std::string labels = fmt::format("code=\"{}\",handler=\"{}\",method=\"{}\"", code, label(handler), method);
-        std::uint64_t cumulative = 0;
-        for (std::size_t i = 0; i < kBucketCount; ++i) {
-            cumulative += h.buckets[i];
-            out += fmt::format("http_request_duration_seconds_bucket{{{},le=\"{}\"}} {}\n", labels, kBuckets[i], cumulative);
-        }
-        out += fmt::format("http_request_duration_seconds_bucket{{{},le=\"+Inf\"}} {}\n", labels, h.count);
-        out += fmt::format("http_request_duration_seconds_sum{{{}}} {}\n", labels, h.sum);
-        out += fmt::format("http_request_duration_seconds_count{{{}}} {}\n", labels, h.count);
+        render_histogram(out, "http_request_duration_seconds",
+                         fmt::format("code=\"{}\",handler=\"{}\",method=\"{}\"", code, label(handler), label(method)), opa_bounds_, h);
+    }
+    if (!opa_cancellations_.empty()) render_family_header(out, "http_request_cancellations", "counter", "A count of cancelled requests.");
+    for (const auto& [key, n] : opa_cancellations_) {
+        const auto& [code, handler, method] = key;
+        out += fmt::format("http_request_cancellations{{code=\"{}\",handler=\"{}\",method=\"{}\"}} {}\n", label(code), label(handler),
+                           label(method), prometheus_number(static_cast<double>(n)));
+    }
+    // Each listener's connections (webhook::Server's connection cap).
+    if (!listeners.empty()) {
+        auto family = [&](std::string_view name, std::string_view type, std::string_view help, auto value) {
+            render_family_header(out, name, type, help);
+            for (std::size_t i = 0; i < listeners.size(); ++i)
+                out += fmt::format("{}{{listener=\"{}\",address=\"{}\"}} {}\n", name, label(listeners[i].name),
+                                   label(listeners[i].address), value(counts[i]));
+        };
+        family("gavel_connections", "gauge", "Connections open now, by listener.", [](const ListenerCounts& c) { return c.open; });
+        family("gavel_connections_refused_total", "counter",
+               "Connections closed at once because the listener was at its connection cap and every connection was busy.",
+               [](const ListenerCounts& c) { return c.refused; });
+        family("gavel_connections_evicted_total", "counter",
+               "Connections closed to make room for a new one at the connection cap (the longest waiting for its client).",
+               [](const ListenerCounts& c) { return c.evicted; });
     }
     out += "# HELP gavel_build_info The version and revision gavel was built from (always 1).\n";
     out += "# TYPE gavel_build_info gauge\n";
@@ -176,6 +226,8 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
         }
         out += fmt::format("{} {}\n", series, v);
     }
+    lock.unlock();
+    for (const auto& render : collectors) render(out);
     return out;
 }
 

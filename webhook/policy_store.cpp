@@ -8,6 +8,7 @@
 #include "engine/bundle/roots.hpp"
 #include "runtime/json.hpp"
 #include "webhook/json_patch.hpp"
+#include "webhook/log.hpp"
 
 namespace gavel::webhook {
 
@@ -31,7 +32,7 @@ PolicyStore::PolicyStore(EngineOptions options, std::vector<std::string> warm_qu
     publish();
 }
 
-PolicyStore::Query PolicyStore::query(const std::string& text, bool cache) {
+PolicyStore::Query PolicyStore::query(const std::string& text, bool cache, const Engine::QueryOptions& options) {
     Query out;
     out.snapshot = current();
     {
@@ -45,7 +46,7 @@ PolicyStore::Query PolicyStore::query(const std::string& text, bool cache) {
     // Prepare against the engine, which always holds the newest published world.
     std::lock_guard lock(mutex_);
     out.snapshot = current();
-    auto prepared = engine_.prepare(text);
+    auto prepared = engine_.prepare(text, options);
     if (!prepared.ok()) {
         out.errors = std::move(prepared.diagnostics);
         return out;
@@ -74,6 +75,34 @@ partial::FilterAnnotations PolicyStore::filter_annotations(const std::vector<std
     return engine_.filter_annotations(path);
 }
 
+void PolicyStore::log_admission_warnings() {
+    std::lock_guard lock(mutex_);
+    log_admission_warnings_ = true;
+    logged_warnings_.clear();
+    warn_about_admission_rules(*current_);
+}
+
+void PolicyStore::warn_about_admission_rules(const Snapshot& snap) {
+    if (!log_admission_warnings_) return;
+    std::set<std::string> now;
+    for (const auto& m : snap.misspelt_rules) {
+        std::string location = m.file + ":" + std::to_string(m.line) + ":" + std::to_string(m.col);
+        std::string text = m.package + ": " + location + ": " + misspelling_text(m);
+        if (now.insert(text).second && !logged_warnings_.count(text))
+            log_line("warn", "a rule looks like a misspelt admission rule",
+                     {{"package", Value::string(m.package)}, {"rule", Value::string(m.name)},
+                      {"resembles", Value::string(m.resembles)}, {"location", Value::string(location)}});
+    }
+    for (const auto& [package, rules] : snap.conventional_rules) {
+        if (!validates(rules) || can_deny(rules)) continue;
+        std::string text = package + ": warns but never denies";
+        if (now.insert(text).second && !logged_warnings_.count(text))
+            log_line("warn", "a package warns but never denies: it defines warn and no deny or violation rule",
+                     {{"package", Value::string(package)}});
+    }
+    logged_warnings_ = std::move(now);
+}
+
 void PolicyStore::publish() {
     auto snap = std::make_shared<Snapshot>();
     snap->generation = ++generation_;
@@ -83,7 +112,8 @@ void PolicyStore::publish() {
         snap->bundle_revisions[name] = b.revision;
         snap->bundle_roots[name] = b.roots;
     }
-    for (const auto& rule : engine_.rules()) {
+    const std::vector<RuleInfo> all_rules = engine_.rules();
+    for (const auto& rule : all_rules) {
         snap->rule_paths.insert(rule.path);
         auto& list = snap->conventional_rules[rule.package];
         const auto& names = conventional_rule_names();
@@ -115,6 +145,8 @@ void PolicyStore::publish() {
         auto prepared = engine_.prepare(q);
         if (prepared.ok()) snap->queries.emplace(q, *prepared.value);
     }
+    snap->misspelt_rules = misspelt_rules(all_rules);
+    warn_about_admission_rules(*snap);
     std::atomic_store(&current_, std::shared_ptr<const Snapshot>(std::move(snap)));
 }
 

@@ -23,6 +23,7 @@
 #include "engine/engine.hpp"
 #include "runtime/value.hpp"
 #include "webhook/admission.hpp"
+#include "webhook/misspelt_rules.hpp"
 
 namespace gavel::webhook {
 
@@ -38,6 +39,8 @@ struct Snapshot {
     // The conventional admission rules (deny, warn ...) per package ("data.a.b"), and every
     // package that has rules at all (an unknown package in /validate/... is an error, not an allow).
     std::map<std::string, std::vector<ConventionalRule>> conventional_rules;
+    // Rules whose name looks like a misspelt conventional one (webhook/misspelt_rules.hpp).
+    std::vector<MisspeltRule> misspelt_rules;
 
     // Prepared queries of this world by query text: filled when published and on first use.
     mutable std::mutex cache_mutex;
@@ -60,13 +63,19 @@ public:
 
     std::shared_ptr<const Snapshot> current() const { return std::atomic_load(&current_); }
 
+    // gavel serve: from now on each published world's doubtful admission packages are
+    // logged as warnings, once per content (a warning that stays is not repeated at the
+    // next reload): rules that look like a misspelt conventional rule, and packages that
+    // warn but can never deny. (gavel run --server serves no admission reviews.)
+    void log_admission_warnings();
+
     struct Query {
         std::shared_ptr<const Snapshot> snapshot;
         std::optional<PreparedQuery> query;
         lang::Diagnostics errors;
     };
     // The query prepared in the newest world (cached per snapshot, at most kMaxCached).
-    Query query(const std::string& text, bool cache = true);
+    Query query(const std::string& text, bool cache = true, const Engine::QueryOptions& options = {});
 
     struct PartialQuery {
         std::shared_ptr<const Snapshot> snapshot;
@@ -122,6 +131,7 @@ private:
     WriteResult commit_or_rollback(const std::map<std::string, std::string>& old_policies, const runtime::Value& old_data,
                                    Write write = Write::Policy, const std::map<std::string, bool>* old_v0 = nullptr);
     void publish();
+    void warn_about_admission_rules(const Snapshot& snap);
     Engine::PolicyOptions policy_options(const std::string& id) const;
 
     std::mutex mutex_;  // writers only
@@ -136,6 +146,8 @@ private:
     std::map<std::string, ActiveBundle> bundles_;
     runtime::Value directory_data_ = runtime::Value::empty_object();
     std::string directory_hash_;
+    bool log_admission_warnings_ = false;
+    std::set<std::string> logged_warnings_;  // those of the last world published
     std::vector<std::string> warm_queries_;
     std::uint64_t generation_ = 0;
     std::shared_ptr<const Snapshot> current_;

@@ -11,12 +11,15 @@
 #include <sstream>
 #include <vector>
 
+#include "webhook/prometheus_text.hpp"
+
 namespace gavel::webhook {
 
 namespace {
 
 void gauge(std::string& out, const char* name, const char* type, const char* help, double value) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", name, help, name, type, name, value);
+    render_family_header(out, name, type, help);
+    out += fmt::format("{} {}\n", name, prometheus_number(value));
 }
 
 // /proc/self/stat's fields after the command name (which may hold spaces and parentheses).

@@ -1,6 +1,7 @@
 #include "webhook/server.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -10,6 +11,9 @@
 #include <openssl/x509.h>
 
 #include <array>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <optional>
 #include <stdexcept>
@@ -103,6 +107,9 @@ struct Server::Impl : std::enable_shared_from_this<Impl> {
     // and nothing else is pending; released by stop().
     std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
     tcp::acceptor acceptor{io};
+    // unix:// listeners: a stream socket in the file system instead of TCP.
+    using local = asio::local::stream_protocol;
+    std::optional<local::acceptor> local_acceptor;
     uint16_t bound_port = 0;
     std::atomic<bool> stopping{false};
     std::atomic<std::size_t> in_flight{0};
@@ -116,7 +123,10 @@ struct Server::Impl : std::enable_shared_from_this<Impl> {
     asio::strand<asio::io_context::executor_type> control{asio::make_strand(io)};
 
     void accept();
-    void admit(tcp::socket socket);
+    template <class Acceptor>
+    void accept_on(Acceptor& acc);
+    template <class Socket>
+    void admit(Socket socket);
     void begin_shutdown();
 
     void connection_closed(ConnectionTable::Slot slot) {
@@ -134,14 +144,16 @@ struct Server::Impl : std::enable_shared_from_this<Impl> {
     }
 };
 
-// One connection, plain (beast::tcp_stream) or TLS (beast::ssl_stream over it).
-template <bool kTls>
-class Session : public Connection, public std::enable_shared_from_this<Session<kTls>> {
-    using TlsStream = beast::ssl_stream<beast::tcp_stream>;
-    using Stream = std::conditional_t<kTls, TlsStream, beast::tcp_stream>;
+// One connection over TCP or a unix socket (Protocol), plain (beast::basic_stream)
+// or TLS (beast::ssl_stream over it).
+template <class Protocol, bool kTls>
+class Session : public Connection, public std::enable_shared_from_this<Session<Protocol, kTls>> {
+    using PlainStream = beast::basic_stream<Protocol>;
+    using TlsStream = beast::ssl_stream<PlainStream>;
+    using Stream = std::conditional_t<kTls, TlsStream, PlainStream>;
 
 public:
-    Session(tcp::socket socket, std::shared_ptr<asio::ssl::context> ctx, std::shared_ptr<Server::Impl> server)
+    Session(typename Protocol::socket socket, std::shared_ptr<asio::ssl::context> ctx, std::shared_ptr<Server::Impl> server)
         : server_(std::move(server)), ctx_(std::move(ctx)), tcp_(std::move(socket)), share_(*server_->body_budget),
           slot_(server_->connections.add()) {}
     ~Session() override { server_->connection_closed(slot_); }
@@ -164,8 +176,8 @@ public:
     }
 
 private:
-    // The TCP layer: tcp_ until a TLS stream took it over.
-    beast::tcp_stream& lowest() {
+    // The socket layer: tcp_ until a TLS stream took it over.
+    PlainStream& lowest() {
         if constexpr (kTls) {
             if (tls_) return beast::get_lowest_layer(*tls_);
         }
@@ -359,7 +371,11 @@ private:
         {
             boost::system::error_code peer_ec;
             auto peer = lowest().socket().remote_endpoint(peer_ec);
-            if (!peer_ec) req.remote_addr = peer.address().to_string() + ":" + std::to_string(peer.port());
+            if constexpr (std::is_same_v<Protocol, tcp>) {
+                if (!peer_ec) req.remote_addr = peer.address().to_string() + ":" + std::to_string(peer.port());
+            } else {
+                req.remote_addr = "@";  // as Go names a unix socket's peer
+            }
         }
         req.received = std::chrono::steady_clock::now();
         ++server_->in_flight;
@@ -419,7 +435,7 @@ private:
     void linger() {
         auto& tcp = lowest();
         beast::error_code ignored;
-        tcp.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        tcp.socket().shutdown(asio::socket_base::shutdown_send, ignored);
         tcp.expires_after(std::chrono::seconds(1));
         buffer_.clear();
         buffer_.shrink_to_fit();
@@ -440,7 +456,7 @@ private:
 
     std::shared_ptr<Server::Impl> server_;
     std::shared_ptr<asio::ssl::context> ctx_;  // before the streams: a TLS stream refers to it
-    beast::tcp_stream tcp_;                    // TLS: moved into tls_ once the handshake starts
+    PlainStream tcp_;                          // TLS: moved into tls_ once the handshake starts
     asio::any_io_executor executor_{tcp_.get_executor()};
     std::optional<TlsStream> tls_;
     // TLS before the handshake: the first record, as it arrives.
@@ -464,7 +480,13 @@ private:
 };
 
 void Server::Impl::accept() {
-    acceptor.async_accept(asio::make_strand(io), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+    if (local_acceptor) accept_on(*local_acceptor);
+    else accept_on(acceptor);
+}
+
+template <class Acceptor>
+void Server::Impl::accept_on(Acceptor& acc) {
+    acc.async_accept(asio::make_strand(io), [self = shared_from_this()](beast::error_code ec, typename Acceptor::protocol_type::socket socket) {
         if (self->stopping) return;
         if (ec) {
             // Out of file descriptors (EMFILE, ENFILE) or similar: back off instead of
@@ -483,7 +505,9 @@ void Server::Impl::accept() {
     });
 }
 
-void Server::Impl::admit(tcp::socket socket) {
+template <class Socket>
+void Server::Impl::admit(Socket socket) {
+    using Protocol = typename Socket::protocol_type;
     beast::error_code ec;
     std::size_t cap = options.max_connections;
     if (cap && connections.size() >= cap) {
@@ -503,17 +527,18 @@ void Server::Impl::admit(tcp::socket socket) {
                       {"refused", runtime::Value::integer(static_cast<std::int64_t>(refused.load()))}});
         if (!socket.is_open()) return;
     }
-    socket.set_option(tcp::no_delay(true), ec);
+    if constexpr (std::is_same_v<Protocol, tcp>) socket.set_option(tcp::no_delay(true), ec);
     if (tls) {
-        std::make_shared<Session<true>>(std::move(socket), tls->current(), shared_from_this())->start();
+        std::make_shared<Session<Protocol, true>>(std::move(socket), tls->current(), shared_from_this())->start();
     } else {
-        std::make_shared<Session<false>>(std::move(socket), nullptr, shared_from_this())->start();
+        std::make_shared<Session<Protocol, false>>(std::move(socket), nullptr, shared_from_this())->start();
     }
 }
 
 void Server::Impl::begin_shutdown() {
     beast::error_code ignored;
     acceptor.close(ignored);
+    if (local_acceptor) local_acceptor->close(ignored);
     for (auto& c : connections.all()) c->stop_if_idle();
 }
 
@@ -525,6 +550,21 @@ Server::Server(ServerOptions options, Handler handler, std::shared_ptr<TlsContex
     impl_->body_budget = std::make_unique<BodyBudget>(impl_->options.body_budget ? impl_->options.body_budget
                                                                                : 32 * impl_->options.body_limit);
     beast::error_code ec;
+    if (!impl_->options.unix_path.empty()) {
+        // As OPA: a socket file left over from an earlier run is removed first.
+        const std::string& path = impl_->options.unix_path;
+        if (path.front() != '@') ::unlink(path.c_str());
+        std::string native = path.front() == '@' ? std::string(1, '\0') + path.substr(1) : path;  // abstract namespace
+        Impl::local::endpoint endpoint(native);
+        auto& acc = impl_->local_acceptor.emplace(impl_->io);
+        acc.open(endpoint.protocol(), ec);
+        if (!ec) acc.bind(endpoint, ec);
+        if (!ec) acc.listen(asio::socket_base::max_listen_connections, ec);
+        if (!ec && path.front() != '@' && ::chmod(path.c_str(), impl_->options.unix_mode) != 0)
+            ec = beast::error_code(errno, boost::system::generic_category());
+        if (ec) throw std::runtime_error("cannot listen on unix://" + path + " (" + impl_->options.name + "): " + ec.message());
+        return;
+    }
     auto address = asio::ip::make_address(impl_->options.address, ec);
     if (ec) throw std::runtime_error("invalid address " + impl_->options.address + ": " + ec.message());
     tcp::endpoint endpoint(address, impl_->options.port);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 
+#include "runtime/file_read.hpp"
 #include "webhook/admission.hpp"
 #include "webhook/directory_events.hpp"
 #include "webhook/fd_limit.hpp"
@@ -29,6 +30,7 @@
 #include "webhook/plugins/status_reporter.hpp"
 #include "webhook/plugins/uuid.hpp"
 #include "webhook/policy_store.hpp"
+#include "webhook/prometheus_text.hpp"
 #include "webhook/server.hpp"
 #include "webhook/worker_pool.hpp"
 #include "runtime/json.hpp"
@@ -54,12 +56,16 @@ Value diagnostics_value(const lang::Diagnostics& errors) {
 
 // The bearer token of --authentication token: the file's first line.
 bool read_token(const std::string& file, std::string& token, std::string& error) {
-    std::ifstream in(file);
-    if (file.empty() || !in) {
+    if (file.empty()) {
         error = "--authentication token needs a readable --token-file";
         return false;
     }
-    std::getline(in, token);
+    runtime::FileRead read = runtime::read_whole_file(file);
+    if (!read.ok) {
+        error = "--authentication token needs a readable --token-file: " + read.message;
+        return false;
+    }
+    token = read.text.substr(0, read.text.find('\n'));
     while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
     if (token.empty()) {
         error = "the token file is empty";
@@ -94,6 +100,8 @@ ServerOptions server_options(const ListenerConfig& l, const ServerAssemblyOption
     so.name = l.name;
     so.address = l.address.host;
     so.port = l.address.port;
+    so.unix_path = l.address.unix_path;
+    so.unix_mode = o.unix_socket_mode;
     so.threads = l.threads;
     so.body_limit = l.body_limit;
     so.body_budget = l.body_budget;
@@ -126,6 +134,7 @@ int run_server(const ServerAssemblyOptions& o) {
     std::optional<plugins::Config> config;
     if (std::string error; !read_config(o, config, error)) return fail(error);
     ServiceOptions svc = o.service;
+    std::optional<std::vector<double>> opa_buckets;
     svc.api.version = o.version;
     svc.api.v0_compatible = o.engine.v0_compatible;
     svc.api.max_errors = o.engine.max_errors;
@@ -142,6 +151,14 @@ int run_server(const ServerAssemblyOptions& o) {
         };
         limit({"server", "decoding", "max_length"}, svc.api.max_request_bytes);
         limit({"server", "decoding", "gzip", "max_length"}, svc.api.max_inflated_bytes);
+        // server.metrics.prom.http_request_duration_seconds.buckets: OPA's request histogram.
+        const Value* buckets = &config->document;
+        for (auto key : {"server", "metrics", "prom", "http_request_duration_seconds", "buckets"})
+            buckets = buckets && buckets->is_object() ? buckets->find(key) : nullptr;
+        std::string error;
+        if (buckets && !buckets->is_null() &&
+            !histogram_bounds(*buckets, "server.metrics.prom.http_request_duration_seconds.buckets", opa_buckets.emplace(), error))
+            return fail("server metrics configuration parse error: " + error);
     }
     if (!o.token_file.empty()) {
         std::string error;
@@ -150,6 +167,7 @@ int run_server(const ServerAssemblyOptions& o) {
 
     auto metrics = std::make_shared<Metrics>();
     metrics->set_build_info(o.version, o.build_commit);
+    if (opa_buckets) metrics->set_opa_buckets(*opa_buckets);
     std::shared_ptr<GatekeeperPolicies> gatekeeper;
     if (!o.gatekeeper_dirs.empty()) {
         gatekeeper = std::make_shared<GatekeeperPolicies>(o.gatekeeper_dirs, metrics);
@@ -166,6 +184,7 @@ int run_server(const ServerAssemblyOptions& o) {
     }
 
     auto store = std::make_shared<PolicyStore>(o.engine, std::vector<std::string>{svc.decision});
+    if (!o.opa_runtime) store->log_admission_warnings();  // only gavel serve answers admission reviews
     DirectorySource::Options source_options;
     source_options.ignore = o.ignore;
     source_options.v0_compatible = o.engine.v0_compatible;
@@ -315,8 +334,16 @@ int run_server(const ServerAssemblyOptions& o) {
         };
         std::string config_json = runtime::to_json(plugins::active_config(
             config ? config->document : Value::empty_object(), labels, svc.api.default_decision, svc.api.authorization_decision));
-        service->set_api_hooks(plugin_states, [config_json] { return config_json; },
-                               [status] { return status ? std::optional<std::string>("{}") : std::nullopt; });
+        // /v1/status: the report the status plugin would send now.
+        runtime::ObjectBuilder label_values;
+        for (const auto& [k, v] : labels) label_values.insert(Value::string(k), Value::string(v));
+        auto status_json = [weak_bundles, logs, status, label_value = label_values.build()]() -> std::optional<std::string> {
+            if (!status) return std::nullopt;
+            auto b = weak_bundles.lock();
+            return runtime::to_json(plugins::StatusReporter::report(b ? b->statuses() : std::vector<plugins::BundleStatus>{},
+                                                                    label_value, logs));
+        };
+        service->set_api_hooks(plugin_states, [config_json] { return config_json; }, status_json);
     }
     if (bundle_plugin) {
         // Not ready until every bundle was activated once (from disk or the service).
@@ -344,6 +371,14 @@ int run_server(const ServerAssemblyOptions& o) {
         }
     } catch (const std::exception& e) {
         return fail(e.what());
+    }
+    // Each listener's connections on /metrics (read through the Server, which outlives every scrape).
+    for (const auto& s : servers) {
+        const std::string& host = s.config->address.host;
+        std::string address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(s.server->port());
+        metrics->add_listener(s.config->name, address, [server = s.server.get()] {
+            return Metrics::ListenerCounts{server->connections(), server->refused_connections(), server->evicted_connections()};
+        });
     }
 
     LifecycleOptions lo;
@@ -448,6 +483,7 @@ int run_server(const ServerAssemblyOptions& o) {
                                                              {"address", Value::string(l.address.host)},
                                                              {"port", Value::integer(s.server->port())},
                                                              {"tls", Value::boolean(l.address.tls())}};
+        if (!l.address.unix_path.empty()) fields.emplace_back("path", Value::string(l.address.unix_path));
         if (l.role == Listener::Rest)
             fields.emplace_back("authentication", Value::string(svc.token.empty() ? "off" : "token"));
         if (l.role == Listener::Admission) {

@@ -78,6 +78,7 @@ struct ServerAssemblyOptions {
     bool self_signed = true;
     std::string ca_dump;  // write the serving certificate here
     std::chrono::milliseconds tls_refresh{1000};
+    unsigned unix_socket_mode = 0755;  // unix:// listeners' socket files (OPA's --unix-socket-perm)
 
     ServiceOptions service;
     std::string token_file;  // --authentication token (gavel serve): the bearer token's file

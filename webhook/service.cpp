@@ -69,8 +69,15 @@ struct Service::Route {
     std::string mode;                // admission: "main", "validate" or "mutate"
     std::vector<std::string> path;   // admission: the package
     opa_api::Router router = opa_api::Router::Main;  // Kind::Api
+    std::string opa_handler;         // Kind::Api: OPA's handler label of the route ("" for none, or /metrics)
     opa_api::OpaApi::Work work = opa_api::OpaApi::Work::Immediate;
     Listener listener = Listener::Admission;
+};
+
+struct Service::Outcome {
+    std::string decision;                  // admission: "allowed", "denied", "error"
+    bool api_handled = false;              // the OPA API answered (not a refusal before it)
+    std::vector<std::string> instrumented; // then: the handlers OPA's instrumentation records
 };
 
 Service::Service(ServiceOptions options, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics)
@@ -159,7 +166,8 @@ Service::Route Service::route(Listener listener, const HttpRequest& req) const {
         r.router = listener == Listener::Diagnostic ? opa_api::Router::Diagnostic : opa_api::Router::Main;
         r.work = api_->classify(r.router, req);
         // gavel's endpoint label: the OPA handler's path ("/v1/data", "/health"; "/" for OPA's "index").
-        std::string label = api_->handler_label(r.router, req);
+        r.opa_handler = api_->handler_label(r.router, req);
+        std::string label = r.opa_handler;
         if (label.empty()) label = first == "metrics" ? "metrics" : "other";
         r.endpoint = label == "index" ? "/" : label == "other" ? label : "/" + label;
         if (listener == Listener::Rest && !options_.token.empty()) {
@@ -216,9 +224,9 @@ void Service::handle(Listener listener, HttpRequest req, Respond respond) {
     else if (r.kind == Route::Kind::Api && r.work == Work::Read)
         pool = r.listener == Listener::Api ? eval_pool_.get() : rest_pool_.get();
     if (!pool) {
-        std::string decision;
-        HttpResponse resp = execute(r, req, nullptr, decision);
-        finish(r, decision, start, resp, req.body.size());
+        Outcome outcome;
+        HttpResponse resp = execute(r, req, nullptr, outcome);
+        finish(r, outcome, start, resp, req.body.size());
         return respond(std::move(resp));
     }
     struct Pending {
@@ -228,17 +236,17 @@ void Service::handle(Listener listener, HttpRequest req, Respond respond) {
     };
     auto pending = std::make_shared<Pending>(Pending{std::move(r), std::move(req), std::move(respond)});
     WorkerPool::Task task = [self = shared_from_this(), pending, start](const std::atomic<bool>& cancel) {
-        std::string decision;
-        HttpResponse resp = self->execute(pending->route, pending->req, &cancel, decision);
+        Outcome outcome;
+        HttpResponse resp = self->execute(pending->route, pending->req, &cancel, outcome);
         std::size_t bytes = pending->req.body.size();
         pending->req = HttpRequest{};  // the body goes before the answer leaves
-        self->finish(pending->route, decision, start, resp, bytes);
+        self->finish(pending->route, outcome, start, resp, bytes, cancel.load());
         pending->respond(std::move(resp));
     };
     if (pool->try_submit(task)) return;
-    std::string decision;
-    HttpResponse resp = overloaded(pending->route, pending->req, *pool, decision);
-    finish(pending->route, decision, start, resp, pending->req.body.size());
+    Outcome outcome;
+    HttpResponse resp = overloaded(pending->route, pending->req, *pool, outcome);
+    finish(pending->route, outcome, start, resp, pending->req.body.size());
     pending->respond(std::move(resp));
 }
 
@@ -246,17 +254,17 @@ HttpResponse Service::handle_now(Listener listener, HttpRequest& req) {
     auto start = Clock::now();
     metrics_->request_started();
     Route r = route(listener, req);
-    std::string decision;
-    HttpResponse resp = execute(r, req, nullptr, decision);
-    finish(r, decision, start, resp, req.body.size());
+    Outcome outcome;
+    HttpResponse resp = execute(r, req, nullptr, outcome);
+    finish(r, outcome, start, resp, req.body.size());
     return resp;
 }
 
-HttpResponse Service::execute(const Route& r, HttpRequest& req, const std::atomic<bool>* cancel, std::string& decision) {
+HttpResponse Service::execute(const Route& r, HttpRequest& req, const std::atomic<bool>* cancel, Outcome& outcome) {
     using Kind = Route::Kind;
     switch (r.kind) {
     case Kind::Answer: return r.answer;
-    case Kind::Admission: return admission(req, r, cancel, decision);
+    case Kind::Admission: return admission(req, r, cancel, outcome.decision);
     case Kind::Api: {
         // Time spent waiting for a worker counts against the evaluation's limit.
         std::chrono::nanoseconds left{0};
@@ -265,13 +273,14 @@ HttpResponse Service::execute(const Route& r, HttpRequest& req, const std::atomi
             if (left.count() <= 0)
                 return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
         }
-        return api_->handle(r.router, req, cancel, left);
+        outcome.api_handled = true;
+        return api_->handle(r.router, req, cancel, left, &outcome.instrumented);
     }
     }
     return error_response(500, "internal_error", "unroutable request");
 }
 
-HttpResponse Service::overloaded(const Route& r, HttpRequest& req, const WorkerPool& pool, std::string& decision) {
+HttpResponse Service::overloaded(const Route& r, HttpRequest& req, const WorkerPool& pool, Outcome& outcome) {
     std::string message = "server busy: all " + std::to_string(pool.workers()) + " workers are busy and " +
                           std::to_string(pool.queue_limit()) + " requests wait already";
     // Once a second at most: an overload must not turn into a flood of log lines.
@@ -288,15 +297,24 @@ HttpResponse Service::overloaded(const Route& r, HttpRequest& req, const WorkerP
     ReviewRequest review;
     std::string error;
     if (!parse_review(req.body, review, error)) return error_response(400, "invalid_parameter", error);
-    decision = "error";
+    outcome.decision = "error";
     AdmissionDecision d = error_decision(review, message, options_.fail_open);
     return HttpResponse::json(200, runtime::to_json(d.review));
 }
 
-void Service::finish(const Route& r, const std::string& decision, Clock::time_point start, const HttpResponse& resp,
-                     std::size_t request_bytes) {
+void Service::finish(const Route& r, const Outcome& outcome, Clock::time_point start, const HttpResponse& resp,
+                     std::size_t request_bytes, bool cancelled) {
+    auto elapsed = Clock::now() - start;
     metrics_->request_finished();
-    metrics_->record_request(r.endpoint, decision, resp.status, Clock::now() - start, r.method);
+    metrics_->record_request(r.endpoint, outcome.decision, resp.status, elapsed);
+    // OPA's http_request_duration_seconds: under each OPA handler that served the request. An
+    // admission review counts as OPA's POST / ("index") or, for gavel's own paths, their name;
+    // an API request answered before the API saw it (queue full, no time left) under its route.
+    auto opa = [&](std::string_view handler) { metrics_->record_opa_request(handler, resp.status, r.method, elapsed, cancelled); };
+    if (r.kind == Route::Kind::Admission) opa(r.mode == "main" ? "index" : r.mode);
+    else if (r.kind == Route::Kind::Api && outcome.api_handled)
+        for (const auto& handler : outcome.instrumented) opa(handler);
+    else if (r.kind == Route::Kind::Api && !r.opa_handler.empty()) opa(r.opa_handler);
     if (request_bytes >= kLargeRequestBytes || resp.body.size() >= kLargeRequestBytes) request_memory_release();
 }
 
@@ -330,6 +348,15 @@ public:
 private:
     std::string id_;
 };
+
+// Why /validate/<pkg> cannot answer: the package has rules, none of them deny, violation
+// or warn; a rule that looks like a misspelt one is named.
+std::string no_validating_rule_text(const Snapshot& snap, const std::string& package) {
+    std::string text = "package " + package + " defines no deny or violation rule";
+    for (const auto& m : snap.misspelt_rules)
+        if (m.package == package) text += " (" + misspelling_text(m) + ")";
+    return text;
+}
 
 // print() in a policy: one log line per call, with the decision it belongs to.
 // (`id` outlives the evaluation: both live in the request's handler.)
@@ -368,12 +395,15 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
     std::string decision_name = main ? options_.decision : engine::data_path_text(package);
     std::string query_text = options_.decision;
     bool known_package = true;
+    std::shared_ptr<const Snapshot> snap;
+    const std::vector<ConventionalRule>* package_rules = nullptr;  // in *snap
     if (gatekeeper) {
         decision_name = "gatekeeper";
     } else if (!main) {
-        auto snap = store_->current();
+        snap = store_->current();
         auto it = snap->conventional_rules.find(decision_name);
         known_package = it != snap->conventional_rules.end();
+        if (known_package) package_rules = &it->second;
         query_text = known_package ? conventional_rules_query(decision_name, it->second) : "";
     }
     auto q = known_package && !gatekeeper ? store_->query(query_text) : PolicyStore::Query{};
@@ -394,6 +424,8 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         }
     } else if (!known_package) {
         d = error_decision(review, "no policy defines package " + decision_name, options_.fail_open);
+    } else if (mode == "validate" && !validates(*package_rules)) {
+        d = error_decision(review, no_validating_rule_text(*snap, decision_name), options_.fail_open);
     } else if (!q.query) {
         std::string message = "cannot prepare " + decision_name;
         if (!q.errors.empty()) message += ": " + q.errors.items().front().headline();

@@ -88,13 +88,14 @@ public:
                        std::function<std::optional<std::string>()> status_json);
 
     struct Route;
+    struct Outcome;  // what the metrics learn from answering: the decision, the handlers that ran
 
 private:
     Route route(Listener listener, const HttpRequest& req) const;
-    HttpResponse execute(const Route& route, HttpRequest& req, const std::atomic<bool>* cancel, std::string& decision);
-    HttpResponse overloaded(const Route& route, HttpRequest& req, const WorkerPool& pool, std::string& decision);
-    void finish(const Route& route, const std::string& decision, std::chrono::steady_clock::time_point start,
-                const HttpResponse& resp, std::size_t request_bytes);
+    HttpResponse execute(const Route& route, HttpRequest& req, const std::atomic<bool>* cancel, Outcome& outcome);
+    HttpResponse overloaded(const Route& route, HttpRequest& req, const WorkerPool& pool, Outcome& outcome);
+    void finish(const Route& route, const Outcome& outcome, std::chrono::steady_clock::time_point start, const HttpResponse& resp,
+                std::size_t request_bytes, bool cancelled = false);
 
     HttpResponse admission(HttpRequest& req, const Route& route, const std::atomic<bool>* cancel, std::string& decision_label);
     // After a data write: data.inventory goes to the Gatekeeper constraints.

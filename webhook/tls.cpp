@@ -10,8 +10,8 @@
 
 #include <arpa/inet.h>
 
-#include <fstream>
-#include <sstream>
+#include "runtime/file_read.hpp"
+
 
 namespace gavel::webhook {
 
@@ -50,15 +50,14 @@ std::string bio_text(BIO* bio) {
     return n > 0 ? std::string(data, static_cast<std::size_t>(n)) : std::string();
 }
 
+// Certificates are re-read while serving: a FIFO in their place is refused, never waited on.
 bool read_whole(const std::string& path, std::string& out, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "cannot read " + path;
+    runtime::FileRead read = runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
+    if (!read.ok) {
+        error = "cannot read " + path + ": " + read.message;
         return false;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
+    out = std::move(read.text);
     return true;
 }
 

@@ -21,9 +21,8 @@ bool is_keyword(std::string_view name) {
     return false;
 }
 
-Scan scan(std::string_view text) {
+Scan scan(std::string_view text, int depth) {
     Scan out;
-    int depth = 0;
     std::size_t i = 0;
     const std::size_t n = text.size();
     auto push = [&](TokenKind kind, std::size_t start, std::size_t end, int d) {

@@ -26,7 +26,8 @@ struct Scan {
     bool open_string = false;   // the text ends inside a raw string (`...)
 };
 
-Scan scan(std::string_view text);
+// `depth`: the brackets already open before `text` (a statement's next line).
+Scan scan(std::string_view text, int depth = 0);
 
 bool is_keyword(std::string_view name);
 

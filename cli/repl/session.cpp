@@ -1,13 +1,12 @@
 #include "cli/repl/session.hpp"
 
 #include <chrono>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "cli/repl/lexer.hpp"
 #include "cli/repl/trace_printer.hpp"
 #include "runtime/json.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/loader.hpp"
 #include "engine/bundle/load.hpp"
 #include "runtime/yaml.hpp"
@@ -49,17 +48,6 @@ std::optional<std::pair<std::string, std::string>> import_alias(const std::strin
     return std::make_pair(last, path);
 }
 
-std::string read_whole_file(const std::string& path, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "open " + path + ": no such file or directory";
-        return {};
-    }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return std::move(buffer).str();
-}
-
 std::string metrics_text(const Metrics& metrics) {
     std::map<std::string, uint64_t> sorted(metrics.begin(), metrics.end());
     std::string out = "{\n";
@@ -96,9 +84,9 @@ std::string Session::load_paths(const std::vector<std::string>& paths) {
 }
 
 std::string Session::load_input(const std::string& path) {
-    std::string error;
-    std::string text = read_whole_file(path, error);
-    if (!error.empty()) return "error: " + error + "\n";
+    runtime::FileRead read = runtime::read_whole_file(path);
+    if (!read.ok) return "error: " + read.message + "\n";
+    const std::string& text = read.text;
     auto json = runtime::parse_json(text);
     if (json) {
         input_ = json.value;

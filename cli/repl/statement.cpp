@@ -90,6 +90,17 @@ bool needs_more_input(std::string_view text) {
     return s.open_brackets > 0 || s.open_string;
 }
 
+Continuation continue_statement(Continuation before, std::string_view line) {
+    // Only a raw string and brackets outlive a line (strings and comments end with it).
+    if (before.open_string) {
+        auto close = line.find('`');
+        if (close == std::string_view::npos) return before;
+        line.remove_prefix(close + 1);
+    }
+    Scan s = scan(line, before.open_brackets);
+    return {s.open_brackets, s.open_string};
+}
+
 Statement classify(std::string_view raw) {
     Statement out;
     out.text = trim(raw);

@@ -28,8 +28,8 @@ void check_safety_rule_heads(CompileContext& ctx) {
             for (const auto& v : difference(head.vars(), safe)) {
                 std::string name = ctx.original_name(v);
                 if (is_generated_var(name)) continue;
-                const auto& loc = head.locations().count(v) ? head.locations().at(v) : r.head.loc;
-                if (!ctx.error(loc, lang::codes::unsafe_var_error, fmt::format("var {} is unsafe", display_var(name)))) {
+                // At the rule, as OPA reports it (its error has the rule's location).
+                if (!ctx.error(r.loc, lang::codes::unsafe_var_error, fmt::format("var {} is unsafe", display_var(name)))) {
                     ok = false;
                     return;
                 }

@@ -1,4 +1,7 @@
 #pragma once
+
+#include <set>
+#include <string>
 // The compiler's stages, in the order compiler.cpp runs them (OPA's order;
 // see the table there). Each runs over every module of the context and
 // reports into it; the helpers below let the query compiler apply the same
@@ -51,6 +54,8 @@ void rewrite_comprehension_terms_in(CompileContext& ctx, lang::Body& body);
 lang::Body rewrite_with_values_in(CompileContext& ctx, lang::Body body);
 void check_undefined_funcs_in(CompileContext& ctx, const lang::Body& body);
 lang::Body check_query_safety(CompileContext& ctx, lang::Body body);
+// Calls to the `unsafe` built-ins are type errors (OPA's CheckUnsafeBuiltins query stage).
+void check_unsafe_builtins_in(CompileContext& ctx, const lang::Body& body, const std::set<std::string>& unsafe);
 lang::Body rewrite_dynamic_terms_in(VarGenerator& gen, lang::Body body);
 void check_types_in(CompileContext& ctx, const lang::Body& body);
 void check_deprecated_builtins_in(CompileContext& ctx, const lang::Body& body, bool v1);

@@ -47,10 +47,16 @@ std::string error_text(const TypeError& e) {
 lang::Diagnostic TypeError::diagnostic() const {
     lang::Diagnostic d = lang::Diagnostic::at(loc, lang::codes::type_error, error_text(*this));
     d.details = detail;
+    d.hint = hint;
     return d;
 }
 
-TypeError plain_error(const lang::Location& loc, std::string message) { return TypeError{loc, std::move(message), {}, false}; }
+TypeError plain_error(const lang::Location& loc, std::string message) {
+    TypeError error;
+    error.loc = loc;
+    error.message = std::move(message);
+    return error;
+}
 
 TypeError arg_error(const lang::Location& loc, const std::string& name, const std::string& what,
                     const std::vector<TypePtr>& have, const Type& want, bool with_result) {
@@ -62,12 +68,12 @@ TypeError arg_error(const lang::Location& loc, const std::string& name, const st
     }
     have_text += ")";
     return TypeError{loc, name + ": " + what, {"have: " + have_text, "want: " + args_string(want, true, with_result)}, nil,
-                     with_detail(arg_detail(have, want, with_result))};
+                     with_detail(arg_detail(have, want, with_result)), {}};
 }
 
 TypeError match_error(const lang::Location& loc, const TypePtr& left, const TypePtr& right) {
     return TypeError{loc, "match error", {"left  : " + to_string(left), "right : " + to_string(right)},
-                     is_nil(left) || is_nil(right), with_detail(unification_detail(left, right))};
+                     is_nil(left) || is_nil(right), with_detail(unification_detail(left, right)), {}};
 }
 
 TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, std::size_t pos, const TypePtr& have,
@@ -85,21 +91,21 @@ TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, st
         lines.push_back(pad + "want (type): " + shown(want));
     }
     return TypeError{loc, "undefined ref: " + text, std::move(lines), false,
-                     with_detail(ref_invalid_detail(ref, pos, have, want, one_of))};
+                     with_detail(ref_invalid_detail(ref, pos, have, want, one_of)), {}};
 }
 
 TypeError ref_error_unsupported(const lang::Location& loc, const lang::Term& ref, std::size_t reached, const TypePtr& have) {
     std::string text = compiler::to_string(ref);
-    std::string message = "undefined ref: " + text;
+    std::vector<std::string> lines{text, std::string(prefix_string(ref, reached).size(), '^'), "have: " + shown(have)};
+    TypeError error{loc, "undefined ref: " + text, std::move(lines), false,
+                    with_detail(ref_unsupported_detail(ref, reached > 0 ? reached - 1 : 0, have)), {}};
     if (is(have, Kind::Function)) {
         std::string function = text;
         if (ref.kind == lang::TermKind::Ref && !ref.elems.empty() && names_generated_local(compiler::to_string(*ref.elems.back())))
             function = prefix_string(ref, ref.elems.size() - 1);
-        message = "function " + function + " used as reference, not called";
+        error.hint = "function " + function + " used as reference, not called";
     }
-    std::vector<std::string> lines{text, std::string(prefix_string(ref, reached).size(), '^'), "have: " + shown(have)};
-    return TypeError{loc, std::move(message), std::move(lines), false,
-                     with_detail(ref_unsupported_detail(ref, reached > 0 ? reached - 1 : 0, have))};
+    return error;
 }
 
 void sort_errors(TypeErrors& errors) {

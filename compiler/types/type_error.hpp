@@ -21,6 +21,7 @@ struct TypeError {
     std::vector<std::string> details;
     bool nil_cause = false;
     std::shared_ptr<const lang::JsonTree> detail;  // OPA's details object, for JSON output
+    std::string hint;                              // gavel's advice beside OPA's message (Diagnostic::hint)
 
     lang::Diagnostic diagnostic() const;  // rego_type_error, details appended to the message
 };

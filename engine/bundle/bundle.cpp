@@ -6,11 +6,11 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "engine/bundle/file_hash.hpp"
 #include "engine/bundle/roots.hpp"
 #include "engine/directory_walk.hpp"
+#include "runtime/file_read.hpp"
 #include "engine/loader.hpp"
 #include "lang/parse.hpp"
 #include "runtime/json.hpp"
@@ -129,23 +129,27 @@ bool read_directory_file(const WalkEntry& e, const ArchiveLimits& limits, const 
     EntryDecision decision = policy(e.relative, size);
     if (!decision.error.empty()) return error = std::move(decision.error), false;
     if (decision.action == EntryAction::Skip) return true;
-    std::ifstream in(e.path, std::ios::binary);
     ArchiveFile f;
     f.path = e.relative;
     f.kept = decision.action == EntryAction::Keep;
     if (f.kept) {
-        f.bytes.resize(static_cast<std::size_t>(size));
-        in.read(f.bytes.data(), static_cast<std::streamsize>(f.bytes.size()));
-    } else {
-        DigestStream digest(kDefaultHashAlgorithm);
-        char buffer[64 * 1024];
-        for (std::uint64_t left = size; left > 0 && in;) {
-            in.read(buffer, static_cast<std::streamsize>(std::min<std::uint64_t>(left, sizeof buffer)));
-            digest.update(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
-            left -= static_cast<std::uint64_t>(in.gcount());
-        }
-        f.sha256 = digest.hex();
+        // Refusing what is no longer a regular file: a FIFO put in its place must not block.
+        runtime::FileRead read = runtime::read_whole_file(e.path, limits.max_file_bytes, runtime::NonRegular::Refuse);
+        if (!read.ok) return error = std::move(read.message), false;
+        f.bytes = std::move(read.text);
+        out.push_back(std::move(f));
+        return true;
     }
+    // Only its digest: streamed, never held.
+    std::ifstream in(e.path, std::ios::binary);
+    DigestStream digest(kDefaultHashAlgorithm);
+    char buffer[64 * 1024];
+    for (std::uint64_t left = size; left > 0 && in;) {
+        in.read(buffer, static_cast<std::streamsize>(std::min<std::uint64_t>(left, sizeof buffer)));
+        digest.update(std::string_view(buffer, static_cast<std::size_t>(in.gcount())));
+        left -= static_cast<std::uint64_t>(in.gcount());
+    }
+    f.sha256 = digest.hex();
     if (!in) return error = "read " + e.path + ": read error", false;
     out.push_back(std::move(f));
     return true;
@@ -319,16 +323,13 @@ BundleReadResult read_bundle(const std::string& given, const BundleReadOptions& 
         while (prefix.size() > 1 && prefix.back() == '/') prefix.pop_back();
         return read_bundle_files(std::move(files), prefix.empty() ? "." : prefix, prefix, options);
     }
-    auto size = fs::file_size(path, ec);
-    if (ec) return failure(given, "stat " + path + ": " + ec.message());
-    // A compressed archive is at most as large as what it may unpack to (plus framing).
-    if (size > options.limits.max_total_bytes + (1u << 20))
-        return failure(given, "archive of " + std::to_string(size) + " bytes exceeds the limit");
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!in) return failure(given, "read " + path + ": read error");
-    return read_bundle_archive(bytes, given, options);
+    // A compressed archive is at most as large as what it may unpack to (plus framing), and
+    // at most as large as any file gavel reads: policy and data compress several times over,
+    // so an archive of 256 MiB unpacks past the 1 GiB limit anyway; /dev/zero stops there.
+    const std::uint64_t most = std::min<std::uint64_t>(options.limits.max_total_bytes + (1u << 20), runtime::kDefaultReadLimit);
+    runtime::FileRead read = runtime::read_whole_file(path, most);
+    if (!read.ok) return failure(given, read.message);
+    return read_bundle_archive(read.text, given, options);
 }
 
 }  // namespace gavel::engine::bundle

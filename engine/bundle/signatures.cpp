@@ -4,10 +4,9 @@
 #include <openssl/x509.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "engine/bundle/file_hash.hpp"
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "stdlib/crypto_support.hpp"
 #include "stdlib/jwk.hpp"
@@ -23,16 +22,17 @@ namespace {
 
 bool is_hmac(std::string_view alg) { return alg == "HS256" || alg == "HS384" || alg == "HS512"; }
 
-// A file's content when `text` names an existing file, else `text` itself (OPA's os.Stat test).
-std::string file_or_literal(const std::string& text) {
+// A file's content when `text` names an existing file, else `text` itself (OPA's os.Stat
+// test); nothing, with `error` set, when the file exists and cannot be read.
+std::optional<std::string> file_or_literal(const std::string& text, std::string& error) {
     std::error_code ec;
-    if (!text.empty() && std::filesystem::exists(text, ec)) {
-        std::ifstream in(text, std::ios::binary);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
+    if (text.empty() || !std::filesystem::exists(text, ec)) return text;
+    runtime::FileRead read = runtime::read_whole_file(text);
+    if (!read.ok) {
+        error = read.message;
+        return std::nullopt;
     }
-    return text;
+    return std::move(read.text);
 }
 
 crypto::PkeyPtr parse_der_key(const crypto::PemBlock& block, bool want_private, std::string& error) {
@@ -102,8 +102,11 @@ bool is_supported_algorithm(std::string_view alg) {
     return false;
 }
 
-KeyConfig key_config_from_flag(const std::string& key, const std::string& algorithm, const std::string& scope) {
-    return KeyConfig{file_or_literal(key), algorithm.empty() ? "RS256" : algorithm, scope};
+std::optional<KeyConfig> key_config_from_flag(const std::string& key, const std::string& algorithm,
+                                              const std::string& scope, std::string& error) {
+    auto text = file_or_literal(key, error);
+    if (!text) return std::nullopt;
+    return KeyConfig{std::move(*text), algorithm.empty() ? "RS256" : algorithm, scope};
 }
 
 bool go_path_match(std::string_view pattern, std::string_view name) {
@@ -149,7 +152,9 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
         error = "unknown signature algorithm: " + config.algorithm;
         return std::nullopt;
     }
-    std::string key_text = config.key.starts_with("-----BEGIN") ? config.key : file_or_literal(config.key);
+    std::optional<std::string> key_file = config.key.starts_with("-----BEGIN") ? config.key : file_or_literal(config.key, error);
+    if (!key_file) return std::nullopt;
+    const std::string& key_text = *key_file;
     stdlib::jwk::Key key;
     if (is_hmac(config.algorithm)) {
         key.kty = "oct";
@@ -186,14 +191,12 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
     }
     members["files"] = list + "]";
     if (!config.claims_file.empty()) {
-        std::ifstream in(config.claims_file, std::ios::binary);
-        if (!in) {
-            error = "open " + config.claims_file + ": no such file or directory";
+        runtime::FileRead read = runtime::read_whole_file(config.claims_file);
+        if (!read.ok) {
+            error = read.message;
             return std::nullopt;
         }
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        auto claims = runtime::parse_json(ss.str());
+        auto claims = runtime::parse_json(read.text);
         if (!claims || !claims.value.is_object()) {
             error = claims ? "json: cannot unmarshal claims file into an object" : claims.error.message;
             return std::nullopt;

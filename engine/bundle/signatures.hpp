@@ -51,7 +51,9 @@ struct SigningConfig {
 bool is_supported_algorithm(std::string_view alg);
 
 // keys.NewKeyConfig: `key` names a file when one exists, else it is the key itself.
-KeyConfig key_config_from_flag(const std::string& key, const std::string& algorithm, const std::string& scope);
+// Nothing, with `error` set, when the file exists and cannot be read.
+std::optional<KeyConfig> key_config_from_flag(const std::string& key, const std::string& algorithm,
+                                              const std::string& scope, std::string& error);
 
 // The signed JWT for `files`. `key_id` (if not empty) goes into the "kid" header and,
 // without a claims file, the "keyid" claim.

@@ -1,8 +1,6 @@
 #include "engine/gatekeeper/kube_object.hpp"
 
-#include <fstream>
-#include <sstream>
-
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
 
@@ -65,21 +63,15 @@ runtime::Limits object_limits() {
 }
 
 bool read_file(const std::string& path, std::string& text, std::optional<lang::Diagnostic>& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = file_error(path, 0, "cannot read the file");
+    runtime::FileRead read = runtime::read_whole_file(path, kMaxObjectFileBytes);
+    if (!read.ok) {
+        lang::Diagnostic d;  // the message names the file: "open F: no such file or directory"
+        d.file = path;
+        d.message = std::move(read.message);
+        error = std::move(d);
         return false;
     }
-    in.seekg(0, std::ios::end);
-    auto size = in.tellg();
-    if (size > 0 && static_cast<std::size_t>(size) > kMaxObjectFileBytes) {
-        error = file_error(path, 0, "file too large (more than " + std::to_string(kMaxObjectFileBytes) + " bytes)");
-        return false;
-    }
-    in.seekg(0);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+    text = std::move(read.text);
     return true;
 }
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "engine/directory_walk.hpp"
-#include "engine/file_read.hpp"
+#include "runtime/file_read.hpp"
 
 namespace gavel::gatekeeper {
 
@@ -26,7 +26,7 @@ void hash_bytes(std::uint64_t& h, std::string_view bytes) {
 
 }  // namespace
 
-ObjectFiles read_object_paths(const std::vector<std::string>& paths) {
+ObjectFiles read_object_paths(const std::vector<std::string>& paths, runtime::NonRegular non_regular) {
     ObjectFiles out;
     std::uint64_t h = 1469598103934665603ull;
     // What could not be read goes into the hash too (marked apart from content): a
@@ -55,7 +55,7 @@ ObjectFiles read_object_paths(const std::vector<std::string>& paths) {
             if (e.kind != engine::WalkEntry::Kind::File && !(e.depth == 0 && e.kind == engine::WalkEntry::Kind::Other)) continue;
             if (e.depth > 0 && !object_file_name(e.path)) continue;
             out.newest_change_ns = std::max(out.newest_change_ns, e.changed_ns);
-            engine::FileRead read = engine::read_whole_file(e.path);
+            runtime::FileRead read = runtime::read_whole_file(e.path, kMaxObjectFileBytes, non_regular);
             if (!read.ok) {
                 unreadable(e.path, read.message);
                 continue;
@@ -63,10 +63,6 @@ ObjectFiles read_object_paths(const std::vector<std::string>& paths) {
             hash_bytes(h, e.path);
             hash_bytes(h, std::string_view("\0", 1));
             hash_bytes(h, read.text);
-            if (read.text.size() > kMaxObjectFileBytes) {
-                out.errors.add(file_error(e.path, 0, "file too large"));
-                continue;
-            }
             auto objects = read_objects(read.text, e.path);
             if (!objects.ok()) {
                 out.errors.add(*objects.error);

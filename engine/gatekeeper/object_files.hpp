@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/file_read.hpp"
 #include "engine/gatekeeper/kube_object.hpp"
 
 namespace gavel::gatekeeper {
@@ -24,6 +25,10 @@ struct ObjectFiles {
     std::int64_t newest_change_ns = 0;  // the newest st_ctim of the files read: how long they have been still
 };
 
-ObjectFiles read_object_paths(const std::vector<std::string>& paths);
+// Each file at most kMaxObjectFileBytes. A FIFO or device named directly is read
+// (`gavel audit --objects <(kubectl get ...)`) unless refused, as the server does:
+// a reload must never wait on a FIFO.
+ObjectFiles read_object_paths(const std::vector<std::string>& paths,
+                              runtime::NonRegular non_regular = runtime::NonRegular::Read);
 
 }  // namespace gavel::gatekeeper

@@ -785,7 +785,9 @@ const Value* Evaluator::data_override(const std::vector<std::string>& path) cons
 
 void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
                           std::vector<std::string>& path, ValueCont k) {
-    if (base && !path.empty()) read_base_data_ = true;
+    // As OPA reads its store: wherever the walk is outside the rule tree, ends at a node
+    // that is not a rule, or enumerates a node's keys (evalTree's extent and enumerate).
+    if (!node || (!node->rules && (i == ref.elems.size() || has_unbound(f, ref.elems[i])))) read_base_data_ = true;
     if (!data_overrides_.empty()) {
         if (const Value* replaced = data_override(path)) {
             walk_value(f, *replaced, ref, i, k);
@@ -824,6 +826,8 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
             walk_data(f, child->second.get(), base_child, ref, i + 1, path, k);
         } else if (base_child || (!data_overrides_.empty() && overridden_below(path))) {
             walk_data(f, nullptr, base_child, ref, i + 1, path, k);
+        } else {
+            read_base_data_ = true;  // OPA looks the path up in its store, in vain
         }
         path.pop_back();
     };
@@ -1177,7 +1181,8 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
                 k(out);
                 return !cut_;
             });
-        if (r.status == runtime::BuiltinResult::Status::TypeError || r.status == runtime::BuiltinResult::Status::BuiltinError)
+        // An error, or the evaluation stopped inside it (cancelled: its deadline or memory limit).
+        if (r.status != runtime::BuiltinResult::Status::Value && r.status != runtime::BuiltinResult::Status::Undefined)
             builtin_failed(r, callee.name, call.loc);
         return;
     }

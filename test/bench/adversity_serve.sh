@@ -5,6 +5,9 @@
 #      /metrics meanwhile, and how long admission and REST requests take to answer;
 #   2. heavy queries under --eval-timeout 1s and --eval-memory-limit 512Mi (a second
 #      server): how long each takes to answer, with what, and that server's peak RSS;
+#      then builtins whose work or output outgrows their operands (object.union_n of
+#      20,000 objects, reachable_paths of a dense graph, replace chains, http.send
+#      reading /dev/zero, json.marshal of a value shared 2^40 times ...);
 #   4. a kube-mgmt first sync (one 4.7 MB PUT /v1/data) and a 100 MB PUT: answer, time,
 #      and RSS after the data is replaced (memory back to the baseline?);
 #   5. PUT /v1/data/a/a/... with 30,000 segments, then PATCH /v1/data adding below it
@@ -22,7 +25,8 @@ work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 split=false
-"$gavel" serve --help 2>&1 | grep -q -- --rest-addr && split=true
+# (Read whole: with pipefail, grep -q closing the pipe early would fail the test.)
+[[ $("$gavel" serve --help 2>&1) == *--rest-addr* ]] && split=true
 args=(--policies "$fx/policies" --insecure-http --addr 127.0.0.1:0 --eval-timeout 30s)
 if $split; then
     args+=(--rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 --eval-workers 2 --eval-queue 2)
@@ -93,7 +97,10 @@ if $split; then
     pid2=$!
     for _ in $(seq 1 100); do grep -q '"listener":"admission"' "$work/server2.log" && break; sleep 0.1; done
     rest2="http://127.0.0.1:$(grep '"listener":"rest"' "$work/server2.log" | grep -o '"port":[0-9]*' | cut -d: -f2 | head -1)"
-    query() { python3 -c 'import json, sys; print(json.dumps({"query": sys.argv[1]}))' "$1" > "$work/q.json"; }
+    # query TEXT [INPUT-FILE]: the body of a POST /v1/query
+    query() {
+        python3 -c 'import json, sys; print(json.dumps({"query": sys.argv[1], "input": json.load(open(sys.argv[2])) if len(sys.argv) > 2 else None}))' "$@" > "$work/q.json"
+    }
     for q in 'count([x | some x in numbers.range(1, 1e7)]) > 0' \
              'count([n | some i in numbers.range(1, 2000); n := count(numbers.range(1, 100000))]) > 0' \
              'count(split(concat("", [s | some i in numbers.range(1, 80000); s := concat("", ["a,", sprintf("%0998d", [i])])]), ",")) > 0' \
@@ -103,6 +110,30 @@ if $split; then
         query "$q"
         timed "${q:0:58}" --data-binary @"$work/q.json" "$rest2/v1/query"
     done
+    python3 -c 'import json; print(json.dumps([{"k%d" % i: i, "n": {"x%d" % i: i}} for i in range(20000)]))' > "$work/union.json"
+    python3 -c 'import json; print(json.dumps({str(i): [str(j) for j in range(14) if j != i] for i in range(14)}))' > "$work/dense.json"
+    ab='concat("", [s | some i in numbers.range(1, 100000); s := "ab"])'
+    # a40: one string shared 2^40 times over in 40 arrays (object.get hides the type from the checker)
+    shared=$(python3 -c 'print("; ".join(["a0 := \"xxxxxxxxxxxxxxxx\""] + ["a%d := object.get({\"k\": [a%d, a%d]}, \"k\", 0)" % (i, i - 1, i - 1) for i in range(1, 41)]))')
+    while IFS=$'\t' read -r input q; do
+        if [[ $input == - ]]; then query "$q"; else query "$q" "$work/$input"; fi
+        label=${q/#"$shared; "/"(a40) "}
+        timed "${label:0:58}" --data-binary @"$work/q.json" "$rest2/v1/query"
+    done <<EOF2
+union.json	count(object.union_n(input)) > 0
+dense.json	count(graph.reachable_paths(input, {"0"})) > 0
+-	count(replace(replace(replace(replace($ab, "a", "aaaaaaaaaa"), "a", "aaaaaaaaaa"), "a", "aaaaaaaaaa"), "a", "aaaaaaaaaa")) > 0
+-	count(strings.replace_n({"a": "aaaaaaaaaa"}, strings.replace_n({"a": "aaaaaaaaaa"}, strings.replace_n({"a": "aaaaaaaaaa"}, strings.replace_n({"a": "aaaaaaaaaa"}, $ab))))) > 0
+-	count(regex.replace(regex.replace(regex.replace(regex.replace($ab, "a", "aaaaaaaaaa"), "a", "aaaaaaaaaa"), "a+", "\$0\$0\$0\$0\$0\$0\$0\$0\$0\$0"), "a+", "\$0\$0\$0\$0\$0\$0\$0\$0\$0\$0")) > 0
+-	http.send({"method": "get", "url": "https://example.com", "tls_client_cert_file": "/dev/zero", "tls_client_key_file": "/dev/zero", "raise_error": false}).error.message
+-	count(sprintf(concat("", [s | some i in numbers.range(1, 2000); s := "%1000000d"]), numbers.range(1, 2000))) > 0
+-	count(concat(concat("", [s | some i in numbers.range(1, 100000); s := "abcdefghij"]), [s | some i in numbers.range(1, 2000); s := "x"])) > 0
+-	$shared; count(json.marshal(a40)) > 0
+-	$shared; count(yaml.marshal(a40)) > 0
+-	$shared; count([p | walk(a40, [p, _])]) > 0
+-	count(indexof_n(concat("", [s | some i in numbers.range(1, 200000); s := "aaaaaaaaaa"]), concat("", [s | some i in numbers.range(1, 100000); s := "aaaaaaaaaa"]))) > 0
+-	count(net.cidr_contains_matches([c | some i in numbers.range(1, 5000); c := "10.0.0.0/8"], [c | some i in numbers.range(1, 5000); c := "10.1.0.0/16"])) > 0
+EOF2
     echo "  second server's peak RSS (VmHWM): $(awk '$1 == "VmHWM:" {print $2}' /proc/$pid2/status) kB"
     kill -TERM "$pid2"; wait "$pid2" 2> /dev/null
 else

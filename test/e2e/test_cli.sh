@@ -312,8 +312,11 @@ check_err "a parse error stops the run with file:line:col" 1 "1 error occurred: 
 	}
 	^" "$gavel" test $fx/parse_error
 
-check_err "a v0 policy without --v0-compatible names the flag" 1 "2 errors occurred:
-$fx/v0/old_test.rego:3:1: rego_parse_error: \`contains\` keyword is required for partial set rules (this is pre-1.0 Rego: add \`if\` (and \`contains\` for partial sets), or pass --v0-compatible)
+check_err "a v0 policy without --v0-compatible names the flag" 1 "3 errors occurred:
+$fx/v0/old_test.rego:3:1: rego_parse_error: \`if\` keyword is required before rule body (this is pre-1.0 Rego: add \`if\` (and \`contains\` for partial sets), or pass --v0-compatible)
+	deny[msg] {
+	^
+$fx/v0/old_test.rego:3:1: rego_parse_error: \`contains\` keyword is required for partial set rules
 	deny[msg] {
 	^
 $fx/v0/old_test.rego:8:1: rego_parse_error: \`if\` keyword is required before rule body (this is pre-1.0 Rego: add \`if\` (and \`contains\` for partial sets), or pass --v0-compatible)

@@ -2,8 +2,10 @@
 // format (0.0.4) checks the whole output (names, label syntax and escaping,
 // TYPE before samples, one TYPE per family, no duplicate series, histogram
 // buckets cumulative with +Inf equal to _count), then the metrics dashboards
-// expect are there: OPA's http_request_duration_seconds{code,handler,method},
-// process_*, gavel_build_info and KEP-5793's reload metrics.
+// expect are there: OPA's http_request_duration_seconds{code,handler,method}
+// (OPA's help text, label values, buckets and number format, byte for byte),
+// OPA's status plugin metrics, process_*, gavel_build_info, the listeners'
+// connections and KEP-5793's reload metrics.
 
 #include <doctest/doctest.h>
 
@@ -14,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "runtime/json.hpp"
 #include "webhook/metrics.hpp"
+#include "webhook/plugins/status_metrics.hpp"
+#include "webhook/prometheus_text.hpp"
 
 namespace {
 
@@ -185,11 +190,16 @@ TEST_CASE("metrics: the parser itself finds errors") {
 TEST_CASE("metrics: the whole /metrics text is valid, with the names dashboards expect") {
     gavel::webhook::Metrics m;
     m.set_build_info("0.1.0", "abc123-dirty");
-    m.record_request("/validate", "denied", 200, std::chrono::microseconds(300), "POST");
-    m.record_request("/validate", "allowed", 200, std::chrono::milliseconds(2), "POST");
-    m.record_request("/v1/data", "", 404, std::chrono::microseconds(80), "GET");
-    m.record_request("/", "allowed", 200, std::chrono::microseconds(80), "POST");
-    m.record_request("/health", "", 200, std::chrono::microseconds(5), "BREW\"\n");  // any method a client sends
+    m.record_request("/validate", "denied", 200, std::chrono::microseconds(300));
+    m.record_request("/validate", "allowed", 200, std::chrono::milliseconds(2));
+    m.record_request("/v1/data", "", 404, std::chrono::microseconds(80));
+    m.record_request("/", "allowed", 200, std::chrono::microseconds(80));
+    m.record_opa_request("validate", 200, "POST", std::chrono::microseconds(300));
+    m.record_opa_request("validate", 200, "POST", std::chrono::milliseconds(2));
+    m.record_opa_request("v1/data", 404, "GET", std::chrono::microseconds(80));
+    m.record_opa_request("index", 200, "POST", std::chrono::microseconds(80));
+    m.record_opa_request("catchall", 405, "BREW\"\n", std::chrono::microseconds(5), true);  // any method a client sends
+    m.add_listener("api", "127.0.0.1:8181", [] { return gavel::webhook::Metrics::ListenerCounts{3, 2, 1}; });
     m.record_reload(true);
     m.record_reload(false);
     std::string text = m.render(true, "h\"ash");
@@ -199,12 +209,20 @@ TEST_CASE("metrics: the whole /metrics text is valid, with the names dashboards 
 
     // OPA's request histogram.
     CHECK(e.types["http_request_duration_seconds"] == "histogram");
-    auto* validate = find(e, "http_request_duration_seconds_count", {{"code", "200"}, {"handler", "validate"}, {"method", "POST"}});
+    auto* validate = find(e, "http_request_duration_seconds_count", {{"code", "200"}, {"handler", "validate"}, {"method", "post"}});
     REQUIRE(validate);
     CHECK(validate->value == 2);
-    CHECK(find(e, "http_request_duration_seconds_count", {{"code", "404"}, {"handler", "v1/data"}, {"method", "GET"}}));
+    CHECK(find(e, "http_request_duration_seconds_count", {{"code", "404"}, {"handler", "v1/data"}, {"method", "get"}}));
     CHECK(find(e, "http_request_duration_seconds_count", {{"handler", "index"}}));
-    CHECK(find(e, "http_request_duration_seconds_count", {{"handler", "health"}, {"method", "other"}}));
+    CHECK(find(e, "http_request_duration_seconds_count", {{"handler", "catchall"}, {"method", "unknown"}}));
+    // Its cancellations keep the method as sent (escaped).
+    CHECK(e.types["http_request_cancellations"] == "counter");
+    CHECK(find(e, "http_request_cancellations", {{"code", "405"}, {"handler", "catchall"}, {"method", "BREW\"\n"}})->value == 1);
+    // The listeners' connections.
+    CHECK(find(e, "gavel_connections", {{"listener", "api"}, {"address", "127.0.0.1:8181"}})->value == 3);
+    CHECK(find(e, "gavel_connections_refused_total", {{"listener", "api"}})->value == 2);
+    CHECK(find(e, "gavel_connections_evicted_total", {{"listener", "api"}})->value == 1);
+    CHECK(e.types["gavel_connections_refused_total"] == "counter");
     // Build info.
     auto* build = find(e, "gavel_build_info", {{"version", "0.1.0"}, {"revision", "abc123-dirty"}});
     REQUIRE(build);
@@ -225,4 +243,160 @@ TEST_CASE("metrics: the whole /metrics text is valid, with the names dashboards 
     CHECK(e.types["process_cpu_seconds_total"] == "counter");
     CHECK(find(e, "process_resident_memory_bytes")->value > 1e6);
     CHECK(find(e, "process_start_time_seconds")->value > 1.7e9);
+}
+
+namespace {
+// The lines of `text` that start with `prefix`.
+std::vector<std::string> lines_with(const std::string& text, const std::string& prefix) {
+    std::vector<std::string> out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        auto nl = text.find('\n', pos);
+        std::string line = text.substr(pos, nl - pos);
+        if (line.rfind(prefix, 0) == 0) out.push_back(line);
+        if (nl == std::string::npos) break;
+        pos = nl + 1;
+    }
+    return out;
+}
+}  // namespace
+
+TEST_CASE("metrics: numbers as Go's client library writes them") {
+    using gavel::webhook::prometheus_number;
+    // Recorded from OPA 1.7.1's /metrics (le bounds, sums, timestamps) and Go's strconv 'g'.
+    CHECK(prometheus_number(1e-6) == "1e-06");
+    CHECK(prometheus_number(5e-5) == "5e-05");
+    CHECK(prometheus_number(1e-4) == "0.0001");
+    CHECK(prometheus_number(0.000425525) == "0.000425525");
+    CHECK(prometheus_number(1.9969e-05) == "1.9969e-05");
+    CHECK(prometheus_number(1) == "1");
+    CHECK(prometheus_number(0) == "0");
+    CHECK(prometheus_number(13) == "13");
+    CHECK(prometheus_number(795506) == "795506");
+    CHECK(prometheus_number(1.024e6) == "1.024e+06");
+    CHECK(prometheus_number(5.557587e+07) == "5.557587e+07");
+    CHECK(prometheus_number(1.7957788361315653e+18) == "1.7957788361315653e+18");
+    CHECK(prometheus_number(-6795364578871345152.0) == "-6.795364578871345e+18");
+    CHECK(prometheus_number(INFINITY) == "+Inf");
+    CHECK(prometheus_number(-1) == "-1");
+}
+
+TEST_CASE("metrics: OPA's http_request_duration_seconds, byte for byte") {
+    gavel::webhook::Metrics m;
+    // No family before its first series, as OPA's registry.
+    CHECK(m.render(true, "h").find("# TYPE http_request_duration_seconds ") == std::string::npos);
+    CHECK(m.render(true, "h").find("http_request_cancellations") == std::string::npos);
+    m.record_opa_request("v1/data", 200, "GET", std::chrono::microseconds(300));
+    m.record_opa_request("v1/data", 200, "GET", std::chrono::milliseconds(20));
+    m.record_opa_request("authz", 401, "POST", std::chrono::microseconds(3));
+    std::string text = m.render(true, "h");
+    CHECK(parse(text).errors.empty());
+    CHECK(lines_with(text, "# HELP http_request_duration_seconds ") ==
+          std::vector<std::string>{"# HELP http_request_duration_seconds A histogram of duration for requests."});
+    // OPA's default buckets, cumulative, with client_golang's labels (code as text, method in lower case).
+    CHECK(lines_with(text, "http_request_duration_seconds_bucket{code=\"200\"") == std::vector<std::string>{
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="1e-06"} 0)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="5e-06"} 0)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="1e-05"} 0)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="5e-05"} 0)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="0.0001"} 0)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="0.0005"} 1)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="0.001"} 1)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="0.01"} 1)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="0.1"} 2)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="1"} 2)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="+Inf"} 2)",
+          });
+    CHECK(find(parse(text), "http_request_duration_seconds_sum", {{"code", "200"}})->value == doctest::Approx(0.0203));
+    CHECK(lines_with(text, "http_request_duration_seconds_count{code=\"401\"") ==
+          std::vector<std::string>{R"(http_request_duration_seconds_count{code="401",handler="authz",method="post"} 1)"});
+
+    // server.metrics.prom.http_request_duration_seconds.buckets replaces the bounds.
+    std::vector<double> bounds;
+    std::string error;
+    REQUIRE(gavel::webhook::histogram_bounds(gavel::runtime::parse_json("[0.001, 0.5, 2]").value, "b", bounds, error));
+    m.set_opa_buckets(bounds);
+    m.record_opa_request("health", 200, "get", std::chrono::milliseconds(1));
+    text = m.render(true, "h");
+    CHECK(lines_with(text, "http_request_duration_seconds_bucket") == std::vector<std::string>{
+              R"(http_request_duration_seconds_bucket{code="200",handler="health",method="get",le="0.001"} 1)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="health",method="get",le="0.5"} 1)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="health",method="get",le="2"} 1)",
+              R"(http_request_duration_seconds_bucket{code="200",handler="health",method="get",le="+Inf"} 1)",
+          });
+}
+
+TEST_CASE("metrics: bucket lists from OPA's configuration") {
+    using gavel::webhook::histogram_bounds;
+    auto json = [](const char* text) { return gavel::runtime::parse_json(text).value; };
+    std::vector<double> bounds;
+    std::string error;
+    CHECK(histogram_bounds(json("[1, 2.5, 10]"), "x", bounds, error));
+    CHECK(bounds == std::vector<double>{1, 2.5, 10});
+    // An empty list: Prometheus' default buckets (what client_golang does with none).
+    CHECK(histogram_bounds(json("[]"), "x", bounds, error));
+    CHECK(bounds == gavel::webhook::prometheus_default_buckets());
+    // OPA panics on every request with these; gavel refuses them at start.
+    CHECK_FALSE(histogram_bounds(json("[0.5, 0.1]"), "x", bounds, error));
+    CHECK(error == "x: histogram buckets must be in increasing order: 0.500000 >= 0.100000");
+    CHECK_FALSE(histogram_bounds(json("[1, 1]"), "x", bounds, error));
+    CHECK_FALSE(histogram_bounds(json("[\"x\"]"), "x", bounds, error));
+    CHECK(error == "x: want a list of numbers");
+    CHECK_FALSE(histogram_bounds(json("\"abc\""), "x", bounds, error));
+}
+
+TEST_CASE("metrics: OPA's status plugin metrics") {
+    using gavel::webhook::plugins::BundleStatus;
+    gavel::webhook::plugins::StatusMetrics status("0.1.0", {});
+    std::string text;
+    status.render(text);
+    // Before any report: opa_info only.
+    CHECK(text == "# HELP opa_info Information about the OPA environment.\n# TYPE opa_info gauge\nopa_info{version=\"0.1.0\"} 1\n");
+
+    BundleStatus ok;
+    ok.name = "authz";
+    ok.active_revision = "rev1";
+    ok.last_request = ok.last_successful_request = ok.last_successful_download = "2026-11-27T11:27:16.131565Z";
+    ok.last_successful_activation = "2026-11-27T11:27:16.132220Z";
+    ok.activated = true;
+    ok.timers_ns = {{"timer_bundle_request_ns", 1500000}, {"timer_rego_load_bundles_ns", 3000}, {"timer_other_ns", 1}};
+    BundleStatus failed;
+    failed.name = "b2";
+    failed.code = "bundle_error";
+    failed.message = "server replied with \"Not Found\"";
+    failed.last_request = "2026-11-27T11:27:16.479306Z";
+    failed.timers_ns = {{"timer_bundle_request_ns", 999}};
+    BundleStatus unpolled;  // no download attempt has ended: OPA has no status for it yet
+    unpolled.name = "later";
+    unpolled.last_request = "2026-11-27T11:27:16.479306Z";
+    std::map<std::string, std::string> plugins = {{"bundle", "NOT_READY"}, {"status", "OK"}};
+    status.update({ok, failed, unpolled}, plugins);
+    status.update({ok, failed, unpolled}, plugins);
+    text.clear();
+    status.render(text);
+    auto e = parse(text);
+    for (const auto& err : e.errors) MESSAGE(err);
+    CHECK(e.errors.empty());
+    CHECK(find(e, "bundle_loaded_counter", {{"name", "authz"}})->value == 2);  // one per report, as OPA
+    CHECK_FALSE(find(e, "bundle_loaded_counter", {{"name", "later"}}));
+    CHECK(lines_with(text, "bundle_failed_load_counter{") ==
+          std::vector<std::string>{R"(bundle_failed_load_counter{code="bundle_error",message="server replied with \"Not Found\"",name="b2"} 2)"});
+    CHECK(lines_with(text, "last_success_bundle_activation{") ==
+          std::vector<std::string>{R"(last_success_bundle_activation{active_revision="",name="b2"} -6.795364578871345e+18)",
+                                   R"(last_success_bundle_activation{active_revision="rev1",name="authz"} 1.79577883613222e+18)"});
+    CHECK(lines_with(text, "last_bundle_request{name=\"authz\"}") ==
+          std::vector<std::string>{R"(last_bundle_request{name="authz"} 1.795778836131565e+18)"});
+    CHECK(find(e, "last_success_bundle_download", {{"name", "b2"}})->value < 0);  // Go's zero time
+    // The stage timers OPA observes, in OPA's buckets (1000 ns doubling, 20 of them).
+    CHECK(e.types["bundle_loading_duration_ns"] == "histogram");
+    CHECK(find(e, "bundle_loading_duration_ns_count", {{"name", "authz"}, {"stage", "timer_bundle_request_ns"}})->value == 2);
+    CHECK(find(e, "bundle_loading_duration_ns_bucket", {{"name", "authz"}, {"stage", "timer_rego_load_bundles_ns"}, {"le", "4000"}})->value == 2);
+    CHECK(find(e, "bundle_loading_duration_ns_bucket", {{"name", "authz"}, {"stage", "timer_bundle_request_ns"}, {"le", "5.24288e+08"}}));
+    CHECK_FALSE(find(e, "bundle_loading_duration_ns_count", {{"stage", "timer_other_ns"}}));
+    CHECK(find(e, "plugin_status_gauge", {{"name", "bundle"}, {"status", "NOT_READY"}})->value == 1);
+    // plugin_status_gauge is reset at each report.
+    status.update({ok}, {{"bundle", "OK"}});
+    text.clear();
+    status.render(text);
+    CHECK(lines_with(text, "plugin_status_gauge{") == std::vector<std::string>{R"(plugin_status_gauge{name="bundle",status="OK"} 1)"});
 }

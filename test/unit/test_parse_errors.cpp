@@ -70,10 +70,24 @@ TEST_CASE("missing or repeated package") {
     CHECK_FALSE(empty.ok());
 }
 
-TEST_CASE("two statements on one line are an error") {
-    auto r = parse_module("m.rego", "package p\nx := 1 y := 2\n");
-    REQUIRE_FALSE(r.ok());
-    CHECK(r.diagnostics.items()[0].col == 8);
+// OPA's parser reads statements from the token stream: a line break does not end one.
+TEST_CASE("statements on one line, as OPA takes them") {
+    auto r = parse_module("m.rego", "package p x := 1 y := 2\nallow if { true } deny if false\n");
+    REQUIRE(r.ok());
+    CHECK(r.module->rules.size() == 4);
+    // A ; does not separate statements.
+    auto semicolon = parse_module("m.rego", "package p\nx := 1; y := 2\n");
+    REQUIRE_FALSE(semicolon.ok());
+    // Under v0, v1's keywords are names: each bare one is a rule name OPA refuses.
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;
+    auto keywords = parse_module("m.rego", "package p\ndeny contains msg if {\n\tmsg := 1\n}\n", v0);
+    REQUIRE_FALSE(keywords.ok());
+    REQUIRE(keywords.diagnostics.items().size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(keywords.diagnostics.items()[i].message == "var cannot be used for rule name");
+        CHECK(keywords.diagnostics.items()[i].col == std::vector<uint32_t>{1, 6, 15}[i]);
+    }
 }
 
 // OPA's Parse takes package, import and rule statements in any order after the package.

@@ -146,17 +146,19 @@ TEST_CASE("import rego.v1 makes a module v1 in v0 mode") {
 TEST_CASE("a v0 module in v1 mode names the fix") {
     auto r = parse_module("policy.rego", "package k\n\ndeny[msg] {\n  msg := \"x\"\n}\n");
     REQUIRE_FALSE(r.ok());
-    REQUIRE(r.diagnostics.size() == 1);
+    // OPA's two errors for a v0 partial set, and gavel's hint naming the fix beside the first.
+    REQUIRE(r.diagnostics.size() == 2);
     const auto& d = r.diagnostics.items()[0];
     CHECK(d.code == "rego_parse_error");
     CHECK(d.line == 3);
     CHECK(d.col == 1);
-    // OPA's message for a v0 partial set, and gavel's hint naming the fix beside it.
-    CHECK(d.message == "`contains` keyword is required for partial set rules");
+    CHECK(d.message == "`if` keyword is required before rule body");
     CHECK(d.hint.find("--v0-compatible") != std::string::npos);
     CHECK(d.headline().find("--v0-compatible") != std::string::npos);
+    CHECK(r.diagnostics.items()[1].message == "`contains` keyword is required for partial set rules");
     auto plain = parse_module("policy.rego", "package k\n\nallow {\n  true\n}\n");
     REQUIRE_FALSE(plain.ok());
+    REQUIRE(plain.diagnostics.size() == 1);
     CHECK(plain.diagnostics.items()[0].message == "`if` keyword is required before rule body");
 }
 

@@ -56,6 +56,30 @@ TEST_CASE("repl: open brackets and raw strings continue a statement") {
     CHECK_FALSE(needs_more_input("p if {\n true\n}"));
 }
 
+TEST_CASE("repl: a statement's continuation line by line agrees with a scan of the whole") {
+    const std::vector<std::vector<std::string>> statements = {
+        {"p if {", " true", "}"},
+        {"x := `raw", "still { raw", "end` + [", "1]"},
+        {"a := [1, # ] a comment", "\"]\", `", "`]"},
+        {"]]] [", "]"},
+        {"x := {", "\"a\": [", "1, 2", "]", "}"},
+    };
+    for (const auto& lines : statements) {
+        Continuation at;
+        std::string whole;
+        for (const auto& line : lines) {
+            whole += (whole.empty() ? "" : "\n") + line;
+            at = continue_statement(at, line);
+            CAPTURE(whole);
+            CHECK(at.needs_more() == needs_more_input(whole));
+        }
+    }
+    // The depth carries over from line to line.
+    Continuation deep;
+    for (int i = 0; i < 100000; ++i) deep = continue_statement(deep, "[");
+    CHECK(deep.open_brackets == 100000);
+}
+
 TEST_CASE("repl: names of the current package are spelled out and mapped back") {
     std::map<std::string, std::string> names = {{"i", "data.repl.i"}, {"req", "input.request"}};
     std::string q = "input.x[i]; req.i == some_fn(i)";

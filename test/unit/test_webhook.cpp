@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -332,6 +333,80 @@ deny contains sprintf("bad image %v", [c.image]) if {
     CHECK(service.handle_now(wh::Listener::Admission, missing).status == 404);
     CHECK(metrics->render(true, "h").find(R"(gavel_http_requests_total{endpoint="/validate",decision="denied",code="200"} 1)") !=
           std::string::npos);
+}
+
+TEST_CASE("service: OPA's request histogram names the handlers OPA's instrumentation would") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
+    REQUIRE(store->put_policy("authz.rego", "package system.authz\n\ndefault allow := false\n\nallow if input.method == \"GET\"\n").ok());
+    REQUIRE(store->put_policy("k.rego", "package k\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n").ok());
+    auto count = [](const std::shared_ptr<wh::Metrics>& m, const std::string& labels) {
+        std::string text = m->render(true, "h");
+        std::string prefix = "http_request_duration_seconds_count{" + labels + "} ";
+        auto at = text.find(prefix);
+        return at == std::string::npos ? std::string("none") : text.substr(at + prefix.size(), text.find('\n', at) - at - prefix.size());
+    };
+    using L = wh::Listener;
+    SUBCASE("without authorization") {
+        auto metrics = std::make_shared<wh::Metrics>();
+        wh::Service service(wh::ServiceOptions{}, store, metrics);
+        for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{
+                 {"GET", "/v1/data"}, {"GET", "/v1/data/"}, {"HEAD", "/v1/data"}, {"BREW", "/v1/data"}, {"GET", "/nope"},
+                 {"POST", "/health"}, {"GET", "/metrics"}, {"GET", "/v1//data"}}) {
+            auto req = request(method, target);
+            service.handle_now(L::Api, req);
+        }
+        auto review = request("POST", "/validate/k", kReview);
+        service.handle_now(L::Admission, review);
+        CHECK(count(metrics, R"(code="200",handler="v1/data",method="get")") == "1");
+        CHECK(count(metrics, R"(code="301",handler="v1/data",method="get")") == "1");  // OPA's trailing-slash redirect
+        CHECK(count(metrics, R"(code="405",handler="v1/data",method="head")") == "1");
+        CHECK(count(metrics, R"(code="405",handler="catchall",method="unknown")") == "1");
+        CHECK(count(metrics, R"(code="200",handler="validate",method="post")") == "1");
+        // Go's own 404, 405 and redirect, and /metrics: no OPA handler ran, nothing recorded.
+        std::string text = metrics->render(true, "h");
+        CHECK(text.find(R"(http_request_duration_seconds_count{code="404")") == std::string::npos);
+        CHECK(text.find("handler=\"health\"") == std::string::npos);
+        CHECK(text.find("handler=\"metrics\"") == std::string::npos);
+        CHECK(text.find(R"(code="301",handler="v1/data",method="get"} 1)") != std::string::npos);
+    }
+    SUBCASE("with --authorization=basic: the authorizer is a handler of its own") {
+        auto metrics = std::make_shared<wh::Metrics>();
+        wh::ServiceOptions options;
+        options.api.authorization = true;
+        wh::Service service(options, store, metrics);
+        for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{
+                 {"GET", "/v1/data"}, {"POST", "/v1/data"}, {"GET", "/nope"}, {"HEAD", "/v1/data"}, {"GET", "/metrics"}}) {
+            auto req = request(method, target);
+            service.handle_now(L::Api, req);
+        }
+        auto health = request("GET", "/health");
+        service.handle_now(L::Diagnostic, health);
+        CHECK(count(metrics, R"(code="200",handler="authz",method="get")") == "3");  // /v1/data, /metrics, /health
+        CHECK(count(metrics, R"(code="200",handler="v1/data",method="get")") == "1");
+        CHECK(count(metrics, R"(code="200",handler="health",method="get")") == "1");
+        CHECK(count(metrics, R"(code="401",handler="authz",method="post")") == "1");  // refused: v1/data never ran
+        CHECK(count(metrics, R"(code="401",handler="v1/data",method="post")") == "none");
+        CHECK(count(metrics, R"(code="404",handler="authz",method="get")") == "1");
+        CHECK(count(metrics, R"(code="405",handler="authz",method="head")") == "1");
+    }
+}
+
+TEST_CASE("service: a request cancelled at shutdown counts in OPA's http_request_cancellations") {
+    auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
+    REQUIRE(store->put_policy("k.rego", "package k\n\nx := 1\n").ok());
+    auto metrics = std::make_shared<wh::Metrics>();
+    auto service = std::make_shared<wh::Service>(wh::ServiceOptions{}, store, metrics);
+    auto pool = std::make_shared<wh::WorkerPool>("eval", 1, 4);
+    service->set_pools(pool, pool);
+    pool->cancel();  // what the shutdown does once the grace period is over
+    std::promise<int> answered;
+    service->handle(wh::Listener::Api, request("GET", "/v1/data/k/x"), [&](wh::HttpResponse resp) { answered.set_value(resp.status); });
+    int status = answered.get_future().get();
+    std::string text = metrics->render(true, "h");
+    CHECK(text.find("# TYPE http_request_cancellations counter") != std::string::npos);
+    CHECK(text.find("http_request_cancellations{code=\"" + std::to_string(status) + "\",handler=\"v1/data\",method=\"GET\"} 1") !=
+          std::string::npos);
+    pool->stop();
 }
 
 TEST_CASE("service: each listener serves its own routes only") {

@@ -34,13 +34,11 @@ TEST_CASE("yaml: scalar typing as OPA reads YAML (sigs.k8s.io/yaml: go-yaml v2, 
     CHECK(yaml_json("[yES, oN, nO]") == R"(["yES","oN","nO"])");
     // Look-alikes stay strings; base 60 is not read.
     CHECK(yaml_json("[1.2.3, 0644x, 12:30, -, 1e400]") == R"(["1.2.3","0644x","12:30","-","1e400"])");
-    // Dates and times become RFC 3339 text, as time.Time marshals.
-    CHECK(yaml_ok("2024-01-01").as_string() == "2024-01-01T00:00:00Z");
-    CHECK(yaml_ok("2001-12-14t21:59:43.10-05:00").as_string() == "2001-12-14T21:59:43.1-05:00");
-    CHECK(yaml_ok("2001-12-14 21:59:43.10").as_string() == "2001-12-14T21:59:43.1Z");
-    CHECK(yaml_ok("2001-2-3T4:05:06+00:00").as_string() == "2001-02-03T04:05:06Z");
-    CHECK(yaml_ok("2006-01-02T15:04:05Z07:00").as_string() == "2006-01-02T15:04:05Z07:00");  // not a time
-    CHECK(yaml_ok("2023-02-30").as_string() == "2023-02-30");                                // no such day
+    // Dates and times keep their text, as go-yaml leaves them in an interface{} (OPA 1.7.1).
+    CHECK(yaml_ok("2024-01-01") == Value::string("2024-01-01"));
+    CHECK(yaml_ok("2001-12-14t21:59:43.10-05:00") == Value::string("2001-12-14t21:59:43.10-05:00"));
+    CHECK(yaml_ok("2001-12-14 21:59:43.10") == Value::string("2001-12-14 21:59:43.10"));
+    CHECK(yaml_json("2024-01-01: 1\n") == R"({"2024-01-01":1})");
     // Keys: booleans and integers as they resolve.
     CHECK(yaml_json("yes: 1\n010: 2\nname: 3\n") == R"({"8":2,"name":3,"true":1})");
 }

@@ -150,6 +150,16 @@ std::string clean_path(std::string_view p) {
     return cleaned;
 }
 
+// OPA's TrailingSlashRedirectHandler: to the decoded path (r.URL.Path) without its
+// trailing slash; the query is dropped.
+HttpResponse trailing_slash_redirect(const HttpRequest& req) {
+    std::string_view raw = req.path();
+    std::string path;
+    if (!percent_decode(raw, path, false)) path = std::string(raw);
+    path.pop_back();
+    return go_redirect(path, req.method);
+}
+
 bool is_read(Handler h) {
     switch (h) {
     case Handler::V1DataGet:
@@ -214,10 +224,15 @@ bool OpaApi::cache_lookup(const std::string& key, std::uint64_t generation) {
     return false;
 }
 
-HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<bool>* cancel, std::chrono::nanoseconds timeout) {
+HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<bool>* cancel, std::chrono::nanoseconds timeout,
+                            std::vector<std::string>* instrumented) {
+    std::vector<std::string> ignored;
+    if (!instrumented) instrumented = &ignored;
+    instrumented->clear();
     std::string_view path = req.path();
     // Go's ServeMux redirects a path that is not clean, keeping the query.
     if (std::string cleaned = clean_path(path); cleaned != path) {
+        if (settings_.authorization) instrumented->emplace_back("authz");  // the mux redirects inside the authorizer
         std::string location = cleaned;
         if (!req.query().empty()) location += "?" + std::string(req.query());
         return go_redirect(location, req.method);
@@ -233,20 +248,19 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
     // instruments it as a handler of its own, so its HEAD refusal and trailing-slash
     // redirect come first, whatever the path.
     if (settings_.authorization) {
+        instrumented->emplace_back("authz");
         if (req.method == "HEAD") return bare_status(405);
-        if (path != "/" && path.back() == '/') return go_redirect(std::string(path.substr(0, path.size() - 1)), req.method);
+        if (path != "/" && path.back() == '/') return trailing_slash_redirect(req);
         if (auto refusal = authorize(c)) return *refusal;
     }
     Match m = route(router, req.method, path);
     c.path_value = m.path_value;
     if (m.handler == Handler::None) return go_not_found();
     if (m.handler == Handler::WrongMethod) return go_method_not_allowed(m.allow);
+    if (!m.label.empty()) instrumented->push_back(m.label);
     if (m.opa_wrapped) {
         if (req.method == "HEAD") return bare_status(405);
-        if (path != "/" && path.back() == '/') {
-            std::string location(path.substr(0, path.size() - 1));
-            return go_redirect(location, req.method);
-        }
+        if (path != "/" && path.back() == '/') return trailing_slash_redirect(req);
     }
     switch (m.handler) {
     case Handler::CatchAll: return bare_status(405);

@@ -84,8 +84,13 @@ public:
 
     // Answers the request; `cancel` stops an evaluation from another thread; `timeout`
     // (when not zero) replaces the settings' evaluation time limit (what a queue left of it).
+    // `instrumented` (when given) gets the handler labels OPA's Prometheus instrumentation
+    // records the request under, outermost first: "authz" when --authorization=basic wraps
+    // the router, then the route's own unless the authorizer refused; none for what OPA's
+    // handlers never see (the decoding limits' refusal, Go's 404 and 405, /metrics).
     HttpResponse handle(Router router, HttpRequest& req, const std::atomic<bool>* cancel,
-                        std::chrono::nanoseconds timeout = std::chrono::nanoseconds(0));
+                        std::chrono::nanoseconds timeout = std::chrono::nanoseconds(0),
+                        std::vector<std::string>* instrumented = nullptr);
 
     const ApiSettings& settings() const { return settings_; }
 

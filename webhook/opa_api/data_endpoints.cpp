@@ -382,7 +382,6 @@ HttpResponse v1_data_patch(Call& c) {
         if (!item.is_null() && !item.is_object()) return error_response(400, "invalid_parameter", go_type_error(item, "types.PatchV1"));
         const Value* op = go_field(item, "op");
         const Value* p = go_field(item, "path");
-        const Value* v = go_field(item, "value");
         if (op && !op->is_null() && !op->is_string())
             return error_response(400, "invalid_parameter", go_field_type_error(*op, "PatchV1.op", "string"));
         if (p && !p->is_null() && !p->is_string())

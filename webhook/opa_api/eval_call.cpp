@@ -24,7 +24,9 @@ EvalOutcome evaluate(Call& c, const EvalCall& e, ResponseMetrics& metrics) {
     EvalOutcome out;
     if (c.settings.decision_ids) out.decision_id = plugins::random_uuid();
     out.cache_hit = !e.cache_key.empty() && c.cache_hit && c.cache_hit(e.cache_key);
-    auto q = c.store.query(e.query_text, e.cache_query);
+    Engine::QueryOptions qo;
+    if (e.adhoc) qo.unsafe_builtins = {"http.send"};
+    auto q = c.store.query(e.query_text, e.cache_query && !e.adhoc, qo);
     if (!q.query) {
         out.compile_errors = std::move(q.errors);
         return out;

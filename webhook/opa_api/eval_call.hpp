@@ -40,6 +40,7 @@ struct EvalCall {
     bool cache_query = true;         // keep the prepared query in the store's cache
     std::string decision_path;       // decision log: "a/b" (data queries) ...
     std::string adhoc_query;         // ... or the query (ad-hoc queries)
+    bool adhoc = false;              // an ad-hoc query: http.send is unsafe in it (OPA's server)
 };
 
 struct EvalOutcome {

@@ -42,6 +42,7 @@ HttpResponse run_query(Call& c, const std::string& text, const Value* input, boo
     e.input = input;
     e.cache_query = false;  // ad-hoc queries would crowd out the admission queries
     e.adhoc_query = text;
+    e.adhoc = true;
     EvalOutcome out = evaluate(c, e, metrics);
     if (!out.prepared) return error_response(400, "invalid_parameter", "error(s) occurred while compiling query", out.compile_errors);
     if (out.result.error) return evaluation_error(*out.result.error);

@@ -1,5 +1,7 @@
 #include "webhook/plugins/bundle_plugin.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +9,7 @@
 #include <sstream>
 
 #include "engine/bundle/bundle.hpp"
+#include "runtime/file_read.hpp"
 #include "webhook/log.hpp"
 #include "webhook/plugins/service_client.hpp"
 
@@ -59,6 +62,11 @@ BundlePlugin::~BundlePlugin() { stop(); }
 
 std::string BundlePlugin::persist_path(const BundleConfig& b) const {
     return (fs::path(config_.persistence_directory) / "bundles" / b.name / "bundle.tar.gz").string();
+}
+
+void BundlePlugin::set_timer(std::size_t index, const char* name, std::chrono::nanoseconds elapsed) {
+    std::lock_guard lock(mutex_);
+    status_[index].timers_ns[name] = elapsed.count();
 }
 
 void BundlePlugin::changed() {
@@ -120,12 +128,17 @@ void BundlePlugin::start() {
     for (std::size_t i = 0; i < config_.bundles.size(); ++i) {
         const auto& bc = config_.bundles[i];
         if (!bc.persist) continue;
-        std::ifstream in(persist_path(bc), std::ios::binary);
-        if (!in) continue;
-        std::ostringstream ss;
-        ss << in.rdbuf();
+        // As large as a downloaded archive may be (engine/bundle: what it unpacks to, plus framing).
+        const std::uint64_t most = std::max<std::uint64_t>(engine::bundle::ArchiveLimits{}.max_total_bytes,
+                                                           static_cast<std::uint64_t>(bc.size_limit_bytes)) + (1u << 20);
+        runtime::FileRead read = runtime::read_whole_file(persist_path(bc), most, runtime::NonRegular::Refuse);
+        if (!read.ok) {
+            if (read.error != ENOENT)
+                log_line("error", "the persisted bundle cannot be read", {{"name", Value::string(bc.name)}, {"error", Value::string(read.message)}});
+            continue;
+        }
         std::string error;
-        if (activate(i, ss.str(), error)) {
+        if (activate(i, read.text, error)) {
             log_line("info", "bundle loaded from disk", {{"name", Value::string(bc.name)},
                                                        {"revision", Value::string(status_[i].active_revision)}});
             metrics_->plugin_set("gavel_bundle_active", label(bc.name), 1, "1 once the bundle was activated.");
@@ -200,12 +213,15 @@ bool BundlePlugin::poll_once(std::size_t index) {
         std::lock_guard lock(mutex_);
         if (!etags_[index].empty()) headers.emplace_back("If-None-Match", etags_[index]);
         status_[index].last_request = utc_timestamp();
+        status_[index].timers_ns.clear();
     }
     headers.emplace_back("Accept", "application/gzip, application/octet-stream");
     auto start = std::chrono::steady_clock::now();
     auto response = call_service(service, "GET", bc.resource, headers, {}, std::chrono::seconds(30));
     if (stopping_) return false;  // shutting down: what came is not activated
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto elapsed = std::chrono::steady_clock::now() - start;
+    double seconds = std::chrono::duration<double>(elapsed).count();
+    set_timer(index, "timer_bundle_request_ns", elapsed);
     std::string code = response.status ? std::to_string(response.status) : "error";
     metrics_->plugin_add("gavel_bundle_downloads_total", "{name=\"" + bc.name + "\",code=\"" + code + "\"}", 1, "counter",
                          "Bundle download attempts by HTTP status (error: no answer).");
@@ -225,7 +241,10 @@ bool BundlePlugin::poll_once(std::size_t index) {
             status_[index].last_successful_request = status_[index].last_successful_download = utc_timestamp();
             status_[index].http_code = 200;
         }
-        if (activate(index, response.body, error)) {
+        auto activation_start = std::chrono::steady_clock::now();
+        bool ok = activate(index, response.body, error);
+        set_timer(index, "timer_rego_load_bundles_ns", std::chrono::steady_clock::now() - activation_start);
+        if (ok) {
             activated = true;
             {
                 std::lock_guard lock(mutex_);

@@ -38,6 +38,9 @@ struct BundleStatus {
     std::vector<std::string> errors;
     int http_code = 0;
     bool activated = false;  // at least once (from the service or the persisted copy)
+    // The last poll's timers, in OPA's names: timer_bundle_request_ns (the download),
+    // timer_rego_load_bundles_ns (reading, verifying and compiling what came).
+    std::map<std::string, std::int64_t> timers_ns;
 };
 
 class BundlePlugin {
@@ -68,6 +71,7 @@ private:
     bool activate(std::size_t index, const std::string& bytes, std::string& error);
     std::string persist_path(const BundleConfig& b) const;
     void changed();
+    void set_timer(std::size_t index, const char* name, std::chrono::nanoseconds elapsed);
 
     Config config_;
     std::shared_ptr<PolicyStore> store_;

@@ -1,12 +1,13 @@
 #include "webhook/plugins/config.hpp"
 
-#include <fstream>
 #include <functional>
 #include <set>
 #include <sstream>
 
+#include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
 #include "runtime/yaml.hpp"
+#include "webhook/prometheus_text.hpp"
 
 namespace gavel::webhook::plugins {
 
@@ -122,14 +123,12 @@ std::pair<std::int64_t, std::int64_t> delays(Reader& r, const Value& v, const st
 }  // namespace
 
 std::optional<runtime::Value> read_config_file(const std::string& path, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "open " + path + ": no such file or directory";
+    runtime::FileRead read = runtime::read_whole_file(path);
+    if (!read.ok) {
+        error = read.message;
         return std::nullopt;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    auto parsed = runtime::load_yaml_data(ss.str());
+    auto parsed = runtime::load_yaml_data(read.text);
     if (!parsed) {
         error = path + ": " + parsed.error.message;
         return std::nullopt;
@@ -203,11 +202,9 @@ bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
 
 bool apply_set_file(Value& doc, const std::string& assignments, std::string& error) {
     return for_each_assignment("--set-file", assignments, error, [&doc, &error](const std::string& key, const std::string& file) {
-        std::ifstream in(file, std::ios::binary);
-        std::ostringstream text;
-        if (in) text << in.rdbuf();
-        if (!in) return error = "--set-file " + key + ": cannot read " + file, false;
-        set_at_key(doc, key, Value::string(text.str()));
+        runtime::FileRead read = runtime::read_whole_file(file);
+        if (!read.ok) return error = "--set-file " + key + ": " + read.message, false;
+        set_at_key(doc, key, Value::string(std::move(read.text)));
         return true;
     });
 }
@@ -307,11 +304,21 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
     }
     if (const Value* s = doc.find("status"); s && r.object(*s, "status")) {
         c.status.enabled = true;
-        r.known(*s, "status", {"service", "console", "partition_name"});
+        r.known(*s, "status", {"service", "console", "partition_name", "prometheus", "prometheus_config"});
         c.status.service = r.string(*s, "service", "status");
         c.status.console = r.boolean(*s, "console", "status");
         c.status.partition_name = r.string(*s, "partition_name", "status");
-        if (c.status.service.empty() && !c.status.console && !c.service_order.empty()) c.status.service = c.service_order[0];
+        c.status.prometheus = r.boolean(*s, "prometheus", "status");
+        const Value* buckets = s->find("prometheus_config");
+        for (std::string_view key : {"collectors", "bundle_loading_duration_ns", "buckets"})
+            buckets = buckets && buckets->is_object() ? buckets->find(key) : nullptr;
+        if (std::string error; buckets && !buckets->is_null() &&
+                               !histogram_bounds(*buckets, "status.prometheus_config.collectors.bundle_loading_duration_ns.buckets",
+                                                 c.status.bundle_loading_buckets, error))
+            r.problem(error);
+        // As OPA: the first service is the default only when neither console nor Prometheus reporting is on.
+        if (c.status.service.empty() && !c.status.console && !c.status.prometheus && !c.service_order.empty())
+            c.status.service = c.service_order[0];
         if (!c.status.service.empty() && !c.services.count(c.status.service))
             r.problem("invalid service name \"" + c.status.service + "\" in status");
     }

@@ -11,7 +11,8 @@
 //   decision_logs:   {console, service, resource, partition_name, mask_decision,
 //                     reporting: {min_delay_seconds, max_delay_seconds, upload_size_limit_bytes,
 //                                 buffer_size_limit_bytes}}
-//   status:          {service, console, partition_name}
+//   status:          {service, console, partition_name, prometheus,
+//                     prometheus_config: {collectors: {bundle_loading_duration_ns: {buckets}}}}
 //   labels:          {k: v}     keys: {id: {key, algorithm, scope}}
 //   persistence_directory, default_decision
 //
@@ -72,6 +73,10 @@ struct StatusConfig {
     std::string service;
     bool console = false;
     std::string partition_name;
+    // OPA's status metrics on /metrics (bundle_loaded_counter, plugin_status_gauge ...), with
+    // prometheus_config.collectors.bundle_loading_duration_ns.buckets (empty: OPA's default).
+    bool prometheus = false;
+    std::vector<double> bundle_loading_buckets;
 };
 
 struct Config {

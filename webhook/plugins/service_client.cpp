@@ -1,9 +1,8 @@
 #include "webhook/plugins/service_client.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <strings.h>
 
+#include "runtime/file_read.hpp"
 #include "engine/http_client.hpp"
 
 namespace gavel::webhook::plugins {
@@ -16,11 +15,15 @@ std::string ServiceResponse::header(std::string_view name) const {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+// Credentials are read at each request, on the plugin's threads: a FIFO is refused, never waited on.
+bool read_credential(const std::string& path, std::string& out, std::string& error) {
+    runtime::FileRead read = runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
+    if (!read.ok) {
+        error = read.message;
+        return false;
+    }
+    out = std::move(read.text);
+    return true;
 }
 
 }  // namespace
@@ -54,7 +57,7 @@ ServiceResponse call_service(const ServiceConfig& service, const std::string& me
     for (const auto& h : service.headers) req.headers.push_back(h);
     std::string token = service.bearer_token;
     if (!service.bearer_token_path.empty()) {
-        token = read_file(service.bearer_token_path);
+        if (!read_credential(service.bearer_token_path, token, out.error)) return out;
         while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
     }
     if (!token.empty()) req.headers.emplace_back("Authorization", service.bearer_scheme + " " + token);
@@ -63,8 +66,8 @@ ServiceResponse call_service(const ServiceConfig& service, const std::string& me
     req.tls.insecure_skip_verify = service.allow_insecure_tls;
     req.tls.ca_file = service.ca_cert_file;
     if (!service.client_cert_file.empty()) {
-        req.tls.client_cert_pem = read_file(service.client_cert_file);
-        req.tls.client_key_pem = read_file(service.client_key_file);
+        if (!read_credential(service.client_cert_file, req.tls.client_cert_pem, out.error)) return out;
+        if (!read_credential(service.client_key_file, req.tls.client_key_pem, out.error)) return out;
     }
     auto [response, failure] = engine::http::perform(req);
     if (failure) {

@@ -19,13 +19,26 @@ StatusReporter::StatusReporter(StatusConfig config, const Config& full, std::sha
     runtime::ObjectBuilder b;
     for (const auto& [k, v] : labels) b.insert(str(k), str(v));
     labels_ = b.build();
+    if (config_.prometheus) {
+        auto version = labels.find("version");
+        status_metrics_ = std::make_shared<StatusMetrics>(version == labels.end() ? "" : version->second, config_.bundle_loading_buckets);
+        metrics_->add_collector([m = status_metrics_](std::string& out) { m->render(out); });
+    }
+}
+
+std::map<std::string, std::string> StatusReporter::plugin_states(const std::vector<BundleStatus>& bundles, bool decision_logs) {
+    bool all_ok = true;
+    for (const auto& s : bundles)
+        if (!s.activated) all_ok = false;
+    std::map<std::string, std::string> states = {{"bundle", all_ok ? "OK" : "NOT_READY"}, {"status", "OK"}};
+    if (decision_logs) states["decision_logs"] = "OK";
+    return states;
 }
 
 StatusReporter::~StatusReporter() { stop(); }
 
 Value StatusReporter::report(const std::vector<BundleStatus>& bundles, const Value& labels, bool decision_logs) {
     runtime::ObjectBuilder bs;
-    bool all_ok = true;
     for (const auto& s : bundles) {
         runtime::ObjectBuilder b;
         b.insert(str("name"), str(s.name));
@@ -44,17 +57,16 @@ Value StatusReporter::report(const std::vector<BundleStatus>& bundles, const Val
         if (s.http_code) b.insert(str("http_code"), Value::integer(s.http_code));
         b.insert(str("type"), str("snapshot"));
         bs.insert(str(s.name), b.build());
-        if (!s.activated) all_ok = false;
     }
     runtime::ObjectBuilder plugins;
-    plugins.insert(str("bundle"), Value::object({{str("state"), str(all_ok ? "OK" : "NOT_READY")}}));
-    if (decision_logs) plugins.insert(str("decision_logs"), Value::object({{str("state"), str("OK")}}));
-    plugins.insert(str("status"), Value::object({{str("state"), str("OK")}}));
+    for (const auto& [name, state] : plugin_states(bundles, decision_logs))
+        plugins.insert(str(name), Value::object({{str("state"), str(state)}}));
     return Value::object({{str("labels"), labels}, {str("bundles"), bs.build()}, {str("plugins"), plugins.build()}});
 }
 
 void StatusReporter::update(const std::vector<BundleStatus>& bundles, bool decision_logs) {
     Value r = report(bundles, labels_, decision_logs);
+    if (status_metrics_) status_metrics_->update(bundles, plugin_states(bundles, decision_logs));
     if (config_.console) log_line("info", "Status Log", {{"status", r}, {"type", str("openpolicyagent.org/status")}});
     if (!service_) return;
     {

@@ -8,7 +8,8 @@
 //    "plugins": {"bundle": {"state": "OK"|"NOT_READY"}, ...}}
 //
 // Reports are sent from the reporter's own thread, latest state only: a slow
-// status service never holds up bundle activation.
+// status service never holds up bundle activation. With `prometheus`, each
+// report also updates OPA's status metrics on /metrics (status_metrics.hpp).
 
 #include <condition_variable>
 #include <map>
@@ -21,6 +22,7 @@
 #include "webhook/metrics.hpp"
 #include "webhook/plugins/bundle_plugin.hpp"
 #include "webhook/plugins/config.hpp"
+#include "webhook/plugins/status_metrics.hpp"
 
 namespace gavel::webhook::plugins {
 
@@ -35,12 +37,15 @@ public:
     void update(const std::vector<BundleStatus>& bundles, bool decision_logs);
 
     static runtime::Value report(const std::vector<BundleStatus>& bundles, const runtime::Value& labels, bool decision_logs);
+    // The plugins a report names, with their states.
+    static std::map<std::string, std::string> plugin_states(const std::vector<BundleStatus>& bundles, bool decision_logs);
 
 private:
     void loop();
     StatusConfig config_;
     std::optional<ServiceConfig> service_;
     std::shared_ptr<Metrics> metrics_;
+    std::shared_ptr<StatusMetrics> status_metrics_;  // status.prometheus
     runtime::Value labels_;
     std::mutex mutex_;
     std::condition_variable wake_;

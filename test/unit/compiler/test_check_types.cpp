@@ -40,7 +40,8 @@ std::string query_errors(const std::string& query, const std::vector<std::string
     auto result = gavel::compiler::compile_query(q.body, compiled);
     std::string out;
     for (const auto& d : result.diagnostics)
-        out += std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.code + ": " + d.message + "\n";
+        out += std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.code + ": " + d.message + "\n" +
+               (d.hint.empty() ? "" : "hint: " + d.hint + "\n");
     return out;
 }
 
@@ -115,9 +116,9 @@ TEST_CASE("calling what is not a function: undefined function") {
     CHECK(errors_of("package t\nc := 1\nq if c(1)\n") == "3:6 rego_type_error: undefined function data.t.c\n");
 }
 
-TEST_CASE("a function named without being called") {
+TEST_CASE("a function named without being called: OPA's undefined ref, gavel's hint beside it") {
     CHECK(errors_of("package t\nf(x) := x\np if {\n\ty := f\n}\n") ==
-          "4:7 rego_type_error: function data.t.f used as reference, not called\n\tdata.t.f\n\t^^^^^^^^\n"
+          "4:7 rego_type_error: undefined ref: data.t.f\n\tdata.t.f\n\t^^^^^^^^\n"
           "\thave: (any) => any\n");
 }
 
@@ -213,7 +214,8 @@ TEST_CASE("queries are checked against the modules' types, errors in the order f
     CHECK(query_errors("x := 1; x.y") == "1:9 rego_type_error: undefined ref: x.y\n\tx.y\n\t^\n\thave: number\n");
     CHECK(query_errors("x := data.t.f").empty());  // a base document: anything
     CHECK(query_errors("x := data.t.f", {"package t\nf(x) := x\n"}) ==
-          "1:6 rego_type_error: function data.t.f used as reference, not called\n\tdata.t.f\n\t^^^^^^^^\n\thave: (any) => any\n");
+          "1:6 rego_type_error: undefined ref: data.t.f\n\tdata.t.f\n\t^^^^^^^^\n\thave: (any) => any\n"
+          "hint: function data.t.f used as reference, not called\n");
     CHECK(query_errors("data.t.f(\"a\", y)", {"package t\nf(x) := x * 2\n"}) ==
           "1:1 rego_type_error: data.t.f: invalid argument(s)\n\thave: (string, ?\?\?)\n\twant: (number, number)\n");
     CHECK(query_errors("y := data.t.f(2); upper(y)", {"package t\nf(x) := x * 2\n"}) ==
