@@ -11,6 +11,30 @@ namespace gavel::gatekeeper {
 
 using runtime::Value;
 
+namespace {
+
+// A package for the hook that is not the template's (nor below data.lib, where its libs are).
+std::string hook_package_for(const std::vector<std::string>& template_package) {
+    std::string name = "gavel_gatekeeper_hook";
+    while (!template_package.empty() && template_package.front() == name) name += "_";
+    return name;
+}
+
+// frameworks' hook, in our words: for each constraint (its parameters, by
+// position), the template's violations under that constraint's input.
+std::string hook_module(const std::string& package, const std::vector<std::string>& template_package) {
+    std::vector<std::string> violation = template_package;
+    violation.push_back("violation");
+    return "package " + package + "\n\n" +
+           "violation contains [i, r] if {\n"
+           "\tsome i, parameters in input.constraints\n\t" +
+           engine::data_path_text(violation) +
+           "[r] with input as {\"review\": input.review, \"parameters\": parameters}\n"
+           "}\n";
+}
+
+}  // namespace
+
 std::shared_ptr<const CompiledTemplate> CompiledTemplate::compile(const ConstraintTemplate& source, const Value& inventory,
                                                                    lang::Diagnostics& errors) {
     lang::ParseOptions po;
@@ -38,6 +62,8 @@ std::shared_ptr<const CompiledTemplate> CompiledTemplate::compile(const Constrai
         return nullptr;
     }
     std::vector<std::string> package = package_parts(*entry.module);
+    bool reads_inventory = refers_to_inventory(*entry.module);
+    for (const auto* lib : lib_modules) reads_inventory = reads_inventory || refers_to_inventory(*lib);
 
     EngineOptions eo;
     eo.v0_compatible = !source.rego_v1;
@@ -55,22 +81,33 @@ std::shared_ptr<const CompiledTemplate> CompiledTemplate::compile(const Constrai
             return nullptr;
         }
     }
+    std::string hook_package = hook_package_for(package);
+    if (auto d = engine.add_policy(source.file + "#" + source.name + ".hook.rego", hook_module(hook_package, package),
+                                   Engine::PolicyOptions{false});
+        !d.empty()) {
+        errors.append(d);
+        return nullptr;
+    }
     if (!inventory.is_null()) engine.set_data(inventory, {"inventory"});
-    package.push_back("violation");
-    auto prepared = engine.prepare(engine::data_path_text(package));
+    auto prepared = engine.prepare(engine::data_path_text({hook_package, "violation"}));
     if (!prepared.ok()) {
         errors.append(prepared.diagnostics);
         return nullptr;
     }
     auto compiled = std::make_shared<CompiledTemplate>();
     compiled->source_ = source;
+    compiled->reads_inventory_ = reads_inventory;
     compiled->query_ = std::move(*prepared.value);
     return compiled;
 }
 
-TemplateEval CompiledTemplate::evaluate(const Value& review, const Value& parameters, const EvalControl& control) const {
+TemplateEval CompiledTemplate::evaluate(const Value& review, std::span<const Value> parameters,
+                                        const EvalControl& control) const {
     TemplateEval out;
-    Value input = Value::object({{Value::string("parameters"), parameters}, {Value::string("review"), review}});
+    out.violations.resize(parameters.size());
+    runtime::ArrayBuilder constraints(parameters.size());
+    for (const Value& p : parameters) constraints.push_back(p);
+    Value input = Value::object({{Value::string("constraints"), constraints.build()}, {Value::string("review"), review}});
     EvalOptions eo;
     eo.input = &input;
     eo.timeout = control.timeout;
@@ -84,11 +121,15 @@ TemplateEval CompiledTemplate::evaluate(const Value& review, const Value& parame
         return out;
     }
     if (result.rows.empty() || result.rows[0].expressions.empty()) return out;
-    const Value& violations = result.rows[0].expressions[0].value;
-    std::span<const Value> items;
-    if (violations.is_set()) items = violations.set_elements();
-    std::vector<std::pair<Value, Value>> seen;  // (details, msg), Rego's order of the hook's results
-    for (const Value& r : items) {
+    const Value& results = result.rows[0].expressions[0].value;
+    if (!results.is_set()) return out;
+    // Per constraint: (details, msg) in Rego's order of the hook's results.
+    std::vector<std::vector<std::pair<Value, Value>>> seen(parameters.size());
+    for (const Value& pair : results.set_elements()) {
+        auto items = pair.array_elements();
+        std::int64_t i = 0;
+        if (items.size() != 2 || !items[0].as_int64(i) || i < 0 || static_cast<std::size_t>(i) >= seen.size()) continue;
+        const Value& r = items[1];
         const Value* msg = r.is_object() ? r.find("msg") : nullptr;
         if (!msg) continue;  // r.msg undefined: the hook yields nothing
         if (!msg->is_string()) {
@@ -97,11 +138,14 @@ TemplateEval CompiledTemplate::evaluate(const Value& review, const Value& parame
             return out;
         }
         const Value* details = r.find("details");
-        seen.emplace_back(details ? *details : Value::empty_object(), *msg);
+        seen[static_cast<std::size_t>(i)].emplace_back(details ? *details : Value::empty_object(), *msg);
     }
-    std::sort(seen.begin(), seen.end());
-    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-    for (auto& [details, msg] : seen) out.violations.push_back({std::string(msg.as_string()), details});
+    for (std::size_t c = 0; c < seen.size(); ++c) {
+        auto& list = seen[c];
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+        for (auto& [details, msg] : list) out.violations[c].push_back({std::string(msg.as_string()), details});
+    }
     return out;
 }
 

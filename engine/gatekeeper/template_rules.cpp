@@ -93,6 +93,12 @@ std::vector<std::string> package_parts(const lang::Module& m) {
     return parts;
 }
 
+bool refers_to_inventory(const lang::Module& m) {
+    bool found = false;
+    for_each_ref(m, [&](const Term& ref) { found = found || under(ref, "inventory"); });
+    return found;
+}
+
 lang::Diagnostics check_template_modules(const lang::Module& entry, const std::vector<const lang::Module*>& libs) {
     lang::Diagnostics out;
     bool has_violation = false;

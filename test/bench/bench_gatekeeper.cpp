@@ -100,10 +100,13 @@ void BM_GatekeeperReviewOneConstraint(benchmark::State& state) {
     }
     gatekeeper::ReviewOptions options;
     options.filter_operations = true;
+    std::size_t violations = 0;
     for (auto _ : state) {
         auto outcome = set->review(*s.review, options);
+        violations = outcome.violations.size();
         benchmark::DoNotOptimize(outcome);
     }
+    state.counters["violations"] = static_cast<double>(violations);
     state.SetLabel(set->entries().begin()->first);
 }
 BENCHMARK(BM_GatekeeperReviewOneConstraint)->DenseRange(0, 39)->Unit(benchmark::kMicrosecond);
