@@ -3,14 +3,15 @@
 // of their own (as Gatekeeper gives each template a compiler of its own, so
 // packages never meet another template's), with data.inventory as data.
 //
-// One evaluation serves all the constraints of a review, as frameworks' Rego
-// driver queries a template once for its constraints: a hook module (ours)
-// iterates input.constraints (each constraint's parameters) and evaluates the
-// template's `violation` with input as {"review": ..., "parameters": ...} for
-// each. The violations are collected as Gatekeeper's hook does: each result
-// needs a `msg`, `details` defaults to {}, and results equal in (msg, details)
-// are one per constraint. An evaluation error ends the one query, so it is
-// every constraint's violation, as in Gatekeeper.
+// Evaluating it for the matching constraints of a review binds input to
+// {"review": ..., "parameters": ...} for each and collects the violations as
+// Gatekeeper's hook does: each result needs a `msg`, `details` defaults to {},
+// and results equal in (msg, details) are one. Gatekeeper queries a template
+// once for all its constraints (its hook iterates them with `with input`), so
+// an evaluation error ends that query: it is every constraint's violation, and
+// so it is here. gavel runs the prepared query per constraint instead, which
+// costs less than the hook's `with` (test/bench/bench_gatekeeper.cpp,
+// BM_GatekeeperOneTemplateManyConstraints) and decides the same.
 
 #include <atomic>
 #include <chrono>
@@ -58,7 +59,7 @@ public:
     const ConstraintTemplate& source() const { return source_; }
     // Whether its Rego reads data.inventory (else it need not be compiled again when the inventory changes).
     bool reads_inventory() const { return reads_inventory_; }
-    // One evaluation for constraints whose parameters are `parameters`.
+    // The violations of the constraints whose parameters are `parameters` (as one query of Gatekeeper's).
     TemplateEval evaluate(const runtime::Value& review, std::span<const runtime::Value> parameters,
                           const EvalControl& control) const;
 

@@ -32,11 +32,12 @@ void ConstraintIndex::add(std::uint32_t id, const Match& match) {
             continue;
         }
         for (const auto& ns : namespaces) bucket.by_namespace[ns].push_back(id);
+        by_namespace_ = true;
     }
 }
 
 void ConstraintIndex::candidates(std::string_view group, std::string_view kind, std::optional<std::string_view> namespace_name,
-                                 std::vector<std::uint32_t>& out) const {
+                                 Ids& out) const {
     for (std::string_view g : {group, std::string_view("*")}) {
         auto by_kind = buckets_.find(g);
         if (by_kind == buckets_.end()) continue;

@@ -15,20 +15,26 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "engine/gatekeeper/match.hpp"
 
 namespace gavel::gatekeeper {
 
 class ConstraintIndex {
 public:
+    using Ids = boost::container::small_vector<std::uint32_t, 64>;
+
     // Constraint number `id` (ids grow with each call: lookups return them in that order).
     void add(std::uint32_t id, const Match& match);
 
     // Adds to `out` the ids that may match an object of this group and kind, in
     // `namespace_name` (nullopt: the namespaces criterion cannot rule anything out);
     // `out` is left sorted and without duplicates (a second call adds a union).
+    // The namespace matters only when by_namespace(): else nullopt costs less and finds the same.
     void candidates(std::string_view group, std::string_view kind, std::optional<std::string_view> namespace_name,
-                    std::vector<std::uint32_t>& out) const;
+                    Ids& out) const;
+    bool by_namespace() const { return by_namespace_; }
 
 private:
     struct Bucket {
@@ -37,6 +43,7 @@ private:
     };
     using ByKind = std::map<std::string, Bucket, std::less<>>;
     std::map<std::string, ByKind, std::less<>> buckets_;  // by group, then kind; "*" for any
+    bool by_namespace_ = false;  // some constraint is filed under namespaces
 };
 
 }  // namespace gavel::gatekeeper

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <span>
 
+#include <boost/container/small_vector.hpp>
+
 namespace gavel::gatekeeper {
 
 using runtime::Value;
@@ -76,13 +78,17 @@ ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& optio
     const Value* namespace_object = review.namespace_object.is_null() ? nullptr : &review.namespace_object;
     if (!namespace_object && !review.namespace_name.empty()) namespace_object = this->namespace_object(review.namespace_name);
     // The constraints that may match the object or the old object (matchAny); all when there is neither.
-    std::vector<std::uint32_t> candidates;
+    ConstraintIndex::Ids candidates;
     bool any_object = false;
     for (const Value* obj : {&review.object, &review.old_object}) {
         if (obj->is_null()) continue;
         any_object = true;
-        auto gvk = gvk_of(*obj);
-        index_.candidates(gvk.group, gvk.kind, namespace_for(Matchable{obj, namespace_object, review.source}), candidates);
+        std::string_view api_version = string_at(*obj, {"apiVersion"});
+        std::string_view group = api_version.find('/') == std::string_view::npos ? std::string_view{}
+                                                                                  : api_version.substr(0, api_version.find('/'));
+        std::optional<std::string_view> ns;
+        if (index_.by_namespace()) ns = namespace_for(Matchable{obj, namespace_object, review.source});
+        index_.candidates(group, string_at(*obj, {"kind"}), ns, candidates);
     }
     if (!any_object)
         for (std::uint32_t id = 0; id < numbered_.size(); ++id) candidates.push_back(id);
@@ -93,8 +99,8 @@ ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& optio
         std::vector<std::string> actions;
         std::string match_error;
     };
-    std::vector<Reviewed> reviewed;
-    std::vector<Value> parameters;  // of the matched ones, in order
+    boost::container::small_vector<Reviewed, 8> reviewed;
+    boost::container::small_vector<Value, 8> parameters;  // of the matched ones, in order
     for (std::size_t next = 0; next < candidates.size();) {
         const Entry& entry = *numbered_[candidates[next]].entry;
         std::size_t end = next;
@@ -138,7 +144,7 @@ ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& optio
         }
         TemplateEval eval;
         if (!parameters.empty()) {
-            eval = entry.compiled->evaluate(review.request, parameters, options.control);
+            eval = entry.compiled->evaluate(review.request, {parameters.data(), parameters.size()}, options.control);
             if (eval.cancelled || eval.review_error) {
                 out.error = eval.cancelled ? eval.eval_error : eval.review_error;
                 return out;

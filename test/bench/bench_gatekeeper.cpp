@@ -111,4 +111,49 @@ void BM_GatekeeperReviewOneConstraint(benchmark::State& state) {
 }
 BENCHMARK(BM_GatekeeperReviewOneConstraint)->DenseRange(0, 39)->Unit(benchmark::kMicrosecond);
 
+// One template with N constraints, all matching a Pod, none violated: what each
+// constraint costs beyond the template's own work (here a comparison).
+void BM_GatekeeperOneTemplateManyConstraints(benchmark::State& state) {
+    const LoadSet& s = load_set();
+    if (!s.review) {
+        state.SkipWithError(s.error.c_str());
+        return;
+    }
+    std::string text = R"(apiVersion: templates.gatekeeper.sh/v1
+kind: ConstraintTemplate
+metadata: {name: k8sminreplicas}
+spec:
+  crd: {spec: {names: {kind: K8sMinReplicas}}}
+  targets:
+    - target: admission.k8s.gatekeeper.sh
+      rego: |
+        package k8sminreplicas
+        violation[{"msg": msg}] {
+          count(input.review.object.spec.containers) > input.parameters.max
+          msg := sprintf("more than %v containers", [input.parameters.max])
+        }
+)";
+    for (int i = 0; i < state.range(0); ++i)
+        text += "---\napiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sMinReplicas\nmetadata: {name: c" +
+                std::to_string(i) + "}\nspec: {match: {kinds: [{apiGroups: [''], kinds: [Pod]}]}, parameters: {max: " +
+                std::to_string(100 + i) + "}}\n";
+    auto objects = gatekeeper::read_objects(text, "bench.yaml");
+    lang::Diagnostics errors;
+    gatekeeper::PolicySetBuilder builder;
+    builder.add_objects(objects.objects, errors, nullptr, false);
+    auto set = builder.build(errors);
+    if (!objects.ok() || !errors.empty() || set->constraint_count() != static_cast<std::size_t>(state.range(0))) {
+        state.SkipWithError("the synthetic template does not compile");
+        return;
+    }
+    gatekeeper::ReviewOptions options;
+    options.filter_operations = true;
+    for (auto _ : state) {
+        auto outcome = set->review(*s.review, options);
+        if (!outcome.violations.empty()) state.SkipWithError("unexpected violations");
+        benchmark::DoNotOptimize(outcome);
+    }
+}
+BENCHMARK(BM_GatekeeperOneTemplateManyConstraints)->Arg(1)->Arg(10)->Unit(benchmark::kMicrosecond);
+
 }  // namespace

@@ -204,6 +204,17 @@ violation["a string"] { true }
     CHECK(outcome.violations[0].message == "same");
     CHECK(to_json(outcome.violations[0].details) == "{}");
     CHECK(to_json(outcome.violations[1].details) == R"({"k":1})");
+
+    // A `violation` that is an object: the hook's `violation[r]` takes the keys whose value is not false.
+    auto object_rule = build(template_yaml(R"(package t
+violation[{"msg": "kept"}] = 1 { true }
+violation[{"msg": "dropped"}] = false { true }
+)"),
+                             {constraint_yaml("c")}, errors);
+    REQUIRE(errors.empty());
+    outcome = object_rule->review(gk::review_of_object(pod("a"), Value(), false), {});
+    REQUIRE(outcome.violations.size() == 1);
+    CHECK(outcome.violations[0].message == "kept");
 }
 
 TEST_CASE("gatekeeper violations: a msg that is no string fails the review; an eval error is the constraint's violation") {
@@ -223,10 +234,10 @@ TEST_CASE("gatekeeper violations: a msg that is no string fails the review; an e
     CHECK(outcome.violations[0].message.find("eval_conflict_error") != std::string::npos);
 }
 
-TEST_CASE("gatekeeper review: one evaluation per template for all its matching constraints, as Gatekeeper's driver") {
-    // f conflicts under constraint b's parameters only: the one query fails, so every
-    // matching constraint of the template has the error as its violation (frameworks'
-    // driver gives each constraint of the query the error); c does not match a Pod.
+TEST_CASE("gatekeeper review: a template's matching constraints are one query of Gatekeeper's driver") {
+    // f conflicts under constraint b's parameters only: Gatekeeper's one query of the
+    // template fails, so every matching constraint of it has the error as its violation
+    // (frameworks' driver gives each constraint of the query the error); c does not match a Pod.
     std::string rego = "package t\nf = 1 { true }\nf = 2 { input.parameters.n == 2 }\n"
                        "violation[{\"msg\": m}] { f; m := sprintf(\"n=%v\", [input.parameters.n]) }";
     std::string pods_only = "{match: {kinds: [{apiGroups: [''], kinds: [Pod]}]}, parameters: {n: ";
@@ -263,9 +274,9 @@ TEST_CASE("gatekeeper review: constraints come from an index by kind and namespa
     index.add(4, match_of(R"({"namespaces":["kube-*"]})"));
     index.add(5, match_of(R"({"kinds":[{"apiGroups":["*"],"kinds":[]}],"namespaces":["web"]})"));
     auto lookup = [&](std::string_view group, std::string_view kind, std::optional<std::string_view> ns) {
-        std::vector<std::uint32_t> out;
+        gk::ConstraintIndex::Ids out;
         index.candidates(group, kind, ns, out);
-        return out;
+        return std::vector<std::uint32_t>(out.begin(), out.end());
     };
     CHECK(lookup("", "Pod", "shop") == std::vector<std::uint32_t>{0, 2, 3, 4});
     CHECK(lookup("", "Pod", "web") == std::vector<std::uint32_t>{0, 2, 3, 4, 5});
@@ -273,10 +284,10 @@ TEST_CASE("gatekeeper review: constraints come from an index by kind and namespa
     CHECK(lookup("", "Pod", std::nullopt) == std::vector<std::uint32_t>{0, 2, 3, 4, 5});  // no namespace to rule out
     CHECK(lookup("apps", "ReplicaSet", "web") == std::vector<std::uint32_t>{1, 2, 4, 5});
     CHECK(lookup("batch", "Job", "shop") == std::vector<std::uint32_t>{2, 4});
-    std::vector<std::uint32_t> both;  // the object and the old object: the union
+    gk::ConstraintIndex::Ids both;  // the object and the old object: the union
     index.candidates("", "Pod", "shop", both);
     index.candidates("apps", "Deployment", "shop", both);
-    CHECK(both == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
+    CHECK(std::vector<std::uint32_t>(both.begin(), both.end()) == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
 
     // Through a review: only what matches, and in Gatekeeper's order of kinds and names.
     gavel::lang::Diagnostics errors;
