@@ -311,7 +311,9 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
     auto saved_functions = function_overrides_;
     RuleCaches saved_cache = std::move(cache_);
     cache_.assign(program_.rule_sets.size(), RuleCache{});
+    FunctionCache saved_function_cache = std::exchange(function_cache_, FunctionCache{});
     auto restore = [&] {
+        function_cache_ = std::move(saved_function_cache);
         input_ = saved_input;
         data_overrides_ = std::move(saved_data);
         function_overrides_ = std::move(saved_functions);
@@ -1208,6 +1210,12 @@ void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::strin
 }
 
 void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k) {
+    std::span<const Value> arg_values(args.data(), args.size());
+    if (const std::optional<Value>* cached = function_cache_.find(fn, arg_values)) {
+        if (*cached) k(**cached);
+        return;
+    }
+    const std::uint64_t prints_before = builtin_context_.prints;
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
     std::optional<Value> result;
     for (const auto& rule : fn.rules) {
@@ -1240,6 +1248,8 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
     }
     if (!result && fn.default_rule) result = default_value(*fn.default_rule);
     --depth_;
+    if (result || (builtin_context_.prints == prints_before && !settings_.tracer))
+        function_cache_.put(fn, arg_values, result);
     if (result) k(*result);
 }
 

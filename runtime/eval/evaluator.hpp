@@ -15,6 +15,7 @@
 
 #include "runtime/eval/eval_error.hpp"
 #include "runtime/eval/tracing.hpp"
+#include "runtime/eval/function_cache.hpp"
 #include "runtime/eval/function_ref.hpp"
 #include "runtime/eval/borrowed_values.hpp"
 #include "runtime/eval/plan.hpp"
@@ -130,6 +131,7 @@ private:
     // Inline for programs of a few rules (most admission policies): no allocation per evaluation.
     using RuleCaches = boost::container::small_vector<RuleCache, 8>;
     RuleCaches cache_;
+    FunctionCache function_cache_;
     std::optional<EvalError> first_builtin_error_;
     runtime::BuiltinContext builtin_context_;
     const lang::Location* traced_call_ = nullptr;  // with a tracer: the builtin call running now
