@@ -93,6 +93,7 @@ private:
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
     Direct direct_call(const Frame& f, const PTerm& call, Value& out);
+    Direct cached_call(const Frame& f, const PTerm& call, Value& out);  // a user function's cached answer
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
     void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);

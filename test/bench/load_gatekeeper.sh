@@ -53,11 +53,15 @@ load() {
     "$gavel" serve "$@" --addr 127.0.0.1:0 --rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 \
         ${SERVE_ARGS:-} --ca-dump "$work/ca.pem" > /dev/null 2> "$work/server.log" &
     local pid=$!
-    for _ in $(seq 1 100); do grep -q '"listener":"admission"' "$work/server.log" && break; sleep 0.1; done
+    # The listeners log their ports one after the other: wait for both.
+    for _ in $(seq 1 300); do
+        grep -q '"listener":"admission"' "$work/server.log" && grep -q '"listener":"diagnostic"' "$work/server.log" && break
+        sleep 0.1
+    done
     local port diag
-    port=$(grep '"listener":"admission"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2)
-    [[ -n $port ]] || { cat "$work/server.log"; exit 1; }
-    diag=$(grep '"listener":"diagnostic"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2)
+    port=$(grep '"listener":"admission"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2 || true)
+    diag=$(grep '"listener":"diagnostic"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2 || true)
+    [[ -n $port && -n $diag ]] || { echo "$name: the server did not start:"; cat "$work/server.log"; exit 1; }
     if [[ $name == gatekeeper ]]; then
         local metrics
         metrics=$(curl -sS "http://127.0.0.1:$diag/metrics")
