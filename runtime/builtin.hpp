@@ -53,6 +53,7 @@ struct BuiltinContext : WorkBudget {
         return *now_ns;
     }
     std::function<void(std::string_view)> print;
+    std::uint64_t prints = 0;  // print() calls so far: evaluation that printed nothing can be skipped unseen
     // Results of nondeterministic builtins (rand.intn, uuid.rfc4122) by a key of
     // the builtin's choosing, so they are stable within one query.
     std::unordered_map<std::string, Value> memo;

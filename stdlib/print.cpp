@@ -72,6 +72,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 void register_print(Registry& r) {
     declare(r, "internal.print", 1, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_array()) return type_error(1, "array", a[0]);
+        ++ctx.prints;
         auto operands = a[0].array_elements();
         std::vector<std::string> buf(operands.size());
         auto crossed = cross_product(operands, buf, 0, ctx, [&](const std::vector<std::string>& parts) {

@@ -38,6 +38,8 @@ std::shared_ptr<const CompiledTemplate> CompiledTemplate::compile(const Constrai
         return nullptr;
     }
     std::vector<std::string> package = package_parts(*entry.module);
+    bool reads_inventory = refers_to_inventory(*entry.module);
+    for (const auto* lib : lib_modules) reads_inventory = reads_inventory || refers_to_inventory(*lib);
 
     EngineOptions eo;
     eo.v0_compatible = !source.rego_v1;
@@ -64,44 +66,56 @@ std::shared_ptr<const CompiledTemplate> CompiledTemplate::compile(const Constrai
     }
     auto compiled = std::make_shared<CompiledTemplate>();
     compiled->source_ = source;
+    compiled->reads_inventory_ = reads_inventory;
     compiled->query_ = std::move(*prepared.value);
     return compiled;
 }
 
-TemplateEval CompiledTemplate::evaluate(const Value& review, const Value& parameters, const EvalControl& control) const {
+TemplateEval CompiledTemplate::evaluate(const Value& review, std::span<const Value> parameters,
+                                        const EvalControl& control) const {
     TemplateEval out;
-    Value input = Value::object({{Value::string("parameters"), parameters}, {Value::string("review"), review}});
+    out.violations.resize(parameters.size());
     EvalOptions eo;
-    eo.input = &input;
     eo.timeout = control.timeout;
     eo.cancel = control.cancel;
     eo.max_memory = control.max_memory;
     eo.print = control.print ? control.print : [](std::string_view) {};
-    EvalResult result = query_->eval(eo);
-    if (result.error) {
-        if (result.error->code == "eval_cancel_error") out.cancelled = true;
-        out.eval_error = result.error->to_string();
-        return out;
-    }
-    if (result.rows.empty() || result.rows[0].expressions.empty()) return out;
-    const Value& violations = result.rows[0].expressions[0].value;
-    std::span<const Value> items;
-    if (violations.is_set()) items = violations.set_elements();
-    std::vector<std::pair<Value, Value>> seen;  // (details, msg), Rego's order of the hook's results
-    for (const Value& r : items) {
-        const Value* msg = r.is_object() ? r.find("msg") : nullptr;
-        if (!msg) continue;  // r.msg undefined: the hook yields nothing
-        if (!msg->is_string()) {
-            out.review_error = "extracting message binding: .msg accessor error: " + runtime::to_json(*msg) +
-                               " is of the type " + std::string(msg->type_name()) + ", expected string";
+    for (std::size_t c = 0; c < parameters.size(); ++c) {
+        Value input = Value::object({{Value::string("parameters"), parameters[c]}, {Value::string("review"), review}});
+        eo.input = &input;
+        EvalResult result = query_->eval(eo);
+        if (result.error) {  // the one query of Gatekeeper's driver ends here, for all its constraints
+            if (result.error->code == "eval_cancel_error") out.cancelled = true;
+            out.eval_error = result.error->to_string();
             return out;
         }
-        const Value* details = r.find("details");
-        seen.emplace_back(details ? *details : Value::empty_object(), *msg);
+        if (result.rows.empty() || result.rows[0].expressions.empty()) continue;
+        const Value& violations = result.rows[0].expressions[0].value;
+        // The hook's `violation[r]`: the members of a set, the keys of an object whose value is not false.
+        std::vector<std::pair<Value, Value>> seen;  // (details, msg), Rego's order of the hook's results
+        auto add = [&](const Value& r) {
+            const Value* msg = r.is_object() ? r.find("msg") : nullptr;
+            if (!msg) return true;  // r.msg undefined: the hook yields nothing
+            if (!msg->is_string()) {
+                out.review_error = "extracting message binding: .msg accessor error: " + runtime::to_json(*msg) +
+                                   " is of the type " + std::string(msg->type_name()) + ", expected string";
+                return false;
+            }
+            const Value* details = r.find("details");
+            seen.emplace_back(details ? *details : Value::empty_object(), *msg);
+            return true;
+        };
+        if (violations.is_set()) {
+            for (const Value& r : violations.set_elements())
+                if (!add(r)) return out;
+        } else if (violations.is_object()) {
+            for (const auto& e : violations.object_entries())
+                if (!(e.value.is_bool() && !e.value.as_bool()) && !add(e.key)) return out;
+        }
+        std::sort(seen.begin(), seen.end());
+        seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+        for (auto& [details, msg] : seen) out.violations[c].push_back({std::string(msg.as_string()), details});
     }
-    std::sort(seen.begin(), seen.end());
-    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-    for (auto& [details, msg] : seen) out.violations.push_back({std::string(msg.as_string()), details});
     return out;
 }
 

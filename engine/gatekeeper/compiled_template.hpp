@@ -1,17 +1,24 @@
 #pragma once
 // A ConstraintTemplate compiled once: its entry module and libs in an engine
 // of their own (as Gatekeeper gives each template a compiler of its own, so
-// packages never meet another template's), with data.inventory as data and
-// `data.<package>.violation` prepared. Evaluating it for one constraint binds
-// input to {"review": ..., "parameters": ...} and collects the violations as
+// packages never meet another template's), with data.inventory as data.
+//
+// Evaluating it for the matching constraints of a review binds input to
+// {"review": ..., "parameters": ...} for each and collects the violations as
 // Gatekeeper's hook does: each result needs a `msg`, `details` defaults to {},
-// and results equal in (msg, details) are one.
+// and results equal in (msg, details) are one. Gatekeeper queries a template
+// once for all its constraints (its hook iterates them with `with input`), so
+// an evaluation error ends that query: it is every constraint's violation, and
+// so it is here. gavel runs the prepared query per constraint instead, which
+// costs less than the hook's `with` (test/bench/bench_gatekeeper.cpp,
+// BM_GatekeeperOneTemplateManyConstraints) and decides the same.
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,8 +41,9 @@ struct EvalControl {
 };
 
 struct TemplateEval {
-    std::vector<TemplateViolation> violations;  // sorted as Rego sorts the hook's results
-    // An evaluation error: Gatekeeper reports it as the constraint's violation.
+    // Per constraint, in the order of the parameters given; each sorted as Rego sorts the hook's results.
+    std::vector<std::vector<TemplateViolation>> violations;
+    // An evaluation error: Gatekeeper reports it as each constraint's violation.
     std::optional<std::string> eval_error;
     // A result Gatekeeper cannot read (a msg that is no string): the whole review fails.
     std::optional<std::string> review_error;
@@ -49,10 +57,15 @@ public:
                                                            const runtime::Value& inventory, lang::Diagnostics& errors);
 
     const ConstraintTemplate& source() const { return source_; }
-    TemplateEval evaluate(const runtime::Value& review, const runtime::Value& parameters, const EvalControl& control) const;
+    // Whether its Rego reads data.inventory (else it need not be compiled again when the inventory changes).
+    bool reads_inventory() const { return reads_inventory_; }
+    // The violations of the constraints whose parameters are `parameters` (as one query of Gatekeeper's).
+    TemplateEval evaluate(const runtime::Value& review, std::span<const runtime::Value> parameters,
+                          const EvalControl& control) const;
 
 private:
     ConstraintTemplate source_;
+    bool reads_inventory_ = true;
     std::optional<PreparedQuery> query_;
 };
 

@@ -12,12 +12,14 @@
 //
 // One concept per file: kube_object (reading objects), constraint_template,
 // template_rules (Gatekeeper's compile rules), compiled_template (evaluation and
-// de-duplication), constraint (parameters, enforcement actions), match, review
-// (input.review), policy_set, object_files, verify (gator suites), audit.
+// de-duplication), constraint (parameters, enforcement actions), match,
+// constraint_index (constraints by kind and namespace), review (input.review),
+// policy_set, object_files, verify (gator suites), audit.
 
 #include "engine/gatekeeper/audit.hpp"
 #include "engine/gatekeeper/compiled_template.hpp"
 #include "engine/gatekeeper/constraint.hpp"
+#include "engine/gatekeeper/constraint_index.hpp"
 #include "engine/gatekeeper/constraint_template.hpp"
 #include "engine/gatekeeper/kube_object.hpp"
 #include "engine/gatekeeper/match.hpp"

@@ -189,15 +189,14 @@ bool kinds_match(const Match& m, const Value& object) {
     return false;
 }
 
-// The namespace the object is in for namespaces/excludedNamespaces; nullopt: cannot disqualify.
+}  // namespace
+
 std::optional<std::string_view> namespace_for(const Matchable& t) {
     if (is_namespace_object(*t.object)) return object_name(*t.object);
     if (t.namespace_object) return object_name(*t.namespace_object);
     if (auto ns = object_namespace(*t.object); !ns.empty()) return ns;
     return std::nullopt;
 }
-
-}  // namespace
 
 MatchOutcome matches(const Match& m, const Matchable& t) {
     const Value& obj = *t.object;

@@ -74,4 +74,8 @@ struct MatchOutcome {
 
 MatchOutcome matches(const Match& match, const Matchable& target);
 
+// The namespace that namespaces and excludedNamespaces are compared with: a
+// Namespace's own name, else its Namespace's, else the object's; nullopt: none.
+std::optional<std::string_view> namespace_for(const Matchable& target);
+
 }  // namespace gavel::gatekeeper

@@ -1,6 +1,9 @@
 #include "engine/gatekeeper/policy_set.hpp"
 
 #include <algorithm>
+#include <span>
+
+#include <boost/container/small_vector.hpp>
 
 namespace gavel::gatekeeper {
 
@@ -60,13 +63,55 @@ const Value* PolicySet::namespace_object(std::string_view name) const {
     return ns && ns->is_object() ? ns : nullptr;
 }
 
+void PolicySet::index_constraints() {
+    numbered_.clear();
+    index_ = ConstraintIndex();
+    for (const auto& [kind, entry] : entries_)
+        for (const auto& constraint : entry.constraints) {
+            index_.add(static_cast<std::uint32_t>(numbered_.size()), constraint->match);
+            numbered_.push_back({&entry, &constraint});
+        }
+}
+
 ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& options) const {
     ReviewOutcome out;
     const Value* namespace_object = review.namespace_object.is_null() ? nullptr : &review.namespace_object;
     if (!namespace_object && !review.namespace_name.empty()) namespace_object = this->namespace_object(review.namespace_name);
-    for (const auto& [kind, entry] : entries_) {
+    // The constraints that may match the object or the old object (matchAny); all when there is neither.
+    ConstraintIndex::Ids candidates;
+    bool any_object = false;
+    for (const Value* obj : {&review.object, &review.old_object}) {
+        if (obj->is_null()) continue;
+        any_object = true;
+        std::string_view api_version = string_at(*obj, {"apiVersion"});
+        std::string_view group = api_version.find('/') == std::string_view::npos ? std::string_view{}
+                                                                                  : api_version.substr(0, api_version.find('/'));
+        std::optional<std::string_view> ns;
+        if (index_.by_namespace()) ns = namespace_for(Matchable{obj, namespace_object, review.source});
+        index_.candidates(group, string_at(*obj, {"kind"}), ns, candidates);
+    }
+    if (!any_object)
+        for (std::uint32_t id = 0; id < numbered_.size(); ++id) candidates.push_back(id);
+
+    // A candidate of the template being reviewed: a match error, or matched (evaluated with the others).
+    struct Reviewed {
+        const std::shared_ptr<const Constraint>* constraint;
+        std::vector<std::string> actions;
+        std::string match_error;
+    };
+    boost::container::small_vector<Reviewed, 8> reviewed;
+    boost::container::small_vector<Value, 8> parameters;  // of the matched ones, in order
+    for (std::size_t next = 0; next < candidates.size();) {
+        const Entry& entry = *numbered_[candidates[next]].entry;
+        std::size_t end = next;
+        while (end < candidates.size() && numbered_[candidates[end]].entry == &entry) ++end;
+        std::span<const std::uint32_t> ids(candidates.data() + next, end - next);
+        next = end;
         if (options.filter_operations && !operation_allowed(entry.compiled->source(), review.operation)) continue;
-        for (const auto& constraint : entry.constraints) {
+        reviewed.clear();
+        parameters.clear();
+        for (std::uint32_t id : ids) {
+            const auto& constraint = *numbered_[id].constraint;
             std::vector<std::string> actions;
             if (constraint->scoped()) {
                 actions = constraint->actions_at(options.enforcement_point);
@@ -90,27 +135,36 @@ ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& optio
             }
             if (objects == 0) m.error = "unable to match constraints: invalid request object: neither object nor old object are defined";
             if (!m.error.empty()) {
-                out.violations.push_back({constraint, m.error, Value::empty_object(), actions});
+                reviewed.push_back({numbered_[id].constraint, std::move(actions), std::move(m.error)});
                 continue;
             }
             if (!m.matched) continue;
-            TemplateEval eval = entry.compiled->evaluate(review.request, constraint->parameters, options.control);
-            if (eval.cancelled) {
-                out.error = eval.eval_error;
+            reviewed.push_back({numbered_[id].constraint, std::move(actions), {}});
+            parameters.push_back(constraint->parameters);
+        }
+        TemplateEval eval;
+        if (!parameters.empty()) {
+            eval = entry.compiled->evaluate(review.request, {parameters.data(), parameters.size()}, options.control);
+            if (eval.cancelled || eval.review_error) {
+                out.error = eval.cancelled ? eval.eval_error : eval.review_error;
                 return out;
             }
-            if (eval.review_error) {
-                out.error = eval.review_error;
-                return out;
-            }
-            if (eval.eval_error) {
-                out.violations.push_back({constraint, *eval.eval_error, Value::empty_object(), actions});
+        }
+        std::size_t evaluated = 0;
+        for (auto& r : reviewed) {
+            if (!r.match_error.empty()) {
+                out.violations.push_back({*r.constraint, std::move(r.match_error), Value::empty_object(), std::move(r.actions)});
                 continue;
             }
-            for (auto& v : eval.violations) out.violations.push_back({constraint, std::move(v.msg), std::move(v.details), actions});
+            std::size_t c = evaluated++;
+            if (eval.eval_error) {
+                out.violations.push_back({*r.constraint, *eval.eval_error, Value::empty_object(), std::move(r.actions)});
+                continue;
+            }
+            for (auto& v : eval.violations[c]) out.violations.push_back({*r.constraint, std::move(v.msg), std::move(v.details), r.actions});
         }
     }
-    // entries_ is by kind and constraints by name: the results are in Gatekeeper's order already.
+    // Constraints are numbered by kind and name: the results are in Gatekeeper's order already.
     return out;
 }
 
@@ -157,13 +211,15 @@ void PolicySetBuilder::add_objects(const std::vector<SourcedObject>& objects, la
 std::shared_ptr<const PolicySet> PolicySetBuilder::build(lang::Diagnostics& errors, const PolicySet* previous) const {
     auto set = std::make_shared<PolicySet>();
     set->inventory_ = inventory_;
+    // A template that does not read data.inventory is compiled again only when it changed.
     bool same_inventory = previous && previous->inventory_ == inventory_;
     for (const auto& [kind, t] : templates_) {
         std::shared_ptr<const CompiledTemplate> compiled;
-        if (same_inventory) {
+        if (previous) {
             auto it = previous->entries_.find(kind);
             const ConstraintTemplate* old = it == previous->entries_.end() ? nullptr : &it->second.compiled->source();
-            if (old && old->rego == t.rego && old->libs == t.libs && old->rego_v1 == t.rego_v1 && old->name == t.name &&
+            bool same_data = old && (same_inventory || !it->second.compiled->reads_inventory());
+            if (same_data && old->rego == t.rego && old->libs == t.libs && old->rego_v1 == t.rego_v1 && old->name == t.name &&
                 old->operations == t.operations && old->parameters_schema == t.parameters_schema)
                 compiled = it->second.compiled;
         }
@@ -201,6 +257,7 @@ std::shared_ptr<const PolicySet> PolicySetBuilder::build(lang::Diagnostics& erro
     }
     for (auto& [kind, constraints] : by_kind)
         for (auto& [name, c] : constraints) set->entries_[kind].constraints.push_back(std::move(c));
+    set->index_constraints();
     return set;
 }
 

@@ -4,12 +4,14 @@
 // set (templates are compiled again only when the inventory changed, since
 // data.inventory is part of their program).
 //
-// A review, as Gatekeeper's client runs one: per template (skipped when its
-// operations exclude the request's, at the webhook), per constraint enforced
-// at the enforcement point, the match; a match error is the constraint's
-// violation ("unable to match constraints: ..."); a matching constraint is
-// evaluated and each of its de-duplicated violations is a result. Results are
-// sorted by constraint kind and name.
+// A review, as Gatekeeper's client runs one: the constraints that may match
+// the object come from an index by kind and namespace (constraint_index.hpp);
+// per template (skipped when its operations exclude the request's, at the
+// webhook), per such constraint enforced at the enforcement point, the match;
+// a match error is the constraint's violation ("unable to match constraints:
+// ..."); the template is evaluated once for all its matching constraints and
+// each of their de-duplicated violations is a result. Results are sorted by
+// constraint kind and name.
 
 #include <map>
 #include <memory>
@@ -19,6 +21,7 @@
 
 #include "engine/gatekeeper/compiled_template.hpp"
 #include "engine/gatekeeper/constraint.hpp"
+#include "engine/gatekeeper/constraint_index.hpp"
 #include "engine/gatekeeper/review.hpp"
 
 namespace gavel::gatekeeper {
@@ -49,6 +52,10 @@ public:
         std::vector<std::shared_ptr<const Constraint>> constraints;  // by name
     };
 
+    PolicySet() = default;
+    PolicySet(const PolicySet&) = delete;  // the index points into it
+    PolicySet& operator=(const PolicySet&) = delete;
+
     ReviewOutcome review(const Review& review, const ReviewOptions& options) const;
 
     // The kinds' templates and constraints, by kind.
@@ -61,7 +68,16 @@ public:
 
 private:
     friend class PolicySetBuilder;
+    // Files every constraint in the index, numbered in (kind, name) order: Gatekeeper's order of results.
+    void index_constraints();
+
     std::map<std::string, Entry> entries_;
+    struct Numbered {
+        const Entry* entry;
+        const std::shared_ptr<const Constraint>* constraint;
+    };
+    std::vector<Numbered> numbered_;  // by constraint number
+    ConstraintIndex index_;
     runtime::Value inventory_ = runtime::Value::empty_object();
 };
 

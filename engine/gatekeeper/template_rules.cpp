@@ -39,9 +39,9 @@ lang::Diagnostic error_at(const lang::Location& loc, std::string message) {
 }
 
 template <class F>
-void for_each_ref(const lang::Module& m, F&& f) {
+void for_each_term(const lang::Module& m, F&& f) {
     auto visit = [&](const Term& t) {
-        if (t.kind == TermKind::Ref) f(t);
+        f(t);
         return false;
     };
     for (const auto& rule : m.rules) {
@@ -55,6 +55,13 @@ void for_each_ref(const lang::Module& m, F&& f) {
             for (const auto& b : r->extra_bodies) compiler::walk_terms_in_body(b, visit);
         }
     }
+}
+
+template <class F>
+void for_each_ref(const lang::Module& m, F&& f) {
+    for_each_term(m, [&](const Term& t) {
+        if (t.kind == TermKind::Ref) f(t);
+    });
 }
 
 void check_module(const lang::Module& m, std::string_view name, lang::Diagnostics& out) {
@@ -91,6 +98,21 @@ std::vector<std::string> package_parts(const lang::Module& m) {
     else
         parts.push_back(p->text);
     return parts;
+}
+
+bool refers_to_inventory(const lang::Module& m) {
+    // Anything of `data` but data.lib... counts: data.inventory, and `data` itself.
+    bool found = false;
+    const Term* ref_head = nullptr;  // the `data` that heads the ref just seen (walks are pre-order)
+    for_each_term(m, [&](const Term& t) {
+        if (is_root(t, "data")) {
+            found = found || !under(t, "lib");
+            ref_head = t.elems[0].get();
+        } else if (t.kind == TermKind::Var && t.text == "data" && &t != ref_head) {
+            found = true;
+        }
+    });
+    return found;
 }
 
 lang::Diagnostics check_template_modules(const lang::Module& entry, const std::vector<const lang::Module*>& libs) {

@@ -21,4 +21,8 @@ std::vector<std::string> package_parts(const lang::Module& module);
 
 lang::Diagnostics check_template_modules(const lang::Module& entry, const std::vector<const lang::Module*>& libs);
 
+// Whether a module that passed those checks may read data.inventory: it refers to
+// data.inventory (or below it), or to `data` itself.
+bool refers_to_inventory(const lang::Module& module);
+
 }  // namespace gavel::gatekeeper

@@ -311,7 +311,9 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
     auto saved_functions = function_overrides_;
     RuleCaches saved_cache = std::move(cache_);
     cache_.assign(program_.rule_sets.size(), RuleCache{});
+    FunctionCache saved_function_cache = std::exchange(function_cache_, FunctionCache{});
     auto restore = [&] {
+        function_cache_ = std::move(saved_function_cache);
         input_ = saved_input;
         data_overrides_ = std::move(saved_data);
         function_overrides_ = std::move(saved_functions);
@@ -1066,16 +1068,18 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
 
 // The value of a builtin call whose arguments are all known now: each is a
 // value direct_value has, or one array literal of such (`sprintf(fmt, [x])`).
-// The builtin is called once, with no continuation per argument. Unknown:
-// evaluate it with eval_call (user functions, relations, mocks, arguments
-// that iterate or call).
+// The builtin is called once, with no continuation per argument. A user
+// function's answer the function cache has is taken the same way. Unknown:
+// evaluate it with eval_call (other user function calls, relations, mocks,
+// arguments that iterate or call).
 Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Value& out) {
     const Callee& callee = *call.callee;
     const runtime::Builtin* builtin = callee.builtin;
     constexpr std::size_t kMaxArgs = 6;
     const std::size_t n = call.elems.size();
-    if (!builtin || !builtin->impl || callee.function || !function_overrides_.empty() || n > kMaxArgs)
-        return Direct::Unknown;
+    if (!function_overrides_.empty() || n > kMaxArgs) return Direct::Unknown;
+    if (callee.function) return cached_call(f, call, out);
+    if (!builtin || !builtin->impl) return Direct::Unknown;
     // Borrowed, as in ValueList: each argument outlives the call.
     struct alignas(Value) Slot {
         unsigned char bytes[sizeof(Value)];
@@ -1118,6 +1122,22 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
     }
     if (r.status != runtime::BuiltinResult::Status::Undefined) builtin_failed(r, callee.name, call.loc);
     return Direct::Undefined;
+}
+
+Evaluator::Direct Evaluator::cached_call(const Frame& f, const PTerm& call, Value& out) {
+    if (settings_.tracer) return Direct::Unknown;  // the call's evaluation is traced
+    constexpr std::size_t kMaxArgs = 6;
+    std::array<const Value*, kMaxArgs> known;
+    const std::size_t n = call.elems.size();
+    for (std::size_t i = 0; i < n; ++i)
+        if (Direct d = direct_value(f, call.elems[i], known[i]); d != Direct::Found) return d == Direct::Undefined ? d : Direct::Unknown;
+    ValueList args;
+    for (std::size_t i = 0; i < n; ++i) args.push_back(*known[i]);
+    const std::optional<Value>* cached = function_cache_.find(*call.callee->function, {args.data(), args.size()});
+    if (!cached) return Direct::Unknown;
+    if (!*cached) return Direct::Undefined;
+    out = **cached;
+    return Direct::Found;
 }
 
 void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
@@ -1212,6 +1232,12 @@ void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::strin
 }
 
 void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k) {
+    std::span<const Value> arg_values(args.data(), args.size());
+    if (const std::optional<Value>* cached = function_cache_.find(fn, arg_values)) {
+        if (*cached) k(**cached);
+        return;
+    }
+    const std::uint64_t prints_before = builtin_context_.prints;
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
     std::optional<Value> result;
     for (const auto& rule : fn.rules) {
@@ -1244,6 +1270,8 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
     }
     if (!result && fn.default_rule) result = default_value(*fn.default_rule);
     --depth_;
+    if (result || (builtin_context_.prints == prints_before && !settings_.tracer))
+        function_cache_.put(fn, arg_values, result);
     if (result) k(*result);
 }
 

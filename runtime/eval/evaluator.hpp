@@ -15,6 +15,7 @@
 
 #include "runtime/eval/eval_error.hpp"
 #include "runtime/eval/tracing.hpp"
+#include "runtime/eval/function_cache.hpp"
 #include "runtime/eval/function_ref.hpp"
 #include "runtime/eval/borrowed_values.hpp"
 #include "runtime/eval/plan.hpp"
@@ -92,6 +93,7 @@ private:
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
     Direct direct_call(const Frame& f, const PTerm& call, Value& out);
+    Direct cached_call(const Frame& f, const PTerm& call, Value& out);  // a user function's cached answer
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
     void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);
@@ -130,6 +132,7 @@ private:
     // Inline for programs of a few rules (most admission policies): no allocation per evaluation.
     using RuleCaches = boost::container::small_vector<RuleCache, 8>;
     RuleCaches cache_;
+    FunctionCache function_cache_;
     std::optional<EvalError> first_builtin_error_;
     runtime::BuiltinContext builtin_context_;
     const lang::Location* traced_call_ = nullptr;  // with a tracer: the builtin call running now

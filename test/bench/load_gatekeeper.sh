@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Load test of gavel serve --gatekeeper (not part of the test suite): 40
-# constraints of gatekeeper-library's templates (the first 40 of its suites'
-# tests, each with its template) and a Pod review of 10 containers, POSTed by
-# wrk over TLS with keep-alive on loopback as load_serve.sh does. Prints the
-# constraints' templates, requests/s, latency percentiles and errors.
+# constraints of gatekeeper-library's templates and a Pod review of 10
+# containers (test/bench/gatekeeper_load_set.py), POSTed by wrk over TLS with
+# keep-alive on loopback as load_serve.sh does; then, in the same run and with
+# the same review, a plain policy (examples/admission-v1, image registry) as
+# the baseline. Prints each one's requests/s, latency percentiles and wrong
+# decisions, and a summary line of both.
 #
 #   test/bench/load_gatekeeper.sh LIBRARY [GAVEL] [DURATION] [CONNECTIONS] [WRK_THREADS]
-# (LIBRARY: a gatekeeper-library checkout; its library/ is read.)
+# (LIBRARY: a gatekeeper-library checkout; its library/ is read. SERVE_ARGS in
+# the environment: more flags for both servers.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 library=$(realpath "$1")
@@ -17,62 +20,8 @@ wrk_threads=${5:-1}
 command -v wrk > /dev/null || { echo "wrk is not installed (scripts/install-deps.sh)"; exit 1; }
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-mkdir "$work/policies"
 
-# The first 40 (template, constraint) pairs of the library's suites, one file each.
-python3 - "$library/library" "$work/policies" <<'PY'
-import os, sys, yaml
-lib, out = sys.argv[1], sys.argv[2]
-pairs, seen = [], set()
-for root, _, files in sorted(os.walk(lib)):
-    if "suite.yaml" not in files:
-        continue
-    suite = yaml.safe_load(open(os.path.join(root, "suite.yaml")))
-    for t in suite.get("tests", []):
-        c = os.path.join(root, t["constraint"])
-        doc = yaml.safe_load(open(c).read().split("\n---")[0])
-        key = (doc["kind"], doc["metadata"]["name"])
-        if key in seen:
-            continue
-        seen.add(key)
-        pairs.append((os.path.join(root, t["template"]), c))
-for i, (t, c) in enumerate(pairs[:40]):
-    open(os.path.join(out, "t%02d.yaml" % i), "w").write(open(t).read())
-    open(os.path.join(out, "c%02d.yaml" % i), "w").write(open(c).read())
-PY
-
-container() {
-    cat <<JSON
-{"name": "$1", "image": "$2", "imagePullPolicy": "IfNotPresent",
- "ports": [{"containerPort": 8080, "protocol": "TCP", "name": "http"}],
- "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
- "resources": {"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
- "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "initialDelaySeconds": 5, "periodSeconds": 10},
- "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}, "periodSeconds": 5},
- "volumeMounts": [{"name": "config", "mountPath": "/etc/app"}],
- "securityContext": {"runAsNonRoot": true, "runAsUser": 1000, "readOnlyRootFilesystem": true, "allowPrivilegeEscalation": false}}
-JSON
-}
-containers=""
-for i in $(seq 1 10); do
-    image=hooli.com/shop/app$i:1.$i
-    (( i % 3 == 0 )) && image=docker.io/library/nginx:latest
-    containers+="${containers:+,}$(container app$i "$image")"
-done
-cat > "$work/review.json" <<JSON
-{"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1",
- "request": {"uid": "3f1c2b8e-7d4a-4c1e-9b0a-5e6f7a8b9c0d",
-  "kind": {"group": "", "version": "v1", "kind": "Pod"}, "resource": {"group": "", "version": "v1", "resource": "pods"},
-  "namespace": "shop", "operation": "CREATE",
-  "userInfo": {"username": "system:serviceaccount:kube-system:replicaset-controller", "groups": ["system:authenticated"]},
-  "object": {"apiVersion": "v1", "kind": "Pod",
-   "metadata": {"name": "checkout-7d9f8c6b5-x2x9z", "namespace": "shop",
-                "labels": {"app": "checkout", "team": "payments", "tier": "backend"},
-                "annotations": {"prometheus.io/scrape": "true"}},
-   "spec": {"containers": [$containers],
-            "volumes": [{"name": "config", "configMap": {"name": "checkout"}}],
-            "restartPolicy": "Always", "serviceAccountName": "checkout", "securityContext": {"fsGroup": 2000}}}}}
-JSON
+python3 "$root/test/bench/gatekeeper_load_set.py" "$library" "$work"
 
 cat > "$work/post.lua" <<LUA
 wrk.method = "POST"
@@ -96,18 +45,51 @@ done = function(summary, latency, requests)
 end
 LUA
 
-"$gavel" serve --gatekeeper "$work/policies" --addr 127.0.0.1:0 --rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 \
-    ${SERVE_ARGS:-} --ca-dump "$work/ca.pem" > /dev/null 2> "$work/server.log" &
-pid=$!
-for _ in $(seq 1 100); do grep -q '"listener":"admission"' "$work/server.log" && break; sleep 0.1; done
-port=$(grep '"listener":"admission"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2)
-[[ -n $port ]] || { cat "$work/server.log"; exit 1; }
-diag=$(grep '"listener":"diagnostic"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2)
-url="https://127.0.0.1:$port/gatekeeper"
-echo "constraints: $(curl -sS "http://127.0.0.1:$diag/metrics" | grep '^gavel_gatekeeper_constraints ' | cut -d' ' -f2)," \
-     "templates: $(curl -sS "http://127.0.0.1:$diag/metrics" | grep '^gavel_gatekeeper_templates ' | cut -d' ' -f2)"
-echo "review: $(wc -c < "$work/review.json") bytes; decision: $(curl -sS --cacert "$work/ca.pem" --data-binary @"$work/review.json" "https://localhost:$port/gatekeeper" | head -c 400)"
-wrk -t1 -c4 -d2s -s "$work/post.lua" "$url" > /dev/null  # warm up
-wrk -t"$wrk_threads" -c"$connections" -d"$duration" --latency -s "$work/post.lua" "$url"
-kill -TERM "$pid"
-wait "$pid" || true
+# load NAME PATH SERVE-FLAGS...: serves, warms up, loads; the wrk output goes to $work/NAME.out.
+load() {
+    local name=$1 path=$2
+    shift 2
+    # shellcheck disable=SC2086
+    "$gavel" serve "$@" --addr 127.0.0.1:0 --rest-addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 \
+        ${SERVE_ARGS:-} --ca-dump "$work/ca.pem" > /dev/null 2> "$work/server.log" &
+    local pid=$!
+    # The listeners log their ports one after the other: wait for both.
+    for _ in $(seq 1 300); do
+        grep -q '"listener":"admission"' "$work/server.log" && grep -q '"listener":"diagnostic"' "$work/server.log" && break
+        sleep 0.1
+    done
+    local port diag
+    port=$(grep '"listener":"admission"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2 || true)
+    diag=$(grep '"listener":"diagnostic"' "$work/server.log" | grep -o '"port":[0-9]*' | cut -d: -f2 || true)
+    [[ -n $port && -n $diag ]] || { echo "$name: the server did not start:"; cat "$work/server.log"; exit 1; }
+    if [[ $name == gatekeeper ]]; then
+        local metrics
+        metrics=$(curl -sS "http://127.0.0.1:$diag/metrics")
+        echo "constraints: $(grep '^gavel_gatekeeper_constraints ' <<< "$metrics" | cut -d' ' -f2)," \
+             "templates: $(grep '^gavel_gatekeeper_templates ' <<< "$metrics" | cut -d' ' -f2)"
+    fi
+    local decision
+    decision=$(curl -sS --cacert "$work/ca.pem" --data-binary @"$work/review.json" "https://localhost:$port$path")
+    echo "$name: review $(wc -c < "$work/review.json") bytes; decision: ${decision:0:300}"
+    wrk -t1 -c4 -d2s -s "$work/post.lua" "https://127.0.0.1:$port$path" > /dev/null  # warm up
+    wrk -t"$wrk_threads" -c"$connections" -d"$duration" --latency -s "$work/post.lua" "https://127.0.0.1:$port$path" \
+        | tee "$work/$name.out"
+    kill -TERM "$pid"
+    wait "$pid" || true
+}
+
+# "NAME: R req/s, p50 A ms, p99 B ms, W wrong" from a wrk output.
+summary() {
+    local out=$work/$1.out
+    printf '%s: %s req/s, p50 %s ms, p99 %s ms, %s wrong\n' "$1" \
+        "$(awk '/^Requests\/sec:/ {print $2}' "$out")" \
+        "$(grep -o 'latency p50 [0-9.]*' "$out" | awk '{print $3}')" \
+        "$(grep -o 'p99 [0-9.]* ms' "$out" | head -1 | awk '{print $2}')" \
+        "$(awk '/^wrong decisions:/ {print $3}' "$out")"
+}
+
+load gatekeeper /gatekeeper --gatekeeper "$work/policies"
+load plain /validate/kubernetes/admission --policies "$root/examples/admission-v1"
+echo "---"
+summary gatekeeper
+summary plain

@@ -470,3 +470,68 @@ v := 1
     CHECK(to_json(r.rows[0].bindings[0].second) == "5");
     CHECK(to_json(r.rows[0].bindings[1].second) == "1");
 }
+
+TEST_CASE("function results are cached per query as OPA's virtual cache keeps them") {
+    Engine engine;
+    REQUIRE(engine.add_policy("p.rego", R"(package p
+
+f(x) := y if {
+	print("f", x)
+	y := x + input.n
+}
+
+g(x) if {
+	print("g", x)
+	x > 100
+}
+
+quiet(x) if x > 100
+
+h(x) := x * 10
+
+a := [f(1), f(1), f(2)]
+
+b if {
+	not g(1)
+	not g(1)
+	not quiet(1)
+	not quiet(1)
+}
+
+c := [u, v, w] if {
+	u := f(1)
+	v := f(1) with input.n as 100
+	w := f(1)
+}
+
+d := [u, v] if {
+	u := f(1)
+	v := f(1) with f as h
+}
+)")
+                .empty());
+    Value input = json(R"({"n": 5})");
+    auto run = [&](const char* query, std::string& printed) {
+        auto q = engine.prepare(query);
+        REQUIRE(q.ok());
+        EvalOptions options;
+        options.input = &input;
+        options.print = [&](std::string_view line) { printed += std::string(line) + "\n"; };
+        return value_of(q.value->eval(options));
+    };
+    std::string printed;
+    // A defined result is kept: f(1) runs (and prints) once.
+    CHECK(run("data.p.a", printed) == "[6,6,7]");
+    CHECK(printed == "f 1\nf 2\n");
+    // An undefined one is not (OPA runs g's body, and prints, each time).
+    printed.clear();
+    CHECK(run("data.p.b", printed) == "true");
+    CHECK(printed == "g 1\ng 1\n");
+    // `with` evaluates under a cache of its own, for input and for functions.
+    printed.clear();
+    CHECK(run("data.p.c", printed) == "[6,101,6]");
+    CHECK(printed == "f 1\nf 1\n");
+    printed.clear();
+    CHECK(run("data.p.d", printed) == "[6,10]");
+    CHECK(printed == "f 1\n");
+}

@@ -204,6 +204,17 @@ violation["a string"] { true }
     CHECK(outcome.violations[0].message == "same");
     CHECK(to_json(outcome.violations[0].details) == "{}");
     CHECK(to_json(outcome.violations[1].details) == R"({"k":1})");
+
+    // A `violation` that is an object: the hook's `violation[r]` takes the keys whose value is not false.
+    auto object_rule = build(template_yaml(R"(package t
+violation[{"msg": "kept"}] = 1 { true }
+violation[{"msg": "dropped"}] = false { true }
+)"),
+                             {constraint_yaml("c")}, errors);
+    REQUIRE(errors.empty());
+    outcome = object_rule->review(gk::review_of_object(pod("a"), Value(), false), {});
+    REQUIRE(outcome.violations.size() == 1);
+    CHECK(outcome.violations[0].message == "kept");
 }
 
 TEST_CASE("gatekeeper violations: a msg that is no string fails the review; an eval error is the constraint's violation") {
@@ -221,6 +232,110 @@ TEST_CASE("gatekeeper violations: a msg that is no string fails the review; an e
     REQUIRE_FALSE(outcome.error);
     REQUIRE(outcome.violations.size() == 1);
     CHECK(outcome.violations[0].message.find("eval_conflict_error") != std::string::npos);
+}
+
+TEST_CASE("gatekeeper review: a template's matching constraints are one query of Gatekeeper's driver") {
+    // f conflicts under constraint b's parameters only: Gatekeeper's one query of the
+    // template fails, so every matching constraint of it has the error as its violation
+    // (frameworks' driver gives each constraint of the query the error); c does not match a Pod.
+    std::string rego = "package t\nf = 1 { true }\nf = 2 { input.parameters.n == 2 }\n"
+                       "violation[{\"msg\": m}] { f; m := sprintf(\"n=%v\", [input.parameters.n]) }";
+    std::string pods_only = "{match: {kinds: [{apiGroups: [''], kinds: [Pod]}]}, parameters: {n: ";
+    std::string deployments = "{match: {kinds: [{apiGroups: [apps], kinds: [Deployment]}]}, parameters: {n: 2}}";
+    gavel::lang::Diagnostics errors;
+    auto set = build(template_yaml(rego), {constraint_yaml("a", pods_only + "1}}"), constraint_yaml("b", pods_only + "2}}"),
+                                           constraint_yaml("c", deployments)}, errors);
+    REQUIRE(errors.empty());
+    auto outcome = set->review(gk::review_of_object(pod("x"), Value(), false), {});
+    REQUIRE_FALSE(outcome.error);
+    REQUIRE(outcome.violations.size() == 2);
+    CHECK(outcome.violations[0].constraint->name == "a");
+    CHECK(outcome.violations[1].constraint->name == "b");
+    for (const auto& v : outcome.violations) CHECK(v.message.find("eval_conflict_error") != std::string::npos);
+
+    // Without b, each constraint gets the violations of its own parameters.
+    set = build(template_yaml(rego), {constraint_yaml("a", pods_only + "1}}"), constraint_yaml("a2", pods_only + "3}}"),
+                                      constraint_yaml("c", deployments)}, errors);
+    REQUIRE(errors.empty());
+    outcome = set->review(gk::review_of_object(pod("x"), Value(), false), {});
+    REQUIRE(outcome.violations.size() == 2);
+    CHECK(outcome.violations[0].constraint->name == "a");
+    CHECK(outcome.violations[0].message == "n=1");
+    CHECK(outcome.violations[1].constraint->name == "a2");
+    CHECK(outcome.violations[1].message == "n=3");
+}
+
+TEST_CASE("gatekeeper review: constraints come from an index by kind and namespace, in (kind, name) order") {
+    gk::ConstraintIndex index;
+    index.add(0, match_of(R"({"kinds":[{"apiGroups":[""],"kinds":["Pod"]}]})"));
+    index.add(1, match_of(R"({"kinds":[{"apiGroups":["apps"],"kinds":["Deployment","*"]}]})"));
+    index.add(2, match_of(R"({})"));
+    index.add(3, match_of(R"({"kinds":[{"kinds":["Pod"]}],"namespaces":["shop","web"]})"));
+    index.add(4, match_of(R"({"namespaces":["kube-*"]})"));
+    index.add(5, match_of(R"({"kinds":[{"apiGroups":["*"],"kinds":[]}],"namespaces":["web"]})"));
+    auto lookup = [&](std::string_view group, std::string_view kind, std::optional<std::string_view> ns) {
+        gk::ConstraintIndex::Ids out;
+        index.candidates(group, kind, ns, out);
+        return std::vector<std::uint32_t>(out.begin(), out.end());
+    };
+    CHECK(lookup("", "Pod", "shop") == std::vector<std::uint32_t>{0, 2, 3, 4});
+    CHECK(lookup("", "Pod", "web") == std::vector<std::uint32_t>{0, 2, 3, 4, 5});
+    CHECK(lookup("", "Pod", "other") == std::vector<std::uint32_t>{0, 2, 4});
+    CHECK(lookup("", "Pod", std::nullopt) == std::vector<std::uint32_t>{0, 2, 3, 4, 5});  // no namespace to rule out
+    CHECK(lookup("apps", "ReplicaSet", "web") == std::vector<std::uint32_t>{1, 2, 4, 5});
+    CHECK(lookup("batch", "Job", "shop") == std::vector<std::uint32_t>{2, 4});
+    gk::ConstraintIndex::Ids both;  // the object and the old object: the union
+    index.candidates("", "Pod", "shop", both);
+    index.candidates("apps", "Deployment", "shop", both);
+    CHECK(std::vector<std::uint32_t>(both.begin(), both.end()) == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
+
+    // Through a review: only what matches, and in Gatekeeper's order of kinds and names.
+    gavel::lang::Diagnostics errors;
+    gk::PolicySetBuilder b;
+    b.add_template(sourced(template_yaml("package t\nviolation[{\"msg\": \"t\"}] { true }")), errors);
+    std::string u = template_yaml("package u\nviolation[{\"msg\": \"u\"}] { true }");
+    u.replace(u.find("name: t"), 7, "name: u").replace(u.find("kind: T"), 7, "kind: U");
+    b.add_template(sourced(u), errors);
+    std::string u_constraint = constraint_yaml("u-any");
+    u_constraint.replace(u_constraint.find("kind: T"), 7, "kind: U");
+    b.add_constraint(sourced(u_constraint), errors);
+    b.add_constraint(sourced(constraint_yaml("z-shop", "{match: {namespaces: [shop]}}")), errors);
+    b.add_constraint(sourced(constraint_yaml("y-web", "{match: {namespaces: [web]}}")), errors);
+    b.add_constraint(sourced(constraint_yaml("x-jobs", "{match: {kinds: [{apiGroups: [batch], kinds: [Job]}]}}")), errors);
+    b.add_constraint(sourced(constraint_yaml("w-all")), errors);
+    auto set = b.build(errors);
+    REQUIRE(errors.empty());
+    auto outcome = set->review(gk::review_of_object(pod("shop"), Value(), false), {});
+    std::vector<std::string> names;
+    for (const auto& v : outcome.violations) names.push_back(v.constraint->kind + "/" + v.constraint->name);
+    CHECK(names == std::vector<std::string>{"T/w-all", "T/z-shop", "U/u-any"});
+}
+
+TEST_CASE("gatekeeper templates: only those that read data.inventory are compiled again when it changes") {
+    gavel::lang::Diagnostics errors;
+    gk::PolicySetBuilder b;
+    b.add_template(sourced(template_yaml("package t\nviolation[{\"msg\": \"t\"}] { true }")), errors);
+    std::string u = template_yaml("package u\nviolation[{\"msg\": \"u\"}] { data.inventory.cluster }");
+    u.replace(u.find("name: t"), 7, "name: u").replace(u.find("kind: T"), 7, "kind: U");
+    b.add_template(sourced(u), errors);
+    std::string v = template_yaml("package v\nviolation[{\"msg\": \"v\"}] { data.lib.v.f }", "package lib.v\nf { true }");
+    v.replace(v.find("name: t"), 7, "name: v").replace(v.find("kind: T"), 7, "kind: V");
+    b.add_template(sourced(v), errors);
+    std::string w = template_yaml("package w\nviolation[{\"msg\": \"w\"}] { x := data; x.y }");
+    w.replace(w.find("name: t"), 7, "name: w").replace(w.find("kind: T"), 7, "kind: W");
+    b.add_template(sourced(w), errors);
+    auto first = b.build(errors);
+    REQUIRE(errors.empty());
+    CHECK_FALSE(first->entries().at("V").compiled->reads_inventory());  // data.lib is not the inventory
+    CHECK(first->entries().at("W").compiled->reads_inventory());        // `data` holds it
+    std::string error;
+    REQUIRE(b.add_inventory_object(json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}})"), error));
+    auto second = b.build(errors, first.get());
+    REQUIRE(errors.empty());
+    CHECK(second->entries().at("T").compiled == first->entries().at("T").compiled);
+    CHECK_FALSE(first->entries().at("T").compiled->reads_inventory());
+    CHECK(second->entries().at("U").compiled != first->entries().at("U").compiled);
+    CHECK(second->entries().at("U").compiled->reads_inventory());
 }
 
 TEST_CASE("gatekeeper templates: Gatekeeper's compile rules") {
