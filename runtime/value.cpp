@@ -167,6 +167,7 @@ Value Value::string_concat(std::span<const std::string_view> parts) {
     auto* node = new (mem) StringNode(n);
     char* out = node->data();
     for (std::string_view part : parts) {
+        if (part.empty()) continue;  // an empty view may have no storage (data() == nullptr)
         std::memcpy(out, part.data(), part.size());
         out += part.size();
     }
