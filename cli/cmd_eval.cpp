@@ -55,7 +55,7 @@
 #include "lang/parse.hpp"
 #include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
-#include "webhook/opa_api/go_json_writer.hpp"
+#include "runtime/go_json_writer.hpp"
 #include "engine/loader.hpp"
 #include "engine/bundle/load.hpp"
 #include "cli/bundle_flags.hpp"
@@ -385,7 +385,7 @@ std::string render_partial_json(const Output& out) {
         compact += '}';
     }
     compact += '}';
-    return webhook::opa_api::go_encoded(compact, true);
+    return runtime::go_encoded(compact, true);
 }
 
 // OPA's partial table: "Query N" and "Support N" rows, each cell on its own lines

@@ -360,6 +360,7 @@ std::optional<std::string> Engine::compiled_module_json(const std::string& file)
             lang::AstJsonOptions options;
             options.imports = false;   // OPA's compiler removes them (refs are resolved)
             options.generated = true;
+            options.root_documents_as_refs = true;
             return lang::module_to_json(*program->compiled->modules[index], options);
         }
         ++index;

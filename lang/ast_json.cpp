@@ -804,7 +804,7 @@ public:
         w.begin_object();
         location(n.package_loc);
         w.key("path");
-        terms(n.package_path);
+        ref_terms(n.package_path);
         w.end_object();
         if (opt_.imports && !m.imports.empty()) {
             w.key("imports");
@@ -880,10 +880,34 @@ private:
         w.end_array();
     }
 
-    void term(const TermPtr& t) {
+    // A ref's elements (also a package path, a rule head's ref): its head is a variable as written.
+    void ref_terms(const std::vector<TermPtr>& ts) {
+        w.begin_array();
+        for (std::size_t i = 0; i < ts.size(); ++i) term(ts[i], i > 0);
+        w.end_array();
+    }
+
+    void term(const TermPtr& t, bool root_document_as_ref = true) {
         if (!t) return w.null();
         w.begin_object();
         location(t->loc);
+        if (root_document_as_ref && opt_.root_documents_as_refs && t->kind == TermKind::Var && (t->text == "input" || t->text == "data")) {
+            // OPA's compiler turns the variable into a ref; the ref and its head keep its location.
+            w.key("type");
+            w.string("ref");
+            w.key("value");
+            w.begin_array();
+            w.begin_object();
+            location(t->loc);
+            w.key("type");
+            w.string("var");
+            w.key("value");
+            w.string(t->text);
+            w.end_object();
+            w.end_array();
+            w.end_object();
+            return;
+        }
         w.key("type");
         w.string(value_name(t->kind));
         w.key("value");
@@ -898,7 +922,7 @@ private:
             case TermKind::Number: w.raw(t.text.empty() ? "0" : t.text); break;
             case TermKind::String: w.string(t.text); break;
             case TermKind::Var: w.string(var_name(t)); break;
-            case TermKind::Ref:
+            case TermKind::Ref: ref_terms(t.elems); break;
             case TermKind::Array:
             case TermKind::Call: terms(t.elems); break;
             case TermKind::Set: terms(sorted_set(t)); break;
@@ -1099,7 +1123,7 @@ private:
         w.begin_object();
         location(h.loc);
         w.key("ref");
-        terms(h.ref);
+        ref_terms(h.ref);
         if (h.key) {
             w.key("key");
             term(h.key);

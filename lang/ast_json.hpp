@@ -20,6 +20,8 @@ struct AstJsonOptions {
     bool indent = false;         // two-space indentation as Go's json.MarshalIndent, else compact
     bool imports = true;         // the module's imports (OPA's compiler removes them once refs are resolved)
     bool generated = false;      // "generated": true on expressions the compiler made (compiled modules)
+    // A bare `input` or `data` as the one-element ref OPA's compiler resolves it to (compiled modules).
+    bool root_documents_as_refs = false;
 };
 
 std::string module_to_json(const Module& module, const AstJsonOptions& options);

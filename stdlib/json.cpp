@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "runtime/go_json_decode.hpp"
 #include "runtime/json.hpp"
 #include "runtime/value_format.hpp"
 
@@ -128,9 +129,10 @@ void register_json(Registry& r) {
             [](Args a, BuiltinContext& ctx) { return marshal_with_options(a, ctx); });
     declare(r, "json.unmarshal", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
-        auto parsed = runtime::parse_json(a[0].as_string());
-        if (!parsed) return BuiltinResult::error(parsed.error.message);
-        return BuiltinResult::of(std::move(parsed.value));
+        // OPA's util.UnmarshalJSON: Go's decoder, Go's error texts ("unexpected EOF").
+        auto decoded = runtime::go_unmarshal(a[0].as_string());
+        if (!decoded.ok) return BuiltinResult::error(decoded.error);
+        return BuiltinResult::of(std::move(decoded.value));
     });
     declare(r, "json.is_valid", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return BuiltinResult::of(Value::boolean(false));

@@ -144,12 +144,18 @@ std::string rational_to_fixed10(const BigInt& num, const BigInt& den) {
     return out;
 }
 
+// OPA's own errors name the builtin, and its evaluator names it again: "units.parse: units.parse: ...".
+BuiltinResult units_error(std::string_view message) { return BuiltinResult::error("units.parse: " + std::string(message)); }
+BuiltinResult bytes_error(std::string_view message) {
+    return BuiltinResult::error("units.parse_bytes: " + std::string(message));
+}
+
 BuiltinResult units_parse(std::string_view raw) {
     std::string s = without_quotes(raw);
-    if (s.find(' ') != std::string::npos) return BuiltinResult::error("spaces not allowed in resource strings");
+    if (s.find(' ') != std::string::npos) return units_error("spaces not allowed in resource strings");
     std::string_view num, unit_view;
-    if (!split_number_and_unit(s, num, unit_view)) return BuiltinResult::error("exponent too large");
-    if (num.empty()) return BuiltinResult::error("no amount provided");
+    if (!split_number_and_unit(s, num, unit_view)) return units_error("exponent too large");
+    if (num.empty()) return units_error("no amount provided");
     // Only letters after the first are case-insensitive: 'm' (milli) vs 'M' (mega).
     std::string unit(unit_view);
     if (unit.size() > 1) unit = unit.substr(0, 1) + lower(unit.substr(1));
@@ -164,18 +170,18 @@ BuiltinResult units_parse(std::string_view raw) {
         factor.numerator = pow10(6);
     } else if (unit.size() <= 2 && (unit.empty() || unit[0] != 'm')) {
         auto f = si_or_binary_factor(lower(unit));
-        if (!f) return BuiltinResult::error(fmt::format("unit {} not recognized", unit));
+        if (!f) return units_error(fmt::format("unit {} not recognized", unit));
         factor = *f;
     } else if (unit == "mi" || unit == "Mi") {
         factor.numerator = BigInt(1) << 20;
     } else {
-        return BuiltinResult::error(fmt::format("unit {} not recognized", unit));
+        return units_error(fmt::format("unit {} not recognized", unit));
     }
 
     auto d = parse_decimal(num);
-    if (!d) return BuiltinResult::error("could not parse amount to a number");
+    if (!d) return units_error("could not parse amount to a number");
     if (d->mantissa == 0) return BuiltinResult::of(Value::integer(0));
-    if (d->exponent > kMaxDecimalExponent) return BuiltinResult::error("exponent too large");
+    if (d->exponent > kMaxDecimalExponent) return units_error("exponent too large");
     auto digits = static_cast<std::int64_t>(d->mantissa.str().size());
     if (d->exponent < -(kMaxDecimalExponent + digits))  // far below 1e-10: rounds to zero
         return BuiltinResult::of(Value::integer(0));
@@ -186,7 +192,7 @@ BuiltinResult units_parse(std::string_view raw) {
     else denominator *= pow10(-d->exponent);
     if (numerator % denominator == 0) return BuiltinResult::of(Value::number(runtime::number_from_big(numerator / denominator)));
     auto parsed = runtime::Number::parse(rational_to_fixed10(numerator, denominator));
-    if (!parsed) return BuiltinResult::error("could not parse amount to a number");
+    if (!parsed) return units_error("could not parse amount to a number");
     return BuiltinResult::of(Value::number(parsed.value));
 }
 
@@ -214,20 +220,20 @@ std::pair<BigInt, std::int64_t> round_to_float64bits(const BigInt& num, const Bi
 
 BuiltinResult units_parse_bytes(std::string_view raw) {
     std::string s = lower(without_quotes(raw));
-    if (s.find(' ') != std::string::npos) return BuiltinResult::error("spaces not allowed in resource strings");
+    if (s.find(' ') != std::string::npos) return bytes_error("spaces not allowed in resource strings");
     std::string_view num, unit;
-    if (!split_number_and_unit(s, num, unit)) return BuiltinResult::error("exponent too large");
-    if (num.empty()) return BuiltinResult::error("no byte amount provided");
+    if (!split_number_and_unit(s, num, unit)) return bytes_error("exponent too large");
+    if (num.empty()) return bytes_error("no byte amount provided");
     std::string_view unit_prefix = unit;
     if (unit.size() == 2 && unit[1] == 'b') unit_prefix = unit.substr(0, 1);             // kb
     else if (unit.size() == 3 && unit.substr(1) == "ib") unit_prefix = unit.substr(0, 2);  // kib
     auto factor = si_or_binary_factor(unit_prefix);
-    if (!factor || unit == "b" || unit == "ib") return BuiltinResult::error(fmt::format("byte unit {} not recognized", unit));
+    if (!factor || unit == "b" || unit == "ib") return bytes_error(fmt::format("byte unit {} not recognized", unit));
 
     auto d = parse_decimal(num);
-    if (!d) return BuiltinResult::error("could not parse byte amount to a number");
+    if (!d) return bytes_error("could not parse byte amount to a number");
     if (d->mantissa == 0) return BuiltinResult::of(Value::integer(0));
-    if (d->exponent > kMaxDecimalExponent) return BuiltinResult::error("exponent too large");
+    if (d->exponent > kMaxDecimalExponent) return bytes_error("exponent too large");
     auto digits = static_cast<std::int64_t>(d->mantissa.str().size());
     if (d->exponent < -digits) {
         // |value| < 1 and the factor is at most 2^60: the product truncates to

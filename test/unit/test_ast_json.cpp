@@ -213,6 +213,26 @@ TEST_CASE("json: comments and locations") {
     CHECK(indented.find("\"body\": [\n") != std::string::npos);
 }
 
+TEST_CASE("json: compiled modules write a bare input or data as OPA's compiler resolves it, a one-element ref") {
+    auto r = parse_module("p.rego", "package p\nv := input\nw := data\n");
+    REQUIRE(r.ok());
+    AstJsonOptions compiled;
+    compiled.root_documents_as_refs = true;
+    const std::string input_ref = R"({"type":"ref","value":[{"type":"var","value":"input"}]})";
+    const std::string data_ref = R"({"type":"ref","value":[{"type":"var","value":"data"}]})";
+    CHECK(module_to_json(*r.module, compiled).find(input_ref) != std::string::npos);
+    CHECK(module_to_json(*r.module, compiled).find(data_ref) != std::string::npos);
+    // A ref's head stays a variable: the package path, `input.x`.
+    CHECK(module_to_json(*r.module, compiled).find(R"("path":[{"type":"var","value":"data"})") != std::string::npos);
+    auto q = parse_module("q.rego", "package q\nv := input.x\n");
+    REQUIRE(q.ok());
+    CHECK(module_to_json(*q.module, compiled).find(R"([{"type":"var","value":"input"},{"type":"string","value":"x"}])") !=
+          std::string::npos);
+    // As parsed (`opa parse`), they stay variables.
+    CHECK(module_to_json(*r.module, AstJsonOptions{}).find(input_ref) == std::string::npos);
+    CHECK(module_to_json(*r.module, AstJsonOptions{}).find(R"({"type":"var","value":"input"})") != std::string::npos);
+}
+
 TEST_CASE("json: output is deterministic") {
     const std::string text = "package p\ns := {{\"b\": [1]}, {\"a\": 2}, {3}}\nq[x] { x := s[_] }\n";
     CHECK(json(text, true) == json(text, true));

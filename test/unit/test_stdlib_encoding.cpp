@@ -182,16 +182,16 @@ TEST_CASE("stdlib encoding: units") {
     CHECK(eval("units.parse", {R"("-1.5Ki")"}) == "-1536");
     CHECK(eval("units.parse", {R"("1e3m")"}) == "1.0000000000");  // milli is the double nearest 0.001
     CHECK(eval("units.parse", {R"("100000000000000000000M")"}) == "100000000000000000000000000");
-    CHECK(eval("units.parse", {R"("1x")"}) == "error: unit x not recognized");
-    CHECK(eval("units.parse", {R"("1MB")"}) == "error: unit Mb not recognized");
+    CHECK(eval("units.parse", {R"("1x")"}) == "error: units.parse: unit x not recognized");
+    CHECK(eval("units.parse", {R"("1MB")"}) == "error: units.parse: unit Mb not recognized");
     CHECK(eval("units.parse_bytes", {R"("100ei")"}) == "115292150460684697600");
     CHECK(eval("units.parse_bytes", {R"("1.1KiB")"}) == "1126");
     CHECK(eval("units.parse_bytes", {R"("-1kb")"}) == "-1000");
     CHECK(eval("units.parse_bytes", {R"("1e-50kb")"}) == "0");
     // 64-bit mantissa: 123456789012345678901 is not exact in a big.Float of precision 64.
     CHECK(eval("units.parse_bytes", {R"("123456789012345678901")"}) == "123456789012345678904");
-    CHECK(eval("units.parse_bytes", {R"("1xb")"}) == "error: byte unit xb not recognized");
-    CHECK(eval("units.parse_bytes", {R"("1e999999")"}) == "error: exponent too large");
+    CHECK(eval("units.parse_bytes", {R"("1xb")"}) == "error: units.parse_bytes: byte unit xb not recognized");
+    CHECK(eval("units.parse_bytes", {R"("1e999999")"}) == "error: units.parse_bytes: exponent too large");
 }
 
 TEST_CASE("stdlib encoding: Go durations") {

@@ -224,6 +224,11 @@ TEST_CASE("stdlib objects: json marshal / unmarshal / is_valid") {
     CHECK(run("json.marshal_with_options", {J("[]"), J(R"({"pretty":1})")}) == "type: operand 2 key pretty failed cast to bool");
     CHECK(run("json.unmarshal", {S(R"({"a":123456789012345678901234567890})")}) == R"({"a":123456789012345678901234567890})");
     CHECK(run("json.unmarshal", {S("{")}).rfind("error: ", 0) == 0);
+    // Go's encoding/json texts, as OPA's util.UnmarshalJSON returns them.
+    CHECK(run("json.unmarshal", {S("[1,")}) == "error: unexpected EOF");
+    CHECK(run("json.unmarshal", {S("")}) == "error: EOF");
+    CHECK(run("json.unmarshal", {S("x")}) == "error: invalid character 'x' looking for beginning of value");
+    CHECK(run("json.unmarshal", {S("1 2")}) == "error: error: invalid character '2' after top-level value");
     CHECK(run("json.is_valid", {S("[1,]")}) == "false");
     CHECK(run("json.is_valid", {S(" 1 ")}) == "true");
     CHECK(run("json.is_valid", {J("[]")}) == "false");

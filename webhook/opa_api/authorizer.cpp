@@ -5,7 +5,8 @@
 #include "runtime/yaml.hpp"
 #include "webhook/opa_api/endpoints.hpp"
 #include "webhook/opa_api/eval_call.hpp"
-#include "webhook/opa_api/go_json_decode.hpp"
+#include "runtime/go_json_decode.hpp"
+#include "webhook/large_json.hpp"
 #include "webhook/opa_api/request_body.hpp"
 #include "webhook/opa_api/responses.hpp"
 
@@ -112,7 +113,7 @@ std::optional<HttpResponse> authorize(Call& c) {
                 if (!parsed.ok) return error_response(400, "invalid_parameter", "error converting YAML to JSON: " + parsed.error.message);
                 body = std::move(parsed.value);
             } else {
-                GoDecoded d = go_unmarshal(bytes);
+                runtime::GoDecoded d = runtime::go_unmarshal(bytes, parse_json_document);
                 if (!d.ok) return error_response(400, "invalid_parameter", d.error);
                 body = std::move(d.value);
             }

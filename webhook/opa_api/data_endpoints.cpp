@@ -6,8 +6,9 @@
 #include "lang/go_quote.hpp"
 #include "webhook/opa_api/endpoints.hpp"
 #include "webhook/opa_api/eval_call.hpp"
-#include "webhook/opa_api/go_json_decode.hpp"
-#include "webhook/opa_api/go_json_writer.hpp"
+#include "runtime/go_json_decode.hpp"
+#include "webhook/large_json.hpp"
+#include "runtime/go_json_writer.hpp"
 #include "webhook/opa_api/request_body.hpp"
 #include "webhook/opa_api/responses.hpp"
 #include "webhook/opa_api/store_path.hpp"
@@ -47,7 +48,7 @@ bool identifier(std::string_view s) {
 // OPA's provenance object (version and build information, bundle revisions).
 std::string provenance_json(const Call& c, const std::map<std::string, std::string>& bundles) {
     std::string out = "{\"version\":";
-    append_go_string(out, c.settings.version);
+    runtime::append_go_string(out, c.settings.version);
     out += ",\"build_commit\":\"\",\"build_timestamp\":\"\",\"build_hostname\":\"\"";
     if (!bundles.empty()) {
         out += ",\"bundles\":{";
@@ -55,9 +56,9 @@ std::string provenance_json(const Call& c, const std::map<std::string, std::stri
         for (const auto& [name, revision] : bundles) {
             if (!first) out += ',';
             first = false;
-            append_go_string(out, name);
+            runtime::append_go_string(out, name);
             out += ":{\"revision\":";
-            append_go_string(out, revision);
+            runtime::append_go_string(out, revision);
             out += '}';
         }
         out += '}';
@@ -125,7 +126,7 @@ struct DataResponse {
         if (!decision_id.empty()) {
             sep();
             out += "\"decision_id\":";
-            append_go_string(out, decision_id);
+            runtime::append_go_string(out, decision_id);
         }
         if (!provenance.empty()) {
             sep();
@@ -138,7 +139,7 @@ struct DataResponse {
         if (result) {
             sep();
             out += "\"result\":";
-            append_go_value(out, *result);
+            runtime::append_go_value(out, *result);
         }
         if (input_missing) {
             sep();
@@ -191,7 +192,7 @@ HttpResponse data_read(Call& c, const Value* input, bool post, Clock::time_point
 
 // A written document: Go's decoder on the raw body (PUT and PATCH read no gzip or YAML).
 bool decode_write_body(const Call& c, Value& out, std::string& error) {
-    GoDecoded d = go_decode(c.req.body);
+    runtime::GoDecoded d = runtime::go_decode(c.req.body, parse_json_document);
     if (!d.ok) {
         error = d.error;
         return false;
@@ -243,7 +244,7 @@ HttpResponse v1_data_get(Call& c) {
     auto inputs = c.query.values("input");
     auto parse_start = Clock::now();
     if (!inputs.empty()) {
-        GoDecoded d = go_unmarshal(inputs.back());
+        runtime::GoDecoded d = runtime::go_unmarshal(inputs.back(), parse_json_document);
         if (!d.ok) return error_response(400, "invalid_parameter", "parameter contains malformed input document: " + d.error);
         input = std::move(d.value);
     }
@@ -267,8 +268,8 @@ HttpResponse v1_data_post(Call& c) {
         if (body.present && !body.value.is_null()) {
             if (!body.value.is_object())
                 return error_response(400, "invalid_parameter",
-                                      "body contains malformed input document: " + go_type_error(body.value, "types.DataRequestV1"));
-            if (const Value* in = go_field(body.value, "input"); in && !in->is_null()) input = *in;
+                                      "body contains malformed input document: " + runtime::go_type_error(body.value, "types.DataRequestV1"));
+            if (const Value* in = runtime::go_field(body.value, "input"); in && !in->is_null()) input = *in;
         }
     }
     return data_read(c, input ? &*input : nullptr, true, start, Clock::now() - parse_start);
@@ -310,7 +311,7 @@ HttpResponse v0_data_post(Call& c, bool default_decision) {
         return error_response(404, "undefined_document", std::string(rules ? "document undefined" : "document missing") + ": " + ref);
     }
     std::string body;
-    append_go_value(body, out.result.rows[0].expressions[0].value);
+    runtime::append_go_value(body, out.result.rows[0].expressions[0].value);
     return json_ok(body, c.pretty());
 }
 
@@ -367,7 +368,7 @@ HttpResponse v1_data_patch(Call& c) {
     std::string error;
     auto parse_start = Clock::now();
     if (!decode_write_body(c, ops, error)) return error_response(400, "invalid_parameter", error);
-    if (!ops.is_null() && !ops.is_array()) return error_response(400, "invalid_parameter", go_type_error(ops, "[]types.PatchV1"));
+    if (!ops.is_null() && !ops.is_array()) return error_response(400, "invalid_parameter", runtime::go_type_error(ops, "[]types.PatchV1"));
     struct Patch {
         PatchOp op;
         StorePath path;
@@ -379,19 +380,19 @@ HttpResponse v1_data_patch(Call& c) {
     while (!root.empty() && root.back() == '/') root.pop_back();
     root = "/" + root;
     for (const auto& item : ops.array_elements()) {
-        if (!item.is_null() && !item.is_object()) return error_response(400, "invalid_parameter", go_type_error(item, "types.PatchV1"));
-        const Value* op = go_field(item, "op");
-        const Value* p = go_field(item, "path");
+        if (!item.is_null() && !item.is_object()) return error_response(400, "invalid_parameter", runtime::go_type_error(item, "types.PatchV1"));
+        const Value* op = runtime::go_field(item, "op");
+        const Value* p = runtime::go_field(item, "path");
         if (op && !op->is_null() && !op->is_string())
-            return error_response(400, "invalid_parameter", go_field_type_error(*op, "PatchV1.op", "string"));
+            return error_response(400, "invalid_parameter", runtime::go_field_type_error(*op, "PatchV1.op", "string"));
         if (p && !p->is_null() && !p->is_string())
-            return error_response(400, "invalid_parameter", go_field_type_error(*p, "PatchV1.path", "string"));
+            return error_response(400, "invalid_parameter", runtime::go_field_type_error(*p, "PatchV1.path", "string"));
     }
     metrics.timer("timer_rego_input_parse_ns", Clock::now() - parse_start);
     for (const auto& item : ops.array_elements()) {
-        const Value* op = go_field(item, "op");
-        const Value* p = go_field(item, "path");
-        const Value* v = go_field(item, "value");
+        const Value* op = runtime::go_field(item, "op");
+        const Value* p = runtime::go_field(item, "path");
+        const Value* v = runtime::go_field(item, "value");
         std::string op_name = op && op->is_string() ? std::string(op->as_string()) : "";
         Patch patch;
         if (op_name == "add") patch.op = PatchOp::Add;

@@ -5,7 +5,7 @@
 
 #include "webhook/opa_api/endpoints.hpp"
 #include "webhook/opa_api/eval_call.hpp"
-#include "webhook/opa_api/go_json_writer.hpp"
+#include "runtime/go_json_writer.hpp"
 #include "webhook/opa_api/responses.hpp"
 
 namespace gavel::webhook::opa_api {
@@ -18,7 +18,7 @@ using runtime::Value;
 HttpResponse health_answer(const std::string& error) {
     if (error.empty()) return json_status(200, "{}", false);
     std::string body = "{\"error\":";
-    append_go_string(body, error);
+    runtime::append_go_string(body, error);
     body += '}';
     return json_status(500, body, false);
 }

@@ -1,7 +1,7 @@
 // /v1/config, /v1/status, GET / and /metrics, as OPA's server answers them.
 
 #include "webhook/opa_api/endpoints.hpp"
-#include "webhook/opa_api/go_json_writer.hpp"
+#include "runtime/go_json_writer.hpp"
 #include "webhook/opa_api/responses.hpp"
 
 namespace gavel::webhook::opa_api {

@@ -7,7 +7,7 @@
 #include "lang/parse.hpp"
 #include "webhook/opa_api/endpoints.hpp"
 #include "webhook/opa_api/eval_call.hpp"
-#include "webhook/opa_api/go_json_writer.hpp"
+#include "runtime/go_json_writer.hpp"
 #include "webhook/opa_api/responses.hpp"
 #include "webhook/opa_api/store_path.hpp"
 
@@ -22,9 +22,9 @@ constexpr std::string_view kCompileError = "error(s) occurred while compiling mo
 // {"id","raw","ast"}: the AST of the compiled module (null when there is none).
 void append_policy(std::string& out, PolicyStore& store, const std::string& id, const std::string& raw) {
     out += "{\"id\":";
-    append_go_string(out, id);
+    runtime::append_go_string(out, id);
     out += ",\"raw\":";
-    append_go_string(out, raw);
+    runtime::append_go_string(out, raw);
     out += ",\"ast\":";
     auto ast = store.module_ast_json(id);
     out += ast ? *ast : "null";

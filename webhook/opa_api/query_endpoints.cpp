@@ -10,8 +10,9 @@
 #include "lang/parse.hpp"
 #include "webhook/opa_api/endpoints.hpp"
 #include "webhook/opa_api/eval_call.hpp"
-#include "webhook/opa_api/go_json_decode.hpp"
-#include "webhook/opa_api/go_json_writer.hpp"
+#include "runtime/go_json_decode.hpp"
+#include "webhook/large_json.hpp"
+#include "runtime/go_json_writer.hpp"
 #include "webhook/opa_api/request_body.hpp"
 #include "webhook/opa_api/responses.hpp"
 #include "webhook/opa_api/store_path.hpp"
@@ -64,7 +65,7 @@ HttpResponse run_query(Call& c, const std::string& text, const Value* input, boo
             runtime::ObjectBuilder b;
             for (const auto& [name, value] : row.bindings)
                 if (!name.empty() && name[0] != '$') b.insert(Value::string(name), value);
-            append_go_value(body, b.build());
+            runtime::append_go_value(body, b.build());
         }
         body += ']';
     }
@@ -83,22 +84,22 @@ HttpResponse v1_query_get(Call& c) {
 
 HttpResponse v1_query_post(Call& c) {
     auto start = Clock::now();
-    GoDecoded d = go_decode(c.req.body);
+    runtime::GoDecoded d = runtime::go_decode(c.req.body, parse_json_document);
     if (!d.ok) return error_response(400, "invalid_parameter", "error(s) occurred while decoding request: " + d.error);
     std::string text;
     std::optional<Value> input;
     if (!d.value.is_null()) {
         if (!d.value.is_object())
             return error_response(400, "invalid_parameter",
-                                  "error(s) occurred while decoding request: " + go_type_error(d.value, "types.QueryRequestV1"));
-        if (const Value* q = go_field(d.value, "query"); q && !q->is_null()) {
+                                  "error(s) occurred while decoding request: " + runtime::go_type_error(d.value, "types.QueryRequestV1"));
+        if (const Value* q = runtime::go_field(d.value, "query"); q && !q->is_null()) {
             if (!q->is_string())
                 return error_response(400, "invalid_parameter",
                                       "error(s) occurred while decoding request: " +
-                                          go_field_type_error(*q, "QueryRequestV1.query", "string"));
+                                          runtime::go_field_type_error(*q, "QueryRequestV1.query", "string"));
             text = std::string(q->as_string());
         }
-        if (const Value* in = go_field(d.value, "input"); in && !in->is_null()) input = *in;
+        if (const Value* in = runtime::go_field(d.value, "input"); in && !in->is_null()) input = *in;
     }
     return run_query(c, text, input ? &*input : nullptr, true, start);
 }
@@ -126,7 +127,7 @@ std::string term_parse_error(const std::string& text, lang::Diagnostics errors) 
 bool string_list(const Value& v, std::string_view field, std::vector<std::string>& out, std::string& error) {
     if (v.is_null()) return true;
     if (!v.is_array()) {
-        error = go_field_type_error(v, field, "[]string");
+        error = runtime::go_field_type_error(v, field, "[]string");
         return false;
     }
     for (const auto& e : v.array_elements()) {
@@ -135,7 +136,7 @@ bool string_list(const Value& v, std::string_view field, std::vector<std::string
                 out.emplace_back();
                 continue;
             }
-            error = go_field_type_error(e, field, "string");
+            error = runtime::go_field_type_error(e, field, "string");
             return false;
         }
         out.emplace_back(e.as_string());
@@ -149,11 +150,11 @@ HttpResponse v1_compile_post(Call& c) {
     auto start = Clock::now();
     std::string bytes, error;
     if (!read_body(c.req, c.settings.max_inflated_bytes, bytes, error)) return error_response(400, "invalid_parameter", "could not decompress the body");
-    GoDecoded d = go_decode(bytes);
+    runtime::GoDecoded d = runtime::go_decode(bytes, parse_json_document);
     if (!d.ok) return error_response(400, "invalid_parameter", "error(s) occurred while decoding request: " + d.error);
     if (!d.value.is_null() && !d.value.is_object())
         return error_response(400, "invalid_parameter",
-                              "error(s) occurred while decoding request: " + go_type_error(d.value, "types.CompileRequestV1"));
+                              "error(s) occurred while decoding request: " + runtime::go_type_error(d.value, "types.CompileRequestV1"));
     auto decode_error = [](const std::string& e) {
         return error_response(400, "invalid_parameter", "error(s) occurred while decoding request: " + e);
     };
@@ -162,23 +163,23 @@ HttpResponse v1_compile_post(Call& c) {
     std::optional<std::vector<std::string>> unknowns;
     PartialQueryOptions options;
     if (d.value.is_object()) {
-        if (const Value* q = go_field(d.value, "query"); q && !q->is_null()) {
-            if (!q->is_string()) return decode_error(go_field_type_error(*q, "CompileRequestV1.query", "string"));
+        if (const Value* q = runtime::go_field(d.value, "query"); q && !q->is_null()) {
+            if (!q->is_string()) return decode_error(runtime::go_field_type_error(*q, "CompileRequestV1.query", "string"));
             text = std::string(q->as_string());
         }
-        if (const Value* in = go_field(d.value, "input"); in && !in->is_null()) input = *in;
-        if (const Value* u = go_field(d.value, "unknowns"); u && !u->is_null()) {
+        if (const Value* in = runtime::go_field(d.value, "input"); in && !in->is_null()) input = *in;
+        if (const Value* u = runtime::go_field(d.value, "unknowns"); u && !u->is_null()) {
             unknowns.emplace();
             if (!string_list(*u, "CompileRequestV1.unknowns", *unknowns, error)) return decode_error(error);
         }
-        if (const Value* o = go_field(d.value, "options"); o && !o->is_null()) {
-            if (!o->is_object()) return decode_error(go_field_type_error(*o, "CompileRequestV1.options", "struct { DisableInlining []string \"json:\\\"disableInlining,omitempty\\\"\"; NondeterministicBuiltins bool \"json:\\\"nondeterministicBuiltins\\\"\" }"));
-            if (const Value* di = go_field(*o, "disableInlining"))
+        if (const Value* o = runtime::go_field(d.value, "options"); o && !o->is_null()) {
+            if (!o->is_object()) return decode_error(runtime::go_field_type_error(*o, "CompileRequestV1.options", "struct { DisableInlining []string \"json:\\\"disableInlining,omitempty\\\"\"; NondeterministicBuiltins bool \"json:\\\"nondeterministicBuiltins\\\"\" }"));
+            if (const Value* di = runtime::go_field(*o, "disableInlining"))
                 if (!string_list(*di, "CompileRequestV1.options.disableInlining", options.disable_inlining, error))
                     return decode_error(error);
-            if (const Value* nd = go_field(*o, "nondeterministicBuiltins"); nd && !nd->is_null()) {
+            if (const Value* nd = runtime::go_field(*o, "nondeterministicBuiltins"); nd && !nd->is_null()) {
                 if (!nd->is_bool())
-                    return decode_error(go_field_type_error(*nd, "CompileRequestV1.options.nondeterministicBuiltins", "bool"));
+                    return decode_error(runtime::go_field_type_error(*nd, "CompileRequestV1.options.nondeterministicBuiltins", "bool"));
                 options.nondeterministic_builtins = nd->as_bool();
             }
         }
@@ -286,11 +287,11 @@ std::optional<std::string> filter_result(const PartialResult& r, const partial::
             error = "convert to queries: " + error;
             return std::nullopt;
         }
-        append_go_string(out, *sql);
+        runtime::append_go_string(out, *sql);
     }
     if (masks && masks->is_object() && masks->size() > 0) {
         out += ",\"masks\":";
-        append_go_value(out, *masks);
+        runtime::append_go_value(out, *masks);
     }
     return out + "}";
 }
@@ -310,34 +311,34 @@ HttpResponse v1_compile_filters(Call& c) {
         return error_response(400, "invalid_parameter", "error(s) occurred while decoding request: " + e);
     };
     if (!bytes.empty()) {
-        GoDecoded d = go_decode(bytes);
+        runtime::GoDecoded d = runtime::go_decode(bytes, parse_json_document);
         if (!d.ok) return decode_error(d.error);
-        if (!d.value.is_null() && !d.value.is_object()) return decode_error(go_type_error(d.value, "server.CompileFiltersRequestV1"));
+        if (!d.value.is_null() && !d.value.is_object()) return decode_error(runtime::go_type_error(d.value, "server.CompileFiltersRequestV1"));
         if (d.value.is_object()) {
-            if (const Value* q = go_field(d.value, "query"); q && !q->is_null() && !q->is_string())
-                return decode_error(go_field_type_error(*q, "CompileFiltersRequestV1.query", "string"));
-            if (const Value* in = go_field(d.value, "input"); in && !in->is_null()) req.input = *in;
-            if (const Value* u = go_field(d.value, "unknowns"); u && !u->is_null()) {
+            if (const Value* q = runtime::go_field(d.value, "query"); q && !q->is_null() && !q->is_string())
+                return decode_error(runtime::go_field_type_error(*q, "CompileFiltersRequestV1.query", "string"));
+            if (const Value* in = runtime::go_field(d.value, "input"); in && !in->is_null()) req.input = *in;
+            if (const Value* u = runtime::go_field(d.value, "unknowns"); u && !u->is_null()) {
                 req.unknowns.emplace();
                 if (!string_list(*u, "CompileFiltersRequestV1.unknowns", *req.unknowns, error)) return decode_error(error);
             }
-            if (const Value* o = go_field(d.value, "options"); o && !o->is_null()) {
-                if (!o->is_object()) return decode_error(go_field_type_error(*o, "CompileFiltersRequestV1.options", "struct"));
-                if (const Value* di = go_field(*o, "disableInlining"))
+            if (const Value* o = runtime::go_field(d.value, "options"); o && !o->is_null()) {
+                if (!o->is_object()) return decode_error(runtime::go_field_type_error(*o, "CompileFiltersRequestV1.options", "struct"));
+                if (const Value* di = runtime::go_field(*o, "disableInlining"))
                     if (!string_list(*di, "CompileFiltersRequestV1.options.disableInlining", req.disable_inlining, error))
                         return decode_error(error);
-                if (const Value* m = go_field(*o, "targetSQLTableMappings"); m && !m->is_null()) {
+                if (const Value* m = runtime::go_field(*o, "targetSQLTableMappings"); m && !m->is_null()) {
                     if (!m->is_object())
-                        return decode_error(go_field_type_error(*m, "CompileFiltersRequestV1.options.targetSQLTableMappings",
+                        return decode_error(runtime::go_field_type_error(*m, "CompileFiltersRequestV1.options.targetSQLTableMappings",
                                                                 "map[string]interface {}"));
                     req.mappings = *m;
                 }
-                if (const Value* td = go_field(*o, "targetDialects"))
+                if (const Value* td = runtime::go_field(*o, "targetDialects"))
                     if (!string_list(*td, "CompileFiltersRequestV1.options.targetDialects", req.target_dialects, error))
                         return decode_error(error);
-                if (const Value* mr = go_field(*o, "maskRule"); mr && !mr->is_null()) {
+                if (const Value* mr = runtime::go_field(*o, "maskRule"); mr && !mr->is_null()) {
                     if (!mr->is_string())
-                        return decode_error(go_field_type_error(*mr, "CompileFiltersRequestV1.options.maskRule", "string"));
+                        return decode_error(runtime::go_field_type_error(*mr, "CompileFiltersRequestV1.options.maskRule", "string"));
                     req.mask_rule = std::string(mr->as_string());
                 }
             }

@@ -4,7 +4,8 @@
 
 #include "engine/bundle/gzip_stream.hpp"
 #include "runtime/yaml.hpp"
-#include "webhook/opa_api/go_json_decode.hpp"
+#include "runtime/go_json_decode.hpp"
+#include "webhook/large_json.hpp"
 
 namespace gavel::webhook::opa_api {
 
@@ -61,7 +62,7 @@ DecodedBody decode_body(const HttpRequest& req, std::size_t max_inflated) {
         out.value = std::move(parsed.value);
         return out;
     }
-    GoDecoded d = go_decode(bytes);
+    runtime::GoDecoded d = runtime::go_decode(bytes, parse_json_document);
     if (!d.ok) {
         if (d.eof) {
             out.ok = true;  // nothing at all: OPA goes on without a value

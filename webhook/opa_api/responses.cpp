@@ -1,6 +1,6 @@
 #include "webhook/opa_api/responses.hpp"
 
-#include "webhook/opa_api/go_json_writer.hpp"
+#include "runtime/go_json_writer.hpp"
 
 namespace gavel::webhook::opa_api {
 
@@ -16,9 +16,9 @@ HttpResponse with_body(int status, std::string body) {
 
 void append_error_head(std::string& out, std::string_view code, std::string_view message) {
     out += "{\"code\":";
-    append_go_string(out, code);
+    runtime::append_go_string(out, code);
     out += ",\"message\":";
-    append_go_string(out, message);
+    runtime::append_go_string(out, message);
 }
 
 }  // namespace
@@ -27,12 +27,12 @@ void append_ast_error(std::string& out, const lang::Diagnostic& d) {
     append_error_head(out, d.code, d.summary());
     if (!d.file.empty() || d.line) {
         out += ",\"location\":{\"file\":";
-        append_go_string(out, d.file);
+        runtime::append_go_string(out, d.file);
         out += ",\"row\":" + std::to_string(d.line) + ",\"col\":" + std::to_string(d.col) + "}";
     }
     if (d.details) {
         out += ",\"details\":";
-        append_go_tree(out, *d.details);
+        runtime::append_go_tree(out, *d.details);
     }
     out += '}';
 }
@@ -41,7 +41,7 @@ HttpResponse error_response(int status, std::string_view code, std::string_view 
     std::string body;
     append_error_head(body, code, message);
     body += '}';
-    return with_body(status, go_encoded(body, true));
+    return with_body(status, runtime::go_encoded(body, true));
 }
 
 HttpResponse error_response(int status, std::string_view code, std::string_view message, const lang::Diagnostics& errors) {
@@ -56,7 +56,7 @@ HttpResponse error_response(int status, std::string_view code, std::string_view 
         append_ast_error(body, d);
     }
     body += "]}";
-    return with_body(status, go_encoded(body, true));
+    return with_body(status, runtime::go_encoded(body, true));
 }
 
 HttpResponse evaluation_error(const EvalError& error) {
@@ -66,16 +66,16 @@ HttpResponse evaluation_error(const EvalError& error) {
     append_error_head(body, error.code, error.message);
     if (!error.file.empty() || error.line) {
         body += ",\"location\":{\"file\":";
-        append_go_string(body, error.file);
+        runtime::append_go_string(body, error.file);
         body += ",\"row\":" + std::to_string(error.line) + ",\"col\":" + std::to_string(error.col) + "}";
     }
     body += "}]}";
-    return with_body(500, go_encoded(body, true));
+    return with_body(500, runtime::go_encoded(body, true));
 }
 
-HttpResponse json_ok(std::string_view compact, bool pretty) { return with_body(200, go_encoded(compact, pretty)); }
+HttpResponse json_ok(std::string_view compact, bool pretty) { return with_body(200, runtime::go_encoded(compact, pretty)); }
 
-HttpResponse json_status(int status, std::string_view compact, bool pretty) { return with_body(status, go_encoded(compact, pretty)); }
+HttpResponse json_status(int status, std::string_view compact, bool pretty) { return with_body(status, runtime::go_encoded(compact, pretty)); }
 
 HttpResponse go_not_found() {
     HttpResponse r;

@@ -1,8 +1,8 @@
-#include "webhook/opa_api/go_json_writer.hpp"
+#include "runtime/go_json_writer.hpp"
 
 #include "runtime/json.hpp"
 
-namespace gavel::webhook::opa_api {
+namespace gavel::runtime {
 
 void append_go_value(std::string& out, const runtime::Value& v) {
     runtime::append_json(out, v, runtime::JsonWriteOptions{runtime::JsonStyle::Compact, true, 0});
@@ -115,4 +115,4 @@ std::string go_encoded(std::string_view compact, bool pretty) {
     return out;
 }
 
-}  // namespace gavel::webhook::opa_api
+}  // namespace gavel::runtime

@@ -10,7 +10,7 @@
 #include "lang/json_tree.hpp"
 #include "runtime/value.hpp"
 
-namespace gavel::webhook::opa_api {
+namespace gavel::runtime {
 
 // Compact JSON building blocks (appended to `out`).
 void append_go_value(std::string& out, const runtime::Value& v);
@@ -23,4 +23,4 @@ std::string go_indent(std::string_view compact);
 // What json.Encoder writes for a compact document: indented when `pretty`, and a newline.
 std::string go_encoded(std::string_view compact, bool pretty);
 
-}  // namespace gavel::webhook::opa_api
+}  // namespace gavel::runtime

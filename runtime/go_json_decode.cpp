@@ -1,13 +1,12 @@
-#include "webhook/opa_api/go_json_decode.hpp"
+#include "runtime/go_json_decode.hpp"
 
 #include <cstdio>
 #include <vector>
 
 #include "runtime/json.hpp"
 #include "runtime/utf8.hpp"
-#include "webhook/large_json.hpp"
 
-namespace gavel::webhook::opa_api {
+namespace gavel::runtime {
 
 namespace {
 
@@ -260,7 +259,7 @@ private:
     std::string error_;
 };
 
-GoDecoded decode_first(std::string_view text) {
+GoDecoded decode_first(std::string_view text, JsonDocumentReader read) {
     GoDecoded out;
     Scanner scanner;
     std::size_t end = 0;
@@ -278,7 +277,7 @@ GoDecoded decode_first(std::string_view text) {
     case Scanner::Result::Value: break;
     }
     std::string_view first = text.substr(0, end);
-    runtime::ParseResult parsed = parse_json_document(first);
+    runtime::ParseResult parsed = read(first);
     if (!parsed.ok && !runtime::utf8::is_valid(first)) {
         // Go reads invalid UTF-8 in strings as U+FFFD.
         std::string fixed;
@@ -292,7 +291,7 @@ GoDecoded decode_first(std::string_view text) {
                 i += n;
             }
         }
-        parsed = parse_json_document(fixed);
+        parsed = read(fixed);
     }
     if (!parsed.ok) {
         out.error = parsed.error.message;
@@ -306,10 +305,12 @@ GoDecoded decode_first(std::string_view text) {
 
 }  // namespace
 
-GoDecoded go_decode(std::string_view text) { return decode_first(text); }
+ParseResult read_json_document(std::string_view text) { return parse_json(text); }
 
-GoDecoded go_unmarshal(std::string_view text) {
-    GoDecoded out = decode_first(text);
+GoDecoded go_decode(std::string_view text, JsonDocumentReader read) { return decode_first(text, read); }
+
+GoDecoded go_unmarshal(std::string_view text, JsonDocumentReader read) {
+    GoDecoded out = decode_first(text, read);
     if (!out.ok) return out;  // OPA's UnmarshalJSON decodes with a json.Decoder: "EOF", "unexpected EOF"
     std::size_t i = out.end;
     while (i < text.size() && is_space(static_cast<unsigned char>(text[i]))) ++i;
@@ -320,7 +321,7 @@ GoDecoded go_unmarshal(std::string_view text) {
     if (c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':') {
         token = std::string(1, c);
     } else {
-        GoDecoded next = decode_first(text.substr(i));
+        GoDecoded next = decode_first(text.substr(i), read);
         if (!next.ok) {
             out.ok = false;
             out.error = next.error;
@@ -370,4 +371,4 @@ const Value* go_field(const Value& object, std::string_view name) {
     return found;
 }
 
-}  // namespace gavel::webhook::opa_api
+}  // namespace gavel::runtime

@@ -7,15 +7,16 @@
 //
 // The syntax check mirrors Go's scanner state by state (encoding/json's
 // scanner.go) only to produce the same messages; the value itself is read by
-// runtime::parse_json.
+// a JsonDocumentReader (parse_json, or the server's reader of large bodies).
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "runtime/parse_result.hpp"
 #include "runtime/value.hpp"
 
-namespace gavel::webhook::opa_api {
+namespace gavel::runtime {
 
 struct GoDecoded {
     bool ok = false;
@@ -25,12 +26,16 @@ struct GoDecoded {
     std::size_t end = 0;   // ok: where the value ended
 };
 
+// Reads a whole JSON document once Go's scanner has accepted it.
+using JsonDocumentReader = ParseResult (*)(std::string_view);
+ParseResult read_json_document(std::string_view text);  // parse_json with its default limits
+
 // json.Decoder.Decode into `any`.
-GoDecoded go_decode(std::string_view text);
+GoDecoded go_decode(std::string_view text, JsonDocumentReader read = read_json_document);
 
 // OPA's util.UnmarshalJSON: the same, and anything but space after the value is
 // "error: invalid character '<token>' after top-level value".
-GoDecoded go_unmarshal(std::string_view text);
+GoDecoded go_unmarshal(std::string_view text, JsonDocumentReader read = read_json_document);
 
 // How Go names a JSON value's kind in an UnmarshalTypeError: "object", "array",
 // "string", "number", "bool" (null never mismatches).
@@ -45,4 +50,4 @@ std::string go_field_type_error(const runtime::Value& v, std::string_view field,
 // keys match case-insensitively, the last one wins. Null when absent.
 const runtime::Value* go_field(const runtime::Value& object, std::string_view name);
 
-}  // namespace gavel::webhook::opa_api
+}  // namespace gavel::runtime
