@@ -68,7 +68,7 @@ std::vector<std::string> Manifest::effective_roots() const {
 }
 
 std::optional<bool> Manifest::v0_for(std::string_view path) const {
-    std::string with_slash = path.starts_with('/') ? std::string(path) : "/" + std::string(path);
+    std::string with_slash = path.starts_with('/') ? std::string(path) : '/' + std::string(path);
     std::string_view without = std::string_view(with_slash).substr(1);
     for (const auto& [pattern, version] : file_rego_versions) {
         // OPA writes the keys bundle-absolute ("/x.rego"); hand-written ones may omit the '/'.
