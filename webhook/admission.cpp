@@ -6,6 +6,7 @@
 #include "engine/loader.hpp"
 #include "webhook/json_patch.hpp"
 #include "webhook/large_json.hpp"
+#include "webhook/value_text.hpp"
 
 namespace gavel::webhook {
 
@@ -15,8 +16,6 @@ namespace {
 
 constexpr std::string_view kV1 = "admission.k8s.io/v1";
 constexpr std::string_view kV1beta1 = "admission.k8s.io/v1beta1";
-
-Value str(std::string_view s) { return Value::string(s); }
 
 Value review_envelope(const ReviewRequest& req, Value response) {
     return Value::object({{str("apiVersion"), str(req.api_version)},
@@ -29,15 +28,6 @@ std::string message_of(const Value& v) {
     if (v.is_string()) return std::string(v.as_string());
     if (const Value* msg = v.find("msg"); msg && msg->is_string()) return std::string(msg->as_string());
     return runtime::to_json(v);
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-    std::string out;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        if (i) out += sep;
-        out += parts[i];
-    }
-    return out;
 }
 
 std::string_view reason_for(int code) {

@@ -2,14 +2,13 @@
 
 #include "runtime/json.hpp"
 #include "webhook/log.hpp"
+#include "webhook/value_text.hpp"
 
 namespace gavel::webhook {
 
 using runtime::Value;
 
 namespace {
-
-Value str(std::string_view s) { return Value::string(s); }
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "webhook/log.hpp"
 #include "webhook/memory.hpp"
 #include "webhook/path_limits.hpp"
+#include "webhook/value_text.hpp"
 
 namespace gavel::webhook {
 
@@ -22,8 +23,6 @@ using runtime::Value;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-Value str(std::string_view s) { return Value::string(s); }
 
 // gavel's own refusals on the admission listener (and before the API): OPA's error body.
 HttpResponse error_response(int status, std::string_view code, std::string_view message) {

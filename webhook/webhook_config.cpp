@@ -7,6 +7,7 @@
 
 #include "webhook/admission.hpp"
 #include "webhook/json_patch.hpp"
+#include "webhook/value_text.hpp"
 
 namespace gavel::webhook {
 
@@ -24,15 +25,6 @@ std::vector<std::string> split_dots(const std::string& s) {
         out.push_back(s.substr(start, dot - start));
         if (dot == std::string::npos) break;
         start = dot + 1;
-    }
-    return out;
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-    std::string out;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        if (i) out += sep;
-        out += parts[i];
     }
     return out;
 }

@@ -61,7 +61,7 @@ inline const Value* known_value(const Evaluator::Frame& f, const PTerm& t) {
 }  // namespace
 
 Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
-    : program_(program), settings_(settings), cache_(program.rule_sets.size()) {
+    : program_(program), settings_(settings), cache_(program.rule_sets.size(), RuleCache{}) {
     input_ = settings.input;
     stack_floor_ = runtime::stack_floor();
     builtin_context_.print = settings.print;

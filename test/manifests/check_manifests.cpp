@@ -11,6 +11,7 @@
 // Usage: check_manifests FILE|DIR... [--patch FILE...]   (exit 1 when a file has errors, listing them)
 // Files after --patch are kustomize patches: partial objects, required fields not checked.
 
+#include <re2/re2.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -18,7 +19,6 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -226,13 +226,13 @@ enum class Scalar { String, Int, Float, Bool, Null };
 Scalar classify(const YAML::Node& n) {
     if (n.Tag() == "!") return Scalar::String;  // quoted
     const std::string& s = n.Scalar();
-    static const std::regex int_re("[-+]?(0|[1-9][0-9]*)");
-    static const std::regex float_re("[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+    static const RE2 int_re("[-+]?(0|[1-9][0-9]*)");
+    static const RE2 float_re("[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
     static const std::set<std::string> bools = {"true", "false", "True", "False", "TRUE", "FALSE", "yes", "no", "on", "off", "y", "n"};
     if (s.empty() || s == "~" || s == "null") return Scalar::Null;
     if (bools.count(s)) return Scalar::Bool;
-    if (std::regex_match(s, int_re)) return Scalar::Int;
-    if (std::regex_match(s, float_re)) return Scalar::Float;
+    if (RE2::FullMatch(s, int_re)) return Scalar::Int;
+    if (RE2::FullMatch(s, float_re)) return Scalar::Float;
     return Scalar::String;
 }
 
@@ -260,8 +260,8 @@ void check(const YAML::Node& n, const T& t, const std::string& path, std::vector
         if (!n.IsScalar() || (classify(n) != Scalar::Int && classify(n) != Scalar::String)) want("an integer or a string");
         return;
     case Type::Quantity: {
-        static const std::regex quantity_re("[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?");
-        if (!n.IsScalar() || !std::regex_match(n.Scalar(), quantity_re)) want("a quantity (100m, 64Mi, \"1\")");
+        static const RE2 quantity_re("[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?");
+        if (!n.IsScalar() || !RE2::FullMatch(n.Scalar(), quantity_re)) want("a quantity (100m, 64Mi, \"1\")");
         return;
     }
     case Type::Array:

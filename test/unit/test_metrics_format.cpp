@@ -8,10 +8,10 @@
 // connections and KEP-5793's reload metrics.
 
 #include <doctest/doctest.h>
+#include <re2/re2.h>
 
 #include <cmath>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,8 +36,8 @@ struct Exposition {
 };
 
 bool valid_name(const std::string& s) {
-    static const std::regex re("[a-zA-Z_:][a-zA-Z0-9_:]*");
-    return std::regex_match(s, re);
+    static const RE2 re("[a-zA-Z_:][a-zA-Z0-9_:]*");
+    return RE2::FullMatch(s, re);
 }
 
 // The family a sample belongs to: histogram series carry _bucket, _sum or _count.
@@ -69,14 +69,16 @@ Exposition parse(const std::string& text) {
         auto err = [&](const std::string& m) { e.errors.push_back("line " + std::to_string(line_no) + ": " + m + ": " + line); };
         if (line.empty()) continue;
         if (line[0] == '#') {
-            std::smatch m;
-            static const std::regex type_re("# TYPE ([^ ]+) (counter|gauge|histogram|summary|untyped)");
-            static const std::regex help_re("# HELP ([^ ]+) .*");
-            if (std::regex_match(line, m, type_re)) {
-                if (!valid_name(m[1])) err("bad name");
-                if (e.types.count(m[1])) err("second TYPE");
-                e.types[m[1]] = m[2];
-            } else if (!std::regex_match(line, help_re)) {
+            // RE2 rather than std::regex: GCC 12 reports std::regex's own internals as
+            // maybe-uninitialized in the sanitizer build.
+            std::string name, type;
+            static const RE2 type_re("# TYPE ([^ ]+) (counter|gauge|histogram|summary|untyped)");
+            static const RE2 help_re("# HELP ([^ ]+) .*");
+            if (RE2::FullMatch(line, type_re, &name, &type)) {
+                if (!valid_name(name)) err("bad name");
+                if (e.types.count(name)) err("second TYPE");
+                e.types[name] = type;
+            } else if (!RE2::FullMatch(line, help_re)) {
                 err("bad comment");
             }
             continue;

@@ -10,14 +10,13 @@
 #include "webhook/log.hpp"
 #include "webhook/plugins/service_client.hpp"
 #include "webhook/plugins/uuid.hpp"
+#include "webhook/value_text.hpp"
 
 namespace gavel::webhook::plugins {
 
 using runtime::Value;
 
 namespace {
-
-Value str(std::string_view s) { return Value::string(s); }
 
 // Go's time.Time JSON: RFC 3339 with nanoseconds, trailing zeros dropped.
 std::string rfc3339_nano() {

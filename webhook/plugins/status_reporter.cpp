@@ -3,14 +3,11 @@
 #include "runtime/json.hpp"
 #include "webhook/log.hpp"
 #include "webhook/plugins/service_client.hpp"
+#include "webhook/value_text.hpp"
 
 namespace gavel::webhook::plugins {
 
 using runtime::Value;
-
-namespace {
-Value str(std::string_view s) { return Value::string(s); }
-}  // namespace
 
 StatusReporter::StatusReporter(StatusConfig config, const Config& full, std::shared_ptr<Metrics> metrics,
                                std::map<std::string, std::string> labels)
