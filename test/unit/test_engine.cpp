@@ -108,6 +108,31 @@ TEST_CASE("conflicts are evaluation errors with the rule's location") {
     CHECK(r.error->to_string().find("c.rego:") == 0);
 }
 
+TEST_CASE("a rule reaching below another rule's value is a conflict, whichever comes first, as in OPA") {
+    for (const char* rules : {"o[1] := true\no[x].w := false if x := input.one\n",
+                              "o[1] := {\"a\": 1}\no[x].w := false if x := input.one\n",
+                              "o[x].w := false if x := input.one\no[1] := {\"w\": false}\n",
+                              "o[1] := 5\no[x].w.z := false if x := input.one\n"}) {
+        CAPTURE(rules);
+        Engine engine;
+        REQUIRE(engine.add_policy("o.rego", std::string("package p\n") + rules).empty());
+        auto q = engine.prepare("data.p.o");
+        REQUIRE(q.ok());
+        Value input = json(R"({"one": 1})");
+        EvalOptions o;
+        o.input = &input;
+        auto r = q.value->eval(o);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error->code == "eval_conflict_error");
+    }
+    // Siblings below one key do not conflict.
+    Engine engine;
+    REQUIRE(engine.add_policy("s.rego", "package p\no[1].v := true\no[x].w := false if x := 1\n").empty());
+    auto q = engine.prepare("data.p.o");
+    REQUIRE(q.ok());
+    CHECK(value_of(q.value->eval()) == R"({"1":{"v":true,"w":false}})");
+}
+
 TEST_CASE("strict builtin errors keep the first error; lax ones are undefined") {
     Engine engine;
     REQUIRE(engine.add_policy("d.rego", "package p\n\nx := 1 / 0\n").empty());

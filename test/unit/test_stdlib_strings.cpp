@@ -154,6 +154,9 @@ TEST_CASE("stdlib regex: Go's regexp semantics and error messages") {
     CHECK(eval("regex.is_valid", {"\"(?P<n>a)\""}) == "true");
     CHECK(eval("regex.find_n", {"\"a*\"", "\"baaac\"", "-1"}) == "[\"\",\"aaa\",\"\"]");
     CHECK(eval("regex.split", {"\"x*\"", "\"axbc\""}) == "[\"a\",\"b\",\"c\"]");
+    // Go: an empty pattern over an empty text matches once, empty, and splits into nothing.
+    CHECK(eval("regex.split", {"\"\"", "\"\""}) == "[]");
+    CHECK(eval("regex.find_n", {"\"\"", "\"\"", "-1"}) == "[\"\"]");
     CHECK(eval("regex.replace", {"\"abc\"", "\"x*\"", "\"-\""}) == "\"-a-b-c-\"");
     CHECK(eval("regex.replace", {"\"john smith\"", "\"(?P<first>\\\\w+) (?P<last>\\\\w+)\"", "\"${last} $first $$ $9\""}) ==
           "\"smith john $ \"");
