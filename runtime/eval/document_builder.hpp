@@ -31,6 +31,18 @@ public:
 
     bool empty() const { return root_.kind == Node::Object && root_.children.empty(); }
 
+    // Whether a pair so far put a value at `keys`, below it, or at a path leading to it.
+    bool holds(std::span<const runtime::Value> keys) const {
+        const Node* node = &root_;
+        for (const auto& key : keys) {
+            if (node->kind != Node::Object) return node->kind != Node::Absent;
+            auto it = node->children.find(key);
+            if (it == node->children.end()) return false;
+            node = &it->second;
+        }
+        return node->kind != Node::Absent;
+    }
+
     runtime::Value build() const { return to_value(root_); }
 
 private:

@@ -1047,7 +1047,22 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                         });
                     });
                 });
-            if (document.empty() && rules.default_rule) return default_value(*rules.default_rule);
+            if (const PRule* d = rules.default_rule.get()) {
+                if (d->key_path.empty()) {
+                    if (document.empty()) return default_value(*d);
+                } else if (all_keys_constant(rules)) {
+                    // `default p[1] := "a"`: the default of the one key its head names. OPA's rule
+                    // tree files it under that key, and leaves it out when a rule with a variable
+                    // key (`p[x] := ...`) makes the whole set one document.
+                    Frame frame(d->slots);
+                    ValueList keys;
+                    eval_elems(frame, d->key_path, 0, keys, [&](ValueList& key_values) {
+                        std::span<const Value> path(key_values.data(), key_values.size());
+                        if (document.holds(path)) return;
+                        if (auto v = default_value(*d)) document.insert(path, *v);
+                    });
+                }
+            }
             return document.build();
         }
         case RuleKind::Function: {
@@ -1062,6 +1077,14 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
         }
     }
     return std::nullopt;
+}
+
+bool Evaluator::all_keys_constant(const RuleSet& rules) {
+    for (const auto& rule : rules.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get())
+            for (const PTerm& k : r->key_path)
+                if (k.op != TermOp::Const) return false;
+    return true;
 }
 
 // ---- calls ------------------------------------------------------------------------

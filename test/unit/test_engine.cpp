@@ -133,6 +133,22 @@ TEST_CASE("a rule reaching below another rule's value is a conflict, whichever c
     CHECK(value_of(q.value->eval()) == R"({"1":{"v":true,"w":false}})");
 }
 
+TEST_CASE("a default rule with a key in its head defaults that key, as OPA's rule tree files it") {
+    auto document = [](const std::string& rules) {
+        Engine engine;
+        REQUIRE(engine.add_policy("d.rego", "package p\n" + rules).empty());
+        auto q = engine.prepare("data.p.p");
+        REQUIRE(q.ok());
+        return value_of(q.value->eval());
+    };
+    CHECK(document("default p[true] := \"a\"\n") == R"({"true":"a"})");
+    CHECK(document("default p[1] := \"a\"\np[2] := \"b\"\n") == R"({"1":"a","2":"b"})");
+    CHECK(document("default p[1] := \"a\"\np[1] := \"b\"\n") == R"({"1":"b"})");
+    CHECK(document("default p[1] := \"a\"\np[x] := \"c\" if x := 1\n") == R"({"1":"c"})");
+    // A rule with a variable key makes the set one document: OPA leaves the default out.
+    CHECK(document("default p[1] := \"a\"\np[x] := \"c\" if x := 2\n") == R"({"2":"c"})");
+}
+
 TEST_CASE("strict builtin errors keep the first error; lax ones are undefined") {
     Engine engine;
     REQUIRE(engine.add_policy("d.rego", "package p\n\nx := 1 / 0\n").empty());
