@@ -122,7 +122,7 @@ private:
             escaped = false;
             text::append_rune(lit, r);
         }
-        if (escaped) throw GlobError{"trailing backslash"};  // never reached: gobwas keeps reading
+        // A trailing `\` escapes nothing; gobwas's lexer drops it ("test\\" matches "test").
         return RE2::QuoteMeta(re2::StringPiece(lit.data(), lit.size()));
     }
 

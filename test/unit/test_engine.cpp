@@ -163,6 +163,27 @@ TEST_CASE("strict builtin errors keep the first error; lax ones are undefined") 
     CHECK(r.error->message == "div: divide by zero");
 }
 
+TEST_CASE("strings.render_template reads its variables as OPA does: a set or a non-string key is Go's JSON error") {
+    auto error_of = [](const std::string& query) {
+        Engine engine;
+        auto q = engine.prepare(query);
+        REQUIRE(q.ok());
+        EvalOptions strict;
+        strict.strict_builtin_errors = true;
+        auto r = q.value->eval(strict);
+        return r.ok() ? std::string("ok") : r.error->message;
+    };
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": {1}}))") ==
+          "strings.render_template: invalid character '1' looking for beginning of object key string");
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": [{"a", "b"}]}))") ==
+          "strings.render_template: invalid character ',' after object key");
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": set()}))") ==
+          "strings.render_template: invalid character 's' looking for beginning of value");
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": {1: 2}}))") ==
+          "strings.render_template: invalid character '1' looking for beginning of object key string");
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": {"a": [1]}}))") == "ok");
+}
+
 TEST_CASE("a timeout cancels a long evaluation") {
     Engine engine;
     REQUIRE(engine.add_policy("slow.rego",

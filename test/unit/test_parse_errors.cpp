@@ -90,6 +90,26 @@ TEST_CASE("statements on one line, as OPA takes them") {
     }
 }
 
+TEST_CASE("a rule head's first [ or ( may follow space, as OPA's parseHead skips it") {
+    auto r = parse_module("m.rego", "package p\nsum (a, b) := c if c := a + b\np [x] := 1 if x := 2\n");
+    REQUIRE(r.ok());
+    REQUIRE(r.module->rules.size() == 2);
+    CHECK(r.module->rules[0].head.has_args);
+    CHECK(r.module->rules[0].head.args.size() == 2);
+    CHECK(r.module->rules[1].head.ref->kind == gavel::lang::TermKind::Ref);
+    // A `.` after space starts a number in OPA's scanner: no rule `q.r`.
+    CHECK_FALSE(parse_module("m.rego", "package p\nq .r := 1\n").ok());
+}
+
+TEST_CASE("not { ... } negates a body only under import future.keywords.not") {
+    // Without it, `{5}` is a set and `not` negates the comparison.
+    auto plain = parse_module("m.rego", "package p\nr if not {5} < 7\n");
+    REQUIRE(plain.ok());
+    CHECK(plain.module->rules[0].body[0].negated);
+    auto body = parse_module("m.rego", "package p\nimport future.keywords.not\nr if not { x := 1; x > 2 }\n");
+    CHECK(body.ok());
+}
+
 // OPA's Parse takes package, import and rule statements in any order after the package.
 TEST_CASE("imports may follow rules") {
     const std::string text = "package p\nx := 1\nimport data.q.y\nz := y + x\n";

@@ -294,40 +294,40 @@ TEST_CASE("stdlib objects: json.match_schema keywords and error objects") {
     CHECK(errors(R"({"a":"x"})", R"({"properties":{"a":{"minLength":2,"pattern":"^[0-9]+$"}}})") ==
           "a: String length must be greater than or equal to 2 <string_gte> | a: Does not match pattern '^[0-9]+$' <pattern>");
     CHECK(errors("[1,1]", R"({"uniqueItems":true,"maxItems":1})") ==
-          "(root): Array must have at most 1 items <array_max_items> | (root): array items[0,1] must be unique <unique>");
-    CHECK(errors("0.3", R"({"multipleOf":0.1,"exclusiveMaximum":0.3})") == "(root): Must be less than 0.3 <number_lt>");
+          "(Root): Array must have at most 1 items <array_max_items> | (Root): array items[0,1] must be unique <unique>");
+    CHECK(errors("0.3", R"({"multipleOf":0.1,"exclusiveMaximum":0.3})") == "(Root): Must be less than 0.3 <number_lt>");
     CHECK(errors("7", R"({"multipleOf":2,"minimum":10})") ==
-          "(root): Must be a multiple of 2 <multiple_of> | (root): Must be greater than or equal to 10 <number_gte>");
+          "(Root): Must be a multiple of 2 <multiple_of> | (Root): Must be greater than or equal to 10 <number_gte>");
     // Draft 4 boolean exclusiveMinimum.
-    CHECK(errors("5", R"({"minimum":5,"exclusiveMinimum":true})") == "(root): Must be greater than 5 <number_gt>");
+    CHECK(errors("5", R"({"minimum":5,"exclusiveMinimum":true})") == "(Root): Must be greater than 5 <number_gt>");
     CHECK(errors(R"({"x":1})", R"({"additionalProperties":false,"properties":{"y":{}}})") ==
-          "(root): Additional property x is not allowed <additional_property_not_allowed>");
-    CHECK(errors(R"("b")", R"({"const":"a"})") == R"((root): (root) does not match: "a" <const>)");
+          "(Root): Additional property x is not allowed <additional_property_not_allowed>");
+    CHECK(errors(R"("b")", R"({"const":"a"})") == R"((Root): (Root) does not match: "a" <const>)");
     CHECK(errors("1.0", R"({"enum":[1]})").empty());
     CHECK(errors(R"("x")", R"({"oneOf":[{"type":"string"},{"minLength":1}]})") ==
-          "(root): Must validate one and only one schema (oneOf) <number_one_of>");
+          "(Root): Must validate one and only one schema (oneOf) <number_one_of>");
     CHECK(errors("1", R"({"anyOf":[{"type":"string"},{"type":"integer","minimum":3}]})") ==
-          "(root): Must validate at least one schema (anyOf) <number_any_of> | (root): Must be greater than or equal to 3 <number_gte>");
+          "(Root): Must validate at least one schema (anyOf) <number_any_of> | (Root): Must be greater than or equal to 3 <number_gte>");
     CHECK(errors("1", R"({"if":{"type":"integer"},"then":{"minimum":2}})") ==
-          "(root): Must validate \"then\" as \"if\" was valid <condition_then> | (root): Must be greater than or equal to 2 <number_gte>");
-    CHECK(errors(R"({"a":1})", R"({"dependencies":{"a":["b"]}})") == "(root): Has a dependency on b <missing_dependency>");
-    CHECK(errors(R"("2021-02-30")", R"({"format":"date"})") == "(root): Does not match format 'date' <format>");
+          "(Root): Must validate \"then\" as \"if\" was valid <condition_then> | (Root): Must be greater than or equal to 2 <number_gte>");
+    CHECK(errors(R"({"a":1})", R"({"dependencies":{"a":["b"]}})") == "(Root): Has a dependency on b <missing_dependency>");
+    CHECK(errors(R"("2021-02-30")", R"({"format":"date"})") == "(Root): Does not match format 'date' <format>");
     CHECK(errors(R"("2021-02-28T10:00:00Z")", R"({"format":"date-time"})").empty());
     CHECK(errors("[1,\"a\"]", R"({"items":[{"type":"integer"}],"additionalItems":false})") ==
-          "(root): No additional items allowed on array <array_no_additional_items>");
+          "(Root): No additional items allowed on array <array_no_additional_items>");
     CHECK(errors("[1]", R"({"contains":{"type":"string"}})") ==
-          "(root): At least one of the items must match <contains> | 0: Invalid type. Expected: string, given: integer <invalid_type>");
+          "(Root): At least one of the items must match <contains> | 0: Invalid type. Expected: string, given: integer <invalid_type>");
     // The false schema, given as JSON text (a boolean operand is refused, as in OPA).
     CHECK(run("json.match_schema", {S("null"), S("false")}) ==
-          R"j([false,[{"desc":"False always fails validation","error":"(root): False always fails validation","field":"(root)","type":"false"}]])j");
+          R"j([false,[{"desc":"False always fails validation","error":"(Root): False always fails validation","field":"(Root)","type":"false"}]])j");
     CHECK(run("json.match_schema", {S("null"), Value::boolean(false)}) == "error: wrong type, expected string or object");
     // Arrays are no schema and no document either (OPA takes strings and objects only).
     CHECK(run("json.match_schema", {J(R"([{"a": 1}])"), J(R"({"type": "array"})")}) == "error: wrong type, expected string or object");
     CHECK(run("json.verify_schema", {J(R"(["something"])")}) == R"([false,"jsonschema: wrong type, expected string or object"])");
     CHECK(errors(R"("ab")", R"({"maxLength":1,"type":["integer","string"]})") ==
-          "(root): String length must be less than or equal to 1 <string_lte>");
+          "(Root): String length must be less than or equal to 1 <string_lte>");
     CHECK(errors("true", R"({"type":["integer","string"]})") ==
-          "(root): Invalid type. Expected: [integer,string], given: boolean <invalid_type>");
+          "(Root): Invalid type. Expected: [integer,string], given: boolean <invalid_type>");
     // Unicode: lengths count code points.
     CHECK(errors(R"("äö")", R"({"maxLength":2})").empty());
     // Number documents are refused as OPA refuses them.
