@@ -31,6 +31,8 @@
 // folded to the left.
 
 #include "lang/ast_json.hpp"
+
+#include "support/base64.hpp"
 #include "lang/go_quote.hpp"
 #include "lang/json_tree_yaml.hpp"
 #include "lang/utf8.hpp"
@@ -108,28 +110,6 @@ void append_json_string(std::string& out, std::string_view s) {
 }
 
 
-std::string base64(std::string_view in) {
-    static constexpr char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((in.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-        uint32_t v = (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint8_t(in[i + 2]);
-        out.push_back(table[(v >> 18) & 63]);
-        out.push_back(table[(v >> 12) & 63]);
-        out.push_back(table[(v >> 6) & 63]);
-        out.push_back(table[v & 63]);
-    }
-    if (i < in.size()) {
-        uint32_t v = uint32_t(uint8_t(in[i])) << 16;
-        if (i + 1 < in.size()) v |= uint32_t(uint8_t(in[i + 1])) << 8;
-        out.push_back(table[(v >> 18) & 63]);
-        out.push_back(table[(v >> 12) & 63]);
-        out.push_back(i + 1 < in.size() ? table[(v >> 6) & 63] : '=');
-        out.push_back('=');
-    }
-    return out;
-}
 
 // Re-indents compact JSON as Go's json.MarshalIndent(v, "", "  ") does.
 std::string indent_json(std::string_view in) {
@@ -842,7 +822,7 @@ public:
                 w.key("Location");  // a plain Go struct field: always there
                 location_value(c.loc);
                 w.key("Text");
-                w.string(base64(c.text));
+                w.string(support::base64_encode(c.text));
                 w.end_object();
             }
             w.end_array();
@@ -859,7 +839,7 @@ private:
         w.string(loc.file());
         if (opt_.locations && opt_.location_text && loc.length > 0) {
             w.key("text");
-            w.string(base64(loc.text()));
+            w.string(support::base64_encode(loc.text()));
         }
         w.key("row");
         w.integer(loc.line);

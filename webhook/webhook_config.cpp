@@ -1,3 +1,4 @@
+#include "support/base64.hpp"
 #include "webhook/webhook_config.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -97,7 +98,7 @@ void emit_list(YAML::Emitter& y, const std::vector<std::string>& items) {
 
 std::string document(std::string_view kind, const std::string& name, const std::vector<Hook>& hooks,
                      const WebhookConfigOptions& o, bool mutating) {
-    std::string ca = o.ca_bundle_pem.empty() ? "" : base64_encode(o.ca_bundle_pem);
+    std::string ca = o.ca_bundle_pem.empty() ? "" : support::base64_encode(o.ca_bundle_pem);
     YAML::Emitter y;
     y.SetIndent(2);
     y << YAML::BeginMap;
