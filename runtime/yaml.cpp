@@ -120,12 +120,14 @@ private:
         std::size_t nodes = 1;
         std::optional<std::string> text;  // a scalar's text, for use as a key
         bool complete = false;
+        std::size_t decoded = 1;  // the nodes go-yaml decodes for it (alias nodes and what they stand for)
     };
     struct Frame {
         bool map = false;
         std::size_t offset = 0;
         std::string anchor;
         std::size_t nodes_before = 0;
+        std::size_t decoded_before = 0;
         ArrayBuilder items;
         ObjectBuilder members;
         std::optional<Value> key;  // a map's key awaiting its value
@@ -147,7 +149,22 @@ private:
         if (!slot) slot.emplace(offset, std::move(message));
     }
 
+    // go-yaml's guard against alias bombs, in its numbers: after `nodes` more
+    // decoded nodes (`aliased` of them inside an alias), too many aliased ones
+    // for the document's size stop the decoding.
+    void count_decoded(std::size_t offset, std::size_t nodes, std::size_t aliased) {
+        decoded_ += nodes;
+        aliased_ += aliased;
+        constexpr double low = 400000, high = 4000000;
+        const auto n = static_cast<double>(decoded_);
+        const double allowed = n <= low ? 0.99 : n >= high ? 0.10 : 0.99 - 0.89 * ((n - low) / (high - low));
+        if (aliased_ > 100 && decoded_ > 1000 && static_cast<double>(aliased_) / n > allowed)
+            defer(decode_error_, offset, "yaml: document contains excessive aliasing");
+    }
+
     bool count_nodes(std::size_t offset, std::size_t n) {
+        // Once decoding has failed nothing more is built: only the parse goes on (its errors win).
+        if (decode_error_) return true;
         nodes_ += n;
         if (nodes_ > limits_.max_nodes)
             return fail(offset, "YAML document too large: more than " + std::to_string(limits_.max_nodes) +
@@ -164,6 +181,8 @@ private:
             case yaml::EventType::StreamEnd: return true;
             case yaml::EventType::DocumentStart:
                 root_ = Value();
+                decoded_ = 1;  // the document node
+                aliased_ = 0;
                 decode_error_.reset();
                 conversion_error_.reset();
                 json_error_.reset();
@@ -178,13 +197,16 @@ private:
                 auto it = anchors_.find(e.anchor);
                 if (it == anchors_.end()) return fail(at, "yaml: unknown anchor '" + e.anchor + "' referenced");
                 const Anchored& a = it->second;
+                count_decoded(at, 1, 0);
                 if (!a.complete) defer(decode_error_, at, "yaml: anchor '" + e.anchor + "' value contains itself");
+                else count_decoded(at, a.decoded, a.decoded);
                 if (!count_nodes(at, a.nodes)) return false;
                 if (expecting_key() && a.text) frames_.back().key = Value::string(*a.text);
                 else place(a.value, at);
                 return true;
             }
             case yaml::EventType::Scalar: {
+                count_decoded(at, 1, 0);
                 if (!count_nodes(at, 1)) return false;
                 const bool plain = e.tag.empty() && e.style == yaml::ScalarStyle::Plain;
                 // A key is text: a plain one as sigs.k8s.io/yaml writes what it resolves to (yes: "true", 010: "8").
@@ -267,6 +289,7 @@ private:
     }
 
     bool open(std::size_t offset, const std::string& anchor, bool map) {
+        count_decoded(offset, 1, 0);
         if (!count_nodes(offset, 1)) return false;
         if (frames_.size() >= limits_.max_depth)
             return fail(offset, "YAML nesting too deep: more than " + std::to_string(limits_.max_depth) + " levels");
@@ -277,6 +300,7 @@ private:
         f.offset = offset;
         f.anchor = anchor;
         f.nodes_before = nodes_ - 1;
+        f.decoded_before = decoded_ - 1;
         frames_.push_back(std::move(f));
         return true;
     }
@@ -286,7 +310,8 @@ private:
         return f;
     }
     bool finish(const Frame& f, Value v) {
-        if (!f.anchor.empty()) anchors_[f.anchor] = Anchored{v, nodes_ - f.nodes_before, std::nullopt, true};
+        if (!f.anchor.empty())
+            anchors_[f.anchor] = Anchored{v, nodes_ - f.nodes_before, std::nullopt, true, decoded_ - f.decoded_before};
         place(std::move(v), f.offset);
         return true;
     }
@@ -316,6 +341,7 @@ private:
     YamlTyping typing_;
     yaml::EventStream events_;
     std::size_t nodes_ = 0;
+    std::size_t decoded_ = 0, aliased_ = 0;  // go-yaml's decodeCount and aliasCount
     std::vector<Frame> frames_;
     std::unordered_map<std::string, Anchored> anchors_;
     Value root_;

@@ -161,6 +161,23 @@ TEST_CASE("webhook-config: YAML") {
     CHECK(wh::join_documents(configs).find("\n---\n") != std::string::npos);
 }
 
+TEST_CASE("webhook-config: strings that would read back as another type are quoted") {
+    auto packages = packages_of({{"a.rego", "package a\n\ndeny contains 1 if input.request.kind.kind == \"Pod\"\n"}});
+    wh::WebhookConfigOptions o;
+    o.service_namespace = "true";
+    o.service_name = "0x10";
+    o.own_namespace = "null";
+    std::vector<wh::WebhookConfiguration> configs;
+    std::string error;
+    REQUIRE(wh::build_webhook_configurations(packages, o, configs, error));
+    const std::string& y = configs[0].yaml;
+    CHECK(y.find("namespace: \"true\"\n") != std::string::npos);
+    CHECK(at(y, "webhooks.0.clientConfig.service.namespace") == R"("true")");
+    CHECK(at(y, "webhooks.0.clientConfig.service.name") == R"("0x10")");
+    CHECK(at(y, "webhooks.0.clientConfig.service.port") == "443");
+    CHECK(at(y, "webhooks.0.namespaceSelector.matchExpressions.0.values") == R"(["kube-system","kube-node-lease","null"])");
+}
+
 TEST_CASE("webhook-config: resources [\"*\"] only when asked for; unknown kinds") {
     auto any_kind = packages_of({{"a.rego", "package a\n\ndeny contains 1 if input.request.object.x\n"}});
     wh::WebhookConfigOptions o;
