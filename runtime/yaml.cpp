@@ -21,6 +21,7 @@ const std::string kTagFloat = "tag:yaml.org,2002:float";
 const std::string kTagBool = "tag:yaml.org,2002:bool";
 const std::string kTagNull = "tag:yaml.org,2002:null";
 const std::string kTagMerge = "tag:yaml.org,2002:merge";
+const std::string kTagTimestamp = "tag:yaml.org,2002:timestamp";
 
 
 namespace yaml = lang::yaml;
@@ -320,9 +321,10 @@ private:
         const std::string& tag = e.tag;
         const std::string& s = e.value;
         if (!plain && tag.empty()) return Value::string(s);  // quoted or block
-        if (tag == "!" || tag == kTagStr) return Value::string(s);
-        // Plain, or tagged !!null, !!bool, !!int, !!float, or an unknown tag: go-yaml resolves
-        // the text as if plain (yaml_scalar.hpp); a known tag must then agree (an !!int is a !!float too).
+        const bool core = tag == kTagNull || tag == kTagBool || tag == kTagInt || tag == kTagFloat || tag == kTagTimestamp;
+        if (!tag.empty() && !core) return Value::string(s);  // !!str, `!`, or a tag go-yaml does not resolve (!foo, !!binary)
+        // Plain, or tagged !!null, !!bool, !!int, !!float: go-yaml resolves the text as if plain
+        // (yaml_scalar.hpp); the tag must then agree (an !!int is a !!float too).
         YamlScalar resolved = resolve_plain_yaml_scalar(s, typing_);
         if (tag == kTagNull || tag == kTagBool || tag == kTagInt || tag == kTagFloat) {
             const std::string rtag = plain_tag(s);

@@ -3,8 +3,9 @@
 // that is go-yaml v2, and then decodes JSON).
 //
 // Scalar typing: yaml_scalar.hpp (YAML 1.1 words, Go's numbers, dates as
-// their text); quoted and block scalars are strings; explicit tags !!str,
-// !!int, !!float, !!bool, !!null are honoured, other tags ignored.
+// their text); quoted and block scalars are strings; !!int, !!float, !!bool,
+// !!null must agree with the text; any other tag (!!str, !foo, !!binary) makes
+// a string, as go-yaml leaves a tag it does not resolve.
 // Mapping keys: JSON needs string keys, so scalar keys become strings of
 // their text (`1: a` -> {"1": "a"}, `true: x` -> {"true": "x"}); a null key
 // (~, null) is sigs.k8s.io/yaml's error (gator's go-yaml v3 reading: "null"). Duplicate keys: the
