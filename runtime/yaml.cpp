@@ -106,7 +106,7 @@ public:
         yaml::Event e;
         while (documents.size() < max_documents) {
             if (!events_.next(e)) {
-                set_error(events_.error_mark().offset, events_.error());
+                set_error(events_.error_byte_offset(), events_.error());
                 return false;
             }
             if (!handle(e)) return false;
@@ -137,8 +137,8 @@ private:
     };
 
     void set_error(std::size_t offset, std::string message) {
-        error.offset = offset;
-        locate(text_, std::min(offset, text_.size()), error.line, error.column);
+        error.offset = std::min(offset, text_.size());
+        locate(text_, error.offset, error.line, error.column);
         error.message = std::move(message);
     }
     bool fail(std::size_t offset, std::string message) {
@@ -176,7 +176,7 @@ private:
     bool expecting_key() const { return !frames_.empty() && frames_.back().map && !frames_.back().key; }
 
     bool handle(const yaml::Event& e) {
-        const std::size_t at = e.start.offset;
+        const std::size_t at = events_.byte_offset(e.start);
         switch (e.type) {
             case yaml::EventType::StreamStart:
             case yaml::EventType::StreamEnd: return true;

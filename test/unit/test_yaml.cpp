@@ -138,6 +138,10 @@ TEST_CASE("yaml: errors carry positions") {
     ParseResult r = parse_yaml("a: 1\nb: [1, 2\nc: 3\n");
     CHECK_FALSE(r.ok);
     CHECK(r.error.line == 3);
+    // Positions count bytes, also after characters of several.
+    ParseResult wide = parse_yaml("\xc3\xa9\xc3\xa9: [1\n");
+    CHECK(wide.error.line == 2);
+    CHECK(wide.error.offset == 9);
     ParseResult u = parse_yaml("a: \"x\xff\"\n");
     CHECK_FALSE(u.ok);
     CHECK(u.error.offset == 5);
@@ -179,6 +183,10 @@ TEST_CASE("yaml: syntax errors are go-yaml v2's, byte for byte") {
         {">+-\n  a\n", "yaml: did not find expected comment or line break"},
         {"a: \n  - 1\n  -2\n", "yaml: line 4: could not find expected ':'"},
         {"\xef\xbb\xbf" "a: [\n", "yaml: line 1: did not find expected node content"},
+        // libyaml 0.2.5 reads YAML 1.2's "\/"; go-yaml does not.
+        {"a: \"x\\/y\"\n", "yaml: found unknown escape character"},
+        {"\xc3\xa9: 1\nb: \"\xc3\xbc\\/\"\n", "yaml: line 2: found unknown escape character"},
+        {"a: 1\nb:\n  c: \"\\\\/ok\"\n  d: \"multi\n   line \\/ x\"\n", "yaml: line 5: found unknown escape character"},
     };
     for (const auto& [text, message] : cases) {
         CAPTURE(text);
