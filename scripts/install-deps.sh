@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   g++ meson ninja-build pkg-config
-  libboost-dev libssl-dev libsimdjson-dev libfmt-dev libyaml-cpp-dev
+  libboost-dev libssl-dev libsimdjson-dev libfmt-dev libyaml-dev
   libre2-dev zlib1g-dev libcli11-dev libedit-dev doctest-dev libbenchmark-dev
   tzdata  # embedded into gavel at build time (stdlib/zoneinfo_embedded)
   dpkg-dev  # dpkg-source: simdjson's source package for the static build

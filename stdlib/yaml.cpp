@@ -297,19 +297,6 @@ void emit(std::string& out, const Value& v, std::size_t indent, BuiltinContext& 
     out += '\n';
 }
 
-// go-yaml's wording for the two errors policies meet most (unclosed flow
-// collections); yaml-cpp's own text otherwise.
-std::string yaml_error(const runtime::ParseError& e) {
-    std::string msg = e.message;
-    const std::string tag = "YAML parse error: ";
-    if (auto p = msg.find(tag); p != std::string::npos) msg = msg.substr(p + tag.size());
-    if (auto p = msg.find(" at line "); p != std::string::npos) msg = msg.substr(0, p);
-    if (msg == "end of sequence flow not found") msg = "did not find expected ',' or ']'";
-    else if (msg == "end of map flow not found") msg = "did not find expected ',' or '}'";
-    if (e.line > 0) return "yaml: line " + std::to_string(e.line) + ": " + msg;
-    return "yaml: " + msg;
-}
-
 }  // namespace
 
 void register_yaml(Registry& r) {
@@ -325,7 +312,7 @@ void register_yaml(Registry& r) {
     declare(r, "yaml.unmarshal", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         auto parsed = runtime::load_yaml_data(a[0].as_string());
-        if (!parsed) return BuiltinResult::error(yaml_error(parsed.error));
+        if (!parsed) return BuiltinResult::error(parsed.error.message);  // go-yaml's text (runtime/yaml.hpp)
         return BuiltinResult::of(std::move(parsed.value));
     });
     declare(r, "yaml.is_valid", 1, [](Args a, BuiltinContext&) {
