@@ -5,6 +5,7 @@
 
 #include "lang/go_quote.hpp"
 #include "lang/yaml_events.hpp"
+#include "support/base64.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -22,6 +23,7 @@ const std::string kTagBool = "tag:yaml.org,2002:bool";
 const std::string kTagNull = "tag:yaml.org,2002:null";
 const std::string kTagMerge = "tag:yaml.org,2002:merge";
 const std::string kTagTimestamp = "tag:yaml.org,2002:timestamp";
+const std::string kTagBinary = "tag:yaml.org,2002:binary";
 
 
 namespace yaml = lang::yaml;
@@ -322,7 +324,13 @@ private:
         const std::string& s = e.value;
         if (!plain && tag.empty()) return Value::string(s);  // quoted or block
         const bool core = tag == kTagNull || tag == kTagBool || tag == kTagInt || tag == kTagFloat || tag == kTagTimestamp;
-        if (!tag.empty() && !core) return Value::string(s);  // !!str, `!`, or a tag go-yaml does not resolve (!foo, !!binary)
+        if (tag == kTagBinary) {
+            // go-yaml decodes it with Go's standard base64 (line breaks skipped) into a string.
+            auto decoded = support::base64_decode(s);
+            if (!decoded.ok) defer(decode_error_, at, "yaml: !!binary value contains invalid base64 data");
+            return Value::string(decoded.bytes);
+        }
+        if (!tag.empty() && !core) return Value::string(s);  // !!str, `!`, or a tag go-yaml does not resolve (!foo)
         // Plain, or tagged !!null, !!bool, !!int, !!float: go-yaml resolves the text as if plain
         // (yaml_scalar.hpp); the tag must then agree (an !!int is a !!float too).
         YamlScalar resolved = resolve_plain_yaml_scalar(s, typing_);

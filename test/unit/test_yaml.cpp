@@ -71,6 +71,10 @@ TEST_CASE("yaml: explicit tags") {
     CHECK(parse_yaml("a: !!int 1.5").error.message == "yaml: cannot decode !!float `1.5` as a !!int");
     CHECK(parse_yaml("a: !!null x").error.message == "yaml: cannot decode !!str `x` as a !!null");
     CHECK(parse_yaml("a: !!float .inf").error.message == "json: unsupported value: +Inf");
+    // !!binary is decoded as go-yaml decodes it (Go's standard base64, line breaks skipped).
+    CHECK(yaml_json("x: !!binary aGVsbG8=") == R"({"x":"hello"})");
+    CHECK(yaml_json("x: !!binary |\n  aGVs\n  bG8=\n") == R"({"x":"hello"})");
+    CHECK(parse_yaml("x: !!binary \"aGVs bG8=\"").error.message == "yaml: !!binary value contains invalid base64 data");
 }
 
 TEST_CASE("yaml: integers are exact within 64 bits, float64s beyond (as OPA reads them)") {
