@@ -6,9 +6,6 @@ namespace gavel::runtime {
 
 namespace {
 
-// big.Float's exponent is an int32 (MinExp/MaxExp); SetString fails beyond it.
-constexpr std::int64_t kMaxExponent = 2147483647;
-
 std::int64_t bit_length(const BigInt& v) {
     return v == 0 ? 0 : static_cast<std::int64_t>(boost::multiprecision::msb(v)) + 1;
 }
@@ -135,21 +132,28 @@ BigFloat BigFloat::pow5(std::uint64_t n) {
 
 std::optional<BigFloat> BigFloat::from_decimal(const Decimal& d) {
     if (d.is_zero()) return BigFloat{};
+    if (d.digits.size() > kMaxDigits) return std::nullopt;
+    // 0.digits * 10^exp is within 10^(exp-1) .. 10^exp: refuse what is out of bounds before
+    // computing anything (log2(10) < 3.33).
+    if (d.exp > kMaxExponent / 3 + 1 || d.exp < -(kMaxExponent / 3) - 1) return std::nullopt;
     // value = N * 10^k: the digits as an integer N, scaled.
     std::int64_t k = d.exp - static_cast<std::int64_t>(d.digits.size());
-    BigInt n(d.digits);
-    std::int64_t exp2 = bit_length(n) + k;
-    if (exp2 > kMaxExponent || exp2 < -kMaxExponent) return std::nullopt;
-    if (k == 0) return rounded(d.neg, std::move(n), 0, kPrecision);
-    // As big.Float.scan: z = N * 2^k exactly, then multiplied or divided by 5^|k|.
+    if (k == 0) return rounded(d.neg, BigInt(d.digits), 0, kPrecision);
+    // As big.Float.scan: z = N * 2^k exactly (not rounded), then multiplied or divided by 5^|k|.
     BigFloat z;
     z.neg_ = d.neg;
-    z.mant_ = std::move(n);
+    z.mant_ = BigInt(d.digits);
     z.exp_ = k;
     z.prec_ = kPrecision;
     std::uint64_t e5 = static_cast<std::uint64_t>(k < 0 ? -k : k);
     BigFloat p = pow5(e5);
-    return k < 0 ? quotient(z, p, kPrecision) : product(z, p, kPrecision);
+    BigFloat r = k < 0 ? quotient(z, p, kPrecision) : product(z, p, kPrecision);
+    if (!r.within_bounds()) return std::nullopt;
+    return r;
+}
+
+std::int64_t BigFloat::binary_exponent() const {
+    return mant_ == 0 ? 0 : exp_ + bit_length(mant_);
 }
 
 BigInt BigFloat::trunc() const {

@@ -23,8 +23,14 @@ public:
 
     BigFloat() = default;  // +0
 
-    // big.Float.SetString of the decimal's text; nullopt when the exponent is beyond what
-    // big.Float holds (SetString fails).
+    // Bounds gavel keeps numbers within, so that no operation or printing takes unbounded time
+    // or memory (printing costs grow with the square of the exponent): a binary exponent within
+    // +-kMaxExponent (OPA's parser refuses literals beyond +-100,000), at most kMaxDigits
+    // significant decimal digits read.
+    static constexpr std::int64_t kMaxExponent = 1 << 17;
+    static constexpr std::size_t kMaxDigits = 10000;
+
+    // big.Float.SetString of the decimal's text; nullopt beyond the bounds above.
     static std::optional<BigFloat> from_decimal(const Decimal& d);
     static BigFloat from_int(std::int64_t v);
     static BigFloat zero(bool negative) {
@@ -36,6 +42,9 @@ public:
     bool is_zero() const noexcept { return mant_ == 0; }
     bool negative() const noexcept { return neg_; }  // also for -0
     bool is_int() const noexcept { return mant_ == 0 || exp_ >= 0; }
+    // The value is m * 2^binary_exponent() with 0.5 <= m < 1 (big.Float.MantExp); 0 for zero.
+    std::int64_t binary_exponent() const;
+    bool within_bounds() const { return binary_exponent() <= kMaxExponent && binary_exponent() >= -kMaxExponent; }
     // Truncated towards zero (big.Float.Int).
     BigInt trunc() const;
     // The value's decimal digits as Text(_, -1) finds them: the shortest decimal that rounds

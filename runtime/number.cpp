@@ -197,19 +197,6 @@ Number with_text(Number canon, std::string_view text) {
     return make_node(node);
 }
 
-// Strips literal text: the canonical number with the same value.
-Number canonical(const Number& n) {
-    View v = view(n);
-    if (!v.node || v.node->text.empty()) return n;
-    switch (v.k) {
-    case Inner::Int: return Number::from_int(v.i);
-    case Inner::Float: return make_float(v.d);
-    case Inner::Big: return make_big(v.node->big);
-    case Inner::Dec: return make_dec(v.node->dec);
-    }
-    return n;
-}
-
 // ---- OPA's float arithmetic (big_float.hpp) ----------------------------------------------
 
 std::optional<BigFloat> float_of(const View& v) {
@@ -237,6 +224,7 @@ NumberResult too_large() { return NumberResult::failure("number too large"); }
 // builtins.FloatToNumber: the shortest digits of the float, as an integer when it is one.
 NumberResult number_of_float(const BigFloat& f) {
     if (f.is_zero()) return NumberResult::success(f.negative() ? with_text(Number(), "-0") : Number());
+    if (!f.within_bounds()) return too_large();
     Decimal d = f.shortest();
     if (d.is_integral() && d.exp > kMaxResultDigits) return too_large();
     return NumberResult::success(number_of_decimal(std::move(d)));
@@ -575,6 +563,12 @@ enum class Rounding { Round, Ceil, Floor };
 NumberResult integral(const Number& a, Rounding how) {
     View v = view(a);
     if (v.k == Inner::Int) return NumberResult::success(Number::from_int(v.i));
+    // Below one tenth, whatever its exponent (1e-400000 is beyond BigFloat's bounds): OPA's
+    // truncation gives 0, and ceil adds one to any nonzero value (ceil(-0.05) is 1 too).
+    if (v.k == Inner::Dec && v.node->dec.exp < 0) {
+        bool one = how == Rounding::Ceil && !v.node->dec.is_zero();
+        return NumberResult::success(Number::from_int(one ? 1 : 0));
+    }
     auto f = float_of(v);
     if (!f) return too_large();
     BigInt i;

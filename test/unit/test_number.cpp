@@ -276,6 +276,71 @@ TEST_CASE("number: results too large to print are errors, big decimals compute")
     CHECK(str(add(num("2e308"), num("0"))) == "2" + std::string(308, '0'));
 }
 
+TEST_CASE("number: sum and product of mixed numbers accumulate in one 64-bit float") {
+    // What aggregates.cpp does for sum([3, 3.14159, 0.1]) and product([3, 3.14159, 0.1]);
+    // the texts are OPA 1.7.1's.
+    Number s = Number::from_int(0), p = Number::from_int(1);
+    for (auto x : {"3", "3.14159", "0.1"}) {
+        s = add_as_floats(s, num(x)).value;
+        p = mul_as_floats(p, num(x)).value;
+    }
+    CHECK(s.to_string() == "6.2415899999999999996");
+    CHECK(p.to_string() == "0.94247700000000000003");
+    CHECK(str(add_as_floats(num("1.5"), num("2.5"))) == "4");
+}
+
+TEST_CASE("number: integers of any size compute exactly (OPA's newest release)") {
+    // OPA 1.7.1 rounds these to 64-bit floats (18446744073709551616, 36893488147419103230).
+    CHECK(str(add(num("18446744073709551617"), num("1"))) == "18446744073709551618");
+    CHECK(str(mul(num("18446744073709551617"), num("2"))) == "36893488147419103234");
+    CHECK(str(mul(num("123456789123"), num("987654321987"))) == "121932631355968601347401");
+    CHECK(str(add(num("9223372036854775807"), num("1"))) == "9223372036854775808");
+    // OPA 1.7.1 checks the divisor's low 64 bits: 10 % 2^64 was "modulo by zero" there.
+    CHECK(str(rem(num("10"), num("18446744073709551616"))) == "10");
+    CHECK(str(rem(num("-1747000000000"), num("18446744073709551617"))) == "-1747000000000");
+    // An integral float result is an integer: 1e100 / 9.1919e39 is no zero divisor.
+    Number q = div(num("1e100"), num("9.1919e39")).value;
+    CHECK(q.is_integer());
+    CHECK(str(rem(num("1740700000000"), q)) == "1740700000000");
+}
+
+TEST_CASE("number: no operand or result makes an operation take unbounded time or memory") {
+    // Beyond the bounds of big_float.hpp an operation is "number too large" (OPA takes tens of
+    // seconds over 2e-400000, or would print 400,000 digits), never a hang or an exception.
+    for (auto [a, b] : {std::pair<std::string, std::string>{"1e-400000", "2"}, {"1e400000", "2"}, {"1", "1e-400000"}, {"1e-999999999", "1.5"},
+                        {"1e999999999999999", "1.5"}}) {
+        CAPTURE(a);
+        CAPTURE(b);
+        using Binary = NumberResult (*)(const Number&, const Number&);
+        for (Binary op : {Binary(&add), Binary(&sub), Binary(&mul), Binary(&gavel::runtime::div)}) {
+            NumberResult r = op(num(a), num(b));
+            CHECK_FALSE(r.ok);
+            CHECK(r.error == "number too large");
+        }
+    }
+    CHECK(mul(num("1e-30000"), num("1e-30000")).error == "number too large");  // 1e-60000
+    CHECK(str(add(num("1e-30000"), num("1e-30000"))) == "2e-30000");
+    using Unary = NumberResult (*)(const Number&);
+    for (Unary op : {Unary(&gavel::runtime::abs), Unary(&gavel::runtime::round), Unary(&gavel::runtime::ceil),
+                     Unary(&gavel::runtime::floor)}) {
+        NumberResult r = op(num("1e-400000"));
+        CHECK((!r.ok || r.value.is_integer()));
+    }
+    CHECK_FALSE(abs(num("1e-400000")).ok);
+    CHECK(str(floor(num("1e-400000"))) == "0");
+    CHECK(str(round(num("-1e-400000"))) == "0");
+    CHECK(str(ceil(num("1e-400000"))) == "1");
+    CHECK(str(ceil(num("-1e-400000"))) == "1");  // OPA's ceil (see number.hpp)
+    // Many digits: read up to a bound, refused beyond it.
+    std::string many = "0." + std::string(20000, '3');
+    CHECK_FALSE(mul(num(many), num("1.5")).ok);
+    std::string some = "0." + std::string(5000, '3');
+    CHECK(str(mul(num(some), num("3"))) == "1");
+    // Division by a tiny number within bounds is a value.
+    CHECK(str(div(num("1"), num("1e-300"))) == "1" + std::string(300, '0'));
+    CHECK(str(mul(num("1e-300"), num("1e-300"))) == "9.9999999999999999994e-601");
+}
+
 TEST_CASE("number: format_double shortest round trip, Go 'g' layout") {
     CHECK(format_double(0.1) == "0.1");
     CHECK(format_double(-0.5) == "-0.5");

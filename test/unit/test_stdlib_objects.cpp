@@ -110,6 +110,11 @@ TEST_CASE("stdlib objects: array builtins") {
     CHECK(run("array.slice", {J("[1,2,3]"), J("2"), J("1")}) == "[]");
     CHECK(run("array.slice", {J("[1,2,3]"), J("1.5"), J("2")}) ==
           "type: operand 2 must be integer number but got floating-point number");
+    // OPA's IntOperand reads the number's text: 1.0 and 2e0 are no integers there.
+    CHECK(run("array.slice", {J("[1,2,3]"), J("1.0"), J("3")}) ==
+          "type: operand 2 must be integer number but got floating-point number");
+    CHECK(run("array.slice", {J("[1,2,3]"), J("0"), J("2e0")}) ==
+          "type: operand 3 must be integer number but got floating-point number");
     CHECK(run("array.slice", {J("[1,2,3]"), J("1"), J("99999999999999999999999")}) ==
           "type: operand 3 must be integer number but got floating-point number");
     CHECK(run("array.concat", {J("[]"), J(R"(["é"])")}) == R"(["é"])");
