@@ -57,6 +57,10 @@ Decimal Decimal::of_double(double d) {
     return r;
 }
 
+namespace {
+constexpr std::int64_t kMaxExponentDigits = 100'000'000'000'000'000;  // 1e17
+}
+
 std::optional<Decimal> Decimal::parse(std::string_view text) {
     std::size_t p = 0, n = text.size();
     bool neg = false;
@@ -84,8 +88,9 @@ std::optional<Decimal> Decimal::parse(std::string_view text) {
         if (p < n && (text[p] == '+' || text[p] == '-')) eneg = text[p++] == '-';
         std::size_t b = p;
         while (p < n && text[p] >= '0' && text[p] <= '9') {
-            if (exp10 > 1'000'000'000'000'000) return std::nullopt;
-            exp10 = exp10 * 10 + (text[p] - '0');
+            // Saturated: beyond it only the order of two such numbers could be off (OPA panics
+            // comparing them), and no arithmetic takes them (big_float.hpp's bounds).
+            if (exp10 < kMaxExponentDigits) exp10 = exp10 * 10 + (text[p] - '0');
             ++p;
         }
         if (p == b) return std::nullopt;

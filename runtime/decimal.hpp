@@ -30,8 +30,8 @@ struct Decimal {
     static Decimal of_double(double d);
     // Digits of a decimal integer (no sign); leading zeros allowed.
     static Decimal of_digits(bool neg, std::string_view digits, std::int64_t exp_shift = 0);
-    // JSON number syntax: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?; nullopt when it is not,
-    // or when the exponent is beyond +-10^15.
+    // JSON number syntax: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?; nullopt when it is not.
+    // An exponent beyond +-10^18 is taken as about 10^18 (1e99999999999999999999 stays a number).
     static std::optional<Decimal> parse(std::string_view text);
 
     // The exact integer; nullopt when not integral or when it has more than max_digits digits.

@@ -331,6 +331,13 @@ TEST_CASE("number: no operand or result makes an operation take unbounded time o
     CHECK(str(round(num("-1e-400000"))) == "0");
     CHECK(str(ceil(num("1e-400000"))) == "1");
     CHECK(str(ceil(num("-1e-400000"))) == "1");  // OPA's ceil (see number.hpp)
+    // Any exponent reads as a number (JSON input may hold one), printed as written.
+    Number vast = num("1e99999999999999999999");
+    CHECK(vast.to_string() == "1e99999999999999999999");
+    CHECK(vast > num("1e400000"));
+    CHECK(num("-1e-99999999999999999999") < Number::from_int(0));
+    CHECK(num("-1e-99999999999999999999") > num("-1e-400000"));
+    CHECK(mul(vast, num("2")).error == "number too large");
     // Many digits: read up to a bound, refused beyond it.
     std::string many = "0." + std::string(20000, '3');
     CHECK_FALSE(mul(num(many), num("1.5")).ok);
