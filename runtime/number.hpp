@@ -173,8 +173,10 @@ struct NumberResult {
 // operand makes it OPA's 64-bit big.Float operation (see the top of this file). Division is
 // exact when an int divides an int, a float quotient otherwise. Errors are values, never
 // exceptions: div "divide by zero"; rem "modulo by zero", "modulo on floating-point number";
-// results of more than 100,000 digits or operands beyond big.Float's exponent range:
-// "number too large".
+// "number too large" for float operands or results beyond BigFloat's bounds (a binary exponent
+// beyond +-2^17, more than 10,000 digits: big_float.hpp) and integral results of more than
+// 100,000 digits. Integers compute exactly at any size, as in OPA's newest release (1.7.1
+// rounded those beyond 64 bits).
 NumberResult add(const Number& a, const Number& b);
 NumberResult sub(const Number& a, const Number& b);
 NumberResult mul(const Number& a, const Number& b);
