@@ -8,8 +8,12 @@
 // not allowed, multi-line strings as literal blocks.
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include "runtime/json.hpp"
+#include "runtime/number.hpp"
 #include "runtime/yaml.hpp"
 
 #include "stdlib/builtin_helpers.hpp"
@@ -224,6 +228,26 @@ void need(std::string& out, std::size_t n, BuiltinContext& ctx) {
 
 void emit(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx);
 
+// OPA hands go-yaml (through sigs.k8s.io/yaml) a number's JSON text, which go-yaml reads again:
+// an int64 or uint64 prints in digits ("-0" as 0), anything else as a float64 in strconv's
+// shortest 'g' ("1e+06", "0.3333333333333333", "-0"); a float64 overflow keeps the text.
+std::string yaml_number(const runtime::Number& n) {
+    std::string text = n.to_string();
+    const char* first = text.data();
+    const char* last = first + text.size();
+    bool integer = text.find_first_of(".eE") == std::string::npos;
+    if (integer) {
+        std::int64_t i = 0;
+        if (auto r = std::from_chars(first, last, i); r.ec == std::errc() && r.ptr == last) return std::to_string(i);
+        std::uint64_t u = 0;
+        if (auto r = std::from_chars(first, last, u); r.ec == std::errc() && r.ptr == last) return std::to_string(u);
+    }
+    double d = std::strtod(text.c_str(), nullptr);
+    if (std::isinf(d)) return text;
+    if (d == 0) return std::signbit(d) ? "-0" : "0";
+    return runtime::format_double(d);
+}
+
 void emit_scalar(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx) {
     if (v.is_string()) {
         // Quoted, escaped (up to four bytes a byte), or a literal block indented on every line.
@@ -236,6 +260,7 @@ void emit_scalar(std::string& out, const Value& v, std::size_t indent, BuiltinCo
     if (v.is_string()) append_string(out, v.as_string(), indent, false);
     else if (v.is_array() || v.is_set()) out += "[]";
     else if (v.is_object()) out += "{}";
+    else if (v.is_number()) out += yaml_number(v.as_number());
     else out += runtime::to_json(v);
 }
 

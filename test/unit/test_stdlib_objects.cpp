@@ -242,6 +242,12 @@ TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
     CHECK(run("yaml.marshal", {J(R"({"k":"l1\nl2"})")}) == R"("k: |-\n  l1\n  l2\n")");
     // Natural key order: digit runs compare by value.
     CHECK(run("yaml.marshal", {J(R"({"a10":1,"a2":2})")}) == R"("a2: 2\na10: 1\n")");
+    // Numbers as go-yaml reads their JSON text again (OPA 1.7.1's outputs): int64 and uint64 in
+    // digits, anything else a float64 in Go's shortest 'g'; an overflowing float keeps its text.
+    CHECK(run("yaml.marshal", {J(R"([0.0015, 7, 7.0, 1e3, 1e-06, -0, 0.33333333333333333334, 12345678901234567890, 1e100])")}) ==
+          R"("- 0.0015\n- 7\n- 7\n- 1000\n- 1e-06\n- 0\n- 0.3333333333333333\n- 12345678901234567890\n- 1e+100\n")");
+    CHECK(run("yaml.marshal", {J(R"([1000000.5, 1e6, -0.0, 18446744073709551616, -9223372036854775809, 0.0000001, 1e400, -1e-400])")}) ==
+          R"("- 1.0000005e+06\n- 1e+06\n- -0\n- 1.8446744073709552e+19\n- -9.223372036854776e+18\n- 1e-07\n- 1e400\n- -0\n")");
     // Round trip through yaml.unmarshal.
     Value doc = J(R"({"list":[{"name":"x y","on":"off"},[]],"s":"it's","n":-1.25,"u":"ünï"})");
     auto marshalled = call("yaml.marshal", {doc});
