@@ -101,6 +101,12 @@ bool is_print(char32_t r) noexcept {
     return iswprint_l(static_cast<wint_t>(r), loc) != 0 && !iswspace_l(static_cast<wint_t>(r), loc);
 }
 
+bool is_letter(char32_t r) noexcept {
+    if (r < 0x80) return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
+    locale_t loc = utf8_locale();
+    return loc && iswalpha_l(static_cast<wint_t>(r), loc) != 0;
+}
+
 bool is_space(char32_t r) noexcept {
     switch (r) {
         case '\t': case '\n': case '\v': case '\f': case '\r': case ' ': case 0x85: case 0xA0:

@@ -240,6 +240,17 @@ TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
     CHECK(run("yaml.marshal", {J(R"(["true","1.5","yes","","null","- x","a: b"])")}) ==
           R"("- \"true\"\n- \"1.5\"\n- \"yes\"\n- \"\"\n- \"null\"\n- '- x'\n- 'a: b'\n")");
     CHECK(run("yaml.marshal", {J(R"({"k":"l1\nl2"})")}) == R"("k: |-\n  l1\n  l2\n")");
+    // What go-yaml does not print as it is (beyond the BMP, C1 controls) is double-quoted and
+    // escaped (OPA 1.7.1's texts).
+    CHECK(run("yaml.marshal", {J(R"(["😀", "a😀b", "é", "\ufeff", "\u0001"])")}) ==
+          R"("- \"\\U0001F600\"\n- \"a\\U0001F600b\"\n- é\n- \"\\uFEFF\"\n- \"\\x01\"\n")");
+    // What go-yaml's reader refuses in OPA's JSON text of the value.
+    for (const char* refused : {R"(["a\u0090"])", R"(["\uffff"])", R"({"a\u007f": 1})"})
+        CHECK(run("yaml.marshal", {J(refused)}) == "error: yaml: control characters are not allowed");
+    CHECK(run("yaml.marshal", {J(R"({"😀": 1})")}) == R"("\"\\U0001F600\": 1\n")");
+    // Keys rune by rune: a non-letter (an emoji) before a letter, letters by code point.
+    CHECK(run("yaml.marshal", {J(R"({"k😀": 2, "😀": 1, "é": 3, "z": 4})")}) ==
+          R"("\"\\U0001F600\": 1\n\"k\\U0001F600\": 2\nz: 4\né: 3\n")");
     // Natural key order: digit runs compare by value.
     CHECK(run("yaml.marshal", {J(R"({"a10":1,"a2":2})")}) == R"("a2: 2\na10: 1\n")");
     // Numbers as go-yaml reads their JSON text again (OPA 1.7.1's outputs): int64 and uint64 in
