@@ -226,3 +226,21 @@ TEST_CASE("bytes OPA's scanner refuses: invalid UTF-8 and NUL, at the token hold
     CHECK(gavel::lang::parse_module("m.rego", "package p\n# caf\xc3\xa9\nx := \"\xe2\x82\xac \xf0\x9f\x98\x80\"\ny := `\xc3\xa9`\n").ok());
     CHECK_FALSE(gavel::lang::parse_query("x := \"\xff\"").ok());
 }
+
+TEST_CASE("number literals beyond OPA's exponent bound are 'number too big'") {
+    // OPA refuses a literal whose binary exponent is beyond +-100,000 (about 1e+-30103).
+    // The column is the digits' (OPA reads a sign as a token of its own).
+    for (auto [text, col] : {std::pair{"x := 1e30103", 6}, {"x := -1e30103", 7}, {"x := - 1e30103", 8}, {"x := [1, 1e-30104]", 10},
+                             {"x := 1e400000", 6}, {"x := 12e999999999999", 6}}) {
+        CAPTURE(text);
+        auto r = parse_query(text);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.diagnostics.items()[0].code == "rego_parse_error");
+        CHECK(r.diagnostics.items()[0].message == "number too big");
+        CHECK(r.diagnostics.items()[0].col == col);
+    }
+    for (const char* text : {"x := 1e30102", "x := 1e-30103", "x := 0e999999", "x := 0.000001e-30097"}) {
+        CAPTURE(text);
+        CHECK(parse_query(text).ok());
+    }
+}

@@ -110,6 +110,11 @@ TEST_CASE("stdlib objects: array builtins") {
     CHECK(run("array.slice", {J("[1,2,3]"), J("2"), J("1")}) == "[]");
     CHECK(run("array.slice", {J("[1,2,3]"), J("1.5"), J("2")}) ==
           "type: operand 2 must be integer number but got floating-point number");
+    // OPA's IntOperand reads the number's text: 1.0 and 2e0 are no integers there.
+    CHECK(run("array.slice", {J("[1,2,3]"), J("1.0"), J("3")}) ==
+          "type: operand 2 must be integer number but got floating-point number");
+    CHECK(run("array.slice", {J("[1,2,3]"), J("0"), J("2e0")}) ==
+          "type: operand 3 must be integer number but got floating-point number");
     CHECK(run("array.slice", {J("[1,2,3]"), J("1"), J("99999999999999999999999")}) ==
           "type: operand 3 must be integer number but got floating-point number");
     CHECK(run("array.concat", {J("[]"), J(R"(["é"])")}) == R"(["é"])");
@@ -240,8 +245,25 @@ TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
     CHECK(run("yaml.marshal", {J(R"(["true","1.5","yes","","null","- x","a: b"])")}) ==
           R"("- \"true\"\n- \"1.5\"\n- \"yes\"\n- \"\"\n- \"null\"\n- '- x'\n- 'a: b'\n")");
     CHECK(run("yaml.marshal", {J(R"({"k":"l1\nl2"})")}) == R"("k: |-\n  l1\n  l2\n")");
+    // What go-yaml does not print as it is (beyond the BMP, C1 controls) is double-quoted and
+    // escaped (OPA 1.7.1's texts).
+    CHECK(run("yaml.marshal", {J(R"(["😀", "a😀b", "é", "\ufeff", "\u0001"])")}) ==
+          R"("- \"\\U0001F600\"\n- \"a\\U0001F600b\"\n- é\n- \"\\uFEFF\"\n- \"\\x01\"\n")");
+    // What go-yaml's reader refuses in OPA's JSON text of the value.
+    for (const char* refused : {R"(["a\u0090"])", R"(["\uffff"])", R"({"a\u007f": 1})"})
+        CHECK(run("yaml.marshal", {J(refused)}) == "error: yaml: control characters are not allowed");
+    CHECK(run("yaml.marshal", {J(R"({"😀": 1})")}) == R"("\"\\U0001F600\": 1\n")");
+    // Keys rune by rune: a non-letter (an emoji) before a letter, letters by code point.
+    CHECK(run("yaml.marshal", {J(R"({"k😀": 2, "😀": 1, "é": 3, "z": 4})")}) ==
+          R"("\"\\U0001F600\": 1\n\"k\\U0001F600\": 2\nz: 4\né: 3\n")");
     // Natural key order: digit runs compare by value.
     CHECK(run("yaml.marshal", {J(R"({"a10":1,"a2":2})")}) == R"("a2: 2\na10: 1\n")");
+    // Numbers as go-yaml reads their JSON text again (OPA 1.7.1's outputs): int64 and uint64 in
+    // digits, anything else a float64 in Go's shortest 'g'; an overflowing float keeps its text.
+    CHECK(run("yaml.marshal", {J(R"([0.0015, 7, 7.0, 1e3, 1e-06, -0, 0.33333333333333333334, 12345678901234567890, 1e100])")}) ==
+          R"("- 0.0015\n- 7\n- 7\n- 1000\n- 1e-06\n- 0\n- 0.3333333333333333\n- 12345678901234567890\n- 1e+100\n")");
+    CHECK(run("yaml.marshal", {J(R"([1000000.5, 1e6, -0.0, 18446744073709551616, -9223372036854775809, 0.0000001, 1e400, -1e-400])")}) ==
+          R"("- 1.0000005e+06\n- 1e+06\n- -0\n- 1.8446744073709552e+19\n- -9.223372036854776e+18\n- 1e-07\n- 1e400\n- -0\n")");
     // Round trip through yaml.unmarshal.
     Value doc = J(R"({"list":[{"name":"x y","on":"off"},[]],"s":"it's","n":-1.25,"u":"ünï"})");
     auto marshalled = call("yaml.marshal", {doc});
