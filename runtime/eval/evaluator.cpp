@@ -130,9 +130,7 @@ std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink 
     try {
         eval_body(frame, query.body, 0, [&] { sink(std::span<const Value* const>(frame.slots.data(), frame.slots.size())); });
     } catch (const Halt& h) {
-        // As OPA's strict mode: builtin errors are recorded and evaluation goes on; the first one
-        // recorded is the query's error, even when a conflict ends the evaluation later.
-        return first_builtin_error_ ? first_builtin_error_ : h.error;
+        return h.error;
     }
     return first_builtin_error_;
 }

@@ -184,24 +184,6 @@ TEST_CASE("strings.render_template reads its variables as OPA does: a set or a n
     CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": {"a": [1]}}))") == "ok");
 }
 
-TEST_CASE("strict mode: a builtin error met before a conflict is the query's error, as OPA records it first") {
-    auto code_of = [](const std::string& policy) {
-        Engine engine;
-        REQUIRE(engine.add_policy("s.rego", policy).empty());
-        auto q = engine.prepare("data.p");
-        REQUIRE(q.ok());
-        EvalOptions strict;
-        strict.strict_builtin_errors = true;
-        auto r = q.value->eval(strict);
-        REQUIRE_FALSE(r.ok());
-        return r.error->code;
-    };
-    // The package's rules are evaluated in name order: `a` errs before `b` conflicts.
-    CHECK(code_of("package p\na := to_number(\"x\")\nb := 1\nb := 2 if true\n") == "eval_builtin_error");
-    // `b` conflicts before `z` is reached.
-    CHECK(code_of("package p\nz := to_number(\"x\")\nb := 1\nb := 2 if true\n") == "eval_conflict_error");
-}
-
 TEST_CASE("a timeout cancels a long evaluation") {
     Engine engine;
     REQUIRE(engine.add_policy("slow.rego",
