@@ -93,6 +93,7 @@ void Evaluator::halt(std::string code, std::string message, const lang::Location
     e.file = std::string(loc.file());
     e.line = loc.line;
     e.col = loc.col;
+    if (e.file.empty()) e.text = std::string(loc.text());
     throw Halt{std::move(e)};
 }
 
@@ -1251,6 +1252,7 @@ void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::strin
     e.file = std::string(loc.file());
     e.line = loc.line;
     e.col = loc.col;
+    if (e.file.empty()) e.text = std::string(loc.text());
     first_builtin_error_ = std::move(e);
 }
 

@@ -184,6 +184,18 @@ TEST_CASE("strings.render_template reads its variables as OPA does: a set or a n
     CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": {"a": [1]}}))") == "ok");
 }
 
+TEST_CASE("a query's evaluation error names the expression's text for its place, as OPA's Location.String") {
+    Engine engine;
+    auto q = engine.prepare(R"(base64.decode("YWJ"))");
+    REQUIRE(q.ok());
+    EvalOptions strict;
+    strict.strict_builtin_errors = true;
+    auto r = q.value->eval(strict);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error->to_string() ==
+          R"(base64.decode("YWJ"): eval_builtin_error: base64.decode: illegal base64 data at input byte 0)");
+}
+
 TEST_CASE("a timeout cancels a long evaluation") {
     Engine engine;
     REQUIRE(engine.add_policy("slow.rego",
