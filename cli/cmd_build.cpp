@@ -32,7 +32,7 @@ struct BuildOptions {
     BundleVerifyFlags verify;
 };
 
-int fail(const std::string& message) {
+int build_error(const std::string& message) {
     std::cout << "error: " << message << "\n";
     return 1;
 }
@@ -64,16 +64,16 @@ std::optional<bundle::Bundle> bundle_from_files(const BuildOptions& o, std::stri
 }
 
 int run_build(BuildOptions& o) {
-    if (o.paths.empty()) return fail("expected at least one path");
+    if (o.paths.empty()) return build_error("expected at least one path");
     bundle::BundleReadOptions read_options;
     std::string error;
     o.verify.v0_compatible = o.v0_compatible;
-    if (!o.verify.options(read_options, error)) return fail(error);
+    if (!o.verify.options(read_options, error)) return build_error(error);
     if (o.signing_key.empty() && !o.claims_file.empty())
-        return fail("specify the secret (HMAC) or path of the PEM file containing the private key (RSA and ECDSA)");
+        return build_error("specify the secret (HMAC) or path of the PEM file containing the private key (RSA and ECDSA)");
     bool verifying = !o.verify.verification_key.empty(), signing = !o.signing_key.empty();
     if ((verifying || signing) && !o.bundle_mode)
-        return fail("enable bundle mode (ie. --bundle) to verify or sign bundle files or directories");
+        return build_error("enable bundle mode (ie. --bundle) to verify or sign bundle files or directories");
     if (!o.bundle_mode)
         for (const auto& p : o.paths) {
             std::error_code ec;
@@ -102,15 +102,15 @@ int run_build(BuildOptions& o) {
         std::vector<bundle::Bundle> inputs;
         for (const auto& p : o.paths) {
             auto read = bundle::read_bundle(p, read_options);
-            if (!read.ok()) return fail("load error: " + read.error_text());
+            if (!read.ok()) return build_error("load error: " + read.error_text());
             inputs.push_back(std::move(*read.bundle));
         }
         result = bundle::merge_bundles(std::move(inputs), o.v0_compatible, error);
-        if (!result) return fail(error);
+        if (!result) return build_error(error);
         result->signatures.clear();
     } else {
         result = bundle_from_files(o, error);
-        if (!result) return fail(error);
+        if (!result) return build_error(error);
     }
     // Compile what goes in, so that a broken policy is found before it ships.
     EngineOptions eo;
@@ -139,11 +139,11 @@ int run_build(BuildOptions& o) {
         wo.key_id = o.claims_file.empty() ? o.verify.verification_key_id : "";
     }
     auto bytes = bundle::write_bundle(*result, wo, error);
-    if (!bytes) return fail(error);
+    if (!bytes) return build_error(error);
     std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
     out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
     out.close();
-    if (!out) return fail("cannot write " + o.output);
+    if (!out) return build_error("cannot write " + o.output);
     return 0;
 }
 

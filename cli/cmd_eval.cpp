@@ -523,11 +523,6 @@ uint64_t since_ns(std::chrono::steady_clock::time_point start) {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
-int usage_error(const std::string& message) {
-    std::cerr << "Error: " << message << "\n";
-    return 1;
-}
-
 int run_eval(EvalCliOptions opts) {
     // As OPA: a profile limit or sort order turns the profiler on, and the profiler the metrics.
     if (!opts.profile_sort.empty() || opts.profile_limit_set) opts.profile = true;

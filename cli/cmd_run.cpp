@@ -71,11 +71,6 @@ std::optional<std::chrono::milliseconds> seconds_or_duration(const std::string& 
     return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
-int usage_error(const std::string& message) {
-    std::cerr << "Error: " << message << "\n";
-    return 1;
-}
-
 int run_server_command(const RunCliOptions& o, bool addr_given) {
     if (!webhook::set_log_level(o.log_level) || !webhook::set_log_format(o.log_format)) return 1;  // checked by the flags
     webhook::ServerAssemblyOptions a;

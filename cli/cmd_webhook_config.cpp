@@ -42,7 +42,7 @@ struct WebhookConfigCliOptions {
     std::string static_dir;
 };
 
-int fail(const std::string& message) {
+int config_error(const std::string& message) {
     std::cerr << "gavel webhook-config: " << message << "\n";
     return 1;
 }
@@ -55,17 +55,17 @@ int write_static(const std::string& dir, const std::vector<webhook::WebhookConfi
         fs::path sub = fs::path(dir) / webhook::static_manifest_subdir(c);
         std::error_code ec;
         fs::create_directories(sub, ec);
-        if (ec) return fail("cannot create " + sub.string() + ": " + ec.message());
+        if (ec) return config_error("cannot create " + sub.string() + ": " + ec.message());
         // Written next to the target and renamed, as the KEP asks (the API server watches the directory).
         fs::path target = sub / (c.name + ".yaml");
         fs::path tmp = sub / ("." + c.name + ".yaml.tmp");
         {
             std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
             out << c.yaml;
-            if (!out) return fail("cannot write " + tmp.string());
+            if (!out) return config_error("cannot write " + tmp.string());
         }
         fs::rename(tmp, target, ec);
-        if (ec) return fail("cannot write " + target.string() + ": " + ec.message());
+        if (ec) return config_error("cannot write " + target.string() + ": " + ec.message());
         std::cout << target.string() << "\n";
     }
     return 0;
@@ -73,24 +73,24 @@ int write_static(const std::string& dir, const std::vector<webhook::WebhookConfi
 
 int run_webhook_config(const WebhookConfigCliOptions& o) {
     webhook::WebhookConfigOptions w;
-    if (o.url.empty() == o.service.empty()) return fail("give exactly one of --url and --service NS/NAME");
+    if (o.url.empty() == o.service.empty()) return config_error("give exactly one of --url and --service NS/NAME");
     if (!o.url.empty()) {
         if (o.url.rfind("https://", 0) != 0)
-            return fail("--url must start with https:// (the API server only calls HTTPS webhooks)");
+            return config_error("--url must start with https:// (the API server only calls HTTPS webhooks)");
         w.url = o.url;
         w.own_namespace = o.own_namespace.empty() ? "gavel" : o.own_namespace;
     } else {
         auto slash = o.service.find('/');
         if (slash == std::string::npos || slash == 0 || slash + 1 == o.service.size())
-            return fail("--service must be NAMESPACE/NAME");
+            return config_error("--service must be NAMESPACE/NAME");
         w.service_namespace = o.service.substr(0, slash);
         w.service_name = o.service.substr(slash + 1);
         w.service_port = o.port;
         w.own_namespace = o.own_namespace.empty() ? w.service_namespace : o.own_namespace;
     }
     for (const auto* p : {&o.failure_policy, &o.mutating_failure_policy})
-        if (*p != "Fail" && *p != "Ignore") return fail("--failure-policy and --mutating-failure-policy must be Fail or Ignore");
-    if (o.timeout_seconds < 1 || o.timeout_seconds > 30) return fail("--timeout must be 1..30 seconds");
+        if (*p != "Fail" && *p != "Ignore") return config_error("--failure-policy and --mutating-failure-policy must be Fail or Ignore");
+    if (o.timeout_seconds < 1 || o.timeout_seconds > 30) return config_error("--timeout must be 1..30 seconds");
     w.name = o.name;
     w.failure_policy = o.failure_policy;
     w.mutating_failure_policy = o.mutating_failure_policy;
@@ -102,18 +102,18 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
     for (const auto& flag : o.resources) {
         std::string kind, error;
         webhook::ApiResource r;
-        if (!webhook::parse_resource_flag(flag, kind, r, error)) return fail(error);
+        if (!webhook::parse_resource_flag(flag, kind, r, error)) return config_error(error);
         w.resources[kind] = r;
     }
     if (!o.ca_bundle.empty()) {
         runtime::FileRead read = runtime::read_whole_file(o.ca_bundle);
-        if (!read.ok) return fail(read.message);
+        if (!read.ok) return config_error(read.message);
         w.ca_bundle_pem = std::move(read.text);
     }
     if (w.static_manifests && !o.inject_ca_from.empty())
-        return fail("--static: a static manifest has no cert-manager injection; give --ca-bundle");
+        return config_error("--static: a static manifest has no cert-manager injection; give --ca-bundle");
 
-    if (o.policies.empty() && o.gatekeeper.empty()) return fail("give --policies, --gatekeeper, or both");
+    if (o.policies.empty() && o.gatekeeper.empty()) return config_error("give --policies, --gatekeeper, or both");
     std::vector<webhook::WebhookConfiguration> configs;
     std::string error;
     if (!o.policies.empty()) {
@@ -130,8 +130,8 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
             for (const auto& d : errors) std::cerr << "  " << engine::describe(d) << "\n";
             return 1;
         }
-        if (!webhook::build_webhook_configurations(packages, w, configs, error)) return fail(error);
-        if (configs.empty()) return fail("no package defines deny, violation, warn, patch or system.main");
+        if (!webhook::build_webhook_configurations(packages, w, configs, error)) return config_error(error);
+        if (configs.empty()) return config_error("no package defines deny, violation, warn, patch or system.main");
     }
     if (!o.gatekeeper.empty()) {
         // The constraints' match.kinds: what the /gatekeeper webhook must receive.
@@ -149,11 +149,11 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
                 if (c->match.kinds.empty()) kinds.push_back({});
                 for (const auto& k : c->match.kinds) kinds.push_back({k.api_groups, k.kinds});
             }
-        if (kinds.empty()) return fail("no Gatekeeper constraints in " + o.gatekeeper.front());
-        if (!webhook::build_gatekeeper_configuration(kinds, w, configs, error)) return fail(error);
+        if (kinds.empty()) return config_error("no Gatekeeper constraints in " + o.gatekeeper.front());
+        if (!webhook::build_gatekeeper_configuration(kinds, w, configs, error)) return config_error(error);
     }
     if (w.static_manifests) {
-        if (!webhook::validate_static_manifests(configs, error)) return fail("--static: " + error);
+        if (!webhook::validate_static_manifests(configs, error)) return config_error("--static: " + error);
         return write_static(o.static_dir, configs);
     }
     std::cout << webhook::join_documents(configs);

@@ -9,6 +9,9 @@ namespace gavel::cli {
 // The status main() returns; a command's callback sets it.
 int& exit_status();
 
+// "Error: MESSAGE" on stderr, as OPA's CLI reports a bad flag combination; returns 1.
+int usage_error(const std::string& message);
+
 void add_bench_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);

@@ -11,6 +11,11 @@ int& gavel::cli::exit_status() {
     return status;
 }
 
+int gavel::cli::usage_error(const std::string& message) {
+    std::cerr << "Error: " << message << "\n";
+    return 1;
+}
+
 namespace {
 
 // The command named `name`, or null (the `help` pseudo-command included).

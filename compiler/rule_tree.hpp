@@ -18,7 +18,7 @@ namespace gavel::compiler {
 std::string tree_key(const lang::Term& part);
 // The term a key stands for (a string key's string, a var key's name ...).
 std::string tree_key_text(const std::string& key);
-inline std::string string_key(std::string_view s) { return "3" + std::string(s); }
+inline std::string string_key(std::string_view s) { return '3' + std::string(s); }
 
 struct RuleTreeNode {
     std::string key;  // tree_key of this node's part ("" at the root)

@@ -87,7 +87,7 @@ std::string Diagnostics::opa_text() const {
     };
     if (items_.size() == 1) return "1 error occurred: " + line(items_[0]);
     std::string out = fmt::format("{} errors occurred:", items_.size());
-    for (const auto& d : items_) out += "\n" + line(d);
+    for (const auto& d : items_) out += '\n' + line(d);
     return out;
 }
 

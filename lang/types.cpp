@@ -220,8 +220,8 @@ std::string to_string(const Type& t) {
         case Type::Kind::Set: return "set[" + (t.dynamic ? to_string(*t.dynamic) : "any") + "]";
         case Type::Kind::Array: {
             std::string out = "array";
-            if (!t.items.empty()) out += "<" + list(t.items) + ">";
-            if (t.dynamic) out += "[" + to_string(*t.dynamic) + "]";
+            if (!t.items.empty()) out += '<' + list(t.items) + ">";
+            if (t.dynamic) out += '[' + to_string(*t.dynamic) + "]";
             return out;
         }
         case Type::Kind::Object: {
@@ -232,7 +232,7 @@ std::string to_string(const Type& t) {
                     out += (i ? ", " : "") + t.fields[i].first + ": " + to_string(t.fields[i].second);
                 out += ">";
             }
-            if (t.dynamic) out += "[" + (t.dynamic_key ? to_string(*t.dynamic_key) : "any") + ": " + to_string(*t.dynamic) + "]";
+            if (t.dynamic) out += '[' + (t.dynamic_key ? to_string(*t.dynamic_key) : "any") + ": " + to_string(*t.dynamic) + "]";
             return out;
         }
     }

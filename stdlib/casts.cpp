@@ -133,7 +133,7 @@ BuiltinResult to_number(Args a) {
         auto dot = mant.find('.');
         std::string ip = mant.substr(0, dot), fp = dot == std::string::npos ? "" : mant.substr(dot + 1);
         ip.erase(0, std::min(ip.find_first_not_of('0'), ip.size()));
-        if (ip.empty()) ip = "0";
+        if (ip.empty()) ip = '0';
         norm += ip;
         if (!fp.empty()) norm += "." + fp;
         norm += exp;

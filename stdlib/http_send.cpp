@@ -95,7 +95,7 @@ std::optional<SendError> set_target(http::Request& r, const std::string& url) {
     r.host = u->hostname();
     r.port = u->port().empty() ? (r.https ? "443" : "80") : u->port();
     std::string path = u->raw_path.empty() ? u->path : u->raw_path;
-    if (path.empty()) path = "/";
+    if (path.empty()) path = '/';
     r.target = u->raw_query.empty() ? path : path + "?" + u->raw_query;
     return std::nullopt;
 }

@@ -128,7 +128,7 @@ BuiltinResult regex_template_match(Args a) {
         last = idxs[i + 1];
         std::string_view inner = tpl.substr(idxs[i] + 1, last - idxs[i] - 2);
         pattern += RE2::QuoteMeta(re2::StringPiece(raw.data(), raw.size()));
-        auto sub = goregex::compile("^" + std::string(inner) + "$");
+        auto sub = goregex::compile('^' + std::string(inner) + "$");
         if (!sub.re) return BuiltinResult::error(sub.error);
         pattern += "(";
         pattern += inner;

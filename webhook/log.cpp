@@ -91,7 +91,7 @@ void log_line(std::string_view level, std::string_view message,
     if (f == LogFormat::Text) {
         line = "time=" + utc_timestamp() + " level=" + std::string(level) + " msg=" +
                text_value(runtime::Value::string(message));
-        for (const auto& [k, v] : fields) line += " " + std::string(k) + "=" + text_value(v);
+        for (const auto& [k, v] : fields) line += ' ' + std::string(k) + "=" + text_value(v);
         line.push_back('\n');
         std::lock_guard lock(output_mutex());
         std::fwrite(line.data(), 1, line.size(), stderr);

@@ -61,7 +61,7 @@ void render_histogram(std::string& out, std::string_view name, std::string_view 
     }
     std::string count = prometheus_number(static_cast<double>(series.count));
     out += prefix + "_bucket{" + std::string(labels) + sep + "le=\"+Inf\"} " + count + "\n";
-    std::string braces = labels.empty() ? "" : "{" + std::string(labels) + "}";
+    std::string braces = labels.empty() ? "" : '{' + std::string(labels) + "}";
     out += prefix + "_sum" + braces + " " + prometheus_number(series.sum) + "\n";
     out += prefix + "_count" + braces + " " + count + "\n";
 }

@@ -128,7 +128,7 @@ std::string render_table(const std::vector<std::string>& header, const std::vect
             out += "|";
             for (std::size_t c = 0; c < columns; ++c) {
                 std::string text = c < cells.size() && line < cells[c].size() ? cells[c][line] : "";
-                out += " " + (centred ? centre(text, width[c]) : pad_right(text, width[c])) + " |";
+                out += ' ' + (centred ? centre(text, width[c]) : pad_right(text, width[c])) + " |";
             }
             out += "\n";
         }

@@ -56,13 +56,13 @@ class WildcardNamer {
 public:
     void rename(lang::Term& t) {
         walk_terms(t, [this](lang::Term& x) {
-            if (x.kind == TermKind::Var && x.text == "_") x.text = "$" + std::to_string(next_++);
+            if (x.kind == TermKind::Var && x.text == "_") x.text = '$' + std::to_string(next_++);
             return false;
         });
     }
     void rename(lang::Body& b) {
         walk_terms_in_body(b, [this](lang::Term& x) {
-            if (x.kind == TermKind::Var && x.text == "_") x.text = "$" + std::to_string(next_++);
+            if (x.kind == TermKind::Var && x.text == "_") x.text = '$' + std::to_string(next_++);
             return false;
         });
     }

@@ -89,7 +89,7 @@ bool value_less(const SortableValue& a, const SortableValue& b) {
 std::string node_key(const Term& part) {
     std::string key = tree_key(part);
     if (!key.empty()) return key;
-    return "5" + compiler::to_string(part);
+    return '5' + compiler::to_string(part);
 }
 
 const TypeTree* TypeTree::child(const std::string& key) const {
@@ -326,9 +326,9 @@ std::vector<std::string> one_of_node(const TypeTree& node) {
         if (auto k = key_of_node(key)) {
             vs.push_back({static_cast<int>(k->kind), *k, value_string(*k)});
         } else if (!key.empty() && key[0] == '4') {
-            vs.push_back({4, {}, key.substr(1)});
+            vs.emplace_back(4, Key{}, key.substr(1));
         } else {
-            vs.push_back({5, {}, key.substr(1)});
+            vs.emplace_back(5, Key{}, key.substr(1));
         }
     }
     std::stable_sort(vs.begin(), vs.end(), value_less);

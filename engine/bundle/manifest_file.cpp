@@ -51,7 +51,7 @@ std::optional<bool> Manifest::v0_for(std::string_view path) const {
     // As OPA's RegoVersionForFile: each key is a gobwas glob without separators (`*` crosses
     // '/'), matched against the bundle-absolute path ("/legacy/a.rego"): `legacy/*.rego` matches
     // nothing, `/legacy/*.rego` and `*.rego` do. A key that is no glob matches nothing.
-    std::string absolute = path.starts_with('/') ? std::string(path) : "/" + std::string(path);
+    std::string absolute = path.starts_with('/') ? std::string(path) : '/' + std::string(path);
     for (const auto& [pattern, version] : file_rego_versions)
         if (stdlib::gobwas_glob_match(pattern, {}, absolute).matched) return version == 0;
     if (rego_version) return *rego_version == 0;

@@ -104,7 +104,7 @@ std::optional<LabelSelector> parse_label_selector(const Value& selector, std::st
             else if (op == "Exists") r.op = LabelRequirement::Op::Exists;
             else if (op == "DoesNotExist") r.op = LabelRequirement::Op::DoesNotExist;
             else {
-                error = "\"" + std::string(op) + "\" is not a valid label selector operator";
+                error = '"' + std::string(op) + "\" is not a valid label selector operator";
                 return std::nullopt;
             }
             if (!string_list(e.is_object() ? e.find("values") : nullptr, r.values, "values", error)) return std::nullopt;

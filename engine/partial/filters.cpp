@@ -352,8 +352,6 @@ struct Ucast {
     std::vector<Ucast> nodes;
 };
 
-std::string get_string(const Value* v) { return v && v->is_string() ? std::string(v->as_string()) : std::string(); }
-
 std::string translate_field(const std::string& field, const Value& translations) {
     if (!translations.is_object()) return field;
     auto dot = field.find('.');

@@ -317,7 +317,7 @@ private:
             if (part.kind == TermKind::String && lang::format::is_var_compatible(part.text))
                 out += "." + part.text;
             else
-                out += "[" + term(part) + "]";
+                out += '[' + term(part) + "]";
         }
         return out;
     }
@@ -360,7 +360,7 @@ std::string module_text(Printer& p, const SupportModule& m) {
         if (part.kind == TermKind::String && lang::format::is_var_compatible(part.text))
             text += part.text;
         else
-            text += "[" + p.term(part) + "]";
+            text += '[' + p.term(part) + "]";
     }
     text += "\n";
     for (const auto& r : m.rules) {
@@ -392,7 +392,7 @@ std::string module_text(Printer& p, const SupportModule& m) {
             text += " if " + p.expr(r.body[0]);
         } else if (!trivial) {
             text += " if {\n";
-            for (const auto& e : r.body) text += "\t" + p.expr(e) + "\n";
+            for (const auto& e : r.body) text += '\t' + p.expr(e) + "\n";
             text += "}";
         }
         text += "\n";

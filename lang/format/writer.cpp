@@ -741,7 +741,7 @@ Status Writer::write_ref(const std::vector<TermPtr>& ref, Comments& comments) {
 
 void Writer::write_ref_string_path(const Term& part) {
     if (should_bracket_ref_term(part)) {
-        write("[" + go_quote(part.text) + "]");
+        write('[' + go_quote(part.text) + "]");
     } else {
         write(".");
         write(part.text);
@@ -951,7 +951,7 @@ void Writer::write_imports(std::vector<const ImportView*> imports, Comments& com
             start_line();
             write_import(*imp);
             for (const auto& [i, c] : trailing)
-                if (i == imp) write(" " + c->str());
+                if (i == imp) write(' ' + c->str());
             end_line();
         }
         blank_line();
@@ -1089,7 +1089,7 @@ void Writer::start_line() {
 void Writer::end_line() {
     inline_ = false;
     if (before_end_ && !delay_) {
-        write(" " + before_end_->str());
+        write(' ' + before_end_->str());
         before_end_ = nullptr;
     }
     delay_ = false;

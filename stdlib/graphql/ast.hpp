@@ -50,7 +50,7 @@ struct TypeRef {
 
     const std::string& innermost_name() const { return elem ? elem->innermost_name() : named; }
     std::string to_string() const {
-        std::string s = elem ? "[" + elem->to_string() + "]" : named;
+        std::string s = elem ? '[' + elem->to_string() + "]" : named;
         return non_null ? s + "!" : s;
     }
 };

@@ -118,7 +118,7 @@ Token Lexer::fail(std::optional<Error>& error, std::string message) const {
 }
 
 std::string Lexer::describe_next() const {
-    if (end_ < in_.size()) return "\"" + std::string(1, in_[end_]) + "\"";
+    if (end_ < in_.size()) return '"' + std::string(1, in_[end_]) + "\"";
     return "<EOF>";
 }
 

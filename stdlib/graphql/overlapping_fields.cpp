@@ -23,7 +23,7 @@ struct FieldEntry {
     std::shared_ptr<TypeRef> type;  // null when the field is unknown
 };
 
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string q(std::string_view s) { return '"' + std::string(s) + "\""; }
 
 std::string value_key(const Value* v) {
     if (!v) return "<nil>";

@@ -73,7 +73,7 @@ std::string did_you_mean(std::string_view prefix, std::string_view typed, const 
                          bool quoted) {
     auto list = suggestion_list(typed, options);
     if (list.empty()) return {};
-    return " " + std::string(prefix) + " " + (quoted ? quoted_or_list(list) : or_list(list)) + "?";
+    return ' ' + std::string(prefix) + " " + (quoted ? quoted_or_list(list) : or_list(list)) + "?";
 }
 
 }  // namespace gavel::stdlib::graphql

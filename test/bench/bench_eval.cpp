@@ -110,7 +110,7 @@ BENCHMARK(BM_ManyRulesIndexed)->Unit(benchmark::kMicrosecond);
 void BM_CompileRuleChain(benchmark::State& state) {
     std::string policy = "package chain\n\nr0 := 1\n";
     for (int i = 1; i < state.range(0); ++i)
-        policy += "r" + std::to_string(i) + " := [r" + std::to_string(i - 1) + "]\n";
+        policy += 'r' + std::to_string(i) + " := [r" + std::to_string(i - 1) + "]\n";
     for (auto _ : state) {
         gavel::Engine engine;
         if (!engine.add_policy("chain.rego", policy).empty() || !engine.check().empty()) std::abort();

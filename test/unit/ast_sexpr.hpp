@@ -18,7 +18,7 @@ inline std::string sexpr(const lang::TermPtr& t) {
     if (!t) return "<null>";
     auto list = [](const char* head, const std::vector<lang::TermPtr>& xs) {
         std::string out = std::string("(") + head;
-        for (const auto& x : xs) out += " " + sexpr(x);
+        for (const auto& x : xs) out += ' ' + sexpr(x);
         return out + ")";
     };
     switch (t->kind) {
@@ -93,13 +93,13 @@ inline std::string sexpr(const lang::Rule& r) {
     out += sexpr(r.head.ref);
     if (r.head.has_args) out += " " + [&] {
         std::string a = "(args";
-        for (const auto& x : r.head.args) a += " " + sexpr(x);
+        for (const auto& x : r.head.args) a += ' ' + sexpr(x);
         return a + ")";
     }();
     if (r.head.key) out += (r.head.contains ? " contains " : " key ") + sexpr(r.head.key);
     if (r.head.value) out += (r.head.assign == lang::AssignOp::Assign ? " := " : " = ") + sexpr(r.head.value);
     if (!r.body.empty()) out += " " + sexpr(r.body);
-    for (const auto& b : r.extra_bodies) out += " " + sexpr(b);
+    for (const auto& b : r.extra_bodies) out += ' ' + sexpr(b);
     if (r.else_rule) out += " else " + sexpr(*r.else_rule);
     return out + ")";
 }

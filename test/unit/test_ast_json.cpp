@@ -30,16 +30,16 @@ std::string var(const std::string& name) { return term("var", "\"" + name + "\""
 std::string str(const std::string& s) { return term("string", "\"" + s + "\""); }
 std::string num(const std::string& n) { return term("number", n); }
 std::string boolean(bool b) { return term("boolean", b ? "true" : "false"); }
-std::string ref(std::initializer_list<std::string> parts) { return term("ref", "[" + join(parts) + "]"); }
+std::string ref(std::initializer_list<std::string> parts) { return term("ref", '[' + join(parts) + "]"); }
 std::string op(const std::string& name) { return ref({var(name)}); }
 std::string array(std::initializer_list<std::string> xs) { return term("array", "[" + join(xs) + "]"); }
 std::string set(std::initializer_list<std::string> xs) { return term("set", "[" + join(xs) + "]"); }
-std::string call(std::initializer_list<std::string> xs) { return term("call", "[" + join(xs) + "]"); }
+std::string call(std::initializer_list<std::string> xs) { return term("call", '[' + join(xs) + "]"); }
 // An expression: `terms` is a term, or "[...]" for a call.
 std::string expr(int index, const std::string& terms, const std::string& extra = "") {
     return R"({"index":)" + std::to_string(index) + extra + R"(,"terms":)" + terms + "}";
 }
-std::string calls(std::initializer_list<std::string> xs) { return "[" + join(xs) + "]"; }
+std::string calls(std::initializer_list<std::string> xs) { return '[' + join(xs) + "]"; }
 const std::string true_body = "[" + expr(0, boolean(true)) + "]";
 std::string package(const std::string& name) {
     return R"({"package":{"path":[)" + var("data") + "," + str(name) + "]}";

@@ -101,7 +101,7 @@ Value shared_tree(int levels, bool objects) {
 // {"k0": 0} ... {"k<n-1>": n-1}
 Value many_objects(int n) {
     gavel::runtime::ArrayBuilder b;
-    for (int i = 0; i < n; ++i) b.push_back(Value::object({{S("k" + std::to_string(i)), Value::integer(i)}}));
+    for (int i = 0; i < n; ++i) b.push_back(Value::object({{S('k' + std::to_string(i)), Value::integer(i)}}));
     return b.build();
 }
 
@@ -438,7 +438,7 @@ TEST_CASE("json.match_schema and json.verify_schema: validating and compiling ar
     CancelledContext c1;
     CHECK(call("json.match_schema", {S(items), S(R"({"items":{"type":"number"}})")}, c1.ctx).status == Status::Cancelled);
     std::string big_enum = R"({"enum":[)";
-    for (int i = 0; i < 20000; ++i) big_enum += (i ? "," : "") + std::to_string(i);
+    for (int i = 0; i < 20000; ++i) (big_enum += i ? "," : "") += std::to_string(i);
     big_enum += "]}";
     CancelledContext c2;
     CHECK(call("json.verify_schema", {S(big_enum)}, c2.ctx).status == Status::Cancelled);

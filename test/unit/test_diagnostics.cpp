@@ -66,7 +66,7 @@ TEST_CASE("a long source line is cut around the column, on character boundaries,
 
     gavel::lang::Diagnostic d;
     d.code = "rego_parse_error";
-    d.message = "m";
+    d.message = 'm';
     d.line = 1;
     d.col = 5006;
     d.source_line = long_line;

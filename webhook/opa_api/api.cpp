@@ -234,7 +234,7 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
     if (std::string cleaned = clean_path(path); cleaned != path) {
         if (settings_.authorization) instrumented->emplace_back("authz");  // the mux redirects inside the authorizer
         std::string location = cleaned;
-        if (!req.query().empty()) location += "?" + std::string(req.query());
+        if (!req.query().empty()) location += '?' + std::string(req.query());
         return go_redirect(location, req.method);
     }
     // OPA's decoding limits wrap the main router, before anything else reads the request.

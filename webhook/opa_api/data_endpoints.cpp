@@ -225,14 +225,14 @@ bool data_ref_text(std::string_view escaped, std::string& ref, std::string& erro
         if (go_atoi(seg)) {
             // strconv.Atoi then a number term: "+1" and "007" are 1 and 7.
             long long n = std::stoll(seg);
-            ref += "[" + std::to_string(n) + "]";
+            ref += '[' + std::to_string(n) + "]";
         } else if (identifier(seg)) {
             ref += "." + seg;
         } else {
             bool control = false;
             for (unsigned char ch : seg)
                 if (ch < 0x20 || ch == 0x7f || ch == '\\') control = true;
-            ref += "[" + (control ? lang::go_quote(seg) : "\"" + seg + "\"") + "]";
+            ref += '[' + (control ? lang::go_quote(seg) : "\"" + seg + "\"") + "]";
         }
     }
     return true;

@@ -214,7 +214,7 @@ DecisionLogger::DecisionLogger(DecisionLogConfig config, const Config& full, std
     labels_ = b.build();
     std::string q = "data";
     for (const auto& seg : split_path(config_.mask_decision))
-        if (!seg.empty()) q += "[" + runtime::to_json(str(seg)) + "]";
+        if (!seg.empty()) q += '[' + runtime::to_json(str(seg)) + "]";
     mask_query_ = q;
 }
 

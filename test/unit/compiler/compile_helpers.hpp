@@ -39,7 +39,7 @@ inline CompileOutcome compile_text(const std::vector<std::string>& texts, compil
     lang::ParseOptions po;
     po.v0_compatible = v0;
     for (std::size_t i = 0; i < texts.size(); ++i) {
-        auto r = lang::parse_module("m" + std::to_string(i) + ".rego", texts[i], po);
+        auto r = lang::parse_module('m' + std::to_string(i) + ".rego", texts[i], po);
         if (!r.ok()) {
             out.errors = "PARSE: " + r.diagnostics.format();
             return out;
@@ -75,7 +75,7 @@ inline std::string query_of(const std::string& query, const std::vector<std::str
                             compiler::QueryContext context = {}) {
     std::vector<lang::Module> parsed;
     for (std::size_t i = 0; i < modules.size(); ++i) {
-        auto r = lang::parse_module("m" + std::to_string(i) + ".rego", modules[i]);
+        auto r = lang::parse_module('m' + std::to_string(i) + ".rego", modules[i]);
         if (!r.ok()) return "PARSE: " + r.diagnostics.format();
         parsed.push_back(std::move(*r.module));
     }

@@ -27,7 +27,7 @@ std::string errors_of(const std::string& module, bool v0 = false) { return compi
 std::string query_errors(const std::string& query, const std::vector<std::string>& modules = {}) {
     std::vector<gavel::lang::Module> parsed;
     for (std::size_t i = 0; i < modules.size(); ++i) {
-        auto r = gavel::lang::parse_module("m" + std::to_string(i) + ".rego", modules[i]);
+        auto r = gavel::lang::parse_module('m' + std::to_string(i) + ".rego", modules[i]);
         REQUIRE(r.ok());
         parsed.push_back(std::move(*r.module));
     }
@@ -201,7 +201,7 @@ TEST_CASE("errors come out sorted by location, whatever order the rules are chec
 
 TEST_CASE("at most ten errors, then OPA's limit") {
     std::string module = "package t\n";
-    for (int i = 1; i <= 12; ++i) module += "p" + std::to_string(i) + " if count(" + std::to_string(i) + ")\n";
+    for (int i = 1; i <= 12; ++i) module += 'p' + std::to_string(i) + " if count(" + std::to_string(i) + ")\n";
     std::string errors = errors_of(module);
     CHECK(errors.find("2:7 ") == 0);
     CHECK(errors.find("\n11:8 ") != std::string::npos);
@@ -320,7 +320,7 @@ std::vector<std::string> rule_types(const std::vector<std::pair<std::string, std
     gavel::lang::ParseOptions po;
     po.v0_compatible = true;
     for (std::size_t i = 0; i < rules.size(); ++i) {
-        auto r = gavel::lang::parse_module("r" + std::to_string(i) + ".rego",
+        auto r = gavel::lang::parse_module('r' + std::to_string(i) + ".rego",
                                            "package " + rules[i].first + "\n" + rules[i].second + "\n", po);
         REQUIRE(r.ok());
         parsed.push_back(std::move(*r.module));

@@ -246,7 +246,7 @@ TEST_CASE("a schema nested too deeply is an error, never a deep recursion") {
     std::string defs;
     for (int i = 0; i < 40; ++i) {
         std::string next = "{\"$ref\": \"#/definitions/d" + std::to_string(i + 1) + "\"}";
-        defs += (i ? "," : "") + std::string("\"d") + std::to_string(i) + "\": {\"properties\": {\"a\": " + next + ", \"b\": " + next + "}}";
+        (defs += i ? "," : "") += "\"d" + std::to_string(i) + "\": {\"properties\": {\"a\": " + next + ", \"b\": " + next + "}}";
     }
     defs += ",\"d40\": {\"type\": \"string\"}";
     CHECK(typed("{\"definitions\": {" + defs + "}, \"$ref\": \"#/definitions/d0\"}") ==

@@ -20,7 +20,7 @@ std::string json(const JsonTree& t) {
         case JsonTree::Kind::String: return "\"" + t.text + "\"";
         case JsonTree::Kind::Array: {
             std::string out = "[";
-            for (std::size_t i = 0; i < t.items.size(); ++i) out += (i ? "," : "") + json(t.items[i]);
+            for (std::size_t i = 0; i < t.items.size(); ++i) (out += i ? "," : "") += json(t.items[i]);
             return out + "]";
         }
         case JsonTree::Kind::Object: {
