@@ -95,7 +95,7 @@ std::string quote_first_rune(std::string_view s) {
         default: break;
     }
     if (cp < 0x20 || cp == 0x7F) return escaped('x', 2);
-    if (cp < 0x7F) return "'" + std::string(1, static_cast<char>(cp)) + "'";
+    if (cp < 0x7F) return std::string{'\'', static_cast<char>(cp), '\''};
     return cp < 0x10000 ? escaped('u', 4) : escaped('U', 8);
 }
 

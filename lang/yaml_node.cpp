@@ -121,7 +121,7 @@ private:
                 n->mark = e.start;
                 n->tag = e.tag;
                 if (!e.anchor.empty()) anchors_[e.anchor] = nullptr;  // known, not complete: a cycle if used inside
-                stack_.push_back({std::move(n), e.anchor});
+                stack_.push_back({std::move(n), e.anchor, nullptr});
                 return true;
             }
             case EventType::SequenceEnd:

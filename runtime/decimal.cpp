@@ -30,7 +30,7 @@ Decimal Decimal::of_int(std::int64_t v) {
 }
 
 Decimal Decimal::of_big(const BigInt& v) {
-    std::string s = v.str();
+    std::string s = big_decimal_text(v);
     bool neg = !s.empty() && s[0] == '-';
     return of_digits(neg, std::string_view(s).substr(neg ? 1 : 0));
 }

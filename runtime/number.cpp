@@ -275,6 +275,8 @@ std::optional<BigInt> to_big_int(const Number& n) {
     return std::nullopt;  // decimals are never expanded (see kMaxBigExponent)
 }
 
+std::string big_decimal_text(const BigInt& v) { return v.str(); }
+
 Number number_from_big(const BigInt& v) {
     if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
         return Number::from_int(v.convert_to<std::int64_t>());
