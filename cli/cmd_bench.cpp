@@ -91,20 +91,13 @@ std::string trim_left(const std::string& s) {
 
 // JSON, or else YAML (OPA's util.Unmarshal).
 bool parse_input(const std::string& text, Value& out, std::string& error) {
-    auto json = runtime::parse_json(text);
-    if (json) {
-        out = json.value;
-        return true;
+    auto parsed = runtime::parse_json_or_yaml(text);
+    if (!parsed) {
+        error = parsed.error.message;
+        return false;
     }
-    auto yaml = runtime::load_yaml_data(text);
-    if (yaml) {
-        out = yaml.value;
-        return true;
-    }
-    auto first = text.find_first_not_of(" \t\r\n");
-    bool looks_json = first != std::string::npos && (text[first] == '{' || text[first] == '[');
-    error = looks_json ? json.error.message : yaml.error.message;
-    return false;
+    out = std::move(parsed.value);
+    return true;
 }
 
 // Errors as eval prints them: {"errors": [...]} on stdout in JSON, the text on stderr otherwise.

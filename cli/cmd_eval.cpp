@@ -518,23 +518,6 @@ void print_output(const Output& out, const std::string& format) {
 
 // ---- input ----------------------------------------------------------------------------------
 
-// OPA's util.Unmarshal: JSON, or else YAML (first document). An error message when neither.
-std::optional<std::string> parse_input(const std::string& text, Value& out) {
-    auto json = runtime::parse_json(text);
-    if (json) {
-        out = json.value;
-        return std::nullopt;
-    }
-    auto yaml = runtime::load_yaml_data(text);
-    if (yaml) {
-        out = yaml.value;
-        return std::nullopt;
-    }
-    auto first = text.find_first_not_of(" \t\r\n");
-    bool looks_json = first != std::string::npos && (text[first] == '{' || text[first] == '[');
-    return looks_json ? json.error.message : yaml.error.message;
-}
-
 uint64_t since_ns(std::chrono::steady_clock::time_point start) {
     return static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
@@ -600,12 +583,12 @@ int run_eval(EvalCliOptions opts) {
             return 2;
         }
         std::string text = std::move(read.text);
-        Value v;
-        if (auto err = parse_input(text, v)) {
-            std::cerr << "unable to parse input: " << *err << "\n";
+        auto parsed = runtime::parse_json_or_yaml(text);
+        if (!parsed) {
+            std::cerr << "unable to parse input: " << parsed.error.message << "\n";
             return 2;
         }
-        input = std::move(v);
+        input = std::move(parsed.value);
     }
 
     // -s FILE|DIR, read after the input as OPA does; an error is plain, exit 2.

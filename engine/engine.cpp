@@ -97,6 +97,20 @@ struct Engine::Impl {
         partial_program.reset();
     }
 
+    // What preparing a query for evaluation and for partial evaluation share: the program
+    // compiled (timer_rego_module_compile_ns), the query parsed (timer_rego_query_parse_ns)
+    // and compiled in its package and imports (timer_rego_query_compile_ns, closed by the
+    // caller after its own steps). False with `diagnostics` set when a step fails.
+    struct QueryText {
+        const eval::Program* program = nullptr;
+        lang::SourcePtr source, context_source;
+        compiler::CompiledQuery compiled;
+        std::chrono::steady_clock::time_point compile_start;
+    };
+    bool compile_query_text(std::string_view query, const std::string& package, const std::vector<std::string>& imports,
+                            const compiler::QueryContext& base_context, QueryText& out, lang::Diagnostics& diagnostics,
+                            Metrics& metrics);
+
     const eval::Program* compile() {
         if (program) return program.get();
         auto start = std::chrono::steady_clock::now();
@@ -398,37 +412,48 @@ bool read_query_context(const std::string& package, const std::vector<std::strin
 
 }  // namespace
 
-Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptions& options) {
-    Prepared<PreparedQuery> out;
-    const eval::Program* program = impl_->compile();
-    out.metrics.emplace_back("timer_rego_module_compile_ns", impl_->compile_ns);
-    if (!program) {
-        out.diagnostics = impl_->program_errors;
-        return out;
+bool Engine::Impl::compile_query_text(std::string_view query, const std::string& package,
+                                      const std::vector<std::string>& imports, const compiler::QueryContext& base_context,
+                                      QueryText& out, lang::Diagnostics& diagnostics, Metrics& metrics) {
+    out.program = compile();
+    metrics.emplace_back("timer_rego_module_compile_ns", compile_ns);
+    if (!out.program) {
+        diagnostics = program_errors;
+        return false;
     }
     auto start = std::chrono::steady_clock::now();
     lang::ParseOptions po;
-    po.v0_compatible = impl_->options.v0_compatible;
-    po.experimental_keywords = impl_->options.experimental_keywords;
+    po.v0_compatible = options.v0_compatible;
+    po.experimental_keywords = options.experimental_keywords;
     auto parsed = lang::parse_query(std::string(query), po, "");  // OPA names no file for the query
-    out.metrics.emplace_back("timer_rego_query_parse_ns", elapsed_ns(start));
+    metrics.emplace_back("timer_rego_query_parse_ns", elapsed_ns(start));
     if (!parsed.ok()) {
-        out.diagnostics = parsed.diagnostics;
-        return out;
+        diagnostics = parsed.diagnostics;
+        return false;
     }
-    start = std::chrono::steady_clock::now();
-    auto state = std::make_shared<PreparedQuery::State>();
-    state->program = impl_->program;
-    state->source = parsed.source;
+    out.compile_start = std::chrono::steady_clock::now();
+    out.source = parsed.source;
+    compiler::QueryContext context = base_context;
+    if (!read_query_context(package, imports, po, context, out.context_source, diagnostics)) return false;
+    out.compiled = compiler::compile_query(parsed.body, *out.program->compiled, context);
+    return true;
+}
+
+Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptions& options) {
+    Prepared<PreparedQuery> out;
     compiler::QueryContext context;
     context.capture_values = options.capture_values;
     context.unsafe_builtins = options.unsafe_builtins;
-    if (!read_query_context(options.package, options.imports, po, context, state->context_source, out.diagnostics))
+    Impl::QueryText text;
+    if (!impl_->compile_query_text(query, options.package, options.imports, context, text, out.diagnostics, out.metrics))
         return out;
-    auto compiled = compiler::compile_query(parsed.body, *program->compiled, context);
-    out.diagnostics = compiled.diagnostics;
-    if (out.diagnostics.empty()) out.diagnostics = eval::plan_query(compiled, *program, state->query);
-    out.metrics.emplace_back("timer_rego_query_compile_ns", elapsed_ns(start));
+    auto state = std::make_shared<PreparedQuery::State>();
+    state->program = impl_->program;
+    state->source = text.source;
+    state->context_source = text.context_source;
+    out.diagnostics = text.compiled.diagnostics;
+    if (out.diagnostics.empty()) out.diagnostics = eval::plan_query(text.compiled, *text.program, state->query);
+    out.metrics.emplace_back("timer_rego_query_compile_ns", elapsed_ns(text.compile_start));
     if (!out.diagnostics.empty()) return out;
     for (const auto& [name, slot] : state->query.variables) state->variables.push_back(name);
     PreparedQuery q;
@@ -510,37 +535,21 @@ std::optional<lang::TermPtr> parse_ref_text(const std::string& text, std::vector
 
 Prepared<PreparedPartial> Engine::prepare_partial(std::string_view query, const PartialQueryOptions& options) {
     Prepared<PreparedPartial> out;
-    const eval::Program* program = impl_->compile();
-    out.metrics.emplace_back("timer_rego_module_compile_ns", impl_->compile_ns);
-    if (!program) {
-        out.diagnostics = impl_->program_errors;
-        return out;
-    }
-    auto start = std::chrono::steady_clock::now();
-    lang::ParseOptions po;
-    po.v0_compatible = impl_->options.v0_compatible;
-    po.experimental_keywords = impl_->options.experimental_keywords;
-    auto parsed = lang::parse_query(std::string(query), po, "");
-    out.metrics.emplace_back("timer_rego_query_parse_ns", elapsed_ns(start));
-    if (!parsed.ok()) {
-        out.diagnostics = parsed.diagnostics;
-        return out;
-    }
-    start = std::chrono::steady_clock::now();
-    auto state = std::make_shared<PreparedPartial::State>();
-    state->program = impl_->program;
-    state->source = parsed.source;
     compiler::QueryContext context;
     context.rewrite_equals = true;
-    if (!read_query_context(options.package, options.imports, po, context, state->context_source, out.diagnostics))
+    Impl::QueryText text;
+    if (!impl_->compile_query_text(query, options.package, options.imports, context, text, out.diagnostics, out.metrics))
         return out;
-    auto compiled = compiler::compile_query(parsed.body, *program->compiled, context);
-    out.metrics.emplace_back("timer_rego_query_compile_ns", elapsed_ns(start));
-    if (!compiled.ok()) {
-        out.diagnostics = compiled.diagnostics;
+    auto state = std::make_shared<PreparedPartial::State>();
+    state->program = impl_->program;
+    state->source = text.source;
+    state->context_source = text.context_source;
+    out.metrics.emplace_back("timer_rego_query_compile_ns", elapsed_ns(text.compile_start));
+    if (!text.compiled.ok()) {
+        out.diagnostics = text.compiled.diagnostics;
         return out;
     }
-    state->query = partial::normalize_body(compiled.body);
+    state->query = partial::normalize_body(text.compiled.body);
     std::string error;
     std::vector<std::string> unknowns = options.unknowns ? *options.unknowns : std::vector<std::string>{"input"};
     for (const auto& u : unknowns) {
@@ -565,7 +574,7 @@ Prepared<PreparedPartial> Engine::prepare_partial(std::string_view query, const 
     state->rule_indexing = options.rule_indexing;
     if (!impl_->partial_program)
         impl_->partial_program =
-            std::make_shared<const partial::Program>(program->compiled, program->builtins, &program->custom_builtins);
+            std::make_shared<const partial::Program>(text.program->compiled, text.program->builtins, &text.program->custom_builtins);
     state->partial_program = impl_->partial_program;
     PreparedPartial p;
     p.state_ = std::move(state);

@@ -207,7 +207,8 @@ private:
         }
         if (yaml) {
             auto r = load_yaml_data(text, options_.limits);
-            if (!r) return parse_error(path, r.error);
+            // OPA's loader: "%v: error converting YAML to JSON: %v" over go-yaml's text, no location.
+            if (!r) return error(path, path + ": error converting YAML to JSON: " + r.error.message);
             return merge(path, dir_path, r.value);
         }
         // A file named directly whose extension says nothing: Rego, JSON or YAML?

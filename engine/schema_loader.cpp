@@ -29,19 +29,12 @@ bool load_one(const std::string& path, lang::JsonTree& out, std::string& error) 
         error = read.message;
         return false;
     }
-    std::string text = std::move(read.text);
-    if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 BOM
-    auto json = runtime::parse_json(text);
-    if (json) {
-        out = to_json_tree(json.value);
-        return true;
-    }
-    auto yaml = runtime::load_yaml_data(text);
-    if (!yaml) {
-        error = path + ": " + yaml.error.message;
+    auto parsed = runtime::parse_json_or_yaml(read.text);  // OPA's util.Unmarshal
+    if (!parsed) {
+        error = path + ": " + parsed.error.message;
         return false;
     }
-    out = to_json_tree(yaml.value);
+    out = to_json_tree(parsed.value);
     return true;
 }
 

@@ -31,8 +31,11 @@
 // folded to the left.
 
 #include "lang/ast_json.hpp"
+
+#include "support/base64.hpp"
 #include "lang/go_quote.hpp"
 #include "lang/json_tree_yaml.hpp"
+#include "lang/yaml_node.hpp"
 #include "lang/utf8.hpp"
 
 #include <algorithm>
@@ -46,7 +49,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 namespace gavel::lang {
 
@@ -108,28 +110,6 @@ void append_json_string(std::string& out, std::string_view s) {
 }
 
 
-std::string base64(std::string_view in) {
-    static constexpr char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((in.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-        uint32_t v = (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint8_t(in[i + 2]);
-        out.push_back(table[(v >> 18) & 63]);
-        out.push_back(table[(v >> 12) & 63]);
-        out.push_back(table[(v >> 6) & 63]);
-        out.push_back(table[v & 63]);
-    }
-    if (i < in.size()) {
-        uint32_t v = uint32_t(uint8_t(in[i])) << 16;
-        if (i + 1 < in.size()) v |= uint32_t(uint8_t(in[i + 1])) << 8;
-        out.push_back(table[(v >> 18) & 63]);
-        out.push_back(table[(v >> 12) & 63]);
-        out.push_back(i + 1 < in.size() ? table[(v >> 6) & 63] : '=');
-        out.push_back('=');
-    }
-    return out;
-}
 
 // Re-indents compact JSON as Go's json.MarshalIndent(v, "", "  ") does.
 std::string indent_json(std::string_view in) {
@@ -757,33 +737,30 @@ private:
 // ---------------------------------------------------------------------------
 // METADATA blocks -> OPA's Annotations JSON (keys sorted as Go writes a map).
 
-void yaml_value(JsonWriter& w, const YAML::Node& node);
-
-void yaml_scalar(JsonWriter& w, const YAML::Node& node) {
-    JsonTree t = lang::yaml_scalar(node);  // typed as OPA's YAML library types it
-    switch (t.kind) {
-        case JsonTree::Kind::Boolean: return w.boolean(t.boolean);
-        case JsonTree::Kind::Number: return w.raw(t.text);
-        case JsonTree::Kind::String: return w.string(t.text);
-        default: return w.null();
+// The tree is bounded in depth and size (yaml_node.hpp), so this recursion is too.
+void yaml_value(JsonWriter& w, const yaml::Node& node) {
+    if (node.is_null()) return w.null();
+    if (node.is_scalar()) {
+        JsonTree t = lang::yaml_scalar(node);  // typed as OPA's YAML library types it
+        switch (t.kind) {
+            case JsonTree::Kind::Boolean: return w.boolean(t.boolean);
+            case JsonTree::Kind::Number: return w.raw(t.text);
+            case JsonTree::Kind::String: return w.string(t.text);
+            default: return w.null();
+        }
     }
-}
-
-void yaml_value(JsonWriter& w, const YAML::Node& node) {
-    if (!node || node.IsNull()) return w.null();
-    if (node.IsScalar()) return yaml_scalar(w, node);
-    if (node.IsSequence()) {
+    if (node.is_sequence()) {
         w.begin_array();
-        for (const auto& e : node) yaml_value(w, e);
+        for (const auto& e : node.items) yaml_value(w, *e);
         w.end_array();
         return;
     }
-    std::map<std::string, YAML::Node> sorted;
-    for (const auto& kv : node) sorted[kv.first.as<std::string>()] = kv.second;
+    std::map<std::string, const yaml::Node*> sorted;
+    for (const auto& [k, v] : node.members) sorted[k->text] = v.get();
     w.begin_object();
     for (const auto& [k, v] : sorted) {
         w.key(k);
-        yaml_value(w, v);
+        yaml_value(w, *v);
     }
     w.end_object();
 }
@@ -842,7 +819,7 @@ public:
                 w.key("Location");  // a plain Go struct field: always there
                 location_value(c.loc);
                 w.key("Text");
-                w.string(base64(c.text));
+                w.string(support::base64_encode(c.text));
                 w.end_object();
             }
             w.end_array();
@@ -859,7 +836,7 @@ private:
         w.string(loc.file());
         if (opt_.locations && opt_.location_text && loc.length > 0) {
             w.key("text");
-            w.string(base64(loc.text()));
+            w.string(support::base64_encode(loc.text()));
         }
         w.key("row");
         w.integer(loc.line);
@@ -1182,26 +1159,22 @@ private:
     // Authors and related resources take OPA's object shapes; other keys are
     // written as the YAML says (keys sorted, as Go writes maps).
     void annotation(const Annotation& a) {
-        YAML::Node root;
-        try {
-            root = YAML::Load(a.yaml);
-        } catch (const YAML::Exception&) {
-            root = YAML::Node();
-        }
+        yaml::Documents doc = yaml::read_documents(a.yaml, yaml::ErrorDialect::GoYamlV3, {}, 1);
+        const yaml::Node* root = doc.ok && !doc.documents.empty() ? doc.documents.front().get() : nullptr;
         std::map<std::string, std::function<void()>> fields;
         fields["scope"] = [this, &a] { w.string(a.scope); };
         if (opt_.locations && a.loc.source) fields["location"] = [this, &a] { location_value(a.loc); };
-        if (root && root.IsMap()) {
-            for (const auto& kv : root) {
-                std::string k = kv.first.as<std::string>();
-                YAML::Node v = kv.second;
+        if (root && root->is_mapping()) {
+            for (const auto& [key, value] : root->members) {
+                const std::string& k = key->text;
+                const yaml::Node* v = value.get();
                 if (k == "scope") continue;
                 if (k == "authors") {
-                    fields[k] = [this, v] { authors(v); };
+                    fields[k] = [this, v] { authors(*v); };
                 } else if (k == "related_resources") {
-                    fields[k] = [this, v] { related_resources(v); };
+                    fields[k] = [this, v] { related_resources(*v); };
                 } else {
-                    fields[k] = [this, v] { yaml_value(w, v); };
+                    fields[k] = [this, v] { yaml_value(w, *v); };
                 }
             }
         }
@@ -1213,15 +1186,17 @@ private:
         w.end_object();
     }
 
-    void authors(const YAML::Node& v) {
+    static std::string text_of(const yaml::Node* n) { return n && n->is_scalar() ? n->text : std::string(); }
+
+    void authors(const yaml::Node& v) {
         w.begin_array();
-        auto one = [this](const YAML::Node& a) {
+        auto one = [this](const yaml::Node& a) {
             std::string name, email;
-            if (a.IsMap()) {
-                if (a["name"]) name = a["name"].as<std::string>();
-                if (a["email"]) email = a["email"].as<std::string>();
-            } else if (a.IsScalar()) {
-                std::string s = a.Scalar();
+            if (a.is_mapping()) {
+                name = text_of(a.get("name"));
+                email = text_of(a.get("email"));
+            } else if (a.is_scalar()) {
+                const std::string& s = a.text;
                 auto lt = s.rfind('<');
                 if (lt != std::string::npos && !s.empty() && s.back() == '>') {
                     email = s.substr(lt + 1, s.size() - lt - 2);
@@ -1242,34 +1217,34 @@ private:
             }
             w.end_object();
         };
-        if (v.IsSequence())
-            for (const auto& a : v) one(a);
+        if (v.is_sequence())
+            for (const auto& a : v.items) one(*a);
         else
             one(v);
         w.end_array();
     }
 
-    void related_resources(const YAML::Node& v) {
+    void related_resources(const yaml::Node& v) {
         w.begin_array();
-        auto one = [this](const YAML::Node& r) {
+        auto one = [this](const yaml::Node& r) {
             w.begin_object();
-            if (r.IsMap()) {
-                if (r["description"]) {
+            if (r.is_mapping()) {
+                if (const yaml::Node* d = r.get("description")) {
                     w.key("description");
-                    w.string(r["description"].as<std::string>());
+                    w.string(text_of(d));
                 }
-                if (r["ref"]) {
+                if (const yaml::Node* ref = r.get("ref")) {
                     w.key("ref");
-                    w.string(r["ref"].as<std::string>());
+                    w.string(text_of(ref));
                 }
-            } else if (r.IsScalar()) {
+            } else if (r.is_scalar()) {
                 w.key("ref");
-                w.string(r.Scalar());
+                w.string(r.text);
             }
             w.end_object();
         };
-        if (v.IsSequence())
-            for (const auto& r : v) one(r);
+        if (v.is_sequence())
+            for (const auto& r : v.items) one(*r);
         else
             one(v);
         w.end_array();

@@ -395,6 +395,9 @@ const auto negated_declaration = [](auto& ctx) {
 };
 
 const auto logic_guard = [](auto& ctx) { _pass(ctx) = state_of(ctx).keywords.logic; };
+const auto not_block_guard = [](auto& ctx) {
+    _pass(ctx) = state_of(ctx).keywords.not_block || state_of(ctx).keywords.logic;
+};
 
 template <ExprKind K>
 struct fold_logic {
@@ -451,6 +454,11 @@ const auto set_head_ref = [](auto& ctx) {
     Rule& r = _val(ctx);
     r.head.ref = _attr(ctx);
     r.head.loc = r.head.ref->loc;
+};
+// The head so far is a bare name (its argument list may follow after space).
+const auto head_is_name = [](auto& ctx) {
+    const Rule& r = _val(ctx);
+    _pass(ctx) = r.head.ref && r.head.ref->kind == TermKind::Var;
 };
 const auto set_args = [](auto& ctx) {
     Rule& r = _val(ctx);
@@ -719,7 +727,9 @@ const auto negatable_def = (x3::eps[logic_guard] >> block[set_val]) |
                            literal_core[set_val];
 
 // The two rejecting alternatives only record why; the lookahead keeps the next one from taking `not some`.
-const auto logic_unit_def = (mark >> kw("not") >> block)[negate] | (kw("not") >> mark >> kw("not"))[double_not] |
+// `not { ... }` negates a body only under `import future.keywords.not` (or the experimental and/or);
+// otherwise `not {5} < 7` negates a comparison of a set, as in OPA 1.7.1.
+const auto logic_unit_def = (x3::eps[not_block_guard] >> mark >> kw("not") >> block)[negate] | (kw("not") >> mark >> kw("not"))[double_not] |
                             (kw("not") >> mark >> (kw("some") | kw_every))[negated_declaration] |
                             (mark >> kw("not") >> !(kw("some") | kw_every) >> negatable)[negate] | negatable[set_val];
 
@@ -731,7 +741,10 @@ const auto logic_or_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
 const auto body_def = literal % (tok(";") | newline_separator);
 const auto braced_body_def = tok("{") >> body >> tok("}");
 
+// OPA's parseHead reads the name's first `[` or `(` after skipping space (`p [x] := 1`,
+// `sum (a, b) := c`; a `.` there starts a number); the parts after it must be adjacent.
 const auto head_ref_def = ident(IdentMode::Var)[set_val] >>
+                          -(tok("[") >> expr_in >> tok("]") >> here)[bracket_part] >>
                           *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
                             (adj("[") >> expr_in >> tok("]") >> here)[bracket_part]);
 
@@ -748,7 +761,7 @@ const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> ex
                              here[rule_end];
 
 const auto rule_def = mark[rule_start] >> -kw("default")[set_default] >> head_ref[set_head_ref] >>
-                      -(adj("(") >> maybe_args >> tok(")"))[set_args] >>
+                      -((adj("(") | (x3::eps[head_is_name] >> tok("("))) >> maybe_args >> tok(")"))[set_args] >>
                       -((kw_contains >> expr_in)[set_contains] | (assign_op >> expr_in)[set_value]) >> rule_bodies >>
                       (*else_clause)[link_else_chain] >> here[rule_end];
 

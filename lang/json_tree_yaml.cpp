@@ -36,7 +36,7 @@ struct Budget {
     std::size_t max_depth, nodes_left;
 };
 
-bool convert(const YAML::Node& node, JsonTree& out, std::vector<std::string>& path, std::string& error, std::size_t depth,
+bool convert(const yaml::Node& node, JsonTree& out, std::vector<std::string>& path, std::string& error, std::size_t depth,
              Budget& budget) {
     if (depth > budget.max_depth) {
         error = "nesting deeper than " + std::to_string(budget.max_depth) + " levels";
@@ -47,22 +47,22 @@ bool convert(const YAML::Node& node, JsonTree& out, std::vector<std::string>& pa
         return false;
     }
     --budget.nodes_left;
-    if (!node || node.IsNull()) {
+    if (node.is_null()) {
         out = JsonTree{};
         return true;
     }
-    if (node.IsScalar()) {
+    if (node.is_scalar()) {
         out = yaml_scalar(node);
         return true;
     }
-    if (node.IsSequence()) {
+    if (node.is_sequence()) {
         out = JsonTree{};
         out.kind = JsonTree::Kind::Array;
         std::size_t i = 0;
-        for (const auto& e : node) {
+        for (const auto& e : node.items) {
             path.push_back(std::to_string(i++));
             JsonTree item;
-            if (!convert(e, item, path, error, depth + 1, budget)) return false;
+            if (!convert(*e, item, path, error, depth + 1, budget)) return false;
             path.pop_back();
             out.items.push_back(std::move(item));
         }
@@ -70,15 +70,15 @@ bool convert(const YAML::Node& node, JsonTree& out, std::vector<std::string>& pa
     }
     out = JsonTree{};
     out.kind = JsonTree::Kind::Object;
-    for (const auto& kv : node) {
-        if (!kv.first.IsScalar()) {
+    for (const auto& [k, v] : node.members) {
+        if (!k->is_scalar()) {
             error = "invalid map key type(s): " + join(path);
             return false;
         }
-        std::string key = kv.first.Scalar();
+        std::string key = k->text;
         path.push_back(key);
         JsonTree value;
-        if (!convert(kv.second, value, path, error, depth + 1, budget)) return false;
+        if (!convert(*v, value, path, error, depth + 1, budget)) return false;
         path.pop_back();
         out.set(std::move(key), std::move(value));
     }
@@ -87,10 +87,11 @@ bool convert(const YAML::Node& node, JsonTree& out, std::vector<std::string>& pa
 
 }  // namespace
 
-JsonTree yaml_scalar(const YAML::Node& node) {
+JsonTree yaml_scalar(const yaml::Node& node) {
     JsonTree out;
-    const std::string& s = node.Scalar();
-    if (node.Tag() == "!") {  // quoted: always a string
+    const std::string& s = node.text;
+    if (node.style != yaml::ScalarStyle::Plain || node.tag == "!" || node.tag == "tag:yaml.org,2002:str") {
+        // quoted, a block, or tagged a string: always a string
         out.kind = JsonTree::Kind::String;
         out.text = s;
         return out;
@@ -106,7 +107,7 @@ JsonTree yaml_scalar(const YAML::Node& node) {
     return out;
 }
 
-std::optional<JsonTree> yaml_to_json_tree(const YAML::Node& node, std::string& error, std::size_t max_depth,
+std::optional<JsonTree> yaml_to_json_tree(const yaml::Node& node, std::string& error, std::size_t max_depth,
                                           std::size_t max_nodes) {
     JsonTree out;
     std::vector<std::string> path;

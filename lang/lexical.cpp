@@ -2,6 +2,9 @@
 
 #include "lang/utf8.hpp"
 
+#include <cmath>
+#include <cstdint>
+
 namespace gavel::lang::lexical {
 
 bool is_active_keyword(const ParseState& st, std::string_view w) {
@@ -15,6 +18,48 @@ bool is_active_keyword(const ParseState& st, std::string_view w) {
     if (w == "contains") return st.keywords.contains;
     if (w == "and" || w == "or") return st.keywords.logic;
     return false;
+}
+
+bool number_too_big(std::string_view s) {
+    // Significant digits and the decimal exponent of the first one: value = 0.D1D2... * 10^dexp.
+    std::int64_t dexp = 0;
+    bool seen = false, in_fraction = false;
+    double lead = 0, scale = 1;  // 0.D1D2...D17 as a double
+    int taken = 0;
+    std::size_t i = 0;
+    for (; i < s.size() && s[i] != 'e' && s[i] != 'E'; ++i) {
+        char c = s[i];
+        if (c == '.') {
+            in_fraction = true;
+            continue;
+        }
+        if (!seen && c == '0') {
+            if (in_fraction) --dexp;
+            continue;
+        }
+        seen = true;
+        if (!in_fraction) ++dexp;
+        if (taken < 17) {
+            scale /= 10;
+            lead += (c - '0') * scale;
+            ++taken;
+        }
+    }
+    if (!seen) return false;  // zero
+    std::int64_t e = 0;
+    bool eneg = false;
+    if (i < s.size()) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) eneg = s[i++] == '-';
+        for (; i < s.size(); ++i) {
+            e = e * 10 + (s[i] - '0');
+            if (e > 1'000'000'000) return true;
+        }
+    }
+    dexp += eneg ? -e : e;
+    // log2(value) = log2(lead) + dexp * log2(10); the binary exponent is its floor plus one.
+    double bexp = std::floor(std::log2(lead) + static_cast<double>(dexp) * 3.321928094887362) + 1;
+    return bexp > 100000 || bexp < -100000;
 }
 
 namespace {

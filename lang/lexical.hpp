@@ -161,6 +161,11 @@ struct identifier_parser : x3::parser<identifier_parser> {
 
 inline identifier_parser ident(IdentMode mode = IdentMode::Var) { return {{}, mode}; }
 
+// A number literal (digits[.digits][e[+-]digits], no sign) OPA's parser refuses with "number too
+// big": its binary exponent (value = mantissa in [0.5, 1) * 2^exp) is beyond +-100,000. The bound
+// keeps the cost of printing such numbers in check.
+bool number_too_big(std::string_view literal);
+
 // Numbers as OPA scans them; the literal text is kept (arbitrary precision).
 struct number_parser : x3::parser<number_parser> {
     using attribute_type = TermPtr;
@@ -200,6 +205,8 @@ struct number_parser : x3::parser<number_parser> {
             st.fail_at(start, "number");
             return false;
         }
+        if (number_too_big(std::string_view(digits, static_cast<std::size_t>(p - digits))))
+            st.error(digits, "number too big");  // reported, and the term kept: parsing goes on
         auto t = make_term(TermKind::Number, st.location(start, p));
         text.append(digits, p);
         t->text = std::move(text);

@@ -237,7 +237,7 @@ void apply_import(ParseState& st, const Import& imp) {
     else if (word == "every") st.keywords.every = st.keywords.in = true;  // every needs `in`, as in OPA
     else if (word == "if") st.keywords.if_ = true;
     else if (word == "contains") st.keywords.contains = true;
-    else if (word == "not") return;  // a future keyword OPA accepts and ignores
+    else if (word == "not") st.keywords.not_block = true;
     else if ((word == "and" || word == "or") && st.experimental) st.keywords.logic = true;
     else if (word == "and" || word == "or")
         st.error(st.begin + imp.loc.offset,

@@ -20,9 +20,10 @@ struct KeywordSet {
     bool every = false;
     bool if_ = false;
     bool contains = false;
-    bool logic = false;  // experimental `and` / `or`
+    bool logic = false;      // experimental `and` / `or`
+    bool not_block = false;  // `import future.keywords.not`: `not { body }` negates a body
 
-    static KeywordSet all_v1() { return {true, true, true, true, false}; }
+    static KeywordSet all_v1() { return {true, true, true, true, false, false}; }
 };
 
 // A term parsed at some position: the term (null if none parses there) and where it ended.

@@ -18,4 +18,8 @@ std::optional<BigInt> to_big_int(const Number& n);
 // Normalising constructor: values in int64 range become inline integers.
 Number number_from_big(const BigInt& v);
 
+// The decimal text ("-123"), compiled in one place: inlined into some callers, Boost's str()
+// trips GCC 12's -Wrestrict false positive (GCC PR 105329).
+std::string big_decimal_text(const BigInt& v);
+
 } // namespace gavel::runtime

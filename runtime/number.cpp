@@ -1,6 +1,8 @@
 #include "runtime/number.hpp"
 
+#include "runtime/big_float.hpp"
 #include "runtime/bigint.hpp"
+#include "runtime/decimal.hpp"
 #include "runtime/hash.hpp"
 
 #include <charconv>
@@ -13,15 +15,10 @@ namespace gavel::runtime {
 
 namespace {
 
-enum class Inner : std::uint8_t { Int, Float, Big, Huge };
-
-// Exact decimal: value = (neg ? -1 : 1) * 0.DIGITS * 10^exp. `digits` has no
-// leading or trailing zeros; zero has empty digits.
-struct Dec {
-    bool neg = false;
-    std::string digits;
-    std::int64_t exp = 0;
-};
+// Number heap nodes hold an int64 or double with literal text, a big integer, or an exact
+// decimal (a value no int64, big integer or double's shortest text is: 0.30000000000000001,
+// 1e-400, OPA's 20-digit results such as 0.33333333333333333334).
+enum class Inner : std::uint8_t { Int, Float, Big, Dec };
 
 struct NumNode : detail::Node {
     NumNode() : Node(detail::NodeType::Number) {}
@@ -29,8 +26,8 @@ struct NumNode : detail::Node {
     std::int64_t i = 0;
     double d = 0;
     BigInt big;
+    Decimal dec;       // Dec only
     std::string text;  // literal text; empty when none
-    Dec dec;           // Huge only
 };
 
 const NumNode* node_of(const Number& n) {
@@ -42,7 +39,7 @@ struct View {
     Inner k;
     std::int64_t i = 0;
     double d = 0;
-    const NumNode* node = nullptr;  // for Big / Huge / text
+    const NumNode* node = nullptr;  // for Big / Dec / text
 };
 
 View view(const Number& n) {
@@ -73,6 +70,15 @@ Number make_big(BigInt v) {
     auto* p = new NumNode;
     p->inner = Inner::Big;
     p->big = std::move(v);
+    return make_node(p);
+}
+
+Number make_dec(Decimal d, std::string text = {}) {
+    auto* p = new NumNode;
+    p->inner = Inner::Dec;
+    p->d = d.to_double();
+    p->dec = std::move(d);
+    p->text = std::move(text);
     return make_node(p);
 }
 
@@ -114,88 +120,16 @@ int cmp_big_double(const BigInt& b, double d) {
     return d > fl ? -1 : 0;
 }
 
-Dec dec_from_digits(bool neg, std::string_view s) {  // s: decimal integer digits
-    Dec r;
-    r.neg = neg;
-    std::size_t lead = 0;
-    while (lead < s.size() && s[lead] == '0') ++lead;
-    s.remove_prefix(lead);
-    if (s.empty()) return Dec{};
-    r.exp = static_cast<std::int64_t>(s.size());
-    while (!s.empty() && s.back() == '0') s.remove_suffix(1);
-    r.digits.assign(s);
-    return r;
-}
-
-Dec dec_of_int(std::int64_t i) {
-    char buf[32];
-    auto res = std::to_chars(buf, buf + sizeof buf, i);
-    std::string_view s(buf, static_cast<std::size_t>(res.ptr - buf));
-    bool neg = false;
-    if (!s.empty() && s[0] == '-') {
-        neg = true;
-        s.remove_prefix(1);
-    }
-    return dec_from_digits(neg, s);
-}
-
-Dec dec_of_big(const BigInt& b) {
-    std::string s = b.str();
-    bool neg = !s.empty() && s[0] == '-';
-    return dec_from_digits(neg, std::string_view(s).substr(neg ? 1 : 0));
-}
-
-// Shortest round-trip digits of a finite double.
-Dec dec_of_double(double d) {
-    if (d == 0) return Dec{};
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
-    std::string_view s(buf, static_cast<std::size_t>(res.ptr - buf));
-    Dec r;
-    if (s[0] == '-') {
-        r.neg = true;
-        s.remove_prefix(1);
-    }
-    auto epos = s.find('e');
-    std::string_view mant = s.substr(0, epos);
-    int x = 0;
-    std::string_view es = s.substr(epos + 1);
-    if (!es.empty() && es[0] == '+') es.remove_prefix(1);
-    std::from_chars(es.data(), es.data() + es.size(), x);
-    for (char c : mant)
-        if (c != '.') r.digits.push_back(c);
-    while (!r.digits.empty() && r.digits.back() == '0') r.digits.pop_back();
-    r.exp = x + 1;
-    return r;
-}
-
-Dec dec_of(const View& v) {
+// The exact value. A Float stands for the shortest decimal that reads back to its double
+// (Decimal::of_double); doubles order as those decimals do, so comparing two doubles is exact.
+Decimal dec_of(const View& v) {
     switch (v.k) {
-    case Inner::Int: return dec_of_int(v.i);
-    case Inner::Float: return dec_of_double(v.d);
-    case Inner::Big: return dec_of_big(v.node->big);
-    case Inner::Huge: return v.node->dec;
+    case Inner::Int: return Decimal::of_int(v.i);
+    case Inner::Float: return Decimal::of_double(v.d);
+    case Inner::Big: return Decimal::of_big(v.node->big);
+    case Inner::Dec: return v.node->dec;
     }
-    return Dec{};
-}
-
-int cmp_dec(const Dec& a, const Dec& b) {
-    int sa = a.digits.empty() ? 0 : (a.neg ? -1 : 1);
-    int sb = b.digits.empty() ? 0 : (b.neg ? -1 : 1);
-    if (sa != sb) return sa < sb ? -1 : 1;
-    if (sa == 0) return 0;
-    int mag;
-    if (a.exp != b.exp) mag = a.exp < b.exp ? -1 : 1;
-    else {
-        int c = a.digits.compare(b.digits);
-        mag = c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-    return sa < 0 ? -mag : mag;
-}
-
-std::uint64_t hash_dec(const Dec& d) {
-    std::uint64_t h = hash_bytes(d.digits.data(), d.digits.size());
-    return hash_mix(h ^ hash_mix(static_cast<std::uint64_t>(d.exp) * 2 + (d.neg ? 1 : 0)));
+    return Decimal{};
 }
 
 std::uint64_t hash_int(std::int64_t i) { return hash_mix(static_cast<std::uint64_t>(i)); }
@@ -212,7 +146,7 @@ bool is_integral_view(const View& v) {
     case Inner::Int:
     case Inner::Big: return true;
     case Inner::Float: return false;
-    case Inner::Huge: return v.node->dec.exp >= static_cast<std::int64_t>(v.node->dec.digits.size());
+    case Inner::Dec: return v.node->dec.is_integral();
     }
     return false;
 }
@@ -226,27 +160,74 @@ double double_of(const View& v) {
     case Inner::Int: return static_cast<double>(v.i);
     case Inner::Float: return v.d;
     case Inner::Big: return v.node->big.convert_to<double>();
-    case Inner::Huge: {
-        const Dec& d = v.node->dec;
-        double inf = std::numeric_limits<double>::infinity();
-        double r = d.exp > 0 ? inf : 0.0;
-        return d.neg ? -r : r;
-    }
+    case Inner::Dec: return v.node->d;
     }
     return 0;
 }
 
-// Strips literal text: the canonical number with the same value.
-Number canonical(const Number& n) {
-    View v = view(n);
-    if (!v.node || v.node->text.empty()) return n;
-    switch (v.k) {
-    case Inner::Int: return Number::from_int(v.i);
-    case Inner::Float: return make_float(v.d);
-    case Inner::Big: return make_big(v.node->big);
-    case Inner::Huge: return n;
+// The canonical number of an exact decimal: an int64 or big integer when integral (up to
+// kMaxBigExponent digits), a double when the value is the shortest text of one, else a decimal.
+Number number_of_decimal(Decimal d) {
+    if (d.is_integral()) {
+        if (d.exp <= 18) {
+            std::int64_t v = 0;
+            for (char c : d.digits) v = v * 10 + (c - '0');
+            for (auto k = static_cast<std::int64_t>(d.digits.size()); k < d.exp; ++k) v *= 10;
+            return Number::from_int(d.neg ? -v : v);
+        }
+        if (auto b = d.to_big_int(kMaxBigExponent)) return number_from_big(*b);
+        return make_dec(std::move(d));
     }
-    return n;
+    double x = d.to_double();
+    if (std::isfinite(x) && x != 0 && compare(Decimal::of_double(x), d) == 0) return make_float(x);
+    return make_dec(std::move(d));
+}
+
+// `canon` spelled as `text` (kept for printing when it differs from canon's own text).
+Number with_text(Number canon, std::string_view text) {
+    if (canon.to_string() == text) return canon;
+    View v = view(canon);
+    auto* node = new NumNode;
+    node->inner = v.k;
+    node->i = v.i;
+    node->d = v.d;
+    if (v.k == Inner::Big) node->big = v.node->big;
+    if (v.k == Inner::Dec) node->dec = v.node->dec;
+    node->text.assign(text);
+    return make_node(node);
+}
+
+// ---- OPA's float arithmetic (big_float.hpp) ----------------------------------------------
+
+std::optional<BigFloat> float_of(const View& v) {
+    if (v.k == Inner::Int) {
+        // big.Float.SetString keeps the sign of a zero ("-0", "-0.0").
+        if (v.i == 0 && v.node && !v.node->text.empty() && v.node->text[0] == '-') return BigFloat::zero(true);
+        return BigFloat::from_int(v.i);
+    }
+    return BigFloat::from_decimal(dec_of(v));
+}
+
+// An integer OPA reads as one (json.Number.Int64 parses its text): "3", "-0", a big integer;
+// not "3.0" or "1e3", which OPA 1.7.1 computes with as floats (so -1 * 0.0 is -0).
+bool int_text(const View& v) {
+    if (v.k != Inner::Int && v.k != Inner::Big) return false;
+    return !v.node || v.node->text.empty() || v.node->text == "-0";
+}
+
+// Results of integral value print in plain digits; beyond this many, OPA would write a
+// string of that size: refused instead.
+constexpr std::int64_t kMaxResultDigits = 100000;
+
+NumberResult too_large() { return NumberResult::failure("number too large"); }
+
+// builtins.FloatToNumber: the shortest digits of the float, as an integer when it is one.
+NumberResult number_of_float(const BigFloat& f) {
+    if (f.is_zero()) return NumberResult::success(f.negative() ? with_text(Number(), "-0") : Number());
+    if (!f.within_bounds()) return too_large();
+    Decimal d = f.shortest();
+    if (d.is_integral() && d.exp > kMaxResultDigits) return too_large();
+    return NumberResult::success(number_of_decimal(std::move(d)));
 }
 
 } // namespace
@@ -288,11 +269,13 @@ std::optional<BigInt> to_big_int(const Number& n) {
     switch (v.k) {
     case Inner::Int: return BigInt(v.i);
     case Inner::Big: return v.node->big;
-    case Inner::Float: return std::nullopt;
-    case Inner::Huge: break;
+    case Inner::Float:
+    case Inner::Dec: break;
     }
-    return std::nullopt;  // huge decimals are never expanded (see kMaxBigExponent)
+    return std::nullopt;  // decimals are never expanded (see kMaxBigExponent)
 }
+
+std::string big_decimal_text(const BigInt& v) { return v.str(); }
 
 Number number_from_big(const BigInt& v) {
     if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
@@ -300,106 +283,29 @@ Number number_from_big(const BigInt& v) {
     return make_big(v);
 }
 
+Decimal to_decimal(const Number& n) { return dec_of(view(n)); }
+
+Number number_from_decimal(const Decimal& d) { return number_of_decimal(d); }
+
 NumberResult Number::parse(std::string_view text) {
-    auto bad = [&] { return NumberResult::failure("invalid number literal: \"" + std::string(text) + "\""); };
-    std::size_t p = 0, n = text.size();
-    bool neg = false;
-    if (p < n && text[p] == '-') {
-        neg = true;
-        ++p;
-    }
-    std::size_t int_begin = p;
-    if (p >= n || text[p] < '0' || text[p] > '9') return bad();
-    if (text[p] == '0') ++p;
-    else
-        while (p < n && text[p] >= '0' && text[p] <= '9') ++p;
-    std::string_view int_digits = text.substr(int_begin, p - int_begin);
-    std::string_view frac_digits;
-    bool has_frac = false, has_exp = false;
-    if (p < n && text[p] == '.') {
-        has_frac = true;
-        std::size_t b = ++p;
-        while (p < n && text[p] >= '0' && text[p] <= '9') ++p;
-        if (p == b) return bad();
-        frac_digits = text.substr(b, p - b);
-    }
-    std::int64_t exp10 = 0;
-    if (p < n && (text[p] == 'e' || text[p] == 'E')) {
-        has_exp = true;
-        ++p;
-        bool eneg = false;
-        if (p < n && (text[p] == '+' || text[p] == '-')) eneg = text[p++] == '-';
-        std::size_t b = p;
-        while (p < n && text[p] >= '0' && text[p] <= '9') {
-            if (exp10 < (std::int64_t(1) << 40)) exp10 = exp10 * 10 + (text[p] - '0');
-            ++p;
-        }
-        if (p == b) return bad();
-        if (eneg) exp10 = -exp10;
-    }
-    if (p != n) return bad();
-
     // Fast path: plain integer that surely fits int64.
-    if (!has_frac && !has_exp && int_digits.size() <= 18) {
-        std::int64_t v = 0;
-        for (char c : int_digits) v = v * 10 + (c - '0');
-        if (neg && v == 0) {  // "-0": value 0, keep the text
-            auto* node = new NumNode;
-            node->text.assign(text);
-            return NumberResult::success(make_node(node));
+    if (!text.empty() && text.size() <= 19) {
+        std::size_t p = text[0] == '-' ? 1 : 0;
+        std::size_t n = text.size() - p;
+        bool plain = n >= 1 && n <= 18 && (text[p] != '0' || n == 1);
+        for (std::size_t k = p; plain && k < text.size(); ++k) plain = text[k] >= '0' && text[k] <= '9';
+        if (plain) {
+            std::int64_t v = 0;
+            for (std::size_t k = p; k < text.size(); ++k) v = v * 10 + (text[k] - '0');
+            if (p == 1 && v == 0) return NumberResult::success(with_text(Number(), text));  // "-0"
+            return NumberResult::success(from_int(p == 1 ? -v : v));
         }
-        return NumberResult::success(from_int(neg ? -v : v));
     }
-
-    // Significant digits D and exponent E with value = 0.D * 10^E.
-    std::string all;
-    all.reserve(int_digits.size() + frac_digits.size());
-    all.append(int_digits);
-    all.append(frac_digits);
-    std::size_t lead = 0;
-    while (lead < all.size() && all[lead] == '0') ++lead;
-    std::string_view D(all);
-    D.remove_prefix(lead);
-    while (!D.empty() && D.back() == '0') D.remove_suffix(1);
-
-    auto with_text = [&](Number canon) -> Number {
-        if (canon.to_string() == text) return canon;
-        View v = view(canon);
-        auto* node = new NumNode;
-        node->inner = v.k;
-        node->i = v.i;
-        node->d = v.d;
-        if (v.k == Inner::Big) node->big = v.node->big;
-        node->text.assign(text);
-        return make_node(node);
-    };
-
-    if (D.empty()) return NumberResult::success(with_text(from_int(0)));
-
-    std::int64_t E = static_cast<std::int64_t>(int_digits.size()) - static_cast<std::int64_t>(lead) + exp10;
-    auto nd = static_cast<std::int64_t>(D.size());
-    bool integral = E >= nd;
-
-    if (integral && E <= kMaxBigExponent) {
-        std::string digits(D);
-        digits.append(static_cast<std::size_t>(E - nd), '0');
-        if (neg) digits.insert(digits.begin(), '-');
-        return NumberResult::success(with_text(from_decimal_integer(digits)));
-    }
-    if (!integral) {
-        std::string z(text);
-        double d = std::strtod(z.c_str(), nullptr);
-        if (std::isfinite(d) && d != 0) return NumberResult::success(with_text(make_float(d)));
-    }
-    // Huge: exact decimal beyond what we expand or what a double holds.
-    auto* node = new NumNode;
-    node->inner = Inner::Huge;
-    node->text.assign(text);
-    node->dec.neg = neg;
-    node->dec.digits.assign(D);
-    node->dec.exp = E;
-    node->d = double_of(View{Inner::Huge, 0, 0, node});
-    return NumberResult::success(make_node(node));
+    auto dec = Decimal::parse(text);
+    if (!dec) return NumberResult::failure("invalid number literal: \"" + std::string(text) + "\"");
+    if (!dec->is_integral() || dec->exp <= kMaxBigExponent) return NumberResult::success(with_text(number_of_decimal(std::move(*dec)), text));
+    // Integers too long to expand keep their text and stay exact decimals.
+    return NumberResult::success(make_dec(std::move(*dec), std::string(text)));
 }
 
 // ---- inspection -----------------------------------------------------------
@@ -435,12 +341,12 @@ int Number::sign() const noexcept {
     case Inner::Int: return v.i < 0 ? -1 : (v.i > 0 ? 1 : 0);
     case Inner::Float: return v.d < 0 ? -1 : (v.d > 0 ? 1 : 0);
     case Inner::Big: return v.node->big.sign();
-    case Inner::Huge: return v.node->dec.digits.empty() ? 0 : (v.node->dec.neg ? -1 : 1);
+    case Inner::Dec: return v.node->dec.sign();
     }
     return 0;
 }
 
-bool Number::is_huge() const noexcept { return rep_ == Rep::Heap && node_of(*this)->inner == Inner::Huge; }
+bool Number::is_decimal() const noexcept { return rep_ == Rep::Heap && node_of(*this)->inner == Inner::Dec; }
 
 std::string_view Number::literal() const noexcept {
     if (rep_ != Rep::Heap) return {};
@@ -468,7 +374,9 @@ void Number::append_to(std::string& out) const {
     }
     case Inner::Float: out += format_double(v.d); return;
     case Inner::Big: out += v.node->big.str(); return;
-    case Inner::Huge: out += "0"; return;  // unreachable: huge numbers keep text
+    case Inner::Dec:
+        out += v.node->dec.is_integral() ? v.node->dec.format_integer() : v.node->dec.format_g();
+        return;
     }
 }
 
@@ -483,7 +391,7 @@ std::uint64_t Number::hash() const noexcept {
         return hash_mix(bits ^ 0x9e3779b97f4a7c15ULL);
     }
     case Inner::Big:
-    case Inner::Huge: return hash_dec(dec_of(v));
+    case Inner::Dec: return runtime::hash(dec_of(v));
     }
     return 0;
 }
@@ -492,7 +400,7 @@ int compare(const Number& a, const Number& b) noexcept {
     if (a.rep_ == Number::Rep::Int && b.rep_ == Number::Rep::Int)
         return a.i_ < b.i_ ? -1 : (a.i_ > b.i_ ? 1 : 0);
     View x = view(a), y = view(b);
-    if (x.k == Inner::Huge || y.k == Inner::Huge) return cmp_dec(dec_of(x), dec_of(y));
+    if (x.k == Inner::Dec || y.k == Inner::Dec) return compare(dec_of(x), dec_of(y));
     switch (x.k) {
     case Inner::Int:
         switch (y.k) {
@@ -518,116 +426,81 @@ int compare(const Number& a, const Number& b) noexcept {
 // ---- formatting -------------------------------------------------------------
 
 std::string format_double(double d) {
-    if (!std::isfinite(d)) return "0";
-    if (d == 0) return "0";
-    Dec dec = dec_of_double(d);
-    std::string out;
-    if (dec.neg) out.push_back('-');
-    const std::string& dg = dec.digits;
-    std::int64_t x = dec.exp - 1;  // exponent in d.ddd x 10^x
-    if (x < -4 || x >= 6) {
-        out.push_back(dg[0]);
-        if (dg.size() > 1) {
-            out.push_back('.');
-            out.append(dg, 1);
-        }
-        out.push_back('e');
-        out.push_back(x < 0 ? '-' : '+');
-        std::int64_t ax = x < 0 ? -x : x;
-        if (ax < 10) out.push_back('0');
-        out += std::to_string(ax);
-        return out;
-    }
-    if (x >= 0) {
-        auto ip = static_cast<std::size_t>(x + 1);
-        if (dg.size() <= ip) {
-            out += dg;
-            out.append(ip - dg.size(), '0');
-        } else {
-            out.append(dg, 0, ip);
-            out.push_back('.');
-            out.append(dg, ip);
-        }
-    } else {
-        out += "0.";
-        out.append(static_cast<std::size_t>(-x - 1), '0');
-        out += dg;
-    }
-    return out;
+    if (!std::isfinite(d) || d == 0) return "0";
+    return Decimal::of_double(d).format_g();
 }
 
 // ---- arithmetic ---------------------------------------------------------------
+// As OPA's topdown/arithmetic.go (newest release): integers exactly, anything else through
+// BigFloat (OPA 1.7.1 also took integers beyond +-999 through floats, which rounds those
+// beyond 64 bits; its newest release computes them exactly, as here).
 
 namespace {
 
-NumberResult too_large() { return NumberResult::failure("number too large"); }
-
-NumberResult from_double_checked(double r) {
-    if (!std::isfinite(r)) return too_large();
-    return NumberResult::success(Number::from_double(r));
-}
-
 enum class Op { Add, Sub, Mul };
+
+NumberResult float_arith(const View& x, const View& y, Op op) {
+    auto fx = float_of(x), fy = float_of(y);
+    if (!fx || !fy) return too_large();
+    return number_of_float(op == Op::Add ? add(*fx, *fy) : op == Op::Sub ? sub(*fx, *fy) : mul(*fx, *fy));
+}
 
 NumberResult arith(const Number& a, const Number& b, Op op) {
     View x = view(a), y = view(b);
-    if (x.k == Inner::Int && y.k == Inner::Int) {
+    if (x.k == Inner::Int && y.k == Inner::Int && int_text(x) && int_text(y)) {
         std::int64_t r;
         bool ovf = op == Op::Add   ? __builtin_add_overflow(x.i, y.i, &r)
                    : op == Op::Sub ? __builtin_sub_overflow(x.i, y.i, &r)
                                    : __builtin_mul_overflow(x.i, y.i, &r);
         if (!ovf) return NumberResult::success(Number::from_int(r));
     }
-    if (x.k == Inner::Huge || y.k == Inner::Huge) return too_large();
-    if (x.k != Inner::Float && y.k != Inner::Float) {
+    if (int_text(x) && int_text(y)) {
         BigInt p = big_of(x), q = big_of(y);
         BigInt r = op == Op::Add ? BigInt(p + q) : op == Op::Sub ? BigInt(p - q) : BigInt(p * q);
         return NumberResult::success(number_from_big(r));
     }
-    double p = double_of(x), q = double_of(y);
-    return from_double_checked(op == Op::Add ? p + q : op == Op::Sub ? p - q : p * q);
+    return float_arith(x, y, op);
 }
 
 } // namespace
 
 NumberResult add(const Number& a, const Number& b) { return arith(a, b, Op::Add); }
+NumberResult add_as_floats(const Number& a, const Number& b) { return float_arith(view(a), view(b), Op::Add); }
+NumberResult mul_as_floats(const Number& a, const Number& b) { return float_arith(view(a), view(b), Op::Mul); }
 NumberResult sub(const Number& a, const Number& b) { return arith(a, b, Op::Sub); }
 NumberResult mul(const Number& a, const Number& b) { return arith(a, b, Op::Mul); }
 
 NumberResult div(const Number& a, const Number& b) {
     if (b.is_zero()) return NumberResult::failure("divide by zero");
     View x = view(a), y = view(b);
-    if (x.k == Inner::Int && y.k == Inner::Int) {
-        if (!(y.i == -1 && x.i == std::numeric_limits<std::int64_t>::min()) && x.i % y.i == 0)
-            return NumberResult::success(Number::from_int(x.i / y.i));
-        if (y.i != -1) return from_double_checked(static_cast<double>(x.i) / static_cast<double>(y.i));
-    }
-    if (x.k == Inner::Huge || y.k == Inner::Huge) return too_large();
-    if (x.k != Inner::Float && y.k != Inner::Float) {
-        BigInt p = big_of(x), q = big_of(y);
-        BigInt quo, r;
-        boost::multiprecision::divide_qr(p, q, quo, r);
-        if (r == 0) return NumberResult::success(number_from_big(quo));
-        // Inexact: integer part exactly, fraction as double.
-        double qd = quo.convert_to<double>();
-        double rd = r.convert_to<double>() / q.convert_to<double>();
-        if (!std::isfinite(rd)) rd = 0;
-        return from_double_checked(qd + rd);
-    }
-    return from_double_checked(double_of(x) / double_of(y));
+    // Exact when an int divides an int (a zero dividend excepted: 0 / -5 is -0); anything
+    // else is a float quotient.
+    if (x.k == Inner::Int && y.k == Inner::Int && int_text(x) && int_text(y) && x.i != 0 &&
+        !(y.i == -1 && x.i == std::numeric_limits<std::int64_t>::min()) && x.i % y.i == 0)
+        return NumberResult::success(Number::from_int(x.i / y.i));
+    auto fx = float_of(x), fy = float_of(y);
+    if (!fx || !fy) return too_large();
+    return number_of_float(quo(*fx, *fy));
 }
 
 NumberResult rem(const Number& a, const Number& b) {
-    if (!a.is_integer() || !b.is_integer()) return NumberResult::failure("modulo on floating-point number");
-    if (b.is_zero()) return NumberResult::failure("modulo by zero");
     View x = view(a), y = view(b);
-    if (x.k == Inner::Int && y.k == Inner::Int) {
+    if (x.k == Inner::Int && y.k == Inner::Int && int_text(x) && int_text(y)) {
+        if (y.i == 0) return NumberResult::failure("modulo by zero");
         if (y.i == -1) return NumberResult::success(Number::from_int(0));
         return NumberResult::success(Number::from_int(x.i % y.i));
     }
-    if (x.k == Inner::Huge || y.k == Inner::Huge) return too_large();
-    BigInt p = big_of(x), q = big_of(y);
-    return NumberResult::success(number_from_big(BigInt(p % q)));  // sign of dividend
+    // OPA's NumberToInt: an integer read as one, anything else the integer its 64-bit float is.
+    auto integer_of = [](const View& v) -> std::optional<BigInt> {
+        if (int_text(v)) return big_of(v);
+        auto f = float_of(v);
+        if (!f || !f->is_int()) return std::nullopt;
+        return f->trunc();
+    };
+    auto p = integer_of(x), q = integer_of(y);
+    if (!p || !q) return NumberResult::failure("modulo on floating-point number");
+    if (*q == 0) return NumberResult::failure("modulo by zero");
+    return NumberResult::success(number_from_big(BigInt(*p % *q)));  // sign of dividend
 }
 
 Number negate(const Number& a) {
@@ -640,7 +513,11 @@ Number negate(const Number& a) {
             return Number::from_int(-v.i);
         case Inner::Float: return make_float(-v.d);
         case Inner::Big: return number_from_big(-v.node->big);
-        case Inner::Huge: break;
+        case Inner::Dec: {
+            Decimal d = v.node->dec;
+            if (!d.is_zero()) d.neg = !d.neg;
+            return make_dec(std::move(d));
+        }
         }
     }
     // Keep the literal text, negated ("1e-3" -> "-1e-3").
@@ -657,36 +534,70 @@ Number negate(const Number& a) {
         break;
     case Inner::Float: node->d = -v.d; break;
     case Inner::Big: node->big = -v.node->big; break;
-    case Inner::Huge:
+    case Inner::Dec:
         node->dec = v.node->dec;
-        if (!node->dec.digits.empty()) node->dec.neg = !node->dec.neg;
+        if (!node->dec.is_zero()) node->dec.neg = !node->dec.neg;
         node->d = -v.node->d;
         break;
     }
     return make_node(node);
 }
 
-Number abs(const Number& a) { return a.sign() < 0 ? negate(a) : a; }
+// abs, round, ceil and floor as OPA: an int64 stays (its canonical text: abs(101.0) is 101);
+// anything else goes through BigFloat, which rounds decimals of more than 19 digits and
+// integers beyond 64 bits to its precision.
+
+NumberResult abs(const Number& a) {
+    View v = view(a);
+    if (v.k == Inner::Int) {
+        if (v.i == std::numeric_limits<std::int64_t>::min()) return NumberResult::success(make_big(-BigInt(v.i)));
+        return NumberResult::success(Number::from_int(v.i < 0 ? -v.i : v.i));
+    }
+    auto f = float_of(v);
+    if (!f) return too_large();
+    return number_of_float(f->abs());
+}
 
 namespace {
-template <class F>
-Number integral_op(const Number& a, F f, int tiny_pos, int tiny_neg) {
+
+enum class Rounding { Round, Ceil, Floor };
+
+NumberResult integral(const Number& a, Rounding how) {
     View v = view(a);
-    switch (v.k) {
-    case Inner::Int:
-    case Inner::Big: return canonical(a);
-    case Inner::Float: return Number::from_double(f(v.d));
-    case Inner::Huge:
-        if (is_integral_view(v)) return a;
-        // Non-integral huge decimals are tiny (|x| < 1e-300).
-        return Number::from_int(v.node->dec.neg ? tiny_neg : tiny_pos);
+    if (v.k == Inner::Int) return NumberResult::success(Number::from_int(v.i));
+    // Below one tenth, whatever its exponent (1e-400000 is beyond BigFloat's bounds): OPA's
+    // truncation gives 0, and ceil adds one to any nonzero value (ceil(-0.05) is 1 too).
+    if (v.k == Inner::Dec && v.node->dec.exp < 0) {
+        bool one = how == Rounding::Ceil && !v.node->dec.is_zero();
+        return NumberResult::success(Number::from_int(one ? 1 : 0));
     }
-    return a;
+    auto f = float_of(v);
+    if (!f) return too_large();
+    BigInt i;
+    switch (how) {
+    case Rounding::Round: {  // half away from zero, the half added at 64 bits
+        BigFloat half = *BigFloat::from_decimal(Decimal::of_digits(false, "5", -1));
+        i = (f->negative() ? sub(*f, half) : add(*f, half)).trunc();
+        break;
+    }
+    case Rounding::Ceil:  // OPA's: truncation, plus one unless negative (ceil(-0.5) is 1)
+        i = f->trunc();
+        if (!(i < 0) && !f->is_int()) i += 1;
+        break;
+    case Rounding::Floor:  // OPA's: truncation, minus one if negative (floor(-0.5) is 0)
+        i = f->trunc();
+        if (i < 0 && !f->is_int()) i -= 1;
+        break;
+    }
+    if (boost::multiprecision::msb(i == 0 ? BigInt(1) : BigInt(boost::multiprecision::abs(i))) > 4 * kMaxResultDigits)
+        return too_large();
+    return NumberResult::success(number_from_big(i));
 }
+
 } // namespace
 
-Number round(const Number& a) { return integral_op(a, [](double d) { return std::round(d); }, 0, 0); }
-Number ceil(const Number& a) { return integral_op(a, [](double d) { return std::ceil(d); }, 1, 0); }
-Number floor(const Number& a) { return integral_op(a, [](double d) { return std::floor(d); }, 0, -1); }
+NumberResult round(const Number& a) { return integral(a, Rounding::Round); }
+NumberResult ceil(const Number& a) { return integral(a, Rounding::Ceil); }
+NumberResult floor(const Number& a) { return integral(a, Rounding::Floor); }
 
 } // namespace gavel::runtime

@@ -1,39 +1,30 @@
-// Rego numbers: exact integers of any size, IEEE doubles for fractions, and the
-// original literal text where printing must reproduce it.
+// Rego numbers as OPA has them: a number is its decimal text (json.Number). Two numbers are
+// equal or ordered by their exact values (1 == 1.0, 0.30000000000000001 != 0.3), and a number
+// prints as it was written ("1.0", "1e3", "-0") or, when computed, as OPA writes results.
 //
 // Representation (16 bytes, no allocation for the common cases):
 //   Int   - int64_t inline. Every integral value that fits int64 ends up here
 //           (also 1.0, 1e3, 2.5*2: numbers are normalised by value).
-//   Float - double inline. Always finite and never integral.
+//   Float - double inline, standing for the shortest decimal that reads back to it
+//           (Decimal::of_double). Always finite and never integral. A decimal that is no
+//           double's shortest text (0.30000000000000001) is not stored as a double.
 //   Heap  - pointer to a shared node holding one of
 //             * a big integer (Boost cpp_int) outside the int64 range,
-//             * an Int/Float value plus the literal text it was written as
+//             * an Int/Float/big value plus the literal text it was written as
 //               ("3.0", "1e-3", "1.5893857701234e+09"), kept for display only,
-//             * a "huge" exact decimal that neither int64/cpp_int (exponent
-//               over kMaxBigExponent) nor double (overflow/underflow) can hold,
-//               e.g. 1e-400 or 1e5000; it always keeps its literal text.
-//   Integers written with an exponent (2e308) are exact big integers and print
-//   as written ("2e308"), which is what OPA's sprintf("%v", [2e308]) shows.
+//             * an exact decimal (decimal.hpp) for every other value: 1e-400,
+//               0.30000000000000001, OPA's results such as 0.33333333333333333334, and
+//               integers over kMaxBigExponent digits (1e5000, which keep their text).
 //
-// Semantics: equality, ordering and hashing are by exact numeric value across
-// all representations (1 == 1.0, hash(1) == hash(1.0)). Literal text is never
-// significant for comparison.
+// Semantics: equality, ordering and hashing are by exact numeric value across all
+// representations (1 == 1.0, hash(1) == hash(1.0)). Literal text is never significant for
+// comparison.
 //
-// Text form (to_string / JSON output):
-//   * literal text when the number carries one,
-//   * integers as plain decimal digits,
-//   * non-integers in the shortest digits that round-trip the double, laid out
-//     like Go's strconv.FormatFloat(f, 'g', -1, 64) / big.Float.Text('g', -1)
-//     as used by OPA's builtins.FloatToNumber: %e form with at least two
-//     exponent digits ("1e-05", "1.2345675e+06") when the decimal exponent is
-//     < -4 or >= 6 (Go's rule for shortest 'g'), otherwise plain ("0.1",
-//     "1.5", "66.66667"). Integral results print as integers (OPA formats
-//     integral big.Floats with 'f': 1.5 + 2.5 -> "4", 1e21 -> 21 digits).
-//     Literals keep their text, so `1234567.5` written in a policy prints as
-//     written (OPA keeps json.Number text too). Note: OPA computes with
-//     64-bit-mantissa big.Floats, we with doubles; results of inexact float
-//     arithmetic may differ in the last digits (e.g. 1/3). Integer
-//     arithmetic is exact in both.
+// Arithmetic (see the functions below) follows OPA's topdown/arithmetic.go: integers exactly,
+// anything else with Go's big.Float at 64 bits (big_float.hpp), printed with the fewest digits
+// that read back to the same 64-bit float: 0.1 + 0.2 is 0.3, -6 * 0.2 is -1.2, 1 / 3 is
+// 0.33333333333333333334. Integral results print as integers (1.5 + 2.5 -> "4"), others in
+// Go's 'g' layout ("1e-05", "1.0000005e+06", "0.1").
 #pragma once
 
 #include "runtime/node.hpp"
@@ -108,7 +99,7 @@ public:
     double to_double() const noexcept;           // nearest double (may be +-inf)
     int sign() const noexcept;                   // -1, 0, 1
     bool is_zero() const noexcept { return sign() == 0; }
-    bool is_huge() const noexcept;               // exact decimal beyond int/double
+    bool is_decimal() const noexcept;            // held as an exact decimal (see above)
     std::string_view literal() const noexcept;   // original text, or empty
     std::string to_string() const;               // OPA text form (see above)
     void append_to(std::string& out) const;      // same, appended
@@ -178,24 +169,32 @@ struct NumberResult {
 };
 
 // ---- arithmetic ------------------------------------------------------------
-// Integer operands give exact integer results (int64 fast path, big beyond).
-// A non-integral operand makes the operation a double one; results are
-// normalised (2.5 * 2 == 5, an integer). Errors are values, never exceptions.
-//   div: "divide by zero"; rem: "modulo by zero",
-//   "modulo on floating-point number"; operations on huge decimals or results
-//   that overflow a double: "number too large".
+// Integer operands give exact integer results (int64 fast path, big beyond); a non-integral
+// operand makes it OPA's 64-bit big.Float operation (see the top of this file). Division is
+// exact when an int divides an int, a float quotient otherwise. Errors are values, never
+// exceptions: div "divide by zero"; rem "modulo by zero", "modulo on floating-point number";
+// "number too large" for float operands or results beyond BigFloat's bounds (a binary exponent
+// beyond +-2^17, more than 10,000 digits: big_float.hpp) and integral results of more than
+// 100,000 digits. Integers compute exactly at any size, as in OPA's newest release (1.7.1
+// rounded those beyond 64 bits).
 NumberResult add(const Number& a, const Number& b);
 NumberResult sub(const Number& a, const Number& b);
 NumberResult mul(const Number& a, const Number& b);
 NumberResult div(const Number& a, const Number& b);
 NumberResult rem(const Number& a, const Number& b);  // truncated (Go big.Int Rem)
-Number negate(const Number& a);
-Number abs(const Number& a);
-Number round(const Number& a);  // half away from zero
-Number ceil(const Number& a);
-Number floor(const Number& a);
+// a + b and a * b as 64-bit floats whatever the operands (sum and product of mixed numbers).
+NumberResult add_as_floats(const Number& a, const Number& b);
+NumberResult mul_as_floats(const Number& a, const Number& b);
+Number negate(const Number& a);                      // keeps literal text ("1e-3" -> "-1e-3")
+// As OPA: an int64 is its own result (in canonical text: abs(101.0) is 101); anything else goes
+// through big.Float. round is half away from zero; ceil and floor are OPA's, which truncate
+// first: floor(-0.5) is 0 and ceil(-0.5) is 1 (OPA 1.7.1 and its newest release alike).
+NumberResult abs(const Number& a);
+NumberResult round(const Number& a);
+NumberResult ceil(const Number& a);
+NumberResult floor(const Number& a);
 
-// Formats a finite double as described at the top of this file.
+// A finite double's shortest text in Go's 'g' layout ("0.1", "1e-05", "1.2345675e+06").
 std::string format_double(double d);
 
 namespace detail {

@@ -1,16 +1,15 @@
 #include "runtime/yaml.hpp"
 
-#include "runtime/utf8.hpp"
+#include "runtime/json.hpp"
 #include "runtime/yaml_scalar.hpp"
 
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
-#include <yaml-cpp/exceptions.h>
+#include "lang/go_quote.hpp"
+#include "lang/yaml_events.hpp"
+#include "support/base64.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
-#include <sstream>
 #include <unordered_map>
 
 namespace gavel::runtime {
@@ -22,217 +21,250 @@ const std::string kTagInt = "tag:yaml.org,2002:int";
 const std::string kTagFloat = "tag:yaml.org,2002:float";
 const std::string kTagBool = "tag:yaml.org,2002:bool";
 const std::string kTagNull = "tag:yaml.org,2002:null";
+const std::string kTagMerge = "tag:yaml.org,2002:merge";
+const std::string kTagTimestamp = "tag:yaml.org,2002:timestamp";
+const std::string kTagBinary = "tag:yaml.org,2002:binary";
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-std::optional<bool> bool_word(std::string_view s) {
-    if (s == "true" || s == "True" || s == "TRUE") return true;
-    if (s == "false" || s == "False" || s == "FALSE") return false;
-    return std::nullopt;
+namespace yaml = lang::yaml;
+
+bool is_null_word(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+// The short form go-yaml prints a tag in ("!!int").
+std::string short_tag(std::string_view tag) {
+    constexpr std::string_view prefix = "tag:yaml.org,2002:";
+    if (tag.substr(0, prefix.size()) == prefix) return "!!" + std::string(tag.substr(prefix.size()));
+    return std::string(tag);
 }
 
-std::optional<Number> int_scalar(std::string_view s) {
-    bool neg = false;
-    std::string_view body = s;
-    if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
-        neg = body[0] == '-';
-        body.remove_prefix(1);
+// The tag go-yaml v2 resolves a plain scalar to, for its "cannot decode" message.
+std::string plain_tag(std::string_view s) {
+    YamlScalar r = resolve_plain_yaml_scalar(s);
+    if (r.error) return "!!float";  // .inf, .nan
+    if (r.value.is_null()) return "!!null";
+    if (r.value.is_bool()) return "!!bool";
+    if (r.value.is_number()) {
+        bool hex = s.find("0x") != std::string_view::npos;
+        return !hex && s.find_first_of(".eE") != std::string_view::npos ? "!!float" : "!!int";
     }
-    if (body.size() > 2 && body[0] == '0' && (body[1] == 'o' || body[1] == 'x') && s.size() == body.size()) {
-        int base = body[1] == 'o' ? 8 : 16;
-        std::uint64_t v = 0;
-        auto r = std::from_chars(body.data() + 2, body.data() + body.size(), v, base);
-        if (r.ec != std::errc() || r.ptr != body.data() + body.size()) return std::nullopt;
-        return Number::from_uint(v);
-    }
-    if (body.empty()) return std::nullopt;
-    for (char c : body)
-        if (!is_digit(c)) return std::nullopt;
-    while (body.size() > 1 && body[0] == '0') body.remove_prefix(1);
-    std::string digits;
-    if (neg) digits.push_back('-');
-    digits.append(body);
-    return Number::from_decimal_integer(digits);
+    return "!!str";
 }
 
-std::optional<Number> float_scalar(std::string_view s) {
-    std::string t;
-    std::size_t i = 0, n = s.size();
-    if (i < n && (s[i] == '+' || s[i] == '-')) {
-        if (s[i] == '-') t.push_back('-');
-        ++i;
+// A decoded value as Go's fmt %#v writes it (go-yaml's "invalid map key: %#v").
+void append_go_syntax(std::string& out, const Value& v) {
+    if (v.is_null()) out += "interface {}(nil)";
+    else if (v.is_string()) lang::append_go_quoted(out, v.as_string());
+    else if (v.is_array()) {
+        out += "[]interface {}{";
+        bool first = true;
+        for (const Value& e : v.array_elements()) {
+            if (!first) out += ", ";
+            first = false;
+            append_go_syntax(out, e);
+        }
+        out += '}';
+    } else if (v.is_object()) {
+        // fmt sorts a map's keys; these keys are all strings here.
+        std::vector<std::pair<std::string_view, const Value*>> members;
+        for (const auto& e : v.object_entries()) members.emplace_back(e.key.as_string(), &e.value);
+        std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        out += "map[interface {}]interface {}{";
+        bool first = true;
+        for (const auto& [k, value] : members) {
+            if (!first) out += ", ";
+            first = false;
+            lang::append_go_quoted(out, k);
+            out += ':';
+            append_go_syntax(out, *value);
+        }
+        out += '}';
+    } else {
+        out += to_json(v);
     }
-    std::size_t int_start = i;
-    while (i < n && is_digit(s[i])) ++i;
-    std::string_view ip = s.substr(int_start, i - int_start);
-    std::string_view fp;
-    bool dot = false;
-    if (i < n && s[i] == '.') {
-        dot = true;
-        std::size_t b = ++i;
-        while (i < n && is_digit(s[i])) ++i;
-        fp = s.substr(b, i - b);
-    }
-    if (ip.empty() && fp.empty()) return std::nullopt;
-    if (!dot && ip.empty()) return std::nullopt;
-    std::string_view ep;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-        std::size_t b = i++;
-        if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-        std::size_t d = i;
-        while (i < n && is_digit(s[i])) ++i;
-        if (i == d) return std::nullopt;
-        ep = s.substr(b, i - b);
-    }
-    if (i != n) return std::nullopt;
-    while (ip.size() > 1 && ip[0] == '0') ip.remove_prefix(1);
-    t.append(ip.empty() ? std::string_view("0") : ip);
-    if (!fp.empty()) {
-        t.push_back('.');
-        t.append(fp);
-    }
-    t.append(ep);
-    NumberResult r = Number::parse(t);
-    if (!r.ok) return std::nullopt;
-    return r.value;
 }
 
-// Values built straight from the parser's events (one pass; no YAML::Node
-// graph). Anchored values are kept by anchor id and shared by their aliases;
-// an alias adds its value's node count, so alias bombs meet the node limit
-// without being expanded.
-class ValueBuilder final : public YAML::EventHandler {
+// Values built straight from libyaml's events (one pass; no node graph).
+// Anchored values are kept by name and shared by their aliases; an alias adds
+// its value's node count, so alias bombs meet the node limit without being
+// expanded.
+//
+// Errors come in go-yaml v2's order (OPA reads YAML with it, through
+// sigs.k8s.io/yaml): a document is parsed whole first, so a syntax error
+// anywhere in it wins; then the first error decoding it (an anchor inside its
+// own value, a collection as a key, a tagged scalar that is not of its tag);
+// then sigs.k8s.io/yaml's (a null key); then what JSON cannot hold (.inf,
+// .nan). Gavel's own limits (depth, size) stop at once.
+class ValueBuilder {
 public:
-    ValueBuilder(const Limits& limits, YamlTyping typing) : limits_(limits), typing_(typing) {}
-
-    // Thrown from a callback to stop the parser at the first error.
-    struct Stop {};
+    ValueBuilder(std::string_view text, const Limits& limits, YamlTyping typing)
+        : text_(text), limits_(limits), typing_(typing),
+          events_(text, typing == YamlTyping::GoYamlV3 ? yaml::ErrorDialect::GoYamlV3 : yaml::ErrorDialect::GoYamlV2) {}
 
     std::vector<Value> documents;
-    ParseError error_;
+    ParseError error;
 
-    // Where the last document was one empty node, if it was.
-    std::optional<YAML::Mark> empty_document_at() const {
-        return doc_events_ == 1 && doc_null_at_ ? doc_null_at_ : std::nullopt;
-    }
-
-    std::string depth_message() const {
-        return "YAML nesting too deep: more than " + std::to_string(limits_.max_depth) + " levels";
-    }
-
-    void set_error(const YAML::Mark& m, const std::string& what) {
-        if (m.is_null() || m.pos < 0) {
-            error_.message = what;
-            return;
+    // Reads up to `max_documents` documents; false on an error (then `error`).
+    bool run(std::size_t max_documents) {
+        yaml::Event e;
+        while (documents.size() < max_documents) {
+            if (!events_.next(e)) {
+                set_error(events_.error_byte_offset(), events_.error());
+                return false;
+            }
+            if (!handle(e)) return false;
+            if (e.type == yaml::EventType::StreamEnd) break;
         }
-        error_.offset = static_cast<std::size_t>(m.pos);
-        error_.line = static_cast<std::size_t>(m.line) + 1;
-        error_.column = static_cast<std::size_t>(m.column) + 1;
-        error_.message = what + " at line " + std::to_string(error_.line) + ", column " + std::to_string(error_.column);
-    }
-
-    void OnDocumentStart(const YAML::Mark&) override {
-        root_ = Value();
-        bad_key_.reset();
-        doc_events_ = 0;
-        doc_null_at_.reset();
-    }
-    void OnDocumentEnd() override {
-        if (bad_key_) fail(*bad_key_, "YAML mapping key must be a scalar");
-        documents.push_back(std::move(root_));
-    }
-
-    void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
-        if (++doc_events_ == 1) doc_null_at_ = m;
-        count_nodes(m, 1);
-        if (anchor) anchors_[anchor] = Anchored{Value(), 1, std::string("null"), true};
-        if (expecting_key()) frames_.back().key = Value::string("null");
-        else place(Value(), m);
-    }
-
-    void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
-        ++doc_events_;
-        auto it = anchors_.find(anchor);
-        if (it == anchors_.end() || !it->second.complete) fail(m, "YAML alias refers to a node that contains it");
-        const Anchored& a = it->second;
-        count_nodes(m, a.nodes);
-        if (expecting_key() && a.text) frames_.back().key = Value::string(*a.text);
-        else place(a.value, m);
-    }
-
-    void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor,
-                  const std::string& text) override {
-        ++doc_events_;
-        count_nodes(m, 1);
-        // A key is text: a plain one as sigs.k8s.io/yaml writes what it resolves to (yes: "true", 010: "8").
-        const bool key = expecting_key();
-        Value v = key && !anchor ? Value() : scalar(m, tag, text);
-        if (anchor) anchors_[anchor] = Anchored{v, 1, text, true};
-        bool typed_key = tag == "?" && typing_ == YamlTyping::SigsK8sYaml;  // go-yaml v3 keeps a key's text
-        if (key) frames_.back().key = Value::string(typed_key ? yaml_key_text(text) : text);
-        else place(std::move(v), m);
-    }
-
-    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
-                         YAML::EmitterStyle::value) override {
-        open(m, anchor, false);
-    }
-    void OnSequenceEnd() override {
-        Frame f = close();
-        finish(f, f.items.build());
-    }
-    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
-        open(m, anchor, true);
-    }
-    void OnMapEnd() override {
-        Frame f = close();
-        finish(f, f.members.build(DuplicateKeys::LastWins));
+        return true;
     }
 
 private:
     struct Anchored {
         Value value;
         std::size_t nodes = 1;
-        std::optional<std::string> text;  // a scalar's (or null's) text, for use as a key
+        std::optional<std::string> text;  // a scalar's text, for use as a key
         bool complete = false;
+        std::size_t decoded = 1;  // the nodes go-yaml decodes for it (alias nodes and what they stand for)
     };
     struct Frame {
         bool map = false;
-        YAML::Mark mark;
-        YAML::anchor_t anchor = 0;
+        std::size_t offset = 0;
+        std::string anchor;
         std::size_t nodes_before = 0;
+        std::size_t decoded_before = 0;
         ArrayBuilder items;
         ObjectBuilder members;
         std::optional<Value> key;  // a map's key awaiting its value
+        bool merge = false;        // that key is `<<`: the value's members merge into this map
+        bool null_key = false;     // that key is null, which sigs.k8s.io/yaml cannot turn into JSON
     };
 
-    [[noreturn]] void fail(const YAML::Mark& m, const std::string& what) {
-        set_error(m, what);
-        throw Stop{};
+    void set_error(std::size_t offset, std::string message) {
+        error.offset = std::min(offset, text_.size());
+        locate(text_, error.offset, error.line, error.column);
+        error.message = std::move(message);
+    }
+    bool fail(std::size_t offset, std::string message) {
+        set_error(offset, std::move(message));
+        return false;
+    }
+    // The first decode (or JSON) error of the document, reported at its end.
+    void defer(std::optional<std::pair<std::size_t, std::string>>& slot, std::size_t offset, std::string message) {
+        if (!slot) slot.emplace(offset, std::move(message));
     }
 
-    void count_nodes(const YAML::Mark& m, std::size_t n) {
+    // go-yaml's guard against alias bombs, in its numbers: after `nodes` more
+    // decoded nodes (`aliased` of them inside an alias), too many aliased ones
+    // for the document's size stop the decoding.
+    void count_decoded(std::size_t offset, std::size_t nodes, std::size_t aliased) {
+        decoded_ += nodes;
+        aliased_ += aliased;
+        constexpr double low = 400000, high = 4000000;
+        const auto n = static_cast<double>(decoded_);
+        const double allowed = n <= low ? 0.99 : n >= high ? 0.10 : 0.99 - 0.89 * ((n - low) / (high - low));
+        if (aliased_ > 100 && decoded_ > 1000 && static_cast<double>(aliased_) / n > allowed)
+            defer(decode_error_, offset, "yaml: document contains excessive aliasing");
+    }
+
+    bool count_nodes(std::size_t offset, std::size_t n) {
+        // Once decoding has failed nothing more is built: only the parse goes on (its errors win).
+        if (decode_error_) return true;
         nodes_ += n;
         if (nodes_ > limits_.max_nodes)
-            fail(m, "YAML document too large: more than " + std::to_string(limits_.max_nodes) +
-                        " values (alias expansion?)");
+            return fail(offset, "YAML document too large: more than " + std::to_string(limits_.max_nodes) +
+                                    " values (alias expansion?)");
+        return true;
     }
 
     bool expecting_key() const { return !frames_.empty() && frames_.back().map && !frames_.back().key; }
 
-    // `v` starts at `m`.
-    void place(Value v, const YAML::Mark& m) {
+    bool handle(const yaml::Event& e) {
+        const std::size_t at = events_.byte_offset(e.start);
+        switch (e.type) {
+            case yaml::EventType::StreamStart:
+            case yaml::EventType::StreamEnd: return true;
+            case yaml::EventType::DocumentStart:
+                root_ = Value();
+                decoded_ = 1;  // the document node
+                aliased_ = 0;
+                decode_error_.reset();
+                conversion_error_.reset();
+                json_error_.reset();
+                return true;
+            case yaml::EventType::DocumentEnd:
+                if (decode_error_) return fail(decode_error_->first, std::move(decode_error_->second));
+                if (conversion_error_) return fail(conversion_error_->first, std::move(conversion_error_->second));
+                if (json_error_) return fail(json_error_->first, std::move(json_error_->second));
+                documents.push_back(std::move(root_));
+                return true;
+            case yaml::EventType::Alias: {
+                auto it = anchors_.find(e.anchor);
+                if (it == anchors_.end()) return fail(at, "yaml: unknown anchor '" + e.anchor + "' referenced");
+                const Anchored& a = it->second;
+                count_decoded(at, 1, 0);
+                if (!a.complete) defer(decode_error_, at, "yaml: anchor '" + e.anchor + "' value contains itself");
+                else count_decoded(at, a.decoded, a.decoded);
+                if (!count_nodes(at, a.nodes)) return false;
+                if (expecting_key() && a.text) frames_.back().key = Value::string(*a.text);
+                else place(a.value, at);
+                return true;
+            }
+            case yaml::EventType::Scalar: {
+                count_decoded(at, 1, 0);
+                if (!count_nodes(at, 1)) return false;
+                const bool plain = e.tag.empty() && e.style == yaml::ScalarStyle::Plain;
+                // A key is text: a plain one as sigs.k8s.io/yaml writes what it resolves to (yes: "true", 010: "8").
+                const bool key = expecting_key();
+                Value v = key && e.anchor.empty() ? Value() : scalar(at, e, plain);
+                if (!e.anchor.empty()) anchors_[e.anchor] = Anchored{v, 1, e.value, true};
+                bool typed_key = plain && typing_ == YamlTyping::SigsK8sYaml;  // go-yaml v3 keeps a key's text
+                if (key) {
+                    frames_.back().key = Value::string(plain && is_null_word(e.value) ? std::string("null")
+                                                       : typed_key ? yaml_key_text(e.value) : e.value);
+                    frames_.back().merge = e.value == "<<" && (plain || e.tag == kTagMerge);
+                    frames_.back().null_key = typing_ == YamlTyping::SigsK8sYaml &&
+                                              ((plain && is_null_word(e.value)) || e.tag == kTagNull);
+                }
+                else place(std::move(v), at);
+                return true;
+            }
+            case yaml::EventType::SequenceStart: return open(at, e.anchor, false);
+            case yaml::EventType::MappingStart: return open(at, e.anchor, true);
+            case yaml::EventType::SequenceEnd: {
+                Frame f = close();
+                return finish(f, f.items.build());
+            }
+            case yaml::EventType::MappingEnd: {
+                Frame f = close();
+                return finish(f, f.members.build(DuplicateKeys::LastWins));
+            }
+        }
+        return true;
+    }
+
+    // `v` starts at `offset`.
+    void place(Value v, std::size_t offset) {
         if (frames_.empty()) {
             root_ = std::move(v);
             return;
         }
         Frame& f = frames_.back();
         if (f.map && !f.key) {
-            // A collection as a key. Reported when the document ends: yaml-cpp
-            // also reads an unclosed flow collection this way before it
-            // throws its own, better error.
-            if (!bad_key_) bad_key_ = m;
+            // A collection as a key: go-yaml refuses it once it has decoded it.
+            std::string text = "yaml: invalid map key: ";
+            append_go_syntax(text, v);
+            defer(decode_error_, offset, std::move(text));
             f.key = Value();
+        } else if (f.map && f.null_key) {
+            std::string text = "unsupported map key of type: %!s(<nil>), key: <nil>, value: ";
+            if (v.is_null()) text += "<nil>";
+            else append_go_syntax(text, v);
+            defer(conversion_error_, offset, std::move(text));
+            f.key.reset();
+            f.null_key = false;
+        } else if (f.map && f.merge) {
+            merge_into(f, v, offset);
+            f.key.reset();
+            f.merge = false;
         } else if (f.map) {
             f.members.insert(std::move(*f.key), std::move(v));
             f.key.reset();
@@ -241,59 +273,108 @@ private:
         }
     }
 
-    void open(const YAML::Mark& m, YAML::anchor_t anchor, bool map) {
-        ++doc_events_;
-        count_nodes(m, 1);
-        if (frames_.size() >= limits_.max_depth) fail(m, depth_message());
+    // go-yaml's merge key: a mapping's members (or those of each mapping in a
+    // sequence, the first winning) set into this map where `<<` stands, over
+    // the keys before it and under the keys after it.
+    void merge_into(Frame& f, const Value& v, std::size_t offset) {
+        auto set_members = [&f](const Value& m) {
+            for (const auto& e : m.object_entries()) f.members.insert(e.key, e.value);
+        };
+        if (v.is_object()) return set_members(v);
+        if (v.is_array()) {
+            auto items = v.array_elements();
+            if (std::all_of(items.begin(), items.end(), [](const Value& m) { return m.is_object(); })) {
+                for (auto it = items.rbegin(); it != items.rend(); ++it) set_members(*it);
+                return;
+            }
+        }
+        defer(decode_error_, offset, "yaml: map merge requires map or sequence of maps as the value");
+    }
+
+    bool open(std::size_t offset, const std::string& anchor, bool map) {
+        count_decoded(offset, 1, 0);
+        if (!count_nodes(offset, 1)) return false;
+        if (frames_.size() >= limits_.max_depth)
+            return fail(offset, "YAML nesting too deep: more than " + std::to_string(limits_.max_depth) + " levels");
         // Known but not complete: an alias to it from inside is a cycle.
-        if (anchor) anchors_[anchor] = Anchored{};
+        if (!anchor.empty()) anchors_[anchor] = Anchored{};
         Frame f;
         f.map = map;
-        f.mark = m;
+        f.offset = offset;
         f.anchor = anchor;
         f.nodes_before = nodes_ - 1;
+        f.decoded_before = decoded_ - 1;
         frames_.push_back(std::move(f));
+        return true;
     }
     Frame close() {
         Frame f = std::move(frames_.back());
         frames_.pop_back();
         return f;
     }
-    void finish(const Frame& f, Value v) {
-        if (f.anchor) anchors_[f.anchor] = Anchored{v, nodes_ - f.nodes_before, std::nullopt, true};
-        place(std::move(v), f.mark);
+    bool finish(const Frame& f, Value v) {
+        if (!f.anchor.empty())
+            anchors_[f.anchor] = Anchored{v, nodes_ - f.nodes_before, std::nullopt, true, decoded_ - f.decoded_before};
+        place(std::move(v), f.offset);
+        return true;
     }
 
-    Value scalar(const YAML::Mark& m, const std::string& tag, const std::string& s) {
-        if (tag == "!" || tag == kTagStr) return Value::string(s);
-        if (tag == kTagNull) return Value();
-        if (tag == kTagBool) {
-            auto b = bool_word(s);
-            if (!b) fail(m, "invalid !!bool value '" + s + "'");
-            return Value::boolean(*b);
+    Value scalar(std::size_t at, const yaml::Event& e, bool plain) {
+        const std::string& tag = e.tag;
+        const std::string& s = e.value;
+        if (!plain && tag.empty()) return Value::string(s);  // quoted or block
+        const bool core = tag == kTagNull || tag == kTagBool || tag == kTagInt || tag == kTagFloat || tag == kTagTimestamp;
+        if (tag == kTagBinary) {
+            // go-yaml decodes it with Go's standard base64 (line breaks skipped) into a string.
+            auto decoded = support::base64_decode(s);
+            if (!decoded.ok) defer(decode_error_, at, "yaml: !!binary value contains invalid base64 data");
+            return Value::string(decoded.bytes);
         }
-        if (tag == kTagInt || tag == kTagFloat) {
-            auto n = int_scalar(s);
-            if (!n) n = float_scalar(s);
-            if (!n) fail(m, "invalid number '" + s + "'");
-            return Value::number(std::move(*n));
-        }
-        // Plain scalar ("?") or an unknown tag: as OPA reads YAML (yaml_scalar.hpp).
+        if (!tag.empty() && !core) return Value::string(s);  // !!str, `!`, or a tag go-yaml does not resolve (!foo)
+        // Plain, or tagged !!null, !!bool, !!int, !!float: go-yaml resolves the text as if plain
+        // (yaml_scalar.hpp); the tag must then agree (an !!int is a !!float too).
         YamlScalar resolved = resolve_plain_yaml_scalar(s, typing_);
-        if (resolved.error) fail(m, *resolved.error);
+        if (tag == kTagNull || tag == kTagBool || tag == kTagInt || tag == kTagFloat) {
+            const std::string rtag = plain_tag(s);
+            const std::string want = short_tag(tag);
+            if (rtag != want && !(want == "!!float" && rtag == "!!int")) {
+                defer(decode_error_, at, "yaml: cannot decode " + rtag + " `" + s + "` as a " + want);
+                return Value();
+            }
+        }
+        if (resolved.error) defer(json_error_, at, *resolved.error);
         return std::move(resolved.value);
     }
 
+    std::string_view text_;
     const Limits& limits_;
     YamlTyping typing_;
+    yaml::EventStream events_;
     std::size_t nodes_ = 0;
+    std::size_t decoded_ = 0, aliased_ = 0;  // go-yaml's decodeCount and aliasCount
     std::vector<Frame> frames_;
-    std::unordered_map<YAML::anchor_t, Anchored> anchors_;
+    std::unordered_map<std::string, Anchored> anchors_;
     Value root_;
-    std::size_t doc_events_ = 0;
-    std::optional<YAML::Mark> doc_null_at_;
-    std::optional<YAML::Mark> bad_key_;  // the first collection used as a key
+    // go-yaml's decoding, then sigs.k8s.io/yaml's conversion, then encoding/json's.
+    std::optional<std::pair<std::size_t, std::string>> decode_error_, conversion_error_, json_error_;
 };
+
+ParseAllResult read_documents(std::string_view text, const Limits& limits, YamlTyping typing, std::size_t max_documents) {
+    ParseAllResult res;
+    if (text.size() > limits.max_input_bytes) {
+        res.error.message = "YAML input too large: " + std::to_string(text.size()) + " bytes (limit " +
+                            std::to_string(limits.max_input_bytes) + ")";
+        return res;
+    }
+    ValueBuilder builder(text, limits, typing);
+    if (!builder.run(max_documents)) {
+        res.error = std::move(builder.error);
+        return res;
+    }
+    res.documents = std::move(builder.documents);
+    res.ok = true;
+    return res;
+}
 
 } // namespace
 
@@ -302,52 +383,7 @@ ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits) {
 }
 
 ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits, YamlTyping typing) {
-    ParseAllResult res;
-    if (text.size() > limits.max_input_bytes) {
-        res.error.message = "YAML input too large: " + std::to_string(text.size()) + " bytes (limit " +
-                            std::to_string(limits.max_input_bytes) + ")";
-        return res;
-    }
-    if (std::size_t bad = utf8::find_invalid(text); bad != std::string_view::npos) {
-        res.error = make_parse_error(text, bad, "invalid UTF-8 in YAML input");
-        return res;
-    }
-    ValueBuilder builder(limits, typing);
-    try {
-        std::istringstream in{std::string(text)};
-        YAML::Parser parser(in);
-        // yaml-cpp 0.7 reports an endless run of empty documents at a token it
-        // cannot consume (its LoadAll collects them until memory runs out;
-        // jbeder/yaml-cpp#1319, fixed after the version Debian ships): a second
-        // empty document at the same place is that token.
-        std::optional<YAML::Mark> previous_empty;
-        while (parser.HandleNextDocument(builder)) {
-            std::optional<YAML::Mark> empty = builder.empty_document_at();
-            if (empty && previous_empty && empty->pos == previous_empty->pos) {
-                builder.set_error(*empty, "YAML parse error: unexpected content");
-                res.error = std::move(builder.error_);
-                return res;
-            }
-            previous_empty = empty;
-        }
-    } catch (const ValueBuilder::Stop&) {
-        res.error = std::move(builder.error_);
-        return res;
-    } catch (const YAML::DeepRecursion& e) {
-        builder.set_error(e.mark, builder.depth_message());
-        res.error = std::move(builder.error_);
-        return res;
-    } catch (const YAML::Exception& e) {
-        builder.set_error(e.mark, "YAML parse error: " + e.msg);
-        res.error = std::move(builder.error_);
-        return res;
-    } catch (const std::exception& e) {
-        res.error.message = std::string("YAML parse error: ") + e.what();
-        return res;
-    }
-    res.documents = std::move(builder.documents);
-    res.ok = true;
-    return res;
+    return read_documents(text, limits, typing, SIZE_MAX);
 }
 
 ParseResult parse_yaml(std::string_view text, const Limits& limits) {
@@ -367,15 +403,22 @@ ParseResult parse_yaml(std::string_view text, const Limits& limits) {
 }
 
 ParseResult load_yaml_data(std::string_view text, const Limits& limits) {
-    ParseAllResult all = parse_yaml_all(text, limits);
+    // go-yaml's Unmarshal reads up to the end of the first document and no further.
+    ParseAllResult first = read_documents(text, limits, YamlTyping::SigsK8sYaml, 1);
     ParseResult res;
-    if (!all.ok) {
-        res.error = std::move(all.error);
+    if (!first.ok) {
+        res.error = std::move(first.error);
         return res;
     }
     res.ok = true;
-    if (!all.documents.empty()) res.value = std::move(all.documents.front());
+    if (!first.documents.empty()) res.value = std::move(first.documents.front());
     return res;
+}
+
+ParseResult parse_json_or_yaml(std::string_view text, const Limits& limits) {
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+    if (ParseResult json = parse_json(text, limits)) return json;
+    return load_yaml_data(text, limits);
 }
 
 } // namespace gavel::runtime

@@ -1,26 +1,20 @@
-// YAML in (yaml-cpp), producing the same Values OPA gets from a YAML file
-// (OPA converts YAML to JSON with sigs.k8s.io/yaml and then decodes JSON).
+// YAML in (libyaml, through lang/yaml_events.hpp), producing the same Values
+// OPA gets from a YAML file (OPA converts YAML to JSON with sigs.k8s.io/yaml,
+// that is go-yaml v2, and then decodes JSON).
 //
-// Scalar typing (YAML 1.2 core schema, the JSON-compatible subset):
-//   * quoted ('x', "x") and block (|, >) scalars are always strings;
-//   * plain null, Null, NULL, ~ and the empty scalar are null;
-//   * plain true/True/TRUE/false/False/FALSE are booleans (YAML 1.1 words
-//     such as y, yes, on stay strings; see conformance SOURCE.md);
-//   * plain integers [-+]?[0-9]+ (exact, any size; leading zeros ignored),
-//     0o17 (octal) and 0x1F (hex) are numbers;
-//   * plain floats [-+]?(.[0-9]+|[0-9]+(.[0-9]*)?)([eE][-+]?[0-9]+)? are
-//     numbers (exact decimal semantics as in number.hpp);
-//   * .inf/.nan have no JSON form and stay strings; everything else is a
-//     string (2006-01-02T15:04:05Z07:00, 1.2.3, 0644x ...).
-//   * explicit tags !!str, !!int, !!float, !!bool, !!null are honoured;
-//     other tags are ignored (the scalar is typed as if untagged).
+// Scalar typing: yaml_scalar.hpp (YAML 1.1 words, Go's numbers, dates as
+// their text); quoted and block scalars are strings; !!int, !!float, !!bool,
+// !!null must agree with the text; any other tag (!!str, !foo, !!binary) makes
+// a string, as go-yaml leaves a tag it does not resolve.
 // Mapping keys: JSON needs string keys, so scalar keys become strings of
-// their text (`1: a` -> {"1": "a"}, `true: x` -> {"true": "x"}, null/~ or empty
-// -> "null"); a sequence or mapping used as a key is an error. Duplicate keys:
-// the last wins.
-// Limits: input size, nesting depth and node count (limits.hpp); yaml-cpp
-// also refuses nesting beyond its own guard. Invalid UTF-8 is rejected with
-// its position. Errors carry 1-based line/column.
+// their text (`1: a` -> {"1": "a"}, `true: x` -> {"true": "x"}); a null key
+// (~, null) is sigs.k8s.io/yaml's error (gator's go-yaml v3 reading: "null"). Duplicate keys: the
+// last wins (go-yaml v2's Unmarshal). `<<` merges mappings as go-yaml does.
+// Errors are go-yaml v2's texts ("yaml: line 2: found character that cannot
+// start any token", "yaml: invalid map key: []interface {}{\"a\"}",
+// "json: unsupported value: +Inf"), in its order; callers add OPA's prefix.
+// Limits: input size, nesting depth and node count (limits.hpp), each an
+// error of its own words. Errors carry 1-based line/column.
 #pragma once
 
 #include "runtime/limits.hpp"
@@ -44,5 +38,10 @@ ParseResult parse_yaml(std::string_view text, const Limits& limits = kDefaultLim
 // first document of a stream (sigs.k8s.io/yaml reads one document), so later
 // documents are ignored; an empty file gives null.
 ParseResult load_yaml_data(std::string_view text, const Limits& limits = kDefaultLimits);
+
+// OPA's util.Unmarshal (`eval -i`, REST bodies sent as YAML): a UTF-8 byte
+// order mark dropped, JSON when the text is JSON, else YAML as load_yaml_data
+// reads it; an error is YAML's.
+ParseResult parse_json_or_yaml(std::string_view text, const Limits& limits = kDefaultLimits);
 
 } // namespace gavel::runtime

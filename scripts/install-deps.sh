@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   g++ meson ninja-build pkg-config
-  libboost-dev libssl-dev libsimdjson-dev libfmt-dev libyaml-cpp-dev
+  libboost-dev libssl-dev libsimdjson-dev libfmt-dev libyaml-dev
   libre2-dev zlib1g-dev libcli11-dev libedit-dev doctest-dev libbenchmark-dev
   tzdata  # embedded into gavel at build time (stdlib/zoneinfo_embedded)
   dpkg-dev  # dpkg-source: simdjson's source package for the static build
@@ -12,6 +12,7 @@ packages=(
   curl openssl  # gavel serve's e2e tests are HTTPS clients and make test certificates
   wrk  # test/bench/load_serve.sh, the webhook load test
   sqlite3  # examples/data-filtering/check.sh runs the SQL filters gavel makes
+  ca-certificates  # the container image's CA bundle (scripts/image-rootfs.sh, the chroot test)
 )
 
 missing=()

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh build
+scripts/build.sh build -- cli/gavel  # only what the examples run
 set -x
 # Each v0 example directory holds a bundle manifest (.manifest: {"rego_version": 0}), so
 # no --v0-compatible is needed; data below a manifest is placed relative to its directory.

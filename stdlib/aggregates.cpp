@@ -17,11 +17,21 @@ bool elements(const Value& v, std::span<const Value>& out) {
     return true;
 }
 
-BuiltinImpl fold(runtime::NumberResult (*op)(const runtime::Number&, const runtime::Number&), int64_t identity) {
-    return [op, identity](Args a, BuiltinContext& ctx) {
+using NumberOp = runtime::NumberResult (*)(const runtime::Number&, const runtime::Number&);
+
+// sum and product as OPA: exactly when every element reads as an integer ("3", not "3.0" or
+// "1e3"), else accumulated in one 64-bit float from the identity on.
+BuiltinImpl fold(NumberOp exact_op, NumberOp float_op, int64_t identity) {
+    return [exact_op, float_op, identity](Args a, BuiltinContext& ctx) {
         std::span<const Value> xs;
         if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
         runtime::Number acc = runtime::Number::from_int(identity);
+        bool integers = std::all_of(xs.begin(), xs.end(), [](const Value& x) {
+            if (!x.is_number() || !x.as_number().is_integer()) return false;
+            auto lit = x.as_number().literal();
+            return lit.empty() || lit == "-0";
+        });
+        NumberOp op = integers ? exact_op : float_op;
         for (const auto& x : xs) {
             if (!x.is_number()) return type_error(1, "array or set of numbers", a[0]);
             // A big integer's product grows with each factor, and so does each
@@ -47,16 +57,22 @@ void register_aggregates(Registry& r) {
         if (v.is_array() || v.is_set() || v.is_object()) return BuiltinResult::of(Value::integer(static_cast<int64_t>(v.size())));
         return type_error(1, "one of {array, object, set, string}", v);
     });
-    declare(r, "sum", 1, fold(&runtime::add, 0));
-    declare(r, "product", 1, fold(&runtime::mul, 1));
+    declare(r, "sum", 1, fold(&runtime::add, &runtime::add_as_floats, 0));
+    declare(r, "product", 1, fold(&runtime::mul, &runtime::mul_as_floats, 1));
+    // OPA's: of equal elements (1 and 1.0) the last one wins; min of a set passes over null
+    // when there is anything else.
     auto extreme = [](bool want_max) {
         return [want_max](Args a, BuiltinContext&) {
             std::span<const Value> xs;
             if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
             if (xs.empty()) return BuiltinResult::undefined();
+            if (a[0].is_set()) {
+                if (want_max) return BuiltinResult::of(xs.back());
+                return BuiltinResult::of(xs.size() > 1 && xs[0].is_null() ? xs[1] : xs[0]);
+            }
             const Value* best = &xs[0];
             for (const auto& x : xs)
-                if (want_max ? x > *best : x < *best) best = &x;
+                if (want_max ? !(x < *best) : !(*best < x)) best = &x;
             return BuiltinResult::of(*best);
         };
     };

@@ -18,10 +18,12 @@ BuiltinImpl binary(BinaryOp op) {
     };
 }
 
-BuiltinImpl unary(runtime::Number (*op)(const runtime::Number&)) {
+BuiltinImpl unary(runtime::NumberResult (*op)(const runtime::Number&)) {
     return [op](Args a, BuiltinContext&) {
         if (!a[0].is_number()) return type_error(1, "number", a[0]);
-        return BuiltinResult::of(Value::number(op(a[0].as_number())));
+        auto r = op(a[0].as_number());
+        if (!r.ok) return BuiltinResult::error(r.error);
+        return BuiltinResult::of(Value::number(std::move(r.value)));
     };
 }
 

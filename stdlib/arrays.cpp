@@ -4,19 +4,11 @@
 #include <optional>
 
 #include "stdlib/builtin_helpers.hpp"
+#include "stdlib/string_operands.hpp"
 
 namespace gavel::stdlib {
 
 namespace {
-
-// OPA's IntOperand: a number that is integral (and fits a machine int).
-std::optional<BuiltinResult> int_operand(const Value& v, std::size_t operand, int64_t& out) {
-    if (!v.is_number()) return type_error(operand, "number", v);
-    if (!v.as_int64(out))
-        return BuiltinResult::type_error("operand " + std::to_string(operand) +
-                                         " must be integer number but got floating-point number");
-    return std::nullopt;
-}
 
 // Room for an array of `n` elements (the builder's list, then the array) within
 // the evaluation's memory limit, and the work of copying them.
@@ -41,8 +33,9 @@ void register_arrays(Registry& r) {
     declare(r, "array.slice", 3, [](Args a, BuiltinContext&) {
         if (!a[0].is_array()) return type_error(1, "array", a[0]);
         int64_t start = 0, stop = 0;
-        if (auto err = int_operand(a[1], 2, start)) return *err;
-        if (auto err = int_operand(a[2], 3, stop)) return *err;
+        BuiltinResult err;
+        // OPA's IntOperand: 1.0 is no integer operand.
+        if (!int_operand(a[1], 2, start, err) || !int_operand(a[2], 3, stop, err)) return err;
         // Clamp both ends into [0, len] and start to stop, as OPA does.
         const auto len = static_cast<int64_t>(a[0].size());
         stop = std::clamp<int64_t>(stop, 0, len);

@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "support/base64.hpp"
+
 namespace gavel::stdlib::crypto {
 
 // ---- OpenSSL handle owners ------------------------------------------------------
@@ -38,20 +40,11 @@ std::string hex(std::string_view bytes);
 // Go's hmac.Equal: constant time for equal lengths, false otherwise.
 bool constant_time_equal(std::string_view a, std::string_view b);
 
-// ---- base64 (Go's encoding/base64) ------------------------------------------------
-struct Base64Result {
-    bool ok = false;
-    std::string bytes;
-    std::size_t bad_offset = 0;  // Go's CorruptInputError offset when !ok
-    // "illegal base64 data at input byte N"
-    std::string error() const;
-};
-// Padded standard or URL alphabet; '\r' and '\n' are skipped as Go does.
-Base64Result base64_decode(std::string_view s, bool url = false);
-std::string base64_encode(std::string_view bytes, bool url = false, bool pad = true);
-// OPA's base64url.decode: restores missing padding first. On failure returns
-// nullopt and sets `error` to OPA's message.
-std::optional<std::string> base64url_decode_lenient(std::string_view s, std::string& error);
+// ---- base64: the one codec (support/base64.hpp) ------------------------------------
+using support::Base64Result;
+using support::base64_decode;
+using support::base64_encode;
+using support::base64url_decode_lenient;
 
 // ---- PEM (Go's encoding/pem.Decode) ------------------------------------------------
 struct PemBlock {

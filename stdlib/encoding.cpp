@@ -10,94 +10,13 @@
 
 #include <fmt/format.h>
 
+#include "support/base64.hpp"
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/go_url.hpp"
 
 namespace gavel::stdlib {
 
 namespace {
-
-constexpr std::string_view kStdAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-constexpr std::string_view kUrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string base64_encode(std::string_view in, std::string_view alphabet, bool pad) {
-    std::string out;
-    out.reserve((in.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 3 <= in.size(); i += 3) {
-        uint32_t v = (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint8_t(in[i + 2]);
-        for (int shift = 18; shift >= 0; shift -= 6) out += alphabet[(v >> shift) & 63];
-    }
-    std::size_t rest = in.size() - i;
-    if (rest > 0) {
-        uint32_t v = uint32_t(uint8_t(in[i])) << 16;
-        if (rest == 2) v |= uint32_t(uint8_t(in[i + 1])) << 8;
-        out += alphabet[(v >> 18) & 63];
-        out += alphabet[(v >> 12) & 63];
-        if (rest == 2) out += alphabet[(v >> 6) & 63];
-        if (pad) out.append(rest == 1 ? "==" : "=");
-    }
-    return out;
-}
-
-// Go's padded base64 decoder (strict about padding, ignores '\r' and '\n').
-// On failure `error` is Go's "illegal base64 data at input byte N".
-std::optional<std::string> base64_decode(std::string_view in, std::string_view alphabet, std::string& error) {
-    int8_t table[256];
-    std::fill(std::begin(table), std::end(table), int8_t(-1));
-    for (std::size_t k = 0; k < alphabet.size(); ++k) table[uint8_t(alphabet[k])] = int8_t(k);
-
-    std::string out;
-    std::size_t i = 0;
-    auto fail = [&](std::size_t at) {
-        error = fmt::format("illegal base64 data at input byte {}", at);
-        return std::nullopt;
-    };
-    auto next = [&](std::size_t& pos) -> int {  // next non-newline index, -1 at end
-        while (pos < in.size() && (in[pos] == '\n' || in[pos] == '\r')) ++pos;
-        return pos < in.size() ? int(1) : -1;
-    };
-    while (true) {
-        uint32_t quantum[4];
-        std::size_t got = 0;
-        std::size_t pad_at = 0;
-        bool padded = false;
-        for (; got < 4; ++got) {
-            if (next(i) < 0) break;
-            char c = in[i];
-            if (c == '=') {
-                padded = true;
-                pad_at = i;
-                break;
-            }
-            if (table[uint8_t(c)] < 0) return fail(i);
-            quantum[got] = uint32_t(table[uint8_t(c)]);
-            ++i;
-        }
-        if (padded) {
-            // "=" may only appear as the 3rd/4th symbol: "xx==" or "xxx=".
-            if (got < 2) return fail(pad_at);
-            ++i;  // consume '='
-            if (got == 2) {
-                if (next(i) < 0) return fail(in.size());
-                if (in[i] != '=') return fail(i - 1);
-                ++i;
-            }
-            if (next(i) >= 0) return fail(i);  // trailing garbage after padding
-        } else if (got == 0) {
-            break;
-        } else if (got < 4) {
-            return fail(i - got);  // the padded encoding needs whole quanta
-        }
-        uint32_t v = 0;
-        for (std::size_t k = 0; k < 4; ++k) v = (v << 6) | (k < got ? quantum[k] : 0);
-        out += char((v >> 16) & 0xFF);
-        if (got >= 3) out += char((v >> 8) & 0xFF);
-        if (got == 4) out += char(v & 0xFF);
-        if (padded) break;
-    }
-    return out;
-}
 
 // Go's %#U for a byte taken as a rune: U+0067 'g' (the character only when printable).
 std::string go_rune_description(unsigned char c) {
@@ -246,39 +165,29 @@ Value url_to_object(const go_url::Url& u) {
 }  // namespace
 
 void register_encoding(Registry& r) {
+    // Go's encoding/base64: the one codec (support/base64.hpp).
     declare(r, "base64.encode", 1, on_string(2, [](std::string_view s) {
-        return BuiltinResult::of(Value::string(base64_encode(s, kStdAlphabet, true)));
+        return BuiltinResult::of(Value::string(support::base64_encode(s)));
     }));
     declare(r, "base64.decode", 1, on_string(1, [](std::string_view s) {
-        std::string error;
-        auto out = base64_decode(s, kStdAlphabet, error);
-        if (!out) return BuiltinResult::error(error);
-        return BuiltinResult::of(Value::string(*out));
+        auto out = support::base64_decode(s);
+        if (!out.ok) return BuiltinResult::error(out.error());
+        return BuiltinResult::of(Value::string(out.bytes));
     }));
     declare(r, "base64.is_valid", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return BuiltinResult::of(Value::boolean(false));
-        std::string error;
-        return BuiltinResult::of(Value::boolean(base64_decode(a[0].as_string(), kStdAlphabet, error).has_value()));
+        return BuiltinResult::of(Value::boolean(support::base64_decode(a[0].as_string()).ok));
     });
     declare(r, "base64url.encode", 1, on_string(2, [](std::string_view s) {
-        return BuiltinResult::of(Value::string(base64_encode(s, kUrlAlphabet, true)));
+        return BuiltinResult::of(Value::string(support::base64_encode(s, true)));
     }));
     declare(r, "base64url.encode_no_pad", 1, on_string(2, [](std::string_view s) {
-        return BuiltinResult::of(Value::string(base64_encode(s, kUrlAlphabet, false)));
+        return BuiltinResult::of(Value::string(support::base64_encode(s, true, false)));
     }));
     declare(r, "base64url.decode", 1, on_string(2, [](std::string_view s) {
         // Unpadded input is padded first (RFC 7515 appendix C), as OPA does.
-        std::string padded(s);
-        if (padded.empty() || padded.back() != '=') {
-            switch (padded.size() % 4) {
-            case 0: break;
-            case 2: padded += "=="; break;
-            case 3: padded += "="; break;
-            default: return BuiltinResult::error("illegal base64url string: " + padded);
-            }
-        }
         std::string error;
-        auto out = base64_decode(padded, kUrlAlphabet, error);
+        auto out = support::base64url_decode_lenient(s, error);
         if (!out) return BuiltinResult::error(error);
         return BuiltinResult::of(Value::string(*out));
     }));

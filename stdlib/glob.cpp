@@ -122,7 +122,7 @@ private:
             escaped = false;
             text::append_rune(lit, r);
         }
-        if (escaped) throw GlobError{"trailing backslash"};  // never reached: gobwas keeps reading
+        // A trailing `\` escapes nothing; gobwas's lexer drops it ("test\\" matches "test").
         return RE2::QuoteMeta(re2::StringPiece(lit.data(), lit.size()));
     }
 
@@ -188,6 +188,31 @@ CompiledCache<RE2>& glob_cache() {
     return c;
 }
 
+}  // namespace
+
+GlobMatch gobwas_glob_match(std::string_view pattern, const std::vector<char32_t>& separators, std::string_view text) {
+    std::string key = std::string(pattern) + "-";
+    for (char32_t s : separators) text::append_rune(key, s);
+    auto re = glob_cache().find(key);
+    if (!re) {
+        std::string regex;
+        try {
+            regex = GlobTranslator(pattern, separators).translate();
+        } catch (const GlobError& e) {
+            return {false, e.message};
+        }
+        RE2::Options opts;
+        opts.set_log_errors(false);
+        auto compiled = std::make_shared<RE2>(regex, opts);
+        if (!compiled->ok()) return {false, compiled->error()};
+        re = compiled;
+        glob_cache().insert(key, re);
+    }
+    return {RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *re), {}};
+}
+
+namespace {
+
 BuiltinResult glob_match(Args a) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     std::vector<char32_t> seps;
@@ -204,26 +229,9 @@ BuiltinResult glob_match(Args a) {
         return operand_type_error_of(2, a[1], {"array", "null"});
     }
     if (!a[2].is_string()) return type_error(3, "string", a[2]);
-    std::string pattern(a[0].as_string());
-    std::string key = pattern + "-";
-    for (char32_t s : seps) text::append_rune(key, s);
-    auto re = glob_cache().find(key);
-    if (!re) {
-        std::string regex;
-        try {
-            regex = GlobTranslator(pattern, seps).translate();
-        } catch (const GlobError& e) {
-            return BuiltinResult::error(e.message);
-        }
-        RE2::Options opts;
-        opts.set_log_errors(false);
-        auto compiled = std::make_shared<RE2>(regex, opts);
-        if (!compiled->ok()) return BuiltinResult::error(compiled->error());
-        re = compiled;
-        glob_cache().insert(key, re);
-    }
-    auto s = a[2].as_string();
-    return BuiltinResult::of(Value::boolean(RE2::FullMatch(re2::StringPiece(s.data(), s.size()), *re)));
+    GlobMatch m = gobwas_glob_match(a[0].as_string(), seps, a[2].as_string());
+    if (!m.error.empty()) return BuiltinResult::error(m.error);
+    return BuiltinResult::of(Value::boolean(m.matched));
 }
 
 // gobwas's QuoteMeta: escapes * ? \ [ ] { }.

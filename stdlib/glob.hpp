@@ -3,10 +3,22 @@
 // yashtewari/glob-intersection decides it).
 #pragma once
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "stdlib/registry.hpp"
 
 namespace gavel::stdlib {
 
 void register_glob(Registry& r);
+
+// gobwas/glob's Compile(pattern, separators...).Match(text): also what OPA matches a bundle
+// manifest's file_rego_versions keys with (no separators: `*` crosses '/').
+struct GlobMatch {
+    bool matched = false;
+    std::string error;  // the pattern does not compile (gobwas's message)
+};
+GlobMatch gobwas_glob_match(std::string_view pattern, const std::vector<char32_t>& separators, std::string_view text);
 
 }  // namespace gavel::stdlib

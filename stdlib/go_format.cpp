@@ -26,6 +26,8 @@ void append_hex(std::string& out, std::uint64_t v, int digits) {
 }
 
 void append_escaped_rune(std::string& out, char32_t r, char32_t quote, bool ascii_only) {
+    // As strconv: an invalid rune is U+FFFD first, printed as such (%q of 55296 is '�' printed).
+    if (r > kMaxRune || (r >= 0xD800 && r <= 0xDFFF)) r = text::kReplacement;
     if (r == quote || r == '\\') {
         out += '\\';
         out += static_cast<char>(r);
@@ -55,7 +57,6 @@ void append_escaped_rune(std::string& out, char32_t r, char32_t quote, bool asci
         append_hex(out, r, 2);
         return;
     }
-    if (r > kMaxRune || (r >= 0xD800 && r <= 0xDFFF)) r = text::kReplacement;
     if (r < 0x10000) {
         out += "\\u";
         append_hex(out, r, 4);

@@ -38,6 +38,9 @@ std::size_t rune_width_at(std::string_view s, std::size_t pos) {
 }
 
 bool match_at(const RE2& re, std::string_view text, std::size_t pos, int ngroups, std::vector<re2::StringPiece>& sub, Match& out) {
+    // An empty text may have no storage; RE2 then reports an empty match at a null pointer, which
+    // would read as "group not matched". Give it an address.
+    if (text.data() == nullptr) text = std::string_view("", 0);
     sub.assign(static_cast<std::size_t>(ngroups), re2::StringPiece());
     if (!re.Match(re2::StringPiece(text.data(), text.size()), pos, text.size(), RE2::UNANCHORED, sub.data(), ngroups))
         return false;

@@ -648,11 +648,11 @@ struct Result {
     }
 };
 
-// The JSON context: "(root).a.0.b"; a field is the context without "(root).".
+// The JSON context: "(Root).a.0.b"; a field is the context without "(Root).".
 struct Context {
     std::vector<std::string> path;
     std::string field() const {
-        if (path.empty()) return "(root)";
+        if (path.empty()) return "(Root)";
         std::string s;
         for (std::size_t i = 0; i < path.size(); ++i) s += (i ? "." : "") + path[i];
         return s;

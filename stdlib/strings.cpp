@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "runtime/bigint.hpp"
+#include "runtime/go_json_decode.hpp"
 #include "runtime/value_format.hpp"
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/go_format.hpp"
@@ -467,6 +468,24 @@ BuiltinResult count(Args a, BuiltinContext& ctx) {
     return BuiltinResult::of(Value::integer(n));
 }
 
+// No set and no key other than a string anywhere in `v` (iteratively: values nest deeply).
+bool json_shaped(const Value& v) {
+    std::vector<const Value*> pending{&v};
+    while (!pending.empty()) {
+        const Value* x = pending.back();
+        pending.pop_back();
+        if (x->is_set()) return false;
+        if (x->is_array())
+            for (const auto& e : x->array_elements()) pending.push_back(&e);
+        if (x->is_object())
+            for (const auto& e : x->object_entries()) {
+                if (!e.key.is_string()) return false;
+                pending.push_back(&e.value);
+            }
+    }
+    return true;
+}
+
 }  // namespace
 
 void register_strings(Registry& r) {
@@ -508,6 +527,14 @@ void register_strings(Registry& r) {
     declare(r, "strings.render_template", 2, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         if (!a[1].is_object()) return type_error(2, "object", a[1]);
+        if (!json_shaped(a[1])) {
+            // OPA reads the variables by decoding their Rego text as JSON (ast.As): a set or a
+            // key that is no string fails there, with Go's decoder's words.
+            std::string text;
+            if (!append_formatted(text, a[1], ctx)) return BuiltinResult::cancelled();
+            auto decoded = runtime::go_decode(text);
+            if (!decoded.ok) return BuiltinResult::error(decoded.error);
+        }
         auto res = render_template(a[0].as_string(), a[1], &ctx);
         if (res.stopped) return BuiltinResult::cancelled();
         if (!res.ok) return BuiltinResult::error(res.error);

@@ -94,9 +94,17 @@ bool is_print(char32_t r) noexcept {
     if (r < 0x80) return r >= 0x20 && r < 0x7F;
     if (r == 0xFFFD) return true;
     if (r == 0xA0 || r == 0xAD) return false;  // Go: non-breaking space / soft hyphen are not printable
+    // Private use (category Co) is not printable to Go; glibc's tables print it.
+    if ((r >= 0xE000 && r <= 0xF8FF) || r >= 0xF0000) return false;
     locale_t loc = utf8_locale();
     if (!loc) return false;
     return iswprint_l(static_cast<wint_t>(r), loc) != 0 && !iswspace_l(static_cast<wint_t>(r), loc);
+}
+
+bool is_letter(char32_t r) noexcept {
+    if (r < 0x80) return (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z');
+    locale_t loc = utf8_locale();
+    return loc && iswalpha_l(static_cast<wint_t>(r), loc) != 0;
 }
 
 bool is_space(char32_t r) noexcept {

@@ -42,6 +42,8 @@ std::string lower(std::string_view s);
 
 // Go's unicode.IsPrint approximated with the C.UTF-8 tables (ASCII exact).
 bool is_print(char32_t r) noexcept;
+// Go's unicode.IsLetter approximated with the C.UTF-8 tables (ASCII exact).
+bool is_letter(char32_t r) noexcept;
 // Go's unicode.IsSpace.
 bool is_space(char32_t r) noexcept;
 

@@ -8,12 +8,17 @@
 // not allowed, multi-line strings as literal blocks.
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include "runtime/json.hpp"
+#include "runtime/number.hpp"
 #include "runtime/yaml.hpp"
 
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/object_family.hpp"
+#include "stdlib/unicode_text.hpp"
 
 namespace gavel::stdlib {
 
@@ -22,7 +27,6 @@ namespace {
 // ---- scalars --------------------------------------------------------------------
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80; }
 
 // Would go-yaml v2 read this plain scalar as something other than a string
 // (null, bool incl. YAML 1.1 words, int, float, .inf/.nan, timestamp)?
@@ -60,6 +64,42 @@ bool resolves_to_non_string(std::string_view s) {
     return digits;
 }
 
+// A multi-byte UTF-8 sequence at s[i] that go-yaml's emitter does not print as it is
+// (is_printable: C1 controls, the BOM, U+FFFE/U+FFFF, and everything beyond the BMP, such as
+// emoji): its length, and the code point in `r`; 0 for anything else.
+std::size_t unprintable_sequence(std::string_view s, std::size_t i, char32_t& r) {
+    auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+    unsigned c = b(0);
+    if (c == 0xC2 && b(1) >= 0x80 && b(1) < 0xA0) {
+        r = b(1);
+        return 2;
+    }
+    if (c == 0xEF && ((b(1) == 0xBB && b(2) == 0xBF) || (b(1) == 0xBF && (b(2) == 0xBE || b(2) == 0xBF)))) {
+        r = ((c & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4 && (b(1) & 0xC0) == 0x80 && (b(2) & 0xC0) == 0x80 && (b(3) & 0xC0) == 0x80) {
+        r = ((c & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+        return 4;
+    }
+    return 0;
+}
+
+// Thrown for a string go-yaml's reader refuses when it reads OPA's JSON text again: DEL, C1
+// controls other than NEL, U+FFFE and U+FFFF stand raw in that text (json.Marshal escapes only
+// those below 0x20); caught in yaml.marshal.
+struct ControlCharacter {};
+
+void check_readable(std::string_view s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        auto next = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+        if (c == 0x7F || (c == 0xC2 && next(1) >= 0x80 && next(1) < 0xA0 && next(1) != 0x85) ||
+            (c == 0xEF && next(1) == 0xBF && (next(2) == 0xBE || next(2) == 0xBF)))
+            throw ControlCharacter{};
+    }
+}
+
 enum class Style { Plain, Single, Double, Literal };
 
 // go-yaml's emitter analysis, reduced to what block context needs.
@@ -87,7 +127,8 @@ Style choose_style(std::string_view s, bool is_key) {
             if (c == ':' && next_blank) block_indicators = true;
             if (c == '#' && (s[i - 1] == ' ' || s[i - 1] == '\t')) block_indicators = true;
         }
-        if (c == '\t' || (c < 0x20 && c != '\n') || c == 0x7f) special = true;
+        char32_t r;
+        if (c == '\t' || (c < 0x20 && c != '\n') || c == 0x7f || unprintable_sequence(s, i, r) != 0) special = true;
         if (c == ' ') {
             if (i == 0) leading_space = true;
             if (i + 1 == s.size()) trailing_space = true;
@@ -116,7 +157,21 @@ Style choose_style(std::string_view s, bool is_key) {
 void append_double_quoted(std::string& out, std::string_view s) {
     static const char* hex = "0123456789ABCDEF";
     out += '"';
-    for (unsigned char c : s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        char32_t r;
+        if (std::size_t n = unprintable_sequence(s, i, r)) {
+            // go-yaml's escapes: \N for NEL, else \xXX, \uXXXX or \UXXXXXXXX.
+            if (r == 0x85) {
+                out += "\\N";
+            } else {
+                int digits = r <= 0xFF ? 2 : r <= 0xFFFF ? 4 : 8;
+                out += r <= 0xFF ? "\\x" : r <= 0xFFFF ? "\\u" : "\\U";
+                for (int k = digits - 1; k >= 0; --k) out += hex[(r >> (4 * k)) & 15];
+            }
+            i += n - 1;
+            continue;
+        }
         switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;
@@ -141,6 +196,7 @@ void append_indent(std::string& out, std::size_t n) { out.append(n, ' '); }
 
 // A scalar string; literal blocks are indented by `indent` + 2.
 void append_string(std::string& out, std::string_view s, std::size_t indent, bool is_key) {
+    check_readable(s);
     switch (choose_style(s, is_key)) {
         case Style::Plain: out += s; return;
         case Style::Single:
@@ -178,27 +234,30 @@ void append_string(std::string& out, std::string_view s, std::size_t indent, boo
 
 // ---- collections ----------------------------------------------------------------
 
-// go-yaml v2's key order: letters bytewise, digit runs by numeric value.
-bool natural_less(std::string_view a, std::string_view b) {
+// go-yaml v2's key order (keyList.Less), rune by rune: two letters by code point, a non-letter
+// (digits, symbols, emoji) before a letter, digit runs by numeric value.
+bool natural_less(std::string_view as, std::string_view bs) {
+    std::vector<char32_t> a = text::runes(as), b = text::runes(bs);
+    auto digit = [](char32_t c) { return c >= '0' && c <= '9'; };
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
         if (a[i] == b[i]) continue;
-        bool al = is_letter(static_cast<unsigned char>(a[i])), bl = is_letter(static_cast<unsigned char>(b[i]));
-        if (al && bl) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+        bool al = text::is_letter(a[i]), bl = text::is_letter(b[i]);
+        if (al && bl) return a[i] < b[i];
         if (al || bl) return bl;
         int64_t an = 0, bn = 0;
         if (a[i] == '0' || b[i] == '0') {
-            for (std::size_t j = i; j-- > 0 && is_digit(a[j]);)
+            for (std::size_t j = i; j-- > 0 && digit(a[j]);)
                 if (a[j] != '0') {
                     an = bn = 1;
                     break;
                 }
         }
         std::size_t ai = i, bi = i;
-        for (; ai < a.size() && is_digit(a[ai]); ++ai) an = an * 10 + (a[ai] - '0');
-        for (; bi < b.size() && is_digit(b[bi]); ++bi) bn = bn * 10 + (b[bi] - '0');
+        for (; ai < a.size() && digit(a[ai]); ++ai) an = an * 10 + (a[ai] - '0');
+        for (; bi < b.size() && digit(b[bi]); ++bi) bn = bn * 10 + (b[bi] - '0');
         if (an != bn) return an < bn;
         if (ai != bi) return ai < bi;
-        return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+        return a[i] < b[i];
     }
     return a.size() < b.size();
 }
@@ -224,6 +283,26 @@ void need(std::string& out, std::size_t n, BuiltinContext& ctx) {
 
 void emit(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx);
 
+// OPA hands go-yaml (through sigs.k8s.io/yaml) a number's JSON text, which go-yaml reads again:
+// an int64 or uint64 prints in digits ("-0" as 0), anything else as a float64 in strconv's
+// shortest 'g' ("1e+06", "0.3333333333333333", "-0"); a float64 overflow keeps the text.
+std::string yaml_number(const runtime::Number& n) {
+    std::string text = n.to_string();
+    const char* first = text.data();
+    const char* last = first + text.size();
+    bool integer = text.find_first_of(".eE") == std::string::npos;
+    if (integer) {
+        std::int64_t i = 0;
+        if (auto r = std::from_chars(first, last, i); r.ec == std::errc() && r.ptr == last) return std::to_string(i);
+        std::uint64_t u = 0;
+        if (auto r = std::from_chars(first, last, u); r.ec == std::errc() && r.ptr == last) return std::to_string(u);
+    }
+    double d = std::strtod(text.c_str(), nullptr);
+    if (std::isinf(d)) return text;
+    if (d == 0) return std::signbit(d) ? "-0" : "0";
+    return runtime::format_double(d);
+}
+
 void emit_scalar(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx) {
     if (v.is_string()) {
         // Quoted, escaped (up to four bytes a byte), or a literal block indented on every line.
@@ -236,6 +315,7 @@ void emit_scalar(std::string& out, const Value& v, std::size_t indent, BuiltinCo
     if (v.is_string()) append_string(out, v.as_string(), indent, false);
     else if (v.is_array() || v.is_set()) out += "[]";
     else if (v.is_object()) out += "{}";
+    else if (v.is_number()) out += yaml_number(v.as_number());
     else out += runtime::to_json(v);
 }
 
@@ -297,19 +377,6 @@ void emit(std::string& out, const Value& v, std::size_t indent, BuiltinContext& 
     out += '\n';
 }
 
-// go-yaml's wording for the two errors policies meet most (unclosed flow
-// collections); yaml-cpp's own text otherwise.
-std::string yaml_error(const runtime::ParseError& e) {
-    std::string msg = e.message;
-    const std::string tag = "YAML parse error: ";
-    if (auto p = msg.find(tag); p != std::string::npos) msg = msg.substr(p + tag.size());
-    if (auto p = msg.find(" at line "); p != std::string::npos) msg = msg.substr(0, p);
-    if (msg == "end of sequence flow not found") msg = "did not find expected ',' or ']'";
-    else if (msg == "end of map flow not found") msg = "did not find expected ',' or '}'";
-    if (e.line > 0) return "yaml: line " + std::to_string(e.line) + ": " + msg;
-    return "yaml: " + msg;
-}
-
 }  // namespace
 
 void register_yaml(Registry& r) {
@@ -319,13 +386,15 @@ void register_yaml(Registry& r) {
             emit(out, a[0], 0, ctx);
         } catch (const EmitStopped&) {
             return BuiltinResult::cancelled();
+        } catch (const ControlCharacter&) {
+            return BuiltinResult::error("yaml: control characters are not allowed");
         }
         return text_result(ctx, out);
     });
     declare(r, "yaml.unmarshal", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         auto parsed = runtime::load_yaml_data(a[0].as_string());
-        if (!parsed) return BuiltinResult::error(yaml_error(parsed.error));
+        if (!parsed) return BuiltinResult::error(parsed.error.message);  // go-yaml's text (runtime/yaml.hpp)
         return BuiltinResult::of(std::move(parsed.value));
     });
     declare(r, "yaml.is_valid", 1, [](Args a, BuiltinContext&) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/json.hpp"
+#include "support/base64.hpp"
 #include "engine/loader.hpp"
 #include "webhook/json_patch.hpp"
 #include "webhook/large_json.hpp"
@@ -218,7 +219,7 @@ AdmissionDecision decision_from_rules(const ReviewRequest& req, const Value& rul
                 ops.push_back(std::move(normal));
             }
             response.insert(str("patchType"), str("JSONPatch"));
-            response.insert(str("patch"), str(base64_encode(runtime::to_json(ops.build()))));
+            response.insert(str("patch"), str(support::base64_encode(runtime::to_json(ops.build()))));
         }
     }
     d.review = review_envelope(req, response.build());
@@ -277,28 +278,5 @@ AdmissionDecision error_decision(const ReviewRequest& req, const std::string& me
     return d;
 }
 
-std::string base64_encode(std::string_view bytes) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 2 < bytes.size(); i += 3) {
-        unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                     static_cast<unsigned char>(bytes[i + 2]);
-        out.push_back(kAlphabet[(n >> 18) & 63]);
-        out.push_back(kAlphabet[(n >> 12) & 63]);
-        out.push_back(kAlphabet[(n >> 6) & 63]);
-        out.push_back(kAlphabet[n & 63]);
-    }
-    if (i < bytes.size()) {
-        unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-        if (i + 1 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-        out.push_back(kAlphabet[(n >> 18) & 63]);
-        out.push_back(kAlphabet[(n >> 12) & 63]);
-        out.push_back(i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=');
-        out.push_back('=');
-    }
-    return out;
-}
 
 }  // namespace gavel::webhook

@@ -70,6 +70,6 @@ AdmissionDecision decision_from_main(const ReviewRequest& req, const runtime::Va
 // --fail-open allowed with a warning naming the error.
 AdmissionDecision error_decision(const ReviewRequest& req, const std::string& message, bool fail_open);
 
-std::string base64_encode(std::string_view bytes);
+
 
 }  // namespace gavel::webhook

@@ -1,9 +1,14 @@
 #include "webhook/webhook_config.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include <yaml.h>
+
+#include "support/base64.hpp"
 
 #include <cctype>
 #include <tuple>
+
+#include "lang/yaml_node.hpp"
+#include "runtime/yaml_scalar.hpp"
 
 #include "webhook/admission.hpp"
 #include "webhook/json_patch.hpp"
@@ -81,95 +86,165 @@ bool rules_for(const PackageRules& p, const WebhookConfigOptions& o, std::vector
     return true;
 }
 
-void emit_list(YAML::Emitter& y, const std::vector<std::string>& items) {
-    y << YAML::Flow << YAML::BeginSeq;
-    for (const auto& i : items) y << YAML::DoubleQuoted << i;
-    y << YAML::EndSeq;
-}
+// A YAML document written through libyaml's emitter: block mappings, flow
+// lists of double-quoted strings, and plain scalars where they read back as
+// the same strings.
+class YamlWriter {
+public:
+    YamlWriter() {
+        yaml_emitter_initialize(&emitter_);
+        yaml_emitter_set_output(&emitter_, &YamlWriter::write, this);
+        yaml_emitter_set_indent(&emitter_, 2);
+        yaml_emitter_set_width(&emitter_, -1);  // never fold long lines (caBundle)
+        yaml_emitter_set_unicode(&emitter_, 1);
+        yaml_event_t e;
+        yaml_stream_start_event_initialize(&e, YAML_UTF8_ENCODING);
+        emit(e);
+        yaml_document_start_event_initialize(&e, nullptr, nullptr, nullptr, 1);
+        emit(e);
+    }
+    ~YamlWriter() { yaml_emitter_delete(&emitter_); }
+    YamlWriter(const YamlWriter&) = delete;
+    YamlWriter& operator=(const YamlWriter&) = delete;
+
+    YamlWriter& begin_map() {
+        yaml_event_t e;
+        yaml_mapping_start_event_initialize(&e, nullptr, nullptr, 1, YAML_BLOCK_MAPPING_STYLE);
+        return emit(e);
+    }
+    YamlWriter& end_map() {
+        yaml_event_t e;
+        yaml_mapping_end_event_initialize(&e);
+        return emit(e);
+    }
+    YamlWriter& begin_list() {
+        yaml_event_t e;
+        yaml_sequence_start_event_initialize(&e, nullptr, nullptr, 1, YAML_BLOCK_SEQUENCE_STYLE);
+        return emit(e);
+    }
+    YamlWriter& end_list() {
+        yaml_event_t e;
+        yaml_sequence_end_event_initialize(&e);
+        return emit(e);
+    }
+    // A string: plain where it reads back as this string (the emitter quotes it
+    // when YAML's syntax needs it; here, too, when it would read as a boolean,
+    // number or null), double-quoted when `quoted`.
+    YamlWriter& scalar(std::string_view text, bool quoted = false) {
+        if (!quoted) {
+            runtime::YamlScalar r = runtime::resolve_plain_yaml_scalar(text);
+            quoted = r.error || !r.value.is_string();
+        }
+        return write_scalar(text, quoted);
+    }
+    YamlWriter& number_field(std::string_view key, int value) { return scalar(key).write_scalar(std::to_string(value), false); }
+    YamlWriter& write_scalar(std::string_view text, bool quoted) {
+        yaml_event_t e;
+        yaml_scalar_event_initialize(&e, nullptr, nullptr, reinterpret_cast<const yaml_char_t*>(text.data()),
+                                     static_cast<int>(text.size()), 1, 1,
+                                     quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
+        return emit(e);
+    }
+    YamlWriter& field(std::string_view key, std::string_view value, bool quoted = false) {
+        return scalar(key).scalar(value, quoted);
+    }
+    // key: ["a", "b"]
+    YamlWriter& list_field(std::string_view key, const std::vector<std::string>& items) {
+        scalar(key);
+        yaml_event_t e;
+        yaml_sequence_start_event_initialize(&e, nullptr, nullptr, 1, YAML_FLOW_SEQUENCE_STYLE);
+        emit(e);
+        for (const auto& i : items) scalar(i, true);
+        return end_list();
+    }
+
+    std::string finish() {
+        yaml_event_t e;
+        end_map();
+        yaml_document_end_event_initialize(&e, 1);
+        emit(e);
+        yaml_stream_end_event_initialize(&e);
+        emit(e);
+        return std::move(out_);
+    }
+
+private:
+    static int write(void* self, unsigned char* buffer, size_t size) {
+        static_cast<YamlWriter*>(self)->out_.append(reinterpret_cast<const char*>(buffer), size);
+        return 1;
+    }
+    // The events are built here from known text: libyaml refuses none of them.
+    YamlWriter& emit(yaml_event_t& e) {
+        yaml_emitter_emit(&emitter_, &e);
+        return *this;
+    }
+
+    yaml_emitter_t emitter_{};
+    std::string out_;
+};
 
 std::string document(std::string_view kind, const std::string& name, const std::vector<Hook>& hooks,
                      const WebhookConfigOptions& o, bool mutating) {
-    std::string ca = o.ca_bundle_pem.empty() ? "" : base64_encode(o.ca_bundle_pem);
-    YAML::Emitter y;
-    y.SetIndent(2);
-    y << YAML::BeginMap;
-    y << YAML::Key << "apiVersion" << YAML::Value << "admissionregistration.k8s.io/v1";
-    y << YAML::Key << "kind" << YAML::Value << std::string(kind);
-    y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
-    y << YAML::Key << "name" << YAML::Value << name;
-    y << YAML::Key << "labels" << YAML::Value << YAML::BeginMap << YAML::Key << "app.kubernetes.io/managed-by"
-      << YAML::Value << "gavel" << YAML::EndMap;
+    std::string ca = o.ca_bundle_pem.empty() ? "" : support::base64_encode(o.ca_bundle_pem);
+    YamlWriter y;
+    y.begin_map();
+    y.field("apiVersion", "admissionregistration.k8s.io/v1").field("kind", kind);
+    y.scalar("metadata").begin_map().field("name", name);
+    y.scalar("labels").begin_map().field("app.kubernetes.io/managed-by", "gavel").end_map();
     if (!o.inject_ca_from.empty())
-        y << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap << YAML::Key << "cert-manager.io/inject-ca-from"
-          << YAML::Value << o.inject_ca_from << YAML::EndMap;
-    y << YAML::EndMap;
-    y << YAML::Key << "webhooks" << YAML::Value << YAML::BeginSeq;
+        y.scalar("annotations").begin_map().field("cert-manager.io/inject-ca-from", o.inject_ca_from).end_map();
+    y.end_map();
+    y.scalar("webhooks").begin_list();
     for (const auto& h : hooks) {
-        y << YAML::BeginMap;
-        y << YAML::Key << "name" << YAML::Value << h.name;
-        y << YAML::Key << "admissionReviewVersions" << YAML::Value;
-        emit_list(y, {"v1", "v1beta1"});
-        y << YAML::Key << "sideEffects" << YAML::Value << "None";
-        y << YAML::Key << "failurePolicy" << YAML::Value << (mutating ? o.mutating_failure_policy : o.failure_policy);
-        y << YAML::Key << "matchPolicy" << YAML::Value << "Equivalent";
-        y << YAML::Key << "timeoutSeconds" << YAML::Value << o.timeout_seconds;
-        if (mutating) y << YAML::Key << "reinvocationPolicy" << YAML::Value << "Never";
+        y.begin_map();
+        y.field("name", h.name);
+        y.list_field("admissionReviewVersions", {"v1", "v1beta1"});
+        y.field("sideEffects", "None");
+        y.field("failurePolicy", mutating ? o.mutating_failure_policy : o.failure_policy);
+        y.field("matchPolicy", "Equivalent");
+        y.number_field("timeoutSeconds", o.timeout_seconds);
+        if (mutating) y.field("reinvocationPolicy", "Never");
         // Never the control plane's own namespaces nor gavel's: a gavel that is down must
         // not stop the cluster from scheduling gavel again.
         std::vector<std::string> excluded = o.excluded_namespaces;
         if (!o.own_namespace.empty()) excluded.push_back(o.own_namespace);
-        y << YAML::Key << "namespaceSelector" << YAML::Value << YAML::BeginMap << YAML::Key << "matchExpressions"
-          << YAML::Value << YAML::BeginSeq;
-        y << YAML::BeginMap << YAML::Key << "key" << YAML::Value << "kubernetes.io/metadata.name" << YAML::Key
-          << "operator" << YAML::Value << "NotIn" << YAML::Key << "values" << YAML::Value;
-        emit_list(y, excluded);
-        y << YAML::EndMap;
-        if (!o.ignore_label.empty())
-            y << YAML::BeginMap << YAML::Key << "key" << YAML::Value << o.ignore_label << YAML::Key << "operator"
-              << YAML::Value << "DoesNotExist" << YAML::EndMap;
-        y << YAML::EndSeq << YAML::EndMap;
+        y.scalar("namespaceSelector").begin_map().scalar("matchExpressions").begin_list();
+        y.begin_map().field("key", "kubernetes.io/metadata.name").field("operator", "NotIn").list_field("values", excluded).end_map();
+        if (!o.ignore_label.empty()) y.begin_map().field("key", o.ignore_label).field("operator", "DoesNotExist").end_map();
+        y.end_list().end_map();
         if (!o.server_label.empty()) {
-            y << YAML::Key << "objectSelector" << YAML::Value << YAML::BeginMap << YAML::Key << "matchExpressions"
-              << YAML::Value << YAML::BeginSeq;
-            y << YAML::BeginMap << YAML::Key << "key" << YAML::Value << o.server_label << YAML::Key << "operator"
-              << YAML::Value << "NotIn" << YAML::Key << "values" << YAML::Value;
-            emit_list(y, {o.name});
-            y << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
+            y.scalar("objectSelector").begin_map().scalar("matchExpressions").begin_list();
+            y.begin_map().field("key", o.server_label).field("operator", "NotIn").list_field("values", {o.name}).end_map();
+            y.end_list().end_map();
         }
-        y << YAML::Key << "rules" << YAML::Value << YAML::BeginSeq;
+        y.scalar("rules").begin_list();
         for (const auto& r : h.rules) {
-            y << YAML::BeginMap;
-            y << YAML::Key << "operations" << YAML::Value;
-            emit_list(y, r.operations);
-            y << YAML::Key << "apiGroups" << YAML::Value;
-            emit_list(y, r.groups);
-            y << YAML::Key << "apiVersions" << YAML::Value;
-            emit_list(y, r.versions);
-            y << YAML::Key << "resources" << YAML::Value;
-            emit_list(y, r.resources);
-            y << YAML::Key << "scope" << YAML::Value << YAML::DoubleQuoted << "*";
-            y << YAML::EndMap;
+            y.begin_map();
+            y.list_field("operations", r.operations);
+            y.list_field("apiGroups", r.groups);
+            y.list_field("apiVersions", r.versions);
+            y.list_field("resources", r.resources);
+            y.field("scope", "*", true);
+            y.end_map();
         }
-        y << YAML::EndSeq;
-        y << YAML::Key << "clientConfig" << YAML::Value << YAML::BeginMap;
+        y.end_list();
+        y.scalar("clientConfig").begin_map();
         if (!o.url.empty()) {
             std::string base = o.url;
             while (!base.empty() && base.back() == '/') base.pop_back();
-            y << YAML::Key << "url" << YAML::Value << YAML::DoubleQuoted << base + h.path;
+            y.field("url", base + h.path, true);
         } else {
-            y << YAML::Key << "service" << YAML::Value << YAML::BeginMap;
-            y << YAML::Key << "namespace" << YAML::Value << o.service_namespace;
-            y << YAML::Key << "name" << YAML::Value << o.service_name;
-            y << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << h.path;
-            y << YAML::Key << "port" << YAML::Value << o.service_port;
-            y << YAML::EndMap;
+            y.scalar("service").begin_map();
+            y.field("namespace", o.service_namespace).field("name", o.service_name);
+            y.field("path", h.path, true).number_field("port", o.service_port);
+            y.end_map();
         }
-        if (!ca.empty()) y << YAML::Key << "caBundle" << YAML::Value << ca;
-        y << YAML::EndMap;
-        y << YAML::EndMap;
+        if (!ca.empty()) y.field("caBundle", ca);
+        y.end_map();
+        y.end_map();
     }
-    y << YAML::EndSeq << YAML::EndMap;
-    return std::string(y.c_str()) + "\n";
+    y.end_list();
+    return y.finish();
 }
 
 }  // namespace
@@ -273,18 +348,20 @@ std::string static_manifest_subdir(const WebhookConfiguration& c) {
 bool validate_static_manifests(const std::vector<WebhookConfiguration>& configurations, std::string& error) {
     std::set<std::pair<std::string, std::string>> names;  // (kind, name)
     for (const auto& c : configurations) {
-        YAML::Node doc;
-        try {
-            doc = YAML::Load(c.yaml);
-        } catch (const YAML::Exception& e) {
-            error = c.name + ": not YAML: " + e.what();
+        lang::yaml::Documents read = lang::yaml::read_documents(c.yaml, lang::yaml::ErrorDialect::GoYamlV2, {}, 1);
+        if (!read.ok || read.documents.empty()) {
+            error = c.name + ": not YAML: " + read.error;
             return false;
         }
-        auto str = [](const YAML::Node& n) { return n && n.IsScalar() ? n.as<std::string>() : std::string(); };
-        std::string kind = str(doc["kind"]);
-        std::string name = str(doc["metadata"]["name"]);
+        using Node = lang::yaml::Node;
+        const Node& doc = *read.documents.front();
+        // A member of a mapping (nullptr when `n` is none or not a mapping), and a scalar's text.
+        auto get = [](const Node* n, std::string_view key) { return n && n->is_mapping() ? n->get(key) : nullptr; };
+        auto str = [](const Node* n) { return n && n->is_scalar() && !n->is_null() ? n->text : std::string(); };
+        std::string kind = str(get(&doc, "kind"));
+        std::string name = str(get(get(&doc, "metadata"), "name"));
         std::string where = kind + " " + name;
-        if (str(doc["apiVersion"]) != "admissionregistration.k8s.io/v1" ||
+        if (str(get(&doc, "apiVersion")) != "admissionregistration.k8s.io/v1" ||
             (kind != "ValidatingWebhookConfiguration" && kind != "MutatingWebhookConfiguration")) {
             error = where + ": only admissionregistration.k8s.io/v1 Validating/MutatingWebhookConfiguration go in a webhook staticManifestsDir";
             return false;
@@ -297,32 +374,33 @@ bool validate_static_manifests(const std::vector<WebhookConfiguration>& configur
             error = where + ": duplicate name";
             return false;
         }
-        const YAML::Node hooks = doc["webhooks"];
-        if (!hooks || !hooks.IsSequence() || hooks.size() == 0) {
+        const Node* hooks = get(&doc, "webhooks");
+        if (!hooks || !hooks->is_sequence() || hooks->items.empty()) {
             error = where + ": no webhooks";
             return false;
         }
         std::set<std::string> hook_names;
-        for (const auto& h : hooks) {
-            std::string hook = str(h["name"]);
+        for (const auto& item : hooks->items) {
+            const Node* h = item.get();
+            std::string hook = str(get(h, "name"));
             if (hook.empty() || !hook_names.insert(hook).second) {
                 error = where + ": webhook names must be present and unique (" + hook + ")";
                 return false;
             }
-            const YAML::Node cc = h["clientConfig"];
-            if (!cc || cc["service"]) {
+            const Node* cc = get(h, "clientConfig");
+            if (!cc || get(cc, "service")) {
                 error = where + ": webhook " + hook + ": clientConfig.service is not allowed in a static manifest (give --url)";
                 return false;
             }
-            if (str(cc["url"]).rfind("https://", 0) != 0) {
+            if (str(get(cc, "url")).rfind("https://", 0) != 0) {
                 error = where + ": webhook " + hook + ": clientConfig.url (https://) is required";
                 return false;
             }
-            if (str(cc["caBundle"]).empty()) {
+            if (str(get(cc, "caBundle")).empty()) {
                 error = where + ": webhook " + hook + ": caBundle is required (give --ca-bundle)";
                 return false;
             }
-            if (str(h["sideEffects"]).empty() || !h["admissionReviewVersions"]) {
+            if (str(get(h, "sideEffects")).empty() || !get(h, "admissionReviewVersions")) {
                 error = where + ": webhook " + hook + ": sideEffects and admissionReviewVersions are required";
                 return false;
             }

@@ -86,18 +86,10 @@ std::string Session::load_paths(const std::vector<std::string>& paths) {
 std::string Session::load_input(const std::string& path) {
     runtime::FileRead read = runtime::read_whole_file(path);
     if (!read.ok) return "error: " + read.message + "\n";
-    const std::string& text = read.text;
-    auto json = runtime::parse_json(text);
-    if (json) {
-        input_ = json.value;
-        return {};
-    }
-    auto yaml = runtime::load_yaml_data(text);
-    if (yaml) {
-        input_ = yaml.value;
-        return {};
-    }
-    return "error: unable to parse input " + path + ": " + json.error.message + "\n";
+    auto parsed = runtime::parse_json_or_yaml(read.text);  // OPA's util.Unmarshal
+    if (!parsed) return "error: unable to parse input " + path + ": " + parsed.error.message + "\n";
+    input_ = std::move(parsed.value);
+    return {};
 }
 
 const Value* Session::input() const {

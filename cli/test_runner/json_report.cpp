@@ -7,33 +7,12 @@
 
 #include "cli/test_runner/json_writer.hpp"
 #include "cli/test_runner/report.hpp"
+#include "support/base64.hpp"
 
 namespace gavel::cli::test_runner {
 
 namespace {
 
-std::string base64(std::string_view in) {
-    static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-        uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-        for (int s = 18; s >= 0; s -= 6) out += table[(n >> s) & 63];
-    }
-    if (i + 1 == in.size()) {
-        uint32_t n = uint8_t(in[i]) << 16;
-        out += table[(n >> 18) & 63];
-        out += table[(n >> 12) & 63];
-        out += "==";
-    } else if (i + 2 == in.size()) {
-        uint32_t n = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-        out += table[(n >> 18) & 63];
-        out += table[(n >> 12) & 63];
-        out += table[(n >> 6) & 63];
-        out += '=';
-    }
-    return out;
-}
 
 JsonNode location(const std::string& file, uint32_t line, uint32_t col) {
     return std::move(JsonNode::object()
@@ -71,7 +50,7 @@ JsonNode result_json(const Reported& rep) {
     }
     if (r.skip) o.add("skip", JsonNode::boolean(true));
     o.add("duration", JsonNode::integer(r.duration.count()));
-    if (!r.output.empty()) o.add("output", JsonNode::string(base64(r.output)));
+    if (!r.output.empty()) o.add("output", JsonNode::string(support::base64_encode(r.output)));
     if (r.failed_at) {
         JsonNode f = JsonNode::object();
         f.add("location", location(r.failed_at->file, r.failed_at->line, r.failed_at->col));

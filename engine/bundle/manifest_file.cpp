@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/json.hpp"
+#include "stdlib/glob.hpp"
 
 namespace gavel::engine::bundle {
 
@@ -38,27 +39,6 @@ std::optional<int> small_int(const Value& v) {
 
 }  // namespace
 
-bool manifest_glob_match(std::string_view pattern, std::string_view path) {
-    // Iterative wildcard match with one backtrack point per '*' run.
-    std::size_t p = 0, s = 0, star = std::string_view::npos, mark = 0;
-    while (s < path.size()) {
-        if (p < pattern.size() && pattern[p] == '*') {
-            while (p < pattern.size() && pattern[p] == '*') ++p;
-            star = p;
-            mark = s;
-        } else if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == path[s])) {
-            ++p;
-            ++s;
-        } else if (star != std::string_view::npos) {
-            p = star;
-            s = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (p < pattern.size() && pattern[p] == '*') ++p;
-    return p == pattern.size();
-}
 
 std::vector<std::string> Manifest::effective_roots() const {
     if (!roots) return {""};
@@ -68,13 +48,12 @@ std::vector<std::string> Manifest::effective_roots() const {
 }
 
 std::optional<bool> Manifest::v0_for(std::string_view path) const {
-    std::string with_slash = path.starts_with('/') ? std::string(path) : '/' + std::string(path);
-    std::string_view without = std::string_view(with_slash).substr(1);
-    for (const auto& [pattern, version] : file_rego_versions) {
-        // OPA writes the keys bundle-absolute ("/x.rego"); hand-written ones may omit the '/'.
-        if (manifest_glob_match(pattern, with_slash) || (!pattern.starts_with('/') && manifest_glob_match(pattern, without)))
-            return version == 0;
-    }
+    // As OPA's RegoVersionForFile: each key is a gobwas glob without separators (`*` crosses
+    // '/'), matched against the bundle-absolute path ("/legacy/a.rego"): `legacy/*.rego` matches
+    // nothing, `/legacy/*.rego` and `*.rego` do. A key that is no glob matches nothing.
+    std::string absolute = path.starts_with('/') ? std::string(path) : '/' + std::string(path);
+    for (const auto& [pattern, version] : file_rego_versions)
+        if (stdlib::gobwas_glob_match(pattern, {}, absolute).matched) return version == 0;
     if (rego_version) return *rego_version == 0;
     return std::nullopt;
 }

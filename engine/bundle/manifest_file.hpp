@@ -43,8 +43,4 @@ std::optional<Manifest> parse_manifest(std::string_view text, std::string& error
 std::string manifest_json(const Manifest& m);
 runtime::Value manifest_value(const Manifest& m);
 
-// gobwas/glob without separators, as OPA compiles file_rego_versions keys:
-// `*` and `**` match any run of characters ('/' included), `?` one character.
-bool manifest_glob_match(std::string_view pattern, std::string_view path);
-
 }  // namespace gavel::engine::bundle

@@ -19,6 +19,7 @@ EvalError make_error(std::string code, std::string message, const lang::Location
         e.file = std::string(loc.file());
         e.line = loc.line;
         e.col = loc.col;
+        if (e.file.empty()) e.text = std::string(loc.text());
     }
     return e;
 }

@@ -147,34 +147,8 @@ int compare_bodies(const Body& a, const Body& b) {
     return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
 }
 
-bool is_constant(const Term& t) {
-    switch (t.kind) {
-        case TermKind::Null:
-        case TermKind::Boolean:
-        case TermKind::Number:
-        case TermKind::String: return true;
-        case TermKind::Array:
-        case TermKind::Set:
-            for (const auto& e : t.elems)
-                if (!is_constant(*e)) return false;
-            return true;
-        case TermKind::Object:
-            for (const auto& [k, v] : t.items)
-                if (!is_constant(*k) || !is_constant(*v)) return false;
-            return true;
-        default: return false;
-    }
-}
 
-bool is_scalar(const Term& t) {
-    return t.kind == TermKind::Null || t.kind == TermKind::Boolean || t.kind == TermKind::Number ||
-           t.kind == TermKind::String;
-}
 
-bool is_comprehension(const Term& t) {
-    return t.kind == TermKind::ArrayComprehension || t.kind == TermKind::SetComprehension ||
-           t.kind == TermKind::ObjectComprehension;
-}
 
 bool is_var(const Term& t, std::string_view name) { return t.kind == TermKind::Var && t.text == name; }
 

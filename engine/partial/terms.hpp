@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ast/terms.hpp"
 #include "lang/ast.hpp"
 #include "lang/ground.hpp"
 #include "runtime/value.hpp"
@@ -40,11 +41,11 @@ int compare_bodies(const Body& a, const Body& b);
 // OPA's Expr.Compare, without the index (callers compare positions themselves).
 int compare_exprs(const Expr& a, const Expr& b);
 
-// OPA's IsGround (a ref's head aside) and IsConstant.
+// OPA's IsGround (a ref's head aside), IsConstant, IsScalar: the compiler's (compiler/ast/terms.hpp).
 using lang::is_ground;
-bool is_constant(const Term& t);
-bool is_scalar(const Term& t);
-bool is_comprehension(const Term& t);
+using compiler::is_constant;
+using compiler::is_scalar;
+using compiler::is_comprehension;
 bool is_var(const Term& t, std::string_view name);
 // `data` or `input`.
 bool is_root_document(const Term& t);

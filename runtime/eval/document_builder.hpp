@@ -6,8 +6,8 @@
 // an immutable object per pair cost O(n^2).
 //
 // Semantics, per pair: the value at the key path must not differ from one
-// already there (a conflict); with a set leaf the values gather in a set at
-// the path; an existing object document below the path is extended.
+// already there, nor may a pair reach below another pair's value (conflicts);
+// with a set leaf the values gather in a set at the path.
 
 #include <map>
 #include <span>
@@ -31,6 +31,18 @@ public:
 
     bool empty() const { return root_.kind == Node::Object && root_.children.empty(); }
 
+    // Whether a pair so far put a value at `keys`, below it, or at a path leading to it.
+    bool holds(std::span<const runtime::Value> keys) const {
+        const Node* node = &root_;
+        for (const auto& key : keys) {
+            if (node->kind != Node::Object) return node->kind != Node::Absent;
+            auto it = node->children.find(key);
+            if (it == node->children.end()) return false;
+            node = &it->second;
+        }
+        return node->kind != Node::Absent;
+    }
+
     runtime::Value build() const { return to_value(root_); }
 
 private:
@@ -42,13 +54,17 @@ private:
     };
 
     bool insert(Node& node, std::span<const runtime::Value> keys, const runtime::Value& value) {
-        as_object(node);
+        // A value one rule put at a path has nothing below it for another rule to add to, even
+        // when it is an object: OPA reports the conflict.
+        if (node.kind == Node::Leaf || node.kind == Node::Set) return false;
+        node.kind = Node::Object;
         Node& child = node.children[keys[0]];
         if (keys.size() > 1) return insert(child, keys.subspan(1), value);
         return put_leaf(child, value);
     }
 
     bool put_leaf(Node& node, const runtime::Value& value) {
+        if (node.kind == Node::Object && !node.children.empty()) return false;  // other pairs reach below
         if (set_leaf_) {
             if (node.kind == Node::Leaf && node.leaf.is_set()) {
                 auto elems = node.leaf.set_elements();
@@ -66,22 +82,6 @@ private:
         node.children.clear();
         node.elements.clear();
         return !conflict;
-    }
-
-    // An object document is extended; anything else is replaced by an empty object.
-    static void as_object(Node& node) {
-        if (node.kind == Node::Object) return;
-        std::map<runtime::Value, Node> children;
-        if (node.kind == Node::Leaf && node.leaf.is_object())
-            for (const auto& entry : node.leaf.object_entries()) {
-                Node leaf;
-                leaf.kind = Node::Leaf;
-                leaf.leaf = entry.value;
-                children.emplace(entry.key, std::move(leaf));
-            }
-        node = Node{};
-        node.kind = Node::Object;
-        node.children = std::move(children);
     }
 
     static runtime::Value to_value(const Node& node) {

@@ -14,8 +14,11 @@ struct EvalError {
     std::string file;     // empty when the error has no location
     uint32_t line = 0;
     uint32_t col = 0;
+    std::string text;     // the expression's source text (what a query's error names, having no file)
 
-    // "<file>:<line>: <code>: <message>", or "<code>: <message>" without a location (OPA's form).
+    // OPA's form: "<file>:<line>: <code>: <message>"; in a query (no file) the expression's text
+    // stands for the place: `to_number("x"): eval_builtin_error: ...`; "<code>: <message>" when
+    // the error has no place at all.
     std::string to_string() const;
 };
 

@@ -93,6 +93,7 @@ void Evaluator::halt(std::string code, std::string message, const lang::Location
     e.file = std::string(loc.file());
     e.line = loc.line;
     e.col = loc.col;
+    if (e.file.empty()) e.text = std::string(loc.text());
     throw Halt{std::move(e)};
 }
 
@@ -1047,7 +1048,22 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                         });
                     });
                 });
-            if (document.empty() && rules.default_rule) return default_value(*rules.default_rule);
+            if (const PRule* d = rules.default_rule.get()) {
+                if (d->key_path.empty()) {
+                    if (document.empty()) return default_value(*d);
+                } else if (all_keys_constant(rules)) {
+                    // `default p[1] := "a"`: the default of the one key its head names. OPA's rule
+                    // tree files it under that key, and leaves it out when a rule with a variable
+                    // key (`p[x] := ...`) makes the whole set one document.
+                    Frame frame(d->slots);
+                    ValueList keys;
+                    eval_elems(frame, d->key_path, 0, keys, [&](ValueList& key_values) {
+                        std::span<const Value> path(key_values.data(), key_values.size());
+                        if (document.holds(path)) return;
+                        if (auto v = default_value(*d)) document.insert(path, *v);
+                    });
+                }
+            }
             return document.build();
         }
         case RuleKind::Function: {
@@ -1062,6 +1078,14 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
         }
     }
     return std::nullopt;
+}
+
+bool Evaluator::all_keys_constant(const RuleSet& rules) {
+    for (const auto& rule : rules.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get())
+            for (const PTerm& k : r->key_path)
+                if (k.op != TermOp::Const) return false;
+    return true;
 }
 
 // ---- calls ------------------------------------------------------------------------
@@ -1228,6 +1252,7 @@ void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::strin
     e.file = std::string(loc.file());
     e.line = loc.line;
     e.col = loc.col;
+    if (e.file.empty()) e.text = std::string(loc.text());
     first_builtin_error_ = std::move(e);
 }
 

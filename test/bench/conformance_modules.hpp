@@ -1,12 +1,10 @@
 #pragma once
 // Loads every module of OPA's conformance suite once, with its dialect, for benchmarks.
 
-#include <yaml-cpp/yaml.h>
-
-#include <algorithm>
-#include <filesystem>
 #include <string>
 #include <vector>
+
+#include "test/conformance/suite.hpp"
 
 namespace gavel::bench {
 
@@ -17,19 +15,9 @@ struct SampleModule {
 };
 
 inline std::vector<SampleModule> load_conformance_modules() {
-    namespace fs = std::filesystem;
-    std::vector<fs::path> files;
-    for (const auto& e : fs::recursive_directory_iterator(GAVEL_CONFORMANCE_DIR))
-        if (e.path().extension() == ".yaml") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
     std::vector<SampleModule> out;
-    for (const auto& f : files) {
-        bool v0 = f.parent_path().parent_path().filename() == "v0";
-        for (const auto& c : YAML::LoadFile(f.string())["cases"]) {
-            bool experimental = c["experimental_keywords"] && c["experimental_keywords"].as<bool>();
-            for (const auto& m : c["modules"]) out.push_back({m.as<std::string>(), v0, experimental});
-        }
-    }
+    for (const auto& c : conformance::load_suite(GAVEL_CONFORMANCE_DIR))
+        for (const auto& m : c.modules) out.push_back({m, c.v0, c.experimental_keywords});
     return out;
 }
 

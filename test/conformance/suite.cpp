@@ -107,35 +107,32 @@ Value plain_scalar(const std::string& s) {
     return Value::string(s);
 }
 
-bool is_plain(const YAML::Node& n) { return n.Tag() == "?"; }
+using lang::yaml::Node;
 
-std::string key_text(const YAML::Node& k) {
-    if (k.IsNull()) return "null";
-    if (!k.IsScalar()) {
-        auto m = k.Mark();
-        throw std::runtime_error("line " + std::to_string(m.line + 1) + ": mapping key is not a scalar");
-    }
-    const std::string& s = k.Scalar();
-    if (is_plain(k)) {
+std::string key_text(const Node& k) {
+    if (k.is_null()) return "null";
+    if (!k.is_scalar()) throw std::runtime_error("line " + std::to_string(k.mark.line + 1) + ": mapping key is not a scalar");
+    const std::string& s = k.text;
+    if (k.plain()) {
         if (is_null_word(s)) return "null";
         if (auto b = bool_word(s)) return *b ? "true" : "false";
     }
     return s;
 }
 
-std::string scalar_text(const YAML::Node& n, const char* key) {
-    if (n.IsNull()) return "";
-    if (!n.IsScalar()) throw std::runtime_error(std::string("`") + key + "` is not a string");
-    return n.Scalar();
+std::string scalar_text(const Node& n, const char* key) {
+    if (n.is_null()) return "";
+    if (!n.is_scalar()) throw std::runtime_error(std::string("`") + key + "` is not a string");
+    return n.text;
 }
 
-bool flag(const YAML::Node& n, const char* key) {
+bool flag(const Node& n, const char* key) {
     Value v = yaml_to_value(n);
     if (!v.is_bool()) throw std::runtime_error(std::string("`") + key + "` is not a boolean");
     return v.as_bool();
 }
 
-Case read_case(const YAML::Node& node, const std::string& file, std::size_t index) {
+Case read_case(const Node& node, const std::string& file, std::size_t index) {
     Case c;
     c.file = file;
     c.folder = file.substr(0, file.rfind('/'));
@@ -143,20 +140,20 @@ Case read_case(const YAML::Node& node, const std::string& file, std::size_t inde
     c.id = file + "#" + std::to_string(index);
     c.v0 = file.starts_with("v0/");
     try {
-        if (!node.IsMap()) throw std::runtime_error("case is not a mapping");
-        for (const auto& kv : node) {
-            const std::string key = kv.first.Scalar();
-            const YAML::Node& v = kv.second;
+        if (!node.is_mapping()) throw std::runtime_error("case is not a mapping");
+        for (const auto& [k, value] : node.members) {
+            const std::string key = k->text;
+            const Node& v = *value;
             if (key == "note") {
                 c.note = scalar_text(v, "note");
             } else if (key == "query") {
                 c.query = scalar_text(v, "query");
             } else if (key == "modules") {
-                if (v.IsNull()) continue;
-                if (!v.IsSequence()) throw std::runtime_error("`modules` is not a list");
-                for (const auto& m : v) c.modules.push_back(scalar_text(m, "modules[]"));
+                if (v.is_null()) continue;
+                if (!v.is_sequence()) throw std::runtime_error("`modules` is not a list");
+                for (const auto& m : v.items) c.modules.push_back(scalar_text(*m, "modules[]"));
             } else if (key == "data") {
-                if (!v.IsNull()) c.data = yaml_to_value(v);
+                if (!v.is_null()) c.data = yaml_to_value(v);
                 if (c.data && c.data->is_null()) c.data.reset();
             } else if (key == "input") {
                 Value in = yaml_to_value(v);
@@ -164,11 +161,11 @@ Case read_case(const YAML::Node& node, const std::string& file, std::size_t inde
             } else if (key == "input_term") {
                 c.input_term = scalar_text(v, "input_term");
             } else if (key == "want_result") {
-                if (v.IsNull()) continue;
-                if (!v.IsSequence()) throw std::runtime_error("`want_result` is not a list");
+                if (v.is_null()) continue;
+                if (!v.is_sequence()) throw std::runtime_error("`want_result` is not a list");
                 std::vector<Value> rows;
-                for (const auto& row : v) {
-                    Value r = yaml_to_value(row);
+                for (const auto& row : v.items) {
+                    Value r = yaml_to_value(*row);
                     if (!r.is_object()) throw std::runtime_error("`want_result` row is not a mapping");
                     rows.push_back(std::move(r));
                 }
@@ -188,7 +185,7 @@ Case read_case(const YAML::Node& node, const std::string& file, std::size_t inde
             } else if (key == "ignore_generated_vars") {
                 c.ignore_generated_vars = flag(v, "ignore_generated_vars");
             } else if (key == "env") {
-                if (!v.IsNull() && v.size() > 0) c.skip_reason = "sets environment variables (`env`)";
+                if (!v.is_null() && (!v.members.empty() || !v.items.empty())) c.skip_reason = "sets environment variables (`env`)";
             } else {
                 c.skip_reason = "unknown case key `" + key + "`";
             }
@@ -214,44 +211,38 @@ Case broken_file(const std::string& file, const std::string& why) {
 
 }  // namespace
 
-Value yaml_to_value(const YAML::Node& node) {
-    switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-        return Value::null();
-    case YAML::NodeType::Scalar:
-        if (!is_plain(node)) return Value::string(node.Scalar());
-        return plain_scalar(node.Scalar());
-    case YAML::NodeType::Sequence: {
-        ArrayBuilder b(node.size());
-        for (const auto& item : node) b.push_back(yaml_to_value(item));
+Value yaml_to_value(const Node& node) {
+    if (node.is_null()) return Value::null();
+    if (node.is_scalar()) return node.plain() ? plain_scalar(node.text) : Value::string(node.text);
+    if (node.is_sequence()) {
+        ArrayBuilder b(node.items.size());
+        for (const auto& item : node.items) b.push_back(yaml_to_value(*item));
         return b.build();
     }
-    case YAML::NodeType::Map: {
-        ObjectBuilder b(node.size());
-        for (const auto& kv : node) b.insert(Value::string(key_text(kv.first)), yaml_to_value(kv.second));
-        return b.build(runtime::DuplicateKeys::LastWins);
-    }
-    }
-    return Value::null();
+    ObjectBuilder b(node.members.size());
+    for (const auto& [k, v] : node.members) b.insert(Value::string(key_text(*k)), yaml_to_value(*v));
+    return b.build(runtime::DuplicateKeys::LastWins);
 }
 
 std::vector<Case> load_cases(const std::string& text, const std::string& file) {
     std::vector<Case> out;
-    YAML::Node doc;
-    try {
-        doc = YAML::Load(text);
-    } catch (const std::exception& e) {
-        out.push_back(broken_file(file, std::string("YAML: ") + e.what()));
+    // Case files are the project's own test data: larger bounds than a METADATA block's.
+    lang::yaml::NodeLimits limits;
+    limits.max_depth = 1000;
+    limits.max_nodes = 10'000'000;
+    lang::yaml::Documents doc = lang::yaml::read_documents(text, lang::yaml::ErrorDialect::GoYamlV2, limits, 1);
+    if (!doc.ok) {
+        out.push_back(broken_file(file, "YAML: " + doc.error));
         return out;
     }
-    const YAML::Node cases = doc.IsMap() ? doc["cases"] : YAML::Node();
-    if (!cases || !cases.IsSequence()) {
+    const Node* root = doc.documents.empty() ? nullptr : doc.documents.front().get();
+    const Node* cases = root && root->is_mapping() ? root->get("cases") : nullptr;
+    if (!cases || !cases->is_sequence()) {
         out.push_back(broken_file(file, "no `cases` list"));
         return out;
     }
     std::size_t index = 0;
-    for (const auto& c : cases) out.push_back(read_case(c, file, index++));
+    for (const auto& c : cases->items) out.push_back(read_case(*c, file, index++));
     return out;
 }
 

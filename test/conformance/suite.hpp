@@ -3,14 +3,13 @@
 // into a runtime::Value the way OPA reads it.
 #pragma once
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "lang/yaml_node.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::conformance {
@@ -62,6 +61,6 @@ std::vector<Case> load_cases(const std::string& text, const std::string& file);
 //   fit int64 or uint64 and doubles otherwise, floats doubles (YAML 1.2 core
 //   schema; `y` stays the string "y", see SOURCE.md's quirk); mapping keys are
 //   strings of their scalar text. Throws std::runtime_error on non-scalar keys.
-Value yaml_to_value(const YAML::Node& node);
+Value yaml_to_value(const lang::yaml::Node& node);
 
 }  // namespace gavel::conformance

@@ -34,6 +34,8 @@ for i in 1 2 3; do
 done
 wait_metric "$diag" "gavel_eval_workers_busy 2" && wait_metric "$diag" "gavel_eval_queued 1" \
     && pass "two workers busy, one request queued" || fail "the pool did not fill: $(curl -sS "$diag/metrics" | grep eval_)"
+# Evaluations here take ~20 s: a probe queued behind them would take seconds. The bound is
+# generous for a loaded 2-core machine (72 ms was seen under parallel builds).
 worst=0
 for _ in $(seq 1 20); do
     for path in health health/ready metrics; do
@@ -41,7 +43,7 @@ for _ in $(seq 1 20); do
         (( t > worst )) && worst=$t
     done
 done
-(( worst < 50 )) && pass "60 probes (/health, /health/ready, /metrics) while busy: slowest ${worst} ms" || fail "a probe took ${worst} ms"
+(( worst < 1000 )) && pass "60 probes (/health, /health/ready, /metrics) while busy: slowest ${worst} ms" || fail "a probe took ${worst} ms"
 t0=$(date +%s%N)
 code=$(curl -sS -o "$work/r.json" -w '%{http_code}' --data-binary @"$work/slow.json" "$adm/validate/kubernetes/slow")
 elapsed=$(( ($(date +%s%N) - t0) / 1000000 ))

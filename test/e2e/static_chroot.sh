@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The static gavel needs nothing from the system: in an empty root holding only
-# the binary and the example files it reads (no libc, no /usr/share/zoneinfo,
-# no /etc, no /proc, no /dev), `eval` decides, time zones work (embedded
-# tzdata), and `serve` answers /health and an AdmissionReview over TLS.
+# The container image's final stage, without a container runtime: the root file
+# system scripts/image-rootfs.sh lays out (as the Dockerfile does: the stripped
+# static binary, the CA bundle, passwd/group, /tmp; no libc, no
+# /usr/share/zoneinfo, no /proc, no /dev) plus the example policy at /policies,
+# run as the image's user 65532 with its SSL_CERT_FILE. `eval` decides, time zones
+# work (embedded tzdata), and the image's default command (`serve --policies
+# /policies`) answers /health and an AdmissionReview over TLS.
 # Skipped (exit 77) when not root, without chroot, or for a dynamic build.
 set -uo pipefail
 gavel=$(realpath "$1")
@@ -10,25 +13,31 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 source test/e2e/fixtures/serve/lib.sh
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: chroot needs root"; exit 77; fi
-if ! command -v chroot >/dev/null; then echo "SKIP: no chroot"; exit 77; fi
-if ! file -b "$gavel" | grep -q 'static'; then echo "SKIP: $gavel is not statically linked (configure with -Dstatic=true)"; exit 77; fi
+chroot_bin=$(command -v chroot) || { echo "SKIP: no chroot"; exit 77; }
+if readelf -l "$gavel" | grep -q 'program interpreter'; then echo "SKIP: $gavel is not statically linked (configure with -Dstatic=true)"; exit 77; fi
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 jail=$work/root
-mkdir -p "$jail/ex"
-cp "$gavel" "$jail/gavel"
-cp examples/admission-v1/image-registry.rego examples/admission-v1/pod.json "$jail/ex/"
-echo "the empty root holds: $(cd "$jail" && find . -type f | sort | tr '\n' ' ')"
+scripts/image-rootfs.sh "$jail" "$gavel" || { echo "image-rootfs.sh failed"; exit 1; }
+mkdir -p "$jail/policies"
+cp examples/admission-v1/image-registry.rego examples/admission-v1/pod.json "$jail/policies/"
+echo "the image's root holds: $(cd "$jail" && find . -type f | sort | tr '\n' ' ')"
+# As the image runs it: its user and environment (Dockerfile's USER and ENV).
+run() { env -i SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt "$chroot_bin" --userspec=65532:65532 "$jail" "$@"; }
 
-out=$(chroot "$jail" /gavel eval -d /ex -i /ex/pod.json --format values data.kubernetes.admission.deny 2>&1)
+out=$(run /gavel eval -d /policies -i /policies/pod.json --format values data.kubernetes.admission.deny 2>&1)
 echo "$out" | grep -q "image 'nginx' comes from untrusted registry" && pass "eval in the empty root" || fail "eval: $out"
-out=$(chroot "$jail" /gavel eval --format values 'time.clock([1710054000000000000, "America/New_York"])' 2>&1)
+out=$(run /gavel eval --format values 'time.clock([1710054000000000000, "America/New_York"])' 2>&1)
 expect_eq "time zones from the embedded tzdata" "$(echo $out | tr -d ' \n')" "[[3,0,0]]"
-out=$(chroot "$jail" /gavel version 2>&1)
+out=$(run /gavel version 2>&1)
 echo "$out" | grep -q '^Version:' && pass "version" || fail "version: $out"
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then  # built from a git tree: it knows its commit
+    echo "$out" | grep -q '^Build Commit: unknown' && fail "version: no commit ($out)" || pass "version names its commit"
+fi
 
-chroot "$jail" /gavel serve --policies /ex --addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 --rest-addr off \
+# Not through run(): $! must be the server itself (env and chroot exec it).
+env -i SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt "$chroot_bin" --userspec=65532:65532 "$jail" /gavel serve --policies /policies --addr 127.0.0.1:0 --diagnostic-addr 127.0.0.1:0 --rest-addr off \
     > "$work/serve.out" 2> "$work/serve.log" &
 pid=$!
 for _ in $(seq 1 100); do [[ -n $(listener_port "$work/serve.log" admission) ]] && break; sleep 0.1; done

@@ -602,9 +602,9 @@ rm "$tmp/admission-no-manifest/.manifest"
 "$gavel" test "$tmp/admission-no-manifest" > "$out" 2> "$err"
 if [[ $? -eq 1 ]] && grep -q "rego_parse_error" "$err"; then echo "ok   v0 example without its manifest: parse error"
 else fail "v0 example without its manifest: parse error"; cat "$out" "$err"; fi
-# file_rego_versions beats rego_version, per file (glob relative to the bundle root).
+# file_rego_versions beats rego_version, per file (globs of the bundle-absolute path, as OPA's -b).
 mkdir -p "$tmp/mixed/legacy"
-printf '{"rego_version": 1, "file_rego_versions": {"legacy/*.rego": 0}}\n' > "$tmp/mixed/.manifest"
+printf '{"rego_version": 1, "file_rego_versions": {"/legacy/*.rego": 0}}\n' > "$tmp/mixed/.manifest"
 printf 'package old\nallow { input.x == 1 }\ntest_old { allow with input as {"x": 1} }\n' > "$tmp/mixed/legacy/old.rego"
 printf 'package new\nallow if input.x == 1\ntest_new if allow with input as {"x": 1}\n' > "$tmp/mixed/new.rego"
 check "file_rego_versions: a v0 file in a v1 bundle" 0 "PASS: 2/2" "$gavel" test "$tmp/mixed"

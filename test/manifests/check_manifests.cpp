@@ -12,10 +12,14 @@
 // Files after --patch are kustomize patches: partial objects, required fields not checked.
 
 #include <re2/re2.h>
-#include <yaml-cpp/yaml.h>
+
+#include "lang/yaml_node.hpp"
+#include "runtime/yaml_scalar.hpp"
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -221,89 +225,94 @@ const std::set<std::string> kSkipped = {"cert-manager.io/v1/Issuer", "cert-manag
 
 // ---- Checking ---------------------------------------------------------------
 
-// What a plain YAML scalar becomes in JSON (sigs.k8s.io/yaml reads YAML 1.1 values).
+using gavel::lang::yaml::Node;
+
+// What a scalar becomes in JSON (sigs.k8s.io/yaml reads YAML 1.1 values, as runtime/yaml_scalar.hpp).
 enum class Scalar { String, Int, Float, Bool, Null };
-Scalar classify(const YAML::Node& n) {
-    if (n.Tag() == "!") return Scalar::String;  // quoted
-    const std::string& s = n.Scalar();
-    static const RE2 int_re("[-+]?(0|[1-9][0-9]*)");
-    static const RE2 float_re("[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
-    static const std::set<std::string> bools = {"true", "false", "True", "False", "TRUE", "FALSE", "yes", "no", "on", "off", "y", "n"};
-    if (s.empty() || s == "~" || s == "null") return Scalar::Null;
-    if (bools.count(s)) return Scalar::Bool;
-    if (RE2::FullMatch(s, int_re)) return Scalar::Int;
-    if (RE2::FullMatch(s, float_re)) return Scalar::Float;
+Scalar classify(const Node& n) {
+    if (!n.plain()) return Scalar::String;  // quoted, a block, or tagged
+    gavel::runtime::YamlScalar r = gavel::runtime::resolve_plain_yaml_scalar(n.text);
+    if (r.error) return Scalar::Float;  // .inf, .nan
+    if (r.value.is_null()) return Scalar::Null;
+    if (r.value.is_bool()) return Scalar::Bool;
+    if (r.value.is_number())
+        return n.text.find("0x") == std::string::npos && n.text.find_first_of(".eE") != std::string::npos ? Scalar::Float
+                                                                                                         : Scalar::Int;
     return Scalar::String;
 }
 
 bool g_partial = false;  // checking a patch: required fields may be missing
 
-void check(const YAML::Node& n, const T& t, const std::string& path, std::vector<std::string>& errors) {
+void check(const Node& n, const T& t, const std::string& path, std::vector<std::string>& errors) {
     auto want = [&](const std::string& what) { errors.push_back(path + ": want " + what); };
     switch (t->kind) {
     case Type::Any: return;
     case Type::String:
-        if (!n.IsScalar() || classify(n) != Scalar::String) return want("a string");
-        if (!t->values.empty() && !t->values.count(n.Scalar())) {
+        if (!n.is_scalar() || classify(n) != Scalar::String) return want("a string");
+        if (!t->values.empty() && !t->values.count(n.text)) {
             std::string list;
             for (const auto& v : t->values) list += (list.empty() ? "" : ", ") + v;
-            want("one of " + list + " (got " + n.Scalar() + ")");
+            want("one of " + list + " (got " + n.text + ")");
         }
         return;
     case Type::Int:
-        if (!n.IsScalar() || classify(n) != Scalar::Int) want("an integer");
+        if (!n.is_scalar() || classify(n) != Scalar::Int) want("an integer");
         return;
     case Type::Bool:
-        if (!n.IsScalar() || classify(n) != Scalar::Bool) want("a boolean");
+        if (!n.is_scalar() || classify(n) != Scalar::Bool) want("a boolean");
         return;
     case Type::IntOrString:
-        if (!n.IsScalar() || (classify(n) != Scalar::Int && classify(n) != Scalar::String)) want("an integer or a string");
+        if (!n.is_scalar() || (classify(n) != Scalar::Int && classify(n) != Scalar::String)) want("an integer or a string");
         return;
     case Type::Quantity: {
         static const RE2 quantity_re("[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?");
-        if (!n.IsScalar() || !RE2::FullMatch(n.Scalar(), quantity_re)) want("a quantity (100m, 64Mi, \"1\")");
+        if (!n.is_scalar() || !RE2::FullMatch(n.text, quantity_re)) want("a quantity (100m, 64Mi, \"1\")");
         return;
     }
     case Type::Array:
-        if (!n.IsSequence()) return want("a list");
-        for (std::size_t i = 0; i < n.size(); ++i) check(n[i], t->item, path + "[" + std::to_string(i) + "]", errors);
+        if (!n.is_sequence()) return want("a list");
+        for (std::size_t i = 0; i < n.items.size(); ++i) check(*n.items[i], t->item, path + "[" + std::to_string(i) + "]", errors);
         return;
     case Type::Map:
-        if (!n.IsMap()) return want("a map");
-        for (const auto& kv : n) check(kv.second, t->item, path + "." + kv.first.Scalar(), errors);
+        if (!n.is_mapping()) return want("a map");
+        for (const auto& [k, v] : n.members) check(*v, t->item, path + "." + k->text, errors);
         return;
     case Type::Object:
-        if (!n.IsMap()) return want("an object");
-        for (const auto& kv : n) {
-            const std::string key = kv.first.Scalar();
+        if (!n.is_mapping()) return want("an object");
+        for (const auto& [k, v] : n.members) {
+            const std::string& key = k->text;
             auto f = t->fields.find(key);
             if (f == t->fields.end()) errors.push_back(path + "." + key + ": unknown field");
-            else check(kv.second, f->second, path + "." + key, errors);
+            else check(*v, f->second, path + "." + key, errors);
         }
         for (const auto& r : t->required)
-            if (!g_partial && !n[r]) errors.push_back(path + "." + r + ": required");
+            if (!g_partial && !n.get(r)) errors.push_back(path + "." + r + ": required");
         return;
     }
 }
 
 int check_file(const std::filesystem::path& file, const std::map<std::string, T>& schema, int& objects) {
-    std::vector<YAML::Node> docs;
-    try {
-        docs = YAML::LoadAllFromFile(file.string());
-    } catch (const YAML::Exception& e) {
-        std::cerr << file.string() << ": not YAML: " << e.what() << "\n";
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    gavel::lang::yaml::Documents read = gavel::lang::yaml::read_documents(text.str());
+    if (!read.ok) {
+        std::cerr << file.string() << ": not YAML: " << read.error << "\n";
         return 1;
     }
+    const auto& docs = read.documents;
     std::vector<std::string> errors;
     for (std::size_t d = 0; d < docs.size(); ++d) {
-        const auto& doc = docs[d];
-        if (!doc || doc.IsNull()) continue;
+        const Node& doc = *docs[d];
+        if (doc.is_null()) continue;
         std::string where = file.string() + "#" + std::to_string(d);
-        if (!doc.IsMap() || !doc["apiVersion"] || !doc["kind"]) {
+        const Node* api_version = doc.get("apiVersion");
+        const Node* kind = doc.get("kind");
+        if (!doc.is_mapping() || !api_version || !kind) {
             errors.push_back(where + ": no apiVersion and kind");
             continue;
         }
-        std::string key = doc["apiVersion"].Scalar() + "/" + doc["kind"].Scalar();
+        std::string key = api_version->text + "/" + kind->text;
         if (kSkipped.count(key)) continue;
         auto s = schema.find(key);
         if (s == schema.end()) {
@@ -312,7 +321,7 @@ int check_file(const std::filesystem::path& file, const std::map<std::string, T>
             continue;
         }
         ++objects;
-        check(doc, s->second, where + " " + doc["kind"].Scalar(), errors);
+        check(doc, s->second, where + " " + kind->text, errors);
     }
     for (const auto& e : errors) std::cerr << e << "\n";
     return errors.empty() ? 0 : 1;

@@ -108,6 +108,47 @@ TEST_CASE("conflicts are evaluation errors with the rule's location") {
     CHECK(r.error->to_string().find("c.rego:") == 0);
 }
 
+TEST_CASE("a rule reaching below another rule's value is a conflict, whichever comes first, as in OPA") {
+    for (const char* rules : {"o[1] := true\no[x].w := false if x := input.one\n",
+                              "o[1] := {\"a\": 1}\no[x].w := false if x := input.one\n",
+                              "o[x].w := false if x := input.one\no[1] := {\"w\": false}\n",
+                              "o[1] := 5\no[x].w.z := false if x := input.one\n"}) {
+        CAPTURE(rules);
+        Engine engine;
+        REQUIRE(engine.add_policy("o.rego", std::string("package p\n") + rules).empty());
+        auto q = engine.prepare("data.p.o");
+        REQUIRE(q.ok());
+        Value input = json(R"({"one": 1})");
+        EvalOptions o;
+        o.input = &input;
+        auto r = q.value->eval(o);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error->code == "eval_conflict_error");
+    }
+    // Siblings below one key do not conflict.
+    Engine engine;
+    REQUIRE(engine.add_policy("s.rego", "package p\no[1].v := true\no[x].w := false if x := 1\n").empty());
+    auto q = engine.prepare("data.p.o");
+    REQUIRE(q.ok());
+    CHECK(value_of(q.value->eval()) == R"({"1":{"v":true,"w":false}})");
+}
+
+TEST_CASE("a default rule with a key in its head defaults that key, as OPA's rule tree files it") {
+    auto document = [](const std::string& rules) {
+        Engine engine;
+        REQUIRE(engine.add_policy("d.rego", "package p\n" + rules).empty());
+        auto q = engine.prepare("data.p.p");
+        REQUIRE(q.ok());
+        return value_of(q.value->eval());
+    };
+    CHECK(document("default p[true] := \"a\"\n") == R"({"true":"a"})");
+    CHECK(document("default p[1] := \"a\"\np[2] := \"b\"\n") == R"({"1":"a","2":"b"})");
+    CHECK(document("default p[1] := \"a\"\np[1] := \"b\"\n") == R"({"1":"b"})");
+    CHECK(document("default p[1] := \"a\"\np[x] := \"c\" if x := 1\n") == R"({"1":"c"})");
+    // A rule with a variable key makes the set one document: OPA leaves the default out.
+    CHECK(document("default p[1] := \"a\"\np[x] := \"c\" if x := 2\n") == R"({"2":"c"})");
+}
+
 TEST_CASE("strict builtin errors keep the first error; lax ones are undefined") {
     Engine engine;
     REQUIRE(engine.add_policy("d.rego", "package p\n\nx := 1 / 0\n").empty());
@@ -120,6 +161,39 @@ TEST_CASE("strict builtin errors keep the first error; lax ones are undefined") 
     REQUIRE_FALSE(r.ok());
     CHECK(r.error->code == "eval_builtin_error");
     CHECK(r.error->message == "div: divide by zero");
+}
+
+TEST_CASE("strings.render_template reads its variables as OPA does: a set or a non-string key is Go's JSON error") {
+    auto error_of = [](const std::string& query) {
+        Engine engine;
+        auto q = engine.prepare(query);
+        REQUIRE(q.ok());
+        EvalOptions strict;
+        strict.strict_builtin_errors = true;
+        auto r = q.value->eval(strict);
+        return r.ok() ? std::string("ok") : r.error->message;
+    };
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": {1}}))") ==
+          "strings.render_template: invalid character '1' looking for beginning of object key string");
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": [{"a", "b"}]}))") ==
+          "strings.render_template: invalid character ',' after object key");
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": set()}))") ==
+          "strings.render_template: invalid character 's' looking for beginning of value");
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": {1: 2}}))") ==
+          "strings.render_template: invalid character '1' looking for beginning of object key string");
+    CHECK(error_of(R"(strings.render_template("{{.x}}", {"x": {"a": [1]}}))") == "ok");
+}
+
+TEST_CASE("a query's evaluation error names the expression's text for its place, as OPA's Location.String") {
+    Engine engine;
+    auto q = engine.prepare(R"(base64.decode("YWJ"))");
+    REQUIRE(q.ok());
+    EvalOptions strict;
+    strict.strict_builtin_errors = true;
+    auto r = q.value->eval(strict);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error->to_string() ==
+          R"(base64.decode("YWJ"): eval_builtin_error: base64.decode: illegal base64 data at input byte 0)");
 }
 
 TEST_CASE("a timeout cancels a long evaluation") {

@@ -4,7 +4,8 @@
 // formatter makes on purpose, counted below).
 
 #include <doctest/doctest.h>
-#include <yaml-cpp/yaml.h>
+
+#include "conformance_suite.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "lang/ast_json.hpp"
 #include "lang/format/format.hpp"
 #include "lang/parse.hpp"
+#include "test/conformance/suite.hpp"
 
 namespace fs = std::filesystem;
 namespace fmt_ = gavel::lang::format;
@@ -34,37 +36,29 @@ std::string ast_of(const std::string& text, bool v0) {
 }  // namespace
 
 TEST_CASE("fmt is idempotent on every conformance module") {
+    if (!conformance_suite_present()) return;
     const fs::path root = GAVEL_CONFORMANCE_DIR;
-    REQUIRE_MESSAGE(fs::is_directory(root), "conformance suite not found at " << root.string());
-    std::vector<fs::path> files;
-    for (const auto& e : fs::recursive_directory_iterator(root))
-        if (e.path().extension() == ".yaml") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-
     std::size_t modules = 0, skipped = 0, formatted = 0, not_idempotent = 0, unparsable = 0, ast_changed = 0;
-    for (const auto& file : files) {
-        const bool v0 = file.parent_path().parent_path().filename() == "v0";
-        for (const auto& c : YAML::LoadFile(file.string())["cases"]) {
-            for (const auto& m : c["modules"]) {
-                ++modules;
-                const std::string text = m.as<std::string>();
-                fmt_::FormatOptions options;
-                options.target = v0 ? fmt_::TargetVersion::V0 : fmt_::TargetVersion::V1;
-                options.parse_v0 = v0;
-                auto once = fmt_::format_module("m.rego", text, options);
-                if (!once.ok()) {
-                    ++skipped;  // does not parse without experimental keywords, or uses and/or
-                    continue;
-                }
-                ++formatted;
-                auto twice = fmt_::format_module("m.rego", *once.text, options);
-                if (!twice.ok()) {
-                    ++unparsable;
-                    continue;
-                }
-                if (*twice.text != *once.text) ++not_idempotent;
-                if (ast_of(text, v0) != ast_of(*once.text, v0)) ++ast_changed;
+    for (const auto& c : gavel::conformance::load_suite(root)) {
+        const bool v0 = c.v0;
+        for (const auto& text : c.modules) {
+            ++modules;
+            fmt_::FormatOptions options;
+            options.target = v0 ? fmt_::TargetVersion::V0 : fmt_::TargetVersion::V1;
+            options.parse_v0 = v0;
+            auto once = fmt_::format_module("m.rego", text, options);
+            if (!once.ok()) {
+                ++skipped;  // does not parse without experimental keywords, or uses and/or
+                continue;
             }
+            ++formatted;
+            auto twice = fmt_::format_module("m.rego", *once.text, options);
+            if (!twice.ok()) {
+                ++unparsable;
+                continue;
+            }
+            if (*twice.text != *once.text) ++not_idempotent;
+            if (ast_of(text, v0) != ast_of(*once.text, v0)) ++ast_changed;
         }
     }
     MESSAGE(modules << " modules: " << formatted << " formatted, " << skipped << " skipped, " << unparsable

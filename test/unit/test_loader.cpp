@@ -142,8 +142,9 @@ TEST_CASE("loader: parse errors name the file and line:col") {
     CHECK(it->message.find("line 3") != std::string::npos);
     ++it;
     CHECK(it->file == t.path("bad.yaml"));
-    CHECK(it->line > 0);
-    CHECK(it->message.rfind(t.path("bad.yaml") + ": YAML", 0) == 0);
+    // OPA's loader: go-yaml's text under its own words, and no location of its own.
+    CHECK(it->line == 0);
+    CHECK(it->message == t.path("bad.yaml") + ": error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'");
 }
 
 TEST_CASE("loader: missing paths and unknown files") {

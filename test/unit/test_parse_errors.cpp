@@ -90,6 +90,26 @@ TEST_CASE("statements on one line, as OPA takes them") {
     }
 }
 
+TEST_CASE("a rule head's first [ or ( may follow space, as OPA's parseHead skips it") {
+    auto r = parse_module("m.rego", "package p\nsum (a, b) := c if c := a + b\np [x] := 1 if x := 2\n");
+    REQUIRE(r.ok());
+    REQUIRE(r.module->rules.size() == 2);
+    CHECK(r.module->rules[0].head.has_args);
+    CHECK(r.module->rules[0].head.args.size() == 2);
+    CHECK(r.module->rules[1].head.ref->kind == gavel::lang::TermKind::Ref);
+    // A `.` after space starts a number in OPA's scanner: no rule `q.r`.
+    CHECK_FALSE(parse_module("m.rego", "package p\nq .r := 1\n").ok());
+}
+
+TEST_CASE("not { ... } negates a body only under import future.keywords.not") {
+    // Without it, `{5}` is a set and `not` negates the comparison.
+    auto plain = parse_module("m.rego", "package p\nr if not {5} < 7\n");
+    REQUIRE(plain.ok());
+    CHECK(plain.module->rules[0].body[0].negated);
+    auto body = parse_module("m.rego", "package p\nimport future.keywords.not\nr if not { x := 1; x > 2 }\n");
+    CHECK(body.ok());
+}
+
 // OPA's Parse takes package, import and rule statements in any order after the package.
 TEST_CASE("imports may follow rules") {
     const std::string text = "package p\nx := 1\nimport data.q.y\nz := y + x\n";
@@ -205,4 +225,22 @@ TEST_CASE("bytes OPA's scanner refuses: invalid UTF-8 and NUL, at the token hold
     // Valid UTF-8 of every length is fine, in strings, raw strings and comments.
     CHECK(gavel::lang::parse_module("m.rego", "package p\n# caf\xc3\xa9\nx := \"\xe2\x82\xac \xf0\x9f\x98\x80\"\ny := `\xc3\xa9`\n").ok());
     CHECK_FALSE(gavel::lang::parse_query("x := \"\xff\"").ok());
+}
+
+TEST_CASE("number literals beyond OPA's exponent bound are 'number too big'") {
+    // OPA refuses a literal whose binary exponent is beyond +-100,000 (about 1e+-30103).
+    // The column is the digits' (OPA reads a sign as a token of its own).
+    for (auto [text, col] : {std::pair{"x := 1e30103", 6}, {"x := -1e30103", 7}, {"x := - 1e30103", 8}, {"x := [1, 1e-30104]", 10},
+                             {"x := 1e400000", 6}, {"x := 12e999999999999", 6}}) {
+        CAPTURE(text);
+        auto r = parse_query(text);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.diagnostics.items()[0].code == "rego_parse_error");
+        CHECK(r.diagnostics.items()[0].message == "number too big");
+        CHECK(r.diagnostics.items()[0].col == col);
+    }
+    for (const char* text : {"x := 1e30102", "x := 1e-30103", "x := 0e999999", "x := 0.000001e-30097"}) {
+        CAPTURE(text);
+        CHECK(parse_query(text).ok());
+    }
 }

@@ -174,8 +174,22 @@ TEST_CASE("METADATA annotations are parsed as YAML and attached") {
     CHECK(r.module->annotations[1].yaml == "title: Allow\ndescription: lets things in\n");
     auto bad = parse_module("m.rego", "package p\n# METADATA\n# title: [unclosed\nallow := true\n");
     REQUIRE_FALSE(bad.ok());
-    CHECK(bad.diagnostics.items()[0].message.find("METADATA") != std::string::npos);
-    CHECK(bad.diagnostics.items()[0].line == 2);
+    // OPA's text and place: go-yaml v3's "line 1" names the block's line after METADATA (0-based).
+    CHECK(bad.diagnostics.items()[0].message == "yaml: line 1: did not find expected ',' or ']'");
+    CHECK(bad.diagnostics.items()[0].line == 3);
+    auto tab = parse_module("m.rego", "package p\n\n# METADATA\n# title: a\n# \tdescription: x\np := 1\n");
+    REQUIRE_FALSE(tab.ok());
+    CHECK(tab.diagnostics.items()[0].message == "yaml: line 2: found a tab character that violates indentation");
+    CHECK(tab.diagnostics.items()[0].line == 5);
+    auto seq = parse_module("m.rego", "package p\n\n# METADATA\n# - a\np := 1\n");
+    REQUIRE_FALSE(seq.ok());
+    CHECK(seq.diagnostics.items()[0].message == "yaml: unmarshal errors:\n  line 1: cannot unmarshal !!seq into ast.rawAnnotation");
+    CHECK(seq.diagnostics.items()[0].line == 4);
+    auto hint = parse_module("m.rego", "package p\n\n# METADATA\n# title:a\n# x: [\np := 1\n");
+    REQUIRE_FALSE(hint.ok());
+    CHECK(hint.diagnostics.items()[0].message ==
+          "yaml: line 2: mapping values are not allowed in this context\n  Hint: on line 4, symbol(s) ['a'] immediately "
+          "following a key/value separator ':' is not a legal yaml space character");
 }
 
 TEST_CASE("comments are kept with their locations") {

@@ -110,6 +110,11 @@ TEST_CASE("stdlib objects: array builtins") {
     CHECK(run("array.slice", {J("[1,2,3]"), J("2"), J("1")}) == "[]");
     CHECK(run("array.slice", {J("[1,2,3]"), J("1.5"), J("2")}) ==
           "type: operand 2 must be integer number but got floating-point number");
+    // OPA's IntOperand reads the number's text: 1.0 and 2e0 are no integers there.
+    CHECK(run("array.slice", {J("[1,2,3]"), J("1.0"), J("3")}) ==
+          "type: operand 2 must be integer number but got floating-point number");
+    CHECK(run("array.slice", {J("[1,2,3]"), J("0"), J("2e0")}) ==
+          "type: operand 3 must be integer number but got floating-point number");
     CHECK(run("array.slice", {J("[1,2,3]"), J("1"), J("99999999999999999999999")}) ==
           "type: operand 3 must be integer number but got floating-point number");
     CHECK(run("array.concat", {J("[]"), J(R"(["é"])")}) == R"(["é"])");
@@ -240,8 +245,25 @@ TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
     CHECK(run("yaml.marshal", {J(R"(["true","1.5","yes","","null","- x","a: b"])")}) ==
           R"("- \"true\"\n- \"1.5\"\n- \"yes\"\n- \"\"\n- \"null\"\n- '- x'\n- 'a: b'\n")");
     CHECK(run("yaml.marshal", {J(R"({"k":"l1\nl2"})")}) == R"("k: |-\n  l1\n  l2\n")");
+    // What go-yaml does not print as it is (beyond the BMP, C1 controls) is double-quoted and
+    // escaped (OPA 1.7.1's texts).
+    CHECK(run("yaml.marshal", {J(R"(["😀", "a😀b", "é", "\ufeff", "\u0001"])")}) ==
+          R"("- \"\\U0001F600\"\n- \"a\\U0001F600b\"\n- é\n- \"\\uFEFF\"\n- \"\\x01\"\n")");
+    // What go-yaml's reader refuses in OPA's JSON text of the value.
+    for (const char* refused : {R"(["a\u0090"])", R"(["\uffff"])", R"({"a\u007f": 1})"})
+        CHECK(run("yaml.marshal", {J(refused)}) == "error: yaml: control characters are not allowed");
+    CHECK(run("yaml.marshal", {J(R"({"😀": 1})")}) == R"("\"\\U0001F600\": 1\n")");
+    // Keys rune by rune: a non-letter (an emoji) before a letter, letters by code point.
+    CHECK(run("yaml.marshal", {J(R"({"k😀": 2, "😀": 1, "é": 3, "z": 4})")}) ==
+          R"("\"\\U0001F600\": 1\n\"k\\U0001F600\": 2\nz: 4\né: 3\n")");
     // Natural key order: digit runs compare by value.
     CHECK(run("yaml.marshal", {J(R"({"a10":1,"a2":2})")}) == R"("a2: 2\na10: 1\n")");
+    // Numbers as go-yaml reads their JSON text again (OPA 1.7.1's outputs): int64 and uint64 in
+    // digits, anything else a float64 in Go's shortest 'g'; an overflowing float keeps its text.
+    CHECK(run("yaml.marshal", {J(R"([0.0015, 7, 7.0, 1e3, 1e-06, -0, 0.33333333333333333334, 12345678901234567890, 1e100])")}) ==
+          R"("- 0.0015\n- 7\n- 7\n- 1000\n- 1e-06\n- 0\n- 0.3333333333333333\n- 12345678901234567890\n- 1e+100\n")");
+    CHECK(run("yaml.marshal", {J(R"([1000000.5, 1e6, -0.0, 18446744073709551616, -9223372036854775809, 0.0000001, 1e400, -1e-400])")}) ==
+          R"("- 1.0000005e+06\n- 1e+06\n- -0\n- 1.8446744073709552e+19\n- -9.223372036854776e+18\n- 1e-07\n- 1e400\n- -0\n")");
     // Round trip through yaml.unmarshal.
     Value doc = J(R"({"list":[{"name":"x y","on":"off"},[]],"s":"it's","n":-1.25,"u":"ünï"})");
     auto marshalled = call("yaml.marshal", {doc});
@@ -294,40 +316,40 @@ TEST_CASE("stdlib objects: json.match_schema keywords and error objects") {
     CHECK(errors(R"({"a":"x"})", R"({"properties":{"a":{"minLength":2,"pattern":"^[0-9]+$"}}})") ==
           "a: String length must be greater than or equal to 2 <string_gte> | a: Does not match pattern '^[0-9]+$' <pattern>");
     CHECK(errors("[1,1]", R"({"uniqueItems":true,"maxItems":1})") ==
-          "(root): Array must have at most 1 items <array_max_items> | (root): array items[0,1] must be unique <unique>");
-    CHECK(errors("0.3", R"({"multipleOf":0.1,"exclusiveMaximum":0.3})") == "(root): Must be less than 0.3 <number_lt>");
+          "(Root): Array must have at most 1 items <array_max_items> | (Root): array items[0,1] must be unique <unique>");
+    CHECK(errors("0.3", R"({"multipleOf":0.1,"exclusiveMaximum":0.3})") == "(Root): Must be less than 0.3 <number_lt>");
     CHECK(errors("7", R"({"multipleOf":2,"minimum":10})") ==
-          "(root): Must be a multiple of 2 <multiple_of> | (root): Must be greater than or equal to 10 <number_gte>");
+          "(Root): Must be a multiple of 2 <multiple_of> | (Root): Must be greater than or equal to 10 <number_gte>");
     // Draft 4 boolean exclusiveMinimum.
-    CHECK(errors("5", R"({"minimum":5,"exclusiveMinimum":true})") == "(root): Must be greater than 5 <number_gt>");
+    CHECK(errors("5", R"({"minimum":5,"exclusiveMinimum":true})") == "(Root): Must be greater than 5 <number_gt>");
     CHECK(errors(R"({"x":1})", R"({"additionalProperties":false,"properties":{"y":{}}})") ==
-          "(root): Additional property x is not allowed <additional_property_not_allowed>");
-    CHECK(errors(R"("b")", R"({"const":"a"})") == R"((root): (root) does not match: "a" <const>)");
+          "(Root): Additional property x is not allowed <additional_property_not_allowed>");
+    CHECK(errors(R"("b")", R"({"const":"a"})") == R"((Root): (Root) does not match: "a" <const>)");
     CHECK(errors("1.0", R"({"enum":[1]})").empty());
     CHECK(errors(R"("x")", R"({"oneOf":[{"type":"string"},{"minLength":1}]})") ==
-          "(root): Must validate one and only one schema (oneOf) <number_one_of>");
+          "(Root): Must validate one and only one schema (oneOf) <number_one_of>");
     CHECK(errors("1", R"({"anyOf":[{"type":"string"},{"type":"integer","minimum":3}]})") ==
-          "(root): Must validate at least one schema (anyOf) <number_any_of> | (root): Must be greater than or equal to 3 <number_gte>");
+          "(Root): Must validate at least one schema (anyOf) <number_any_of> | (Root): Must be greater than or equal to 3 <number_gte>");
     CHECK(errors("1", R"({"if":{"type":"integer"},"then":{"minimum":2}})") ==
-          "(root): Must validate \"then\" as \"if\" was valid <condition_then> | (root): Must be greater than or equal to 2 <number_gte>");
-    CHECK(errors(R"({"a":1})", R"({"dependencies":{"a":["b"]}})") == "(root): Has a dependency on b <missing_dependency>");
-    CHECK(errors(R"("2021-02-30")", R"({"format":"date"})") == "(root): Does not match format 'date' <format>");
+          "(Root): Must validate \"then\" as \"if\" was valid <condition_then> | (Root): Must be greater than or equal to 2 <number_gte>");
+    CHECK(errors(R"({"a":1})", R"({"dependencies":{"a":["b"]}})") == "(Root): Has a dependency on b <missing_dependency>");
+    CHECK(errors(R"("2021-02-30")", R"({"format":"date"})") == "(Root): Does not match format 'date' <format>");
     CHECK(errors(R"("2021-02-28T10:00:00Z")", R"({"format":"date-time"})").empty());
     CHECK(errors("[1,\"a\"]", R"({"items":[{"type":"integer"}],"additionalItems":false})") ==
-          "(root): No additional items allowed on array <array_no_additional_items>");
+          "(Root): No additional items allowed on array <array_no_additional_items>");
     CHECK(errors("[1]", R"({"contains":{"type":"string"}})") ==
-          "(root): At least one of the items must match <contains> | 0: Invalid type. Expected: string, given: integer <invalid_type>");
+          "(Root): At least one of the items must match <contains> | 0: Invalid type. Expected: string, given: integer <invalid_type>");
     // The false schema, given as JSON text (a boolean operand is refused, as in OPA).
     CHECK(run("json.match_schema", {S("null"), S("false")}) ==
-          R"j([false,[{"desc":"False always fails validation","error":"(root): False always fails validation","field":"(root)","type":"false"}]])j");
+          R"j([false,[{"desc":"False always fails validation","error":"(Root): False always fails validation","field":"(Root)","type":"false"}]])j");
     CHECK(run("json.match_schema", {S("null"), Value::boolean(false)}) == "error: wrong type, expected string or object");
     // Arrays are no schema and no document either (OPA takes strings and objects only).
     CHECK(run("json.match_schema", {J(R"([{"a": 1}])"), J(R"({"type": "array"})")}) == "error: wrong type, expected string or object");
     CHECK(run("json.verify_schema", {J(R"(["something"])")}) == R"([false,"jsonschema: wrong type, expected string or object"])");
     CHECK(errors(R"("ab")", R"({"maxLength":1,"type":["integer","string"]})") ==
-          "(root): String length must be less than or equal to 1 <string_lte>");
+          "(Root): String length must be less than or equal to 1 <string_lte>");
     CHECK(errors("true", R"({"type":["integer","string"]})") ==
-          "(root): Invalid type. Expected: [integer,string], given: boolean <invalid_type>");
+          "(Root): Invalid type. Expected: [integer,string], given: boolean <invalid_type>");
     // Unicode: lengths count code points.
     CHECK(errors(R"("äö")", R"({"maxLength":2})").empty());
     // Number documents are refused as OPA refuses them.

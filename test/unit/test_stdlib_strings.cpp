@@ -62,6 +62,9 @@ TEST_CASE("stdlib strings: sprintf follows Go's fmt for each operand type") {
     CHECK(fmt_go("%s|%q|%x|%.2s|%5.1s|", "[\"héllo\", \"a\\\"b\", \"hi\", \"héllo\", \"xyz\"]") ==
           "héllo|\"a\\\"b\"|6869|hé|    x|");
     CHECK(fmt_go("%c|%U|%q", "[955, 955, 955]") == "λ|U+03BB|'λ'");
+    // Private use is not printable to Go; an invalid rune is U+FFFD, which is (OPA 1.7.1's texts).
+    CHECK(fmt_go("%q|%q|%q|%q|%+q|%q", "[1000000, 55296, 1114112, 57344, 55296, 65533]") ==
+          "'\\U000f4240'|'\xef\xbf\xbd'|'\xef\xbf\xbd'|'\\ue000'|'\\ufffd'|'\xef\xbf\xbd'");
     // Non-number, non-string values arrive as their Rego text, i.e. Go strings.
     CHECK(fmt_go("%v|%s|%d", "[[1, \"a\"], {\"k\": null}, true]") == "[1, \"a\"]|{\"k\": null}|%!d(string=true)");
     CHECK(fmt_go("%T %T %T %T", "[1, 1.5, \"s\", 123456789012345678901234567890]") == "int float64 string *big.Int");
@@ -154,6 +157,9 @@ TEST_CASE("stdlib regex: Go's regexp semantics and error messages") {
     CHECK(eval("regex.is_valid", {"\"(?P<n>a)\""}) == "true");
     CHECK(eval("regex.find_n", {"\"a*\"", "\"baaac\"", "-1"}) == "[\"\",\"aaa\",\"\"]");
     CHECK(eval("regex.split", {"\"x*\"", "\"axbc\""}) == "[\"a\",\"b\",\"c\"]");
+    // Go: an empty pattern over an empty text matches once, empty, and splits into nothing.
+    CHECK(eval("regex.split", {"\"\"", "\"\""}) == "[]");
+    CHECK(eval("regex.find_n", {"\"\"", "\"\"", "-1"}) == "[\"\"]");
     CHECK(eval("regex.replace", {"\"abc\"", "\"x*\"", "\"-\""}) == "\"-a-b-c-\"");
     CHECK(eval("regex.replace", {"\"john smith\"", "\"(?P<first>\\\\w+) (?P<last>\\\\w+)\"", "\"${last} $first $$ $9\""}) ==
           "\"smith john $ \"");
@@ -171,6 +177,8 @@ TEST_CASE("stdlib glob: gobwas semantics") {
     CHECK(eval("glob.match", {"\"*.com\"", "[\".\"]", "\"a.b.com\""}) == "false");
     CHECK(eval("glob.match", {"\"**.com\"", "[\".\"]", "\"a.b.com\""}) == "true");
     CHECK(eval("glob.match", {"\"{a,b{c,d}}x\"", "null", "\"bdx\""}) == "true");
+    // gobwas drops a trailing backslash: "test\\" is the pattern "test".
+    CHECK(eval("glob.match", {R"("test\\")", "[]", "\"test\""}) == "true");
     CHECK(eval("glob.match", {"\"[!a-c]?\"", "[\"/\"]", "\"d/\""}) == "false");
     CHECK(eval("glob.match", {"\"\\\\*x\"", "[]", "\"*x\""}) == "true");
     CHECK(eval("glob.match", {"\"[a\"", "[]", "\"a\""}) == "error: unexpected end of input");

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "runtime/json.hpp"
+#include "support/base64.hpp"
 #include "webhook/admission.hpp"
 #include "webhook/json_patch.hpp"
 #include "webhook/metrics.hpp"
@@ -178,10 +179,10 @@ TEST_CASE("admission: system.main keeps the policy's response, fixes uid and env
 }
 
 TEST_CASE("base64 like RFC 4648") {
-    CHECK(wh::base64_encode("") == "");
-    CHECK(wh::base64_encode("f") == "Zg==");
-    CHECK(wh::base64_encode("fo") == "Zm8=");
-    CHECK(wh::base64_encode("foobar") == "Zm9vYmFy");
+    CHECK(gavel::support::base64_encode("") == "");
+    CHECK(gavel::support::base64_encode("f") == "Zg==");
+    CHECK(gavel::support::base64_encode("fo") == "Zm8=");
+    CHECK(gavel::support::base64_encode("foobar") == "Zm9vYmFy");
 }
 
 TEST_CASE("policy store: writes publish new snapshots; failed writes change nothing") {

@@ -4,9 +4,9 @@
 
 #include <doctest/doctest.h>
 
-#include <yaml-cpp/yaml.h>
-
 #include "engine/engine.hpp"
+#include "runtime/json.hpp"
+#include "runtime/yaml.hpp"
 #include "webhook/kubernetes_resources.hpp"
 #include "webhook/webhook_config.hpp"
 
@@ -21,6 +21,25 @@ std::vector<wh::PackageRules> packages_of(const std::vector<std::pair<std::strin
     auto out = wh::admission_packages(engine, errors);
     REQUIRE(errors.empty());
     return out;
+}
+
+// The JSON text of the value at a dotted path ("webhooks.0.name") of a YAML document.
+std::string at(const std::string& yaml, std::string_view path) {
+    auto parsed = gavel::runtime::parse_yaml(yaml);
+    REQUIRE_MESSAGE(parsed.ok, parsed.error.message);
+    const gavel::runtime::Value* v = &parsed.value;
+    while (!path.empty() && v) {
+        auto dot = path.find('.');
+        std::string part(path.substr(0, dot));
+        path = dot == std::string_view::npos ? std::string_view() : path.substr(dot + 1);
+        if (v->is_array()) {
+            std::size_t i = std::stoul(part);
+            v = i < v->array_elements().size() ? &v->array_elements()[i] : nullptr;
+        } else {
+            v = v->find(part);
+        }
+    }
+    return v ? gavel::runtime::to_json(*v) : "<none>";
 }
 
 std::set<std::string> kinds_of(const std::string& body) {
@@ -117,33 +136,46 @@ TEST_CASE("webhook-config: YAML") {
     std::string error;
     REQUIRE(wh::build_webhook_configurations(packages, o, configs, error));
     REQUIRE(configs.size() == 2);
-    YAML::Node v = YAML::Load(configs[0].yaml);
-    CHECK(v["kind"].as<std::string>() == "ValidatingWebhookConfiguration");
-    CHECK(v["metadata"]["name"].as<std::string>() == "gavel-validating");
-    auto hook = v["webhooks"][0];
-    CHECK(hook["name"].as<std::string>() == "kubernetes-admission.validate.gavel.dev");
-    CHECK(hook["failurePolicy"].as<std::string>() == "Fail");
-    CHECK(hook["timeoutSeconds"].as<int>() == 10);
-    CHECK(hook["clientConfig"]["service"]["path"].as<std::string>() == "/validate/kubernetes/admission");
-    CHECK(hook["clientConfig"]["service"]["port"].as<int>() == 443);
-    CHECK(hook["clientConfig"]["caBundle"].as<std::string>() == "UEVN");
+    const std::string& v = configs[0].yaml;
+    CHECK(at(v, "kind") == R"("ValidatingWebhookConfiguration")");
+    CHECK(at(v, "metadata.name") == R"("gavel-validating")");
+    CHECK(at(v, "webhooks.0.name") == R"("kubernetes-admission.validate.gavel.dev")");
+    CHECK(at(v, "webhooks.0.failurePolicy") == R"("Fail")");
+    CHECK(at(v, "webhooks.0.timeoutSeconds") == "10");
+    CHECK(at(v, "webhooks.0.clientConfig.service.path") == R"("/validate/kubernetes/admission")");
+    CHECK(at(v, "webhooks.0.clientConfig.service.port") == "443");
+    CHECK(at(v, "webhooks.0.clientConfig.caBundle") == R"("UEVN")");
     // One rule per group: core (pods, services), networking.k8s.io (ingresses).
-    REQUIRE(hook["rules"].size() == 2);
-    CHECK(hook["rules"][0]["apiGroups"][0].as<std::string>() == "");
-    CHECK(hook["rules"][0]["resources"].as<std::vector<std::string>>() == std::vector<std::string>{"pods", "services"});
-    CHECK(hook["rules"][1]["apiGroups"][0].as<std::string>() == "networking.k8s.io");
-    CHECK(hook["rules"][1]["resources"][0].as<std::string>() == "ingresses");
-    CHECK(hook["rules"][0]["operations"].as<std::vector<std::string>>() == std::vector<std::string>{"CREATE", "UPDATE"});
+    CHECK(at(v, "webhooks.0.rules.2") == "<none>");
+    CHECK(at(v, "webhooks.0.rules.0.apiGroups") == R"([""])");
+    CHECK(at(v, "webhooks.0.rules.0.resources") == R"(["pods","services"])");
+    CHECK(at(v, "webhooks.0.rules.1.apiGroups") == R"(["networking.k8s.io"])");
+    CHECK(at(v, "webhooks.0.rules.1.resources") == R"(["ingresses"])");
+    CHECK(at(v, "webhooks.0.rules.0.operations") == R"(["CREATE","UPDATE"])");
     // Never kube-system, kube-node-lease or gavel's own namespace; never gavel's own Pods.
-    auto ns = hook["namespaceSelector"]["matchExpressions"][0];
-    CHECK(ns["key"].as<std::string>() == "kubernetes.io/metadata.name");
-    CHECK(ns["operator"].as<std::string>() == "NotIn");
-    CHECK(ns["values"].as<std::vector<std::string>>() == std::vector<std::string>{"kube-system", "kube-node-lease", "policy"});
-    CHECK(hook["objectSelector"]["matchExpressions"][0]["values"][0].as<std::string>() == "gavel");
-    YAML::Node m = YAML::Load(configs[1].yaml);
-    CHECK(m["webhooks"][0]["failurePolicy"].as<std::string>() == "Ignore");
-    CHECK(m["webhooks"][0]["reinvocationPolicy"].as<std::string>() == "Never");
+    CHECK(at(v, "webhooks.0.namespaceSelector.matchExpressions.0") ==
+          R"({"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","kube-node-lease","policy"]})");
+    CHECK(at(v, "webhooks.0.objectSelector.matchExpressions.0.values") == R"(["gavel"])");
+    CHECK(at(configs[1].yaml, "webhooks.0.failurePolicy") == R"("Ignore")");
+    CHECK(at(configs[1].yaml, "webhooks.0.reinvocationPolicy") == R"("Never")");
     CHECK(wh::join_documents(configs).find("\n---\n") != std::string::npos);
+}
+
+TEST_CASE("webhook-config: strings that would read back as another type are quoted") {
+    auto packages = packages_of({{"a.rego", "package a\n\ndeny contains 1 if input.request.kind.kind == \"Pod\"\n"}});
+    wh::WebhookConfigOptions o;
+    o.service_namespace = "true";
+    o.service_name = "0x10";
+    o.own_namespace = "null";
+    std::vector<wh::WebhookConfiguration> configs;
+    std::string error;
+    REQUIRE(wh::build_webhook_configurations(packages, o, configs, error));
+    const std::string& y = configs[0].yaml;
+    CHECK(y.find("namespace: \"true\"\n") != std::string::npos);
+    CHECK(at(y, "webhooks.0.clientConfig.service.namespace") == R"("true")");
+    CHECK(at(y, "webhooks.0.clientConfig.service.name") == R"("0x10")");
+    CHECK(at(y, "webhooks.0.clientConfig.service.port") == "443");
+    CHECK(at(y, "webhooks.0.namespaceSelector.matchExpressions.0.values") == R"(["kube-system","kube-node-lease","null"])");
 }
 
 TEST_CASE("webhook-config: resources [\"*\"] only when asked for; unknown kinds") {
@@ -156,7 +188,7 @@ TEST_CASE("webhook-config: resources [\"*\"] only when asked for; unknown kinds"
     CHECK(error.find("--all-resources") != std::string::npos);
     o.all_resources = true;
     REQUIRE(wh::build_webhook_configurations(any_kind, o, configs, error));
-    CHECK(YAML::Load(configs[0].yaml)["webhooks"][0]["rules"][0]["resources"][0].as<std::string>() == "*");
+    CHECK(at(configs[0].yaml, "webhooks.0.rules.0.resources") == R"(["*"])");
 
     auto widget = packages_of({{"w.rego", "package w\n\ndeny contains 1 if input.request.kind.kind == \"Widget\"\n"}});
     configs.clear();
@@ -164,9 +196,8 @@ TEST_CASE("webhook-config: resources [\"*\"] only when asked for; unknown kinds"
     CHECK(error.find("--resource Widget=") != std::string::npos);
     o.resources["Widget"] = wh::ApiResource{"example.com", "v1", "widgets", true};
     REQUIRE(wh::build_webhook_configurations(widget, o, configs, error));
-    auto rule = YAML::Load(configs[0].yaml)["webhooks"][0]["rules"][0];
-    CHECK(rule["apiGroups"][0].as<std::string>() == "example.com");
-    CHECK(rule["resources"][0].as<std::string>() == "widgets");
+    CHECK(at(configs[0].yaml, "webhooks.0.rules.0.apiGroups") == R"(["example.com"])");
+    CHECK(at(configs[0].yaml, "webhooks.0.rules.0.resources") == R"(["widgets"])");
 }
 
 TEST_CASE("webhook-config: static manifests (KEP-5793)") {

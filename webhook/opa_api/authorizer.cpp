@@ -109,8 +109,8 @@ std::optional<HttpResponse> authorize(Call& c) {
         if (!bytes.empty()) {
             Value body;
             if (is_yaml(c.req)) {
-                auto parsed = runtime::load_yaml_data(bytes);
-                if (!parsed.ok) return error_response(400, "invalid_parameter", "error converting YAML to JSON: " + parsed.error.message);
+                auto parsed = runtime::parse_json_or_yaml(bytes);
+                if (!parsed.ok) return error_response(400, "invalid_parameter", parsed.error.message);
                 body = std::move(parsed.value);
             } else {
                 runtime::GoDecoded d = runtime::go_unmarshal(bytes, parse_json_document);

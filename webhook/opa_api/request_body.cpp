@@ -53,9 +53,9 @@ DecodedBody decode_body(const HttpRequest& req, std::size_t max_inflated) {
             out.ok = true;
             return out;
         }
-        auto parsed = runtime::load_yaml_data(bytes);
+        auto parsed = runtime::parse_json_or_yaml(bytes);
         if (!parsed.ok) {
-            out.error = "error converting YAML to JSON: " + parsed.error.message;
+            out.error = parsed.error.message;
             return out;
         }
         out.ok = out.present = true;

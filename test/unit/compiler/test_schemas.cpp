@@ -502,12 +502,11 @@ TEST_CASE("inline schemas that would blow up: YAML aliases and deep nesting are 
     auto start = std::chrono::steady_clock::now();
     auto r = gavel::lang::parse_module("m.rego", bomb);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.diagnostics.items()[0].message ==
-          "invalid schema definition: too many values (aliases expand to more than the limit)");
+    CHECK(r.diagnostics.items()[0].message == "YAML document too large: more than 1000000 values (alias expansion?)");
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
     std::string deep = "package p\n\n# METADATA\n# schemas:\n# - input: {\"a\": " + std::string(300, '[') +
                        std::string(300, ']') + "}\np := 1\n";
     auto d = gavel::lang::parse_module("m.rego", deep);
     REQUIRE_FALSE(d.ok());
-    CHECK(d.diagnostics.items()[0].message.find("invalid schema definition: nesting deeper than 256 levels") == 0);
+    CHECK(d.diagnostics.items()[0].message == "YAML nesting too deep: more than 256 levels");
 }
