@@ -12,6 +12,7 @@ packages=(
   curl openssl  # gavel serve's e2e tests are HTTPS clients and make test certificates
   wrk  # test/bench/load_serve.sh, the webhook load test
   sqlite3  # examples/data-filtering/check.sh runs the SQL filters gavel makes
+  clang-format  # scripts/check-format.sh, the `format` test
   ca-certificates  # the container image's CA bundle (scripts/image-rootfs.sh, the chroot test)
 )
 
