@@ -36,7 +36,7 @@
 #include "lang/go_quote.hpp"
 #include "lang/json_tree_yaml.hpp"
 #include "lang/yaml_node.hpp"
-#include "lang/utf8.hpp"
+#include "support/utf8.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -94,7 +94,7 @@ void append_json_string(std::string& out, std::string_view s) {
             continue;
         }
         char32_t cp = 0;
-        std::size_t n = decode_utf8(s, i, cp);
+        std::size_t n = support::utf8::decode(s, i, cp);
         if (n == 0) {
             out += "\\ufffd";
             ++i;

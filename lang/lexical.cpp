@@ -1,6 +1,6 @@
 #include "lang/lexical.hpp"
 
-#include "lang/utf8.hpp"
+#include "support/utf8.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -114,7 +114,7 @@ bool decode_escape(const char*& p, const char* end, std::string& out) {
             } else if (cp >= 0xDC00 && cp < 0xE000) {
                 cp = 0xFFFD;
             }
-            append_utf8(out, cp);
+            support::utf8::append_code_point(out, cp);
             return true;
         }
         default: return false;

@@ -5,7 +5,7 @@
 #include "runtime/json_read.hpp"
 #include "runtime/lazy_json.hpp"
 #include "runtime/unaligned_load.hpp"
-#include "runtime/utf8.hpp"
+#include "support/utf8.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -604,7 +604,7 @@ ParseResult parse_json_eagerly(std::string_view text, const Limits& limits) {
                                simdjson::stage1_mode::regular);
     if (ec != simdjson::SUCCESS) {
         // Invalid UTF-8 is reported first, wherever it is.
-        if (std::size_t bad = utf8::find_invalid(text); bad != std::string_view::npos) {
+        if (std::size_t bad = support::utf8::find_invalid(text); bad != std::string_view::npos) {
             res.error = make_parse_error(text, bad, "invalid UTF-8 in JSON input");
         } else if (ec == simdjson::EMPTY) {
             res.error = make_parse_error(text, text.size(), "empty JSON input");
@@ -734,7 +734,7 @@ void Out::string(std::string_view s) {
         if (q == e) break;
         auto c = static_cast<unsigned char>(*q);
         if (c >= 0x80) {
-            std::size_t len = utf8::sequence_length(s, static_cast<std::size_t>(q - s.data()));
+            std::size_t len = support::utf8::sequence_length(s, static_cast<std::size_t>(q - s.data()));
             if (len == 0) {
                 put("\\ufffd", 6);
                 p = q + 1;

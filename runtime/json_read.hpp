@@ -5,7 +5,7 @@
 #pragma once
 
 #include "runtime/unaligned_load.hpp"
-#include "runtime/utf8.hpp"
+#include "support/utf8.hpp"
 #include "runtime/value.hpp"
 
 #include <algorithm>
@@ -149,7 +149,7 @@ inline char* unescape_into(const char* start, const char* bs, const char* e, cha
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                 cp = 0xFFFD;  // lone low surrogate
             }
-            out = utf8::encode_code_point(cp, out);
+            out = support::utf8::encode_code_point(cp, out);
             break;
         }
         default: err = {esc, "invalid escape sequence in string"}; return nullptr;

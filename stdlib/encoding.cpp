@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "support/base64.hpp"
+#include "support/utf8.hpp"
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/go_url.hpp"
 
@@ -24,11 +25,7 @@ std::string go_rune_description(unsigned char c) {
     bool printable = (c >= 0x20 && c < 0x7f) || (c >= 0xA1 && c != 0xAD);
     if (printable) {
         std::string ch;
-        if (c < 0x80) ch = std::string(1, char(c));
-        else {
-            ch += char(0xC0 | (c >> 6));
-            ch += char(0x80 | (c & 0x3F));
-        }
+        support::utf8::append_code_point(ch, c);
         s += " '" + ch + "'";
     }
     return s;
