@@ -39,7 +39,6 @@
 #include "cli/capabilities_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/go_duration.hpp"
-#include "cli/html_escape.hpp"
 #include "cli/ignore_paths.hpp"
 #include "cli/output_errors.hpp"
 #include "cli/output_json.hpp"
@@ -145,7 +144,11 @@ private:
 std::string encode_value(const Value& v) { return encode(Json::of(v)); }
 
 // json.Marshal: compact, HTML-escaped.
-std::string marshal_compact(const Value& v) { return html_escape(runtime::to_json(v)); }
+std::string marshal_compact(const Value& v) {
+    std::string out;
+    runtime::append_json(out, v, runtime::JsonWriteOptions{runtime::JsonStyle::Compact, true, 0});
+    return out;
+}
 
 // ---- the output -----------------------------------------------------------------------------
 
