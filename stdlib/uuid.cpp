@@ -5,9 +5,9 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <openssl/rand.h>
 
 #include "stdlib/builtin_helpers.hpp"
+#include "support/random_uuid.hpp"
 
 namespace gavel::stdlib {
 
@@ -100,15 +100,6 @@ Value describe(const Bytes& u) {
     return b.build();
 }
 
-std::string new_v4() {
-    Bytes u{};
-    if (RAND_bytes(u.data(), int(u.size())) != 1) return {};
-    u[6] = std::uint8_t((u[6] & 0x0f) | 0x40);
-    u[8] = std::uint8_t((u[8] & 0x3f) | 0x80);
-    return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}", u[0],
-                       u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-}
-
 }  // namespace
 
 void register_uuid(Registry& r) {
@@ -119,7 +110,7 @@ void register_uuid(Registry& r) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         std::string key = "uuid.rfc4122\x1f" + std::string(a[0].as_string());
         if (auto it = ctx.memo.find(key); it != ctx.memo.end()) return BuiltinResult::of(it->second);
-        std::string id = new_v4();
+        std::string id = support::random_uuid();
         if (id.empty()) return BuiltinResult::error("random source failed");
         Value v = Value::string(id);
         ctx.memo.emplace(std::move(key), v);

@@ -9,7 +9,7 @@
 #include "runtime/json.hpp"
 #include "webhook/log.hpp"
 #include "webhook/plugins/service_client.hpp"
-#include "webhook/plugins/uuid.hpp"
+#include "support/random_uuid.hpp"
 #include "webhook/value_text.hpp"
 
 namespace gavel::webhook::plugins {
@@ -221,7 +221,7 @@ DecisionLogger::~DecisionLogger() { stop(); }
 
 void DecisionLogger::log(DecisionEvent e) {
     runtime::ObjectBuilder b;
-    b.insert(str("decision_id"), str(e.decision_id.empty() ? random_uuid() : e.decision_id));
+    b.insert(str("decision_id"), str(e.decision_id.empty() ? support::random_uuid() : e.decision_id));
     b.insert(str("labels"), labels_);
     if (!e.bundles.empty()) {
         runtime::ObjectBuilder bundles;
