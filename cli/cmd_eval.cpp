@@ -38,7 +38,7 @@
 #include "cli/byte_size.hpp"
 #include "cli/capabilities_file.hpp"
 #include "cli/commands.hpp"
-#include "cli/go_duration.hpp"
+#include "stdlib/go_time.hpp"
 #include "cli/ignore_paths.hpp"
 #include "cli/output_errors.hpp"
 #include "cli/output_json.hpp"
@@ -557,7 +557,7 @@ int run_eval(EvalCliOptions opts) {
     }
     std::chrono::nanoseconds timeout{0};
     if (!opts.timeout.empty()) {
-        auto d = parse_go_duration(opts.timeout);
+        auto d = stdlib::go_time::parse_flag_duration(opts.timeout);
         if (!d) return usage_error("invalid argument \"" + opts.timeout + "\" for \"--timeout\" flag: time: invalid duration \"" + opts.timeout + "\"");
         timeout = *d;
     }
