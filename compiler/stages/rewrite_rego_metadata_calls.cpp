@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "compiler/ast/data_paths.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/walk.hpp"
 #include "compiler/stages/stages.hpp"
@@ -23,25 +24,6 @@ namespace {
 
 bool is_call_of(const lang::Expr& e, std::string_view name) {
     return is_call_expr(e) && dotted_name(operator_of(*e.term)) == name;
-}
-
-std::vector<std::string> package_of(const lang::Module& m) {
-    const auto& p = *m.package.path;
-    if (p.kind != TermKind::Ref) return {p.text};
-    std::vector<std::string> out;
-    for (const auto& e : p.elems) out.push_back(e->text);
-    return out;
-}
-
-// The rule's path below data: the package, then the ground string parts of its head.
-std::vector<std::string> rule_path(const lang::Module& m, const lang::Rule& r) {
-    auto out = package_of(m);
-    const auto& ref = r.head.ref->elems;
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        if (i > 0 && ref[i]->kind != TermKind::String) break;
-        out.push_back(ref[i]->text);
-    }
-    return out;
 }
 
 TermPtr string_array(const std::vector<std::string>& parts, const lang::Location& loc) {
@@ -82,12 +64,12 @@ TermPtr metadata_chain(const CompileContext& ctx, const lang::Module& module, co
     auto blocks = rule_scope(module, index);
     if (blocks.empty()) out->elems.push_back(chain_entry(path, nullptr, loc));
     for (const auto* a : blocks) out->elems.push_back(chain_entry(path, a, loc));
-    const auto pkg = package_of(module);
+    const auto pkg = package_path(module);
     const lang::Annotation* document = nullptr;
     const lang::Annotation* package = nullptr;
     std::vector<std::pair<std::size_t, const lang::Annotation*>> subpackages;  // by package depth
     for (const lang::Module* m : ctx.modules) {
-        const auto mpkg = package_of(*m);
+        const auto mpkg = package_path(*m);
         for (const auto& a : m->annotations) {
             if (a.scope == "document" && a.rule_index < m->rules.size() && rule_path(*m, m->rules[a.rule_index]) == path) {
                 if (!document) document = &a;

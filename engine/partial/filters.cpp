@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/ast/data_paths.hpp"
 #include "compiler/compiler.hpp"
 #include "engine/partial/residual.hpp"
 #include "engine/partial/terms.hpp"
@@ -693,25 +694,6 @@ namespace gavel::partial {
 
 namespace {
 
-std::vector<std::string> package_path(const lang::Module& m) {
-    const auto& p = *m.package.path;
-    if (p.kind != TermKind::Ref) return {p.text};
-    std::vector<std::string> out;
-    for (std::size_t i = 1; i < p.elems.size(); ++i) out.push_back(p.elems[i]->text);  // past `data`
-    return out;
-}
-
-// The rule's path below data: the package, then the ground string parts of its head.
-std::vector<std::string> rule_path(const lang::Module& m, const lang::Rule& r) {
-    auto out = package_path(m);
-    const auto& ref = r.head.ref->elems;
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        if (i > 0 && ref[i]->kind != TermKind::String) break;
-        out.push_back(ref[i]->text);
-    }
-    return out;
-}
-
 // The whole head ref is ground (the rule is exactly at its path).
 bool ground_head(const lang::Rule& r) {
     const auto& ref = r.head.ref->elems;
@@ -728,7 +710,7 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
     std::size_t index = 0;
     for (const auto& m : modules.modules) {
         for (std::size_t i = 0; i < m->rules.size() && !module; ++i)
-            if (ground_head(m->rules[i]) && rule_path(*m, m->rules[i]) == path) {
+            if (ground_head(m->rules[i]) && compiler::rule_path(*m, m->rules[i]) == path) {
                 module = m.get();
                 index = i;
             }
@@ -739,14 +721,14 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
     std::vector<const lang::Annotation*> chain;
     for (auto it = module->annotations.rbegin(); it != module->annotations.rend(); ++it)
         if (it->rule_index == index && it->scope == "rule") chain.push_back(&*it);
-    const auto pkg = package_path(*module);
+    const auto pkg = compiler::package_path(*module);
     const lang::Annotation* document = nullptr;
     const lang::Annotation* package = nullptr;
     std::vector<std::pair<std::size_t, const lang::Annotation*>> subpackages;
     for (const auto& m : modules.modules) {
-        const auto mpkg = package_path(*m);
+        const auto mpkg = compiler::package_path(*m);
         for (const auto& a : m->annotations) {
-            if (a.scope == "document" && a.rule_index < m->rules.size() && rule_path(*m, m->rules[a.rule_index]) == path) {
+            if (a.scope == "document" && a.rule_index < m->rules.size() && compiler::rule_path(*m, m->rules[a.rule_index]) == path) {
                 if (!document) document = &a;
             } else if (a.on_package && a.scope == "package" && mpkg == pkg) {
                 if (!package) package = &a;
