@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/annotation_chain.hpp"
 #include "compiler/ast/data_paths.hpp"
 #include "compiler/compiler.hpp"
 #include "engine/partial/residual.hpp"
@@ -718,30 +719,10 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
     }
     if (!module) return out;
     // The chain, nearest first: the rule's own blocks, its document's, its package's, subpackages'.
+    std::vector<const lang::Module*> all;
+    for (const auto& m : modules.modules) all.push_back(m.get());
     std::vector<const lang::Annotation*> chain;
-    for (auto it = module->annotations.rbegin(); it != module->annotations.rend(); ++it)
-        if (it->rule_index == index && it->scope == "rule") chain.push_back(&*it);
-    const auto pkg = compiler::package_path(*module);
-    const lang::Annotation* document = nullptr;
-    const lang::Annotation* package = nullptr;
-    std::vector<std::pair<std::size_t, const lang::Annotation*>> subpackages;
-    for (const auto& m : modules.modules) {
-        const auto mpkg = compiler::package_path(*m);
-        for (const auto& a : m->annotations) {
-            if (a.scope == "document" && a.rule_index < m->rules.size() && compiler::rule_path(*m, m->rules[a.rule_index]) == path) {
-                if (!document) document = &a;
-            } else if (a.on_package && a.scope == "package" && mpkg == pkg) {
-                if (!package) package = &a;
-            } else if (a.on_package && a.scope == "subpackages" && mpkg.size() <= pkg.size() &&
-                       std::equal(mpkg.begin(), mpkg.end(), pkg.begin())) {
-                subpackages.emplace_back(mpkg.size(), &a);
-            }
-        }
-    }
-    if (document) chain.push_back(document);
-    if (package) chain.push_back(package);
-    std::stable_sort(subpackages.begin(), subpackages.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    for (const auto& [depth, a] : subpackages) chain.push_back(a);
+    for (const auto& link : compiler::annotation_chain(all, *module, module->rules[index], index)) chain.push_back(link.annotation);
 
     bool mask_found = false;
     for (const lang::Annotation* a : chain) {
@@ -771,7 +752,7 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
             std::string text(mask->as_string());
             if (text.rfind("data.", 0) != 0 && text != "data") {
                 std::string prefix = "data";
-                for (const auto& p : pkg) prefix += "." + p;
+                for (const auto& p : compiler::package_path(*module)) prefix += "." + p;
                 text = prefix + "." + text;
             }
             out.mask_rule = text;
