@@ -2,6 +2,8 @@
 
 #include "stdlib/go_url.hpp"
 
+#include "support/hex_digit.hpp"
+
 #include <fmt/format.h>
 
 namespace gavel::stdlib::go_url {
@@ -9,16 +11,6 @@ namespace gavel::stdlib::go_url {
 namespace {
 
 enum class Mode { Path, Host, Zone, UserPassword, QueryComponent, Fragment };
-
-bool is_hex(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int unhex(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return c - 'A' + 10;
-}
 
 bool is_alnum(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -74,18 +66,18 @@ std::optional<std::string> unescape(std::string_view s, Mode mode, std::string& 
     for (std::size_t i = 0; i < s.size();) {
         char c = s[i];
         if (c == '%') {
-            if (i + 2 >= s.size() || !is_hex(s[i + 1]) || !is_hex(s[i + 2])) {
+            if (i + 2 >= s.size() || support::hex_digit_value(s[i + 1]) < 0 || support::hex_digit_value(s[i + 2]) < 0) {
                 error = "invalid URL escape " + go_quote(s.substr(i, 3));
                 return std::nullopt;
             }
             // In a host, %-escapes may only encode non-ASCII bytes (RFC 3986),
             // except %25 for IPv6 zone identifiers (RFC 6874).
-            if (mode == Mode::Host && unhex(s[i + 1]) < 8 && s.substr(i, 3) != "%25") {
+            if (mode == Mode::Host && support::hex_digit_value(s[i + 1]) < 8 && s.substr(i, 3) != "%25") {
                 error = "invalid URL escape " + go_quote(s.substr(i, 3));
                 return std::nullopt;
             }
             if (mode == Mode::Zone) {
-                unsigned char v = static_cast<unsigned char>(unhex(s[i + 1]) * 16 + unhex(s[i + 2]));
+                unsigned char v = static_cast<unsigned char>(support::hex_digit_value(s[i + 1]) * 16 + support::hex_digit_value(s[i + 2]));
                 if (s.substr(i, 3) != "%25" && v != ' ' && should_escape(v, Mode::Host)) {
                     error = "invalid URL escape " + go_quote(s.substr(i, 3));
                     return std::nullopt;
@@ -105,7 +97,7 @@ std::optional<std::string> unescape(std::string_view s, Mode mode, std::string& 
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size();) {
         if (s[i] == '%') {
-            out += static_cast<char>(unhex(s[i + 1]) * 16 + unhex(s[i + 2]));
+            out += static_cast<char>(support::hex_digit_value(s[i + 1]) * 16 + support::hex_digit_value(s[i + 2]));
             i += 3;
         } else if (s[i] == '+' && mode == Mode::QueryComponent) {
             out += ' ';

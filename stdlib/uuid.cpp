@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "stdlib/builtin_helpers.hpp"
+#include "support/hex_digit.hpp"
 #include "support/random_uuid.hpp"
 
 namespace gavel::stdlib {
@@ -14,13 +15,6 @@ namespace gavel::stdlib {
 namespace {
 
 using Bytes = std::array<std::uint8_t, 16>;
-
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -36,7 +30,7 @@ std::optional<Bytes> parse_uuid(std::string_view s) {
     Bytes u{};
     auto read_hex = [&](std::string_view hex32) {
         for (std::size_t i = 0; i < 16; ++i) {
-            int hi = hex_digit(hex32[2 * i]), lo = hex_digit(hex32[2 * i + 1]);
+            int hi = support::hex_digit_value(hex32[2 * i]), lo = support::hex_digit_value(hex32[2 * i + 1]);
             if (hi < 0 || lo < 0) return false;
             u[i] = std::uint8_t(hi * 16 + lo);
         }
