@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "lang/go_quote.hpp"
 #include "support/utf8.hpp"
 
 #include <vector>
@@ -39,29 +40,6 @@ std::string_view kind_text(TokenKind k) {
 
 namespace {
 
-// Go's strconv.Quote, close enough for GraphQL token values (valid UTF-8 is
-// kept, control characters are escaped).
-std::string go_quote(std::string_view s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\a': out += "\\a"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\v': out += "\\v"; break;
-        default:
-            if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-            else out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
-
 bool is_name_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
 
@@ -77,7 +55,7 @@ std::size_t utf8_length(unsigned char lead) {
 
 std::string Token::describe() const {
     if (value.empty()) return std::string(kind_text(kind));
-    return std::string(kind_text(kind)) + " " + go_quote(value);
+    return std::string(kind_text(kind)) + " " + lang::go_quote(value);
 }
 
 void Lexer::advance_rune() {
