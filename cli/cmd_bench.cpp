@@ -34,7 +34,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output_errors.hpp"
-#include "cli/go_duration.hpp"
+#include "stdlib/go_time.hpp"
 #include "engine/engine.hpp"
 #include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
@@ -157,7 +157,7 @@ int run_bench(const BenchOptions& opts) {
         std::cerr << "Error: specify --stdin-input or --input but not both\n";
         return 1;
     }
-    auto benchtime = parse_go_duration(opts.benchtime);
+    auto benchtime = stdlib::go_time::parse_flag_duration(opts.benchtime);
     if (!benchtime) {
         std::cerr << "Error: invalid argument \"" << opts.benchtime << "\" for \"--benchtime\" flag\n";
         return 1;

@@ -38,8 +38,7 @@
 #include "cli/byte_size.hpp"
 #include "cli/capabilities_file.hpp"
 #include "cli/commands.hpp"
-#include "cli/go_duration.hpp"
-#include "cli/html_escape.hpp"
+#include "stdlib/go_time.hpp"
 #include "cli/ignore_paths.hpp"
 #include "cli/output_errors.hpp"
 #include "cli/output_json.hpp"
@@ -145,7 +144,11 @@ private:
 std::string encode_value(const Value& v) { return encode(Json::of(v)); }
 
 // json.Marshal: compact, HTML-escaped.
-std::string marshal_compact(const Value& v) { return html_escape(runtime::to_json(v)); }
+std::string marshal_compact(const Value& v) {
+    std::string out;
+    runtime::append_json(out, v, runtime::JsonWriteOptions{runtime::JsonStyle::Compact, true, 0});
+    return out;
+}
 
 // ---- the output -----------------------------------------------------------------------------
 
@@ -554,7 +557,7 @@ int run_eval(EvalCliOptions opts) {
     }
     std::chrono::nanoseconds timeout{0};
     if (!opts.timeout.empty()) {
-        auto d = parse_go_duration(opts.timeout);
+        auto d = stdlib::go_time::parse_flag_duration(opts.timeout);
         if (!d) return usage_error("invalid argument \"" + opts.timeout + "\" for \"--timeout\" flag: time: invalid duration \"" + opts.timeout + "\"");
         timeout = *d;
     }

@@ -17,7 +17,7 @@
 #include "cli/bundle_flags.hpp"
 #include "cli/byte_size.hpp"
 #include "cli/commands.hpp"
-#include "cli/go_duration.hpp"
+#include "stdlib/go_time.hpp"
 #include "cli/repl_command.hpp"
 #include "cli/version.hpp"
 #include "webhook/listen_address.hpp"
@@ -66,7 +66,7 @@ std::optional<std::chrono::milliseconds> seconds_or_duration(const std::string& 
             return std::nullopt;
         }
     }
-    auto d = parse_go_duration(text);
+    auto d = stdlib::go_time::parse_flag_duration(text);
     if (!d || d->count() < 0) return std::nullopt;
     return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }

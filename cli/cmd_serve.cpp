@@ -13,7 +13,7 @@
 #include "cli/bundle_flags.hpp"
 #include "cli/byte_size.hpp"
 #include "cli/commands.hpp"
-#include "cli/go_duration.hpp"
+#include "stdlib/go_time.hpp"
 #include "cli/version.hpp"
 #include "webhook/kubernetes_resources.hpp"
 #include "webhook/listen_address.hpp"
@@ -75,7 +75,7 @@ std::optional<std::chrono::nanoseconds> parse_duration_flag(const std::string& t
             return std::nullopt;
         }
     }
-    return parse_go_duration(text);
+    return stdlib::go_time::parse_flag_duration(text);
 }
 
 

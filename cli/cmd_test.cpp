@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
-#include "cli/go_duration.hpp"
+#include "stdlib/go_time.hpp"
 #include "cli/test_runner/go_format.hpp"
 #include "cli/test_runner/report.hpp"
 #include "cli/test_runner/session.hpp"
@@ -146,14 +146,14 @@ int run_test_command(const TestCliOptions& opts) {
     // OPA's default: 5s per test, 30s when benchmarking.
     session.timeout = opts.bench ? std::chrono::seconds(30) : std::chrono::seconds(5);
     if (!opts.timeout.empty()) {
-        auto t = parse_go_duration(opts.timeout);
+        auto t = stdlib::go_time::parse_flag_duration(opts.timeout);
         if (!t) {
             std::cerr << "invalid --timeout " << opts.timeout << ": want a duration such as 5s or 100ms\n";
             return 1;
         }
         if (t->count() > 0) session.timeout = *t;
     }
-    auto benchtime = parse_go_duration(opts.benchtime);
+    auto benchtime = stdlib::go_time::parse_flag_duration(opts.benchtime);
     if (!benchtime || benchtime->count() <= 0) {
         std::cerr << "invalid --benchtime " << opts.benchtime << "\n";
         return 1;

@@ -1,7 +1,7 @@
 #include "cli/output_json.hpp"
 
-#include "cli/html_escape.hpp"
 #include "runtime/json.hpp"
+#include "support/json_string.hpp"
 
 namespace gavel::cli {
 
@@ -79,7 +79,7 @@ std::string encode(const Json& j) {
     std::string out;
     write_json(out, j, 0);
     out.push_back('\n');
-    return html_escape(out);
+    return support::escape_html_in_json(out);
 }
 
 }  // namespace gavel::cli

@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "lang/utf8.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::cli {
 
@@ -25,7 +25,7 @@ Runes to_runes(std::string_view s) {
     Runes out;
     for (std::size_t i = 0; i < s.size();) {
         char32_t cp = 0;
-        std::size_t n = lang::decode_utf8(s, i, cp);
+        std::size_t n = support::utf8::decode(s, i, cp);
         out.push_back(n == 0 ? char32_t{0xFFFD} : cp);
         i += n == 0 ? 1 : n;
     }
@@ -276,7 +276,7 @@ std::string pretty_diff(std::string_view old_text, std::string_view new_text) {
     for (const Edit& e : diff_main(to_runes(old_text), to_runes(new_text))) {
         if (e.op == Op::Insert) out += "\x1b[32m";
         if (e.op == Op::Delete) out += "\x1b[31m";
-        for (char32_t cp : e.text) lang::append_utf8(out, cp);
+        for (char32_t cp : e.text) support::utf8::append_code_point(out, cp);
         if (e.op != Op::Equal) out += "\x1b[0m";
     }
     return out;

@@ -31,12 +31,7 @@ uint64_t since_ns(std::chrono::steady_clock::time_point start) {
 std::string case_key(const Value& key) {
     if (key.is_string()) return std::string(key.as_string());
     std::string out;
-    for (char c : runtime::to_json(key)) {
-        if (c == '<') out += "\\u003c";
-        else if (c == '>') out += "\\u003e";
-        else if (c == '&') out += "\\u0026";
-        else out += c;
-    }
+    runtime::append_json(out, key, runtime::JsonWriteOptions{runtime::JsonStyle::Compact, true, 0});
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include "lang/json_tree_yaml.hpp"
 #include "lang/parse.hpp"
 #include "lang/yaml_node.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::lang {
 
@@ -59,22 +60,7 @@ Location error_location(const std::string& error, const std::vector<const Commen
 
 // Go's %+q of the first rune of `s` (U+FFFD when there is none or it is not UTF-8).
 std::string quote_first_rune(std::string_view s) {
-    auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-    uint32_t cp = 0xFFFD;
-    if (!s.empty()) {
-        std::size_t n = b(0) < 0x80 ? 1 : (b(0) >> 5) == 6 ? 2 : (b(0) >> 4) == 14 ? 3 : (b(0) >> 3) == 30 ? 4 : 0;
-        if (n == 1) cp = b(0);
-        else if (n > 1 && n <= s.size()) {
-            uint32_t v = b(0) & (0x7F >> n);
-            bool ok = true;
-            for (std::size_t i = 1; i < n; ++i) {
-                ok = ok && (b(i) >> 6) == 2;
-                v = (v << 6) | (b(i) & 0x3F);
-            }
-            static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-            if (ok && v >= min[n] && v <= 0x10FFFF && (v < 0xD800 || v > 0xDFFF)) cp = v;
-        }
-    }
+    uint32_t cp = s.empty() ? support::utf8::kReplacement : support::utf8::decode_rune(s, 0).rune;
     static const char* hex = "0123456789abcdef";
     auto escaped = [&](char kind, int digits) {
         std::string out = "'\\";

@@ -36,7 +36,7 @@
 #include "lang/go_quote.hpp"
 #include "lang/json_tree_yaml.hpp"
 #include "lang/yaml_node.hpp"
-#include "lang/utf8.hpp"
+#include "support/json_string.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -57,59 +57,8 @@ namespace {
 // ---------------------------------------------------------------------------
 // Text helpers
 
-constexpr char kHex[] = "0123456789abcdef";
-
-// A JSON string as Go's encoding/json writes it (HTML-safe: <, > and & escaped,
-// U+2028/U+2029 escaped, invalid UTF-8 replaced by U+FFFD).
-void append_json_string(std::string& out, std::string_view s) {
-    out.push_back('"');
-    for (std::size_t i = 0; i < s.size();) {
-        auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x80) {
-            switch (c) {
-                case '"': out += "\\\""; break;
-                case '\\': out += "\\\\"; break;
-                case '\n': out += "\\n"; break;
-                case '\r': out += "\\r"; break;
-                case '\t': out += "\\t"; break;
-                case '\b': out += "\\b"; break;
-                case '\f': out += "\\f"; break;
-                case '<':
-                case '>':
-                case '&':
-                    out += "\\u00";
-                    out.push_back(kHex[c >> 4]);
-                    out.push_back(kHex[c & 0xF]);
-                    break;
-                default:
-                    if (c < 0x20) {
-                        out += "\\u00";
-                        out.push_back(kHex[c >> 4]);
-                        out.push_back(kHex[c & 0xF]);
-                    } else {
-                        out.push_back(static_cast<char>(c));
-                    }
-            }
-            ++i;
-            continue;
-        }
-        char32_t cp = 0;
-        std::size_t n = decode_utf8(s, i, cp);
-        if (n == 0) {
-            out += "\\ufffd";
-            ++i;
-        } else if (cp == 0x2028 || cp == 0x2029) {
-            out += cp == 0x2028 ? "\\u2028" : "\\u2029";
-            i += n;
-        } else {
-            out.append(s.substr(i, n));
-            i += n;
-        }
-    }
-    out.push_back('"');
-}
-
-
+// A JSON string as Go's encoding/json writes it (HTML-safe: <, > and & escaped).
+void append_json_string(std::string& out, std::string_view s) { support::append_json_string(out, s, {.escape_html = true}); }
 
 // Re-indents compact JSON as Go's json.MarshalIndent(v, "", "  ") does.
 std::string indent_json(std::string_view in) {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "lang/utf8.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::lang {
 
@@ -54,7 +54,7 @@ void append_go_quoted(std::string& out, std::string_view s) {
             continue;
         }
         char32_t cp = 0;
-        std::size_t n = decode_utf8(s, i, cp);
+        std::size_t n = support::utf8::decode(s, i, cp);
         if (n == 0) {
             append_hex_byte(out, c);
             ++i;

@@ -1,6 +1,7 @@
 #include "lang/lexical.hpp"
 
-#include "lang/utf8.hpp"
+#include "support/hex_digit.hpp"
+#include "support/utf8.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -64,18 +65,11 @@ bool number_too_big(std::string_view s) {
 
 namespace {
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 bool read_hex4(const char*& p, const char* end, unsigned& out) {
     if (end - p < 4) return false;
     out = 0;
     for (int i = 0; i < 4; ++i) {
-        int h = hex_value(p[i]);
+        int h = support::hex_digit_value(p[i]);
         if (h < 0) return false;
         out = out * 16 + static_cast<unsigned>(h);
     }
@@ -114,7 +108,7 @@ bool decode_escape(const char*& p, const char* end, std::string& out) {
             } else if (cp >= 0xDC00 && cp < 0xE000) {
                 cp = 0xFFFD;
             }
-            append_utf8(out, cp);
+            support::utf8::append_code_point(out, cp);
             return true;
         }
         default: return false;

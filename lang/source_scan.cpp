@@ -1,6 +1,6 @@
 #include "lang/source_scan.hpp"
 
-#include "lang/utf8.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::lang {
 
@@ -34,7 +34,7 @@ SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
             return;
         }
         char32_t cp = 0;
-        std::size_t n = decode_utf8(std::string_view(q, static_cast<std::size_t>(end - q)), 0, cp);
+        std::size_t n = support::utf8::decode(std::string_view(q, static_cast<std::size_t>(end - q)), 0, cp);
         if (n == 0 && !out.illegal) {
             out.illegal = token;
             out.illegal_reason = "illegal utf-8 character";

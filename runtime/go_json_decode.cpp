@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "runtime/json.hpp"
-#include "runtime/utf8.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::runtime {
 
@@ -39,8 +39,7 @@ std::string quote_char(unsigned char c) {
             std::snprintf(buf, sizeof buf, "\\u%04x", c);
             inner = buf;
         } else {
-            inner.push_back(static_cast<char>(0xC0 | (c >> 6)));
-            inner.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+            support::utf8::append_code_point(inner, c);
         }
     }
     return "'" + inner + "'";
@@ -278,11 +277,11 @@ GoDecoded decode_first(std::string_view text, JsonDocumentReader read) {
     }
     std::string_view first = text.substr(0, end);
     runtime::ParseResult parsed = read(first);
-    if (!parsed.ok && !runtime::utf8::is_valid(first)) {
+    if (!parsed.ok && !support::utf8::is_valid(first)) {
         // Go reads invalid UTF-8 in strings as U+FFFD.
         std::string fixed;
         for (std::size_t i = 0; i < first.size();) {
-            std::size_t n = runtime::utf8::sequence_length(first, i);
+            std::size_t n = support::utf8::sequence_length(first, i);
             if (n == 0) {
                 fixed += "\xEF\xBF\xBD";
                 ++i;

@@ -5,16 +5,14 @@
 #include "runtime/json_read.hpp"
 #include "runtime/lazy_json.hpp"
 #include "runtime/unaligned_load.hpp"
-#include "runtime/utf8.hpp"
+#include "support/json_string.hpp"
+#include "support/utf8.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
 #include <algorithm>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <memory>
 #include <vector>
 
@@ -604,7 +602,7 @@ ParseResult parse_json_eagerly(std::string_view text, const Limits& limits) {
                                simdjson::stage1_mode::regular);
     if (ec != simdjson::SUCCESS) {
         // Invalid UTF-8 is reported first, wherever it is.
-        if (std::size_t bad = utf8::find_invalid(text); bad != std::string_view::npos) {
+        if (std::size_t bad = support::utf8::find_invalid(text); bad != std::string_view::npos) {
             res.error = make_parse_error(text, bad, "invalid UTF-8 in JSON input");
         } else if (ec == simdjson::EMPTY) {
             res.error = make_parse_error(text, text.size(), "empty JSON input");
@@ -631,27 +629,6 @@ ParseResult parse_json_eagerly(std::string_view text, const Limits& limits) {
 
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
-inline bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\' || c >= 0x80; }
-
-// First byte in [p, e) that needs_escape(), or e.
-inline const char* find_escape(const char* p, const char* e) noexcept {
-#if defined(__SSE2__)
-    const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    while (e - p >= 16) {
-        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        // Signed: bytes >= 0x80 are negative, so "< 0x20" catches them too.
-        __m128i hit = _mm_or_si128(_mm_cmplt_epi8(v, space),
-                                   _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
-        if (int m = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(m));
-        p += 16;
-    }
-#endif
-    while (p < e && !needs_escape(static_cast<unsigned char>(*p))) ++p;
-    return p;
-}
-
 // Thrown by Out when its budget says stop; caught where the writing started.
 struct WriteStopped {};
 
@@ -662,11 +639,6 @@ class Out {
 public:
     // Go's encoding/json with SetEscapeHTML(true) (its default) also escapes <, > and &.
     bool escape_html_ = false;
-    // The first of '<', '>', '&' in [p, q), or q.
-    static const char* html_segment(const char* p, const char* q) {
-        while (p < q && *p != '<' && *p != '>' && *p != '&') ++p;
-        return p;
-    }
     explicit Out(std::string& s, WorkBudget* budget = nullptr) : s_(s), base_(s.size()), budget_(budget) {
         p_ = s_.data() + s_.size();
         end_ = p_;
@@ -721,54 +693,7 @@ private:
     char* end_;
 };
 
-void Out::string(std::string_view s) {
-    const char* p = s.data();
-    const char* e = p + s.size();
-    reserve(s.size() + 2);
-    put('"');
-    for (;;) {
-        const char* q = find_escape(p, e);
-        if (escape_html_) q = html_segment(p, q);
-        reserve(static_cast<std::size_t>(q - p) + 8);
-        put(p, static_cast<std::size_t>(q - p));
-        if (q == e) break;
-        auto c = static_cast<unsigned char>(*q);
-        if (c >= 0x80) {
-            std::size_t len = utf8::sequence_length(s, static_cast<std::size_t>(q - s.data()));
-            if (len == 0) {
-                put("\\ufffd", 6);
-                p = q + 1;
-            } else if (len == 3 && c == 0xE2 && static_cast<unsigned char>(q[1]) == 0x80 &&
-                       (static_cast<unsigned char>(q[2]) & 0xFE) == 0xA8) {
-                put(static_cast<unsigned char>(q[2]) == 0xA8 ? "\\u2028" : "\\u2029", 6);
-                p = q + 3;
-            } else {
-                put(q, len);
-                p = q + len;
-            }
-            continue;
-        }
-        switch (c) {
-        case '<': put("\\u003c", 6); break;
-        case '>': put("\\u003e", 6); break;
-        case '&': put("\\u0026", 6); break;
-        case '"': put("\\\"", 2); break;
-        case '\\': put("\\\\", 2); break;
-        case '\n': put("\\n", 2); break;
-        case '\r': put("\\r", 2); break;
-        case '\t': put("\\t", 2); break;
-        case '\b': put("\\b", 2); break;
-        case '\f': put("\\f", 2); break;
-        default:
-            put("\\u00", 4);
-            put(kHex[c >> 4]);
-            put(kHex[c & 0xF]);
-        }
-        p = q + 1;
-    }
-    reserve(1);
-    put('"');
-}
+void Out::string(std::string_view s) { support::write_json_string(*this, s, {escape_html_}); }
 
 class Writer {
 public:
@@ -883,11 +808,7 @@ private:
 
 } // namespace
 
-void append_json_string(std::string& out, std::string_view s) {
-    Out o(out);
-    o.string(s);
-    o.finish();
-}
+void append_json_string(std::string& out, std::string_view s) { support::append_json_string(out, s); }
 
 void append_json(std::string& out, const Value& v, JsonStyle style) {
     Out o(out);
@@ -905,10 +826,7 @@ void append_json(std::string& out, const Value& v, const JsonWriteOptions& optio
 }
 
 void append_json_string(std::string& out, std::string_view s, const JsonWriteOptions& options) {
-    Out o(out);
-    o.escape_html_ = options.escape_html;
-    o.string(s);
-    o.finish();
+    support::append_json_string(out, s, {options.escape_html});
 }
 
 bool append_json(std::string& out, const Value& v, const JsonWriteOptions& options, WorkBudget& budget) {

@@ -5,7 +5,8 @@
 #pragma once
 
 #include "runtime/unaligned_load.hpp"
-#include "runtime/utf8.hpp"
+#include "support/hex_digit.hpp"
+#include "support/utf8.hpp"
 #include "runtime/value.hpp"
 
 #include <algorithm>
@@ -49,19 +50,12 @@ inline const char* closing_quote_before(const char* start, const char* next) noe
     return next > start && next[-1] == '"' ? next - 1 : nullptr;
 }
 
-inline int hex_val(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 // Four hex digits in [p, end).
 inline bool hex4(const char* p, const char* end, std::uint32_t& out) noexcept {
     if (end - p < 4) return false;
     out = 0;
     for (int i = 0; i < 4; ++i) {
-        int h = hex_val(p[i]);
+        int h = support::hex_digit_value(p[i]);
         if (h < 0) return false;
         out = out * 16 + static_cast<std::uint32_t>(h);
     }
@@ -149,7 +143,7 @@ inline char* unescape_into(const char* start, const char* bs, const char* e, cha
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                 cp = 0xFFFD;  // lone low surrogate
             }
-            out = utf8::encode_code_point(cp, out);
+            out = support::utf8::encode_code_point(cp, out);
             break;
         }
         default: err = {esc, "invalid escape sequence in string"}; return nullptr;

@@ -4,6 +4,7 @@
 
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/unicode_text.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::stdlib {
 
@@ -52,7 +53,7 @@ void register_aggregates(Registry& r) {
         const Value& v = a[0];
         if (v.is_string()) {
             // Runes as Go counts them: code points, and each invalid byte as one.
-            return BuiltinResult::of(Value::integer(static_cast<int64_t>(text::rune_count(v.as_string()))));
+            return BuiltinResult::of(Value::integer(static_cast<int64_t>(support::utf8::rune_count(v.as_string()))));
         }
         if (v.is_array() || v.is_set() || v.is_object()) return BuiltinResult::of(Value::integer(static_cast<int64_t>(v.size())));
         return type_error(1, "one of {array, object, set, string}", v);

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "support/base64.hpp"
+#include "support/hex_digit.hpp"
+#include "support/utf8.hpp"
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/go_url.hpp"
 
@@ -24,21 +26,10 @@ std::string go_rune_description(unsigned char c) {
     bool printable = (c >= 0x20 && c < 0x7f) || (c >= 0xA1 && c != 0xAD);
     if (printable) {
         std::string ch;
-        if (c < 0x80) ch = std::string(1, char(c));
-        else {
-            ch += char(0xC0 | (c >> 6));
-            ch += char(0x80 | (c & 0x3F));
-        }
+        support::utf8::append_code_point(ch, c);
         s += " '" + ch + "'";
     }
     return s;
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
 }
 
 BuiltinResult hex_decode(std::string_view s) {
@@ -46,13 +37,13 @@ BuiltinResult hex_decode(std::string_view s) {
     out.reserve(s.size() / 2);
     std::size_t j = 1;
     for (; j < s.size(); j += 2) {
-        int a = hex_value(s[j - 1]), b = hex_value(s[j]);
+        int a = support::hex_digit_value(s[j - 1]), b = support::hex_digit_value(s[j]);
         if (a < 0) return BuiltinResult::error("encoding/hex: invalid byte: " + go_rune_description(uint8_t(s[j - 1])));
         if (b < 0) return BuiltinResult::error("encoding/hex: invalid byte: " + go_rune_description(uint8_t(s[j])));
         out += char(a * 16 + b);
     }
     if (s.size() % 2 == 1) {
-        if (hex_value(s[j - 1]) < 0)
+        if (support::hex_digit_value(s[j - 1]) < 0)
             return BuiltinResult::error("encoding/hex: invalid byte: " + go_rune_description(uint8_t(s[j - 1])));
         return BuiltinResult::error("encoding/hex: odd length hex string");
     }

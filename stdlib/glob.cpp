@@ -13,6 +13,7 @@
 #include "stdlib/compiled_cache.hpp"
 #include "stdlib/string_operands.hpp"
 #include "stdlib/unicode_text.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::stdlib {
 
@@ -86,8 +87,8 @@ private:
     std::size_t last_width_ = 0;
 
     char32_t read() {
-        auto d = text::decode(p_, pos_);
-        if (d.rune == text::kReplacement && d.width == 1) throw GlobError{"invalid UTF-8 sequence"};
+        auto d = support::utf8::decode_rune(p_, pos_);
+        if (d.rune == support::utf8::kReplacement && d.width == 1) throw GlobError{"invalid UTF-8 sequence"};
         pos_ += d.width;
         last_width_ = d.width;
         return d.rune;
@@ -120,7 +121,7 @@ private:
                 }
             }
             escaped = false;
-            text::append_rune(lit, r);
+            support::utf8::append_rune(lit, r);
         }
         // A trailing `\` escapes nothing; gobwas's lexer drops it ("test\\" matches "test").
         return RE2::QuoteMeta(re2::StringPiece(lit.data(), lit.size()));
@@ -178,7 +179,7 @@ private:
 
     static std::string to_utf8(char32_t r) {
         std::string s;
-        text::append_rune(s, r);
+        support::utf8::append_rune(s, r);
         return s;
     }
 };
@@ -192,7 +193,7 @@ CompiledCache<RE2>& glob_cache() {
 
 GlobMatch gobwas_glob_match(std::string_view pattern, const std::vector<char32_t>& separators, std::string_view text) {
     std::string key = std::string(pattern) + "-";
-    for (char32_t s : separators) text::append_rune(key, s);
+    for (char32_t s : separators) support::utf8::append_rune(key, s);
     auto re = glob_cache().find(key);
     if (!re) {
         std::string regex;
@@ -220,7 +221,7 @@ BuiltinResult glob_match(Args a) {
         for (const auto& e : a[1].array_elements()) {
             if (!e.is_string())
                 return BuiltinResult::type_error(fmt::format("operand 2 must be array of strings but got array containing {}", e.type_name()));
-            auto rs = text::runes(e.as_string());
+            auto rs = support::utf8::runes(e.as_string());
             if (rs.size() != 1) return BuiltinResult::type_error("operand 2 must be array of runes but got array containing string");
             seps.push_back(rs[0]);
         }
@@ -261,7 +262,7 @@ struct IntersectError {
 };
 
 std::vector<GlobToken> tokenize_glob(std::string_view input) {
-    auto runes = text::runes(input);
+    auto runes = support::utf8::runes(input);
     auto fail = [&](std::size_t pos, const std::string& msg) -> IntersectError {
         return IntersectError{fmt::format("input:{}, pos:{}, {}: the input provided is invalid", input, pos, msg)};
     };

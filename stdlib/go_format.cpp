@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "stdlib/unicode_text.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::stdlib::gofmt {
 
@@ -27,7 +28,7 @@ void append_hex(std::string& out, std::uint64_t v, int digits) {
 
 void append_escaped_rune(std::string& out, char32_t r, char32_t quote, bool ascii_only) {
     // As strconv: an invalid rune is U+FFFD first, printed as such (%q of 55296 is '�' printed).
-    if (r > kMaxRune || (r >= 0xD800 && r <= 0xDFFF)) r = text::kReplacement;
+    if (r > kMaxRune || (r >= 0xD800 && r <= 0xDFFF)) r = support::utf8::kReplacement;
     if (r == quote || r == '\\') {
         out += '\\';
         out += static_cast<char>(r);
@@ -39,7 +40,7 @@ void append_escaped_rune(std::string& out, char32_t r, char32_t quote, bool asci
             return;
         }
     } else if (text::is_print(r)) {
-        text::append_rune(out, r);
+        support::utf8::append_rune(out, r);
         return;
     }
     switch (r) {
@@ -68,13 +69,13 @@ void append_escaped_rune(std::string& out, char32_t r, char32_t quote, bool asci
 
 bool can_backquote(std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
-        auto d = text::decode(s, i);
+        auto d = support::utf8::decode_rune(s, i);
         i += d.width;
         if (d.width > 1) {
             if (d.rune == 0xFEFF) return false;
             continue;
         }
-        if (d.rune == text::kReplacement) return false;
+        if (d.rune == support::utf8::kReplacement) return false;
         if ((d.rune < ' ' && d.rune != '\t') || d.rune == '`' || d.rune == 0x7F) return false;
     }
     return true;
@@ -323,7 +324,7 @@ public:
                 buf += "%!(NOVERB)";
                 break;
             }
-            auto d = text::decode(format, i);
+            auto d = support::utf8::decode_rune(format, i);
             char32_t verb = d.rune;
             i += d.width;
 
@@ -453,7 +454,7 @@ private:
 
     void bad_arg(char32_t verb, const char* what) {
         buf += "%!";
-        text::append_rune(buf, verb);
+        support::utf8::append_rune(buf, verb);
         buf += '(';
         buf += what;
         buf += ')';
@@ -470,7 +471,7 @@ private:
             buf += s;
             return;
         }
-        auto width = wid_ - static_cast<std::int64_t>(text::rune_count(s));
+        auto width = wid_ - static_cast<std::int64_t>(support::utf8::rune_count(s));
         if (!minus_) {
             write_padding(width);
             buf += s;
@@ -485,7 +486,7 @@ private:
 
     void bad_verb(const Arg& a, char32_t verb) {
         buf += "%!";
-        text::append_rune(buf, verb);
+        support::utf8::append_rune(buf, verb);
         buf += '(';
         if (a.kind == Arg::Kind::Nil) {
             buf += "<nil>";  // Go's badVerb of a nil operand: no type, no value
@@ -539,7 +540,7 @@ private:
         std::int64_t n = prec_;
         for (std::size_t i = 0; i < s.size();) {
             if (n-- <= 0) return s.substr(0, i);
-            i += text::decode(s, i).width;
+            i += support::utf8::decode_rune(s, i).width;
         }
         return s;
     }
@@ -664,7 +665,7 @@ private:
         out += hex;
         if (sharp_ && u <= kMaxRune && text::is_print(static_cast<char32_t>(u))) {
             out += " '";
-            text::append_rune(out, static_cast<char32_t>(u));
+            support::utf8::append_rune(out, static_cast<char32_t>(u));
             out += '\'';
         }
         bool z = zero_;
@@ -679,7 +680,7 @@ private:
         std::uint64_t mag = neg ? (~static_cast<std::uint64_t>(v) + 1) : static_cast<std::uint64_t>(v);
         auto as_rune = [&]() -> char32_t {
             auto u = static_cast<std::uint64_t>(v);
-            if (u > kMaxRune) return text::kReplacement;
+            if (u > kMaxRune) return support::utf8::kReplacement;
             return static_cast<char32_t>(u);
         };
         switch (verb) {
@@ -692,7 +693,7 @@ private:
             case 'X': fmt_integer(neg, u64_digits(mag, 16, kUpper), 16, verb, kUpper); return;
             case 'c': {
                 std::string s;
-                text::append_rune(s, as_rune());
+                support::utf8::append_rune(s, as_rune());
                 pad(s);
                 return;
             }
@@ -722,7 +723,7 @@ private:
             case 'X': base = 16; break;
             default:
                 buf += "%!";
-                text::append_rune(buf, verb);
+                support::utf8::append_rune(buf, verb);
                 buf += "(big.Int=";
                 buf += a.big.str();
                 buf += ')';
@@ -833,8 +834,8 @@ private:
 void append_quoted(std::string& out, std::string_view s, bool ascii_only) {
     out += '"';
     for (std::size_t i = 0; i < s.size();) {
-        auto d = text::decode(s, i);
-        if (d.width == 1 && d.rune == text::kReplacement) {
+        auto d = support::utf8::decode_rune(s, i);
+        if (d.width == 1 && d.rune == support::utf8::kReplacement) {
             out += "\\x";
             append_hex(out, static_cast<unsigned char>(s[i]), 2);
         } else {

@@ -2,6 +2,7 @@
 
 #include "stdlib/compiled_cache.hpp"
 #include "stdlib/unicode_text.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::stdlib::goregex {
 
@@ -34,7 +35,7 @@ CompiledCache<RE2>& cache() {
 }
 
 std::size_t rune_width_at(std::string_view s, std::size_t pos) {
-    return pos < s.size() ? text::decode(s, pos).width : 1;
+    return pos < s.size() ? support::utf8::decode_rune(s, pos).width : 1;
 }
 
 bool match_at(const RE2& re, std::string_view text, std::size_t pos, int ngroups, std::vector<re2::StringPiece>& sub, Match& out) {
@@ -79,7 +80,7 @@ bool expand(std::string& dst, const RE2& re, std::string_view tmpl, std::string_
         if (brace) str.remove_prefix(1);
         std::size_t i = 0;
         while (i < str.size()) {
-            auto d = text::decode(str, i);
+            auto d = support::utf8::decode_rune(str, i);
             if (!is_name_char(d.rune)) break;
             i += d.width;
         }
@@ -204,7 +205,7 @@ std::optional<std::string> replace_all(const RE2& re, std::string_view text, std
             }
         }
         last = a1;
-        std::size_t width = pos < text.size() ? text::decode(text, pos).width : 0;
+        std::size_t width = pos < text.size() ? support::utf8::decode_rune(text, pos).width : 0;
         if (pos + width > a1) pos += width;
         else if (pos + 1 > a1) ++pos;
         else pos = a1;

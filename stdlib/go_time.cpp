@@ -635,7 +635,7 @@ std::optional<Time> parse(std::string_view layout_in, std::string_view value_in,
     return t;
 }
 
-std::optional<std::int64_t> parse_duration(std::string_view s, std::string& error) {
+std::optional<std::int64_t> parse_duration(std::string_view s, std::string& error, DurationUnits units) {
     const std::string orig(s);
     auto invalid = [&] {
         error = "time: invalid duration " + quote(orig);
@@ -702,9 +702,9 @@ std::optional<std::int64_t> parse_duration(std::string_view s, std::string& erro
         else if (u == "s") unit = 1'000'000'000;
         else if (u == "m") unit = 60'000'000'000ULL;
         else if (u == "h") unit = kHour;
-        else if (u == "d") unit = 24 * kHour;
-        else if (u == "w") unit = 7 * 24 * kHour;
-        else if (u == "y") unit = 365 * 24 * kHour;
+        else if (units == DurationUnits::GoAndDays && u == "d") unit = 24 * kHour;
+        else if (units == DurationUnits::GoAndDays && u == "w") unit = 7 * 24 * kHour;
+        else if (units == DurationUnits::GoAndDays && u == "y") unit = 365 * 24 * kHour;
         else {
             error = "time: unknown unit " + quote(u) + " in duration " + quote(orig);
             return std::nullopt;
@@ -721,6 +721,13 @@ std::optional<std::int64_t> parse_duration(std::string_view s, std::string& erro
     if (neg) return static_cast<std::int64_t>(0 - d);
     if (d > kLimit - 1) return invalid();
     return static_cast<std::int64_t>(d);
+}
+
+std::optional<std::chrono::nanoseconds> parse_flag_duration(std::string_view s) {
+    std::string error;
+    auto ns = parse_duration(s, error, DurationUnits::Go);
+    if (!ns) return std::nullopt;
+    return std::chrono::nanoseconds(*ns);
 }
 
 }  // namespace gavel::stdlib::go_time

@@ -2,6 +2,9 @@
 
 #include "stdlib/go_url.hpp"
 
+#include "lang/go_quote.hpp"
+#include "support/hex_digit.hpp"
+
 #include <fmt/format.h>
 
 namespace gavel::stdlib::go_url {
@@ -9,16 +12,6 @@ namespace gavel::stdlib::go_url {
 namespace {
 
 enum class Mode { Path, Host, Zone, UserPassword, QueryComponent, Fragment };
-
-bool is_hex(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int unhex(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return c - 'A' + 10;
-}
 
 bool is_alnum(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -74,20 +67,20 @@ std::optional<std::string> unescape(std::string_view s, Mode mode, std::string& 
     for (std::size_t i = 0; i < s.size();) {
         char c = s[i];
         if (c == '%') {
-            if (i + 2 >= s.size() || !is_hex(s[i + 1]) || !is_hex(s[i + 2])) {
-                error = "invalid URL escape " + go_quote(s.substr(i, 3));
+            if (i + 2 >= s.size() || support::hex_digit_value(s[i + 1]) < 0 || support::hex_digit_value(s[i + 2]) < 0) {
+                error = "invalid URL escape " + lang::go_quote(s.substr(i, 3));
                 return std::nullopt;
             }
             // In a host, %-escapes may only encode non-ASCII bytes (RFC 3986),
             // except %25 for IPv6 zone identifiers (RFC 6874).
-            if (mode == Mode::Host && unhex(s[i + 1]) < 8 && s.substr(i, 3) != "%25") {
-                error = "invalid URL escape " + go_quote(s.substr(i, 3));
+            if (mode == Mode::Host && support::hex_digit_value(s[i + 1]) < 8 && s.substr(i, 3) != "%25") {
+                error = "invalid URL escape " + lang::go_quote(s.substr(i, 3));
                 return std::nullopt;
             }
             if (mode == Mode::Zone) {
-                unsigned char v = static_cast<unsigned char>(unhex(s[i + 1]) * 16 + unhex(s[i + 2]));
+                unsigned char v = static_cast<unsigned char>(support::hex_digit_value(s[i + 1]) * 16 + support::hex_digit_value(s[i + 2]));
                 if (s.substr(i, 3) != "%25" && v != ' ' && should_escape(v, Mode::Host)) {
-                    error = "invalid URL escape " + go_quote(s.substr(i, 3));
+                    error = "invalid URL escape " + lang::go_quote(s.substr(i, 3));
                     return std::nullopt;
                 }
             }
@@ -95,7 +88,7 @@ std::optional<std::string> unescape(std::string_view s, Mode mode, std::string& 
         } else {
             auto u = static_cast<unsigned char>(c);
             if ((mode == Mode::Host || mode == Mode::Zone) && u < 0x80 && should_escape(u, mode)) {
-                error = "invalid character " + go_quote(s.substr(i, 1)) + " in host name";
+                error = "invalid character " + lang::go_quote(s.substr(i, 1)) + " in host name";
                 return std::nullopt;
             }
             ++i;
@@ -105,7 +98,7 @@ std::optional<std::string> unescape(std::string_view s, Mode mode, std::string& 
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size();) {
         if (s[i] == '%') {
-            out += static_cast<char>(unhex(s[i + 1]) * 16 + unhex(s[i + 2]));
+            out += static_cast<char>(support::hex_digit_value(s[i + 1]) * 16 + support::hex_digit_value(s[i + 2]));
             i += 3;
         } else if (s[i] == '+' && mode == Mode::QueryComponent) {
             out += ' ';
@@ -147,7 +140,7 @@ std::optional<std::string> parse_host(std::string_view host, std::string& error)
         }
         auto colon_port = host.substr(close + 1);
         if (!valid_optional_port(colon_port)) {
-            error = fmt::format("invalid port {} after host", go_quote(colon_port));
+            error = fmt::format("invalid port {} after host", lang::go_quote(colon_port));
             return std::nullopt;
         }
         auto zone = host.substr(0, close).find("%25");
@@ -163,7 +156,7 @@ std::optional<std::string> parse_host(std::string_view host, std::string& error)
     } else if (auto colon = host.rfind(':'); colon != std::string_view::npos) {
         auto colon_port = host.substr(colon);
         if (!valid_optional_port(colon_port)) {
-            error = fmt::format("invalid port {} after host", go_quote(colon_port));
+            error = fmt::format("invalid port {} after host", lang::go_quote(colon_port));
             return std::nullopt;
         }
     }
@@ -273,56 +266,19 @@ std::optional<std::string> query_unescape(std::string_view s, std::string& error
     return unescape(s, Mode::QueryComponent, error);
 }
 
-std::string go_quote(std::string_view s) {
-    std::string out = "\"";
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        auto c = static_cast<unsigned char>(s[i]);
-        switch (c) {
-        case '"': out += "\\\""; continue;
-        case '\\': out += "\\\\"; continue;
-        case '\a': out += "\\a"; continue;
-        case '\b': out += "\\b"; continue;
-        case '\f': out += "\\f"; continue;
-        case '\n': out += "\\n"; continue;
-        case '\r': out += "\\r"; continue;
-        case '\t': out += "\\t"; continue;
-        case '\v': out += "\\v"; continue;
-        default: break;
-        }
-        if (c < 0x20 || c == 0x7f) {
-            out += fmt::format("\\x{:02x}", c);
-        } else if (c < 0x80) {
-            out += static_cast<char>(c);
-        } else {
-            // Keep well-formed UTF-8 sequences; escape stray bytes as Go does.
-            std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-            bool ok = len > 0 && c < 0xF5 && i + len <= s.size();
-            for (std::size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-            if (ok) {
-                out.append(s.substr(i, len));
-                i += len - 1;
-            } else {
-                out += fmt::format("\\x{:02x}", c);
-            }
-        }
-    }
-    out += '"';
-    return out;
-}
-
 std::optional<Url> parse(std::string_view raw, std::string& error) {
     auto hash = raw.find('#');
     std::string_view without = raw.substr(0, hash);
     std::string inner;
     auto url = parse_without_fragment(without, inner);
     if (!url) {
-        error = fmt::format("parse {}: {}", go_quote(without), inner);
+        error = fmt::format("parse {}: {}", lang::go_quote(without), inner);
         return std::nullopt;
     }
     if (hash != std::string_view::npos) {
         auto frag = unescape(raw.substr(hash + 1), Mode::Fragment, inner);
         if (!frag) {
-            error = fmt::format("parse {}: {}", go_quote(raw), inner);
+            error = fmt::format("parse {}: {}", lang::go_quote(raw), inner);
             return std::nullopt;
         }
         url->fragment = std::move(*frag);

@@ -15,9 +15,6 @@ std::string query_escape(std::string_view s);
 // url.QueryUnescape; on failure `error` gets Go's message (invalid URL escape "%zz").
 std::optional<std::string> query_unescape(std::string_view s, std::string& error);
 
-// Go's strconv.Quote, used in error messages: "..." with Go escapes.
-std::string go_quote(std::string_view s);
-
 struct Url {
     std::string scheme;
     std::string opaque;

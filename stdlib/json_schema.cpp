@@ -24,6 +24,7 @@
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/go_regex.hpp"
 #include "stdlib/object_family.hpp"
+#include "support/json_string.hpp"
 
 namespace gavel::stdlib {
 
@@ -95,14 +96,7 @@ void append_canonical(std::string& out, const Value& v) {
     if (v.is_number()) {
         out += go_float(v.as_number().to_double());
     } else if (v.is_string()) {
-        std::string s;
-        runtime::append_json_string(s, v.as_string());
-        for (char c : s) {  // Go's json.Marshal escapes HTML characters
-            if (c == '<') out += "\\u003c";
-            else if (c == '>') out += "\\u003e";
-            else if (c == '&') out += "\\u0026";
-            else out += c;
-        }
+        support::append_json_string(out, v.as_string(), {.escape_html = true});  // as Go's json.Marshal
     } else if (v.is_array()) {
         out += '[';
         bool first = true;

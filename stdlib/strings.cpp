@@ -17,6 +17,7 @@
 #include "stdlib/string_operands.hpp"
 #include "stdlib/text_template.hpp"
 #include "stdlib/unicode_text.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::stdlib {
 
@@ -31,7 +32,7 @@ std::optional<std::vector<std::string_view>> go_split(std::string_view s, std::s
     if (sep.empty()) {
         for (std::size_t i = 0; i < s.size();) {
             if (ctx.spend()) return std::nullopt;
-            auto w = text::decode(s, i).width;
+            auto w = support::utf8::decode_rune(s, i).width;
             out.push_back(s.substr(i, w));
             i += w;
         }
@@ -134,7 +135,7 @@ bool in_cutset(char32_t r, const std::vector<char32_t>& cutset) {
 std::string_view trim_left_runes(std::string_view s, const std::vector<char32_t>& cutset) {
     std::size_t i = 0;
     while (i < s.size()) {
-        auto d = text::decode(s, i);
+        auto d = support::utf8::decode_rune(s, i);
         if (!in_cutset(d.rune, cutset)) break;
         i += d.width;
     }
@@ -146,7 +147,7 @@ std::size_t last_rune_start(std::string_view s, std::size_t end) {
     std::size_t start = end - 1;
     std::size_t lim = end >= 4 ? end - 4 : 0;
     while (start > lim && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
-    auto d = text::decode(s, start);
+    auto d = support::utf8::decode_rune(s, start);
     if (start + d.width != end) return end - 1;  // invalid tail: one byte
     return start;
 }
@@ -155,7 +156,7 @@ std::string_view trim_right_runes(std::string_view s, const std::vector<char32_t
     std::size_t end = s.size();
     while (end > 0) {
         std::size_t start = last_rune_start(s, end);
-        if (!in_cutset(text::decode(s, start).rune, cutset)) break;
+        if (!in_cutset(support::utf8::decode_rune(s, start).rune, cutset)) break;
         end = start;
     }
     return s.substr(0, end);
@@ -164,7 +165,7 @@ std::string_view trim_right_runes(std::string_view s, const std::vector<char32_t
 std::string_view trim_space(std::string_view s) {
     std::size_t i = 0;
     while (i < s.size()) {
-        auto d = text::decode(s, i);
+        auto d = support::utf8::decode_rune(s, i);
         if (!text::is_space(d.rune)) break;
         i += d.width;
     }
@@ -172,7 +173,7 @@ std::string_view trim_space(std::string_view s) {
     std::size_t end = s.size();
     while (end > 0) {
         std::size_t start = last_rune_start(s, end);
-        if (!text::is_space(text::decode(s, start).rune)) break;
+        if (!text::is_space(support::utf8::decode_rune(s, start).rune)) break;
         end = start;
     }
     return s.substr(0, end);
@@ -186,8 +187,8 @@ std::optional<std::vector<std::int64_t>> rune_indexes(std::string_view hay, std:
                                                       BuiltinContext& ctx) {
     std::vector<std::int64_t> out;
     if (!ctx.affords(hay.size() * sizeof(char32_t))) return std::nullopt;
-    auto h = text::runes(hay);
-    auto n = text::runes(needle);
+    auto h = support::utf8::runes(hay);
+    auto n = support::utf8::runes(needle);
     if (n.empty()) return out;
     for (std::size_t i = 0; i + n.size() <= h.size(); ++i) {
         auto at = h.begin() + static_cast<std::ptrdiff_t>(i);
@@ -203,9 +204,9 @@ std::optional<std::vector<std::int64_t>> rune_indexes(std::string_view hay, std:
 
 // Go's []rune -> string reversal.
 std::string reverse_runes(std::string_view s) {
-    auto rs = text::runes(s);
+    auto rs = support::utf8::runes(s);
     std::reverse(rs.begin(), rs.end());
-    return text::encode(rs);
+    return support::utf8::encode(rs);
 }
 
 // The strings of a string/array/set operand (any_prefix_match & co).
@@ -395,13 +396,13 @@ BuiltinResult substring(Args a, BuiltinContext& ctx) {
     if (start < 0) return BuiltinResult::error("negative offset");
     std::string_view s = a[0].as_string();
     if (!ctx.affords(sizeof(char32_t) * s.size())) return BuiltinResult::cancelled();  // the runes, four bytes each
-    auto rs = text::runes(s);
+    auto rs = support::utf8::runes(s);
     auto n = static_cast<std::int64_t>(rs.size());
     if (start >= n) return BuiltinResult::of(str(""));
     if (start == 0 && length >= n) return BuiltinResult::of(a[0]);
     std::int64_t upto = length < 0 ? n : std::min(n, start + length);
     if (text::is_ascii(s)) return BuiltinResult::of(str(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(upto - start))));
-    return BuiltinResult::of(str(text::encode(rs, static_cast<std::size_t>(start), static_cast<std::size_t>(upto))));
+    return BuiltinResult::of(str(support::utf8::encode(rs, static_cast<std::size_t>(start), static_cast<std::size_t>(upto))));
 }
 
 BuiltinResult split(Args a, BuiltinContext& ctx) {
@@ -459,7 +460,7 @@ BuiltinResult count(Args a, BuiltinContext& ctx) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_string()) return type_error(2, "string", a[1]);
     std::string_view s = a[0].as_string(), sub = a[1].as_string();
-    if (sub.empty()) return BuiltinResult::of(Value::integer(static_cast<std::int64_t>(text::rune_count(s)) + 1));
+    if (sub.empty()) return BuiltinResult::of(Value::integer(static_cast<std::int64_t>(support::utf8::rune_count(s)) + 1));
     std::int64_t n = 0;
     for (auto pos = text::find(s, sub); pos != std::string_view::npos; pos = text::find(s, sub, pos + sub.size())) {
         if (ctx.spend()) return BuiltinResult::cancelled();
@@ -508,14 +509,14 @@ void register_strings(Registry& r) {
     declare(r, "strings.any_prefix_match", 2, [](Args a, BuiltinContext& ctx) { return any_affix_match(a, false, ctx); });
     declare(r, "strings.any_suffix_match", 2, [](Args a, BuiltinContext& ctx) { return any_affix_match(a, true, ctx); });
     declare(r, "trim", 2, string_map2([](std::string_view s, std::string_view c) {
-        auto cut = text::runes(c);
+        auto cut = support::utf8::runes(c);
         return std::string(trim_right_runes(trim_left_runes(s, cut), cut));
     }));
     declare(r, "trim_left", 2, string_map2([](std::string_view s, std::string_view c) {
-        return std::string(trim_left_runes(s, text::runes(c)));
+        return std::string(trim_left_runes(s, support::utf8::runes(c)));
     }));
     declare(r, "trim_right", 2, string_map2([](std::string_view s, std::string_view c) {
-        return std::string(trim_right_runes(s, text::runes(c)));
+        return std::string(trim_right_runes(s, support::utf8::runes(c)));
     }));
     declare(r, "trim_prefix", 2, string_map2([](std::string_view s, std::string_view p) {
         return std::string(s.starts_with(p) ? s.substr(p.size()) : s);

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <wctype.h>
 
-#include "runtime/utf8.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::stdlib::text {
 
@@ -17,48 +17,6 @@ locale_t utf8_locale() {
 }
 
 }  // namespace
-
-Decoded decode(std::string_view s, std::size_t i) noexcept {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) return {c, 1};
-    std::size_t n = runtime::utf8::sequence_length(s, i);
-    if (n == 0) return {kReplacement, 1};
-    char32_t r = 0;
-    if (n == 2) r = c & 0x1F;
-    else if (n == 3) r = c & 0x0F;
-    else r = c & 0x07;
-    for (std::size_t k = 1; k < n; ++k) r = (r << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    return {r, n};
-}
-
-std::vector<char32_t> runes(std::string_view s) {
-    std::vector<char32_t> out;
-    out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size();) {
-        auto d = decode(s, i);
-        out.push_back(d.rune);
-        i += d.width;
-    }
-    return out;
-}
-
-std::size_t rune_count(std::string_view s) noexcept {
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < s.size(); ++n) i += decode(s, i).width;
-    return n;
-}
-
-void append_rune(std::string& out, char32_t r) {
-    if (r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF)) r = kReplacement;
-    runtime::utf8::append_code_point(out, static_cast<std::uint32_t>(r));
-}
-
-std::string encode(const std::vector<char32_t>& rs, std::size_t from, std::size_t to) {
-    std::string out;
-    if (to > rs.size()) to = rs.size();
-    for (std::size_t i = from; i < to; ++i) append_rune(out, rs[i]);
-    return out;
-}
 
 char32_t to_upper(char32_t r) noexcept {
     if (r < 0x80) return (r >= 'a' && r <= 'z') ? r - 32 : r;
@@ -78,8 +36,8 @@ std::string map_runes(std::string_view s, char32_t (*fn)(char32_t) noexcept) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size();) {
-        auto d = decode(s, i);
-        append_rune(out, fn(d.rune));
+        auto d = support::utf8::decode_rune(s, i);
+        support::utf8::append_rune(out, fn(d.rune));
         i += d.width;
     }
     return out;

@@ -1,34 +1,14 @@
 // Code-point level text helpers with Go's semantics, shared by the string,
 // regex, glob and sprintf builtins: OPA works on Go runes, where an invalid
-// UTF-8 byte decodes as U+FFFD of width 1.
+// UTF-8 byte decodes as U+FFFD of width 1 (support/utf8.hpp decodes them).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace gavel::stdlib::text {
-
-inline constexpr char32_t kReplacement = 0xFFFD;
-
-struct Decoded {
-    char32_t rune;
-    std::size_t width;  // bytes consumed (1 for an invalid byte)
-};
-
-// The rune starting at s[i] (i < s.size()).
-Decoded decode(std::string_view s, std::size_t i) noexcept;
-
-// All runes of `s` (Go's []rune(s)).
-std::vector<char32_t> runes(std::string_view s);
-
-// Number of runes (Go's utf8.RuneCountInString).
-std::size_t rune_count(std::string_view s) noexcept;
-
-void append_rune(std::string& out, char32_t r);
-std::string encode(const std::vector<char32_t>& rs, std::size_t from = 0, std::size_t to = std::string::npos);
 
 // Unicode simple case mapping (Go's unicode.ToUpper / ToLower per rune).
 // Uses glibc's C.UTF-8 locale tables (the full Unicode simple mappings, as

@@ -5,22 +5,16 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <openssl/rand.h>
 
 #include "stdlib/builtin_helpers.hpp"
+#include "support/hex_digit.hpp"
+#include "support/random_uuid.hpp"
 
 namespace gavel::stdlib {
 
 namespace {
 
 using Bytes = std::array<std::uint8_t, 16>;
-
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -36,7 +30,7 @@ std::optional<Bytes> parse_uuid(std::string_view s) {
     Bytes u{};
     auto read_hex = [&](std::string_view hex32) {
         for (std::size_t i = 0; i < 16; ++i) {
-            int hi = hex_digit(hex32[2 * i]), lo = hex_digit(hex32[2 * i + 1]);
+            int hi = support::hex_digit_value(hex32[2 * i]), lo = support::hex_digit_value(hex32[2 * i + 1]);
             if (hi < 0 || lo < 0) return false;
             u[i] = std::uint8_t(hi * 16 + lo);
         }
@@ -100,15 +94,6 @@ Value describe(const Bytes& u) {
     return b.build();
 }
 
-std::string new_v4() {
-    Bytes u{};
-    if (RAND_bytes(u.data(), int(u.size())) != 1) return {};
-    u[6] = std::uint8_t((u[6] & 0x0f) | 0x40);
-    u[8] = std::uint8_t((u[8] & 0x3f) | 0x80);
-    return fmt::format("{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}", u[0],
-                       u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-}
-
 }  // namespace
 
 void register_uuid(Registry& r) {
@@ -119,7 +104,7 @@ void register_uuid(Registry& r) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         std::string key = "uuid.rfc4122\x1f" + std::string(a[0].as_string());
         if (auto it = ctx.memo.find(key); it != ctx.memo.end()) return BuiltinResult::of(it->second);
-        std::string id = new_v4();
+        std::string id = support::random_uuid();
         if (id.empty()) return BuiltinResult::error("random source failed");
         Value v = Value::string(id);
         ctx.memo.emplace(std::move(key), v);

@@ -19,6 +19,7 @@
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/object_family.hpp"
 #include "stdlib/unicode_text.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::stdlib {
 
@@ -237,7 +238,7 @@ void append_string(std::string& out, std::string_view s, std::size_t indent, boo
 // go-yaml v2's key order (keyList.Less), rune by rune: two letters by code point, a non-letter
 // (digits, symbols, emoji) before a letter, digit runs by numeric value.
 bool natural_less(std::string_view as, std::string_view bs) {
-    std::vector<char32_t> a = text::runes(as), b = text::runes(bs);
+    std::vector<char32_t> a = support::utf8::runes(as), b = support::utf8::runes(bs);
     auto digit = [](char32_t c) { return c >= '0' && c <= '9'; };
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
         if (a[i] == b[i]) continue;

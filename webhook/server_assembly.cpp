@@ -28,7 +28,7 @@
 #include "webhook/plugins/config.hpp"
 #include "webhook/plugins/decision_logger.hpp"
 #include "webhook/plugins/status_reporter.hpp"
-#include "webhook/plugins/uuid.hpp"
+#include "support/random_uuid.hpp"
 #include "webhook/policy_store.hpp"
 #include "webhook/prometheus_text.hpp"
 #include "webhook/server.hpp"
@@ -218,7 +218,7 @@ int run_server(const ServerAssemblyOptions& o) {
 
     // Labels as OPA's: an id unique to this process (a UUID) and the version, then the configured ones.
     std::map<std::string, std::string> labels = config ? config->labels : std::map<std::string, std::string>{};
-    labels["id"] = plugins::random_uuid();
+    labels["id"] = support::random_uuid();
     labels["version"] = o.version;
     // -b bundles: read (and verified) once at start; their roots must not overlap.
     engine::bundle::BundleReadOptions read_options = o.bundle_read;

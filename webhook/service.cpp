@@ -1,5 +1,5 @@
 #include "webhook/service.hpp"
-#include "webhook/plugins/uuid.hpp"
+#include "support/random_uuid.hpp"
 
 #include <openssl/crypto.h>
 
@@ -340,7 +340,7 @@ namespace {
 class DecisionId {
 public:
     const std::string& get() {
-        if (id_.empty()) id_ = plugins::random_uuid();
+        if (id_.empty()) id_ = support::random_uuid();
         return id_;
     }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cli/html_escape.hpp"
+#include "support/json_string.hpp"
 #include "cli/repl/table.hpp"
 #include "runtime/json.hpp"
 
@@ -48,9 +48,8 @@ std::string render_json(const std::vector<ResultRow>& rows) {
             out += ",";
             indent(out, 5);
             out += "\"text\": ";
-            std::string text;
-            runtime::append_json_string(text, x.text);
-            out += html_escape(text) + ",";
+            support::append_json_string(out, x.text, {.escape_html = true});
+            out += ",";
             indent(out, 5);
             out += "\"location\": {";
             indent(out, 6);
@@ -99,9 +98,17 @@ std::string cut(std::string s, std::size_t limit) {
 
 }  // namespace
 
-std::string pretty_json(const Value& v) { return html_escape(runtime::to_json(v, runtime::JsonStyle::Pretty)); }
+std::string pretty_json(const Value& v) {
+    std::string out;
+    runtime::append_json(out, v, runtime::JsonWriteOptions{runtime::JsonStyle::Pretty, true, 0});
+    return out;
+}
 
-std::string compact_json(const Value& v) { return html_escape(runtime::to_json(v)); }
+std::string compact_json(const Value& v) {
+    std::string out;
+    runtime::append_json(out, v, runtime::JsonWriteOptions{runtime::JsonStyle::Compact, true, 0});
+    return out;
+}
 
 std::string render_results(const std::vector<ResultRow>& rows, OutputMode mode, std::size_t pretty_limit) {
     if (mode == OutputMode::Json) return render_json(rows);

@@ -12,6 +12,7 @@
 
 #include "runtime/json.hpp"
 #include "runtime/value.hpp"
+#include "support/json_string.hpp"
 
 namespace gavel::cli::test_runner {
 
@@ -48,15 +49,8 @@ public:
     }
 
     static std::string quote(std::string_view s) {
-        std::string plain;
-        runtime::append_json_string(plain, s);
         std::string out;
-        for (char c : plain) {
-            if (c == '<') out += "\\u003c";
-            else if (c == '>') out += "\\u003e";
-            else if (c == '&') out += "\\u0026";
-            else out += c;
-        }
+        support::append_json_string(out, s, {.escape_html = true});
         return out;
     }
 

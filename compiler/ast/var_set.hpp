@@ -5,6 +5,8 @@
 #include <set>
 #include <string>
 
+#include "lang/term_string.hpp"
+
 namespace gavel::compiler {
 
 using VarSet = std::set<std::string>;
@@ -36,9 +38,7 @@ inline void add_all(VarSet& into, const VarSet& from) { into.insert(from.begin()
 
 // Names the compiler made up (`__local3__`): never shown to users.
 inline bool is_generated_var(std::string_view v) { return v.rfind("__local", 0) == 0; }
-// Wildcards: `_` as written, `$0`, `$1` ... once made unique.
-inline bool is_wildcard_var(std::string_view v) { return v == "_" || (!v.empty() && v[0] == '$'); }
-// How a variable name is shown: a wildcard is `_`.
-inline std::string display_var(const std::string& v) { return is_wildcard_var(v) ? "_" : v; }
+using lang::display_var;  // lang/term_string.hpp
+using lang::is_wildcard_var;
 
 }  // namespace gavel::compiler

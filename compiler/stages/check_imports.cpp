@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

@@ -14,7 +14,7 @@
 #include <map>
 
 #include "compiler/annotation_set.hpp"
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/rule_tree.hpp"
 #include "compiler/schema_set.hpp"
 #include "compiler/stages/stages.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/walk.hpp"
 #include "compiler/stages/stages.hpp"

@@ -8,7 +8,7 @@
 
 #include <map>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/var_visitor.hpp"
 #include "compiler/ast/walk.hpp"

@@ -14,7 +14,7 @@
 
 #include "compiler/ast/copy.hpp"
 #include "compiler/ast/output_vars.hpp"
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/walk.hpp"
 #include "compiler/stages/stages.hpp"

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 
+#include "compiler/annotation_chain.hpp"
+#include "compiler/ast/data_paths.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/walk.hpp"
 #include "compiler/stages/stages.hpp"
@@ -23,25 +25,6 @@ namespace {
 
 bool is_call_of(const lang::Expr& e, std::string_view name) {
     return is_call_expr(e) && dotted_name(operator_of(*e.term)) == name;
-}
-
-std::vector<std::string> package_of(const lang::Module& m) {
-    const auto& p = *m.package.path;
-    if (p.kind != TermKind::Ref) return {p.text};
-    std::vector<std::string> out;
-    for (const auto& e : p.elems) out.push_back(e->text);
-    return out;
-}
-
-// The rule's path below data: the package, then the ground string parts of its head.
-std::vector<std::string> rule_path(const lang::Module& m, const lang::Rule& r) {
-    auto out = package_of(m);
-    const auto& ref = r.head.ref->elems;
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        if (i > 0 && ref[i]->kind != TermKind::String) break;
-        out.push_back(ref[i]->text);
-    }
-    return out;
 }
 
 TermPtr string_array(const std::vector<std::string>& parts, const lang::Location& loc) {
@@ -66,44 +49,14 @@ TermPtr chain_entry(const std::vector<std::string>& path, const lang::Annotation
     return object({{"annotations", annotation_term(*a, loc)}, {"path", string_array(path, loc)}}, loc);
 }
 
-// The rule-scope blocks of the rule at `index`, nearest (last written) first.
-std::vector<const lang::Annotation*> rule_scope(const lang::Module& m, std::size_t index) {
-    std::vector<const lang::Annotation*> out;
-    for (const auto& a : m.annotations)
-        if (a.rule_index == index && a.scope == "rule") out.push_back(&a);
-    std::reverse(out.begin(), out.end());
-    return out;
-}
-
 TermPtr metadata_chain(const CompileContext& ctx, const lang::Module& module, const lang::Rule& rule, std::size_t index,
                        const lang::Location& loc) {
     auto out = lang::make_term(TermKind::Array, loc);
-    const auto path = rule_path(module, rule);
-    auto blocks = rule_scope(module, index);
-    if (blocks.empty()) out->elems.push_back(chain_entry(path, nullptr, loc));
-    for (const auto* a : blocks) out->elems.push_back(chain_entry(path, a, loc));
-    const auto pkg = package_of(module);
-    const lang::Annotation* document = nullptr;
-    const lang::Annotation* package = nullptr;
-    std::vector<std::pair<std::size_t, const lang::Annotation*>> subpackages;  // by package depth
-    for (const lang::Module* m : ctx.modules) {
-        const auto mpkg = package_of(*m);
-        for (const auto& a : m->annotations) {
-            if (a.scope == "document" && a.rule_index < m->rules.size() && rule_path(*m, m->rules[a.rule_index]) == path) {
-                if (!document) document = &a;
-            } else if (a.on_package && a.scope == "package" && mpkg == pkg) {
-                if (!package) package = &a;
-            } else if (a.on_package && a.scope == "subpackages" && mpkg.size() <= pkg.size() &&
-                       std::equal(mpkg.begin(), mpkg.end(), pkg.begin())) {
-                subpackages.emplace_back(mpkg.size(), &a);
-            }
-        }
-    }
-    if (document) out->elems.push_back(chain_entry(path, document, loc));
-    if (package) out->elems.push_back(chain_entry(pkg, package, loc));
-    std::stable_sort(subpackages.begin(), subpackages.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    for (const auto& [depth, a] : subpackages)
-        out->elems.push_back(chain_entry(std::vector<std::string>(pkg.begin(), pkg.begin() + static_cast<long>(depth)), a, loc));
+    std::vector<const lang::Module*> modules(ctx.modules.begin(), ctx.modules.end());
+    auto chain = annotation_chain(modules, module, rule, index);
+    // A rule with no block of its own still opens the chain, with its path alone.
+    if (rule_scope_links(chain) == 0) out->elems.push_back(chain_entry(rule_path(module, rule), nullptr, loc));
+    for (const auto& link : chain) out->elems.push_back(chain_entry(link.path, link.annotation, loc));
     return out;
 }
 
@@ -146,8 +99,10 @@ void rewrite_rego_metadata_calls(CompileContext& ctx) {
                 if (rule_call) {
                     rule_var = ctx.gen.next();
                     lang::Location loc = rule_call->loc;
-                    auto blocks = rule_scope(*m, annotated);
-                    TermPtr value = blocks.empty() ? lang::make_term(TermKind::Object, loc) : annotation_term(*blocks.front(), loc);
+                    std::vector<const lang::Module*> modules(ctx.modules.begin(), ctx.modules.end());
+                    auto chain = annotation_chain(modules, *m, *r, annotated);  // the nearest rule-scope block opens it
+                    TermPtr value = rule_scope_links(chain) == 0 ? lang::make_term(TermKind::Object, loc)
+                                                                 : annotation_term(*chain.front().annotation, loc);
                     prelude.push_back(make_equality(lang::make_var(rule_var, loc), value, loc, true));
                 }
                 for (auto& e : r->body) append_to_body(prelude, std::move(e));

@@ -1,6 +1,6 @@
 #include "compiler/types/checker.hpp"
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/walk.hpp"
 #include "compiler/types/unifies.hpp"
@@ -246,7 +246,7 @@ std::optional<TypeError> Checker::check_with(const EnvPtr& env, const lang::Expr
         TypePtr target = type_of(env, *w.target), value = type_of(env, *w.value);
         // A function replaced by a function: their arities must agree. By a value: nothing to check.
         if (is(target, Kind::Function) && is(value, Kind::Function) && !unifies(target, value))
-            return arg_error(w.loc, compiler::to_string(*w.target), "arity mismatch", value->elems, *target, false);
+            return arg_error(w.loc, lang::to_string(*w.target), "arity mismatch", value->elems, *target, false);
     }
     return std::nullopt;
 }
@@ -255,7 +255,7 @@ std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr
     const Term& call = *e.term;
     const Term& op = operator_of(call);
     TypePtr fn = type_of_ref(*env, op, memo_);
-    auto undefined = [&] { return plain_error(e.loc, "undefined function " + compiler::to_string(op)); };
+    auto undefined = [&] { return plain_error(e.loc, "undefined function " + lang::to_string(op)); };
     if (!fn) return undefined();
     if (is_any(fn)) return std::nullopt;  // a rule with errors of its own, or a document not known here
     if (fn->kind != Kind::Function) return undefined();
@@ -264,7 +264,7 @@ std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr
     std::size_t declared = fn->elems.size() + (fn->of ? 1 : 0);
     auto expected = [&](std::size_t i) { return i < fn->elems.size() ? fn->elems[i] : i < declared ? fn->of : fn->variadic; };
     auto error = [&](const char* what, const std::vector<TypePtr>& have) {
-        return arg_error(e.loc, compiler::to_string(op), what, have, *fn, true);
+        return arg_error(e.loc, lang::to_string(op), what, have, *fn, true);
     };
     std::size_t operands = call.elems.size() - 1;
     if (operands > declared && !fn->variadic) return error("too many arguments", operand_types(env, call));
@@ -406,9 +406,9 @@ bool Checker::unify2_object(const EnvPtr& env, const Term& a, const Term& b) {
             // The values under the keys both have (OPA's Intersect); all keys must match.
             std::vector<std::pair<const Term*, const Term*>> common;
             for (const auto& [ka, va] : a.items) {
-                std::string key = compiler::to_string(*ka);
+                std::string key = lang::to_string(*ka);
                 for (const auto& [kb, vb] : b.items)
-                    if (compiler::to_string(*kb) == key) {
+                    if (lang::to_string(*kb) == key) {
                         common.emplace_back(va.get(), vb.get());
                         break;
                     }

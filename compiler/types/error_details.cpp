@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 
 namespace gavel::compiler::types {
 
@@ -60,7 +60,7 @@ JsonTree term_detail(const lang::Term& t) {
     switch (t.kind) {
         case TermKind::Null: value = JsonTree{}; break;
         case TermKind::Boolean:
-        case TermKind::Number: value = scalar(compiler::to_string(t)); break;
+        case TermKind::Number: value = scalar(lang::to_string(t)); break;
         case TermKind::String: value = JsonTree::string(t.text); break;
         case TermKind::Var: value = JsonTree::string(t.text); break;
         case TermKind::Ref:
@@ -74,7 +74,7 @@ JsonTree term_detail(const lang::Term& t) {
             value = JsonTree::array();
             for (const auto& [k, v] : t.items) value.push(JsonTree::array().push(term_detail(*k)).push(term_detail(*v)));
             break;
-        default: value = JsonTree::string(compiler::to_string(t)); break;  // comprehensions, templates
+        default: value = JsonTree::string(lang::to_string(t)); break;  // comprehensions, templates
     }
     return sorted_object({{"type", JsonTree::string(std::string(lang::value_name(t.kind)))}, {"value", std::move(value)}});
 }

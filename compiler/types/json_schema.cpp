@@ -1,5 +1,7 @@
 #include "compiler/types/json_schema.hpp"
 
+#include "support/hex_digit.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -139,7 +141,7 @@ std::string inherit(const std::string& base_text, const std::string& ref_text) {
 }
 
 std::string percent_decode(const std::string& s) {
-    auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+    auto hex = support::hex_digit_value;
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '%' && i + 2 < s.size()) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/rule_tree.hpp"
 
@@ -89,7 +89,7 @@ bool value_less(const SortableValue& a, const SortableValue& b) {
 std::string node_key(const Term& part) {
     std::string key = tree_key(part);
     if (!key.empty()) return key;
-    return '5' + compiler::to_string(part);
+    return '5' + lang::to_string(part);
 }
 
 const TypeTree* TypeTree::child(const std::string& key) const {
@@ -272,7 +272,7 @@ TypePtr json_type(const Term& t) {
         case TermKind::Object: {
             std::vector<StaticProperty> props;
             for (const auto& [k, v] : t.items)
-                props.push_back({Key{Key::Kind::String, k->kind == TermKind::String ? k->text : compiler::to_string(*k)}, json_type(*v)});
+                props.push_back({Key{Key::Kind::String, k->kind == TermKind::String ? k->text : lang::to_string(*k)}, json_type(*v)});
             return object(std::move(props), std::nullopt);
         }
         default: return nullptr;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/types/error_details.hpp"
 
 namespace gavel::compiler::types {
@@ -13,10 +13,10 @@ namespace {
 // The first `n` parts of a ref as OPA prints Ref[:n] ("" for none).
 std::string prefix_string(const lang::Term& ref, std::size_t n) {
     if (n == 0) return "";
-    if (ref.kind != lang::TermKind::Ref) return compiler::to_string(ref);
+    if (ref.kind != lang::TermKind::Ref) return lang::to_string(ref);
     n = std::min(n, ref.elems.size());
     std::vector<lang::TermPtr> parts(ref.elems.begin(), ref.elems.begin() + static_cast<std::ptrdiff_t>(n));
-    return compiler::to_string(*lang::make_ref(std::move(parts), ref.loc));
+    return lang::to_string(*lang::make_ref(std::move(parts), ref.loc));
 }
 
 // Go's %v of a type: "<nil>" when there is none.
@@ -78,11 +78,11 @@ TypeError match_error(const lang::Location& loc, const TypePtr& left, const Type
 
 TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, std::size_t pos, const TypePtr& have,
                             const TypePtr& want, const std::vector<std::string>& one_of) {
-    std::string text = compiler::to_string(ref);
+    std::string text = lang::to_string(ref);
     std::string pad(prefix_string(ref, pos).size() + 1, ' ');
     std::vector<std::string> lines{text, pad + "^"};
     if (have) lines.push_back(pad + "have (type): " + to_string(have));
-    else lines.push_back(pad + "have: " + (ref.kind == lang::TermKind::Ref && pos < ref.elems.size() ? compiler::to_string(*ref.elems[pos]) : text));
+    else lines.push_back(pad + "have: " + (ref.kind == lang::TermKind::Ref && pos < ref.elems.size() ? lang::to_string(*ref.elems[pos]) : text));
     if (!one_of.empty()) {
         std::string list;
         for (std::size_t i = 0; i < one_of.size(); ++i) list += (i ? " " : "") + one_of[i];
@@ -95,13 +95,13 @@ TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, st
 }
 
 TypeError ref_error_unsupported(const lang::Location& loc, const lang::Term& ref, std::size_t reached, const TypePtr& have) {
-    std::string text = compiler::to_string(ref);
+    std::string text = lang::to_string(ref);
     std::vector<std::string> lines{text, std::string(prefix_string(ref, reached).size(), '^'), "have: " + shown(have)};
     TypeError error{loc, "undefined ref: " + text, std::move(lines), false,
                     with_detail(ref_unsupported_detail(ref, reached > 0 ? reached - 1 : 0, have)), {}};
     if (is(have, Kind::Function)) {
         std::string function = text;
-        if (ref.kind == lang::TermKind::Ref && !ref.elems.empty() && names_generated_local(compiler::to_string(*ref.elems.back())))
+        if (ref.kind == lang::TermKind::Ref && !ref.elems.empty() && names_generated_local(lang::to_string(*ref.elems.back())))
             function = prefix_string(ref, ref.elems.size() - 1);
         error.hint = "function " + function + " used as reference, not called";
     }

@@ -11,6 +11,7 @@
 #include "stdlib/crypto_support.hpp"
 #include "stdlib/jwk.hpp"
 #include "stdlib/jws.hpp"
+#include "support/json_string.hpp"
 
 namespace gavel::engine::bundle {
 
@@ -69,19 +70,6 @@ std::string key_type_of(EVP_PKEY* key) {
 }
 
 std::string b64url(std::string_view bytes) { return crypto::base64_encode(bytes, true, false); }
-
-// Go's json.Marshal escapes <, > and & (in strings, the only place JSON text has them).
-std::string go_marshal_escapes(std::string_view json) {
-    std::string out;
-    out.reserve(json.size());
-    for (char c : json) {
-        if (c == '<') out += "\\u003c";
-        else if (c == '>') out += "\\u003e";
-        else if (c == '&') out += "\\u0026";
-        else out += c;
-    }
-    return out;
-}
 
 // Go's RawURLEncoding: no padding allowed in the input.
 std::optional<std::string> b64url_decode(std::string_view s, std::string& error) {
@@ -220,7 +208,7 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
         runtime::append_json_string(header, key_id);
     }
     header += "}";
-    std::string input = b64url(go_marshal_escapes(header)) + "." + b64url(go_marshal_escapes(payload));
+    std::string input = b64url(support::escape_html_in_json(header)) + "." + b64url(support::escape_html_in_json(payload));
     auto signature = jws::sign(*alg, key, input, error);
     if (!signature) return std::nullopt;
     return input + "." + b64url(*signature);

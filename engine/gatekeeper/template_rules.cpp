@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/ast/walk.hpp"
 
 namespace gavel::gatekeeper {
@@ -68,16 +68,16 @@ void check_module(const lang::Module& m, std::string_view name, lang::Diagnostic
     for (const auto& imp : m.imports) {
         const Term& path = *imp.path;
         if (is_root(path, "input")) {
-            out.add(error_at(imp.loc, "invalid import: cannot import input: \"" + compiler::to_string(path) + "\""));
+            out.add(error_at(imp.loc, "invalid import: cannot import input: \"" + lang::to_string(path) + "\""));
         } else if (!under(path, "lib") && !is_root(path, "future")) {
-            out.add(error_at(imp.loc, "invalid import: bad import: \"" + compiler::to_string(path) + "\""));
+            out.add(error_at(imp.loc, "invalid import: bad import: \"" + lang::to_string(path) + "\""));
         }
     }
     std::vector<std::pair<lang::Location, std::string>> disallowed;
     for_each_ref(m, [&](const Term& ref) {
         if (!is_root(ref, "data")) return;
         if (under(ref, "inventory") || under(ref, "lib")) return;
-        disallowed.emplace_back(ref.loc, compiler::to_string(ref));
+        disallowed.emplace_back(ref.loc, lang::to_string(ref));
     });
     if (!disallowed.empty()) {
         std::string list;

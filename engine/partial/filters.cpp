@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "compiler/annotation_chain.hpp"
+#include "compiler/ast/data_paths.hpp"
 #include "compiler/compiler.hpp"
 #include "engine/partial/residual.hpp"
 #include "engine/partial/terms.hpp"
@@ -693,25 +695,6 @@ namespace gavel::partial {
 
 namespace {
 
-std::vector<std::string> package_path(const lang::Module& m) {
-    const auto& p = *m.package.path;
-    if (p.kind != TermKind::Ref) return {p.text};
-    std::vector<std::string> out;
-    for (std::size_t i = 1; i < p.elems.size(); ++i) out.push_back(p.elems[i]->text);  // past `data`
-    return out;
-}
-
-// The rule's path below data: the package, then the ground string parts of its head.
-std::vector<std::string> rule_path(const lang::Module& m, const lang::Rule& r) {
-    auto out = package_path(m);
-    const auto& ref = r.head.ref->elems;
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        if (i > 0 && ref[i]->kind != TermKind::String) break;
-        out.push_back(ref[i]->text);
-    }
-    return out;
-}
-
 // The whole head ref is ground (the rule is exactly at its path).
 bool ground_head(const lang::Rule& r) {
     const auto& ref = r.head.ref->elems;
@@ -728,7 +711,7 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
     std::size_t index = 0;
     for (const auto& m : modules.modules) {
         for (std::size_t i = 0; i < m->rules.size() && !module; ++i)
-            if (ground_head(m->rules[i]) && rule_path(*m, m->rules[i]) == path) {
+            if (ground_head(m->rules[i]) && compiler::rule_path(*m, m->rules[i]) == path) {
                 module = m.get();
                 index = i;
             }
@@ -736,30 +719,10 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
     }
     if (!module) return out;
     // The chain, nearest first: the rule's own blocks, its document's, its package's, subpackages'.
+    std::vector<const lang::Module*> all;
+    for (const auto& m : modules.modules) all.push_back(m.get());
     std::vector<const lang::Annotation*> chain;
-    for (auto it = module->annotations.rbegin(); it != module->annotations.rend(); ++it)
-        if (it->rule_index == index && it->scope == "rule") chain.push_back(&*it);
-    const auto pkg = package_path(*module);
-    const lang::Annotation* document = nullptr;
-    const lang::Annotation* package = nullptr;
-    std::vector<std::pair<std::size_t, const lang::Annotation*>> subpackages;
-    for (const auto& m : modules.modules) {
-        const auto mpkg = package_path(*m);
-        for (const auto& a : m->annotations) {
-            if (a.scope == "document" && a.rule_index < m->rules.size() && rule_path(*m, m->rules[a.rule_index]) == path) {
-                if (!document) document = &a;
-            } else if (a.on_package && a.scope == "package" && mpkg == pkg) {
-                if (!package) package = &a;
-            } else if (a.on_package && a.scope == "subpackages" && mpkg.size() <= pkg.size() &&
-                       std::equal(mpkg.begin(), mpkg.end(), pkg.begin())) {
-                subpackages.emplace_back(mpkg.size(), &a);
-            }
-        }
-    }
-    if (document) chain.push_back(document);
-    if (package) chain.push_back(package);
-    std::stable_sort(subpackages.begin(), subpackages.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    for (const auto& [depth, a] : subpackages) chain.push_back(a);
+    for (const auto& link : compiler::annotation_chain(all, *module, module->rules[index], index)) chain.push_back(link.annotation);
 
     bool mask_found = false;
     for (const lang::Annotation* a : chain) {
@@ -789,7 +752,7 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
             std::string text(mask->as_string());
             if (text.rfind("data.", 0) != 0 && text != "data") {
                 std::string prefix = "data";
-                for (const auto& p : pkg) prefix += "." + p;
+                for (const auto& p : compiler::package_path(*module)) prefix += "." + p;
                 text = prefix + "." + text;
             }
             out.mask_rule = text;

@@ -2,7 +2,7 @@
 
 #include "engine/partial/program.hpp"
 #include "lang/format/format.hpp"
-#include "lang/format/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "lang/go_quote.hpp"
 #include "runtime/json.hpp"
 
@@ -267,7 +267,7 @@ public:
             case TermKind::SetComprehension: return "{" + term(*t.value) + " | " + body_inline(*t.body) + "}";
             case TermKind::ObjectComprehension:
                 return "{" + term(*t.key) + ": " + term(*t.value) + " | " + body_inline(*t.body) + "}";
-            default: return lang::format::term_string(t);
+            default: return lang::to_string(t);
         }
     }
 
@@ -314,7 +314,7 @@ private:
         out = head.kind == TermKind::Var ? term(head) : term(head, true);
         for (std::size_t i = 1; i < r.elems.size(); ++i) {
             const Term& part = *r.elems[i];
-            if (part.kind == TermKind::String && lang::format::is_var_compatible(part.text))
+            if (part.kind == TermKind::String && lang::is_var_compatible(part.text))
                 out += "." + part.text;
             else
                 out += '[' + term(part) + "]";
@@ -356,8 +356,8 @@ std::string module_text(Printer& p, const SupportModule& m) {
     std::string text = "package ";
     for (std::size_t i = 1; i < m.package.size(); ++i) {
         const Term& part = *m.package[i];
-        if (i > 1) text += part.kind == TermKind::String && lang::format::is_var_compatible(part.text) ? "." : "";
-        if (part.kind == TermKind::String && lang::format::is_var_compatible(part.text))
+        if (i > 1) text += part.kind == TermKind::String && lang::is_var_compatible(part.text) ? "." : "";
+        if (part.kind == TermKind::String && lang::is_var_compatible(part.text))
             text += part.text;
         else
             text += '[' + p.term(part) + "]";

@@ -1,6 +1,6 @@
 #include "engine/partial/save.hpp"
 
-#include "lang/format/term_string.hpp"
+#include "lang/term_string.hpp"
 
 namespace gavel::partial {
 
@@ -140,7 +140,7 @@ std::pair<std::vector<TermPtr>, std::vector<TermPtr>> split_package_and_rule(con
     std::size_t start = 2;
     for (std::size_t i = 2; i < string_prefix; ++i) {
         const Term& t = *path.elems[i];
-        if (t.kind == TermKind::String && lang::format::is_var_compatible(t.text))
+        if (t.kind == TermKind::String && lang::is_var_compatible(t.text))
             start = i;
         else
             break;

@@ -4,7 +4,8 @@
 #include <algorithm>
 
 #include "lang/builtins.hpp"
-#include "lang/format/term_string.hpp"
+#include "lang/go_quote.hpp"
+#include "lang/term_string.hpp"
 
 namespace gavel::lang::format {
 
@@ -331,9 +332,9 @@ Status Writer::write_head(const HeadView& head, bool is_default, bool is_expande
             Comments saved = comments;
             return write_unformatted(head.loc, saved, comments);
         }
-        write(term_string(*ref[0]));
+        write(lang::to_string(*ref[0]));
         write("[");
-        write(term_string(*ref[1]));
+        write(lang::to_string(*ref[1]));
         write("]");
     }
 
@@ -589,7 +590,7 @@ Status Writer::write_function_call_plain(const Term& call, Comments& comments) {
             return st;
         }
     } else {
-        write(term_string(op));
+        write(lang::to_string(op));
     }
     write("(");
     std::vector<Element> args;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "compiler/ast/copy.hpp"
+#include "compiler/ast/data_paths.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/var_visitor.hpp"
 #include "compiler/ast/walk.hpp"
@@ -484,13 +485,6 @@ RuleKind kind_of(const lang::RuleHead& head, std::size_t static_len) {
     return RuleKind::Complete;
 }
 
-std::vector<std::string> package_path(const lang::Module& m) {
-    std::vector<std::string> out;
-    const auto& elems = m.package.path->kind == TermKind::Ref ? m.package.path->elems : std::vector<TermPtr>{m.package.path};
-    for (const auto& e : elems) out.push_back(e->text);
-    return out;
-}
-
 // One clause: its own slots; the else chain is lowered by the caller, iteratively.
 std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::CompiledModules& compiled, lang::Rule clause,
                                     RuleKind kind, std::size_t static_len, lang::Diagnostics& diags) {
@@ -660,7 +654,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
     std::vector<Pending> pending;
     // The rule tree: packages first (an empty package is still a node of data).
     for (const auto& m : compiled->modules) {
-        auto pkg = package_path(*m);
+        auto pkg = compiler::package_path(*m);
         DataNode* node = &program.root;
         for (const auto& p : pkg) {
             auto& child = node->children[p];

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "lang/go_quote.hpp"
+#include "support/utf8.hpp"
+
 #include <vector>
 
 namespace gavel::stdlib::graphql {
@@ -37,45 +40,8 @@ std::string_view kind_text(TokenKind k) {
 
 namespace {
 
-// Go's strconv.Quote, close enough for GraphQL token values (valid UTF-8 is
-// kept, control characters are escaped).
-std::string go_quote(std::string_view s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\a': out += "\\a"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\v': out += "\\v"; break;
-        default:
-            if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-            else out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
-
 bool is_name_start(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
-
-void append_utf8(std::string& out, unsigned cp) {
-    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;  // Go writes lone surrogates as U+FFFD
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
 
 std::size_t utf8_length(unsigned char lead) {
     if (lead < 0x80) return 1;
@@ -89,7 +55,7 @@ std::size_t utf8_length(unsigned char lead) {
 
 std::string Token::describe() const {
     if (value.empty()) return std::string(kind_text(kind));
-    return std::string(kind_text(kind)) + " " + go_quote(value);
+    return std::string(kind_text(kind)) + " " + lang::go_quote(value);
 }
 
 void Lexer::advance_rune() {
@@ -277,7 +243,7 @@ Token Lexer::read_string(std::optional<Error>& error) {
                         return fail(error, fmt::format("Invalid character escape sequence: \\{}.", in_.substr(end_, 5)));
                     }
                 }
-                append_utf8(buf, cp);
+                support::utf8::append_rune(buf, cp);  // a lone surrogate becomes U+FFFD, as Go writes it
                 end_ += 6;
                 end_runes_ += 6;
                 continue;

@@ -1,33 +1,33 @@
-// lang's UTF-8 (decode_utf8, append_utf8) and the quoting built on it: what
+// The UTF-8 codec (support/utf8: decode, append_code_point) and the quoting built on it: what
 // Go's utf8.DecodeRune accepts and rejects.
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "lang/go_quote.hpp"
-#include "lang/utf8.hpp"
+#include "support/utf8.hpp"
 
-using gavel::lang::decode_utf8;
+using gavel::support::utf8::decode;
 
 namespace {
 
-// The length decode_utf8 gives for the sequence at the start of `s`.
+// The length decode gives for the sequence at the start of `s`.
 std::size_t length_of(std::string_view s) {
     char32_t cp = 0;
-    return decode_utf8(s, 0, cp);
+    return decode(s, 0, cp);
 }
 
 }  // namespace
 
 TEST_CASE("lang utf8: valid sequences of each length, with their code points") {
     char32_t cp = 0;
-    CHECK(decode_utf8("a", 0, cp) == 1);
+    CHECK(decode("a", 0, cp) == 1);
     CHECK(cp == U'a');
-    CHECK(decode_utf8("\xc3\xa9", 0, cp) == 2);
+    CHECK(decode("\xc3\xa9", 0, cp) == 2);
     CHECK(cp == U'\u00e9');
-    CHECK(decode_utf8("x\xe2\x9c\x93", 1, cp) == 3);
+    CHECK(decode("x\xe2\x9c\x93", 1, cp) == 3);
     CHECK(cp == U'\u2713');
-    CHECK(decode_utf8("\xf4\x8f\xbf\xbf", 0, cp) == 4);
+    CHECK(decode("\xf4\x8f\xbf\xbf", 0, cp) == 4);
     CHECK(cp == U'\U0010FFFF');
 }
 
@@ -46,9 +46,9 @@ TEST_CASE("lang utf8: what Go's DecodeRune rejects is 0") {
 TEST_CASE("lang utf8: append_utf8 writes what decode_utf8 reads") {
     for (char32_t cp : {U'\0', U'\x7f', U'\x80', U'\u07ff', U'\u0800', U'\uffff', U'\U00010000', U'\U0010FFFF'}) {
         std::string s;
-        gavel::lang::append_utf8(s, cp);
+        gavel::support::utf8::append_code_point(s, cp);
         char32_t back = 0;
-        CHECK(decode_utf8(s, 0, back) == s.size());
+        CHECK(decode(s, 0, back) == s.size());
         CHECK(back == cp);
     }
 }

@@ -459,3 +459,22 @@ TEST_CASE("partial evaluation: OPA's result shapes") {
         CHECK_FALSE(r.ok());
     }
 }
+
+TEST_CASE("data filtering: a rule's compile: annotations are found in a package of several parts") {
+    // The package's path is kept as written (a.b, not data.a.b): a lookup that took its first
+    // part for `data` looked for the rule at {"b", "include"} and found no block.
+    Engine engine;
+    REQUIRE(engine.add_policy("filters.rego", R"(package filters.tables
+
+# METADATA
+# compile:
+#   unknowns: [input.fruits]
+#   mask_rule: masks
+include if input.fruits.name == "apple"
+)").empty());
+    auto found = engine.filter_annotations({"filters", "tables", "include"});
+    CHECK(found.errors.empty());
+    CHECK(found.unknowns == std::vector<std::string>{"input.fruits"});
+    CHECK(found.mask_rule == "data.filters.tables.masks");
+    CHECK(engine.filter_annotations({"tables", "include"}).unknowns.empty());
+}

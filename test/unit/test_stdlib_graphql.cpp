@@ -81,6 +81,9 @@ TEST_CASE("graphql: string literals decode escapes and block strings drop common
 TEST_CASE("graphql: lexer errors surface as gqlparser reports them") {
     CHECK(parse_query(R"({ f(a: "abc) })") == "error: Unexpected <Invalid> in GraphQL string at location 1:15");
     CHECK(parse_query("{ f(a: 01) }") == "error: Unexpected <Invalid> in GraphQL string at location 1:9");
+    // A token value is quoted as Go's strconv.Quote does (gqlparser's %q): a non-printable
+    // code point such as U+00A0 is escaped, as OPA prints it.
+    CHECK(parse_query("{ f } \"a\xC2\xA0" "b\"") == "error: Unexpected String \"a\\u00a0b\" in GraphQL string at location 1:8");
     CHECK(parse_query("{ f ? }") == "error: Expected Name, found <Invalid> in GraphQL string at location 1:5");
     // Columns count characters, not bytes.
     CHECK(parse_query("{ \"é\" }") == "error: Expected Name, found String in GraphQL string at location 1:4");

@@ -1,6 +1,6 @@
 #include "webhook/opa_api/eval_call.hpp"
 
-#include "webhook/plugins/uuid.hpp"
+#include "support/random_uuid.hpp"
 
 namespace gavel::webhook::opa_api {
 
@@ -22,7 +22,7 @@ std::string ResponseMetrics::json() const {
 
 EvalOutcome evaluate(Call& c, const EvalCall& e, ResponseMetrics& metrics) {
     EvalOutcome out;
-    if (c.settings.decision_ids) out.decision_id = plugins::random_uuid();
+    if (c.settings.decision_ids) out.decision_id = support::random_uuid();
     out.cache_hit = !e.cache_key.empty() && c.cache_hit && c.cache_hit(e.cache_key);
     Engine::QueryOptions qo;
     if (e.adhoc) qo.unsafe_builtins = {"http.send"};

@@ -1,15 +1,10 @@
 #include "webhook/opa_api/url_query.hpp"
 
+#include "support/hex_digit.hpp"
+
 namespace gavel::webhook::opa_api {
 
 namespace {
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 bool equal_fold(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -30,8 +25,8 @@ bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
         char c = in[i];
         if (c == '%') {
             if (i + 2 >= in.size()) return false;
-            int hi = hex_value(in[i + 1]);
-            int lo = hex_value(in[i + 2]);
+            int hi = support::hex_digit_value(in[i + 1]);
+            int lo = support::hex_digit_value(in[i + 2]);
             if (hi < 0 || lo < 0) return false;
             out.push_back(static_cast<char>(hi * 16 + lo));
             i += 2;

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "engine/bundle/bundle.hpp"
 #include "runtime/file_read.hpp"
 #include "webhook/log.hpp"
+#include "webhook/plugins/backoff.hpp"
 #include "webhook/plugins/service_client.hpp"
 
 namespace gavel::webhook::plugins {
@@ -19,24 +19,6 @@ namespace fs = std::filesystem;
 using runtime::Value;
 
 namespace {
-
-double random_unit() {
-    thread_local std::mt19937_64 rng{std::random_device{}()};
-    return std::uniform_real_distribution<double>(0, 1)(rng);
-}
-
-// OPA's util.DefaultBackoff(base, max, retries): factor 1.6, jitter 0.2.
-std::chrono::nanoseconds default_backoff(double base_ns, double max_ns, int retries) {
-    if (retries == 0) return std::chrono::nanoseconds(0);
-    double backoff = base_ns;
-    while (backoff < max_ns && retries > 0) {
-        backoff *= 1.6;
-        --retries;
-    }
-    if (backoff > max_ns) backoff = max_ns;
-    backoff *= 1 + 0.2 * (random_unit() * 2 - 1);
-    return std::chrono::nanoseconds(static_cast<std::int64_t>(std::max(0.0, backoff)));
-}
 
 std::string label(const std::string& name) { return "{name=\"" + name + "\"}"; }
 
@@ -195,8 +177,7 @@ void BundlePlugin::poll_loop(std::size_t index) {
         std::chrono::nanoseconds delay;
         if (ok) {
             retry = 0;
-            double min = static_cast<double>(bc.min_delay_seconds) * 1e9, max = static_cast<double>(bc.max_delay_seconds) * 1e9;
-            delay = std::chrono::nanoseconds(static_cast<std::int64_t>((max - min) * random_unit() + min));
+            delay = random_delay(static_cast<double>(bc.min_delay_seconds), static_cast<double>(bc.max_delay_seconds));
         } else {
             delay = default_backoff(1e8, static_cast<double>(bc.max_delay_seconds) * 1e9, ++retry);
         }

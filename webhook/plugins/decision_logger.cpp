@@ -3,13 +3,13 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <random>
 
 #include "engine/bundle/gzip_stream.hpp"
 #include "runtime/json.hpp"
 #include "webhook/log.hpp"
+#include "webhook/plugins/backoff.hpp"
 #include "webhook/plugins/service_client.hpp"
-#include "webhook/plugins/uuid.hpp"
+#include "support/random_uuid.hpp"
 #include "webhook/value_text.hpp"
 
 namespace gavel::webhook::plugins {
@@ -221,7 +221,7 @@ DecisionLogger::~DecisionLogger() { stop(); }
 
 void DecisionLogger::log(DecisionEvent e) {
     runtime::ObjectBuilder b;
-    b.insert(str("decision_id"), str(e.decision_id.empty() ? random_uuid() : e.decision_id));
+    b.insert(str("decision_id"), str(e.decision_id.empty() ? support::random_uuid() : e.decision_id));
     b.insert(str("labels"), labels_);
     if (!e.bundles.empty()) {
         runtime::ObjectBuilder bundles;
@@ -367,18 +367,11 @@ void DecisionLogger::stop() {
 }
 
 void DecisionLogger::loop() {
-    thread_local std::mt19937_64 rng{std::random_device{}()};
     int retry = 0;
     while (true) {
-        std::chrono::nanoseconds delay;
-        double min = static_cast<double>(config_.min_delay_seconds) * 1e9, max = static_cast<double>(config_.max_delay_seconds) * 1e9;
-        if (retry == 0) {
-            delay = std::chrono::nanoseconds(static_cast<std::int64_t>((max - min) * std::uniform_real_distribution<double>(0, 1)(rng) + min));
-        } else {
-            double backoff = 1e8;
-            for (int i = 0; i < retry && backoff < max; ++i) backoff *= 1.6;
-            delay = std::chrono::nanoseconds(static_cast<std::int64_t>(std::min(backoff, max)));
-        }
+        double min = static_cast<double>(config_.min_delay_seconds), max = static_cast<double>(config_.max_delay_seconds);
+        // OPA's logs plugin: a random delay after an upload, util.DefaultBackoff after a failure.
+        std::chrono::nanoseconds delay = retry == 0 ? random_delay(min, max) : default_backoff(1e8, max * 1e9, retry);
         {
             std::unique_lock lock(mutex_);
             if (wake_.wait_for(lock, delay, [this] { return stopping_; })) return;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/ast/walk.hpp"
 #include "compiler/compiler.hpp"
 #include "lang/parse.hpp"
@@ -20,15 +20,15 @@ struct CompileOutcome {
 
 inline std::string rule_text(const lang::Rule& r) {
     std::string out = r.is_default ? "default " : "";
-    out += compiler::to_string(*r.head.ref);
+    out += lang::to_string(*r.head.ref);
     if (r.head.has_args) {
         out += "(";
-        for (std::size_t i = 0; i < r.head.args.size(); ++i) out += (i ? ", " : "") + compiler::to_string(*r.head.args[i]);
+        for (std::size_t i = 0; i < r.head.args.size(); ++i) out += (i ? ", " : "") + lang::to_string(*r.head.args[i]);
         out += ")";
     }
-    if (!r.head.value && r.head.key) out += " contains " + compiler::to_string(*r.head.key);
-    if (r.head.value) out += " = " + compiler::to_string(*r.head.value);
-    out += " if { " + compiler::to_string(r.body) + " }";
+    if (!r.head.value && r.head.key) out += " contains " + lang::to_string(*r.head.key);
+    if (r.head.value) out += " = " + lang::to_string(*r.head.value);
+    out += " if { " + lang::to_string(r.body) + " }";
     return out;
 }
 
@@ -94,7 +94,7 @@ inline std::string query_of(const std::string& query, const std::vector<std::str
     std::string out;
     for (const auto& d : result.diagnostics)
         out += std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.code + ": " + d.message + "\n";
-    return out.empty() ? compiler::to_string(result.body) : "ERRORS: " + out;
+    return out.empty() ? lang::to_string(result.body) : "ERRORS: " + out;
 }
 
 }  // namespace gavel::test

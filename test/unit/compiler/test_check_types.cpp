@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "compiler/types/builtin_types.hpp"
 #include "compiler/types/checker.hpp"
 #include "compiler/types/type.hpp"

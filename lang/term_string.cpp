@@ -1,16 +1,11 @@
-#include "compiler/ast/term_string.hpp"
+#include "lang/term_string.hpp"
 #include "lang/go_quote.hpp"
 
 #include <fmt/format.h>
 
-#include "compiler/ast/var_set.hpp"
 #include "lang/builtins.hpp"
 
-namespace gavel::compiler {
-
-using lang::ExprKind;
-using lang::Term;
-using lang::TermKind;
+namespace gavel::lang {
 
 namespace {
 
@@ -22,18 +17,6 @@ bool is_keyword(std::string_view s) {
         if (s == k) return true;
     return false;
 }
-
-bool var_compatible(std::string_view s) {
-    if (s.empty()) return false;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        char c = s[i];
-        bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-        bool digit = c >= '0' && c <= '9';
-        if (!(letter || (i > 0 && digit))) return false;
-    }
-    return true;
-}
-
 
 void append(std::string& out, const Term& t);
 void append(std::string& out, const lang::Body& b);
@@ -68,7 +51,7 @@ void append_ref(std::string& out, const Term& t) {
     else append(out, *e[0]);
     for (std::size_t i = 1; i < e.size(); ++i) {
         const Term& p = *e[i];
-        if (p.kind == TermKind::String && var_compatible(p.text) && !is_keyword(p.text)) {
+        if (p.kind == TermKind::String && is_var_compatible(p.text) && !is_keyword(p.text)) {
             out += '.';
             out += p.text;
         } else {
@@ -154,6 +137,17 @@ void append(std::string& out, const lang::Body& b) {
 
 }  // namespace
 
+bool is_var_compatible(std::string_view s) {
+    if (s.empty()) return false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        char c = s[i];
+        bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+        bool digit = c >= '0' && c <= '9';
+        if (!(letter || (i > 0 && digit))) return false;
+    }
+    return true;
+}
+
 std::string to_string(const Term& t) {
     std::string out;
     append(out, t);
@@ -231,4 +225,4 @@ std::string to_string(const lang::Expr& e) {
 
 std::string value_name(const Term& t) { return std::string(lang::value_name(t.kind)); }
 
-}  // namespace gavel::compiler
+}  // namespace gavel::lang

@@ -1,15 +1,12 @@
-#pragma once
-// Random (version 4) UUIDs from OpenSSL's CSPRNG: 122 random bits, so ids
-// made by any number of replicas and restarts do not collide.
+#include "support/random_uuid.hpp"
 
 #include <openssl/rand.h>
 
 #include <cstdio>
-#include <string>
 
-namespace gavel::webhook::plugins {
+namespace gavel::support {
 
-inline std::string random_uuid() {
+std::string random_uuid() {
     unsigned char b[16];
     if (RAND_bytes(b, sizeof b) != 1) return {};
     b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);
@@ -20,4 +17,4 @@ inline std::string random_uuid() {
     return out;
 }
 
-}  // namespace gavel::webhook::plugins
+}  // namespace gavel::support

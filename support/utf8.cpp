@@ -1,12 +1,8 @@
-#include "runtime/utf8.hpp"
-
-#include "runtime/parse_result.hpp"
+#include "support/utf8.hpp"
 
 #include <cstring>
 
-namespace gavel::runtime {
-
-namespace utf8 {
+namespace gavel::support::utf8 {
 
 std::size_t sequence_length(std::string_view s, std::size_t i) noexcept {
     auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
@@ -31,6 +27,27 @@ std::size_t sequence_length(std::string_view s, std::size_t i) noexcept {
     return 0;
 }
 
+std::size_t decode(std::string_view s, std::size_t i, char32_t& cp) noexcept {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+        cp = c;
+        return 1;
+    }
+    std::size_t n = sequence_length(s, i);
+    if (n == 0) return 0;
+    char32_t r = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+    for (std::size_t k = 1; k < n; ++k) r = (r << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    cp = r;
+    return n;
+}
+
+Rune decode_rune(std::string_view s, std::size_t i) noexcept {
+    char32_t cp = 0;
+    std::size_t n = decode(s, i, cp);
+    if (n == 0) return {kReplacement, 1};
+    return {cp, n};
+}
+
 std::size_t find_invalid(std::string_view s) noexcept {
     std::size_t i = 0, n = s.size();
     while (i < n) {
@@ -47,6 +64,23 @@ std::size_t find_invalid(std::string_view s) noexcept {
         i += len;
     }
     return std::string_view::npos;
+}
+
+std::size_t rune_count(std::string_view s) noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < s.size(); ++n) i += decode_rune(s, i).width;
+    return n;
+}
+
+std::vector<char32_t> runes(std::string_view s) {
+    std::vector<char32_t> out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        auto d = decode_rune(s, i);
+        out.push_back(d.rune);
+        i += d.width;
+    }
+    return out;
 }
 
 char* encode_code_point(std::uint32_t cp, char* out) noexcept {
@@ -73,27 +107,16 @@ void append_code_point(std::string& out, std::uint32_t cp) {
     out.append(buf, static_cast<std::size_t>(encode_code_point(cp, buf) - buf));
 }
 
-} // namespace utf8
-
-void locate(std::string_view text, std::size_t offset, std::size_t& line, std::size_t& column) noexcept {
-    if (offset > text.size()) offset = text.size();
-    line = 1;
-    std::size_t line_start = 0;
-    for (std::size_t i = 0; i < offset; ++i)
-        if (text[i] == '\n') {
-            ++line;
-            line_start = i + 1;
-        }
-    column = offset - line_start + 1;
+void append_rune(std::string& out, char32_t r) {
+    if (r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF)) r = kReplacement;
+    append_code_point(out, static_cast<std::uint32_t>(r));
 }
 
-ParseError make_parse_error(std::string_view text, std::size_t offset, std::string_view what) {
-    ParseError e;
-    e.offset = offset;
-    locate(text, offset, e.line, e.column);
-    e.message = std::string(what) + " at line " + std::to_string(e.line) + ", column " + std::to_string(e.column) +
-                " (byte offset " + std::to_string(offset) + ")";
-    return e;
+std::string encode(const std::vector<char32_t>& rs, std::size_t from, std::size_t to) {
+    std::string out;
+    if (to > rs.size()) to = rs.size();
+    for (std::size_t i = from; i < to; ++i) append_rune(out, rs[i]);
+    return out;
 }
 
-} // namespace gavel::runtime
+}  // namespace gavel::support::utf8
