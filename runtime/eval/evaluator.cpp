@@ -131,6 +131,9 @@ std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink 
     try {
         eval_body(frame, query.body, 0, [&] { sink(std::span<const Value* const>(frame.slots.data(), frame.slots.size())); });
     } catch (const Halt& h) {
+        // OPA records a builtin error and evaluates on; in strict mode the first one
+        // recorded is the answer, even when a later error (a conflict) ended evaluation.
+        if (first_builtin_error_) return first_builtin_error_;
         return h.error;
     }
     return first_builtin_error_;
@@ -957,6 +960,7 @@ std::optional<Value> Evaluator::rule_value(const RuleSet& rules) {
 
 void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k) {
     for (const PRule* r = &rule; r; r = r->else_rule.get()) {
+        if (r->check_guards && !guards_hold(*r, nullptr)) continue;  // the index skips it
         Frame frame(r->slots);
         bool any = false;
         if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Enter, *r, frame);
@@ -977,15 +981,9 @@ const Value* Evaluator::input_at(const std::vector<Value>& path) const {
     return v;
 }
 
-// The rules of a set that can match the current input, in their original order.
+// The rules of a set that can match the current input, in their original order
+// (a pre-filter by one input path; each clause's own guards are checked when it is tried).
 void Evaluator::candidate_rules(const RuleSet& rules, RuleList& out) const {
-    auto admissible = [&](const PRule& r) {
-        for (const auto& c : r.index) {
-            const Value* v = input_at(c.path);
-            if (!v || *v != c.value) return false;
-        }
-        return true;
-    };
     if (rules.rule_index) {
         std::vector<std::size_t> picked = rules.rule_index->unindexed;
         if (const Value* v = input_at(rules.rule_index->path)) {
@@ -993,12 +991,79 @@ void Evaluator::candidate_rules(const RuleSet& rules, RuleList& out) const {
             if (it != rules.rule_index->by_value.end()) picked.insert(picked.end(), it->second.begin(), it->second.end());
         }
         std::sort(picked.begin(), picked.end());
-        for (std::size_t i : picked)
-            if (admissible(*rules.rules[i])) out.push_back(rules.rules[i].get());
+        for (std::size_t i : picked) out.push_back(rules.rules[i].get());
         return;
     }
-    for (const auto& r : rules.rules)
-        if (admissible(*r)) out.push_back(r.get());
+    for (const auto& r : rules.rules) out.push_back(r.get());
+}
+
+namespace {
+
+bool is_scalar(const Value& v) { return v.is_null() || v.is_bool() || v.is_number() || v.is_string(); }
+
+bool array_matches(const IndexGuard& g, std::span<const Value> elems) {
+    if (elems.size() != g.elems.size()) return false;
+    for (std::size_t i = 0; i < elems.size(); ++i)
+        if (g.elems[i] && (!is_scalar(elems[i]) || elems[i] != *g.elems[i])) return false;
+    return true;
+}
+
+// OPA's trie traversal for one guard: the value, or (arrays) the string split at a glob delimiter.
+bool guard_matches(const IndexGuard& g, const Value& v) {
+    switch (g.pattern) {
+        case IndexGuard::Pattern::Defined:
+            return true;
+        case IndexGuard::Pattern::Scalar:
+            return is_scalar(v) && v == g.scalar;
+        case IndexGuard::Pattern::Array:
+            if (v.is_array() && array_matches(g, v.array_elements())) return true;
+            if (v.is_string())
+                for (const auto& d : g.delimiters) {
+                    std::vector<Value> parts;
+                    for (auto& part : split_escaped(v.as_string(), d)) parts.push_back(Value::string(part));
+                    if (array_matches(g, parts)) return true;
+                }
+            return false;
+    }
+    return false;
+}
+
+}  // namespace
+
+// Whether OPA's rule index keeps this clause: each guarded ref has a value that matches.
+bool Evaluator::guards_hold(const PRule& r, const ValueList* args) {
+    for (const auto& g : r.guards) {
+        switch (g.root) {
+            case IndexGuard::Root::Input: {
+                const Value* v = input_at(g.path);
+                if (!v || !guard_matches(g, *v)) return false;
+                break;
+            }
+            case IndexGuard::Root::Arg:
+                if (!args || g.arg >= args->size() || !guard_matches(g, (*args)[g.arg])) return false;
+                break;
+            case IndexGuard::Root::Data: {
+                std::optional<Value> found;
+                Frame frame(0);
+                eval_ref(frame, g.ref, [&](const Value& v) { found = v; });
+                if (!found || !guard_matches(g, *found)) return false;
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+// OPA's EarlyExit for one lookup: every clause the index keeps produces one constant.
+bool Evaluator::lookup_exits_early(const RuleSet& rules, const ValueList* args) {
+    const Value* value = nullptr;
+    for (const auto& rule : rules.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
+            if (!r->guards.empty() && !guards_hold(*r, args)) continue;
+            if (r->value.op != TermOp::Const || (value && *value != r->value.value)) return false;
+            value = &r->value.value;
+        }
+    return true;
 }
 
 std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
@@ -1007,8 +1072,9 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
     switch (rules.kind) {
         case RuleKind::Complete: {
             std::optional<Value> result;
+            const bool early_exit = rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
             for (const PRule* rule : candidates) {
-                if (result && rules.early_exit) break;
+                if (result && early_exit) break;
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     const PRule* r = &clause;
                     eval_term(frame, r->value, [&](const Value& v) {
@@ -1016,7 +1082,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                             halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
                         result = v;
                         // Every rule gives this one value: the first success settles it (OPA's early exit).
-                        if (rules.early_exit) cut_ = true;
+                        if (early_exit) cut_ = true;
                     });
                 });
                 cut_ = false;
@@ -1265,9 +1331,11 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
     const std::uint64_t prints_before = builtin_context_.prints;
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
     std::optional<Value> result;
+    const bool early_exit = fn.early_exit || (fn.guarded_early_exit && lookup_exits_early(fn, &args));
     for (const auto& rule : fn.rules) {
-        if (result && fn.early_exit) break;
+        if (result && early_exit) break;
         for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
+            if (r->check_guards && !guards_hold(*r, &args)) continue;  // the index skips it
             Frame frame(r->slots);
             bool any = false;
             if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Enter, *r, frame);
@@ -1281,7 +1349,7 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
                                 halt("eval_conflict_error", "functions must not produce multiple outputs for same inputs",
                                      r->loc);
                             result = v;
-                            if (fn.early_exit) cut_ = true;  // one value for every clause: done (OPA's early exit)
+                            if (early_exit) cut_ = true;  // one value for every clause: done (OPA's early exit)
                         });
                     });
                     return;

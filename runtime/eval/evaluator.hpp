@@ -89,6 +89,8 @@ private:
     const Value* input_at(const std::vector<Value>& path) const;
     using RuleList = boost::container::small_vector<const PRule*, 8>;
     void candidate_rules(const RuleSet& rules, RuleList& out) const;
+    bool guards_hold(const PRule& r, const ValueList* args);
+    bool lookup_exits_early(const RuleSet& rules, const ValueList* args);
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
