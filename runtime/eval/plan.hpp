@@ -149,6 +149,10 @@ struct IndexGuard {
     // Tested by one of the body's first literals, before anything with an effect (a call, a
     // rule): running the body decides alike, so only early-exit lookups check it.
     bool implied = false;
+    // For OPA's order of refs in its trie: where the clause first tested the ref (the
+    // `input`/`data` term), and how many of its literals did (a later one replaces the guard).
+    lang::Location loc;
+    uint32_t tests = 1;
 };
 
 // OPA's splitStringEscaped (glob.match index): split at any byte of `delim`

@@ -558,9 +558,11 @@ struct GuardBuilder {
     bool ref_of(const lang::Term& t, IndexGuard& g) const {
         if (t.kind == TermKind::Var && t.text == "input") {
             g.root = IndexGuard::Root::Input;
+            g.loc = t.loc;
             return true;
         }
         if (t.kind != TermKind::Ref || t.elems.empty() || !is_root_name(*t.elems[0])) return false;
+        g.loc = t.elems[0]->loc;
         for (std::size_t i = 1; i < t.elems.size(); ++i) {
             if (!is_scalar_kind(t.elems[i]->kind)) return false;
             auto v = scalar_value(*t.elems[i]);
@@ -642,6 +644,8 @@ struct GuardBuilder {
     void insert(IndexGuard g, std::string var) {
         for (std::size_t i = 0; i < guards.size(); ++i)
             if (same_ref(guards[i], g)) {
+                g.loc = guards[i].loc;
+                g.tests = guards[i].tests + 1;
                 guards[i] = std::move(g);
                 bound_vars[i] = std::move(var);
                 return;
@@ -710,6 +714,7 @@ struct GuardBuilder {
             g.arg = bound->arg;
             g.path = bound->path;
             g.ref = bound->ref;
+            g.loc = bound->loc;
         } else if (auto i = arg_position(match)) {
             g.root = IndexGuard::Root::Arg;
             g.arg = *i;
@@ -751,6 +756,68 @@ std::vector<IndexGuard> index_guards(const Program& program, const lang::Rule& c
     return std::move(builder.guards);
 }
 
+
+// OPA evaluates the rules an index lookup keeps in the order its trie traversal meets
+// them (v1/ast/index.go): rules without guards first, then depth first over the refs
+// tested (most tested first, then by where first tested), trying at each ref the rules
+// that do not test it, then those that only need a value, then those wanting a scalar
+// or an array (element by element: any before a given scalar). Rules that meet at one
+// node keep their order. An else chain goes where its first clause does (OPA places it
+// by the first clause the lookup keeps).
+void order_like_opa_index(RuleSet& set) {
+    struct RefStat {
+        const IndexGuard* first;
+        std::size_t tests = 0;
+    };
+    std::vector<RefStat> refs;
+    auto same_ref = [](const IndexGuard& x, const IndexGuard& y) {
+        return x.root == y.root && x.arg == y.arg && x.path == y.path;
+    };
+    for (const auto& rule : set.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get())
+            for (const auto& g : r->guards) {
+                auto it = std::find_if(refs.begin(), refs.end(), [&](const RefStat& s) { return same_ref(*s.first, g); });
+                if (it == refs.end()) refs.push_back({&g, g.tests});
+                else it->tests += g.tests;
+            }
+    if (refs.empty()) return;
+    auto before = [](const RefStat& a, const RefStat& b) {
+        if (a.tests != b.tests) return a.tests > b.tests;
+        const lang::Location& x = a.first->loc;
+        const lang::Location& y = b.first->loc;
+        if (x.file() != y.file()) return x.file() < y.file();
+        if (x.line != y.line) return x.line < y.line;
+        if (x.col != y.col) return x.col < y.col;
+        return a.first->arg < b.first->arg;
+    };
+    std::stable_sort(refs.begin(), refs.end(), before);
+    // The path of a rule's first clause through the trie; unguarded rules sit at its root.
+    auto key = [&](const PRule& r) {
+        std::vector<uint8_t> k;
+        if (r.guards.empty()) return k;
+        k.push_back(1);
+        for (const auto& ref : refs) {
+            auto g = std::find_if(r.guards.begin(), r.guards.end(), [&](const IndexGuard& x) { return same_ref(x, *ref.first); });
+            if (g == r.guards.end()) {
+                k.push_back(0);  // the "undefined" branch: always taken, first
+                continue;
+            }
+            switch (g->pattern) {
+                case IndexGuard::Pattern::Defined: k.push_back(1); break;
+                case IndexGuard::Pattern::Scalar: k.push_back(2); break;
+                case IndexGuard::Pattern::Array:
+                    k.push_back(2);
+                    for (const auto& e : g->elems) k.push_back(e ? 1 : 0);
+                    break;
+            }
+        }
+        return k;
+    };
+    std::vector<std::pair<std::vector<uint8_t>, std::shared_ptr<PRule>>> keyed;
+    for (auto& rule : set.rules) keyed.emplace_back(key(*rule), std::move(rule));
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < keyed.size(); ++i) set.rules[i] = std::move(keyed[i].second);
+}
 
 // Where many rules of one set require a scalar at one input path, group them by it.
 void build_index(RuleSet& set) {
@@ -976,6 +1043,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         else p.set->rules.push_back(first);
     }
     for (auto& set : program.rule_sets) {
+        order_like_opa_index(*set);
         build_index(*set);
         set->early_exit = has_one_constant_value(*set);
         set->guarded_early_exit = !set->early_exit && may_exit_early_when_guarded(*set);

@@ -89,6 +89,31 @@ q if {
 	not to_number("q")
 	data.p.x == 1
 }
+
+order contains 1 if {
+	to_number("scalar")
+	input.n == 1
+}
+
+order contains 2 if {
+	to_number("unguarded")
+}
+
+order contains 3 if {
+	to_number("defined")
+	y := input.n
+}
+
+v := 1 if {
+	to_number("v")
+	input.n == 1
+}
+
+v := 2 if {
+	input.m == 1
+}
+
+v := 3
 )";
 
 // The value (JSON), "undefined", or "line N: CODE: MESSAGE" of a strict evaluation.
@@ -155,4 +180,12 @@ TEST_CASE("the first strict builtin error beats a later conflict") {
 
 TEST_CASE("a body that already succeeded hides a later body's error when every body has one value") {
     CHECK(strict_outcome("data.p.first", kInput) == "true");
+}
+
+TEST_CASE("rules run in the order OPA's index trie meets them: unguarded first, then by the refs they test") {
+    const char* both = R"({"n": 1, "m": 1})";
+    CHECK(strict_outcome("data.p.order", both) == to_number_error(79, "unguarded"));
+    // v := 3 (unguarded), then v := 2 (no test of input.n, the first ref), which conflicts
+    // before v := 1 runs into its error.
+    CHECK(strict_outcome("data.p.v", both) == "line 92: eval_conflict_error: complete rules must not produce multiple outputs");
 }
