@@ -605,8 +605,7 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
                 runtime::ObjectBuilder b(values.size() / 2);
                 for (std::size_t i = 0; i + 1 < values.size(); i += 2) b.insert(values[i], values[i + 1]);
                 auto checked = b.build_checked();
-                if (checked.conflict) halt("eval_conflict_error", "object keys must be unique", t.loc);
-                k(checked.value);
+                k(checked.conflict ? object_with_duplicates(t, values) : checked.value);
             });
             return;
         }
@@ -623,6 +622,26 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
         case TermOp::SetCompr:
         case TermOp::ObjectCompr: eval_comprehension(f, t, k); return;
     }
+}
+
+// An object literal whose items evaluated to one key twice (`{"x": 1, "x": y}`, `{k1: 1,
+// k2: 2}` with k1 = k2) is no error in OPA: plugging it inserts the items in the order of
+// their key terms (constants by value, then variables), and the last one inserted wins.
+Value Evaluator::object_with_duplicates(const PTerm& t, const ValueList& values) {
+    std::vector<std::size_t> order(t.items.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto rank = [&](std::size_t i) { return t.items[i].first.op == TermOp::Const ? 0 : 1; };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const PTerm& x = t.items[a].first;
+        const PTerm& y = t.items[b].first;
+        if (rank(a) != rank(b)) return rank(a) < rank(b);
+        if (x.op == TermOp::Const) return x.value < y.value;
+        if (x.op == TermOp::Local && y.op == TermOp::Local) return x.slot < y.slot;
+        return false;
+    });
+    runtime::ObjectBuilder b(order.size());
+    for (std::size_t i : order) b.insert(values[2 * i], values[2 * i + 1]);
+    return b.build(runtime::DuplicateKeys::LastWins);
 }
 
 void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {

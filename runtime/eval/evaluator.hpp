@@ -102,6 +102,7 @@ private:
     void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
+    static Value object_with_duplicates(const PTerm& t, const ValueList& values);
     void eval_with(Frame& f, const PExpr& e, Cont k);
     bool first_solution(Frame& f, FunctionRef<void(Cont)> search);
 
