@@ -834,7 +834,8 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         // rule's path (ref heads of other depths) merge into its value.
         // Base data at a rule's path wins, as in OPA.
         auto v = base ? std::optional<Value>(*base)
-                      : node->children.empty() ? rule_value(*node->rules) : materialize(node, base, path);
+                 : node->children.empty() || !names_child(f, node, ref, i) ? rule_value(*node->rules)
+                                                                             : materialize(node, base, path);
         if (v) walk_value(f, *v, ref, i, k);
         return;
     }
@@ -875,6 +876,18 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         if (key.is_string()) step(std::string(key.as_string()));
         else if (key.is_number()) step(key.as_number().to_string());
     });
+}
+
+// Whether the ref's next part may name a child of the node (rules with deeper ground
+// heads): false when it is a known key that names none, for then OPA's rule tree
+// evaluates only the rules at the node, not those below it.
+bool Evaluator::names_child(const Frame& f, const DataNode* node, const PTerm& ref, std::size_t i) const {
+    if (i >= ref.elems.size()) return true;
+    const Value* key = nullptr;
+    if (direct_value(f, ref.elems[i], key) != Direct::Found || !key) return true;
+    if (key->is_string()) return node->children.count(std::string(key->as_string())) > 0;
+    if (key->is_number()) return node->children.count(key->as_number().to_string()) > 0;
+    return false;
 }
 
 // The document at a node of the rule tree: base data merged with every rule below.

@@ -77,6 +77,7 @@ private:
     static const Value* ref_child(const Value& v, const Value& key, const LookupHint& hint, bool base_data);
     void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
                    std::vector<std::string>& path, ValueCont k);
+    bool names_child(const Frame& f, const DataNode* node, const PTerm& ref, std::size_t i) const;
     std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
     const Value* data_override(const std::vector<std::string>& path) const;
     bool overridden_below(const std::vector<std::string>& path) const;
