@@ -833,6 +833,10 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         // but the whole document is computed once and cached. Rules below a
         // rule's path (ref heads of other depths) merge into its value.
         // Base data at a rule's path wins, as in OPA.
+        if (!base && node->children.empty() && node->rules->kind == RuleKind::Complete) {
+            walk_complete_rule(f, *node->rules, ref, i, k);
+            return;
+        }
         auto v = base ? std::optional<Value>(*base)
                  : node->children.empty() || !names_child(f, node, ref, i) ? rule_value(*node->rules)
                                                                              : materialize(node, base, path);
@@ -876,6 +880,12 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         if (key.is_string()) step(std::string(key.as_string()));
         else if (key.is_number()) step(key.as_number().to_string());
     });
+}
+
+// Out of line: walk_data stays small on the paths partial rules take.
+[[gnu::noinline]] void Evaluator::walk_complete_rule(Frame& f, const RuleSet& rules, const PTerm& ref, std::size_t i,
+                                                     ValueCont k) {
+    complete_rule_then(rules, [&](const Value& v) { walk_value(f, v, ref, i, k); });
 }
 
 // Whether the ref's next part may name a child of the node (rules with deeper ground
@@ -1096,6 +1106,68 @@ bool Evaluator::lookup_exits_early(const RuleSet& rules, const ValueList* args) 
             value = &r->value.value;
         }
     return true;
+}
+
+// A complete rule's value, given to `k` as OPA's evalVirtualComplete does: the first
+// value found goes on at once (cached, so the rest of the query sees it), and the
+// remaining rules run afterwards, where a different value is a conflict. So what the
+// rest of the query does (a builtin error, a print) comes before a later rule's
+// conflict or error. A consumer that needed one answer (an early exit) still lets the
+// remaining rules run for their conflicts, and stops after (OPA's deferred early exit).
+void Evaluator::complete_rule_then(const RuleSet& rules, ValueCont k) {
+    {
+        RuleCache& c = cache_[rules.index];
+        if (c.state == RuleCache::State::Done) {
+            if (c.value) k(*c.value);
+            return;
+        }
+        if (c.state == RuleCache::State::InProgress)
+            halt("rego_recursion_error", fmt::format("rule {} is recursive", rules.dotted()), rules.loc);
+        c.state = RuleCache::State::InProgress;
+    }
+    if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep", rules.loc);
+    RuleList candidates;
+    candidate_rules(rules, candidates);
+    const bool early_exit = rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
+    std::optional<Value> result;
+    bool consumer_cut = false;  // the rest of the query set cut_: it has what it needed
+    auto settle = [&](const Value& v) {
+        RuleCache& c = cache_[rules.index];
+        c.state = RuleCache::State::Done;
+        c.value = v;
+        --depth_;
+        k(v);
+        ++depth_;
+        consumer_cut = cut_;  // it has what it needed; the other rules still run, for conflicts
+        cut_ = false;
+    };
+    for (const PRule* rule : candidates) {
+        if (result && early_exit) break;
+        eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
+            const PRule* r = &clause;
+            eval_term(frame, r->value, [&](const Value& v) {
+                if (result) {
+                    if (*result != v) halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
+                    return;
+                }
+                result = v;
+                settle(*result);
+                if (early_exit) cut_ = true;  // every rule gives this one value: the first success settles it
+            });
+        });
+        cut_ = false;
+    }
+    --depth_;
+    if (result) {
+        cut_ = consumer_cut;  // OPA's deferred early exit
+        return;
+    }
+    std::optional<Value> fallback;
+    if (rules.default_rule) fallback = default_value(*rules.default_rule);
+    RuleCache& c = cache_[rules.index];
+    c.state = RuleCache::State::Done;
+    c.value = fallback;
+    if (fallback) k(*fallback);
 }
 
 std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {

@@ -86,6 +86,8 @@ private:
     static Value merge_documents(const Value& a, const Value& b, std::size_t depth, bool& conflict);
     std::optional<Value> rule_value(const RuleSet& rules);
     std::optional<Value> compute_rule(const RuleSet& rules);
+    void complete_rule_then(const RuleSet& rules, ValueCont k);
+    void walk_complete_rule(Frame& f, const RuleSet& rules, const PTerm& ref, std::size_t i, ValueCont k);
     std::optional<Value> default_value(const PRule& rule);
     const Value* input_at(const std::vector<Value>& path) const;
     using RuleList = boost::container::small_vector<const PRule*, 8>;

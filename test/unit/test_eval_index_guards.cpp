@@ -176,6 +176,10 @@ TEST_CASE("the first strict builtin error beats a later conflict") {
     // `not to_number("q")` records the error and holds; data.p.x then conflicts.
     CHECK(strict_outcome("data.p.q", kInput) == to_number_error(69, "q"));
     CHECK(strict_outcome("data.p.bad; data.p.x", kInput) == to_number_error(58, "bad"));
+    // OPA hands data.p.x's first value on at once and finds the conflict only when it
+    // comes back for the other rule: data.p.bad's error is recorded before.
+    CHECK(strict_outcome("data.p.x; data.p.bad", kInput) == to_number_error(58, "bad"));
+    CHECK(strict_outcome("data.p.x", kInput) == "line 56: eval_conflict_error: complete rules must not produce multiple outputs");
 }
 
 TEST_CASE("a body that already succeeded hides a later body's error when every body has one value") {
