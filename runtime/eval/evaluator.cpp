@@ -131,6 +131,9 @@ std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink 
     try {
         eval_body(frame, query.body, 0, [&] { sink(std::span<const Value* const>(frame.slots.data(), frame.slots.size())); });
     } catch (const Halt& h) {
+        // OPA records a builtin error and evaluates on; in strict mode the first one
+        // recorded is the answer, even when a later error (a conflict) ended evaluation.
+        if (first_builtin_error_) return first_builtin_error_;
         return h.error;
     }
     return first_builtin_error_;
@@ -602,8 +605,7 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
                 runtime::ObjectBuilder b(values.size() / 2);
                 for (std::size_t i = 0; i + 1 < values.size(); i += 2) b.insert(values[i], values[i + 1]);
                 auto checked = b.build_checked();
-                if (checked.conflict) halt("eval_conflict_error", "object keys must be unique", t.loc);
-                k(checked.value);
+                k(checked.conflict ? object_with_duplicates(t, values) : checked.value);
             });
             return;
         }
@@ -620,6 +622,26 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
         case TermOp::SetCompr:
         case TermOp::ObjectCompr: eval_comprehension(f, t, k); return;
     }
+}
+
+// An object literal whose items evaluated to one key twice (`{"x": 1, "x": y}`, `{k1: 1,
+// k2: 2}` with k1 = k2) is no error in OPA: plugging it inserts the items in the order of
+// their key terms (constants by value, then variables), and the last one inserted wins.
+Value Evaluator::object_with_duplicates(const PTerm& t, const ValueList& values) {
+    std::vector<std::size_t> order(t.items.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto rank = [&](std::size_t i) { return t.items[i].first.op == TermOp::Const ? 0 : 1; };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const PTerm& x = t.items[a].first;
+        const PTerm& y = t.items[b].first;
+        if (rank(a) != rank(b)) return rank(a) < rank(b);
+        if (x.op == TermOp::Const) return x.value < y.value;
+        if (x.op == TermOp::Local && y.op == TermOp::Local) return x.slot < y.slot;
+        return false;
+    });
+    runtime::ObjectBuilder b(order.size());
+    for (std::size_t i : order) b.insert(values[2 * i], values[2 * i + 1]);
+    return b.build(runtime::DuplicateKeys::LastWins);
 }
 
 void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
@@ -811,8 +833,13 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         // but the whole document is computed once and cached. Rules below a
         // rule's path (ref heads of other depths) merge into its value.
         // Base data at a rule's path wins, as in OPA.
+        if (!base && node->children.empty() && node->rules->kind == RuleKind::Complete) {
+            walk_complete_rule(f, *node->rules, ref, i, k);
+            return;
+        }
         auto v = base ? std::optional<Value>(*base)
-                      : node->children.empty() ? rule_value(*node->rules) : materialize(node, base, path);
+                 : node->children.empty() || !names_child(f, node, ref, i) ? rule_value(*node->rules)
+                                                                             : materialize(node, base, path);
         if (v) walk_value(f, *v, ref, i, k);
         return;
     }
@@ -853,6 +880,24 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         if (key.is_string()) step(std::string(key.as_string()));
         else if (key.is_number()) step(key.as_number().to_string());
     });
+}
+
+// Out of line: walk_data stays small on the paths partial rules take.
+[[gnu::noinline]] void Evaluator::walk_complete_rule(Frame& f, const RuleSet& rules, const PTerm& ref, std::size_t i,
+                                                     ValueCont k) {
+    complete_rule_then(rules, [&](const Value& v) { walk_value(f, v, ref, i, k); });
+}
+
+// Whether the ref's next part may name a child of the node (rules with deeper ground
+// heads): false when it is a known key that names none, for then OPA's rule tree
+// evaluates only the rules at the node, not those below it.
+bool Evaluator::names_child(const Frame& f, const DataNode* node, const PTerm& ref, std::size_t i) const {
+    if (i >= ref.elems.size()) return true;
+    const Value* key = nullptr;
+    if (direct_value(f, ref.elems[i], key) != Direct::Found || !key) return true;
+    if (key->is_string()) return node->children.count(std::string(key->as_string())) > 0;
+    if (key->is_number()) return node->children.count(key->as_number().to_string()) > 0;
+    return false;
 }
 
 // The document at a node of the rule tree: base data merged with every rule below.
@@ -957,6 +1002,7 @@ std::optional<Value> Evaluator::rule_value(const RuleSet& rules) {
 
 void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k) {
     for (const PRule* r = &rule; r; r = r->else_rule.get()) {
+        if (r->check_guards && !guards_hold(*r, nullptr)) continue;  // the index skips it
         Frame frame(r->slots);
         bool any = false;
         if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Enter, *r, frame);
@@ -977,15 +1023,9 @@ const Value* Evaluator::input_at(const std::vector<Value>& path) const {
     return v;
 }
 
-// The rules of a set that can match the current input, in their original order.
+// The rules of a set that can match the current input, in their original order
+// (a pre-filter by one input path; each clause's own guards are checked when it is tried).
 void Evaluator::candidate_rules(const RuleSet& rules, RuleList& out) const {
-    auto admissible = [&](const PRule& r) {
-        for (const auto& c : r.index) {
-            const Value* v = input_at(c.path);
-            if (!v || *v != c.value) return false;
-        }
-        return true;
-    };
     if (rules.rule_index) {
         std::vector<std::size_t> picked = rules.rule_index->unindexed;
         if (const Value* v = input_at(rules.rule_index->path)) {
@@ -993,12 +1033,141 @@ void Evaluator::candidate_rules(const RuleSet& rules, RuleList& out) const {
             if (it != rules.rule_index->by_value.end()) picked.insert(picked.end(), it->second.begin(), it->second.end());
         }
         std::sort(picked.begin(), picked.end());
-        for (std::size_t i : picked)
-            if (admissible(*rules.rules[i])) out.push_back(rules.rules[i].get());
+        for (std::size_t i : picked) out.push_back(rules.rules[i].get());
         return;
     }
-    for (const auto& r : rules.rules)
-        if (admissible(*r)) out.push_back(r.get());
+    for (const auto& r : rules.rules) out.push_back(r.get());
+}
+
+namespace {
+
+bool is_scalar(const Value& v) { return v.is_null() || v.is_bool() || v.is_number() || v.is_string(); }
+
+bool array_matches(const IndexGuard& g, std::span<const Value> elems) {
+    if (elems.size() != g.elems.size()) return false;
+    for (std::size_t i = 0; i < elems.size(); ++i)
+        if (g.elems[i] && (!is_scalar(elems[i]) || elems[i] != *g.elems[i])) return false;
+    return true;
+}
+
+// OPA's trie traversal for one guard: the value, or (arrays) the string split at a glob delimiter.
+bool guard_matches(const IndexGuard& g, const Value& v) {
+    switch (g.pattern) {
+        case IndexGuard::Pattern::Defined:
+            return true;
+        case IndexGuard::Pattern::Scalar:
+            return is_scalar(v) && v == g.scalar;
+        case IndexGuard::Pattern::Array:
+            if (v.is_array() && array_matches(g, v.array_elements())) return true;
+            if (v.is_string())
+                for (const auto& d : g.delimiters) {
+                    std::vector<Value> parts;
+                    for (auto& part : split_escaped(v.as_string(), d)) parts.push_back(Value::string(part));
+                    if (array_matches(g, parts)) return true;
+                }
+            return false;
+    }
+    return false;
+}
+
+}  // namespace
+
+// Whether OPA's rule index keeps this clause: each guarded ref has a value that matches.
+bool Evaluator::guards_hold(const PRule& r, const ValueList* args) {
+    for (const auto& g : r.guards) {
+        switch (g.root) {
+            case IndexGuard::Root::Input: {
+                const Value* v = input_at(g.path);
+                if (!v || !guard_matches(g, *v)) return false;
+                break;
+            }
+            case IndexGuard::Root::Arg:
+                if (!args || g.arg >= args->size() || !guard_matches(g, (*args)[g.arg])) return false;
+                break;
+            case IndexGuard::Root::Data: {
+                std::optional<Value> found;
+                Frame frame(0);
+                eval_ref(frame, g.ref, [&](const Value& v) { found = v; });
+                if (!found || !guard_matches(g, *found)) return false;
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+// OPA's EarlyExit for one lookup: every clause the index keeps produces one constant.
+bool Evaluator::lookup_exits_early(const RuleSet& rules, const ValueList* args) {
+    const Value* value = nullptr;
+    for (const auto& rule : rules.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
+            if (!r->guards.empty() && !guards_hold(*r, args)) continue;
+            if (r->value.op != TermOp::Const || (value && *value != r->value.value)) return false;
+            value = &r->value.value;
+        }
+    return true;
+}
+
+// A complete rule's value, given to `k` as OPA's evalVirtualComplete does: the first
+// value found goes on at once (cached, so the rest of the query sees it), and the
+// remaining rules run afterwards, where a different value is a conflict. So what the
+// rest of the query does (a builtin error, a print) comes before a later rule's
+// conflict or error. A consumer that needed one answer (an early exit) still lets the
+// remaining rules run for their conflicts, and stops after (OPA's deferred early exit).
+void Evaluator::complete_rule_then(const RuleSet& rules, ValueCont k) {
+    {
+        RuleCache& c = cache_[rules.index];
+        if (c.state == RuleCache::State::Done) {
+            if (c.value) k(*c.value);
+            return;
+        }
+        if (c.state == RuleCache::State::InProgress)
+            halt("rego_recursion_error", fmt::format("rule {} is recursive", rules.dotted()), rules.loc);
+        c.state = RuleCache::State::InProgress;
+    }
+    if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep", rules.loc);
+    RuleList candidates;
+    candidate_rules(rules, candidates);
+    const bool early_exit = rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
+    std::optional<Value> result;
+    bool consumer_cut = false;  // the rest of the query set cut_: it has what it needed
+    auto settle = [&](const Value& v) {
+        RuleCache& c = cache_[rules.index];
+        c.state = RuleCache::State::Done;
+        c.value = v;
+        --depth_;
+        k(v);
+        ++depth_;
+        consumer_cut = cut_;  // it has what it needed; the other rules still run, for conflicts
+        cut_ = false;
+    };
+    for (const PRule* rule : candidates) {
+        if (result && early_exit) break;
+        eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
+            const PRule* r = &clause;
+            eval_term(frame, r->value, [&](const Value& v) {
+                if (result) {
+                    if (*result != v) halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
+                    return;
+                }
+                result = v;
+                settle(*result);
+                if (early_exit) cut_ = true;  // every rule gives this one value: the first success settles it
+            });
+        });
+        cut_ = false;
+    }
+    --depth_;
+    if (result) {
+        cut_ = consumer_cut;  // OPA's deferred early exit
+        return;
+    }
+    std::optional<Value> fallback;
+    if (rules.default_rule) fallback = default_value(*rules.default_rule);
+    RuleCache& c = cache_[rules.index];
+    c.state = RuleCache::State::Done;
+    c.value = fallback;
+    if (fallback) k(*fallback);
 }
 
 std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
@@ -1007,8 +1176,9 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
     switch (rules.kind) {
         case RuleKind::Complete: {
             std::optional<Value> result;
+            const bool early_exit = rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
             for (const PRule* rule : candidates) {
-                if (result && rules.early_exit) break;
+                if (result && early_exit) break;
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     const PRule* r = &clause;
                     eval_term(frame, r->value, [&](const Value& v) {
@@ -1016,7 +1186,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                             halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
                         result = v;
                         // Every rule gives this one value: the first success settles it (OPA's early exit).
-                        if (rules.early_exit) cut_ = true;
+                        if (early_exit) cut_ = true;
                     });
                 });
                 cut_ = false;
@@ -1265,9 +1435,11 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
     const std::uint64_t prints_before = builtin_context_.prints;
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
     std::optional<Value> result;
+    const bool early_exit = fn.early_exit || (fn.guarded_early_exit && lookup_exits_early(fn, &args));
     for (const auto& rule : fn.rules) {
-        if (result && fn.early_exit) break;
+        if (result && early_exit) break;
         for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
+            if (r->check_guards && !guards_hold(*r, &args)) continue;  // the index skips it
             Frame frame(r->slots);
             bool any = false;
             if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Enter, *r, frame);
@@ -1281,7 +1453,7 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
                                 halt("eval_conflict_error", "functions must not produce multiple outputs for same inputs",
                                      r->loc);
                             result = v;
-                            if (fn.early_exit) cut_ = true;  // one value for every clause: done (OPA's early exit)
+                            if (early_exit) cut_ = true;  // one value for every clause: done (OPA's early exit)
                         });
                     });
                     return;

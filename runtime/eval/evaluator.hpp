@@ -77,6 +77,7 @@ private:
     static const Value* ref_child(const Value& v, const Value& key, const LookupHint& hint, bool base_data);
     void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
                    std::vector<std::string>& path, ValueCont k);
+    bool names_child(const Frame& f, const DataNode* node, const PTerm& ref, std::size_t i) const;
     std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
     const Value* data_override(const std::vector<std::string>& path) const;
     bool overridden_below(const std::vector<std::string>& path) const;
@@ -85,10 +86,14 @@ private:
     static Value merge_documents(const Value& a, const Value& b, std::size_t depth, bool& conflict);
     std::optional<Value> rule_value(const RuleSet& rules);
     std::optional<Value> compute_rule(const RuleSet& rules);
+    void complete_rule_then(const RuleSet& rules, ValueCont k);
+    void walk_complete_rule(Frame& f, const RuleSet& rules, const PTerm& ref, std::size_t i, ValueCont k);
     std::optional<Value> default_value(const PRule& rule);
     const Value* input_at(const std::vector<Value>& path) const;
     using RuleList = boost::container::small_vector<const PRule*, 8>;
     void candidate_rules(const RuleSet& rules, RuleList& out) const;
+    bool guards_hold(const PRule& r, const ValueList* args);
+    bool lookup_exits_early(const RuleSet& rules, const ValueList* args);
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
@@ -100,6 +105,7 @@ private:
     void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
+    static Value object_with_duplicates(const PTerm& t, const ValueList& values);
     void eval_with(Frame& f, const PExpr& e, Cont k);
     bool first_solution(Frame& f, FunctionRef<void(Cont)> search);
 

@@ -122,16 +122,47 @@ struct PBody {
 
 enum class RuleKind : uint8_t { Complete, PartialSet, PartialObject, Function };
 
-// A body literal that compares the input at a constant path with a constant
-// (`input.request.kind.kind == "Pod"`): the rule index checks it before the body runs.
-struct IndexCondition {
-    std::vector<Value> path;  // below input
-    Value value;
+// OPA's rule index (v1/ast/index.go), as one clause's guards: OPA looks up the
+// refs its bodies test (`input.kind = "Pod"`, `x := data.d.z`, `[x, _] =
+// input.pair`, a function argument compared with a constant, the value
+// `glob.match` tests) BEFORE evaluating them, and skips a clause whose ref is
+// undefined or does not match. The guards are what a body requires, so checking
+// them first changes only what a skipped body would have done before failing:
+// a builtin error it raised (strict mode), a print.
+struct IndexGuard {
+    enum class Root : uint8_t { Input, Data, Arg };
+    enum class Pattern : uint8_t {
+        Defined,  // `ref = x` (x a variable): the ref has a value
+        Scalar,   // `ref = "a"`: the value is this scalar
+        Array,    // `ref = [x, "a"]` (or a glob pattern): an array of this length, scalars where given
+    };
+    Root root = Root::Input;
+    Pattern pattern = Pattern::Defined;
+    uint32_t arg = 0;                       // Arg: the argument's position
+    std::vector<Value> path;                // Input, Data: the constant parts below the root
+    PTerm ref;                              // Data: the ref, evaluated as a base document (with `with` overrides)
+    Value scalar;                           // Scalar
+    std::vector<std::optional<Value>> elems;  // Array: nullopt matches any element
+    // Array: a string value also matches when split at one of these (OPA's glob.match
+    // mappers: every glob delimiter the rule set uses on this ref).
+    std::vector<std::string> delimiters;
+    // Tested by one of the body's first literals, before anything with an effect (a call, a
+    // rule): running the body decides alike, so only early-exit lookups check it.
+    bool implied = false;
+    // For OPA's order of refs in its trie: where the clause first tested the ref (the
+    // `input`/`data` term), and how many of its literals did (a later one replaces the guard).
+    lang::Location loc;
+    uint32_t tests = 1;
 };
+
+// OPA's splitStringEscaped (glob.match index): split at any byte of `delim`
+// that a backslash does not escape.
+std::vector<std::string> split_escaped(std::string_view s, std::string_view delim);
 
 // One rule definition (and its else chain).
 struct PRule {
-    std::vector<IndexCondition> index;  // conditions the body requires (empty with an else chain)
+    std::vector<IndexGuard> guards;  // checked before the body (OPA's rule index); this clause only
+    bool check_guards = false;       // some guard is not implied by the body's first literals
     PBody body;
     std::vector<PTerm> key_path;  // PartialObject: the dynamic key parts; PartialSet: the element (one term)
     PTerm value;                  // the produced value (true when not written)
@@ -154,8 +185,8 @@ struct PRule {
     }
 };
 
-// Rules of one set grouped by the value they require at one input path, so a
-// decision with many rules tries only those that can match.
+// Rules of one set grouped by the scalar their guard requires at one input path, so
+// a decision with many rules looks at the guards of only those that can match.
 struct RuleIndex {
     std::vector<Value> path;
     std::unordered_map<Value, std::vector<std::size_t>> by_value;  // rule positions, ascending
@@ -174,6 +205,9 @@ struct RuleSet {
     // Complete rules or functions whose every clause has one and the same
     // constant value: the first success is the answer (OPA's early exit).
     bool early_exit = false;
+    // Some clause has guards, and the clauses without any produce one constant:
+    // the clauses a lookup keeps may all produce one value, and OPA exits early then.
+    bool guarded_early_exit = false;
     lang::Location loc;
     std::string dotted() const;
 };

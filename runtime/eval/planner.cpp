@@ -485,6 +485,8 @@ RuleKind kind_of(const lang::RuleHead& head, std::size_t static_len) {
     return RuleKind::Complete;
 }
 
+std::vector<IndexGuard> index_guards(const Program& program, const lang::Rule& clause);
+
 // One clause: its own slots; the else chain is lowered by the caller, iteratively.
 std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::CompiledModules& compiled, lang::Rule clause,
                                     RuleKind kind, std::size_t static_len, lang::Diagnostics& diags) {
@@ -494,12 +496,15 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
         if (*t) count_vars(**t, counts);
     for (std::size_t i = 1; i < clause.head.ref->elems.size(); ++i) count_vars(*clause.head.ref->elems[i], counts);
     count_vars(clause.body, counts);
+    std::vector<IndexGuard> guards = index_guards(program, clause);
     fuse_all(clause.body, counts);
 
     Lowering low{program, compiled.rewritten_vars, nullptr, diags, {}, std::move(counts)};
     auto out = std::make_shared<PRule>();
     out->loc = clause.loc;
     out->is_default = clause.is_default;
+    if (!clause.is_default) out->guards = std::move(guards);
+    for (const auto& g : out->guards) out->check_guards = out->check_guards || !g.implied;
     const lang::RuleHead& head = clause.head;
     if (kind == RuleKind::Function)
         for (const auto& a : head.args) out->params.push_back(low.term(*a));
@@ -512,44 +517,327 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
     return out;
 }
 
-// ---- rule indexing ---------------------------------------------------------------------
-// The constant tests of input in each rule body; where many rules of one set
-// test the same input path, the rules are grouped by the value tested.
+// ---- rule index guards ------------------------------------------------------------------
+// What OPA's index (v1/ast/index.go, refindices) records of a clause: for each
+// top-level literal `ref = value`, `equal(ref, value)` or `glob.match(p, d, x)`,
+// the ref and the value it must have. Read from the compiled body before fusing,
+// which is the body OPA's compiler hands its index.
 
-std::optional<IndexCondition> index_condition(const PExpr& e) {
-    if (!e.withs.empty()) return std::nullopt;
-    const PTerm* a = nullptr;
-    const PTerm* b = nullptr;
-    if (e.op == ExprOp::Unify) {
-        a = &e.a;
-        b = &e.b;
-    } else if (e.op == ExprOp::Truthy && e.a.op == TermOp::Call && e.a.callee && e.a.callee->builtin &&
-               e.a.callee->builtin->name == "equal" && e.a.elems.size() == 2) {
-        a = &e.a.elems[0];
-        b = &e.a.elems[1];
-    } else {
-        return std::nullopt;
-    }
-    if (a->op == TermOp::Const) std::swap(a, b);
-    if (b->op != TermOp::Const || a->op != TermOp::Ref || a->elems.empty() || a->elems[0].op != TermOp::Input)
-        return std::nullopt;
-    IndexCondition c;
-    for (std::size_t i = 1; i < a->elems.size(); ++i) {
-        if (a->elems[i].op != TermOp::Const) return std::nullopt;
-        c.path.push_back(a->elems[i].value);
-    }
-    c.value = b->value;
-    return c;
+bool is_scalar_kind(TermKind k) {
+    return k == TermKind::Null || k == TermKind::Boolean || k == TermKind::Number || k == TermKind::String;
 }
 
+bool is_root_name(const lang::Term& t) { return t.kind == TermKind::Var && (t.text == "input" || t.text == "data"); }
+
+// OPA's isVirtual: the ref's path reaches a rule, or ends inside the rule tree.
+bool is_virtual(const Program& program, const std::vector<Value>& path) {
+    const DataNode* node = &program.root;
+    for (const auto& p : path) {
+        if (!p.is_string()) return false;
+        auto it = node->children.find(std::string(p.as_string()));
+        if (it == node->children.end()) return false;
+        if (it->second->rules) return true;
+        node = it->second.get();
+    }
+    return true;
+}
+
+struct GuardBuilder {
+    const Program& program;
+    const std::vector<TermPtr>& args;  // a function's parameters (compiled: variables)
+    std::vector<IndexGuard> guards;
+    std::vector<std::string> bound_vars;  // per guard: the variable of `ref = x` (Defined), else ""
+
+    // A ground, non-virtual ref to input or data (OPA's eqOperandsToRefAndValue, Ref case).
+    bool ref_of(const lang::Term& t, IndexGuard& g) const {
+        if (t.kind == TermKind::Var && t.text == "input") {
+            g.root = IndexGuard::Root::Input;
+            g.loc = t.loc;
+            return true;
+        }
+        if (t.kind != TermKind::Ref || t.elems.empty() || !is_root_name(*t.elems[0])) return false;
+        g.loc = t.elems[0]->loc;
+        for (std::size_t i = 1; i < t.elems.size(); ++i) {
+            if (!is_scalar_kind(t.elems[i]->kind)) return false;
+            auto v = scalar_value(*t.elems[i]);
+            if (!v.ok) return false;
+            g.path.push_back(std::move(v.value));
+        }
+        if (t.elems[0]->text == "input") {
+            g.root = IndexGuard::Root::Input;
+            return true;
+        }
+        if (is_virtual(program, g.path)) return false;
+        g.root = IndexGuard::Root::Data;
+        g.ref.op = TermOp::Ref;
+        g.ref.loc = t.loc;
+        PTerm head;
+        head.op = TermOp::Data;
+        g.ref.elems.push_back(std::move(head));
+        for (const auto& part : g.path) {
+            PTerm c;
+            c.op = TermOp::Const;
+            c.value = part;
+            g.ref.elems.push_back(std::move(c));
+        }
+        return true;
+    }
+
+    // OPA's indexValue: a scalar, a variable, or an array of those.
+    bool pattern_of(const lang::Term& t, IndexGuard& g, std::string& var) const {
+        if (is_scalar_kind(t.kind)) {
+            auto v = scalar_value(t);
+            if (!v.ok) return false;
+            g.pattern = IndexGuard::Pattern::Scalar;
+            g.scalar = std::move(v.value);
+            return true;
+        }
+        if (t.kind == TermKind::Var && !is_root_name(t)) {
+            g.pattern = IndexGuard::Pattern::Defined;
+            var = t.text;
+            return true;
+        }
+        if (t.kind != TermKind::Array) return false;
+        std::vector<std::optional<Value>> elems;
+        for (const auto& e : t.elems) {
+            if (e->kind == TermKind::Var && !is_root_name(*e)) {
+                elems.emplace_back();
+                continue;
+            }
+            if (!is_scalar_kind(e->kind)) return false;
+            auto v = scalar_value(*e);
+            if (!v.ok) return false;
+            elems.emplace_back(std::move(v.value));
+        }
+        g.pattern = IndexGuard::Pattern::Array;
+        g.elems = std::move(elems);
+        return true;
+    }
+
+    std::optional<uint32_t> arg_position(const lang::Term& t) const {
+        if (t.kind != TermKind::Var || is_root_name(t)) return std::nullopt;
+        for (std::size_t i = 0; i < args.size(); ++i)
+            if (args[i]->kind == TermKind::Var && args[i]->text == t.text) return static_cast<uint32_t>(i);
+        return std::nullopt;
+    }
+
+    bool eq_guard(const lang::Term& a, const lang::Term& b, IndexGuard& g, std::string& var) const {
+        if (auto i = arg_position(a)) {
+            g.root = IndexGuard::Root::Arg;
+            g.arg = *i;
+            return pattern_of(b, g, var);
+        }
+        return ref_of(a, g) && pattern_of(b, g, var);
+    }
+
+    static bool same_ref(const IndexGuard& x, const IndexGuard& y) {
+        return x.root == y.root && x.arg == y.arg && x.path == y.path;
+    }
+
+    // A later test of the same ref replaces the earlier one (refindices.insert).
+    void insert(IndexGuard g, std::string var) {
+        for (std::size_t i = 0; i < guards.size(); ++i)
+            if (same_ref(guards[i], g)) {
+                g.loc = guards[i].loc;
+                g.tests = guards[i].tests + 1;
+                guards[i] = std::move(g);
+                bound_vars[i] = std::move(var);
+                return;
+            }
+        guards.push_back(std::move(g));
+        bound_vars.push_back(std::move(var));
+    }
+
+    // Whether the literal was indexed.
+    bool equality(const lang::Expr& e, bool implied) {
+        const lang::Term& a = *compiler::operand(e, 0);
+        const lang::Term& b = *compiler::operand(e, 1);
+        for (auto [x, y] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+            IndexGuard g;
+            std::string var;
+            if (eq_guard(*x, *y, g, var)) {
+                g.implied = implied;
+                insert(std::move(g), std::move(var));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // OPA's globDelimiterToString and globPatternToArray.
+    static std::optional<std::string> glob_delimiter(const lang::Term& t) {
+        if (t.kind != TermKind::Array) return std::nullopt;
+        if (t.elems.empty()) return ".";
+        std::string out;
+        for (const auto& e : t.elems) {
+            if (e->kind != TermKind::String) return std::nullopt;
+            out += e->text;
+        }
+        return out;
+    }
+
+    void glob_match(const lang::Expr& e) {
+        auto delim = glob_delimiter(*compiler::operand(e, 1));
+        const lang::Term& pattern = *compiler::operand(e, 0);
+        const lang::Term& match = *compiler::operand(e, 2);
+        if (!delim || pattern.kind != TermKind::String || match.kind != TermKind::Var || is_root_name(match)) return;
+        std::vector<std::optional<Value>> elems;
+        for (const auto& part : split_escaped(pattern.text, *delim)) {
+            if (part == "*") {
+                elems.emplace_back();
+                continue;
+            }
+            bool escaped = false;
+            for (char c : part) {
+                if (c == '\\') {
+                    escaped = !escaped;
+                    continue;
+                }
+                if (!escaped && (c == '[' || c == '?' || c == '{' || c == '*')) return;  // not indexed
+                escaped = false;
+            }
+            elems.emplace_back(Value::string(part));
+        }
+        // The tested value: a variable an earlier guard bound to a ref, or a parameter.
+        const IndexGuard* bound = nullptr;
+        for (std::size_t i = 0; i < guards.size(); ++i)
+            if (!bound_vars[i].empty() && bound_vars[i] == match.text) bound = &guards[i];
+        IndexGuard g;
+        if (bound) {
+            g.root = bound->root;
+            g.arg = bound->arg;
+            g.path = bound->path;
+            g.ref = bound->ref;
+            g.loc = bound->loc;
+        } else if (auto i = arg_position(match)) {
+            g.root = IndexGuard::Root::Arg;
+            g.arg = *i;
+        } else {
+            return;
+        }
+        g.pattern = IndexGuard::Pattern::Array;
+        g.elems = std::move(elems);
+        g.delimiters.push_back(*delim);
+        insert(std::move(g), "");
+    }
+
+    void body(const lang::Body& b) {
+        for (const auto& e : b)  // a clause that prints is not indexed
+            if (compiler::is_call_expr(e)) {
+                std::string op = compiler::dotted_name(compiler::operator_of(*e.term));
+                if (op == "internal.print" || op == "internal.test_case") return;
+            }
+        // Up to the first literal that is not an indexed equality (those only read input,
+        // base documents and locals), the body tests its guards itself, first.
+        bool leading = true;
+        for (const auto& e : b) {
+            bool indexed = false;
+            if (!e.negated && e.withs.empty() && compiler::is_call_expr(e)) {
+                std::string op = compiler::dotted_name(compiler::operator_of(*e.term));
+                std::size_t n = compiler::operand_count(e);
+                if ((op == "eq" || op == "assign" || op == "equal") && n == 2) indexed = equality(e, leading);
+                else if (op == "glob.match" && n == 3) glob_match(e);  // a call: it may fail
+            }
+            leading = leading && indexed;
+        }
+    }
+};
+
+
+std::vector<IndexGuard> index_guards(const Program& program, const lang::Rule& clause) {
+    GuardBuilder builder{program, clause.head.args, {}, {}};
+    builder.body(clause.body);
+    return std::move(builder.guards);
+}
+
+
+// OPA evaluates the rules an index lookup keeps in the order its trie traversal meets
+// them (v1/ast/index.go): rules without guards first, then depth first over the refs
+// tested (most tested first, then by where first tested), trying at each ref the rules
+// that do not test it, then those that only need a value, then those wanting a scalar
+// or an array (element by element: any before a given scalar). Rules that meet at one
+// node keep their order. An else chain goes where its first clause does (OPA places it
+// by the first clause the lookup keeps).
+void order_like_opa_index(RuleSet& set) {
+    struct RefStat {
+        const IndexGuard* first;
+        std::size_t tests = 0;
+    };
+    std::vector<RefStat> refs;
+    auto same_ref = [](const IndexGuard& x, const IndexGuard& y) {
+        return x.root == y.root && x.arg == y.arg && x.path == y.path;
+    };
+    for (const auto& rule : set.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get())
+            for (const auto& g : r->guards) {
+                auto it = std::find_if(refs.begin(), refs.end(), [&](const RefStat& s) { return same_ref(*s.first, g); });
+                if (it == refs.end()) refs.push_back({&g, g.tests});
+                else it->tests += g.tests;
+            }
+    if (refs.empty()) return;
+    auto before = [](const RefStat& a, const RefStat& b) {
+        if (a.tests != b.tests) return a.tests > b.tests;
+        const lang::Location& x = a.first->loc;
+        const lang::Location& y = b.first->loc;
+        if (x.file() != y.file()) return x.file() < y.file();
+        if (x.line != y.line) return x.line < y.line;
+        if (x.col != y.col) return x.col < y.col;
+        return a.first->arg < b.first->arg;
+    };
+    std::stable_sort(refs.begin(), refs.end(), before);
+    // The path of a rule's first clause through the trie; unguarded rules sit at its root.
+    auto key = [&](const PRule& r) {
+        std::vector<uint8_t> k;
+        if (r.guards.empty()) return k;
+        k.push_back(1);
+        for (const auto& ref : refs) {
+            auto g = std::find_if(r.guards.begin(), r.guards.end(), [&](const IndexGuard& x) { return same_ref(x, *ref.first); });
+            if (g == r.guards.end()) {
+                k.push_back(0);  // the "undefined" branch: always taken, first
+                continue;
+            }
+            switch (g->pattern) {
+                case IndexGuard::Pattern::Defined: k.push_back(1); break;
+                case IndexGuard::Pattern::Scalar: k.push_back(2); break;
+                case IndexGuard::Pattern::Array:
+                    k.push_back(2);
+                    for (const auto& e : g->elems) k.push_back(e ? 1 : 0);
+                    break;
+            }
+        }
+        return k;
+    };
+    std::vector<std::pair<std::vector<uint8_t>, std::shared_ptr<PRule>>> keyed;
+    for (auto& rule : set.rules) keyed.emplace_back(key(*rule), std::move(rule));
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < keyed.size(); ++i) set.rules[i] = std::move(keyed[i].second);
+}
+
+// Where many rules of one set require a scalar at one input path, group them by it.
 void build_index(RuleSet& set) {
+    // OPA keeps glob.match's mappers on the trie node of their ref: any array
+    // pattern on that ref also matches a string split at those delimiters.
+    std::vector<IndexGuard*> arrays;
+    for (auto& rule : set.rules)
+        for (PRule* r = rule.get(); r; r = r->else_rule.get())
+            for (auto& g : r->guards)
+                if (g.pattern == IndexGuard::Pattern::Array) arrays.push_back(&g);
+    for (IndexGuard* g : arrays)
+        for (const IndexGuard* other : arrays)
+            if (other != g && g->root == other->root && g->arg == other->arg && g->path == other->path)
+                for (const auto& d : other->delimiters)
+                    if (std::find(g->delimiters.begin(), g->delimiters.end(), d) == g->delimiters.end())
+                        g->delimiters.push_back(d);
+
     if (set.kind == RuleKind::Function) return;
+    auto scalar_on_input = [](const IndexGuard& g) {
+        return g.root == IndexGuard::Root::Input && g.pattern == IndexGuard::Pattern::Scalar;
+    };
     std::map<std::vector<Value>, std::size_t> paths;
     for (auto& rule : set.rules) {
-        if (rule->else_rule) continue;  // an else clause runs exactly when the body fails
-        for (const auto& e : rule->body.exprs)
-            if (auto c = index_condition(e)) rule->index.push_back(std::move(*c));
-        for (const auto& c : rule->index) ++paths[c.path];
+        if (rule->else_rule) continue;  // a chain is tried clause by clause
+        for (const auto& g : rule->guards)
+            if (scalar_on_input(g)) ++paths[g.path];
     }
     // A hash index pays off once several rules test one path.
     const std::vector<Value>* best = nullptr;
@@ -563,10 +851,11 @@ void build_index(RuleSet& set) {
     auto index = std::make_unique<RuleIndex>();
     index->path = *best;
     for (std::size_t i = 0; i < set.rules.size(); ++i) {
-        const IndexCondition* on_path = nullptr;
-        for (const auto& c : set.rules[i]->index)
-            if (c.path == index->path) on_path = &c;
-        if (on_path) index->by_value[on_path->value].push_back(i);
+        const IndexGuard* on_path = nullptr;
+        if (!set.rules[i]->else_rule)
+            for (const auto& g : set.rules[i]->guards)
+                if (scalar_on_input(g) && g.path == index->path) on_path = &g;
+        if (on_path) index->by_value[on_path->scalar].push_back(i);
         else index->unindexed.push_back(i);
     }
     set.rule_index = std::move(index);
@@ -583,6 +872,24 @@ bool has_one_constant_value(const RuleSet& set) {
             value = &r->value.value;
         }
     return value != nullptr;
+}
+
+// Some clause has guards and the unguarded ones produce one constant (see RuleSet).
+bool may_exit_early_when_guarded(const RuleSet& set) {
+    if (set.kind != RuleKind::Complete && set.kind != RuleKind::Function) return false;
+    bool guarded = false;
+    const Value* value = nullptr;
+    for (const auto& rule : set.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get()) {
+            if (!r->guards.empty()) {
+                guarded = true;
+                continue;
+            }
+            if (r->value.op != TermOp::Const) return false;
+            if (value && *value != r->value.value) return false;
+            value = &r->value.value;
+        }
+    return guarded;
 }
 
 // A capture variable (rego's `$termN`): where a query expression's value is.
@@ -642,6 +949,25 @@ void fuse_capture_checks(PBody& body) {
 }
 
 }  // namespace
+
+// OPA's splitStringEscaped: split at any byte of `delim` not escaped by a backslash.
+std::vector<std::string> split_escaped(std::string_view s, std::string_view delim) {
+    std::vector<std::string> out;
+    std::size_t last = 0;
+    bool escaped = false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\\' || escaped) {
+            escaped = !escaped;
+            continue;
+        }
+        if (delim.find(s[i]) != std::string_view::npos) {
+            out.emplace_back(s.substr(last, i - last));
+            last = i + 1;
+        }
+    }
+    out.emplace_back(s.substr(last));
+    return out;
+}
 
 lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> compiled, Program& program) {
     lang::Diagnostics diags;
@@ -711,8 +1037,10 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         else p.set->rules.push_back(first);
     }
     for (auto& set : program.rule_sets) {
+        order_like_opa_index(*set);
         build_index(*set);
         set->early_exit = has_one_constant_value(*set);
+        set->guarded_early_exit = !set->early_exit && may_exit_early_when_guarded(*set);
     }
     return diags;
 }

@@ -8,7 +8,8 @@
 //   * the compiler's temporaries are fused back where that keeps the meaning
 //     (`f(x, t); y = t` runs as `y = f(x)`), and `v = xs[k]` over a fresh k
 //     iterates xs directly;
-//   * rules testing the same input path with constants are indexed.
+//   * each clause gets the guards OPA's rule index checks before its body, and
+//     rules testing the same input path with constants are grouped by it.
 
 #include "compiler/compiler.hpp"
 #include "lang/diagnostics.hpp"
