@@ -809,7 +809,12 @@ void order_like_opa_index(RuleSet& set) {
     };
     std::vector<std::pair<std::vector<uint8_t>, std::shared_ptr<PRule>>> keyed;
     for (auto& rule : set.rules) keyed.emplace_back(key(*rule), std::move(rule));
-    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // An explicit element comparison: vector<uint8_t>'s operator< becomes a memcmp whose
+    // bound GCC 12 misjudges (-Wstringop-overread) once inlined into the merge.
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+        return std::lexicographical_compare(a.first.begin(), a.first.end(), b.first.begin(), b.first.end(),
+                                            [](uint8_t x, uint8_t y) { return x < y; });
+    });
     for (std::size_t i = 0; i < keyed.size(); ++i) set.rules[i] = std::move(keyed[i].second);
 }
 
