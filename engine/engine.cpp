@@ -308,6 +308,13 @@ runtime::Value Engine::capabilities() const {
     return stdlib::capabilities_document(stdlib::standard_registry(), custom);
 }
 
+std::vector<std::pair<std::string_view, const lang::Module*>> Engine::parsed_modules() const {
+    std::vector<std::pair<std::string_view, const lang::Module*>> out;
+    out.reserve(impl_->modules.size());
+    for (const auto& [file, module] : impl_->modules) out.emplace_back(file, &module);
+    return out;
+}
+
 std::map<std::string, std::set<uint32_t>> Engine::coverable_lines() const {
     std::map<std::string, std::set<uint32_t>> out;
     for (const auto& [file, module] : impl_->modules) coverage::add_coverable_lines(module, out[file]);

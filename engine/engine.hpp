@@ -31,6 +31,10 @@
 #include "runtime/eval/tracing.hpp"
 #include "runtime/value.hpp"
 
+namespace gavel::lang {
+struct Module;
+}
+
 namespace gavel {
 
 struct EngineOptions {
@@ -266,6 +270,11 @@ public:
 
     // The rules of the added modules (parsed, not necessarily compiling), by file then position.
     std::vector<RuleInfo> rules() const;
+
+    // The added modules as parsed (not rewritten by compilation), by file name; valid
+    // until a policy is added or removed. Tools read their syntax here rather than parse
+    // the sources a second time.
+    std::vector<std::pair<std::string_view, const lang::Module*>> parsed_modules() const;
 
     // The lines of the added modules coverage can reach (rule heads, body
     // expressions), per file: what `--coverage` reports against (engine/coverage.hpp).

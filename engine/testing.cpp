@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "lang/ast.hpp"
-#include "lang/parse.hpp"
-#include "lang/test_names.hpp"
 #include "runtime/json.hpp"
 #include "engine/coverage.hpp"
 #include "engine/loader.hpp"
@@ -265,7 +263,6 @@ std::vector<TestCase> discover(const std::vector<RuleInfo>& rules) {
 
 struct TestRunner::Impl {
     Engine& engine;
-    std::map<std::string, lang::Module> modules;  // parsed again for their syntax
     std::vector<TestCase> tests;
     std::vector<std::optional<PreparedQuery>> queries;
     std::vector<std::set<std::pair<uint32_t, uint32_t>>> top_level;  // per test: its body's literals
@@ -274,21 +271,9 @@ struct TestRunner::Impl {
     explicit Impl(Engine& e) : engine(e) {}
 };
 
-TestRunner::TestRunner(Engine& engine, std::vector<PolicySource> sources) : impl_(std::make_unique<Impl>(engine)) {
-    lang::ParseOptions po;
-    po.v0_compatible = engine.options().v0_compatible;
-    po.experimental_keywords = engine.options().experimental_keywords;
-    for (auto& s : sources) {
-        po.v0_compatible = s.v0_compatible.value_or(engine.options().v0_compatible);
-        auto parsed = lang::parse_module(s.file, std::move(s.text), po);
-        if (parsed.ok()) impl_->modules.insert_or_assign(s.file, std::move(*parsed.module));
-    }
-    if (engine.options().number_duplicate_tests) {  // the names the engine gives duplicate tests
-        std::vector<lang::Module*> all;
-        for (auto& [name, m] : impl_->modules) all.push_back(&m);
-        lang::number_duplicate_tests(all);
-    }
-}
+// The engine's parsed modules are the tests' syntax: a second parse of every
+// source doubled the memory of a large test run.
+TestRunner::TestRunner(Engine& engine) : impl_(std::make_unique<Impl>(engine)) {}
 
 TestRunner::~TestRunner() = default;
 
@@ -304,9 +289,9 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
     // Each module's rules by the first part of their head, looked up once per test
     // (scanning every rule for every test is quadratic in a module of many tests).
     std::map<std::string, std::unordered_map<std::string, std::vector<const lang::Rule*>>> rules_by_name;
-    for (const auto& [file, module] : impl_->modules) {
-        auto& by_name = rules_by_name[file];
-        for (const auto& rule : module.rules) {
+    for (const auto& [file, module] : impl_->engine.parsed_modules()) {
+        auto& by_name = rules_by_name[std::string(file)];
+        for (const auto& rule : module->rules) {
             if (!rule.head.ref || rule.head.ref->elems.empty()) continue;
             const auto& head = rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
             by_name[head.text].push_back(&rule);
