@@ -60,6 +60,11 @@ struct EngineOptions {
     // JSON Schemas for the type checker (`-s`, engine/schema_loader.hpp): the
     // schema of `input` and those METADATA `schemas:` annotations name.
     std::shared_ptr<const compiler::SchemaSet> schemas = nullptr;
+    // Off for a one-shot run (gavel test): the first compilation takes the parsed modules
+    // over instead of copying them, so the engine holds one AST of each module, not two.
+    // From then on rules(), parsed_modules() and coverable_lines() list nothing, and a
+    // policy or data change refuses to compile (there is nothing left to compile again).
+    bool keep_parsed_modules = true;
 };
 
 struct ExpressionResult {

@@ -82,6 +82,9 @@ SessionResult run_session(const SessionOptions& options) {
     engine_options.v0_compatible = options.v0_compatible;
     engine_options.strict = options.strict;
     engine_options.number_duplicate_tests = true;
+    // The run compiles once; the test runner reads the tests' syntax before that, and
+    // only the coverage report needs the parsed modules afterwards.
+    engine_options.keep_parsed_modules = options.coverage;
     Engine engine(engine_options);
     lang::Diagnostics load_errors = engine::add_to_engine(engine, std::move(loaded));
     if (!load_errors.empty()) {
