@@ -76,10 +76,10 @@ CompiledModules compile_modules(const std::vector<const lang::Module*>& modules,
     std::vector<lang::Module> copies;
     copies.reserve(modules.size());
     for (const lang::Module* m : modules) copies.push_back(copy_module(*m));
-    return compile_modules(std::move(copies), options);
+    return compile_modules_in_place(std::move(copies), options);
 }
 
-CompiledModules compile_modules(std::vector<lang::Module> modules, const CompileOptions& options) {
+CompiledModules compile_modules_in_place(std::vector<lang::Module> modules, const CompileOptions& options) {
     CompiledModules out;
     out.options = options;
     std::stable_sort(modules.begin(), modules.end(), [](const lang::Module& a, const lang::Module& b) {

@@ -148,7 +148,7 @@ struct Engine::Impl {
             for (auto& [name, m] : modules) taken.push_back(std::move(m));
             modules.clear();
             parsed_released = true;
-            compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules(std::move(taken), co));
+            compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules_in_place(std::move(taken), co));
         }
         program_errors = compiled->diagnostics;
         if (program_errors.empty()) program_errors = eval::plan_modules(compiled, *p);
