@@ -73,13 +73,20 @@ int CompiledModules::arity(const lang::Term& op) const {
 }
 
 CompiledModules compile_modules(const std::vector<const lang::Module*>& modules, const CompileOptions& options) {
+    std::vector<lang::Module> copies;
+    copies.reserve(modules.size());
+    for (const lang::Module* m : modules) copies.push_back(copy_module(*m));
+    return compile_modules_in_place(std::move(copies), options);
+}
+
+CompiledModules compile_modules_in_place(std::vector<lang::Module> modules, const CompileOptions& options) {
     CompiledModules out;
     out.options = options;
-    std::vector<const lang::Module*> sorted = modules;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const lang::Module* a, const lang::Module* b) {
-        return a->source->name() < b->source->name();
+    std::stable_sort(modules.begin(), modules.end(), [](const lang::Module& a, const lang::Module& b) {
+        return a.source->name() < b.source->name();
     });
-    for (const lang::Module* m : sorted) out.modules.push_back(std::make_unique<lang::Module>(copy_module(*m)));
+    out.modules.reserve(modules.size());
+    for (lang::Module& m : modules) out.modules.push_back(std::make_unique<lang::Module>(std::move(m)));
 
     CompileContext ctx(out.options);
     for (auto& m : out.modules) ctx.modules.push_back(m.get());

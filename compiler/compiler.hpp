@@ -68,6 +68,9 @@ struct CompiledModules {
 };
 
 CompiledModules compile_modules(const std::vector<const lang::Module*>& modules, const CompileOptions& options);
+// The same, rewriting the modules given instead of copies of them (for a caller
+// that keeps no parsed copy: the copy doubled the memory a compilation holds).
+CompiledModules compile_modules_in_place(std::vector<lang::Module> modules, const CompileOptions& options);
 
 // Where a query is written: a package (whose rules it may name without
 // `data.`) and imports, as OPA's QueryContext.

@@ -91,6 +91,7 @@ struct Engine::Impl {
     std::shared_ptr<const partial::Program> partial_program;  // built on first use, with `program`
     lang::Diagnostics program_errors;
     uint64_t compile_ns = 0;
+    bool parsed_released = false;  // compiled once without keep_parsed_modules: the modules went to the compiler
 
     void invalidate() {
         program.reset();
@@ -113,6 +114,14 @@ struct Engine::Impl {
 
     const eval::Program* compile() {
         if (program) return program.get();
+        if (parsed_released) {
+            lang::Diagnostic d;
+            d.code = std::string(lang::codes::compile_error);
+            d.message = "policies or data changed after the engine released its parsed modules";
+            program_errors = {};
+            program_errors.add(std::move(d));
+            return nullptr;
+        }
         auto start = std::chrono::steady_clock::now();
         auto p = std::make_shared<eval::Program>();
         p->builtins = &stdlib::standard_registry();
@@ -120,8 +129,6 @@ struct Engine::Impl {
         p->v0_compatible = options.v0_compatible;
         p->allow_net = options.allow_net;
         p->base_data = data;
-        std::vector<const lang::Module*> list;
-        for (const auto& [name, m] : modules) list.push_back(&m);
         compiler::CompileOptions co;
         co.strict = options.strict;
         co.allowed_builtins = options.allowed_builtins;
@@ -130,7 +137,19 @@ struct Engine::Impl {
         for (const auto& [name, b] : custom) co.custom_builtins[name] = b.decl;
         if (options.check_data_conflicts)
             co.path_exists = [base = data](const std::vector<std::string>& path) { return data_at(base, path); };
-        auto compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules(list, co));
+        std::shared_ptr<const compiler::CompiledModules> compiled;
+        if (options.keep_parsed_modules) {
+            std::vector<const lang::Module*> list;
+            for (const auto& [name, m] : modules) list.push_back(&m);
+            compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules(list, co));
+        } else {
+            std::vector<lang::Module> taken;
+            taken.reserve(modules.size());
+            for (auto& [name, m] : modules) taken.push_back(std::move(m));
+            modules.clear();
+            parsed_released = true;
+            compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules_in_place(std::move(taken), co));
+        }
         program_errors = compiled->diagnostics;
         if (program_errors.empty()) program_errors = eval::plan_modules(compiled, *p);
         compile_ns = elapsed_ns(start);
@@ -306,6 +325,13 @@ runtime::Value Engine::capabilities() const {
     std::vector<const lang::BuiltinDecl*> custom;
     for (const auto& [name, b] : impl_->custom) custom.push_back(b.decl.get());
     return stdlib::capabilities_document(stdlib::standard_registry(), custom);
+}
+
+std::vector<std::pair<std::string_view, const lang::Module*>> Engine::parsed_modules() const {
+    std::vector<std::pair<std::string_view, const lang::Module*>> out;
+    out.reserve(impl_->modules.size());
+    for (const auto& [file, module] : impl_->modules) out.emplace_back(file, &module);
+    return out;
 }
 
 std::map<std::string, std::set<uint32_t>> Engine::coverable_lines() const {

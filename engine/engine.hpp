@@ -31,6 +31,10 @@
 #include "runtime/eval/tracing.hpp"
 #include "runtime/value.hpp"
 
+namespace gavel::lang {
+struct Module;
+}
+
 namespace gavel {
 
 struct EngineOptions {
@@ -56,6 +60,11 @@ struct EngineOptions {
     // JSON Schemas for the type checker (`-s`, engine/schema_loader.hpp): the
     // schema of `input` and those METADATA `schemas:` annotations name.
     std::shared_ptr<const compiler::SchemaSet> schemas = nullptr;
+    // Off for a one-shot run (gavel test): the first compilation takes the parsed modules
+    // over instead of copying them, so the engine holds one AST of each module, not two.
+    // From then on rules(), parsed_modules() and coverable_lines() list nothing, and a
+    // policy or data change refuses to compile (there is nothing left to compile again).
+    bool keep_parsed_modules = true;
 };
 
 struct ExpressionResult {
@@ -266,6 +275,11 @@ public:
 
     // The rules of the added modules (parsed, not necessarily compiling), by file then position.
     std::vector<RuleInfo> rules() const;
+
+    // The added modules as parsed (not rewritten by compilation), by file name; valid
+    // until a policy is added or removed. Tools read their syntax here rather than parse
+    // the sources a second time.
+    std::vector<std::pair<std::string_view, const lang::Module*>> parsed_modules() const;
 
     // The lines of the added modules coverage can reach (rule heads, body
     // expressions), per file: what `--coverage` reports against (engine/coverage.hpp).

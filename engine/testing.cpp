@@ -7,8 +7,6 @@
 #include <vector>
 
 #include "lang/ast.hpp"
-#include "lang/parse.hpp"
-#include "lang/test_names.hpp"
 #include "runtime/json.hpp"
 #include "engine/coverage.hpp"
 #include "engine/loader.hpp"
@@ -260,7 +258,6 @@ std::vector<TestCase> discover(const std::vector<RuleInfo>& rules) {
 
 struct TestRunner::Impl {
     Engine& engine;
-    std::map<std::string, lang::Module> modules;  // parsed again for their syntax
     std::vector<TestCase> tests;
     std::vector<std::optional<PreparedQuery>> queries;
     std::vector<std::set<std::pair<uint32_t, uint32_t>>> top_level;  // per test: its body's literals
@@ -269,21 +266,9 @@ struct TestRunner::Impl {
     explicit Impl(Engine& e) : engine(e) {}
 };
 
-TestRunner::TestRunner(Engine& engine, std::vector<PolicySource> sources) : impl_(std::make_unique<Impl>(engine)) {
-    lang::ParseOptions po;
-    po.v0_compatible = engine.options().v0_compatible;
-    po.experimental_keywords = engine.options().experimental_keywords;
-    for (auto& s : sources) {
-        po.v0_compatible = s.v0_compatible.value_or(engine.options().v0_compatible);
-        auto parsed = lang::parse_module(s.file, std::move(s.text), po);
-        if (parsed.ok()) impl_->modules.insert_or_assign(s.file, std::move(*parsed.module));
-    }
-    if (engine.options().number_duplicate_tests) {  // the names the engine gives duplicate tests
-        std::vector<lang::Module*> all;
-        for (auto& [name, m] : impl_->modules) all.push_back(&m);
-        lang::number_duplicate_tests(all);
-    }
-}
+// The engine's parsed modules are the tests' syntax: a second parse of every
+// source doubled the memory of a large test run.
+TestRunner::TestRunner(Engine& engine) : impl_(std::make_unique<Impl>(engine)) {}
 
 TestRunner::~TestRunner() = default;
 
@@ -291,23 +276,44 @@ const std::vector<TestCase>& TestRunner::tests() const { return impl_->tests; }
 
 lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
     impl_->tests = std::move(tests);
-    impl_->queries.assign(impl_->tests.size(), std::nullopt);
-    impl_->top_level.assign(impl_->tests.size(), {});
-    impl_->case_parts.assign(impl_->tests.size(), {});
-    lang::Diagnostics errors = impl_->engine.check();
-    if (!errors.empty()) return errors;
-    // Each module's rules by the first part of their head, looked up once per test
-    // (scanning every rule for every test is quadratic in a module of many tests).
-    std::map<std::string, std::unordered_map<std::string, std::vector<const lang::Rule*>>> rules_by_name;
-    for (const auto& [file, module] : impl_->modules) {
-        auto& by_name = rules_by_name[file];
-        for (const auto& rule : module.rules) {
-            if (!rule.head.ref || rule.head.ref->elems.empty()) continue;
-            const auto& head = rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
-            by_name[head.text].push_back(&rule);
+    const std::size_t n = impl_->tests.size();
+    impl_->queries.assign(n, std::nullopt);
+    impl_->top_level.assign(n, {});
+    impl_->case_parts.assign(n, {});
+    // The tests' syntax is read before compiling: an engine that does not keep its
+    // parsed modules (EngineOptions::keep_parsed_modules) hands them to the compiler.
+    std::vector<std::set<std::pair<uint32_t, uint32_t>>> top_level(n);
+    std::vector<std::optional<std::vector<CasePart>>> partial_parts(n);  // set for partial-object tests
+    {
+        // Each module's rules by the first part of their head, looked up once per test
+        // (scanning every rule for every test is quadratic in a module of many tests).
+        std::map<std::string, std::unordered_map<std::string, std::vector<const lang::Rule*>>> rules_by_name;
+        for (const auto& [file, module] : impl_->engine.parsed_modules()) {
+            auto& by_name = rules_by_name[std::string(file)];
+            for (const auto& rule : module->rules) {
+                if (!rule.head.ref || rule.head.ref->elems.empty()) continue;
+                const auto& head = rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
+                by_name[head.text].push_back(&rule);
+            }
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const TestCase& t = impl_->tests[i];
+            if (t.skip) continue;
+            auto m = rules_by_name.find(t.file);
+            if (m == rules_by_name.end()) continue;
+            auto named = m->second.find(t.name);
+            if (named == m->second.end()) continue;
+            const lang::Rule* defining = nullptr;  // the rule the test was discovered at
+            for (const lang::Rule* rule : named->second) {
+                for (const auto& e : rule->body) top_level[i].insert({e.loc.line, e.loc.col});
+                if (!defining || (rule->loc.line == t.line && rule->loc.col == t.col)) defining = rule;
+            }
+            if (defining && is_partial_object(defining->head)) partial_parts[i] = case_parts(defining->head);
         }
     }
-    for (std::size_t i = 0; i < impl_->tests.size(); ++i) {
+    lang::Diagnostics errors = impl_->engine.check();
+    if (!errors.empty()) return errors;
+    for (std::size_t i = 0; i < n; ++i) {
         TestCase& t = impl_->tests[i];
         if (t.skip) continue;
         auto prepared = impl_->engine.prepare(t.query.empty() ? t.full_name() : t.query);
@@ -316,18 +322,10 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
             continue;
         }
         impl_->queries[i] = std::move(*prepared.value);
-        auto m = rules_by_name.find(t.file);
-        if (m == rules_by_name.end()) continue;
-        auto named = m->second.find(t.name);
-        if (named == m->second.end()) continue;
-        const lang::Rule* defining = nullptr;  // the rule the test was discovered at
-        for (const lang::Rule* rule : named->second) {
-            for (const auto& e : rule->body) impl_->top_level[i].insert({e.loc.line, e.loc.col});
-            if (!defining || (rule->loc.line == t.line && rule->loc.col == t.col)) defining = rule;
-        }
-        if (defining && is_partial_object(defining->head)) {
+        impl_->top_level[i] = std::move(top_level[i]);
+        if (partial_parts[i]) {
             t.partial_object = true;
-            impl_->case_parts[i] = case_parts(defining->head);
+            impl_->case_parts[i] = std::move(*partial_parts[i]);
         }
     }
     return errors;

@@ -96,18 +96,11 @@ struct RunOptions {
     Tracer* tracer = nullptr;  // also sees every evaluation step (e.g. to print a trace)
 };
 
-// The policies' sources, for what only the syntax knows (a test body's
-// top-level expressions, the lines coverage can reach).
-struct PolicySource {
-    std::string file;
-    std::string text;
-    std::optional<bool> v0_compatible = std::nullopt;  // its dialect when not the engine's (a bundle manifest's)
-};
-
 class TestRunner {
 public:
-    // `engine` must hold the policies and data; `sources` the same policies' text.
-    TestRunner(Engine& engine, std::vector<PolicySource> sources);
+    // `engine` must hold the policies and data. What only the syntax knows (a test
+    // body's top-level expressions, a head's parts) is read from its parsed modules.
+    explicit TestRunner(Engine& engine);
     ~TestRunner();
 
     // Compiles the tests' queries; compile errors of the policies come back here.

@@ -69,8 +69,6 @@ SessionResult run_session(const SessionOptions& options) {
         for (const auto& d : loaded.errors) out.errors.push_back(error_text(d));
         return out;
     }
-    std::vector<testing::PolicySource> sources;
-    for (const auto& p : loaded.policies) sources.push_back({p.file, p.text, p.v0_compatible});
 
     EngineOptions engine_options;
     if (!options.schema.empty()) {  // read once the policies are, as `opa test` does
@@ -84,6 +82,9 @@ SessionResult run_session(const SessionOptions& options) {
     engine_options.v0_compatible = options.v0_compatible;
     engine_options.strict = options.strict;
     engine_options.number_duplicate_tests = true;
+    // The run compiles once; the test runner reads the tests' syntax before that, and
+    // only the coverage report needs the parsed modules afterwards.
+    engine_options.keep_parsed_modules = options.coverage;
     Engine engine(engine_options);
     lang::Diagnostics load_errors = engine::add_to_engine(engine, std::move(loaded));
     if (!load_errors.empty()) {
@@ -100,7 +101,7 @@ SessionResult run_session(const SessionOptions& options) {
         }
         std::erase_if(tests, [&](const testing::TestCase& t) { return !RE2::PartialMatch(t.full_name(), pattern); });
     }
-    testing::TestRunner runner(engine, std::move(sources));
+    testing::TestRunner runner(engine);
     lang::Diagnostics compile_errors = runner.prepare(std::move(tests));
     if (!compile_errors.empty()) {
         for (const auto& d : compile_errors) out.errors.push_back(error_text(d));

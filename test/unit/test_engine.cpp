@@ -609,3 +609,37 @@ d := [u, v] if {
     CHECK(run("data.p.d", printed) == "[6,10]");
     CHECK(printed == "f 1\n");
 }
+
+TEST_CASE("an engine that does not keep its parsed modules compiles them once, in place") {
+    gavel::EngineOptions options;
+    options.keep_parsed_modules = false;
+    Engine engine(options);
+    REQUIRE(engine.add_policy("p.rego", "package p\n\nallow if input.x == 1\n").empty());
+    CHECK(engine.parsed_modules().size() == 1);  // until the first compilation
+    CHECK(engine.rules().size() == 1);
+    auto q = engine.prepare("data.p.allow");
+    REQUIRE(q.ok());
+    CHECK(engine.parsed_modules().empty());  // the compiler took them over
+    Value input = json(R"({"x": 1})");
+    EvalOptions o;
+    o.input = &input;
+    CHECK(value_of(q.value->eval(o)) == "true");
+    CHECK(engine.prepare("data.p").ok());  // more queries against the same compilation
+    // Nothing is left to compile again: a change is refused, not compiled without the module.
+    REQUIRE(engine.add_policy("q.rego", "package q\n\nx := 1\n").empty());
+    auto after = engine.check();
+    REQUIRE(after.size() == 1);
+    CHECK(after.items()[0].message == "policies or data changed after the engine released its parsed modules");
+}
+
+TEST_CASE("an engine keeps its parsed modules by default and compiles again after a change") {
+    Engine engine;
+    REQUIRE(engine.add_policy("p.rego", "package p\n\nallow := true\n").empty());
+    REQUIRE(engine.prepare("data.p.allow").ok());
+    CHECK(engine.parsed_modules().size() == 1);
+    REQUIRE(engine.add_policy("q.rego", "package q\n\nx := 1\n").empty());
+    CHECK(engine.check().empty());
+    auto q = engine.prepare("data.q.x");
+    REQUIRE(q.ok());
+    CHECK(value_of(q.value->eval()) == "1");
+}

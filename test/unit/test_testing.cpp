@@ -27,7 +27,7 @@ struct Fixture {
     explicit Fixture(const std::string& text, gavel::EngineOptions options = {}) : engine(options) {
         auto errors = engine.add_policy("t.rego", text);
         REQUIRE(errors.empty());
-        runner = std::make_unique<TestRunner>(engine, std::vector<gavel::testing::PolicySource>{{"t.rego", text}});
+        runner = std::make_unique<TestRunner>(engine);
         auto compile = runner->prepare(gavel::testing::discover(engine.rules()));
         REQUIRE(compile.empty());
     }
