@@ -3,17 +3,10 @@
 # rejects is an error with file:line:col in check, eval, test and the REPL;
 # inputs built to exhaust the stack are refused with the limit they passed;
 # rewrites OPA makes give OPA's answers.
-set -uo pipefail
-gavel=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-failures=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 out=$work/out
 err=$work/err
 
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 
 # run STATUS CMD...: runs CMD (stdout to $out, stderr to $err); fails unless it exits with STATUS.
 # A crash (139, 134) is never the wanted status.

@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
 # OPA's command-line conventions: usage errors exit 1 naming what was wrong,
 # --version, help CMD, version with the build commit and --format json.
-set -uo pipefail
-gavel=$1
-failures=0
+source "$(dirname "$0")/lib.sh"
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+at_exit 'rm -f "$out" "$err"'
 
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 # run NAME STATUS TEXT-ON-STDOUT-OR-STDERR ARGS...
 run() {
     local name=$1 want=$2 text=$3; shift 3

@@ -2,14 +2,8 @@
 # gavel serve hot reload: a good policy or data change takes effect; a broken
 # policy keeps the last good program, is logged with file:line:col and counted;
 # invalid policies at start fail startup.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 mkdir -p "$work/policies" "$work/data/config"
 # put FILE: stdin becomes FILE at once (written beside, then renamed), so the

@@ -3,14 +3,8 @@
 # busy, /health and /metrics answer within 50 ms; a full queue answers at once
 # (admission: the failure decision, deny or --fail-open's allow; REST: 503);
 # time waiting for a worker counts against --eval-timeout.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 # slow_review N FILE: a review whose evaluation takes about (N/4500)^2 seconds.
 slow_review() {
