@@ -119,4 +119,4 @@ bounded "eval -I" 0 '"a": 1' input.json "$gavel" eval -I input
 printf '{"x": 2}' > piped.json
 bounded "eval -i <(pipe)" 0 '"x": 2' /dev/null "$gavel" eval -i <(cat piped.json) input
 
-[[ $failures -eq 0 ]] && echo "PASS" || { echo "$failures FAILED"; exit 1; }
+finish

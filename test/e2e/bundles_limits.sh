@@ -148,5 +148,4 @@ else ((ms < 10000)) && pass "SIGTERM during a bundle download: gone in ${ms} ms"
 wait "$slow_pid" 2>/dev/null
 rm -f "$srv/slow.slow"
 
-if ((failures)); then echo "$failures bundle limit test(s) failed"; exit 1; fi
-echo "all bundle limit tests passed"
+finish

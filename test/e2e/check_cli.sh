@@ -97,5 +97,4 @@ if grep -q '"kubernetes"' /tmp/gavel_e2e_out.$$; then echo "ok   parse json name
 expect "parse of a broken file" 1 "$gavel" parse test/e2e/fixtures/check/three_errors.rego
 
 rm -f /tmp/gavel_e2e_out.$$ /tmp/gavel_e2e_err.$$
-echo "e2e check: $failures failed"
-exit $((failures > 0))
+finish

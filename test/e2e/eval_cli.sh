@@ -375,5 +375,4 @@ check "http.send with a tls_client_cert_file of /dev/zero" 0 'read /dev/zero: no
 check "--memory-limit that is not a size is a usage error" 1 '' "$gavel" eval --memory-limit lots 'true'
 
 rm -f "$out" "$err" "$out.diff"
-echo "e2e eval: $failures failed"
-exit $((failures > 0))
+finish

@@ -110,5 +110,4 @@ grep -q 'path: "/gatekeeper"' "$work/hook.yaml" && grep -q 'resources: \["deploy
     grep -q 'resources: \["pods"\]' "$work/hook.yaml" && grep -q 'kubernetes.io/metadata.name' "$work/hook.yaml" \
     && pass "webhook-config rules from match.kinds" || fail "webhook-config rules from match.kinds"
 
-[[ $failures -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }
-echo "all passed"
+finish

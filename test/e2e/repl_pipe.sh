@@ -228,5 +228,4 @@ else
     echo "ok   missing-file"
 fi
 
-if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all passed"
+finish

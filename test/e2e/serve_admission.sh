@@ -218,5 +218,4 @@ post_open() { curl -sS -o "$work/r.json" -w '%{http_code}' --data-binary @"$fx/r
 expect_eq "still deciding after the garbage" "$(post_open)" 200
 stop_server "$open_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve admission tests passed"
+finish

@@ -56,5 +56,4 @@ expect_eq "still deciding" "$(curl -sS -o /dev/null -w '%{http_code}' --data-bin
     "http://127.0.0.1:$adm/validate/kubernetes/validating")" 200
 stop_server "$framing_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve framing tests passed"
+finish

@@ -89,5 +89,4 @@ expect_eq "still serving" \
 kill -0 "$deep_pid" 2> /dev/null && pass "no crash" || fail "the server died"
 stop_server "$deep_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve limit tests passed"
+finish

@@ -102,5 +102,4 @@ expect_eq "run: bad buckets refused (exit 1)" "$?" 1
 expect_eq "run: the message" "$(cat "$work/bad.log")" \
     "gavel run: server metrics configuration parse error: server.metrics.prom.http_request_duration_seconds.buckets: histogram buckets must be in increasing order: 0.500000 >= 0.100000"
 
-echo "failures: $failures"
-(( failures == 0 ))
+finish

@@ -87,5 +87,4 @@ status=$?
 expect_eq "invalid policy at start: exit 1" "$status" 1
 grep -q "broken.rego:[0-9]*:[0-9]*: rego_parse_error" "$work/start.err" && pass "invalid policy at start: file:line:col" || { fail "startup error missing location"; cat "$work/start.err"; }
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve reload tests passed"
+finish
