@@ -1,9 +1,9 @@
 #pragma once
-// The inside of a Server (webhook/server.hpp), shared by server.cpp and the four
-// translation units that each compile one kind of connection (server_session_*.cpp):
-// Session<Protocol, kTls> over TCP or a unix socket, plain or TLS. Each of the four
-// instantiations costs as much to compile as the rest of the server, so they are
-// compiled apart, in parallel, and server.cpp reaches them through start_session.
+// The inside of a Server (webhook/server.hpp), shared by server.cpp and the two
+// translation units that compile the connections (server_session_{plain,tls}.cpp):
+// Session<Protocol, kTls> over TCP or a unix socket, plain or TLS. Its instantiations cost
+// more to compile than the rest of the server, so they are compiled apart (plain and TLS,
+// in parallel), and server.cpp reaches them through start_session.
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -69,7 +69,7 @@ struct Server::Impl : std::enable_shared_from_this<Impl> {
 };
 
 // Starts serving one accepted connection: `ctx` non-null for TLS. Defined in server_session.hpp and
-// instantiated once per (Protocol, kTls) in server_session_{tcp,unix}{,_tls}.cpp.
+// instantiated for TCP and unix sockets in server_session_plain.cpp and server_session_tls.cpp.
 template <class Protocol, bool kTls>
 void start_session(typename Protocol::socket socket, std::shared_ptr<asio::ssl::context> ctx,
                    std::shared_ptr<Server::Impl> server);

@@ -1,6 +1,6 @@
 #pragma once
 // One HTTP connection of a Server: Session<Protocol, kTls>. Included only by the
-// server_session_*.cpp files, each instantiating one of its four kinds (see server_impl.hpp).
+// server_session_{plain,tls}.cpp files, which instantiate it (see server_impl.hpp).
 
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>

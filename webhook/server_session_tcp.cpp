@@ -1,9 +1,0 @@
-// Connections over TCP: one of Session's four instantiations (see server_impl.hpp).
-#include "webhook/server_session.hpp"
-
-namespace gavel::webhook {
-
-template void start_session<tcp, false>(tcp::socket, std::shared_ptr<asio::ssl::context>,
-                                              std::shared_ptr<Server::Impl>);
-
-}  // namespace gavel::webhook
