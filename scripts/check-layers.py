@@ -4,7 +4,10 @@
 The layers, bottom up: support -> lang -> compiler -> runtime -> stdlib -> engine ->
 webhook -> cli. A folder may include its own headers and those of the folders below it
 (cli reaches the server assembly in webhook/; webhook never reaches cli/). meson runs this
-as part of every build (the `layers` target), so an upward include fails to build.
+as part of every build (the `layers` target), so an upward include fails to build. (Each layer
+is also a static library linking only the ones below it, and the layer_check_* executables link
+each one whole: a call into a layer above fails to link. Includes need this script: every layer
+sees the whole source tree's include path.)
 Usage: check-layers.py SOURCE_ROOT [STAMP]
 """
 import pathlib

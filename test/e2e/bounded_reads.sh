@@ -3,19 +3,11 @@
 # an endless FIFO, an endless stdin and a 2 GiB sparse file end in "file too large"
 # within seconds and under 300 MB of memory; a directory where a file is expected
 # gets OPA's error ("read DIR: is a directory") and exit status.
-set -uo pipefail
-gavel=$(realpath "$1")
-work=$(mktemp -d /tmp/gavel_e2e_reads.XXXXXX)
-failures=0
+source "$(dirname "$0")/lib.sh"
 writer=""
-cleanup() {
-    [[ -n $writer ]] && kill "$writer" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
+at_exit '[[ -n $writer ]] && kill "$writer" 2>/dev/null'
 cd "$work"
 
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 
 max_rss_kb=300000   # "under 300 MB"
 max_seconds=60      # "within seconds", generous for a loaded 2-core machine
@@ -127,4 +119,4 @@ bounded "eval -I" 0 '"a": 1' input.json "$gavel" eval -I input
 printf '{"x": 2}' > piped.json
 bounded "eval -i <(pipe)" 0 '"x": 2' /dev/null "$gavel" eval -i <(cat piped.json) input
 
-[[ $failures -eq 0 ]] && echo "PASS" || { echo "$failures FAILED"; exit 1; }
+finish

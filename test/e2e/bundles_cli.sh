@@ -4,16 +4,7 @@
 # OPA's JSON), -b in eval, test, check and repl, OPA's roots errors, bad archives.
 # OPA compatibility both ways without an OPA binary: fixtures/bundles/opa_format.py
 # writes a bundle by hand as OPA's Go code does and checks gavel's the way OPA's verifier does.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
-pass() { echo "ok   $1"; }
-expect_eq() { if [[ "$2" == "$3" ]]; then pass "$1"; else fail "$1: got [$2], want [$3]"; fi; }
+source "$(dirname "$0")/lib.sh"
 expect_in() { if [[ "$2" == *"$3"* ]]; then pass "$1"; else fail "$1: [$2] lacks [$3]"; fi; }
 opa_format=test/e2e/fixtures/bundles/opa_format.py
 
@@ -132,5 +123,4 @@ expect_in "an OPA-format bundle: wrong secret refused" \
     "$("$gavel" eval -b "$work/opa.tar.gz" --verification-key nope --signing-alg HS256 data 2>&1)" "failed to verify message: failed to match hmac signature"
 expect_eq "gavel's signed bundle verifies as OPA's verifier does" "$(python3 "$opa_format" verify "$work/hs.tar.gz" s3cret)" "verified 4 files"
 
-if ((failures)); then echo "$failures bundle CLI test(s) failed"; exit 1; fi
-echo "all bundle CLI tests passed"
+finish

@@ -7,13 +7,7 @@
 # --skip-verify). Bundles tampered with here are refused with the texts opa run printed for
 # them. And the other way round: gavel build signs the same files with the same key into
 # the very .signatures.json OPA wrote, so OPA verifies gavel's bundles.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source test/e2e/fixtures/serve/lib.sh
+source "$(dirname "$0")/lib.sh"
 expect_in() { if [[ "$2" == *"$3"* ]]; then pass "$1"; else fail "$1: [$2] lacks [$3]"; fi; }
 fx=test/e2e/fixtures/bundles/opa_signed
 keys=$fx/keys
@@ -155,5 +149,4 @@ expect_in "build -b a signed bundle without a key: refused, as opa build" \
     expect_eq "verify then re-sign an OPA bundle: OPA's signature again" "$(sig "$work/resigned.tar.gz")" "$(sig "$fx/rsa.tar.gz")" ||
     fail "re-sign an OPA bundle"
 
-if ((failures)); then echo "$failures OPA-signed bundle test(s) failed"; exit 1; fi
-echo "all OPA-signed bundle tests passed"
+finish

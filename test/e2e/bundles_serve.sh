@@ -8,14 +8,8 @@
 # exactly once with distinct ids. Bundles are made here by `gavel build`; then bundles a
 # real `opa build` made (fixtures/bundles/opa_signed/), plain and signed, get OPA's answers
 # and OPA's errors.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 expect_in() { if [[ "$2" == *"$3"* ]]; then pass "$1"; else fail "$1: [$2] lacks [$3]"; fi; }
 
 srv=$work/srv
@@ -257,5 +251,4 @@ out=$("$gavel" serve --insecure-http --addr 127.0.0.1:0 -c "$work/bad.yaml" 2>&1
 out=$("$gavel" serve --insecure-http --addr 127.0.0.1:0 -c "$work/config.yaml" --set bundles.authz.service=nope 2>&1)
 [[ $out == *'invalid service name "nope"'* ]] && pass "--set overrides the file" || fail "--set: $out"
 
-if ((failures)); then echo "$failures bundle serve test(s) failed"; exit 1; fi
-echo "all bundle serve tests passed"
+finish

@@ -1,10 +1,6 @@
 #!/usr/bin/env bash
 # gavel check: exact diagnostics and exit codes on fixture trees.
-set -uo pipefail
-gavel=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-failures=0
+source "$(dirname "$0")/lib.sh"
 
 expect() {  # name, expected status, command...
     local name=$1 want=$2; shift 2
@@ -77,7 +73,7 @@ fi
 expect "v0 example in v0 mode" 0 "$gavel" check --v0-compatible examples/admission
 expect "v1 example" 0 "$gavel" check examples/admission-v1
 expect "v0 example in v1 mode: its .manifest says rego_version 0" 0 "$gavel" check examples/admission
-v0_copy=$(mktemp -d); trap 'rm -rf "$v0_copy"' EXIT
+v0_copy=$(mktemp -d); at_exit 'rm -rf "$v0_copy"'
 cp examples/admission/*.rego "$v0_copy"/  # without the bundle manifest
 expect "v0 policy without a manifest in v1 mode fails" 1 "$gavel" check "$v0_copy"
 if grep -q -- "--v0-compatible" /tmp/gavel_e2e_err.$$; then echo "ok   v1 mode names the flag"; else
@@ -101,5 +97,4 @@ if grep -q '"kubernetes"' /tmp/gavel_e2e_out.$$; then echo "ok   parse json name
 expect "parse of a broken file" 1 "$gavel" parse test/e2e/fixtures/check/three_errors.rego
 
 rm -f /tmp/gavel_e2e_out.$$ /tmp/gavel_e2e_err.$$
-echo "e2e check: $failures failed"
-exit $((failures > 0))
+finish

@@ -3,17 +3,10 @@
 # rejects is an error with file:line:col in check, eval, test and the REPL;
 # inputs built to exhaust the stack are refused with the limit they passed;
 # rewrites OPA makes give OPA's answers.
-set -uo pipefail
-gavel=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-failures=0
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib.sh"
 out=$work/out
 err=$work/err
 
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 
 # run STATUS CMD...: runs CMD (stdout to $out, stderr to $err); fails unless it exits with STATUS.
 # A crash (139, 134) is never the wanted status.
@@ -133,5 +126,4 @@ name="strict check -S"; run 1 "$gavel" check -S "$work/strict.rego" && has "chec
 name="strict eval"; run 2 "$gavel" eval --strict -f pretty -d "$work/strict.rego" data && has "eval --strict: assigned var x unused" "$err" "rego_compile_error: assigned var x unused"
 name="strict test"; run 1 "$gavel" test --strict "$work/strict.rego" && has "test --strict: assigned var x unused" "$err" "rego_compile_error: assigned var x unused"
 
-if [[ $failures -gt 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all compiler CLI checks passed"
+finish

@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
 # OPA's command-line conventions: usage errors exit 1 naming what was wrong,
 # --version, help CMD, version with the build commit and --format json.
-set -uo pipefail
-gavel=$1
-failures=0
+source "$(dirname "$0")/lib.sh"
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+at_exit 'rm -f "$out" "$err"'
 
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 # run NAME STATUS TEXT-ON-STDOUT-OR-STDERR ARGS...
 run() {
     local name=$1 want=$2 text=$3; shift 3
@@ -31,5 +28,4 @@ run "help of an unknown command exits 1" 1 'unknown command "nope"' help nope
 run "help alone lists the commands" 0 "check" help
 run "an unknown command exits 1 and names it, as OPA (cobra)" 1 'Error: unknown command "frob" for "gavel"' frob x
 
-if [[ $failures -gt 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all convention checks passed"
+finish

@@ -2,11 +2,8 @@
 # The embedding API as a user gets it: `meson install` into a scratch root, then
 # examples/embed/main.cpp compiled outside the tree with `pkg-config --cflags --libs gavel`
 # alone, and run. Usage: embed_installed.sh BUILD_DIR
-set -uo pipefail
+source "$(dirname "$0")/lib.sh"
 build=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 command -v pkg-config > /dev/null || { echo "SKIP: no pkg-config"; exit 77; }
 if ! meson install -C "$build" --no-rebuild --destdir "$work/root" --quiet > "$work/install.log" 2>&1; then
     echo "FAIL meson install"; cat "$work/install.log"; exit 1

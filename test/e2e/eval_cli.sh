@@ -1,15 +1,10 @@
 #!/usr/bin/env bash
 # gavel eval / bench: exact output and exit status, as `opa eval` prints them.
-set -uo pipefail
-gavel=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-failures=0
+source "$(dirname "$0")/lib.sh"
 out=/tmp/gavel_e2e_eval_out.$$
 err=/tmp/gavel_e2e_eval_err.$$
 fx=test/e2e/fixtures/eval
 
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 
 # The expected stdout: the text and a newline, or nothing at all for ''.
 expected() { if [[ -n $1 ]]; then printf '%s\n' "$1"; fi; }
@@ -380,5 +375,4 @@ check "http.send with a tls_client_cert_file of /dev/zero" 0 'read /dev/zero: no
 check "--memory-limit that is not a size is a usage error" 1 '' "$gavel" eval --memory-limit lots 'true'
 
 rm -f "$out" "$err" "$out.diff"
-echo "e2e eval: $failures failed"
-exit $((failures > 0))
+finish

@@ -1,10 +1,6 @@
 #!/usr/bin/env bash
 # gavel fmt: output, flags and exit statuses as opa fmt's (cmd/fmt.go).
-set -uo pipefail
-gavel=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "$0")/lib.sh"
 
 check() {  # name, condition result (0 = ok)
     if [[ $2 -eq 0 ]]; then echo "ok   $1"; else echo "FAIL $1"; failures=$((failures + 1)); fi
@@ -72,5 +68,4 @@ check "a missing path exits 1" $([[ $st -eq 1 && "$err" == *"no such file or dir
 # Files that are not .rego are left alone, even when named.
 out=$("$gavel" fmt "$work/dir/notes.txt"); check "non-.rego files are skipped" $([[ -z "$out" ]]; echo $?)
 
-if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all passed"
+finish

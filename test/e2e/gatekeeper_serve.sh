@@ -4,15 +4,9 @@
 # expects (denials "[constraint] message", warnings, dryrun only counted);
 # data.inventory from the REST API feeds namespaceSelector and the templates;
 # a template change is hot-reloaded; verify, audit and webhook-config agree.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
 ex=examples/gatekeeper
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 # review FILE [OPERATION]: the object in FILE as an AdmissionReview (an AdmissionReview stays as it is).
 review() {
@@ -116,5 +110,4 @@ grep -q 'path: "/gatekeeper"' "$work/hook.yaml" && grep -q 'resources: \["deploy
     grep -q 'resources: \["pods"\]' "$work/hook.yaml" && grep -q 'kubernetes.io/metadata.name' "$work/hook.yaml" \
     && pass "webhook-config rules from match.kinds" || fail "webhook-config rules from match.kinds"
 
-[[ $failures -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }
-echo "all passed"
+finish

@@ -3,16 +3,13 @@
 # pretty tables and as Rego source, exactly as OPA 1.7.1's `opa eval --partial`
 # printed them for the cases in fixtures/partial/cases.txt (expected/NAME.FORMAT,
 # recorded with `partial_cli.sh --record /path/to/opa`).
-set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/partial
 record=""
 if [[ ${1:-} == --record ]]; then record=1; shift; fi
 bin=$1
-failures=0
 out=$(mktemp)
-trap 'rm -f "$out" "$out.diff"' EXIT
+at_exit 'rm -f "$out" "$out.diff"'
 
 while IFS='|' read -r name flags query; do
     name=$(echo "$name" | xargs)

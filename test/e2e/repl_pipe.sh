@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
 # gavel repl with statements piped through stdin: only results are printed
 # (no prompt, no banner), exactly as the REPL shows them.
-set -uo pipefail
-gavel=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/repl
-failures=0
 out=$(mktemp)
-trap 'rm -f "$out" "$out.diff"' EXIT
+at_exit 'rm -f "$out" "$out.diff"'
 
 # check NAME EXPECTED-STDOUT STDIN-TEXT ARGS...: exit status 0 and stdout exactly.
 check() {
@@ -232,5 +228,4 @@ else
     echo "ok   missing-file"
 fi
 
-if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all passed"
+finish

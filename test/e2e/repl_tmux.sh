@@ -2,18 +2,13 @@
 # gavel repl at a real terminal (tmux): OPA's Kubernetes walk-through on an
 # AdmissionReview, a rule typed at the prompt, tab completion, and history
 # (a multi-line statement) surviving a restart. The screen is compared exactly.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 if ! command -v tmux > /dev/null; then echo "FAIL tmux is not installed (scripts/install-deps.sh)"; exit 1; fi
 
-work=$(mktemp -d)
 run=0  # each REPL start gets its own tmux server
 tmux_() { tmux -L "gavel-repl-test-$$-$run" -f /dev/null "$@"; }
-trap 'tmux_ kill-server 2> /dev/null || true; rm -rf "$work"' EXIT
+at_exit 'tmux_ kill-server 2> /dev/null || true'
 export HOME=$work  # history goes to $work/.gavel_history
-failures=0
 input=test/e2e/fixtures/repl/admission_review.json
 
 screen() { tmux_ capture-pane -p -J -S - -t repl 2> /dev/null | sed -e 's/[[:space:]]*$//' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'; }
@@ -153,5 +148,4 @@ if [[ "$(screen | tail -n 3)" == $'> 1 + 1\n2\n>' ]]; then echo "ok   ctrl-c"; e
 
 tmux_ send-keys -t repl -l 'exit'; tmux_ send-keys -t repl Enter; sleep 0.3
 
-if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all passed"
+finish

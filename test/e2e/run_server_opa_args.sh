@@ -5,17 +5,7 @@
 # and the opa-kube-mgmt Helm chart (token authentication, system.authz from a bootstrap
 # ConfigMap volume, --ignore=.*, a diagnostic listener). Then what their clients do:
 # kubelet probes, kube-mgmt's replication, the API server's AdmissionReview to POST /.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-failures=0
-pass() { echo "ok   $1"; }
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
-expect_eq() { if [[ $2 == "$3" ]]; then pass "$1"; else fail "$1: got [$2], want [$3]"; fi; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$(dirname "$0")/lib.sh"
 wait_http() {  # URL [CURL-ARGS...]: until it answers at all
     local url=$1; shift
     for _ in $(seq 1 100); do curl -s -o /dev/null "$@" "$url" && return 0; sleep 0.1; done

@@ -2,13 +2,9 @@
 # -s/--schema for gavel check, eval and test, as OPA's flag: a file types input
 # everywhere (a misspelt key is OPA's undefined ref), a directory's a/b.json is
 # schema.a.b for METADATA schemas: annotations; unreadable or invalid schemas.
-set -uo pipefail
-gavel=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-failures=0
+source "$(dirname "$0")/lib.sh"
 out=/tmp/gavel_e2e_out.$$ err=/tmp/gavel_e2e_err.$$
-trap 'rm -f "$out" "$err"' EXIT
+at_exit 'rm -f "$out" "$err"'
 schema=examples/schemas/admission-review-v1.json
 fixtures=test/e2e/fixtures/schemas
 
@@ -103,5 +99,4 @@ expect "test -s with a missing path" 1 "$gavel" test -s /nonexistent examples/ad
 same "test -s with a missing path: the message" "$err" \
     "1 error occurred during loading: stat /nonexistent: no such file or directory"
 
-[[ $failures -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }
-echo "all passed"
+finish

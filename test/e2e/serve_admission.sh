@@ -2,14 +2,8 @@
 # gavel serve end to end over HTTPS on loopback: admission decisions (conventional
 # rules, system.main, v1beta1, mutation), 400/413, evaluation errors and timeouts,
 # the OPA REST API as kube-mgmt calls it (on its own listener), metrics and the decision log.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 echo "s3cret-token" > "$work/token"
 start_server main --policies "$fx/policies" --ca-dump "$work/ca.pem" --eval-timeout 500ms \
@@ -224,5 +218,4 @@ post_open() { curl -sS -o "$work/r.json" -w '%{http_code}' --data-binary @"$fx/r
 expect_eq "still deciding after the garbage" "$(post_open)" 200
 stop_server "$open_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve admission tests passed"
+finish

@@ -2,14 +2,8 @@
 # A /validate/ package without deny never allows silently: a package whose deny is
 # misspelt (denny) gets the failure decision at request time, a warning at load and
 # reload (once per content), and an error from gavel check.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 mkdir -p "$work/policies"
 cat > "$work/policies/typo.rego" <<'EOF'
@@ -116,4 +110,4 @@ expect_eq "--fail-open: the reason as a warning" "$(json_get "$work/r.json" 'inp
     "gavel: policy evaluation failed, allowed by --fail-open: package data.kubernetes.typo defines no deny or violation rule (rule denny looks like a misspelling of deny)"
 stop_server "$o_pid"
 
-[[ $failures -eq 0 ]] && echo "PASS" || { echo "$failures FAILED"; exit 1; }
+finish

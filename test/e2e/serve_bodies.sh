@@ -5,14 +5,8 @@
 # REST writes alone); bytes actually received share the budget (503 + Retry-After
 # beyond it); a whole body must arrive within --body-timeout, however it
 # trickles (408; on the admission listener an AdmissionReview-shaped answer).
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 clients() { python3 "$fx/clients.py" "$@"; }
 within() { awk -v t="$1" -v max="$2" 'BEGIN { exit !(t < max) }'; }
 wait_line() { for _ in $(seq 1 300); do grep -q "^$2" "$1" && return 0; sleep 0.1; done; return 1; }
@@ -85,5 +79,4 @@ expect_eq "still deciding" "$(curl -sS -o /dev/null -w '%{http_code}' --data-bin
     "http://127.0.0.1:$slow_port/validate/kubernetes/validating")" 200
 stop_server "$slow_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve body tests passed"
+finish

@@ -6,21 +6,11 @@
 # new connection takes the place of the one waiting longest, or is closed at once
 # when all are busy. The soft open file limit is raised to the hard one, and
 # accept backs off (no spinning) when descriptors run out.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
 cgroup=""
-cleanup() {
-    kill $(jobs -p) 2>/dev/null || true
-    wait 2>/dev/null
-    [[ -n $cgroup ]] && rmdir "$cgroup" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-source "$fx/lib.sh"
+# The servers must be gone before their cgroup can be removed.
+at_exit 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null; [[ -n $cgroup ]] && rmdir "$cgroup" 2>/dev/null'
 clients() { python3 "$fx/clients.py" "$@"; }
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -169,5 +159,4 @@ code=$(curl -sS -o /dev/null -w '%{http_code}' --max-time 10 --data-binary @"$fx
 expect_eq "descriptors back: served again" "$code" 200
 stop_server "$spid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve connection tests passed"
+finish

@@ -2,14 +2,8 @@
 # gavel serve with OPA's flag spellings (--tls-cert-file, --tls-private-key-file,
 # --tls-ca-cert-file), --log-level and --log-format, and print() output as log
 # lines that carry the decision's id.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 ossl() { openssl "$@" > /dev/null 2>&1 || { echo "openssl $* failed"; exit 1; }; }
 newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
@@ -42,7 +36,6 @@ grep '"msg":"checking ' "$opa_log" | head -1 | grep -q '"level":"info"' && pass 
 stop_server "$opa_pid"
 
 # ---- --log-format text and --log-level ----------------------------------------------------------------
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 adm=$(free_port); rest=$(free_port); diag=$(free_port)
 "$gavel" serve --policies "$fx/policies" --addr 127.0.0.1:$adm --rest-addr 127.0.0.1:$rest --diagnostic-addr 127.0.0.1:$diag \
     --log-format text > "$work/text.out" 2> "$work/text.log" &
@@ -82,5 +75,4 @@ rss=$(awk '/VmRSS/ {print $2}' /proc/$hungry_pid/status)
 (( rss < 300000 )) && pass "--eval-memory-limit: RSS stays bounded (${rss} kB)" || fail "RSS ${rss} kB"
 stop_server "$hungry_pid"
 
-echo "e2e serve conventions: $failures failed"
-exit $((failures > 0))
+finish

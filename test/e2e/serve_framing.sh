@@ -4,14 +4,8 @@
 # 501 and the connection closes (before: `chunked, identity` let the bytes after
 # the header through as a request of their own); differing or malformed
 # Content-Lengths are 400. The statuses are those OPA 1.7.1 answers (recorded).
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 # raw PORT FORMAT: sends printf FORMAT on one connection; prints the answers' statuses and "closed" or "open".
 raw() { printf "$2" | python3 "$fx/clients.py" raw "$1" | sed -n 1p; }
 # raw_body PORT FORMAT: the same; prints the first answer's body.
@@ -62,5 +56,4 @@ expect_eq "still deciding" "$(curl -sS -o /dev/null -w '%{http_code}' --data-bin
     "http://127.0.0.1:$adm/validate/kubernetes/validating")" 200
 stop_server "$framing_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve framing tests passed"
+finish

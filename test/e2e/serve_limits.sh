@@ -4,14 +4,8 @@
 # to the baseline after a large request; deep paths (the 30,000-segment PUT and
 # the PATCH below it that crashed the server) are refused in every path-taking
 # API, and the server keeps serving.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 python3 "$fx/gen/pods.py" 1500 > "$work/pods.json"
 python3 "$fx/gen/pods.py" 12000 > "$work/pods-large.json"   # about 38 MB
@@ -95,5 +89,4 @@ expect_eq "still serving" \
 kill -0 "$deep_pid" 2> /dev/null && pass "no crash" || fail "the server died"
 stop_server "$deep_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve limit tests passed"
+finish

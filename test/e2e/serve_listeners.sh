@@ -3,14 +3,8 @@
 # --rest-addr (loopback by default, bearer token kept), health and metrics only
 # on --diagnostic-addr (plain HTTP). A pod that reaches the webhook port cannot
 # rewrite policies; each listener can be turned off or fail to bind cleanly.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 echo "s3cret-token" > "$work/token"
 start_server split --policies "$fx/policies" --ca-dump "$work/ca.pem" --authentication token --token-file "$work/token" || exit 1
@@ -100,5 +94,4 @@ grep -q "cannot listen on 127.0.0.1:$taken (diagnostic)" "$work/err" && pass "ta
 kill "$holder" 2> /dev/null
 exec 4<&-
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve listener tests passed"
+finish

@@ -4,14 +4,8 @@
 # both configurations at start, again when the certificate rotates and when the
 # policies name another kind, deletion at a graceful exit (none with
 # --persistent-webhooks), and a failing API retried. Not a real API server.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 # The fake API server's certificate (for 127.0.0.1), and two serving certificates for gavel.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=kube -addext subjectAltName=IP:127.0.0.1 \
@@ -119,5 +113,4 @@ env -u KUBERNETES_SERVICE_HOST "$gavel" serve --policies "$work/policies" --addr
 expect_eq "outside a Pod: exit 1" "$?" 1
 grep -q KUBERNETES_SERVICE_HOST "$work/err" && pass "names KUBERNETES_SERVICE_HOST" || fail "error: $(cat "$work/err")"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all manage-webhooks tests passed"
+finish

@@ -6,14 +6,8 @@
 # (server.metrics.prom.http_request_duration_seconds.buckets; bad ones refused
 # at start), OPA's status plugin metrics (status.prometheus) against a local
 # bundle service, and gavel's per-listener connection counters.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 has_line() { if grep -qxF -- "$3" "$2"; then pass "$1"; else fail "$1: no line [$3]"; grep -F -- "${3%%\{*}" "$2" | head -5; fi; }
 lacks() { if grep -q -- "$3" "$2"; then fail "$1: found [$3]"; else pass "$1"; fi; }
 
@@ -108,5 +102,4 @@ expect_eq "run: bad buckets refused (exit 1)" "$?" 1
 expect_eq "run: the message" "$(cat "$work/bad.log")" \
     "gavel run: server metrics configuration parse error: server.metrics.prom.http_request_duration_seconds.buckets: histogram buckets must be in increasing order: 0.500000 >= 0.100000"
 
-echo "failures: $failures"
-(( failures == 0 ))
+finish

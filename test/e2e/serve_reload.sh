@@ -2,14 +2,8 @@
 # gavel serve hot reload: a good policy or data change takes effect; a broken
 # policy keeps the last good program, is logged with file:line:col and counted;
 # invalid policies at start fail startup.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 mkdir -p "$work/policies" "$work/data/config"
 # put FILE: stdin becomes FILE at once (written beside, then renamed), so the
@@ -93,5 +87,4 @@ status=$?
 expect_eq "invalid policy at start: exit 1" "$status" 1
 grep -q "broken.rego:[0-9]*:[0-9]*: rego_parse_error" "$work/start.err" && pass "invalid policy at start: file:line:col" || { fail "startup error missing location"; cat "$work/start.err"; }
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve reload tests passed"
+finish

@@ -6,14 +6,8 @@
 #     fails, logged as an error with the path and the error, and the last good
 #     policies keep serving (they used to be replaced by an empty set);
 #   * eval, test and check with a cycle end, with an error naming the link.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 put() { cat > "$work/.staging" && mv "$work/.staging" "$1"; }
 policy() {  # DIR VERSION: a registry policy whose messages start with VERSION
@@ -149,5 +143,4 @@ out=$(timeout 60 "$gavel" check "$p" 2>&1)
 expect_eq "check with a cycle: ends with an error" "$?" 1
 [[ $out == *"$p/sub/up: directory cycle"* ]] && pass "check: names the link" || fail "check: $out"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve reload safety tests passed"
+finish

@@ -9,14 +9,8 @@
 #
 # STORM_SECONDS (default 12) sets how long the storm lasts, STORM_RELOAD_INTERVAL
 # (default 100ms) the server's --reload-interval.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 storm_seconds=${STORM_SECONDS:-12}
 reload_interval=${STORM_RELOAD_INTERVAL:-100ms}
 
@@ -100,5 +94,4 @@ expect_eq "storm: the last version is served once the writes stop" "$got" "$want
 grep -q '"level":"error"' "$storm_log" && { fail "errors logged"; grep '"level":"error"' "$storm_log" | head -3; }
 stop_server "$storm_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve reload storm tests passed"
+finish

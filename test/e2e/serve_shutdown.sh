@@ -5,14 +5,8 @@
 # --shutdown-wait-period serves on with readiness false first; a second signal
 # skips the wait; past the grace period evaluations are cancelled and answered;
 # SIGHUP reloads policies and data and the process carries on.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 # slow_review N FILE: a review whose evaluation takes about (N/4500)^2 seconds.
 slow_review() {
@@ -127,5 +121,4 @@ expect_eq "SIGHUP: the last good policies keep deciding" "$code $(json_get "$wor
 stop_server "$hup_pid"
 expect_eq "SIGHUP: SIGTERM still stops it" "$?" 0
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve shutdown tests passed"
+finish

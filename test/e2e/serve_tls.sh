@@ -1,14 +1,8 @@
 #!/usr/bin/env bash
 # gavel serve TLS end to end: certificate files and their rotation, the
 # self-signed certificate and --ca-dump, mTLS accepted and refused, TLS 1.2+ only.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 ossl() { openssl "$@" > /dev/null 2>&1 || { echo "openssl $* failed"; exit 1; }; }
 newkey=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
@@ -69,5 +63,4 @@ code=$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$work/dump.pem" --resol
 expect_eq "self-signed: verifies with the dumped CA" "$code" 200
 stop_server "$self_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve TLS tests passed"
+finish

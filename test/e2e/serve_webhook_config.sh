@@ -1,14 +1,8 @@
 #!/usr/bin/env bash
 # gavel webhook-config: the manifests for examples/deploy are current, flags are
 # checked, and the deploy policies serve the decisions the README promises.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 deploy=examples/deploy
 check_manifests=$(realpath "${2:-build/test/manifests/check_manifests}")
 
@@ -90,5 +84,4 @@ expect_eq "deploy policies: annotation patch" "$(json_get "$work/patch.json" '[o
     '["/metadata/annotations","/metadata/annotations/gavel.dev~1reviewed-by"]'
 stop_server "$deploy_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all webhook-config tests passed"
+finish

@@ -3,14 +3,8 @@
 # busy, /health and /metrics answer within 50 ms; a full queue answers at once
 # (admission: the failure decision, deny or --fail-open's allow; REST: 503);
 # time waiting for a worker counts against --eval-timeout.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 fx=test/e2e/fixtures/serve
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-source "$fx/lib.sh"
 
 # slow_review N FILE: a review whose evaluation takes about (N/4500)^2 seconds.
 slow_review() {
@@ -101,5 +95,4 @@ expect_eq "the next query evaluates" \
     "$(curl -sS -X POST --data-binary '{"query": "x := 1"}' "$rest/v1/query")" '{"result":[{"x":1}]}'
 stop_server "$deadline_pid"
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all serve worker tests passed"
+finish

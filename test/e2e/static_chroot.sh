@@ -7,16 +7,10 @@
 # work (embedded tzdata), and the image's default command (`serve --policies
 # /policies`) answers /health and an AdmissionReview over TLS.
 # Skipped (exit 77) when not root, without chroot, or for a dynamic build.
-set -uo pipefail
-gavel=$(realpath "$1")
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-source test/e2e/fixtures/serve/lib.sh
+source "$(dirname "$0")/lib.sh"
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: chroot needs root"; exit 77; fi
 chroot_bin=$(command -v chroot) || { echo "SKIP: no chroot"; exit 77; }
 if readelf -l "$gavel" | grep -q 'program interpreter'; then echo "SKIP: $gavel is not statically linked (configure with -Dstatic=true)"; exit 77; fi
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
 jail=$work/root
 scripts/image-rootfs.sh "$jail" "$gavel" || { echo "image-rootfs.sh failed"; exit 1; }
@@ -53,5 +47,4 @@ if [[ -z $port ]]; then fail "serve did not start: $(cat "$work/serve.log")"; el
     expect_eq "serve: SIGTERM exits 0" "$?" 0
 fi
 
-if ((failures)); then echo "$failures failure(s)"; exit 1; fi
-echo "all chroot tests passed"
+finish

@@ -1,18 +1,13 @@
 #!/usr/bin/env bash
 # gavel capabilities (OPA's builtin list), deprecated builtins in v0 and v1
 # mode, and http.send's network switch (--allow-net).
-set -uo pipefail
-gavel=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-failures=0
+source "$(dirname "$0")/lib.sh"
 out=/tmp/gavel_e2e_stdlib_out.$$
 err=/tmp/gavel_e2e_stdlib_err.$$
-trap 'rm -f "$out" "$err"' EXIT
+at_exit 'rm -f "$out" "$err"'
 fx=test/e2e/fixtures/stdlib
 opa_caps=${GAVEL_CONFORMANCE_DIR:-$root/../shared/conformance/opa}/capabilities.json
 
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 ok() { echo "ok   $1"; }
 names() { grep -o '"name": *"[^"]*"' "$1" | sed 's/"name": *"\(.*\)"/\1/' | sort -u; }
 
@@ -55,5 +50,4 @@ else fail "http.send without --allow-net: $(cat "$out" "$err")"; fi
 if grep -q 'dial tcp 127.0.0.1:1: connect: connection refused' "$out"; then ok "http.send with --allow-net"
 else fail "http.send with --allow-net: $(cat "$out" "$err")"; fi
 
-if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all stdlib CLI checks passed"
+finish

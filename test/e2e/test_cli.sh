@@ -2,18 +2,13 @@
 # gavel test: exact output and exit status on fixture trees (test/e2e/fixtures/test)
 # and on the examples. Durations vary from run to run, so "(1.2ms)" becomes
 # "(D)" and JSON "duration": N becomes 0 before comparing.
-set -uo pipefail
-gavel=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-failures=0
+source "$(dirname "$0")/lib.sh"
 out=/tmp/gavel_e2e_test_out.$$
 err=/tmp/gavel_e2e_test_err.$$
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$out" "$err" "$out.diff"' EXIT
+at_exit 'rm -rf "$tmp" "$out" "$err" "$out.diff"'
 fx=test/e2e/fixtures/test
 
-fail() { echo "FAIL $1"; failures=$((failures + 1)); }
 expected() { if [[ -n $1 ]]; then printf '%s\n' "$1"; fi; }
 normalize() { sed -E -e 's/\(([0-9]+h)?([0-9]+m)?[0-9.]+(ns|µs|ms|s)\)/(D)/' -e 's/"duration": [0-9]+/"duration": 0/'; }
 
@@ -642,5 +637,4 @@ if head -1 "$out" | grep -qx 'PASS: 1/1' && grep -qx 'Watcher: re-running tests'
     echo "ok   --watch re-runs on change"
 else fail "--watch re-runs on change"; cat "$out" "$err"; fi
 
-if [[ $failures -ne 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all gavel test checks passed"
+finish

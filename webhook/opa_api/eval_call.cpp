@@ -1,6 +1,7 @@
 #include "webhook/opa_api/eval_call.hpp"
 
 #include "support/random_uuid.hpp"
+#include "webhook/eval_limits.hpp"
 
 namespace gavel::webhook::opa_api {
 
@@ -32,14 +33,14 @@ EvalOutcome evaluate(Call& c, const EvalCall& e, ResponseMetrics& metrics) {
         return out;
     }
     out.prepared = true;
-    EvalOptions eo;
-    eo.input = e.input;
-    eo.strict_builtin_errors = e.strict_builtin_errors;
-    eo.timeout = c.timeout;
-    eo.cancel = c.cancel;
-    eo.max_memory = c.settings.eval_memory_limit;
+    EvalLimits limits;
+    limits.timeout = c.timeout;
+    limits.cancel = c.cancel;
+    limits.max_memory = c.settings.eval_memory_limit;
     std::string decision_id = out.decision_id;
-    if (c.hooks.print) eo.print = [&c, &decision_id](std::string_view line) { c.hooks.print(line, decision_id); };
+    if (c.hooks.print) limits.print = [&c, &decision_id](std::string_view line) { c.hooks.print(line, decision_id); };
+    EvalOptions eo = limits.eval_options(e.input);
+    eo.strict_builtin_errors = e.strict_builtin_errors;
     out.result = q.query->eval(eo);
     metrics.add(out.result.metrics);
     if (c.hooks.decision_logger && (!e.decision_path.empty() || !e.adhoc_query.empty())) {

@@ -1,0 +1,11 @@
+// Connections over plain HTTP, on TCP and on unix sockets: two of Session's four instantiations
+// (see server_impl.hpp).
+#include "webhook/server_session.hpp"
+
+namespace gavel::webhook {
+
+template void start_session<tcp, false>(tcp::socket, std::shared_ptr<asio::ssl::context>, std::shared_ptr<Server::Impl>);
+template void start_session<Server::Impl::local, false>(Server::Impl::local::socket, std::shared_ptr<asio::ssl::context>,
+                                                       std::shared_ptr<Server::Impl>);
+
+}  // namespace gavel::webhook
