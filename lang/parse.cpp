@@ -362,15 +362,17 @@ void normalize_rule(ParseState& st, Rule& rule) {
 // True when the tree is within the depth limit; otherwise reports where it is not.
 bool report_too_deep(ParseState& st, const std::optional<Location>& deep, const ParseOptions& options) {
     if (!deep) return true;
-    st.error(st.begin + deep->offset,
-             fmt::format("expression nesting exceeds the limit of {} levels", options.max_depth));
+    st.error(st.begin + deep->offset, "max parsing recursion depth exceeded",
+             fmt::format("expression nesting exceeds gavel's limit of {} levels", options.max_depth));
     return false;
 }
 
 // What the lexical pass refuses before the grammar runs: nesting past the limit, bytes OPA's scanner refuses.
 bool report_scan_errors(ParseState& st, const SourceScan& scan, const ParseOptions& options) {
     if (scan.too_deep) {
-        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
+        st.error(scan.too_deep, "max parsing recursion depth exceeded",
+                 fmt::format("brackets, braces and parentheses nest deeper than gavel's limit of {} levels",
+                             options.max_nesting));
         return false;
     }
     if (scan.illegal) {
