@@ -522,6 +522,13 @@ const auto add_literal_body = [](auto& ctx) {
 const auto link_else_chain = [](auto& ctx) {
     std::vector<Rule>& clauses = _attr(ctx);
     auto& st = state_of(ctx);
+    // OPA's parseRules reads `else` only after a body: `r := 1 else := 2` and
+    // `default r := 1 else := 2` end at their value, and the `else` starts nothing.
+    const Rule& head = _val(ctx);
+    if (!clauses.empty() && (head.is_default || (head.body.empty() && !head.has_if))) {
+        st.error(st.begin + clauses.front().loc.offset, "unexpected else keyword");
+        return;
+    }
     if (clauses.size() > st.max_else_branches) {
         st.error(st.begin + clauses[st.max_else_branches].loc.offset,
                  "else chain exceeds the limit of " + std::to_string(st.max_else_branches) + " branches");

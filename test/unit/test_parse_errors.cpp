@@ -244,3 +244,17 @@ TEST_CASE("number literals beyond OPA's exponent bound are 'number too big'") {
         CHECK(parse_query(text).ok());
     }
 }
+
+TEST_CASE("else follows only a rule with a body, as in OPA's parseRules") {
+    for (const char* text : {"package p\nr := 1 else := 2\n", "package p\ndefault r := 1 else := 2\n",
+                             "package p\nf(x) := 1 else := 2\n"}) {
+        CAPTURE(text);
+        auto r = parse_module("e.rego", text);
+        REQUIRE_FALSE(r.ok());
+        REQUIRE(r.diagnostics.size() == 1);
+        CHECK(r.diagnostics.items()[0].message == "unexpected else keyword");
+        CHECK(r.diagnostics.items()[0].line == 2);
+    }
+    CHECK(parse_module("e.rego", "package p\nr := 1 if { true } else := 2\n").ok());
+    CHECK(parse_module("e.rego", "package p\nr := 1 if true else := 2\n").ok());
+}
