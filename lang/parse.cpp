@@ -128,12 +128,6 @@ const char* recover(const ParseState& st, const char* from) {
 }
 
 // The keyword that starts a statement; a word followed by `.` is a rule's ref head instead.
-// Where to go on after an error at `at` in the statement that began at `start`.
-// A statement that ran into the next one (an unclosed bracket) resumes right there.
-const char* resume_point(const ParseState& st, const char* start, const char* at) {
-    bool at_statement = at > start && at < st.end && at[-1] == '\n' && is_ident_start(*at);
-    return at_statement ? at : recover(st, at);
-}
 
 std::string_view next_word(const char* p, const char* end) {
     const char* q = p;
@@ -456,10 +450,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             ok = grammar::parse_rule(p, st.end, st, rule);
             if (ok) {
                 // A rule is judged as a whole only once its statement ended where it should.
-                if (!statement_ends_line(st, p)) {
-                    p = resume_point(st, start, p);
-                    continue;
-                }
+                if (!statement_ends_line(st, p)) break;  // OPA stops at the first statement it cannot read
                 if (report_too_deep(st, find_too_deep(rule, options.max_depth), options) &&
                     report_path_too_long(st, start, module, rule, options)) {
                     normalize_rule(st, rule);
@@ -468,12 +459,12 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 continue;
             }
         }
+        // OPA's parser stops at the first statement it cannot read: the errors are that statement's.
         if (!ok) {
             report_syntax_error(st, start);
-            p = resume_point(st, start, st.furthest && st.furthest > start ? st.furthest : start);
-            continue;
+            break;
         }
-        if (!statement_ends_line(st, p)) p = resume_point(st, start, p);
+        if (!statement_ends_line(st, p)) break;
     }
     if (!have_package) st.error(st.begin, "package expected");
     module.rego_v1 = st.v1;

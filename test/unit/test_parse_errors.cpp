@@ -9,7 +9,7 @@
 using gavel::lang::parse_module;
 using gavel::lang::parse_query;
 
-TEST_CASE("three syntax errors are all reported with line:col") {
+TEST_CASE("parsing stops at the first statement that cannot be read, as OPA's parser does") {
     const std::string text =
         "package errors\n"          // 1
         "\n"                        // 2
@@ -24,20 +24,32 @@ TEST_CASE("three syntax errors are all reported with line:col") {
         "d := 4\n";                 // 11: fine
     auto r = parse_module("errors.rego", text);
     REQUIRE_FALSE(r.ok());
-    REQUIRE(r.diagnostics.size() == 3);
+    REQUIRE(r.diagnostics.size() == 1);  // b and c are not read: OPA reports only a's error
     const auto& e = r.diagnostics.items();
     CHECK(e[0].file == "errors.rego");
     CHECK(e[0].code == "rego_parse_error");
     CHECK(e[0].line == 5);  // the array runs on until `b`, which cannot continue it
     CHECK(e[0].col == 1);
-    CHECK(e[1].line == 7);
-    CHECK(e[1].col == 1);
     // OPA's message, and gavel's hint of what could have stood there.
     CHECK(e[0].message == "unexpected identifier token: expected \",\" or \"]\"");  // OPA's note for lists
-    CHECK(e[1].message == "unexpected } token");
-    CHECK(e[1].hint == "expected a term");
-    CHECK(e[2].line == 9);
-    CHECK(e[2].col == 12);
+
+    // Each of the later statements alone: its own error, where OPA puts it.
+    auto b = parse_module("errors.rego", "package errors\n\nb if {\n\tx := 1 +\n}\n\nc := {\"k\": }\n");
+    REQUIRE(b.diagnostics.size() == 1);
+    CHECK(b.diagnostics.items()[0].line == 5);
+    CHECK(b.diagnostics.items()[0].col == 1);
+    CHECK(b.diagnostics.items()[0].message == "unexpected } token");
+    CHECK(b.diagnostics.items()[0].hint == "expected a term");
+    auto c = parse_module("errors.rego", "package errors\n\nc := {\"k\": }\n\nd := 4 +\n");
+    REQUIRE(c.diagnostics.size() == 1);
+    CHECK(c.diagnostics.items()[0].line == 3);
+    CHECK(c.diagnostics.items()[0].col == 12);
+
+    // Two rules each with a misplaced `with`: one error, the first rule's.
+    auto w = parse_module("w.rego", "package p\na if { true } with count as 1\nb if { true } with count as 1\n");
+    REQUIRE(w.diagnostics.size() == 1);
+    CHECK(w.diagnostics.items()[0].message == "unexpected with keyword");
+    CHECK(w.diagnostics.items()[0].line == 2);
 }
 
 TEST_CASE("error messages name the token found") {
