@@ -393,6 +393,73 @@ bool report_path_too_long(ParseState& st, const char* start, const Module& modul
 
 }  // namespace
 
+// OPA's parseHead, when the rule's value (or key, after `contains`) is a term it
+// could not finish (`r := [1,`, `f(x) := g(1,`), reports that too: a second error
+// at the first one's place, naming what the head wanted.
+void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& diagnostics, std::size_t before) {
+    if (diagnostics.size() != before + 1 || !st.furthest) return;
+    const char* q = start;
+    bool function = false;
+    int depth = 0;
+    while (q < st.end) {
+        char c = *q;
+        if (c == '[' || c == '(') {
+            if (c == '(' && depth == 0) function = true;
+            ++depth;
+        } else if ((c == ']' || c == ')') && depth > 0) {
+            --depth;
+        } else if (depth == 0 && !(is_ident_char(c) || c == '.')) {
+            break;
+        }
+        ++q;
+    }
+    if (depth != 0 || q == start) return;
+    std::string head(start, q);
+    while (q < st.end && (*q == ' ' || *q == '\t')) ++q;
+    std::string note;
+    const char* value = nullptr;
+    if (st.end - q >= 2 && q[0] == ':' && q[1] == '=') {
+        value = q + 2;
+        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) + "(...) := <VALUE> { ... })"
+                        : "expected rule value term (e.g., " + head + " := <VALUE> { ... })";
+    } else if (q < st.end && q[0] == '=' && !(st.end - q >= 2 && q[1] == '=')) {
+        value = q + 1;
+        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) + "(...) = <VALUE> { ... })"
+                        : "expected rule value term (e.g., " + head + "[<nil>] = <VALUE> { ... })";
+    } else if (st.end - q >= 8 && std::string_view(q, 8) == "contains" && !function) {
+        value = q + 8;
+        note = "expected rule key term (e.g., " + head + " contains <VALUE> { ... })";
+    }
+    if (!value) return;
+    while (value < st.end && (*value == ' ' || *value == '\t')) ++value;
+    if (value >= st.end || st.furthest <= value) return;
+    // Only a value term left unfinished: an open array, object, set or call.
+    bool opens = *value == '[' || *value == '{';
+    if (!opens && is_ident_start(*value)) {
+        const char* r = value;
+        while (r < st.end && (is_ident_char(*r) || *r == '.')) ++r;
+        opens = r < st.end && *r == '(';
+    }
+    if (!opens) return;
+    // ... and still open where the parse failed (`r := [1] +` failed after its value).
+    int open = 0;
+    bool quoted = false;
+    for (const char* r = value; r < st.furthest; ++r) {
+        if (quoted) {
+            if (*r == '\\') ++r;
+            else if (*r == '"') quoted = false;
+            continue;
+        }
+        if (*r == '"') quoted = true;
+        else if (*r == '[' || *r == '{' || *r == '(') ++open;
+        else if ((*r == ']' || *r == '}' || *r == ')') && --open == 0) return;
+    }
+    Diagnostic second = diagnostics.items()[before];
+    second.hint.clear();
+    second.message = second.message.substr(0, second.message.find(':')) + ": " + note;
+    diagnostics.add(std::move(second));
+}
+
 ModuleResult parse_module(std::string file, std::string text, const ParseOptions& options) {
     ModuleResult result;
     auto source = std::make_shared<Source>(std::move(file), std::move(text));
@@ -450,7 +517,11 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             ok = grammar::parse_rule(p, st.end, st, rule);
             if (ok) {
                 // A rule is judged as a whole only once its statement ended where it should.
-                if (!statement_ends_line(st, p)) break;  // OPA stops at the first statement it cannot read
+                std::size_t before = result.diagnostics.size();
+                if (!statement_ends_line(st, p)) {  // OPA stops at the first statement it cannot read
+                    report_rule_value_failure(st, start, result.diagnostics, before);
+                    break;
+                }
                 if (report_too_deep(st, find_too_deep(rule, options.max_depth), options) &&
                     report_path_too_long(st, start, module, rule, options)) {
                     normalize_rule(st, rule);
@@ -461,7 +532,9 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         }
         // OPA's parser stops at the first statement it cannot read: the errors are that statement's.
         if (!ok) {
+            std::size_t before = result.diagnostics.size();
             report_syntax_error(st, start);
+            if (word != "import" && word != "package") report_rule_value_failure(st, start, result.diagnostics, before);
             break;
         }
         if (!statement_ends_line(st, p)) break;

@@ -24,7 +24,10 @@ TEST_CASE("parsing stops at the first statement that cannot be read, as OPA's pa
         "d := 4\n";                 // 11: fine
     auto r = parse_module("errors.rego", text);
     REQUIRE_FALSE(r.ok());
-    REQUIRE(r.diagnostics.size() == 1);  // b and c are not read: OPA reports only a's error
+    // b and c are not read: OPA reports only a's errors (the second, that a's value is unfinished).
+    REQUIRE(r.diagnostics.size() == 2);
+    CHECK(r.diagnostics.items()[1].message ==
+          "unexpected identifier token: expected rule value term (e.g., a := <VALUE> { ... })");
     const auto& e = r.diagnostics.items();
     CHECK(e[0].file == "errors.rego");
     CHECK(e[0].code == "rego_parse_error");
@@ -41,7 +44,7 @@ TEST_CASE("parsing stops at the first statement that cannot be read, as OPA's pa
     CHECK(b.diagnostics.items()[0].message == "unexpected } token");
     CHECK(b.diagnostics.items()[0].hint == "expected a term");
     auto c = parse_module("errors.rego", "package errors\n\nc := {\"k\": }\n\nd := 4 +\n");
-    REQUIRE(c.diagnostics.size() == 1);
+    REQUIRE(c.diagnostics.size() == 2);  // OPA's second: the value is unfinished
     CHECK(c.diagnostics.items()[0].line == 3);
     CHECK(c.diagnostics.items()[0].col == 12);
 
@@ -57,7 +60,7 @@ TEST_CASE("error messages name the token found") {
     REQUIRE(r.diagnostics.size() == 1);
     CHECK(r.diagnostics.items()[0].message.rfind("unexpected } token", 0) == 0);
     auto eof = parse_module("m.rego", "package p\nx := [1,");
-    REQUIRE(eof.diagnostics.size() == 1);
+    REQUIRE(eof.diagnostics.size() == 2);  // and OPA's "expected rule value term"
     CHECK(eof.diagnostics.items()[0].message.rfind("unexpected eof token", 0) == 0);
 }
 
@@ -269,4 +272,26 @@ TEST_CASE("else follows only a rule with a body, as in OPA's parseRules") {
     }
     CHECK(parse_module("e.rego", "package p\nr := 1 if { true } else := 2\n").ok());
     CHECK(parse_module("e.rego", "package p\nr := 1 if true else := 2\n").ok());
+}
+
+TEST_CASE("a rule value left unfinished is two errors, as OPA's parseHead reports it") {
+    struct Case {
+        const char* text;
+        const char* second;
+    };
+    for (const Case& c : {
+             Case{"package p\nbad := [1,\n", "unexpected eof token: expected rule value term (e.g., bad := <VALUE> { ... })"},
+             Case{"package p\nbad contains {1,\n", "unexpected eof token: expected rule key term (e.g., bad contains <VALUE> { ... })"},
+             Case{"package p\nf(x) := g(1,\n", "unexpected eof token: expected function value term (e.g., f(...) := <VALUE> { ... })"},
+             Case{"package p\na.b[x] := [1, }\n", "unexpected } token: expected rule value term (e.g., a.b[x] := <VALUE> { ... })"},
+         }) {
+        CAPTURE(c.text);
+        auto r = parse_module("v.rego", c.text);
+        REQUIRE(r.diagnostics.size() == 2);
+        CHECK(r.diagnostics.items()[1].message == c.second);
+        CHECK(r.diagnostics.items()[1].line == r.diagnostics.items()[0].line);
+    }
+    // A value that was finished, and a failure elsewhere, are one error.
+    CHECK(parse_module("v.rego", "package p\nbad := [1] +\n").diagnostics.size() == 1);
+    CHECK(parse_module("v.rego", "package p\nbad := 1 if { [1, }\n").diagnostics.size() == 1);
 }
