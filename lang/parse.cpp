@@ -514,7 +514,11 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             }
         } else {
             Rule rule;
+            std::size_t errors_before = result.diagnostics.size();
             ok = grammar::parse_rule(p, st.end, st, rule);
+            // An error the grammar reported itself (an else where none may stand, too many
+            // else branches) ends the parse there, as OPA's parseRules does.
+            if (ok && result.diagnostics.size() > errors_before) break;
             if (ok) {
                 // A rule is judged as a whole only once its statement ended where it should.
                 std::size_t before = result.diagnostics.size();

@@ -295,3 +295,9 @@ TEST_CASE("a rule value left unfinished is two errors, as OPA's parseHead report
     CHECK(parse_module("v.rego", "package p\nbad := [1] +\n").diagnostics.size() == 1);
     CHECK(parse_module("v.rego", "package p\nbad := 1 if { [1, }\n").diagnostics.size() == 1);
 }
+
+TEST_CASE("an error the rule grammar reports itself ends the parse there") {
+    auto r = parse_module("e.rego", "package p\nr := 1 else := 2\n\ns if { true } with count as 1\n");
+    REQUIRE(r.diagnostics.size() == 1);
+    CHECK(r.diagnostics.items()[0].message == "unexpected else keyword");
+}
