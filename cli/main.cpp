@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/version.hpp"
+#include "runtime/large_stack.hpp"
 
 int& gavel::cli::exit_status() {
     static int status = 0;
@@ -36,7 +37,9 @@ int unknown_command(const std::string& name) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_command(int argc, char** argv) {
     CLI::App app{"gavel: a fast engine for the Rego policy language"};
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Show help for every command");
@@ -90,4 +93,13 @@ int main(int argc, char** argv) {
         return 1;
     }
     return gavel::cli::exit_status();
+}
+
+}  // namespace
+
+// Every command runs on a thread with a large stack, and so does every thread
+// it starts (server workers included): deeply nested programs recurse deeply.
+int main(int argc, char** argv) {
+    gavel::runtime::use_large_thread_stacks();
+    return gavel::runtime::run_on_large_stack([&] { return run_command(argc, argv); });
 }

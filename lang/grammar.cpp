@@ -95,6 +95,34 @@ const auto kw_or = kw("or", KeywordClass::Logic);
 const char* start_of(const Term& t) { return t.loc.source->text().data() + t.loc.offset; }
 const char* end_of(const Term& t) { return start_of(t) + t.loc.length; }
 
+// Where a term starts and ends with the parentheses written around it: a term's
+// own location excludes them (Term::parens), but the calls and expressions
+// built from it span them, as OPA's do (`x := (1 + 2)`, `(a) == b`).
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+const char* outer_start(const Term& t) {
+    const char* first = t.loc.source->text().data();
+    const char* at = start_of(t);
+    for (unsigned n = 0; n < t.parens; ++n) {
+        const char* p = at;
+        while (p > first && is_blank(p[-1])) --p;
+        if (p == first || p[-1] != '(') break;
+        at = p - 1;
+    }
+    return at;
+}
+const char* outer_end(const Term& t) {
+    std::string_view text = t.loc.source->text();
+    const char* last = text.data() + text.size();
+    const char* at = end_of(t);
+    for (unsigned n = 0; n < t.parens; ++n) {
+        const char* p = at;
+        while (p < last && is_blank(*p)) ++p;
+        if (p == last || *p != ')') break;
+        at = p + 1;
+    }
+    return at;
+}
+
 template <class Ctx>
 Location span(const Ctx& ctx, const char* from, const char* to) {
     return state_of(ctx).location(from, to);
@@ -102,7 +130,7 @@ Location span(const Ctx& ctx, const char* from, const char* to) {
 
 template <class Ctx>
 TermPtr infix(const Ctx& ctx, std::string_view op, TermPtr lhs, TermPtr rhs) {
-    Location loc = span(ctx, start_of(*lhs), end_of(*rhs));
+    Location loc = span(ctx, outer_start(*lhs), outer_end(*rhs));
     return make_call(op, {std::move(lhs), std::move(rhs)}, loc, true);
 }
 
@@ -284,7 +312,7 @@ const auto key_value_member = [](auto& ctx) {
     TermPtr key = _val(ctx);
     TermPtr value = at_c<0>(a);
     TermPtr domain = at_c<1>(a);
-    Location loc = span(ctx, start_of(*key), end_of(*domain));
+    Location loc = span(ctx, outer_start(*key), outer_end(*domain));
     _val(ctx) = make_call("internal.member_3", {key, value, domain}, loc, true);
 };
 
@@ -294,7 +322,7 @@ const auto term_expr = [](auto& ctx) {
     Expr e;
     e.kind = ExprKind::Term;
     e.term = _attr(ctx);
-    e.loc = e.term->loc;
+    e.loc = span(ctx, outer_start(*e.term), outer_end(*e.term));
     _val(ctx) = std::move(e);
 };
 
@@ -311,12 +339,12 @@ const auto some_expr = [](auto& ctx) {
             state_of(ctx).fail_at(start, "at most two variables before `in`");
             return;
         }
-        Location loc = span(ctx, start_of(*symbols.front()), end_of(**domain));
+        Location loc = span(ctx, outer_start(*symbols.front()), outer_end(**domain));
         std::vector<TermPtr> args = symbols;
         args.push_back(*domain);
         e.some.in_call =
             make_call(symbols.size() == 1 ? "internal.member_2" : "internal.member_3", std::move(args), loc, true);
-        e.loc = span(ctx, start, end_of(**domain));
+        e.loc = span(ctx, start, outer_end(**domain));
     } else {
         for (auto& s : symbols) {
             if (s->kind != TermKind::Var) {
@@ -364,7 +392,7 @@ const auto make_with = [](auto& ctx) {
     With w;
     w.target = at_c<1>(a);
     w.value = at_c<2>(a);
-    w.loc = span(ctx, at_c<0>(a), end_of(*w.value));
+    w.loc = span(ctx, at_c<0>(a), outer_end(*w.value));
     _val(ctx) = std::move(w);
 };
 
@@ -494,6 +522,13 @@ const auto add_literal_body = [](auto& ctx) {
 const auto link_else_chain = [](auto& ctx) {
     std::vector<Rule>& clauses = _attr(ctx);
     auto& st = state_of(ctx);
+    // OPA's parseRules reads `else` only after a body: `r := 1 else := 2` and
+    // `default r := 1 else := 2` end at their value, and the `else` starts nothing.
+    const Rule& head = _val(ctx);
+    if (!clauses.empty() && (head.is_default || (head.body.empty() && !head.has_if))) {
+        st.error(st.begin + clauses.front().loc.offset, "unexpected else keyword");
+        return;
+    }
     if (clauses.size() > st.max_else_branches) {
         st.error(st.begin + clauses[st.max_else_branches].loc.offset,
                  "else chain exceeds the limit of " + std::to_string(st.max_else_branches) + " branches");

@@ -128,12 +128,6 @@ const char* recover(const ParseState& st, const char* from) {
 }
 
 // The keyword that starts a statement; a word followed by `.` is a rule's ref head instead.
-// Where to go on after an error at `at` in the statement that began at `start`.
-// A statement that ran into the next one (an unclosed bracket) resumes right there.
-const char* resume_point(const ParseState& st, const char* start, const char* at) {
-    bool at_statement = at > start && at < st.end && at[-1] == '\n' && is_ident_start(*at);
-    return at_statement ? at : recover(st, at);
-}
 
 std::string_view next_word(const char* p, const char* end) {
     const char* q = p;
@@ -362,15 +356,17 @@ void normalize_rule(ParseState& st, Rule& rule) {
 // True when the tree is within the depth limit; otherwise reports where it is not.
 bool report_too_deep(ParseState& st, const std::optional<Location>& deep, const ParseOptions& options) {
     if (!deep) return true;
-    st.error(st.begin + deep->offset,
-             fmt::format("expression nesting exceeds the limit of {} levels", options.max_depth));
+    st.error(st.begin + deep->offset, "max parsing recursion depth exceeded",
+             fmt::format("expression nesting exceeds gavel's limit of {} levels", options.max_depth));
     return false;
 }
 
 // What the lexical pass refuses before the grammar runs: nesting past the limit, bytes OPA's scanner refuses.
 bool report_scan_errors(ParseState& st, const SourceScan& scan, const ParseOptions& options) {
     if (scan.too_deep) {
-        st.error(scan.too_deep, fmt::format("nesting deeper than {} levels", options.max_nesting));
+        st.error(scan.too_deep, "max parsing recursion depth exceeded",
+                 fmt::format("brackets, braces and parentheses nest deeper than gavel's limit of {} levels",
+                             options.max_nesting));
         return false;
     }
     if (scan.illegal) {
@@ -396,6 +392,73 @@ bool report_path_too_long(ParseState& st, const char* start, const Module& modul
 }
 
 }  // namespace
+
+// OPA's parseHead, when the rule's value (or key, after `contains`) is a term it
+// could not finish (`r := [1,`, `f(x) := g(1,`), reports that too: a second error
+// at the first one's place, naming what the head wanted.
+void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& diagnostics, std::size_t before) {
+    if (diagnostics.size() != before + 1 || !st.furthest) return;
+    const char* q = start;
+    bool function = false;
+    int depth = 0;
+    while (q < st.end) {
+        char c = *q;
+        if (c == '[' || c == '(') {
+            if (c == '(' && depth == 0) function = true;
+            ++depth;
+        } else if ((c == ']' || c == ')') && depth > 0) {
+            --depth;
+        } else if (depth == 0 && !(is_ident_char(c) || c == '.')) {
+            break;
+        }
+        ++q;
+    }
+    if (depth != 0 || q == start) return;
+    std::string head(start, q);
+    while (q < st.end && (*q == ' ' || *q == '\t')) ++q;
+    std::string note;
+    const char* value = nullptr;
+    if (st.end - q >= 2 && q[0] == ':' && q[1] == '=') {
+        value = q + 2;
+        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) + "(...) := <VALUE> { ... })"
+                        : "expected rule value term (e.g., " + head + " := <VALUE> { ... })";
+    } else if (q < st.end && q[0] == '=' && !(st.end - q >= 2 && q[1] == '=')) {
+        value = q + 1;
+        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) + "(...) = <VALUE> { ... })"
+                        : "expected rule value term (e.g., " + head + "[<nil>] = <VALUE> { ... })";
+    } else if (st.end - q >= 8 && std::string_view(q, 8) == "contains" && !function) {
+        value = q + 8;
+        note = "expected rule key term (e.g., " + head + " contains <VALUE> { ... })";
+    }
+    if (!value) return;
+    while (value < st.end && (*value == ' ' || *value == '\t')) ++value;
+    if (value >= st.end || st.furthest <= value) return;
+    // Only a value term left unfinished: an open array, object, set or call.
+    bool opens = *value == '[' || *value == '{';
+    if (!opens && is_ident_start(*value)) {
+        const char* r = value;
+        while (r < st.end && (is_ident_char(*r) || *r == '.')) ++r;
+        opens = r < st.end && *r == '(';
+    }
+    if (!opens) return;
+    // ... and still open where the parse failed (`r := [1] +` failed after its value).
+    int open = 0;
+    bool quoted = false;
+    for (const char* r = value; r < st.furthest; ++r) {
+        if (quoted) {
+            if (*r == '\\') ++r;
+            else if (*r == '"') quoted = false;
+            continue;
+        }
+        if (*r == '"') quoted = true;
+        else if (*r == '[' || *r == '{' || *r == '(') ++open;
+        else if ((*r == ']' || *r == '}' || *r == ')') && --open == 0) return;
+    }
+    Diagnostic second = diagnostics.items()[before];
+    second.hint.clear();
+    second.message = second.message.substr(0, second.message.find(':')) + ": " + note;
+    diagnostics.add(std::move(second));
+}
 
 ModuleResult parse_module(std::string file, std::string text, const ParseOptions& options) {
     ModuleResult result;
@@ -451,12 +514,17 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             }
         } else {
             Rule rule;
+            std::size_t errors_before = result.diagnostics.size();
             ok = grammar::parse_rule(p, st.end, st, rule);
+            // An error the grammar reported itself (an else where none may stand, too many
+            // else branches) ends the parse there, as OPA's parseRules does.
+            if (ok && result.diagnostics.size() > errors_before) break;
             if (ok) {
                 // A rule is judged as a whole only once its statement ended where it should.
-                if (!statement_ends_line(st, p)) {
-                    p = resume_point(st, start, p);
-                    continue;
+                std::size_t before = result.diagnostics.size();
+                if (!statement_ends_line(st, p)) {  // OPA stops at the first statement it cannot read
+                    report_rule_value_failure(st, start, result.diagnostics, before);
+                    break;
                 }
                 if (report_too_deep(st, find_too_deep(rule, options.max_depth), options) &&
                     report_path_too_long(st, start, module, rule, options)) {
@@ -466,12 +534,14 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 continue;
             }
         }
+        // OPA's parser stops at the first statement it cannot read: the errors are that statement's.
         if (!ok) {
+            std::size_t before = result.diagnostics.size();
             report_syntax_error(st, start);
-            p = resume_point(st, start, st.furthest && st.furthest > start ? st.furthest : start);
-            continue;
+            if (word != "import" && word != "package") report_rule_value_failure(st, start, result.diagnostics, before);
+            break;
         }
-        if (!statement_ends_line(st, p)) p = resume_point(st, start, p);
+        if (!statement_ends_line(st, p)) break;
     }
     if (!have_package) st.error(st.begin, "package expected");
     module.rego_v1 = st.v1;

@@ -13,8 +13,11 @@ namespace gavel::lang {
 struct ParseOptions {
     bool v0_compatible = false;          // parse the pre-1.0 dialect unless a module imports rego.v1
     bool experimental_keywords = false;  // allow `import future.keywords.and` / `.or`
-    std::size_t max_nesting = 256;       // brackets, braces and parentheses
-    std::size_t max_depth = 1000;        // AST levels: terms in terms, calls, infix operators, comprehension bodies
+    // OPA's parser stops at 100,000 recursive calls: 8 per parenthesis, 2 per array
+    // level, 1 per chained operator (`1 + 1 + ...`). The deepest trees these
+    // allow are walked by every later stage on the large stacks of runtime/large_stack.hpp.
+    std::size_t max_nesting = 50000;     // brackets, braces and parentheses
+    std::size_t max_depth = 100000;      // AST levels: terms in terms, calls, infix operators, comprehension bodies
     std::size_t max_else_branches = 10000;  // else clauses of one rule
     std::size_t max_bytes = 64u << 20;   // one module's size
 };

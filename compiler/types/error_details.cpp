@@ -1,5 +1,6 @@
 #include "compiler/types/error_details.hpp"
 
+#include <cctype>
 #include <map>
 
 #include "lang/term_string.hpp"
@@ -44,6 +45,11 @@ JsonTree property(JsonTree key, const TypePtr& value) {
 
 // A Rego value as written (`"a"`, 1, true) as JSON.
 JsonTree value_detail(const std::string& text) {
+    // A variable key (`__local0__`) is no JSON literal: OPA's Var marshals as a string.
+    bool literal = text == "true" || text == "false" || text == "null" ||
+                   (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '-' ||
+                                      text.front() == '[' || text.front() == '{'));
+    if (text.empty() || (text.front() != '"' && !literal)) return JsonTree::string(text);
     if (text.size() < 2 || text.front() != '"') return scalar(text);
     std::string s;
     for (std::size_t i = 1; i + 1 < text.size(); ++i) {

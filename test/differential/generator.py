@@ -21,7 +21,7 @@ import os
 import random
 
 # Bumped whenever a seed's program changes, so recorded ids (v<version>-<seed>) stay unique.
-VERSION = 1
+VERSION = 2
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -577,7 +577,9 @@ class Gen:
 
     def statement(self, scope, depth):
         """Returns (text, {newly bound var: kind})."""
-        k = self.rng.randrange(22)
+        k = self.rng.randrange(30)
+        if k >= 22:
+            return self.extra_statement(scope, depth)
         if k < 5:
             v = self.fresh()
             t = self.pick(["num", "num", "str", "coll", None, None])
@@ -625,6 +627,121 @@ class Gen:
             return "%s := %s" % (v, self.comprehension(scope, depth + 1)), {v: None}
         return self.condition(scope, depth), {}
 
+    def extra_statement(self, scope, depth):
+        """Shapes another generator would write: number edge cases, set algebra, ordering of
+        composites, `in` with two and three operands, nested quantifiers, comprehensions as keys."""
+        k = self.rng.randrange(12)
+        v = self.fresh()
+        if k == 0:  # arithmetic at the edges: big integers, exponents, remainders, division by zero
+            a = self.pick(["12345678901234567890", "1e308", "2e308", "-9223372036854775808", "1.5e-300", "7",
+                           "0.1", "10", "-7", "3.0", "1e400", "18446744073709551616", "input.n", "input.a"])
+            b = self.pick(["0", "0.0", "3", "-2", "2.5", "1e-300", "7", "1e10", "-0", "input.n", "12345678901234567890"])
+            return "%s := %s %s %s" % (v, a, self.pick(["%", "/", "*", "-", "+", "%", "/"]), b), {v: "num"}
+        if k == 1:  # set algebra on literal sets, refs and comprehensions
+            a = self.pick(["{1, 2, 3}", "{1, \"a\"}", "set()", "{input.a, input.b}", "{x | some x in input.xs}",
+                           "{1.0, 2}", "{[1], {\"a\": 1}}"])
+            b = self.pick(["{2, 3}", "{1}", "set()", "{input.b}", "{\"a\"}", "{1, 1.0}", "[1]", "input.xs"])
+            return "%s := %s %s %s" % (v, a, self.pick(["-", "|", "&"]), b), {v: "set"}
+        if k == 2:  # ordering and equality of arrays, objects and sets
+            a = self.pick(["[1, 2]", "[1, 3]", "[1]", "{\"a\": 1}", "{\"b\": 0}", "{1, 2}", "{2}", "[]", "{}",
+                           "[\"a\", 1]", "null", "input.arr", "input.obj", "[1, [2]]", "{\"a\": [1]}"])
+            b = self.pick(["[1, 2]", "[2]", "[1, 2, 3]", "{\"a\": 2}", "{\"a\": 1, \"b\": 2}", "{1, 3}", "[]",
+                           "set()", "{}", "false", "input.arr", "[1.0, 2.0]"])
+            return "%s %s %s" % (a, self.pick(["<", ">", "<=", ">=", "==", "!="]), b), {}
+        if k == 3:  # `in` with two and three operands, as a term and negated
+            coll = self.collection(scope, depth + 1)
+            if self.chance(0.5):
+                return "%s := %s, %s in %s" % (v, self.scalar(), self.scalar(), coll), {v: "bool"}
+            return "%s := %s in %s" % (v, self.term(scope, depth + 1), coll), {v: "bool"}
+        if k == 4:
+            return "not %s, %s in %s" % (self.scalar(), self.scalar(), self.collection(scope, depth + 1)), {}
+        if k == 5 and depth < 2:  # every with a nested some
+            x, y = self.fresh(), self.fresh()
+            return ("every %s in %s { some %s in %s; %s %s %s }" % (
+                x, self.collection(scope, depth + 1), y, self.collection(scope, depth + 1), y,
+                self.pick(["==", "!=", ">=", "<"]), x)), {}
+        if k == 6:  # comprehensions in keys and as keys' collections
+            x = self.fresh()
+            return ("%s := {%s: %s | some %s in %s}" % (
+                v, self.pick(["[%s]" % x, "{%s}" % x, "{\"k\": %s}" % x, "count([%s])" % x]), x, x,
+                self.collection(scope, depth + 1))), {v: "obj"}
+        if k == 7:  # a literal set of refs iterated (OPA's order of the set's elements)
+            x = self.fresh()
+            return "%s := [%s | some %s in {%s}]" % (v, x, x, ", ".join(self.pick(
+                ["input.a", "input.b", "input.c", "input.n", "input.s", "data.d.x", "1", "\"a\""])
+                for _ in range(self.rng.randrange(2, 4)))), {v: "arr"}
+        if k == 8:  # strings, numbers and objects builtins with arguments of the wrong type
+            f = self.pick(["upper", "lower", "trim", "split", "concat", "sprintf", "substring", "indexof",
+                           "replace", "startswith", "abs", "round", "ceil", "floor", "to_number", "object.get",
+                           "object.remove", "object.union", "json.marshal", "count", "sum", "max", "sort",
+                           "array.concat", "array.slice", "format_int", "strings.reverse", "trim_left",
+                           "numbers.range", "object.keys", "is_number", "product", "min"])
+            arity = {b["name"]: len(b["decl"]["args"]) for b in BUILTINS if "decl" in b}.get(f, 1)
+            args = [self.pick(["1", "\"a\"", "[1, \"b\"]", "{\"a\": 1}", "{1}", "null", "true", "input.s",
+                               "input.n", "input.obj", "-1", "1.5", "[]", "\"\""]) for _ in range(arity)]
+            return "%s := %s(%s)" % (v, f, ", ".join(args)), {v: None}
+        if k == 9:  # print in a body, with undefined and composite arguments
+            return "print(%s)" % ", ".join(self.pick(["input.nope", "input.xs", "{1, 2}", "\"s\"", "1.0", "input"])
+                                             for _ in range(self.rng.randrange(1, 3))), {}
+        if k == 10:  # with on builtins inside a comprehension
+            return "%s := [y | y := count(%s)] with count as %s" % (
+                v, self.collection(scope, depth + 1), self.pick(["sum", "1", "max", "product"])), {v: "arr"}
+        return "%s := %s" % (v, self.pick(["to_number(\"1e3\")", "1e3 * 1", "0.1 + 0.2", "100000000000000000000 - 1",
+                                          "2e308 - 1e308", "-0 * 1", "3 % 0", "1 / 0", "5 % 2.5", "7 % -3",
+                                          "sum([\"a\"])", "max(set())", "1e-320 * 1"])), {v: "num"}
+
+    def extra_rule(self):
+        """Rule shapes another generator would write: ref-head partial objects, long else chains,
+        functions with several bodies (and conflicts, recursion), `contains` with refs."""
+        k = self.rng.randrange(6)
+        if k == 0:
+            name = self.rule_name("deep")
+            texts = []
+            for _ in range(self.rng.randrange(1, 3)):
+                parts, scope = self.body({})
+                texts.append("%s.b[%s] := %s if %s" % (name, self.head_term(scope, "str") if self.chance(0.7)
+                                                       else self.scalar(), self.head_term(scope),
+                                                       self.render_body(parts)))
+            self.rules.append((name, "deep"))
+            return "\n\n".join(texts)
+        if k == 1:
+            name = self.rule_name("complete")
+            parts, scope = self.body({})
+            text = "%s := %s if %s" % (name, self.head_term(scope), self.render_body(parts))
+            for _ in range(self.rng.randrange(2, 5)):
+                parts, scope = self.body({})
+                text += " else := %s if %s" % (self.head_term(scope), self.render_body(parts))
+            if self.chance(0.5):
+                text += " else := %s" % self.scalar()
+            self.rules.append((name, "complete"))
+            return text
+        if k == 2:
+            fname = self.pick(_FUNC_NAMES)
+            if fname in self.funcs:
+                fname = fname + "2"
+            texts = ["%s(x) := %s if { x %s %s }" % (fname, self.scalar(), self.pick(["==", ">", "!="]), self.scalar())
+                     for _ in range(self.rng.randrange(2, 4))]
+            if self.chance(0.3):
+                texts.append("%s(x) := %s else := %s" % (fname, self.scalar(), self.scalar()))
+            self.funcs[fname] = 1
+            return "\n\n".join(texts)
+        if k == 3:
+            name = self.rule_name("set")
+            parts, scope = self.body({})
+            self.rules.append((name, "set"))
+            return "%s contains %s if %s\n\n%s contains %s" % (
+                name, self.pick(["input.a", "input.xs[_]", "data.d.x", "[input.n, 1]"]), self.render_body(parts),
+                name, self.scalar())
+        if k == 4:
+            name = self.rule_name("complete")
+            self.rules.append((name, "complete"))
+            return "%s if {\n\tx := count(input.xs)\n\tx > 0\n} with count as %s" % (name, self.pick(["sum", "1"])) \
+                if self.chance(0.1) else "%s := c if { c := count(%s) }" % (name, self.collection({}))
+        name = self.rule_name("obj")
+        self.rules.append((name, "obj"))
+        return "%s[k] := v if {\n\tsome k, v in %s\n}\n\n%s[\"z\"] := 0" % (
+            name, self.pick(["input.obj", "data.d.cfg", "{\"a\": 1, \"z\": 1}", "input.m", "{\"b\": 2}"]), name)
+
     def with_target(self, scope):
         k = self.rng.randrange(7)
         if k < 2:
@@ -668,7 +785,9 @@ class Gen:
         return name
 
     def rule(self):
-        k = self.rng.randrange(15)
+        k = self.rng.randrange(19)
+        if k >= 15:
+            return self.extra_rule()
         if k < 3:  # complete rule with a value, maybe with else and default
             name = self.rule_name("complete")
             parts, scope = self.body({})
@@ -765,8 +884,14 @@ class Gen:
 
     # ---- broken programs -----------------------------------------------------------------
     def break_module(self, text):
-        k = self.rng.randrange(14)
+        k = self.rng.randrange(19)
         return text + "\n" + [
+            "bad(x) := bad(x)",
+            "bad(1) := 1\n\nbad(x) := 2",
+            "bad.b[x] := 1 if { some x in [1, 2] }\n\nbad.b[1] := 2",
+            "bad := [x | x := 1] with count as 1",
+            "bad if { x := 1 / 0 }",
+        ][k - 14] if k >= 14 else text + "\n" + [
             "bad contains y if { x := 1 }",
             "bad := 1 + \"a\"",
             "bad := undefined_fn(1)",
@@ -786,6 +911,8 @@ class Gen:
     # ---- the case ------------------------------------------------------------------------
     def module(self):
         head = "package p\n\n"
+        if self.chance(0.15):
+            head += self.pick(["import rego.v1\n\n", "import future.keywords.in\n\n", "import input.obj\n\n"])
         if self.chance(0.1):
             head += "import data.d\n\n"
         rules = [self.rule() for _ in range(self.rng.randrange(2, 7))]

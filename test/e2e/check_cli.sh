@@ -13,11 +13,11 @@ expect() {  # name, expected status, command...
     fi
 }
 
-expect "three syntax errors exit 1" 1 "$gavel" check test/e2e/fixtures/check
+expect "syntax errors exit 1 (the first statement that cannot be read ends the parse, as in OPA)" 1 "$gavel" check test/e2e/fixtures/check
 if diff -u test/e2e/fixtures/check/three_errors.expected /tmp/gavel_e2e_err.$$; then
-    echo "ok   three syntax errors, exact output"
+    echo "ok   first syntax error, exact output"
 else
-    echo "FAIL three syntax errors, exact output"; failures=$((failures + 1))
+    echo "FAIL first syntax error, exact output"; failures=$((failures + 1))
 fi
 
 # As opa check: what parses is compiled too (unsafe variables, undefined functions).

@@ -12,9 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "runtime/large_stack.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-int main(int argc, char** argv) {
+namespace {
+
+int replay(int argc, char** argv) {
     std::vector<std::filesystem::path> files;
     for (int i = 1; i < argc; ++i) {
         std::error_code ec;
@@ -38,4 +42,13 @@ int main(int argc, char** argv) {
     }
     std::printf("%zu inputs, no crash\n", files.size());
     return 0;
+}
+
+}  // namespace
+
+// On a large stack, as gavel's own main runs its commands: the corpus holds
+// programs as deep as the parser accepts (runtime/large_stack.hpp).
+int main(int argc, char** argv) {
+    gavel::runtime::use_large_thread_stacks();
+    return gavel::runtime::run_on_large_stack([&] { return replay(argc, argv); });
 }

@@ -216,3 +216,17 @@ TEST_CASE("every node carries file:line:col") {
     CHECK(plus->loc.text() == "input.a + 1");
     CHECK(plus->elems.at(1)->loc.text() == "input.a");
 }
+
+TEST_CASE("expressions and the calls built from terms span the parentheses written around them, as OPA's do") {
+    using gavel::lang::parse_query;
+    CHECK(parse_query("x := (1 + 2)").body.at(0).loc.text() == "x := (1 + 2)");
+    CHECK(parse_query("x := 3 * ( (1 + 2) )").body.at(0).loc.text() == "x := 3 * ( (1 + 2) )");
+    CHECK(parse_query("(1) == 1").body.at(0).loc.text() == "(1) == 1");
+    CHECK(parse_query("((x))").body.at(0).loc.text() == "((x))");
+    CHECK(parse_query("not (x)").body.at(0).loc.text() == "not (x)");
+    CHECK(parse_query("x := 1 with input as (2)").body.at(0).loc.text() == "x := 1 with input as (2)");
+    CHECK(parse_query("some x in (xs)").body.at(0).loc.text() == "some x in (xs)");
+    // The term itself keeps its own location: `1 + 2` inside the parentheses.
+    auto q = parse_query("x := (1 + 2)");
+    CHECK(q.body.at(0).term->elems.at(2)->loc.text() == "1 + 2");
+}

@@ -68,3 +68,10 @@ TEST_CASE("type details: each error kind carries its object; the message keeps o
     // Errors that are not type errors have none.
     CHECK(first_details("package p\np if { x }\n") == "none");
 }
+
+TEST_CASE("type details: a key the compiler made a variable is a string in oneOf, as OPA's Var marshals") {
+    // (the key of `w[crypto.hmac.sha512("foo*", 1.0 % 1.0)][1] := ...`, rewritten to __local0__)
+    auto ref = gavel::lang::make_ref({gavel::lang::make_var("data", {})}, {});
+    std::string out = json(types::ref_invalid_detail(*ref, 1, nullptr, types::S, {"__local0__", "\"a\"", "1"}));
+    CHECK(out.find(R"("oneOf":["__local0__","a",1])") != std::string::npos);
+}

@@ -1,0 +1,42 @@
+#include "runtime/large_stack.hpp"
+
+#include <pthread.h>
+
+namespace gavel::runtime {
+
+namespace {
+
+struct Job {
+    const std::function<int()>* work;
+    int result = 0;
+};
+
+void* run_job(void* arg) {
+    auto* job = static_cast<Job*>(arg);
+    job->result = (*job->work)();
+    return nullptr;
+}
+
+}  // namespace
+
+bool use_large_thread_stacks(std::size_t bytes) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return false;
+    bool ok = pthread_attr_setstacksize(&attr, bytes) == 0 && pthread_setattr_default_np(&attr) == 0;
+    pthread_attr_destroy(&attr);
+    return ok;
+}
+
+int run_on_large_stack(const std::function<int()>& work, std::size_t bytes) {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return work();
+    Job job{&work};
+    pthread_t thread;
+    bool started = pthread_attr_setstacksize(&attr, bytes) == 0 && pthread_create(&thread, &attr, run_job, &job) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started) return work();
+    pthread_join(thread, nullptr);
+    return job.result;
+}
+
+}  // namespace gavel::runtime
