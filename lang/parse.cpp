@@ -518,7 +518,11 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             ok = grammar::parse_rule(p, st.end, st, rule);
             // An error the grammar reported itself (an else where none may stand, too many
             // else branches) ends the parse there, as OPA's parseRules does.
-            if (ok && result.diagnostics.size() > errors_before) break;
+            // A string the scanner could not end is also the parser's "illegal token" there.
+            if (ok && result.diagnostics.size() > errors_before) {
+                if (st.reason && st.furthest && *st.reason == ParseState::kIllegalToken) report_syntax_error(st, start);
+                break;
+            }
             if (ok) {
                 // A rule is judged as a whole only once its statement ended where it should.
                 std::size_t before = result.diagnostics.size();

@@ -301,3 +301,12 @@ TEST_CASE("an error the rule grammar reports itself ends the parse there") {
     REQUIRE(r.diagnostics.size() == 1);
     CHECK(r.diagnostics.items()[0].message == "unexpected else keyword");
 }
+
+TEST_CASE("a string left open in a rule body is the scanner's error and the parser's illegal token, as OPA") {
+    auto r = parse_module("s.rego", "package p\n\ndeny contains msg if {\n\tmsg := \"open\n}\n\nq := 1 if { [1, }\n");
+    REQUIRE(r.diagnostics.size() == 2);
+    CHECK(r.diagnostics.items()[0].message == "non-terminated string");
+    CHECK(r.diagnostics.items()[1].message == "illegal token");
+    CHECK(r.diagnostics.items()[1].line == 4);
+    CHECK(r.diagnostics.items()[1].col == 9);
+}
