@@ -7,9 +7,11 @@ void BundleVerifyFlags::add_to(CLI::App& cmd, bool with_signing_alg, bool with_s
                    "Public key (PEM file or text) or HMAC secret to verify signed bundles with");
     cmd.add_option("--verification-key-id", verification_key_id, "Name of the verification key")->capture_default_str();
     if (with_signing_alg)
-        cmd.add_option("--signing-alg", signing_alg, "Signing algorithm (RS256, ES256, HS256 ...)")->capture_default_str();
+        cmd.add_option("--signing-alg", signing_alg, "Signing algorithm (RS256, ES256, HS256 ...)")
+            ->capture_default_str();
     cmd.add_option("--scope", scope, "Scope to use for bundle signature verification");
-    cmd.add_option("--exclude-files-verify", exclude_files, "Files in the bundle to exclude from verification (patterns)")
+    cmd.add_option("--exclude-files-verify", exclude_files,
+                   "Files in the bundle to exclude from verification (patterns)")
         ->allow_extra_args(false);
     if (with_skip) cmd.add_flag("--skip-verify", skip_verify, "Do not verify bundle signatures");
 }

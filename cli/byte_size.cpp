@@ -12,8 +12,16 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
     if (ec != std::errc() || end == text.data()) return std::nullopt;
     std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
     static constexpr std::pair<std::string_view, std::uint64_t> units[] = {
-        {"", 1},           {"k", 1000},       {"K", 1000},        {"M", 1000000},     {"G", 1000000000},
-        {"Ki", 1ull << 10}, {"Mi", 1ull << 20}, {"Gi", 1ull << 30}, {"Ti", 1ull << 40}, {"T", 1000000000000ull},
+        {"", 1},
+        {"k", 1000},
+        {"K", 1000},
+        {"M", 1000000},
+        {"G", 1000000000},
+        {"Ki", 1ull << 10},
+        {"Mi", 1ull << 20},
+        {"Gi", 1ull << 30},
+        {"Ti", 1ull << 40},
+        {"T", 1000000000000ull},
     };
     for (const auto& [name, factor] : units) {
         if (suffix != name) continue;

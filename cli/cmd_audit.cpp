@@ -48,7 +48,8 @@ int run_audit(const AuditCliOptions& o) {
         errors.append(inventory.errors);
         for (const auto& obj : inventory.objects) {
             std::string error;
-            if (!builder.add_inventory_object(obj.value, error)) errors.add(gatekeeper::file_error(obj.file, obj.line, error));
+            if (!builder.add_inventory_object(obj.value, error))
+                errors.add(gatekeeper::file_error(obj.file, obj.line, error));
         }
     }
     auto set = builder.build(errors);
@@ -75,13 +76,13 @@ int run_audit(const AuditCliOptions& o) {
         std::cout << ca.constraint->kind << "/" << ca.constraint->name << " (" << ca.constraint->enforcement_action
                   << "): " << ca.total_violations << (ca.total_violations == 1 ? " violation" : " violations") << "\n";
         for (const auto& v : ca.violations) {
-            std::cout << "  " << v.kind << " " << (v.namespace_name.empty() ? "" : v.namespace_name + "/") << v.name << ": "
-                      << v.message << "\n";
+            std::cout << "  " << v.kind << " " << (v.namespace_name.empty() ? "" : v.namespace_name + "/") << v.name
+                      << ": " << v.message << "\n";
         }
     }
     std::cout << "audited " << report.objects << (report.objects == 1 ? " object" : " objects") << " against "
-              << set->constraint_count() << (set->constraint_count() == 1 ? " constraint" : " constraints") << ": " << total
-              << (total == 1 ? " violation" : " violations") << "\n";
+              << set->constraint_count() << (set->constraint_count() == 1 ? " constraint" : " constraints") << ": "
+              << total << (total == 1 ? " violation" : " violations") << "\n";
     return 0;
 }
 
@@ -91,16 +92,19 @@ void add_audit_command(CLI::App& app) {
     auto opts = std::make_shared<AuditCliOptions>();
     auto* cmd = app.add_subcommand("audit", "Audit existing objects against Gatekeeper templates and constraints");
     // One value per flag (repeat it): a list would swallow the OBJECTS after it.
-    cmd->add_option("--gatekeeper", opts->gatekeeper, "File or directory of ConstraintTemplates and Constraints (repeatable)")
+    cmd->add_option("--gatekeeper", opts->gatekeeper,
+                    "File or directory of ConstraintTemplates and Constraints (repeatable)")
         ->required()
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    cmd->add_option("--inventory", opts->inventory, "File or directory of objects for data.inventory (repeatable; audited when no OBJECTS)")
+    cmd->add_option("--inventory", opts->inventory,
+                    "File or directory of objects for data.inventory (repeatable; audited when no OBJECTS)")
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->add_option("objects", opts->objects, "Files or directories of objects (YAML or JSON) to audit");
     cmd->add_option("-f,--format", opts->format, "pretty or json")->capture_default_str();
-    cmd->add_option("--limit", opts->limit, "Violations listed per constraint (Gatekeeper's --constraint-violations-limit)")
+    cmd->add_option("--limit", opts->limit,
+                    "Violations listed per constraint (Gatekeeper's --constraint-violations-limit)")
         ->capture_default_str();
     cmd->callback([opts] { exit_status() = run_audit(*opts); });
 }

@@ -117,7 +117,8 @@ void print_result(const BenchOptions& opts, const BenchResult& r) {
     const std::uint64_t bytes_op = r.n ? r.bytes / r.n : 0;
     if (opts.format == "json") {
         std::cout << fmt::format(
-            "{{\n  \"N\": {},\n  \"T\": {},\n  \"Bytes\": 0,\n  \"MemAllocs\": {},\n  \"MemBytes\": {},\n  \"Extra\": {{}}\n}}\n",
+            "{{\n  \"N\": {},\n  \"T\": {},\n  \"Bytes\": 0,\n  \"MemAllocs\": {},\n  \"MemBytes\": {},\n  \"Extra\": "
+            "{{}}\n}}\n",
             r.n, r.ns, opts.benchmem ? r.allocs : 0, opts.benchmem ? r.bytes : 0);
     } else if (opts.format == "gobench") {
         std::string line = fmt::format("BenchmarkOPAEval\t{:8d}\t{} ns/op", r.n, pretty_float(ns_op));
@@ -175,8 +176,8 @@ int run_bench(const BenchOptions& opts) {
 
     std::optional<std::string> input_text;
     if (opts.stdin_input || !opts.input.empty()) {
-        runtime::FileRead read = opts.stdin_input ? runtime::read_whole_stream(STDIN_FILENO, "stdin")
-                                                 : runtime::read_whole_file(opts.input);
+        runtime::FileRead read =
+            opts.stdin_input ? runtime::read_whole_stream(STDIN_FILENO, "stdin") : runtime::read_whole_file(opts.input);
         if (!read.ok) {
             print_errors(opts, {plain_error(read.message)});
             return 1;
@@ -293,7 +294,9 @@ void add_bench_command(CLI::App& app) {
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->add_option("--benchtime", opts->benchtime, "Minimum time per benchmark run (Go duration)")
         ->capture_default_str();
-    cmd->add_option("--count", opts->count, "Number of benchmark runs")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--count", opts->count, "Number of benchmark runs")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     cmd->add_option("-f,--format", opts->format, "Output format: pretty, json, gobench")
         ->capture_default_str()
         ->check(CLI::IsMember({"pretty", "json", "gobench"}));

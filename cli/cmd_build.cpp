@@ -70,7 +70,8 @@ int run_build(BuildOptions& o) {
     o.verify.v0_compatible = o.v0_compatible;
     if (!o.verify.options(read_options, error)) return build_error(error);
     if (o.signing_key.empty() && !o.claims_file.empty())
-        return build_error("specify the secret (HMAC) or path of the PEM file containing the private key (RSA and ECDSA)");
+        return build_error(
+            "specify the secret (HMAC) or path of the PEM file containing the private key (RSA and ECDSA)");
     bool verifying = !o.verify.verification_key.empty(), signing = !o.signing_key.empty();
     if ((verifying || signing) && !o.bundle_mode)
         return build_error("enable bundle mode (ie. --bundle) to verify or sign bundle files or directories");
@@ -78,7 +79,8 @@ int run_build(BuildOptions& o) {
         for (const auto& p : o.paths) {
             std::error_code ec;
             if (fs::is_directory(p, ec) && fs::exists(fs::path(p) / ".manifest", ec))
-                std::cerr << "Warning: .manifest file found in \"" << p << "\" but -b flag not specified. Manifest will be ignored.\n";
+                std::cerr << "Warning: .manifest file found in \"" << p
+                          << "\" but -b flag not specified. Manifest will be ignored.\n";
         }
 
     std::optional<bundle::Bundle> result;
@@ -155,15 +157,19 @@ void add_build_command(CLI::App& app) {
     cmd->add_option("paths", opts->paths, "Policy and data files or directories (bundles with -b)");
     cmd->add_flag("-b,--bundle", opts->bundle_mode, "Load paths as bundle files or root directories");
     cmd->add_option("-o,--output", opts->output, "Set the output filename")->capture_default_str();
-    cmd->add_option("-r,--revision", opts->revision, "Set output bundle revision")
-        ->each([opts](const std::string&) { opts->revision_set = true; });
-    cmd->add_option("--ignore", opts->ignore, "Set file and directory names to ignore during loading (e.g., '.*' excludes hidden files)")
+    cmd->add_option("-r,--revision", opts->revision, "Set output bundle revision")->each([opts](const std::string&) {
+        opts->revision_set = true;
+    });
+    cmd->add_option("--ignore", opts->ignore,
+                    "Set file and directory names to ignore during loading (e.g., '.*' excludes hidden files)")
         ->allow_extra_args(false);
     cmd->add_option("--signing-key", opts->signing_key,
                     "Set the secret (HMAC) or path of the PEM file containing the private key (RSA and ECDSA)");
     cmd->add_option("--claims-file", opts->claims_file, "Set path of JSON file containing optional claims");
-    cmd->add_flag("--v0-compatible", opts->v0_compatible, "Opt-in to OPA features and behaviors prior to the OPA v1.0 release");
-    cmd->add_flag("--v1-compatible", opts->v1_compatible, "Opt-in to OPA features and behaviors in OPA v1.0 (the default)");
+    cmd->add_flag("--v0-compatible", opts->v0_compatible,
+                  "Opt-in to OPA features and behaviors prior to the OPA v1.0 release");
+    cmd->add_flag("--v1-compatible", opts->v1_compatible,
+                  "Opt-in to OPA features and behaviors in OPA v1.0 (the default)");
     opts->verify.add_to(*cmd, true, false);
     cmd->callback([opts] { exit_status() = run_build(*opts); });
 }

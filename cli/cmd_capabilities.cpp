@@ -10,7 +10,8 @@
 namespace gavel::cli {
 
 void add_capabilities_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand("capabilities", "Print the capabilities (builtins with their types, features) as JSON");
+    auto* cmd =
+        app.add_subcommand("capabilities", "Print the capabilities (builtins with their types, features) as JSON");
     cmd->add_flag("--current")->description("Print the capabilities of this gavel (the default; OPA's flag)");
     cmd->callback([] {
         gavel::Engine engine;

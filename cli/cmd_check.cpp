@@ -25,10 +25,10 @@ struct CheckOptions {
     bool v0_compatible = false;
     bool strict = false;
     std::string format = "pretty";
-    std::string capabilities;  // a capabilities.json: only its builtins may be called
-    bool bundle = false;       // each path is a bundle root directory
-    int max_errors = 10;       // OPA's -m: 0 or less for no limit
-    std::string schema;        // -s: a JSON Schema file (for input) or a directory of them
+    std::string capabilities;          // a capabilities.json: only its builtins may be called
+    bool bundle = false;               // each path is a bundle root directory
+    int max_errors = 10;               // OPA's -m: 0 or less for no limit
+    std::string schema;                // -s: a JSON Schema file (for input) or a directory of them
     bool admission_rule_names = true;  // report rules that look like a misspelt admission rule
 };
 
@@ -161,7 +161,8 @@ void add_check_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("check", "Check Rego source files for errors");
     cmd->add_option("paths", opts->paths, "Files or directories")->required();
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse the pre-1.0 Rego dialect");
-    cmd->add_option("-f,--format", opts->format, "Output format: pretty (file:line:col, the line and a caret) or json (OPA's)")
+    cmd->add_option("-f,--format", opts->format,
+                    "Output format: pretty (file:line:col, the line and a caret) or json (OPA's)")
         ->check(CLI::IsMember({"pretty", "json"}))
         ->capture_default_str();
     cmd->add_flag("-b,--bundle", opts->bundle, "Load paths as bundle files or root directories");
@@ -170,7 +171,9 @@ void add_check_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--capabilities", opts->capabilities,
                     "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");
-    cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
+    cmd->add_flag(
+        "-S,--strict", opts->strict,
+        "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->add_option("-s,--schema", opts->schema,
                     "JSON Schema for type checking: a file types input everywhere; a directory's a/b.json is "
                     "schema.a.b for METADATA schemas: annotations");

@@ -61,7 +61,6 @@
 #include "engine/schema_loader.hpp"
 #include "runtime/yaml.hpp"
 
-
 extern char** environ;
 
 namespace gavel::cli {
@@ -101,7 +100,7 @@ struct EvalCliOptions {
     bool allow_net = false;
     bool strict_builtin_errors = false;
     bool strict = false;
-    std::string capabilities;  // a capabilities.json: only its builtins may be called
+    std::string capabilities;          // a capabilities.json: only its builtins may be called
     std::string package;               // --package: the query is written in this package
     std::vector<std::string> imports;  // --import: the query's imports
     std::vector<std::string> ignore;   // --ignore: names of files and directories not to load
@@ -109,7 +108,7 @@ struct EvalCliOptions {
     bool fail_defined = false;
     std::string timeout;
     bool metrics = false;
-    std::string schema;  // -s: a JSON Schema file (for input) or a directory of them
+    std::string schema;   // -s: a JSON Schema file (for input) or a directory of them
     std::string explain;  // --explain notes|fails|full|debug
     bool coverage = false;
     bool profile = false;
@@ -235,7 +234,8 @@ std::string render_json(const Output& out, bool discard) {
         for (const auto& [name, stats] : out.aggregated_metrics) m.add(name, statistics_json(stats));
         doc.add("aggregated_metrics", std::move(m));
     }
-    if (out.explanation && !out.explanation->steps().empty()) doc.add("explanation", explanation_json(*out.explanation));
+    if (out.explanation && !out.explanation->steps().empty())
+        doc.add("explanation", explanation_json(*out.explanation));
     if (out.profile && !out.profile->empty()) {
         Json p = Json::array();
         for (const auto& s : *out.profile) {
@@ -282,8 +282,8 @@ std::string cut(std::string s, std::size_t limit) {
 // it (cli/repl/table.hpp): headers centred, cells left-aligned and wrapped.
 std::string render_table(const std::vector<ResultRow>& rows, std::size_t limit) {
     struct Key {
-        std::string var;            // a binding's name, or empty
-        std::size_t expr = 0;       // else the expression's index
+        std::string var;       // a binding's name, or empty
+        std::size_t expr = 0;  // else the expression's index
         std::string text;
     };
     std::vector<Key> keys;
@@ -339,7 +339,8 @@ std::string render_profile_tables(const Output& out) {
         std::vector<std::vector<std::string>> cells;
         for (const auto& [name, stats] : out.aggregated_metrics) {
             std::vector<std::string> row = {name};
-            for (const auto& k : stat_keys) row.push_back(cut(stat(stats, k), static_cast<std::size_t>(out.pretty_limit)));
+            for (const auto& k : stat_keys)
+                row.push_back(cut(stat(stats, k), static_cast<std::size_t>(out.pretty_limit)));
             cells.push_back(std::move(row));
         }
         text += repl::render_table({"METRIC", "MIN", "MAX", "MEAN", "90%", "99%"}, cells);
@@ -356,10 +357,11 @@ std::string render_profile_tables(const Output& out) {
             row.push_back(s.location());
             cells.push_back(std::move(row));
         }
-        text += repl::render_table({"MIN", "MAX", "MEAN", "90%", "99%", "NUM EVAL", "NUM REDO", "NUM GEN EXPR", "LOCATION"},
-                                   cells);
+        text += repl::render_table(
+            {"MIN", "MAX", "MEAN", "90%", "99%", "NUM EVAL", "NUM REDO", "NUM GEN EXPR", "LOCATION"}, cells);
     }
-    if (out.coverage) text += repl::render_table({}, {{"Overall Coverage", fmt::format("{:.2f}", out.coverage->coverage)}});
+    if (out.coverage)
+        text += repl::render_table({}, {{"Overall Coverage", fmt::format("{:.2f}", out.coverage->coverage)}});
     return text;
 }
 
@@ -428,7 +430,8 @@ std::string render_partial_table(const PartialResult& p) {
     for (const auto& [name, cell] : rows) {
         for (std::size_t i = 0; i < cell.size(); ++i) {
             std::string left = i == 0 ? name : "";
-            text += "| " + left + std::string(w0 - width(left), ' ') + " | " + cell[i] + std::string(w1 - width(cell[i]), ' ') + " |\n";
+            text += "| " + left + std::string(w0 - width(left), ' ') + " | " + cell[i] +
+                    std::string(w1 - width(cell[i]), ' ') + " |\n";
         }
         text += border;
     }
@@ -437,10 +440,8 @@ std::string render_partial_table(const PartialResult& p) {
 
 void print_partial(const Output& out, const std::string& format) {
     if (format == "json") {
-        if (!out.errors.empty())
-            std::cout << render_json(out, false);
-        else
-            std::cout << render_partial_json(out);
+        if (!out.errors.empty()) std::cout << render_json(out, false);
+        else std::cout << render_partial_json(out);
         return;
     }
     if (!out.errors.empty()) {
@@ -456,10 +457,8 @@ void print_partial(const Output& out, const std::string& format) {
         for (std::size_t i = 0; i < out.partial->support.size(); ++i)
             std::cout << "# Module " << i + 1 << "\n" << partial::module_source(out.partial->support[i], nullptr);
     } else if (out.errors.empty()) {
-        if (out.partial->queries.empty())
-            std::cout << "undefined\n";
-        else
-            std::cout << render_partial_table(*out.partial);
+        if (out.partial->queries.empty()) std::cout << "undefined\n";
+        else std::cout << render_partial_table(*out.partial);
         if (out.metrics && !out.metrics->empty()) std::cout << render_metrics_table(*out.metrics);
     }
     std::cout.flush();
@@ -552,13 +551,17 @@ int run_eval(EvalCliOptions opts) {
     std::uint64_t memory_limit = 0;
     if (!opts.memory_limit.empty()) {
         auto m = parse_byte_size(opts.memory_limit);
-        if (!m) return usage_error("invalid argument \"" + opts.memory_limit + "\" for \"--memory-limit\" flag: want a size such as 512Mi or 1G");
+        if (!m)
+            return usage_error("invalid argument \"" + opts.memory_limit +
+                               "\" for \"--memory-limit\" flag: want a size such as 512Mi or 1G");
         memory_limit = *m;
     }
     std::chrono::nanoseconds timeout{0};
     if (!opts.timeout.empty()) {
         auto d = stdlib::go_time::parse_flag_duration(opts.timeout);
-        if (!d) return usage_error("invalid argument \"" + opts.timeout + "\" for \"--timeout\" flag: time: invalid duration \"" + opts.timeout + "\"");
+        if (!d)
+            return usage_error("invalid argument \"" + opts.timeout +
+                               "\" for \"--timeout\" flag: time: invalid duration \"" + opts.timeout + "\"");
         timeout = *d;
     }
 
@@ -579,8 +582,8 @@ int run_eval(EvalCliOptions opts) {
         // As OPA's os.ReadFile: "open F: no such file or directory", "read F: is a directory";
         // bounded, so that /dev/zero or an endless pipe ends in an error, not in all memory.
         std::string path = opts.input.rfind("file://", 0) == 0 ? opts.input.substr(7) : opts.input;
-        runtime::FileRead read = opts.stdin_input ? runtime::read_whole_stream(STDIN_FILENO, "stdin")
-                                                 : runtime::read_whole_file(path);
+        runtime::FileRead read =
+            opts.stdin_input ? runtime::read_whole_stream(STDIN_FILENO, "stdin") : runtime::read_whole_file(path);
         if (!read.ok) {
             std::cerr << read.message << "\n";
             return 2;
@@ -649,7 +652,8 @@ int run_eval(EvalCliOptions opts) {
         if (!bundle_options.verification) bundle_options.skip_verify = true;
         auto loaded = engine::bundle::load_paths_and_bundles(without_ignored(opts.data, opts.ignore), opts.bundles,
                                                              load_options, bundle_options);
-        lang::Diagnostics diags = loaded.ok() ? engine::add_to_engine(engine, std::move(loaded)) : std::move(loaded.errors);
+        lang::Diagnostics diags =
+            loaded.ok() ? engine::add_to_engine(engine, std::move(loaded)) : std::move(loaded.errors);
         metrics["timer_rego_load_files_ns"] = since_ns(start);
         if (!diags.empty()) {
             for (const auto& d : diags) out.errors.push_back(from_diagnostic(d));
@@ -780,36 +784,43 @@ void add_eval_command(CLI::App& app) {
     auto opts = std::make_shared<EvalCliOptions>();
     auto* cmd = app.add_subcommand("eval", "Evaluate a Rego query and print the result (like opa eval)");
     cmd->add_option("query", opts->query, "The query, e.g. data.kubernetes.admission.deny");
-    cmd->add_option("-b,--bundle", opts->bundles, "Bundle directory or .tar.gz file (repeatable)")->allow_extra_args(false);
-    opts->verify.add_to(*cmd);
-    cmd->add_option("-d,--data", opts->data, "Policy or data file or directory (repeatable)")
+    cmd->add_option("-b,--bundle", opts->bundles, "Bundle directory or .tar.gz file (repeatable)")
         ->allow_extra_args(false);
+    opts->verify.add_to(*cmd);
+    cmd->add_option("-d,--data", opts->data, "Policy or data file or directory (repeatable)")->allow_extra_args(false);
     cmd->add_option("-i,--input", opts->input, "Input document file (JSON or YAML)");
     cmd->add_flag("-I,--stdin-input", opts->stdin_input, "Read the input document from stdin");
     cmd->add_flag("--stdin", opts->stdin_query, "Read the query from stdin");
-    cmd->add_option("-f,--format", opts->format, "Output format: json, values, bindings, pretty, source (partial), raw, discard")
+    cmd->add_option("-f,--format", opts->format,
+                    "Output format: json, values, bindings, pretty, source (partial), raw, discard")
         ->check(CLI::IsMember({"json", "values", "bindings", "pretty", "source", "raw", "discard"}));
     cmd->add_flag("-p,--partial", opts->partial, "Partially evaluate the query: residual queries over the unknowns");
-    cmd->add_option("-u,--unknowns", opts->unknowns, "Paths to treat as unknown in partial evaluation (repeatable; default input)")
+    cmd->add_option("-u,--unknowns", opts->unknowns,
+                    "Paths to treat as unknown in partial evaluation (repeatable; default input)")
         ->allow_extra_args(false);
     cmd->add_option("--disable-inlining", opts->disable_inlining,
                     "Paths of documents partial evaluation must not inline (support rules instead; repeatable)")
         ->allow_extra_args(false);
-    cmd->add_flag("--shallow-inlining", opts->shallow_inlining, "Partial evaluation inlines only rules that are fully known");
-    cmd->add_flag("--nondeterminstic-builtins", opts->nondeterministic_builtins,
-                  "Evaluate nondeterministic builtins (if all arguments are known) during partial evaluation (OPA's spelling)");
+    cmd->add_flag("--shallow-inlining", opts->shallow_inlining,
+                  "Partial evaluation inlines only rules that are fully known");
+    cmd->add_flag(
+        "--nondeterminstic-builtins", opts->nondeterministic_builtins,
+        "Evaluate nondeterministic builtins (if all arguments are known) during partial evaluation (OPA's spelling)");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies and the query in the pre-1.0 Rego dialect");
     cmd->add_flag("--allow-net", opts->allow_net, "Let http.send reach the network (off: \"unallowed host\" errors)");
     // OPA 0.x scripts pass --v1-compatible; v1 is the default here, so it changes nothing.
     cmd->add_flag("--v1-compatible")->description("Rego v1 (the default; accepted for OPA compatibility)");
     cmd->add_option("--package", opts->package, "The package the query is written in (its rules need no data. prefix)");
-    cmd->add_option("--import", opts->imports, "An import for the query, e.g. data.lib.k8s or \"data.x as y\" (repeatable)")
+    cmd->add_option("--import", opts->imports,
+                    "An import for the query, e.g. data.lib.k8s or \"data.x as y\" (repeatable)")
         ->allow_extra_args(false);
     cmd->add_option("--ignore", opts->ignore, "Names of files and directories not to load (shell patterns, repeatable)")
         ->allow_extra_args(false);
     cmd->add_option("--capabilities", opts->capabilities,
                     "A capabilities JSON file (as `gavel capabilities` prints): calls of builtins it lacks are errors");
-    cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
+    cmd->add_flag(
+        "-S,--strict", opts->strict,
+        "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->add_flag("--strict-builtin-errors", opts->strict_builtin_errors,
                   "Treat the first built-in function error as fatal");
     cmd->add_flag("--fail", opts->fail, "Exit with status 1 when the result is undefined or empty");
@@ -822,16 +833,19 @@ void add_eval_command(CLI::App& app) {
     cmd->add_option("--explain", opts->explain, "Print the evaluation's trace: notes, fails, full or debug (as full)")
         ->check(CLI::IsMember({"off", "notes", "fails", "full", "debug"}));
     cmd->add_flag("--coverage", opts->coverage, "Report which lines of the policies evaluation reached");
-    cmd->add_flag("--profile", opts->profile, "Profile the expressions: time, evaluations and redos per line (implies --metrics)");
+    cmd->add_flag("--profile", opts->profile,
+                  "Profile the expressions: time, evaluations and redos per line (implies --metrics)");
     cmd->add_option("--profile-sort", opts->profile_sort,
                     "Order of the profile: total_time_ns, num_eval, num_redo, num_gen_expr, file, line (repeatable)")
         ->delimiter(',');
-    auto* limit = cmd->add_option("--profile-limit", opts->profile_limit, "Profile lines to show (0: all)")->capture_default_str();
+    auto* limit = cmd->add_option("--profile-limit", opts->profile_limit, "Profile lines to show (0: all)")
+                      ->capture_default_str();
     cmd->add_option("--count", opts->count, "Evaluate this many times; metrics and profile become statistics")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    cmd->add_option("--memory-limit", opts->memory_limit,
-                    "Memory the evaluation may take (512Mi, 1G); beyond it, eval_cancel_error (gavel's; none by default)");
+    cmd->add_option(
+        "--memory-limit", opts->memory_limit,
+        "Memory the evaluation may take (512Mi, 1G); beyond it, eval_cancel_error (gavel's; none by default)");
     cmd->add_option("--pretty-limit", opts->pretty_limit, "Cut pretty-printed values after this many bytes (0: never)")
         ->capture_default_str();
     cmd->callback([opts, limit] {

@@ -77,9 +77,9 @@ std::optional<FmtError> format_file(const FmtOptions& o, const std::string& path
         check.v0_compatible = format_options(o).target == engine::FormatTarget::V0;
         auto reparsed = lang::parse_module("formatted", formatted, check);
         if (!reparsed.ok())
-            return FmtError{path + " was successfully formatted, but the result is invalid: " +
-                            reparsed.diagnostics.opa_text() +
-                            "\n\nTo inspect the formatted Rego, you can turn off this check with --check-result=false."};
+            return FmtError{
+                path + " was successfully formatted, but the result is invalid: " + reparsed.diagnostics.opa_text() +
+                "\n\nTo inspect the formatted Rego, you can turn off this check with --check-result=false."};
     }
 
     const bool changed = contents != formatted;
@@ -100,7 +100,8 @@ std::optional<FmtError> format_file(const FmtOptions& o, const std::string& path
     }
     if (o.write) {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        if (!out) return FmtError{"failed to open file for writing: open " + path + ": " + runtime::go_errno_text(errno)};
+        if (!out)
+            return FmtError{"failed to open file for writing: open " + path + ": " + runtime::go_errno_text(errno)};
         out << formatted;
         return std::nullopt;
     }

@@ -61,7 +61,8 @@ int run_inspect(const InspectOptions& o) {
     for (const auto& r : m.effective_roots()) manifest.emplace_back("Roots", r.empty() ? "\"\"" : r);
     if (m.rego_version) manifest.emplace_back("Rego Version", std::to_string(*m.rego_version));
     if (m.metadata.is_object())
-        for (const auto& e : m.metadata.object_entries()) manifest.emplace_back("Metadata " + text_of(e.key), text_of(e.value));
+        for (const auto& e : m.metadata.object_entries())
+            manifest.emplace_back("Metadata " + text_of(e.key), text_of(e.value));
     if (!manifest.empty()) print_table("MANIFEST", manifest, "FIELD", "VALUE");
     std::vector<std::pair<std::string, std::string>> namespaces;
     if (const Value* ns = info.find("namespaces"))
@@ -76,10 +77,12 @@ int run_inspect(const InspectOptions& o) {
         for (const auto& a : list->array_elements()) {
             std::string path = "data";
             if (const Value* p = a.find("path"))
-                for (std::size_t i = 1; i < p->size(); ++i) path += "." + text_of(*p->array_elements()[i].find("value"));
+                for (std::size_t i = 1; i < p->size(); ++i)
+                    path += "." + text_of(*p->array_elements()[i].find("value"));
             std::cout << path << "\n";
             if (const Value* an = a.find("annotations"))
-                for (const auto& e : an->object_entries()) std::cout << "  " << text_of(e.key) << ": " << text_of(e.value) << "\n";
+                for (const auto& e : an->object_entries())
+                    std::cout << "  " << text_of(e.key) << ": " << text_of(e.value) << "\n";
         }
     }
     return 0;

@@ -99,9 +99,9 @@ int run_repl(const ReplCliOptions& opts) {
             if (!continued) statement_bytes = 0;
             std::string line;
             switch (read_bounded_line(*std::cin.rdbuf(), line, limit - std::min(limit, statement_bytes))) {
-            case LineRead::End: return std::nullopt;
-            case LineRead::TooLong: too_long = true; return std::nullopt;
-            case LineRead::Line: break;
+                case LineRead::End: return std::nullopt;
+                case LineRead::TooLong: too_long = true; return std::nullopt;
+                case LineRead::Line: break;
             }
             statement_bytes += line.size() + 1;
             return line;

@@ -48,8 +48,8 @@ struct RunCliOptions {
     unsigned eval_workers = 0;
     // Accepted for OPA's deployments; nothing in gavel to set (see --help).
     int ready_timeout = 0;
-    bool h2c = false, pprof = false, disable_telemetry = false, skip_version_check = false, skip_known_schema_check = false,
-         optimize_store = false;
+    bool h2c = false, pprof = false, disable_telemetry = false, skip_version_check = false,
+         skip_known_schema_check = false, optimize_store = false;
     std::string unix_socket_perm = "755", min_tls_version = "1.2", log_timestamp_format, history, format = "pretty";
     std::vector<std::string> cipher_suites;
     // The REPL's own (gavel repl's -d and -i).
@@ -72,7 +72,8 @@ std::optional<std::chrono::milliseconds> seconds_or_duration(const std::string& 
 }
 
 int run_server_command(const RunCliOptions& o, bool addr_given) {
-    if (!webhook::set_log_level(o.log_level) || !webhook::set_log_format(o.log_format)) return 1;  // checked by the flags
+    if (!webhook::set_log_level(o.log_level) || !webhook::set_log_format(o.log_format))
+        return 1;  // checked by the flags
     webhook::ServerAssemblyOptions a;
     a.command = "gavel run";
     a.version = gavel_version();
@@ -176,18 +177,21 @@ void add_run_command(CLI::App& app) {
         "policy and data files or directories ([prefix:]path), or bundles with -b.");
     cmd->add_flag("-s,--server", o->server, "Start the runtime in server mode");
     cmd->add_option("paths", o->paths, "Policy and data files or directories ([prefix:]path); bundles with -b");
-    auto* addr = cmd->add_option("-a,--addr", o->addrs,
-                                 "Listening address of the server ([scheme://]host:port; default localhost:8181, :8181 with "
-                                 "--v0-compatible); repeatable")
-                     ->delimiter(',')
-                     ->allow_extra_args(false);
+    auto* addr =
+        cmd->add_option("-a,--addr", o->addrs,
+                        "Listening address of the server ([scheme://]host:port; default localhost:8181, :8181 with "
+                        "--v0-compatible); repeatable")
+            ->delimiter(',')
+            ->allow_extra_args(false);
     (void)addr;
-    cmd->add_option("--diagnostic-addr", o->diagnostic_addrs, "Read-only listening address for /health and /metrics; repeatable")
+    cmd->add_option("--diagnostic-addr", o->diagnostic_addrs,
+                    "Read-only listening address for /health and /metrics; repeatable")
         ->delimiter(',')
         ->allow_extra_args(false);
     cmd->add_option("--tls-cert-file", o->tls_cert, "Path of the TLS certificate file; re-read when it changes");
     cmd->add_option("--tls-private-key-file", o->tls_key, "Path of the TLS private key file");
-    cmd->add_option("--tls-ca-cert-file", o->tls_ca_cert, "Path of the CA certificates client certificates are verified with (--authentication=tls)");
+    cmd->add_option("--tls-ca-cert-file", o->tls_ca_cert,
+                    "Path of the CA certificates client certificates are verified with (--authentication=tls)");
     cmd->add_option("--tls-cert-refresh-period", o->tls_refresh,
                     "How often the certificate files are checked for changes (0: gavel checks every second)")
         ->capture_default_str();
@@ -198,40 +202,51 @@ void add_run_command(CLI::App& app) {
         ->check(CLI::IsMember({"basic", "off"}))
         ->capture_default_str();
     cmd->add_option("-c,--config-file", o->config_file, "Path of OPA's configuration file");
-    cmd->add_option("--set", o->set, "Override config values (a.b=v, commas for several); repeatable")->allow_extra_args(false);
+    cmd->add_option("--set", o->set, "Override config values (a.b=v, commas for several); repeatable")
+        ->allow_extra_args(false);
     cmd->add_option("--set-file", o->set_file, "Override config values with files' content (a.b=PATH); repeatable")
         ->allow_extra_args(false);
     cmd->add_flag("-b,--bundle", o->bundle, "Load paths as bundle files or root directories");
     cmd->add_flag("-w,--watch", o->watch, "Watch the command line's files for changes and reload them");
-    cmd->add_option("--ignore", o->ignore, "File and directory names to ignore while loading (e.g. '.*' excludes hidden files)")
+    cmd->add_option("--ignore", o->ignore,
+                    "File and directory names to ignore while loading (e.g. '.*' excludes hidden files)")
         ->delimiter(',')
         ->allow_extra_args(false);
     cmd->add_flag("--v0-compatible", o->v0_compatible, "Pre-1.0 Rego syntax, and :8181 as the default address");
     cmd->add_flag("--v1-compatible", o->v1_compatible, "Rego v1 (the default; accepted for OPA compatibility)");
-    cmd->add_option("-m,--max-errors", o->max_errors, "Compile errors allowed before compilation fails early")->capture_default_str();
+    cmd->add_option("-m,--max-errors", o->max_errors, "Compile errors allowed before compilation fails early")
+        ->capture_default_str();
     cmd->add_option("-l,--log-level", o->log_level, "Log level: debug, info, warn or error")
         ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
         ->capture_default_str();
     cmd->add_option("--log-format", o->log_format, "Log format: json, json-pretty or text")
         ->check(CLI::IsMember({"json", "json-pretty", "text"}))
         ->capture_default_str();
-    cmd->add_option("--shutdown-grace-period", o->shutdown_grace, "Seconds requests in flight may take to finish at shutdown")
+    cmd->add_option("--shutdown-grace-period", o->shutdown_grace,
+                    "Seconds requests in flight may take to finish at shutdown")
         ->capture_default_str();
-    cmd->add_option("--shutdown-wait-period", o->shutdown_wait, "Seconds to wait (not ready) before the shutdown begins")
+    cmd->add_option("--shutdown-wait-period", o->shutdown_wait,
+                    "Seconds to wait (not ready) before the shutdown begins")
         ->capture_default_str();
     o->verify.add_to(*cmd);
-    cmd->add_option("--eval-timeout", o->eval_timeout, "gavel: time limit of one evaluation (0: none, as OPA)")->capture_default_str();
-    cmd->add_option("--eval-memory-limit", o->eval_memory_limit, "gavel: memory one evaluation may take (512Mi, 1G; 0: none, as OPA)")
+    cmd->add_option("--eval-timeout", o->eval_timeout, "gavel: time limit of one evaluation (0: none, as OPA)")
         ->capture_default_str();
-    cmd->add_option("--eval-workers", o->eval_workers, "gavel: threads evaluating requests (0: one per core)")->capture_default_str();
+    cmd->add_option("--eval-memory-limit", o->eval_memory_limit,
+                    "gavel: memory one evaluation may take (512Mi, 1G; 0: none, as OPA)")
+        ->capture_default_str();
+    cmd->add_option("--eval-workers", o->eval_workers, "gavel: threads evaluating requests (0: one per core)")
+        ->capture_default_str();
     // Accepted so that OPA's deployments start unchanged; they change nothing in gavel.
-    cmd->add_option("--ready-timeout", o->ready_timeout, "Accepted; gavel reports not ready until configured bundles are active");
+    cmd->add_option("--ready-timeout", o->ready_timeout,
+                    "Accepted; gavel reports not ready until configured bundles are active");
     cmd->add_flag("--h2c", o->h2c, "Accepted; gavel's listeners speak HTTP/1.1 (TLS or plain), not HTTP/2");
     cmd->add_flag("--pprof", o->pprof, "Accepted; gavel has no pprof endpoints (Go's profiler)");
     cmd->add_flag("--disable-telemetry", o->disable_telemetry, "Accepted; gavel sends no telemetry");
     cmd->add_flag("--skip-version-check", o->skip_version_check, "Accepted; gavel sends no telemetry");
-    cmd->add_flag("--skip-known-schema-check", o->skip_known_schema_check, "Accepted; gavel does not type-check system.authz against a known schema");
-    cmd->add_flag("--optimize-store-for-read-speed", o->optimize_store, "Accepted; gavel's store is always read-optimised");
+    cmd->add_flag("--skip-known-schema-check", o->skip_known_schema_check,
+                  "Accepted; gavel does not type-check system.authz against a known schema");
+    cmd->add_flag("--optimize-store-for-read-speed", o->optimize_store,
+                  "Accepted; gavel's store is always read-optimised");
     cmd->add_option("--unix-socket-perm", o->unix_socket_perm, "Permissions of unix:// listeners' socket files (octal)")
         ->capture_default_str();
     cmd->add_option("--min-tls-version", o->min_tls_version, "Accepted; gavel's TLS is 1.2 or newer")
@@ -239,11 +254,13 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--tls-cipher-suites", o->cipher_suites, "Accepted; gavel uses OpenSSL's default TLS 1.2 suites")
         ->delimiter(',')
         ->allow_extra_args(false);
-    cmd->add_option("--log-timestamp-format", o->log_timestamp_format, "Accepted; gavel writes RFC 3339 UTC timestamps");
+    cmd->add_option("--log-timestamp-format", o->log_timestamp_format,
+                    "Accepted; gavel writes RFC 3339 UTC timestamps");
     cmd->add_option("-H,--history", o->history, "Accepted; the REPL keeps its history in ~/.gavel_history");
     cmd->add_option("-f,--format", o->format, "Accepted; the REPL prints pretty output");
     // The REPL's own, as gavel repl.
-    cmd->add_option("-d,--data", o->data, "REPL: policy or data file or directory (repeatable)")->allow_extra_args(false);
+    cmd->add_option("-d,--data", o->data, "REPL: policy or data file or directory (repeatable)")
+        ->allow_extra_args(false);
     cmd->add_option("-i,--input", o->input, "REPL: input document file (JSON or YAML)");
     cmd->callback([o, cmd] {
         if (o->server) {

@@ -59,9 +59,9 @@ struct ServeCliOptions {
     bool persistent_webhooks = false;
     std::string webhook_service = "gavel/gavel", webhook_url, webhook_ca_bundle;
     std::vector<std::string> webhook_resources;
-    std::string config_file;            // -c: OPA's configuration file
-    std::vector<std::string> set;       // --set k=v overrides
-    std::vector<std::string> bundles;   // -b: bundle directories or .tar.gz files, loaded at start
+    std::string config_file;           // -c: OPA's configuration file
+    std::vector<std::string> set;      // --set k=v overrides
+    std::vector<std::string> bundles;  // -b: bundle directories or .tar.gz files, loaded at start
     BundleVerifyFlags verify;
 };
 
@@ -78,12 +78,12 @@ std::optional<std::chrono::nanoseconds> parse_duration_flag(const std::string& t
     return stdlib::go_time::parse_flag_duration(text);
 }
 
-
 // --rest-addr and --diagnostic-addr: "off" (or empty) turns the listener off.
 bool listener_off(const std::string& addr) { return addr.empty() || addr == "off"; }
 
 int run_serve(const ServeCliOptions& o) {
-    if (!webhook::set_log_level(o.log_level) || !webhook::set_log_format(o.log_format)) return 1;  // checked by the flags
+    if (!webhook::set_log_level(o.log_level) || !webhook::set_log_format(o.log_format))
+        return 1;  // checked by the flags
     webhook::ServerAssemblyOptions a;
     a.command = "gavel serve";
     a.version = gavel_version();
@@ -119,18 +119,21 @@ int run_serve(const ServeCliOptions& o) {
         a.listeners.push_back(std::move(l));
         return true;
     };
-    if (!listener(webhook::Listener::Admission, "admission", o.addr, !o.insecure_http, "--addr", "host:port or :port")) return 1;
+    if (!listener(webhook::Listener::Admission, "admission", o.addr, !o.insecure_http, "--addr", "host:port or :port"))
+        return 1;
     a.listeners.back().threads = o.threads;
     a.listeners.back().body_limit = o.max_body;
     a.listeners.back().max_connections = o.max_connections;
     if (!listener_off(o.rest_addr)) {
-        if (!listener(webhook::Listener::Rest, "rest", o.rest_addr, false, "--rest-addr", "host:port, or off")) return 1;
+        if (!listener(webhook::Listener::Rest, "rest", o.rest_addr, false, "--rest-addr", "host:port, or off"))
+            return 1;
         a.listeners.back().body_limit = o.rest_max_body;
         a.listeners.back().body_budget = o.rest_max_body;  // one maximum-size body at a time
-        a.listeners.back().max_connections = 64;  // kube-mgmt and operators: a few connections
+        a.listeners.back().max_connections = 64;           // kube-mgmt and operators: a few connections
     }
     if (!listener_off(o.diagnostic_addr)) {
-        if (!listener(webhook::Listener::Diagnostic, "diagnostic", o.diagnostic_addr, false, "--diagnostic-addr", "host:port, or off"))
+        if (!listener(webhook::Listener::Diagnostic, "diagnostic", o.diagnostic_addr, false, "--diagnostic-addr",
+                      "host:port, or off"))
             return 1;
         a.listeners.back().body_limit = 64u << 10;  // GETs only
         a.listeners.back().max_connections = 64;    // probes and Prometheus
@@ -139,7 +142,8 @@ int run_serve(const ServeCliOptions& o) {
     a.service.decision = o.decision;
     auto memory_limit = parse_byte_size(o.eval_memory_limit);
     if (!memory_limit) {
-        std::cerr << "gavel serve: invalid size for --eval-memory-limit: " << o.eval_memory_limit << " (e.g. 512Mi, 1G, 0 for none)\n";
+        std::cerr << "gavel serve: invalid size for --eval-memory-limit: " << o.eval_memory_limit
+                  << " (e.g. 512Mi, 1G, 0 for none)\n";
         return 1;
     }
     a.service.eval_memory_limit = *memory_limit;
@@ -187,7 +191,8 @@ int run_serve(const ServeCliOptions& o) {
             std::cerr << "gavel serve: --client-ca needs TLS (not --insecure-http)\n";
             return 1;
         }
-        webhook::log_line("warn", "serving plain HTTP (--insecure-http): for local debugging only, the API server requires HTTPS");
+        webhook::log_line(
+            "warn", "serving plain HTTP (--insecure-http): for local debugging only, the API server requires HTTPS");
     }
     a.eval_workers = o.eval_workers;
     a.eval_queue = o.eval_queue;
@@ -246,9 +251,12 @@ void add_serve_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--tls-cert,--tls-cert-file", opts->tls_cert, "Certificate chain (PEM); re-read when it changes");
     cmd->add_option("--tls-key,--tls-private-key-file", opts->tls_key, "Private key (PEM)");
-    cmd->add_option("--tls-san", opts->tls_san, "Names for the self-signed certificate")->delimiter(',')->capture_default_str();
+    cmd->add_option("--tls-san", opts->tls_san, "Names for the self-signed certificate")
+        ->delimiter(',')
+        ->capture_default_str();
     cmd->add_option("--ca-dump", opts->ca_dump, "Write the serving (self-signed) certificate here, for caBundle");
-    cmd->add_option("--client-ca,--tls-ca-cert-file", opts->client_ca, "Require client certificates signed by this CA (mTLS, admission listener)");
+    cmd->add_option("--client-ca,--tls-ca-cert-file", opts->client_ca,
+                    "Require client certificates signed by this CA (mTLS, admission listener)");
     cmd->add_flag("--insecure-http", opts->insecure_http, "Serve admission over plain HTTP (local debugging only)");
     cmd->add_option("--decision", opts->decision, "What POST / evaluates")->capture_default_str();
     cmd->add_option("--eval-memory-limit", opts->eval_memory_limit,
@@ -256,7 +264,8 @@ void add_serve_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--eval-timeout", opts->eval_timeout, "Evaluation time limit, time waiting for a worker included")
         ->capture_default_str();
-    cmd->add_flag("--fail-open", opts->fail_open, "Allow (with a warning) when evaluation fails or the server is overloaded");
+    cmd->add_flag("--fail-open", opts->fail_open,
+                  "Allow (with a warning) when evaluation fails or the server is overloaded");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse the pre-1.0 Rego dialect");
     cmd->add_option("--threads", opts->threads, "Network threads of the admission listener (0: one per core)");
     cmd->add_option("--eval-workers", opts->eval_workers, "Threads evaluating admission requests (0: one per core)")
@@ -267,14 +276,16 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--rest-queue", opts->rest_queue,
                     "REST API requests that may wait for the REST API's thread; beyond, 503 at once")
         ->capture_default_str();
-    cmd->add_option("--max-body", opts->max_body, "Admission request body limit in bytes (413 beyond)")->capture_default_str();
+    cmd->add_option("--max-body", opts->max_body, "Admission request body limit in bytes (413 beyond)")
+        ->capture_default_str();
     cmd->add_option("--rest-max-body", opts->rest_max_body, "REST API request body limit in bytes (413 beyond)")
         ->capture_default_str();
     cmd->add_option("--max-connections", opts->max_connections,
                     "Admission listener's open connections at most (0: no limit); beyond, a new connection takes the "
                     "place of the one idle longest, or is closed when all are busy")
         ->capture_default_str();
-    cmd->add_option("--header-timeout", opts->header_timeout, "Time limit for a request's headers; keep-alive idle limit")
+    cmd->add_option("--header-timeout", opts->header_timeout,
+                    "Time limit for a request's headers; keep-alive idle limit")
         ->capture_default_str();
     cmd->add_option("--body-timeout", opts->body_timeout, "Time limit for a request's body")->capture_default_str();
     cmd->add_option("--shutdown-grace-period,--shutdown-grace", opts->shutdown_grace,
@@ -283,8 +294,10 @@ void add_serve_command(CLI::App& app) {
     cmd->add_option("--shutdown-wait-period", opts->shutdown_wait,
                     "At SIGTERM, serve on with readiness false this long before draining (seconds, or a duration)")
         ->capture_default_str();
-    cmd->add_option("--reload-interval", opts->reload_interval, "How often the directories are checked")->capture_default_str();
-    cmd->add_option("--authentication", opts->authentication, "off or token (bearer token for the REST API)")->capture_default_str();
+    cmd->add_option("--reload-interval", opts->reload_interval, "How often the directories are checked")
+        ->capture_default_str();
+    cmd->add_option("--authentication", opts->authentication, "off or token (bearer token for the REST API)")
+        ->capture_default_str();
     cmd->add_option("--token-file", opts->token_file, "File holding the bearer token");
     cmd->add_option("--log-level,-l", opts->log_level, "Least severe log lines written: debug, info, warn or error")
         ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
@@ -296,19 +309,26 @@ void add_serve_command(CLI::App& app) {
                   "Decision logs on stdout (OPA's console decision logs; as decision_logs.console in the config file)");
     cmd->add_option("-c,--config-file", opts->config_file,
                     "OPA's configuration file (YAML or JSON): services, bundles, decision_logs, status, labels, keys");
-    cmd->add_option("--set", opts->set, "Override a configuration value (a.b.c=v; repeatable)")->allow_extra_args(false);
-    cmd->add_option("-b,--bundle", opts->bundles, "Bundle directory or .tar.gz file to serve (repeatable)")->allow_extra_args(false);
+    cmd->add_option("--set", opts->set, "Override a configuration value (a.b.c=v; repeatable)")
+        ->allow_extra_args(false);
+    cmd->add_option("-b,--bundle", opts->bundles, "Bundle directory or .tar.gz file to serve (repeatable)")
+        ->allow_extra_args(false);
     opts->verify.add_to(*cmd);
-    cmd->add_flag("--input-http", opts->input_http, "Expose request headers and client certificate subject as input.http");
-    cmd->add_option("--manage-webhooks", opts->manage_webhooks,
-                    "Register NAME-validating/NAME-mutating webhook configurations through the Kubernetes API (in a Pod)");
-    cmd->add_flag("--persistent-webhooks", opts->persistent_webhooks, "Keep the managed webhook configurations at exit");
+    cmd->add_flag("--input-http", opts->input_http,
+                  "Expose request headers and client certificate subject as input.http");
+    cmd->add_option(
+        "--manage-webhooks", opts->manage_webhooks,
+        "Register NAME-validating/NAME-mutating webhook configurations through the Kubernetes API (in a Pod)");
+    cmd->add_flag("--persistent-webhooks", opts->persistent_webhooks,
+                  "Keep the managed webhook configurations at exit");
     cmd->add_option("--webhook-service", opts->webhook_service, "The Service the managed webhooks call, NAMESPACE/NAME")
         ->capture_default_str();
-    cmd->add_option("--webhook-url", opts->webhook_url, "The URL the managed webhooks call instead (https://host:port)");
+    cmd->add_option("--webhook-url", opts->webhook_url,
+                    "The URL the managed webhooks call instead (https://host:port)");
     cmd->add_option("--webhook-ca-bundle", opts->webhook_ca_bundle,
                     "CA file for the managed webhooks' caBundle (default: the serving certificate); re-read on change");
-    cmd->add_option("--webhook-resource", opts->webhook_resources, "KIND=GROUP/VERSION/RESOURCE for the managed webhooks");
+    cmd->add_option("--webhook-resource", opts->webhook_resources,
+                    "KIND=GROUP/VERSION/RESOURCE for the managed webhooks");
     cmd->callback([opts] { exit_status() = run_serve(*opts); });
 }
 

@@ -90,8 +90,8 @@ int run_once(const TestCliOptions& opts, const SessionOptions& session) {
         CoverageReport report = coverage_report(result.coverable, result.covered);
         std::cout << report.json << "\n";
         if (opts.threshold > 0 && report.coverage < opts.threshold) {
-            std::cerr << fmt::format("Code coverage threshold not met: got {:.2f} instead of {:.2f}\n",
-                                     report.coverage, opts.threshold);
+            std::cerr << fmt::format("Code coverage threshold not met: got {:.2f} instead of {:.2f}\n", report.coverage,
+                                     opts.threshold);
             status = 2;
         }
         return status;
@@ -177,14 +177,19 @@ int run_test_command(const TestCliOptions& opts) {
 
 void add_test_command(CLI::App& app) {
     auto opts = std::make_shared<TestCliOptions>();
-    auto* cmd = app.add_subcommand("test", "Run the policy unit tests (rules named test_*) below the paths, as opa test");
+    auto* cmd =
+        app.add_subcommand("test", "Run the policy unit tests (rules named test_*) below the paths, as opa test");
     cmd->add_option("paths", opts->paths, "Policy and data files or directories (default: .)");
     cmd->add_flag("-b,--bundle", opts->bundle, "Load paths as bundle files or root directories");
     cmd->add_flag("-v,--verbose", opts->verbose, "List every test with its duration and print() output");
-    cmd->add_option("-f,--format", opts->format, "Output format: pretty, json, or gobench (pretty, benchmarks named as Go's)")->capture_default_str();
+    cmd->add_option("-f,--format", opts->format,
+                    "Output format: pretty, json, or gobench (pretty, benchmarks named as Go's)")
+        ->capture_default_str();
     cmd->add_option("-r,--run", opts->run, "Run only tests whose data.pkg.test_name matches this regular expression");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse policies in the pre-1.0 Rego dialect");
-    cmd->add_flag("-S,--strict", opts->strict, "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
+    cmd->add_flag(
+        "-S,--strict", opts->strict,
+        "Enable compiler strict mode (unused imports and assignments, duplicate imports, deprecated builtins ...)");
     cmd->add_option("-s,--schema", opts->schema,
                     "JSON Schema for type checking: a file types input everywhere; a directory's a/b.json is "
                     "schema.a.b for METADATA schemas: annotations");

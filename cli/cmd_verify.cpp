@@ -52,7 +52,8 @@ void print_case(const gatekeeper::CaseResult& c, bool verbose) {
             }
         }
     }
-    if (c.error) std::cout << "    --- FAIL: " << c.name << "\t(" << duration(c.seconds) << ")\n        " << *c.error << "\n";
+    if (c.error)
+        std::cout << "    --- FAIL: " << c.name << "\t(" << duration(c.seconds) << ")\n        " << *c.error << "\n";
     else if (verbose && !c.skipped) std::cout << "    --- PASS: " << c.name << "\t(" << duration(c.seconds) << ")\n";
 }
 
@@ -78,8 +79,11 @@ Value json_results(const std::vector<gatekeeper::SuiteResult>& suites) {
     runtime::ArrayBuilder list;
     auto entry = [&](const std::string& suite, const std::string& test, const std::string& c, std::string_view status,
                      const std::string& message) {
-        list.push_back(Value::object({{str("suite"), str(suite)}, {str("test"), str(test)}, {str("case"), str(c)},
-                                      {str("status"), str(status)}, {str("message"), str(message)}}));
+        list.push_back(Value::object({{str("suite"), str(suite)},
+                                      {str("test"), str(test)},
+                                      {str("case"), str(c)},
+                                      {str("status"), str(status)},
+                                      {str("message"), str(message)}}));
     };
     for (const auto& s : suites) {
         if (s.skipped) entry(s.path, "", "", "SKIP", "");
@@ -140,7 +144,8 @@ int run_verify(const VerifyCliOptions& o) {
 
 void add_verify_command(CLI::App& app) {
     auto opts = std::make_shared<VerifyCliOptions>();
-    auto* cmd = app.add_subcommand("verify", "Run gator verify suites of Gatekeeper ConstraintTemplates and Constraints");
+    auto* cmd =
+        app.add_subcommand("verify", "Run gator verify suites of Gatekeeper ConstraintTemplates and Constraints");
     cmd->add_option("paths", opts->paths, "Suite files or directories (DIR/... for every directory below)")->required();
     cmd->add_flag("-v,--verbose", opts->verbose, "Print every test and case");
     cmd->add_option("-r,--run", opts->run, "Regular expression selecting tests and cases (TEST//CASE)");

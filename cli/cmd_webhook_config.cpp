@@ -89,7 +89,8 @@ int run_webhook_config(const WebhookConfigCliOptions& o) {
         w.own_namespace = o.own_namespace.empty() ? w.service_namespace : o.own_namespace;
     }
     for (const auto* p : {&o.failure_policy, &o.mutating_failure_policy})
-        if (*p != "Fail" && *p != "Ignore") return config_error("--failure-policy and --mutating-failure-policy must be Fail or Ignore");
+        if (*p != "Fail" && *p != "Ignore")
+            return config_error("--failure-policy and --mutating-failure-policy must be Fail or Ignore");
     if (o.timeout_seconds < 1 || o.timeout_seconds > 30) return config_error("--timeout must be 1..30 seconds");
     w.name = o.name;
     w.failure_policy = o.failure_policy;
@@ -166,29 +167,35 @@ void add_webhook_config_command(CLI::App& app) {
     auto opts = std::make_shared<WebhookConfigCliOptions>();
     auto* cmd = app.add_subcommand("webhook-config", "Print webhook configuration manifests for gavel serve");
     cmd->add_option("--policies", opts->policies, "Policy files or directories");
-    cmd->add_option("--gatekeeper", opts->gatekeeper,
-                    "Directories of Gatekeeper templates and constraints: a webhook at /gatekeeper for their match.kinds");
+    cmd->add_option(
+        "--gatekeeper", opts->gatekeeper,
+        "Directories of Gatekeeper templates and constraints: a webhook at /gatekeeper for their match.kinds");
     cmd->add_option("--url", opts->url, "The server's base URL (https://host:port)");
     cmd->add_option("--service", opts->service, "The server's Service as NAMESPACE/NAME");
     cmd->add_option("--port", opts->port, "The Service port")->capture_default_str();
     cmd->add_option("--ca-bundle", opts->ca_bundle, "PEM file for caBundle (e.g. from gavel serve --ca-dump)");
-    cmd->add_option("--name", opts->name, "Name prefix of the configurations; gavel's Pods carry app.kubernetes.io/name=NAME")
+    cmd->add_option("--name", opts->name,
+                    "Name prefix of the configurations; gavel's Pods carry app.kubernetes.io/name=NAME")
         ->capture_default_str();
-    cmd->add_option("--namespace", opts->own_namespace, "gavel's own namespace, never sent (default: the Service's, else gavel)");
-    cmd->add_option("--failure-policy", opts->failure_policy, "Validating webhooks: Fail or Ignore")->capture_default_str();
+    cmd->add_option("--namespace", opts->own_namespace,
+                    "gavel's own namespace, never sent (default: the Service's, else gavel)");
+    cmd->add_option("--failure-policy", opts->failure_policy, "Validating webhooks: Fail or Ignore")
+        ->capture_default_str();
     cmd->add_option("--mutating-failure-policy", opts->mutating_failure_policy, "Mutating webhooks: Fail or Ignore")
         ->capture_default_str();
     cmd->add_option("--timeout", opts->timeout_seconds, "timeoutSeconds")->capture_default_str();
     cmd->add_option("--ignore-label", opts->ignore_label, "Namespaces with this label are not sent either");
     cmd->add_option("--inject-ca-from", opts->inject_ca_from,
                     "NAMESPACE/CERTIFICATE for cert-manager's CA injector (instead of --ca-bundle)");
-    cmd->add_option("--resource", opts->resources,
-                    "KIND=GROUP/VERSION/RESOURCE[,cluster] (core: KIND=v1/RESOURCE): a kind the table lacks, or an override");
+    cmd->add_option(
+        "--resource", opts->resources,
+        "KIND=GROUP/VERSION/RESOURCE[,cluster] (core: KIND=v1/RESOURCE): a kind the table lacks, or an override");
     cmd->add_flag("--all-resources", opts->all_resources,
                   "Send every resource (resources: [\"*\"]) to packages whose rules name no kind");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse the pre-1.0 Rego dialect");
-    cmd->add_option("--static", opts->static_dir,
-                    "Write KEP-5793 static manifests (names *.static.k8s.io, --url only) into DIR/validating and DIR/mutating");
+    cmd->add_option(
+        "--static", opts->static_dir,
+        "Write KEP-5793 static manifests (names *.static.k8s.io, --url only) into DIR/validating and DIR/mutating");
     cmd->callback([opts] { exit_status() = run_webhook_config(*opts); });
 }
 

@@ -19,10 +19,10 @@
 namespace gavel::cli {
 
 struct ExprStats {
-    std::string file;      // empty for the query's own expressions
+    std::string file;  // empty for the query's own expressions
     uint32_t line = 0;
     uint32_t col = 0;
-    std::string text;      // the first expression's text: the location of a query expression
+    std::string text;  // the first expression's text: the location of a query expression
     int64_t time_ns = 0;
     int64_t num_eval = 0;
     int64_t num_redo = 0;

@@ -26,7 +26,8 @@ bool is_data_file(const fs::path& p) {
 
 }  // namespace
 
-std::vector<std::string> without_ignored(const std::vector<std::string>& paths, const std::vector<std::string>& ignore) {
+std::vector<std::string> without_ignored(const std::vector<std::string>& paths,
+                                         const std::vector<std::string>& ignore) {
     if (ignore.empty()) return paths;
     std::vector<std::string> out;
     for (const auto& path : paths) {

@@ -19,8 +19,8 @@ struct OutputError {
     bool has_location = false;
     std::string file;
     uint32_t row = 0, col = 0;
-    std::string detail_line;  // parse errors: the offending line (OPA's details.line/idx)
-    std::string text;         // Error() text for the non-JSON formats
+    std::string detail_line;                        // parse errors: the offending line (OPA's details.line/idx)
+    std::string text;                               // Error() text for the non-JSON formats
     std::shared_ptr<const lang::JsonTree> details;  // type errors: OPA's details object
 };
 

@@ -14,41 +14,47 @@ void newline(std::string& out, int level) {
 
 void write_json(std::string& out, const Json& j, int level) {
     switch (j.kind) {
-    case Json::Kind::Value: {
-        std::string pretty = runtime::to_json(j.value, runtime::JsonStyle::Pretty);
-        for (char c : pretty) {
-            if (c == '\n') newline(out, level);
-            else out.push_back(c);
+        case Json::Kind::Value: {
+            std::string pretty = runtime::to_json(j.value, runtime::JsonStyle::Pretty);
+            for (char c : pretty) {
+                if (c == '\n') newline(out, level);
+                else out.push_back(c);
+            }
+            return;
         }
-        return;
-    }
-    case Json::Kind::String: runtime::append_json_string(out, j.text); return;
-    case Json::Kind::Int: out += std::to_string(j.number); return;
-    case Json::Kind::Raw: out += j.text; return;
-    case Json::Kind::Array:
-        if (j.items.empty()) { out += "[]"; return; }
-        out.push_back('[');
-        for (std::size_t i = 0; i < j.items.size(); ++i) {
-            if (i) out.push_back(',');
-            newline(out, level + 1);
-            write_json(out, j.items[i], level + 1);
-        }
-        newline(out, level);
-        out.push_back(']');
-        return;
-    case Json::Kind::Object:
-        if (j.field_names.empty()) { out += "{}"; return; }
-        out.push_back('{');
-        for (std::size_t i = 0; i < j.field_names.size(); ++i) {
-            if (i) out.push_back(',');
-            newline(out, level + 1);
-            runtime::append_json_string(out, j.field_names[i]);
-            out += ": ";
-            write_json(out, j.field_values[i], level + 1);
-        }
-        newline(out, level);
-        out.push_back('}');
-        return;
+        case Json::Kind::String: runtime::append_json_string(out, j.text); return;
+        case Json::Kind::Int: out += std::to_string(j.number); return;
+        case Json::Kind::Raw: out += j.text; return;
+        case Json::Kind::Array:
+            if (j.items.empty()) {
+                out += "[]";
+                return;
+            }
+            out.push_back('[');
+            for (std::size_t i = 0; i < j.items.size(); ++i) {
+                if (i) out.push_back(',');
+                newline(out, level + 1);
+                write_json(out, j.items[i], level + 1);
+            }
+            newline(out, level);
+            out.push_back(']');
+            return;
+        case Json::Kind::Object:
+            if (j.field_names.empty()) {
+                out += "{}";
+                return;
+            }
+            out.push_back('{');
+            for (std::size_t i = 0; i < j.field_names.size(); ++i) {
+                if (i) out.push_back(',');
+                newline(out, level + 1);
+                runtime::append_json_string(out, j.field_names[i]);
+                out += ": ";
+                write_json(out, j.field_values[i], level + 1);
+            }
+            newline(out, level);
+            out.push_back('}');
+            return;
     }
 }
 

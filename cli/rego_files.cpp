@@ -19,7 +19,8 @@ FileList find_rego_files(const std::vector<std::string>& paths) {
         for (const auto& e : engine::walk_directory(path)) {
             using Kind = engine::WalkEntry::Kind;
             if (e.kind == Kind::Unreadable) {
-                out.errors.push_back(e.depth == 0 && e.error == ENOENT ? path + ": no such file or directory" : e.message);
+                out.errors.push_back(e.depth == 0 && e.error == ENOENT ? path + ": no such file or directory"
+                                                                       : e.message);
                 continue;
             }
             if (e.kind == Kind::Cycle) {

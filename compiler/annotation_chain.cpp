@@ -20,7 +20,8 @@ std::vector<ChainLink> annotation_chain(const std::vector<const lang::Module*>& 
     for (const lang::Module* m : modules) {
         const auto mpkg = package_path(*m);
         for (const auto& a : m->annotations) {
-            if (a.scope == "document" && a.rule_index < m->rules.size() && rule_path(*m, m->rules[a.rule_index]) == path) {
+            if (a.scope == "document" && a.rule_index < m->rules.size() &&
+                rule_path(*m, m->rules[a.rule_index]) == path) {
                 if (!document) document = &a;
             } else if (a.on_package && a.scope == "package" && mpkg == pkg) {
                 if (!package) package = &a;
@@ -32,7 +33,8 @@ std::vector<ChainLink> annotation_chain(const std::vector<const lang::Module*>& 
     }
     if (document) chain.push_back({document, path});
     if (package) chain.push_back({package, pkg});
-    std::stable_sort(subpackages.begin(), subpackages.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::stable_sort(subpackages.begin(), subpackages.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
     for (const auto& [depth, a] : subpackages)
         chain.push_back({a, std::vector<std::string>(pkg.begin(), pkg.begin() + static_cast<long>(depth))});
     return chain;

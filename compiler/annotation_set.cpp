@@ -45,8 +45,8 @@ std::shared_ptr<const AnnotationSet> AnnotationSet::build(const std::vector<lang
     return set;
 }
 
-std::vector<const lang::SchemaAnnotation*> AnnotationSet::schemas_for(const lang::Module& module, const lang::Rule& rule,
-                                                                      bool first_clause) const {
+std::vector<const lang::SchemaAnnotation*> AnnotationSet::schemas_for(const lang::Module& module,
+                                                                      const lang::Rule& rule, bool first_clause) const {
     std::vector<const lang::SchemaAnnotation*> out;
     if (!has_schemas_) return out;
     auto add = [&](const lang::Annotation* a) {
@@ -54,7 +54,8 @@ std::vector<const lang::SchemaAnnotation*> AnnotationSet::schemas_for(const lang
     };
     const auto pkg = package_keys(module);
     for (std::size_t n = 1; n <= pkg.size(); ++n)
-        if (auto it = by_path_.find(std::vector<std::string>(pkg.begin(), pkg.begin() + static_cast<long>(n))); it != by_path_.end())
+        if (auto it = by_path_.find(std::vector<std::string>(pkg.begin(), pkg.begin() + static_cast<long>(n)));
+            it != by_path_.end())
             add(it->second);
     if (auto it = by_package_.find(pkg); it != by_package_.end()) add(it->second);
     if (auto it = by_path_.find(document_keys(module, rule)); it != by_path_.end()) add(it->second);

@@ -51,8 +51,10 @@ constexpr Stage kStages[] = {
 }  // namespace
 
 const lang::BuiltinDecl* find_builtin(const CompileOptions& options, std::string_view name) {
-    if (auto it = options.custom_builtins.find(std::string(name)); it != options.custom_builtins.end()) return it->second.get();
-    if (options.allowed_builtins && !name.starts_with("internal.") && !options.allowed_builtins->count(std::string(name)))
+    if (auto it = options.custom_builtins.find(std::string(name)); it != options.custom_builtins.end())
+        return it->second.get();
+    if (options.allowed_builtins && !name.starts_with("internal.") &&
+        !options.allowed_builtins->count(std::string(name)))
         return nullptr;
     return lang::find_builtin_decl(name);
 }
@@ -82,9 +84,8 @@ CompiledModules compile_modules(const std::vector<const lang::Module*>& modules,
 CompiledModules compile_modules_in_place(std::vector<lang::Module> modules, const CompileOptions& options) {
     CompiledModules out;
     out.options = options;
-    std::stable_sort(modules.begin(), modules.end(), [](const lang::Module& a, const lang::Module& b) {
-        return a.source->name() < b.source->name();
-    });
+    std::stable_sort(modules.begin(), modules.end(),
+                     [](const lang::Module& a, const lang::Module& b) { return a.source->name() < b.source->name(); });
     out.modules.reserve(modules.size());
     for (lang::Module& m : modules) out.modules.push_back(std::make_unique<lang::Module>(std::move(m)));
 

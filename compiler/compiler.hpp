@@ -30,7 +30,7 @@ struct TypeEnv;
 }
 
 struct CompileOptions {
-    bool strict = false;         // OPA's strict mode (unused imports, unused locals, deprecated builtins ...)
+    bool strict = false;          // OPA's strict mode (unused imports, unused locals, deprecated builtins ...)
     std::size_t max_errors = 10;  // then "error limit reached" (0: no limit); OPA's default
     // An embedder's builtins, beside the table's (lang/builtins.hpp).
     std::map<std::string, std::shared_ptr<const lang::BuiltinDecl>> custom_builtins;
@@ -56,7 +56,7 @@ struct CompiledModules {
     std::unique_ptr<RuleTreeNode> rule_tree;             // root: `data` is its only child
     std::unique_ptr<ModuleTreeNode> module_tree;
     std::map<std::string, std::string> rewritten_vars;  // generated name -> the name as written
-    std::shared_ptr<types::TypeEnv> type_env;            // rules' types, for type checking queries
+    std::shared_ptr<types::TypeEnv> type_env;           // rules' types, for type checking queries
     lang::Diagnostics diagnostics;
     CompileOptions options;
 
@@ -75,7 +75,7 @@ CompiledModules compile_modules_in_place(std::vector<lang::Module> modules, cons
 // Where a query is written: a package (whose rules it may name without
 // `data.`) and imports, as OPA's QueryContext.
 struct QueryContext {
-    lang::TermPtr package;                // `package` path as parsed (null: none)
+    lang::TermPtr package;  // `package` path as parsed (null: none)
     std::vector<lang::Import> imports;
     // As OPA's rego package evaluates queries: each expression's value is
     // captured in a variable `$termN`, so `1 == 2` or a rule that is false has

@@ -19,7 +19,8 @@ bool CompileContext::error(lang::Diagnostic d) {
     ++error_count_;
     if (options.max_errors > 0 && error_count_ >= options.max_errors) {
         limit_reached_ = true;
-        diagnostics.add(lang::Diagnostic{std::string(lang::codes::compile_error), "error limit reached", "", 0, 0, "", nullptr, {}});
+        diagnostics.add(lang::Diagnostic{
+            std::string(lang::codes::compile_error), "error limit reached", "", 0, 0, "", nullptr, {}});
         return false;
     }
     return true;

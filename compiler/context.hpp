@@ -20,7 +20,7 @@ namespace gavel::compiler {
 namespace types {
 struct TypeEnv;
 class Type;
-}
+}  // namespace types
 class AnnotationSet;
 
 class CompileContext {
@@ -30,7 +30,7 @@ public:
     CompileContext& operator=(const CompileContext&) = delete;
 
     const CompileOptions& options;
-    std::vector<lang::Module*> modules;   // sorted by file name
+    std::vector<lang::Module*> modules;                          // sorted by file name
     std::map<const lang::Rule*, const lang::Module*> module_of;  // every clause of every rule
 
     // Set by the set_rule_tree stage (for a query: the compiled modules' trees).

@@ -50,7 +50,8 @@ lang::TermPtr rule_full_ref(const lang::Module& module, const lang::Rule& rule) 
         parts.push_back(p->kind == TermKind::Var ? lang::make_string(p->text, p->loc) : p);
     const auto& head = rule.head.ref->elems;
     for (std::size_t i = 0; i < head.size(); ++i)
-        parts.push_back(i == 0 && head[0]->kind == TermKind::Var ? lang::make_string(head[0]->text, head[0]->loc) : head[i]);
+        parts.push_back(i == 0 && head[0]->kind == TermKind::Var ? lang::make_string(head[0]->text, head[0]->loc)
+                                                                 : head[i]);
     return lang::make_ref(std::move(parts), loc);
 }
 

@@ -23,8 +23,8 @@ inline std::string string_key(std::string_view s) { return '3' + std::string(s);
 struct RuleTreeNode {
     std::string key;  // tree_key of this node's part ("" at the root)
     std::map<std::string, std::unique_ptr<RuleTreeNode>> children;
-    std::vector<lang::Rule*> rules;  // defined exactly here, in module order
-    bool hidden = false;             // data.system: not part of a `data` walk
+    std::vector<lang::Rule*> rules;        // defined exactly here, in module order
+    bool hidden = false;                   // data.system: not part of a `data` walk
     const lang::Module* module = nullptr;  // the module of the first rule (for locations)
 
     const RuleTreeNode* child(const std::string& key) const {

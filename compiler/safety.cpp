@@ -28,7 +28,9 @@ void add(UnsafeVars& u, const lang::Expr& e, const std::string& v) {
     it->second.vars.insert(v);
 }
 
-void set(UnsafeVars& u, const lang::Expr& e, VarSet vars) { u.insert_or_assign(&e, UnsafeEntry{e.loc, std::move(vars)}); }
+void set(UnsafeVars& u, const lang::Expr& e, VarSet vars) {
+    u.insert_or_assign(&e, UnsafeEntry{e.loc, std::move(vars)});
+}
 
 void merge(UnsafeVars& into, const UnsafeVars& from) {
     for (const auto& [id, e] : from) {
@@ -260,9 +262,11 @@ void report_unsafe(CompileContext& ctx, const UnsafeVars& unsafe) {
     for (const auto& [v, loc, shown] : vars) {
         if (is_generated_var(ctx.original_name(v))) continue;
         reported = true;
-        std::string message = shown == "in" || shown == "every" || shown == "contains" || shown == "if"
-                                  ? fmt::format("var {0} is unsafe (hint: `import future.keywords.{0}` to import a future keyword)", shown)
-                                  : fmt::format("var {} is unsafe", shown);
+        std::string message =
+            shown == "in" || shown == "every" || shown == "contains" || shown == "if"
+                ? fmt::format("var {0} is unsafe (hint: `import future.keywords.{0}` to import a future keyword)",
+                              shown)
+                : fmt::format("var {} is unsafe", shown);
         if (!ctx.error(loc, lang::codes::unsafe_var_error, message)) return;
     }
     if (reported) return;

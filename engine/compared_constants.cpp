@@ -59,15 +59,19 @@ private:
             return out;
         }
         if (t.kind == TermKind::Var)
-            if (auto it = scope.find(t.text); it != scope.end() && it->second.ref.empty() && it->second.collection == collection)
+            if (auto it = scope.find(t.text);
+                it != scope.end() && it->second.ref.empty() && it->second.collection == collection)
                 return it->second.constants;
         return std::nullopt;
     }
 
-    void record(const std::string& ref, const std::set<std::string>& values) { out_[ref].insert(values.begin(), values.end()); }
+    void record(const std::string& ref, const std::set<std::string>& values) {
+        out_[ref].insert(values.begin(), values.end());
+    }
 
     void expr(const lang::Expr& e, Scope& scope) {
-        if (!e.negated && e.kind == lang::ExprKind::Term && e.term && e.term->kind == TermKind::Call) call(*e.term, scope);
+        if (!e.negated && e.kind == lang::ExprKind::Term && e.term && e.term->kind == TermKind::Call)
+            call(*e.term, scope);
         // Nested bodies see this body's variables.
         walk_nested(e, scope);
     }
@@ -166,7 +170,8 @@ std::vector<ComparedConstants> find_compared_constants(const compiler::CompiledM
         Finder finder(refs, entry.values);
         for (const auto& rule : module->rules) {
             if (rule.head.ref && !rule.head.ref->elems.empty())
-                entry.rules.insert(rule.head.ref->kind == TermKind::Ref ? rule.head.ref->elems[0]->text : rule.head.ref->text);
+                entry.rules.insert(rule.head.ref->kind == TermKind::Ref ? rule.head.ref->elems[0]->text
+                                                                        : rule.head.ref->text);
             for (const lang::Rule* r = &rule; r; r = r->else_rule.get()) {
                 finder.body(r->body, {});
                 for (const auto& extra : r->extra_bodies) finder.body(extra, {});

@@ -25,9 +25,9 @@ struct CompiledModules;
 namespace gavel {
 
 struct ComparedConstants {
-    std::string package;                                   // "data.kubernetes.admission"
-    std::set<std::string> rules;                           // the names of the rules the package defines
-    std::map<std::string, std::set<std::string>> values;   // reference ("input.request.kind.kind") -> constants
+    std::string package;                                  // "data.kubernetes.admission"
+    std::set<std::string> rules;                          // the names of the rules the package defines
+    std::map<std::string, std::set<std::string>> values;  // reference ("input.request.kind.kind") -> constants
 };
 
 // Per package, in package order; `refs` are dotted references ("input.request.operation").

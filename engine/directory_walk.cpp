@@ -108,5 +108,4 @@ std::vector<WalkEntry> walk_directory(const std::string& root, const WalkOptions
     return out;
 }
 
-
 }  // namespace gavel::engine

@@ -62,5 +62,4 @@ std::vector<WalkEntry> walk_directory(const std::string& root, const WalkOptions
 // read every file twice. The server's readers skip them (WalkOptions::skip).
 inline bool configmap_volume_internal(std::string_view name) { return name.substr(0, 2) == ".."; }
 
-
 }  // namespace gavel::engine

@@ -50,7 +50,8 @@ std::optional<Value> merge(const Value& base, const Value& add, std::string& con
         }
         auto merged = merge(entry.value, *other, conflict, where);
         if (!merged) {
-            where = std::string(entry.key.is_string() ? entry.key.as_string() : "?") + (where.empty() ? "" : "." + where);
+            where =
+                std::string(entry.key.is_string() ? entry.key.as_string() : "?") + (where.empty() ? "" : "." + where);
             return std::nullopt;
         }
         b.insert(entry.key, std::move(*merged));
@@ -78,7 +79,7 @@ struct PreparedQuery::State {
     std::shared_ptr<const eval::Program> program;
     eval::PlannedQuery query;
     std::vector<std::string> variables;
-    lang::SourcePtr source;  // keeps the query's locations valid
+    lang::SourcePtr source;          // keeps the query's locations valid
     lang::SourcePtr context_source;  // and those of its package and imports
 };
 
@@ -87,7 +88,7 @@ struct Engine::Impl {
     std::map<std::string, lang::Module> modules;
     Value data = Value::empty_object();
     std::map<std::string, runtime::Builtin> custom;
-    std::shared_ptr<const eval::Program> program;  // null when modules or data changed
+    std::shared_ptr<const eval::Program> program;             // null when modules or data changed
     std::shared_ptr<const partial::Program> partial_program;  // built on first use, with `program`
     lang::Diagnostics program_errors;
     uint64_t compile_ns = 0;
@@ -148,7 +149,8 @@ struct Engine::Impl {
             for (auto& [name, m] : modules) taken.push_back(std::move(m));
             modules.clear();
             parsed_released = true;
-            compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules_in_place(std::move(taken), co));
+            compiled = std::make_shared<const compiler::CompiledModules>(
+                compiler::compile_modules_in_place(std::move(taken), co));
         }
         program_errors = compiled->diagnostics;
         if (program_errors.empty()) program_errors = eval::plan_modules(compiled, *p);
@@ -218,7 +220,8 @@ std::optional<Value> replaced_at(const Value& doc, const std::vector<std::string
                                  const Value* value, std::string& error) {
     if (i == path.size()) return value ? *value : Value();
     if (!doc.is_object()) {
-        error = fmt::format("{} is not an object", engine::data_path_text(std::vector<std::string>(path.begin(), path.begin() + static_cast<long>(i))));
+        error = fmt::format("{} is not an object", engine::data_path_text(std::vector<std::string>(
+                                                       path.begin(), path.begin() + static_cast<long>(i))));
         return std::nullopt;
     }
     Value key = Value::string(path[i]);
@@ -348,8 +351,7 @@ std::vector<RuleInfo> Engine::rules() const {
         if (const auto& p = module.package.path) {
             if (p->kind == lang::TermKind::Ref)
                 for (const auto& part : p->elems) package.push_back(part->text);
-            else
-                package.push_back(p->text);
+            else package.push_back(p->text);
         }
         for (const auto& rule : module.rules) {
             const lang::RuleHead& head = rule.head;
@@ -398,7 +400,7 @@ std::optional<std::string> Engine::compiled_module_json(const std::string& file)
         if (name == file) {
             if (index >= program->compiled->modules.size()) return std::nullopt;
             lang::AstJsonOptions options;
-            options.imports = false;   // OPA's compiler removes them (refs are resolved)
+            options.imports = false;  // OPA's compiler removes them (refs are resolved)
             options.generated = true;
             options.root_documents_as_refs = true;
             return lang::module_to_json(*program->compiled->modules[index], options);
@@ -408,7 +410,8 @@ std::optional<std::string> Engine::compiled_module_json(const std::string& file)
     return std::nullopt;
 }
 
-std::vector<ComparedConstants> Engine::compared_constants(const std::vector<std::string>& refs, lang::Diagnostics& errors) {
+std::vector<ComparedConstants> Engine::compared_constants(const std::vector<std::string>& refs,
+                                                          lang::Diagnostics& errors) {
     const eval::Program* program = impl_->compile();
     if (!program) {
         errors = impl_->program_errors;
@@ -420,8 +423,9 @@ std::vector<ComparedConstants> Engine::compared_constants(const std::vector<std:
 namespace {
 
 // The package and imports a query is written in, read as a module's would be.
-bool read_query_context(const std::string& package, const std::vector<std::string>& imports, const lang::ParseOptions& po,
-                        compiler::QueryContext& context, lang::SourcePtr& source, lang::Diagnostics& errors) {
+bool read_query_context(const std::string& package, const std::vector<std::string>& imports,
+                        const lang::ParseOptions& po, compiler::QueryContext& context, lang::SourcePtr& source,
+                        lang::Diagnostics& errors) {
     if (package.empty() && imports.empty()) return true;
     std::string text = "package " + (package.empty() ? std::string("__query__") : package) + "\n";
     for (const auto& imp : imports) text += "import " + imp + "\n";
@@ -439,8 +443,9 @@ bool read_query_context(const std::string& package, const std::vector<std::strin
 }  // namespace
 
 bool Engine::Impl::compile_query_text(std::string_view query, const std::string& package,
-                                      const std::vector<std::string>& imports, const compiler::QueryContext& base_context,
-                                      QueryText& out, lang::Diagnostics& diagnostics, Metrics& metrics) {
+                                      const std::vector<std::string>& imports,
+                                      const compiler::QueryContext& base_context, QueryText& out,
+                                      lang::Diagnostics& diagnostics, Metrics& metrics) {
     out.program = compile();
     metrics.emplace_back("timer_rego_module_compile_ns", compile_ns);
     if (!out.program) {
@@ -471,7 +476,8 @@ Prepared<PreparedQuery> Engine::prepare(std::string_view query, const QueryOptio
     context.capture_values = options.capture_values;
     context.unsafe_builtins = options.unsafe_builtins;
     Impl::QueryText text;
-    if (!impl_->compile_query_text(query, options.package, options.imports, context, text, out.diagnostics, out.metrics))
+    if (!impl_->compile_query_text(query, options.package, options.imports, context, text, out.diagnostics,
+                                   out.metrics))
         return out;
     auto state = std::make_shared<PreparedQuery::State>();
     state->program = impl_->program;
@@ -547,7 +553,8 @@ struct PreparedPartial::State {
 namespace {
 
 // A ref as given on the command line or in a request ("input.x", "data.a.b"): parsed as OPA's ParseTerm.
-std::optional<lang::TermPtr> parse_ref_text(const std::string& text, std::vector<lang::SourcePtr>& sources, std::string& error) {
+std::optional<lang::TermPtr> parse_ref_text(const std::string& text, std::vector<lang::SourcePtr>& sources,
+                                            std::string& error) {
     auto parsed = lang::parse_term(text);
     if (!parsed.ok()) {
         error = parsed.diagnostics.opa_text();
@@ -564,7 +571,8 @@ Prepared<PreparedPartial> Engine::prepare_partial(std::string_view query, const 
     compiler::QueryContext context;
     context.rewrite_equals = true;
     Impl::QueryText text;
-    if (!impl_->compile_query_text(query, options.package, options.imports, context, text, out.diagnostics, out.metrics))
+    if (!impl_->compile_query_text(query, options.package, options.imports, context, text, out.diagnostics,
+                                   out.metrics))
         return out;
     auto state = std::make_shared<PreparedPartial::State>();
     state->program = impl_->program;
@@ -599,8 +607,8 @@ Prepared<PreparedPartial> Engine::prepare_partial(std::string_view query, const 
     state->nondeterministic_builtins = options.nondeterministic_builtins;
     state->rule_indexing = options.rule_indexing;
     if (!impl_->partial_program)
-        impl_->partial_program =
-            std::make_shared<const partial::Program>(text.program->compiled, text.program->builtins, &text.program->custom_builtins);
+        impl_->partial_program = std::make_shared<const partial::Program>(
+            text.program->compiled, text.program->builtins, &text.program->custom_builtins);
     state->partial_program = impl_->partial_program;
     PreparedPartial p;
     p.state_ = std::move(state);

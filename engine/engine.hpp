@@ -85,20 +85,20 @@ struct ResultRow {
 using Metrics = std::vector<std::pair<std::string_view, uint64_t>>;
 
 struct EvalResult {
-    std::vector<ResultRow> rows;    // empty: undefined
-    std::optional<EvalError> error; // with strict builtin errors, rows found before the error are kept
+    std::vector<ResultRow> rows;     // empty: undefined
+    std::optional<EvalError> error;  // with strict builtin errors, rows found before the error are kept
     Metrics metrics;
     bool ok() const { return !error; }
 };
 
 struct EvalOptions {
-    const runtime::Value* input = nullptr;      // null: input is undefined
-    Tracer* tracer = nullptr;                   // null: no tracing (the fast path)
-    bool strict_builtin_errors = false;         // stop at the first builtin error instead of treating the call as undefined
-    std::chrono::nanoseconds timeout{0};        // 0: none; on expiry the result is eval_cancel_error
-    const std::atomic<bool>* cancel = nullptr;  // set to true from another thread to cancel
+    const runtime::Value* input = nullptr;  // null: input is undefined
+    Tracer* tracer = nullptr;               // null: no tracing (the fast path)
+    bool strict_builtin_errors = false;     // stop at the first builtin error instead of treating the call as undefined
+    std::chrono::nanoseconds timeout{0};    // 0: none; on expiry the result is eval_cancel_error
+    const std::atomic<bool>* cancel = nullptr;              // set to true from another thread to cancel
     std::function<void(std::string_view)> print = nullptr;  // where print() output goes; stderr when empty
-    const runtime::Value* runtime_info = nullptr;   // what opa.runtime() returns ({} when null)
+    const runtime::Value* runtime_info = nullptr;           // what opa.runtime() returns ({} when null)
     // Bytes the evaluation may hold on its thread beyond what the thread held
     // when it started (0: no limit); past it the result is eval_cancel_error.
     // Enforced only in programs that count allocations (runtime/memory_meter.hpp:
@@ -143,10 +143,10 @@ struct PartialOptions {
 };
 
 struct PartialResult {
-    std::vector<lang::Body> queries;                // residual queries: any of them true means the query is
-    std::vector<partial::SupportModule> support;    // rules the queries refer to (data.partial...)
+    std::vector<lang::Body> queries;              // residual queries: any of them true means the query is
+    std::vector<partial::SupportModule> support;  // rules the queries refer to (data.partial...)
     std::optional<EvalError> error;
-    Metrics metrics;                                // timer_rego_partial_eval_ns
+    Metrics metrics;  // timer_rego_partial_eval_ns
     bool ok() const { return !error; }
     // {"queries":[...],"support":[...]} as OPA's AST JSON (compact; empty lists left out).
     std::string json() const;
@@ -174,9 +174,9 @@ struct Prepared {
 // is defined where. Every definition is listed (a rule defined by several
 // clauses appears once per clause), in file order.
 struct RuleInfo {
-    std::string package;    // "data.a.b"
-    std::string name;       // the first name of the rule's head: `p` for `p`, `p.q[x]` and `p[x]`
-    std::string path;       // the rule's data path up to its first variable part: "data.a.b.p.q"
+    std::string package;  // "data.a.b"
+    std::string name;     // the first name of the rule's head: `p` for `p`, `p.q[x]` and `p[x]`
+    std::string path;     // the rule's data path up to its first variable part: "data.a.b.p.q"
     std::string file;
     uint32_t line = 0;
     uint32_t col = 0;
@@ -197,7 +197,7 @@ using BuiltinFunction = std::function<std::optional<runtime::Value>(BuiltinCall&
 // (lang/types.hpp): "(string, array[number]) => boolean", unions with
 // "|", objects as object[string: any] or {"key": number}.
 struct BuiltinDeclaration {
-    std::string name;                     // dotted: "acme.lookup"
+    std::string name;  // dotted: "acme.lookup"
     std::string signature;
     std::vector<std::string> categories;  // shown by `capabilities`; free-form
     bool nondeterministic = false;        // its results may differ between calls (listed as such)

@@ -16,14 +16,14 @@
 namespace gavel::engine {
 
 namespace fs = std::filesystem;
-using runtime::Value;
+using runtime::append_json_string;
+using runtime::Limits;
+using runtime::load_yaml_data;
 using runtime::ObjectBuilder;
 using runtime::parse_json;
-using runtime::to_json;
-using runtime::load_yaml_data;
-using runtime::Limits;
 using runtime::ParseError;
-using runtime::append_json_string;
+using runtime::to_json;
+using runtime::Value;
 
 namespace {
 
@@ -119,28 +119,26 @@ public:
         for (const WalkEntry& e : walk_directory(path, walk)) {
             const Level enclosing = e.depth == 0 ? Level{prefix, nullptr} : levels[e.depth - 1];
             switch (e.kind) {
-            case WalkEntry::Kind::Cycle:
-                // OPA fails on a cycle too (its walk ends in "too many levels of symbolic links").
-                if (options_.cycles_are_errors) error(e.path, e.message);
-                break;
-            case WalkEntry::Kind::Unreadable: error(e.path, e.message); break;
-            case WalkEntry::Kind::Directory: {
-                Level level = enclosing;
-                if (e.depth > 0) level.dir_path.push_back(e.relative.substr(e.relative.rfind('/') + 1));
-                // A bundle root: its data is placed relative to it (below the root's prefix).
-                if (auto manifest = read_bundle_manifest(e.path, result_.errors)) {
-                    manifests_.push_back(std::move(*manifest));
-                    level.bundle = &manifests_.back();
-                    level.dir_path = root_prefix_;
+                case WalkEntry::Kind::Cycle:
+                    // OPA fails on a cycle too (its walk ends in "too many levels of symbolic links").
+                    if (options_.cycles_are_errors) error(e.path, e.message);
+                    break;
+                case WalkEntry::Kind::Unreadable: error(e.path, e.message); break;
+                case WalkEntry::Kind::Directory: {
+                    Level level = enclosing;
+                    if (e.depth > 0) level.dir_path.push_back(e.relative.substr(e.relative.rfind('/') + 1));
+                    // A bundle root: its data is placed relative to it (below the root's prefix).
+                    if (auto manifest = read_bundle_manifest(e.path, result_.errors)) {
+                        manifests_.push_back(std::move(*manifest));
+                        level.bundle = &manifests_.back();
+                        level.dir_path = root_prefix_;
+                    }
+                    levels.resize(static_cast<std::size_t>(e.depth));
+                    levels.push_back(std::move(level));
+                    break;
                 }
-                levels.resize(static_cast<std::size_t>(e.depth));
-                levels.push_back(std::move(level));
-                break;
-            }
-            case WalkEntry::Kind::File:
-            case WalkEntry::Kind::Other:
-                load_file(e.path, enclosing.dir_path, e.depth, enclosing.bundle);
-                break;
+                case WalkEntry::Kind::File:
+                case WalkEntry::Kind::Other: load_file(e.path, enclosing.dir_path, e.depth, enclosing.bundle); break;
             }
         }
     }
@@ -162,7 +160,8 @@ private:
 
     bool read(const std::string& path, std::string& text) {
         // Bounded as the documents are: a larger file could not be parsed anyway.
-        runtime::FileRead r = options_.read_file ? options_.read_file(path) : runtime::read_whole_file(path, options_.limits.max_input_bytes);
+        runtime::FileRead r = options_.read_file ? options_.read_file(path)
+                                                 : runtime::read_whole_file(path, options_.limits.max_input_bytes);
         if (!r.ok) {
             error(path, r.message);
             return false;
@@ -172,8 +171,7 @@ private:
     }
 
     void parse_error(const std::string& path, const ParseError& e) {
-        error(path, path + ": " + e.message, static_cast<uint32_t>(e.line),
-              static_cast<uint32_t>(e.column));
+        error(path, path + ": " + e.message, static_cast<uint32_t>(e.line), static_cast<uint32_t>(e.column));
     }
 
     void load_file(const std::string& path, const std::vector<std::string>& dir_path, int depth,
@@ -225,10 +223,8 @@ private:
 
     void conflict(const std::string& file, const std::vector<std::string>& at, const DataNode& existing) {
         std::string msg = file + ": merge error: " + data_path_text(at);
-        if (existing.origin.empty() || existing.origin == file)
-            msg += " is defined twice in " + file;
-        else
-            msg += " is also defined by " + existing.origin;
+        if (existing.origin.empty() || existing.origin == file) msg += " is defined twice in " + file;
+        else msg += " is also defined by " + existing.origin;
         error(file, std::move(msg));
     }
 
@@ -279,7 +275,7 @@ private:
     const LoadOptions& options_;
     LoadResult result_;
     DataNode root_;
-    std::vector<std::string> root_prefix_;   // the current root's `prefix:` path
+    std::vector<std::string> root_prefix_;  // the current root's `prefix:` path
     std::deque<BundleManifest> manifests_;  // stable addresses: load_root() points into it
 };
 
@@ -310,10 +306,8 @@ LoadResult load_paths(const std::vector<std::string>& paths, const LoadOptions& 
 std::string describe(const lang::Diagnostic& d) {
     if (d.code.empty()) return d.message;
     std::string out;
-    if (!d.file.empty())
-        out = d.file + ":" + std::to_string(d.line) + ": ";
-    else if (d.line > 0)
-        out = std::to_string(d.line) + ":" + std::to_string(d.col) + ": ";
+    if (!d.file.empty()) out = d.file + ":" + std::to_string(d.line) + ": ";
+    else if (d.line > 0) out = std::to_string(d.line) + ":" + std::to_string(d.col) + ": ";
     out += d.code + ": " + d.message;
     if (!d.source_line.empty() && d.code == "rego_parse_error") {
         // OPA's parse error details: the line without leading tabs, a caret under the column.

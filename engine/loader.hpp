@@ -62,7 +62,8 @@ struct LoadOptions {
     // Only used to recognise a directly named file of unknown extension as Rego
     // (policies are parsed by the Engine, with the Engine's options).
     bool v0_compatible = false;
-    runtime::Limits limits = runtime::kDefaultLimits;  // for JSON and YAML data files; max_input_bytes bounds every file read
+    runtime::Limits limits =
+        runtime::kDefaultLimits;  // for JSON and YAML data files; max_input_bytes bounds every file read
     // Names left out while walking directories (--ignore patterns, a ConfigMap
     // volume's "..data"): a directory left out is not entered.
     std::function<bool(std::string_view name)> skip;
@@ -81,10 +82,10 @@ struct PolicyFile {
 };
 
 struct LoadResult {
-    std::vector<PolicyFile> policies;      // in load order
-    runtime::Value data = runtime::Value::empty_object();    // all data documents, merged
-    std::vector<std::string> data_files;   // files that contributed data, in load order
-    lang::Diagnostics errors;              // empty on success
+    std::vector<PolicyFile> policies;                      // in load order
+    runtime::Value data = runtime::Value::empty_object();  // all data documents, merged
+    std::vector<std::string> data_files;                   // files that contributed data, in load order
+    lang::Diagnostics errors;                              // empty on success
     bool ok() const { return errors.empty(); }
 };
 

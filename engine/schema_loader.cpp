@@ -46,14 +46,16 @@ std::vector<std::string> key_of(const std::vector<std::string>& dirs, const std:
     return key;
 }
 
-bool walk(const std::string& dir, std::vector<std::string>& dirs, compiler::SchemaSet& set, std::string& error, int depth) {
+bool walk(const std::string& dir, std::vector<std::string>& dirs, compiler::SchemaSet& set, std::string& error,
+          int depth) {
     if (depth > 256) {
         error = "lstat " + dir + ": too many levels of directories";
         return false;
     }
     std::error_code ec;
     std::vector<std::string> names;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) names.push_back(it->path().filename().string());
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        names.push_back(it->path().filename().string());
     if (ec) {
         error = "open " + dir + ": " + go_error_text(ec);
         return false;

@@ -91,10 +91,12 @@ bool is_ground(const lang::Term& t) {
         case lang::TermKind::String: return true;
         case lang::TermKind::Array:
         case lang::TermKind::Set:
-            return std::all_of(t.elems.begin(), t.elems.end(), [](const lang::TermPtr& e) { return e && is_ground(*e); });
+            return std::all_of(t.elems.begin(), t.elems.end(),
+                               [](const lang::TermPtr& e) { return e && is_ground(*e); });
         case lang::TermKind::Object:
-            return std::all_of(t.items.begin(), t.items.end(),
-                               [](const auto& kv) { return kv.first && kv.second && is_ground(*kv.first) && is_ground(*kv.second); });
+            return std::all_of(t.items.begin(), t.items.end(), [](const auto& kv) {
+                return kv.first && kv.second && is_ground(*kv.first) && is_ground(*kv.second);
+            });
         default: return false;
     }
 }
@@ -192,8 +194,8 @@ std::optional<std::vector<Value>> case_path(const std::vector<CasePart>& parts,
 // expression of the test that failed.
 class TestTracer : public Tracer {
 public:
-    TestTracer(const RunOptions& options, const TestCase& test, const std::set<std::pair<uint32_t, uint32_t>>& top_level,
-               const std::vector<CasePart>& case_parts)
+    TestTracer(const RunOptions& options, const TestCase& test,
+               const std::set<std::pair<uint32_t, uint32_t>>& top_level, const std::vector<CasePart>& case_parts)
         : options_(options), test_(test), top_level_(top_level), case_parts_(case_parts) {}
 
     void trace(const TraceEvent& e) override {
@@ -292,7 +294,8 @@ lang::Diagnostics TestRunner::prepare(std::vector<TestCase> tests) {
             auto& by_name = rules_by_name[std::string(file)];
             for (const auto& rule : module->rules) {
                 if (!rule.head.ref || rule.head.ref->elems.empty()) continue;
-                const auto& head = rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
+                const auto& head =
+                    rule.head.ref->kind == lang::TermKind::Ref ? *rule.head.ref->elems[0] : *rule.head.ref;
                 by_name[head.text].push_back(&rule);
             }
         }

@@ -71,7 +71,7 @@ struct FailedExpression {
     uint32_t line = 0;
     uint32_t col = 0;
     std::string text;
-    std::vector<std::pair<std::string, runtime::Value>> bindings;                // its variables' values
+    std::vector<std::pair<std::string, runtime::Value>> bindings;                 // its variables' values
     std::vector<std::pair<std::string, std::optional<runtime::Value>>> operands;  // its operands' values
 };
 
@@ -81,18 +81,18 @@ struct TestResult {
     bool skip = false;
     std::optional<EvalError> error;
     std::chrono::nanoseconds duration{0};
-    std::string output;  // print() lines, each ending in '\n'
-    std::vector<SubResult> cases;  // partial-object tests: the sub-results, sorted by key
-    std::optional<runtime::Value> not_boolean;  // a failed test's value when it was not a boolean (e.g. a set)
-    std::optional<FailedExpression> failed_at;            // with RunOptions::explain
+    std::string output;                                 // print() lines, each ending in '\n'
+    std::vector<SubResult> cases;                       // partial-object tests: the sub-results, sorted by key
+    std::optional<runtime::Value> not_boolean;          // a failed test's value when it was not a boolean (e.g. a set)
+    std::optional<FailedExpression> failed_at;          // with RunOptions::explain
     std::map<std::string, std::set<uint32_t>> covered;  // with RunOptions::coverage: file -> lines
     bool pass() const { return !fail && !skip && !error; }
 };
 
 struct RunOptions {
     std::chrono::nanoseconds timeout = std::chrono::seconds(5);  // per test; 0: none
-    bool explain = false;   // find the failing expression of failing tests
-    bool coverage = false;  // record the lines evaluation reached
+    bool explain = false;                                        // find the failing expression of failing tests
+    bool coverage = false;                                       // record the lines evaluation reached
     Tracer* tracer = nullptr;  // also sees every evaluation step (e.g. to print a trace)
 };
 

@@ -16,7 +16,6 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-
 // go-yaml's complaint about a node of the wrong kind ("cannot unmarshal !!str `x` into ...").
 std::string unmarshal_error(const yaml::Node& node, std::string_view into) {
     std::string tag = "!!map", value;
@@ -27,14 +26,16 @@ std::string unmarshal_error(const yaml::Node& node, std::string_view into) {
         switch (t.kind) {
             case JsonTree::Kind::Null: tag = "!!null"; break;
             case JsonTree::Kind::Boolean: tag = "!!bool"; break;
-            case JsonTree::Kind::Number: tag = t.text.find_first_of(".eE") == std::string::npos ? "!!int" : "!!float"; break;
+            case JsonTree::Kind::Number:
+                tag = t.text.find_first_of(".eE") == std::string::npos ? "!!int" : "!!float";
+                break;
             default: tag = "!!str";
         }
         const std::string& s = node.text;
         value = s.size() > 10 ? " `" + s.substr(0, 7) + "...`" : " `" + s + "`";
     }
-    return "yaml: unmarshal errors:\n  line " + std::to_string(node.mark.line + 1) + ": cannot unmarshal " + tag + value +
-           " into " + std::string(into);
+    return "yaml: unmarshal errors:\n  line " + std::to_string(node.mark.line + 1) + ": cannot unmarshal " + tag +
+           value + " into " + std::string(into);
 }
 
 // OPA's metadataParser: an error naming "line N" of the block is placed at
@@ -53,8 +54,10 @@ Location error_location(const std::string& error, const std::vector<const Commen
     if (e.substr(0, line.size()) != line) return lines.empty() ? block : lines.front()->loc;
     e.remove_prefix(line.size());
     std::size_t n = 0, digits = 0;
-    while (digits < e.size() && e[digits] >= '0' && e[digits] <= '9') n = n * 10 + static_cast<std::size_t>(e[digits++] - '0');
-    if (digits == 0 || digits >= e.size() || e[digits] != ':' || lines.empty()) return lines.empty() ? block : lines.front()->loc;
+    while (digits < e.size() && e[digits] >= '0' && e[digits] <= '9')
+        n = n * 10 + static_cast<std::size_t>(e[digits++] - '0');
+    if (digits == 0 || digits >= e.size() || e[digits] != ':' || lines.empty())
+        return lines.empty() ? block : lines.front()->loc;
     return n >= lines.size() ? lines.back()->loc : lines[n]->loc;
 }
 
@@ -224,8 +227,9 @@ void attach_annotations(Module& module, Diagnostics& diagnostics) {
         i = j - 1;
         bool entrypoint = false;
         yaml::Documents doc = yaml::read_documents(a.yaml, yaml::ErrorDialect::GoYamlV3, {}, 1);
-        std::string error = doc.ok ? read_block(doc.documents.empty() ? nullptr : doc.documents.front().get(), a, entrypoint)
-                                   : with_separator_hints(doc.error, lines);
+        std::string error =
+            doc.ok ? read_block(doc.documents.empty() ? nullptr : doc.documents.front().get(), a, entrypoint)
+                   : with_separator_hints(doc.error, lines);
         if (!error.empty()) {
             // go-yaml's errors are placed by their line; gavel's checks of what it read at the block.
             bool yaml_error = !doc.ok || error.rfind("yaml:", 0) == 0;

@@ -90,18 +90,18 @@ struct Every {
 };
 
 enum class ExprKind : uint8_t {
-    Term,        // term: a value, a ref, or a Call (assign, eq, equal, builtin ...)
-    Some,        // some
-    Every,       // every
-    LogicAnd,    // children (experimental `and` keyword)
-    LogicOr,     // children (experimental `or` keyword)
-    Block,       // body: a braced group of literals used as an operand of and/or
+    Term,      // term: a value, a ref, or a Call (assign, eq, equal, builtin ...)
+    Some,      // some
+    Every,     // every
+    LogicAnd,  // children (experimental `and` keyword)
+    LogicOr,   // children (experimental `or` keyword)
+    Block,     // body: a braced group of literals used as an operand of and/or
 };
 
 struct Expr {
     ExprKind kind = ExprKind::Term;
     Location loc;
-    bool negated = false;  // `not`
+    bool negated = false;        // `not`
     bool generated = false;      // made by the compiler: an output variable, a hoisted operand
     bool implicit_body = false;  // Block: one literal wrapped by the compiler (a `not` of future.keywords.not)
     // Term: the term is a call written as a value, not a call expression (OPA's
@@ -122,22 +122,22 @@ struct RuleHead {
     TermPtr ref;                // the rule's name as a Ref: `p`, `a.b.c`, `a.b[x]` (v0 `p[x]` keeps x as key instead)
     std::vector<TermPtr> args;  // function arguments; has_args tells `f()` apart from a non-function
     bool has_args = false;
-    TermPtr key;                // partial set (`contains x`, v0 `p[x] { }`) or v0 partial object `p[k] = v`
-    TermPtr value;              // `= v` / `:= v`; null when the value is implicitly true
+    TermPtr key;    // partial set (`contains x`, v0 `p[x] { }`) or v0 partial object `p[k] = v`
+    TermPtr value;  // `= v` / `:= v`; null when the value is implicitly true
     AssignOp assign = AssignOp::None;
-    bool contains = false;      // written with `contains`
-    bool v0_bracket = false;    // written `p[x]` in the v0 style
+    bool contains = false;    // written with `contains`
+    bool v0_bracket = false;  // written `p[x]` in the v0 style
 };
 
 struct Rule {
     Location loc;
     bool is_default = false;
     RuleHead head;
-    Body body;                       // empty when the rule has no body (constant rule)
-    bool has_if = false;             // written with `if`
-    bool literal_body = false;       // the body is one literal after `if`, written without braces
-    std::shared_ptr<Rule> else_rule; // the next clause of an `else` chain (head.value may be null)
-    std::vector<Body> extra_bodies;  // `p { a } { b }`, `p if { a } { b }`: more bodies for the same head
+    Body body;                        // empty when the rule has no body (constant rule)
+    bool has_if = false;              // written with `if`
+    bool literal_body = false;        // the body is one literal after `if`, written without braces
+    std::shared_ptr<Rule> else_rule;  // the next clause of an `else` chain (head.value may be null)
+    std::vector<Body> extra_bodies;   // `p { a } { b }`, `p if { a } { b }`: more bodies for the same head
 
     Rule() = default;
     Rule(const Rule&) = default;
@@ -150,13 +150,13 @@ struct Rule {
 
 struct Import {
     Location loc;
-    TermPtr path;     // a Ref rooted at data, input, future or rego
+    TermPtr path;  // a Ref rooted at data, input, future or rego
     std::string alias;
 };
 
 struct Package {
     Location loc;
-    TermPtr path;     // a Ref rooted at data: `package a.b` is data.a.b
+    TermPtr path;  // a Ref rooted at data: `package a.b` is data.a.b
 };
 
 struct Comment {

@@ -58,7 +58,9 @@ namespace {
 // Text helpers
 
 // A JSON string as Go's encoding/json writes it (HTML-safe: <, > and & escaped).
-void append_json_string(std::string& out, std::string_view s) { support::append_json_string(out, s, {.escape_html = true}); }
+void append_json_string(std::string& out, std::string_view s) {
+    support::append_json_string(out, s, {.escape_html = true});
+}
 
 // Re-indents compact JSON as Go's json.MarshalIndent(v, "", "  ") does.
 std::string indent_json(std::string_view in) {
@@ -162,9 +164,9 @@ private:
 // OPA's order of terms (ast/compare.go), used to sort sets and object keys.
 
 struct Decimal {
-    int sign = 0;         // -1, 0, 1
-    std::string digits;   // significant digits, no leading or trailing zeros
-    long long exp = 0;    // value = 0.digits * 10^exp
+    int sign = 0;        // -1, 0, 1
+    std::string digits;  // significant digits, no leading or trailing zeros
+    long long exp = 0;   // value = 0.digits * 10^exp
 };
 
 Decimal parse_decimal(std::string_view s) {
@@ -593,8 +595,9 @@ public:
     std::vector<TermPtr> sorted_set(const Term& t) const {
         std::vector<TermPtr> out = t.elems;
         std::stable_sort(out.begin(), out.end(), [&](const TermPtr& x, const TermPtr& y) { return compare(x, y) < 0; });
-        out.erase(std::unique(out.begin(), out.end(), [&](const TermPtr& x, const TermPtr& y) { return compare(x, y) == 0; }),
-                  out.end());
+        out.erase(
+            std::unique(out.begin(), out.end(), [&](const TermPtr& x, const TermPtr& y) { return compare(x, y) == 0; }),
+            out.end());
         return out;
     }
 
@@ -605,10 +608,8 @@ public:
                          [&](const auto& x, const auto& y) { return compare(x.first, y.first) < 0; });
         std::vector<std::pair<TermPtr, TermPtr>> out;
         for (auto& item : sorted) {
-            if (!out.empty() && compare(out.back().first, item.first) == 0)
-                out.back().second = std::move(item.second);
-            else
-                out.push_back(std::move(item));
+            if (!out.empty() && compare(out.back().first, item.first) == 0) out.back().second = std::move(item.second);
+            else out.push_back(std::move(item));
         }
         return out;
     }
@@ -817,7 +818,8 @@ private:
         if (!t) return w.null();
         w.begin_object();
         location(t->loc);
-        if (root_document_as_ref && opt_.root_documents_as_refs && t->kind == TermKind::Var && (t->text == "input" || t->text == "data")) {
+        if (root_document_as_ref && opt_.root_documents_as_refs && t->kind == TermKind::Var &&
+            (t->text == "input" || t->text == "data")) {
             // OPA's compiler turns the variable into a ref; the ref and its head keep its location.
             w.key("type");
             w.string("ref");
@@ -887,10 +889,8 @@ private:
                 w.begin_array();
                 if (t.body) {
                     for (const auto& part : *t.body) {
-                        if (is_text_part(part))
-                            term(part.term);
-                        else
-                            expr(part, 0);
+                        if (is_text_part(part)) term(part.term);
+                        else expr(part, 0);
                     }
                 }
                 w.end_array();
@@ -961,19 +961,15 @@ private:
     void expr_terms(const Expr& e) {
         switch (e.kind) {
             case ExprKind::Term:
-                if (e.term && e.term->kind == TermKind::Call)
-                    terms(e.term->elems);
-                else
-                    term(e.term);
+                if (e.term && e.term->kind == TermKind::Call) terms(e.term->elems);
+                else term(e.term);
                 break;
             case ExprKind::Some:
                 w.begin_object();
                 location(e.loc);
                 w.key("symbols");
-                if (e.some.in_call)
-                    terms({e.some.in_call});
-                else
-                    terms(e.some.vars);
+                if (e.some.in_call) terms({e.some.in_call});
+                else terms(e.some.vars);
                 w.end_object();
                 break;
             case ExprKind::Every:
@@ -1168,8 +1164,7 @@ private:
         };
         if (v.is_sequence())
             for (const auto& a : v.items) one(*a);
-        else
-            one(v);
+        else one(v);
         w.end_array();
     }
 
@@ -1194,8 +1189,7 @@ private:
         };
         if (v.is_sequence())
             for (const auto& r : v.items) one(*r);
-        else
-            one(v);
+        else one(v);
         w.end_array();
     }
 };
@@ -1274,10 +1268,8 @@ private:
                 line(d, "templatestring");
                 if (t->body)
                     for (const auto& part : *t->body) {
-                        if (is_text_part(part))
-                            term(part.term, d + 1);
-                        else
-                            expr(part, 0, d + 1);
+                        if (is_text_part(part)) term(part.term, d + 1);
+                        else expr(part, 0, d + 1);
                     }
                 break;
         }
@@ -1295,13 +1287,11 @@ private:
             case ExprKind::Term:
                 if (e.term && e.term->kind == TermKind::Call)
                     for (const auto& t : e.term->elems) term(t, d + 1);
-                else
-                    term(e.term, d + 1);
+                else term(e.term, d + 1);
                 break;
             case ExprKind::Some:
                 line(d + 1, "somedecl");
-                if (e.some.in_call)
-                    term(e.some.in_call, d + 2);
+                if (e.some.in_call) term(e.some.in_call, d + 2);
                 else
                     for (const auto& v : e.some.vars) term(v, d + 2);
                 break;

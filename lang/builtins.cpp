@@ -34,8 +34,7 @@ std::vector<BuiltinDecl> parse_table() {
 }  // namespace
 
 std::optional<BuiltinDecl> make_builtin_decl(std::string_view name, std::string_view signature,
-                                             std::string_view categories, std::string_view flags,
-                                             std::string& error) {
+                                             std::string_view categories, std::string_view flags, std::string& error) {
     BuiltinDecl d;
     d.name = std::string(name);
     auto sig = parse_signature(signature, error);

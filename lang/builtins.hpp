@@ -17,11 +17,11 @@
 namespace gavel::lang {
 
 struct BuiltinDecl {
-    std::string name;      // dotted: "count", "io.jwt.decode"
+    std::string name;  // dotted: "count", "io.jwt.decode"
     Signature signature;
     std::size_t arity = 0;  // operands (the result is an extra, optional output argument)
     std::vector<std::string> categories;
-    std::string infix;      // operator spelling, if any ("+", "==")
+    std::string infix;              // operator spelling, if any ("+", "==")
     bool deprecated = false;        // callable only from v0 modules
     bool nondeterministic = false;  // results may differ between calls
     bool relation = false;          // many outputs per call (walk)
@@ -37,8 +37,7 @@ struct BuiltinDecl {
 // ("deprecated nondeterministic relation native infix=+"). nullopt with
 // `error` set when the text is malformed.
 std::optional<BuiltinDecl> make_builtin_decl(std::string_view name, std::string_view signature,
-                                             std::string_view categories, std::string_view flags,
-                                             std::string& error);
+                                             std::string_view categories, std::string_view flags, std::string& error);
 
 // Every builtin of the table, sorted by name; parsed once.
 std::span<const BuiltinDecl> builtin_decls();

@@ -16,9 +16,9 @@ constexpr char kHex[] = "0123456789abcdef";
 // controls, spaces other than ' ' and invisible format characters are not printable.
 bool is_go_printable(char32_t cp) {
     if (cp < 0xA0) return false;  // only called for non-ASCII
-    if (cp == 0xA0 || cp == 0xAD || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) ||
-        (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x205F && cp <= 0x2064) || cp == 0x3000 || cp == 0xFEFF ||
-        (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000)
+    if (cp == 0xA0 || cp == 0xAD || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202F) ||
+        (cp >= 0x205F && cp <= 0x2064) || cp == 0x3000 || cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
+        (cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000)
         return false;
     return true;
 }

@@ -507,10 +507,8 @@ const auto set_value = [](auto& ctx) {
 const auto set_if = [](auto& ctx) { _val(ctx).has_if = true; };
 const auto add_body = [](auto& ctx) {
     Rule& r = _val(ctx);
-    if (r.body.empty())
-        r.body = std::move(_attr(ctx));
-    else
-        r.extra_bodies.push_back(std::move(_attr(ctx)));
+    if (r.body.empty()) r.body = std::move(_attr(ctx));
+    else r.extra_bodies.push_back(std::move(_attr(ctx)));
 };
 const auto add_literal_body = [](auto& ctx) {
     Rule& r = _val(ctx);
@@ -661,9 +659,9 @@ struct if_literal_parser : x3::parser<if_literal_parser> {
 
 const if_literal_parser if_literal{};
 
-const auto postfix = *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
-                       (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
-                       (adj("(") >> maybe_args >> tok(")") >> here)[call_part]);
+const auto postfix =
+    *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] | (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
+      (adj("(") >> maybe_args >> tok(")") >> here)[call_part]);
 
 const auto term_rule_def = (mark >> tok("-") >> ref_term)[minus_ref] | postfix_term[set_val];
 const auto postfix_term_def = primary[set_primary] >> postfix;
@@ -703,21 +701,20 @@ const auto array_def = mark[begin_node<TermKind::Array>{}] >> tok("[") >>
                         (items >> tok("]"))[set_elems<TermKind::Array>{}]) >>
                        here[end_node];
 
-const auto set_or_object = (items >> tok("}"))[set_elems<TermKind::Set>{}] |
-                           (object_items >> tok("}"))[set_items];
+const auto set_or_object = (items >> tok("}"))[set_elems<TermKind::Set>{}] | (object_items >> tok("}"))[set_items];
 
 // As OPA's parseSetOrObject: `{t | body}` is a set comprehension when t is one
 // term; if no body follows, `{t | ...}` can only be a set (`{1 | 1, 2}`).
 // `{k: v | body}` is an object comprehension when v is one term (k may be any
 // expression). Otherwise the items are expressions.
-const auto brace_def =
-    mark[begin_node<TermKind::Object>{}] >> tok("{") >>
-    (tok("}") | (tok(",") >> set_or_object) |
-     (term >> tok("|") >> body >> tok("}"))[to_comprehension<TermKind::SetComprehension>{}] |
-     (&(term >> tok("|")) >> (items >> tok("}"))[set_elems<TermKind::Set>{}]) |
-     (!(term >> tok("|")) >>
-      ((expr_in >> tok(":", "=") >> term >> tok("|") >> body >> tok("}"))[to_object_comprehension] | set_or_object))) >>
-    here[end_node];
+const auto brace_def = mark[begin_node<TermKind::Object>{}] >> tok("{") >>
+                       (tok("}") | (tok(",") >> set_or_object) |
+                        (term >> tok("|") >> body >> tok("}"))[to_comprehension<TermKind::SetComprehension>{}] |
+                        (&(term >> tok("|")) >> (items >> tok("}"))[set_elems<TermKind::Set>{}]) |
+                        (!(term >> tok("|")) >>
+                         ((expr_in >> tok(":", "=") >> term >> tok("|") >> body >> tok("}"))[to_object_comprehension] |
+                          set_or_object))) >>
+                       here[end_node];
 
 // Inside parentheses the key-value membership `(k, v in xs)` is a term too.
 // The term keeps its own location; the count of parentheses lets the formatter
@@ -764,7 +761,8 @@ const auto negatable_def = (x3::eps[logic_guard] >> block[set_val]) |
 // The two rejecting alternatives only record why; the lookahead keeps the next one from taking `not some`.
 // `not { ... }` negates a body only under `import future.keywords.not` (or the experimental and/or);
 // otherwise `not {5} < 7` negates a comparison of a set, as in OPA 1.7.1.
-const auto logic_unit_def = (x3::eps[not_block_guard] >> mark >> kw("not") >> block)[negate] | (kw("not") >> mark >> kw("not"))[double_not] |
+const auto logic_unit_def = (x3::eps[not_block_guard] >> mark >> kw("not") >> block)[negate] |
+                            (kw("not") >> mark >> kw("not"))[double_not] |
                             (kw("not") >> mark >> (kw("some") | kw_every))[negated_declaration] |
                             (mark >> kw("not") >> !(kw("some") | kw_every) >> negatable)[negate] | negatable[set_val];
 
@@ -778,8 +776,7 @@ const auto braced_body_def = tok("{") >> body >> tok("}");
 
 // OPA's parseHead reads the name's first `[` or `(` after skipping space (`p [x] := 1`,
 // `sum (a, b) := c`; a `.` there starts a number); the parts after it must be adjacent.
-const auto head_ref_def = ident(IdentMode::Var)[set_val] >>
-                          -(tok("[") >> expr_in >> tok("]") >> here)[bracket_part] >>
+const auto head_ref_def = ident(IdentMode::Var)[set_val] >> -(tok("[") >> expr_in >> tok("]") >> here)[bracket_part] >>
                           *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
                             (adj("[") >> expr_in >> tok("]") >> here)[bracket_part]);
 
@@ -790,10 +787,11 @@ const auto rule_bodies =
       +braced_body[add_body]);
 
 // An else clause has one body (OPA's parseElse): braced, or one literal after `if`.
-const auto else_body = -((kw_if[set_if] >> (braced_body[add_body] | literal[add_literal_body])) | braced_body[add_body]);
+const auto else_body =
+    -((kw_if[set_if] >> (braced_body[add_body] | literal[add_literal_body])) | braced_body[add_body]);
 
-const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> else_body >>
-                             here[rule_end];
+const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> else_body
+                             >> here[rule_end];
 
 const auto rule_def = mark[rule_start] >> -kw("default")[set_default] >> head_ref[set_head_ref] >>
                       -((adj("(") | (x3::eps[head_is_name] >> tok("("))) >> maybe_args >> tok(")"))[set_args] >>

@@ -39,8 +39,7 @@ bool is_ground(const Term& t) {
             return true;
         case TermKind::ArrayComprehension:
         case TermKind::SetComprehension: return is_ground(*t.value) && body_is_ground(*t.body);
-        case TermKind::ObjectComprehension:
-            return is_ground(*t.key) && is_ground(*t.value) && body_is_ground(*t.body);
+        case TermKind::ObjectComprehension: return is_ground(*t.key) && is_ground(*t.value) && body_is_ground(*t.body);
         default: return true;
     }
 }

@@ -20,9 +20,9 @@ struct JsonTree {
     enum class Kind : uint8_t { Null, Boolean, Number, String, Array, Object };
     Kind kind = Kind::Null;
     bool boolean = false;
-    std::string text;                                        // Number: as written; String: the value
-    std::vector<JsonTree> items;                             // Array
-    std::vector<std::pair<std::string, JsonTree>> members;   // Object: in document order, keys unique
+    std::string text;                                       // Number: as written; String: the value
+    std::vector<JsonTree> items;                            // Array
+    std::vector<std::pair<std::string, JsonTree>> members;  // Object: in document order, keys unique
 
     static JsonTree string(std::string s) { return {Kind::String, false, std::move(s), {}, {}}; }
     static JsonTree number(std::string text) { return {Kind::Number, false, std::move(text), {}, {}}; }

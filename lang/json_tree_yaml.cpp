@@ -36,8 +36,8 @@ struct Budget {
     std::size_t max_depth, nodes_left;
 };
 
-bool convert(const yaml::Node& node, JsonTree& out, std::vector<std::string>& path, std::string& error, std::size_t depth,
-             Budget& budget) {
+bool convert(const yaml::Node& node, JsonTree& out, std::vector<std::string>& path, std::string& error,
+             std::size_t depth, Budget& budget) {
     if (depth > budget.max_depth) {
         error = "nesting deeper than " + std::to_string(budget.max_depth) + " levels";
         return false;

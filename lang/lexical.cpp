@@ -9,7 +9,7 @@
 namespace gavel::lang::lexical {
 
 bool is_active_keyword(const ParseState& st, std::string_view w) {
-    static constexpr std::string_view always[] = {"not", "some", "with", "as", "default", "else",
+    static constexpr std::string_view always[] = {"not",    "some",    "with", "as",    "default", "else",
                                                   "import", "package", "true", "false", "null"};
     for (auto k : always)
         if (w == k) return true;

@@ -13,8 +13,7 @@ Source::Source(std::string name, std::string text) : name_(std::move(name)), tex
 std::pair<uint32_t, uint32_t> Source::line_col(std::size_t offset) const {
     auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
     std::size_t line_index = static_cast<std::size_t>(it - line_starts_.begin()) - 1;
-    return {static_cast<uint32_t>(line_index + 1),
-            static_cast<uint32_t>(offset - line_starts_[line_index] + 1)};
+    return {static_cast<uint32_t>(line_index + 1), static_cast<uint32_t>(offset - line_starts_[line_index] + 1)};
 }
 
 std::string_view Source::line_text(uint32_t line) const {

@@ -40,7 +40,7 @@ struct Location {
     uint32_t col = 0;                // 1-based, in bytes
 
     std::string_view file() const;
-    std::string_view text() const;   // the node's source text
+    std::string_view text() const;  // the node's source text
 };
 
 }  // namespace gavel::lang

@@ -45,9 +45,9 @@ std::string describe_token(const char* p, const char* end) {
         const char* q = p;
         while (q < end && is_ident_char(*q)) ++q;
         std::string word(p, q);
-        static constexpr std::string_view keywords[] = {"not",     "some",    "with", "as",   "default",
-                                                        "else",    "import",  "package", "true", "false",
-                                                        "null",    "in",      "every", "if",  "contains"};
+        static constexpr std::string_view keywords[] = {"not",  "some",   "with",    "as",   "default",
+                                                        "else", "import", "package", "true", "false",
+                                                        "null", "in",     "every",   "if",   "contains"};
         for (auto k : keywords)
             if (word == k) return word;
         return "identifier";
@@ -87,14 +87,15 @@ void report_syntax_error(ParseState& st, const char* fallback) {
         if (e == "]" || e == "}" || e == ")" || e == "," || e == ";" || e == ":") structural.push_back(e);
     bool term = std::find(st.expected.begin(), st.expected.end(), "identifier") != st.expected.end();
     auto only = [&structural](std::initializer_list<std::string_view> want) {
-        return structural.size() == want.size() && std::is_permutation(structural.begin(), structural.end(), want.begin());
+        return structural.size() == want.size() &&
+               std::is_permutation(structural.begin(), structural.end(), want.begin());
     };
     if (st.reason && st.furthest && *st.reason == ParseState::kIllegalToken) {
         message = std::string(ParseState::kIllegalToken);
     } else if (st.reason && st.furthest) {
         if (!st.reason->empty()) message += ": " + *st.reason;
-    } else if (st.expected.size() == 1 && (st.expected[0] == "ident" || st.expected[0] == "identifier") && at > st.begin &&
-               at[-1] == '.') {
+    } else if (st.expected.size() == 1 && (st.expected[0] == "ident" || st.expected[0] == "identifier") &&
+               at > st.begin && at[-1] == '.') {
         message += ": expected identifier";  // OPA's note after a dot in a reference
     } else if (!term && only({",", "]"})) {
         message += ": expected \",\" or \"]\"";  // OPA's array and call argument lists
@@ -154,7 +155,8 @@ bool statement_ends_line(ParseState& st, const char*& p) {
         p = st.furthest;
         return false;
     }
-    st.error(q, fmt::format("unexpected {} token: expected a line break after the statement", describe_token(q, st.end)));
+    st.error(q,
+             fmt::format("unexpected {} token: expected a line break after the statement", describe_token(q, st.end)));
     p = q;
     return false;
 }
@@ -181,8 +183,9 @@ bool check_import(ParseState& st, const Import& imp, bool v1_mode) {
     const char* at = st.begin + path->loc.offset;
     const std::string& root = parts.front()->text;
     if (root != "data" && root != "input" && root != "future" && root != "rego") {
-        st.error(at, fmt::format("unexpected import path, must begin with one of: {{data, future, input, rego}}, got: {}",
-                                 root));
+        st.error(at,
+                 fmt::format("unexpected import path, must begin with one of: {{data, future, input, rego}}, got: {}",
+                             root));
         return false;
     }
     if (imp.alias.empty() && root != "future" && is_keyword_of_dialect(parts.back()->text, v1_mode)) {
@@ -341,7 +344,8 @@ void normalize_rule(ParseState& st, Rule& rule) {
               r->body[0].term->items.empty() && r->body[0].withs.empty()))
             continue;
         const char* before = st.begin + r->body[0].loc.offset;
-        while (before > st.begin && (before[-1] == ' ' || before[-1] == '\t' || before[-1] == '\n' || before[-1] == '\r'))
+        while (before > st.begin &&
+               (before[-1] == ' ' || before[-1] == '\t' || before[-1] == '\n' || before[-1] == '\r'))
             --before;
         if (before == st.begin || before[-1] != '{')  // `p if { {} }` is a body holding an empty object
             st.error(st.begin + r->body[0].loc.offset, "found empty body");
@@ -420,11 +424,13 @@ void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& d
     const char* value = nullptr;
     if (st.end - q >= 2 && q[0] == ':' && q[1] == '=') {
         value = q + 2;
-        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) + "(...) := <VALUE> { ... })"
+        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) +
+                              "(...) := <VALUE> { ... })"
                         : "expected rule value term (e.g., " + head + " := <VALUE> { ... })";
     } else if (q < st.end && q[0] == '=' && !(st.end - q >= 2 && q[1] == '=')) {
         value = q + 1;
-        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) + "(...) = <VALUE> { ... })"
+        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) +
+                              "(...) = <VALUE> { ... })"
                         : "expected rule value term (e.g., " + head + "[<nil>] = <VALUE> { ... })";
     } else if (st.end - q >= 8 && std::string_view(q, 8) == "contains" && !function) {
         value = q + 8;
@@ -569,8 +575,9 @@ void report_query_as_rule(ParseState& st, const char* p, Diagnostics& diagnostic
     if (st.end - op < 2 || op[0] != ':' || op[1] != '=') return;
     Diagnostic second = diagnostics.items()[0];
     second.hint.clear();
-    second.message = second.message.substr(0, second.message.find(':')) +
-                     fmt::format(": expected rule value term (e.g., {} := <VALUE> {{ ... }})", std::string(q, name_end));
+    second.message =
+        second.message.substr(0, second.message.find(':')) +
+        fmt::format(": expected rule value term (e.g., {} := <VALUE> {{ ... }})", std::string(q, name_end));
     diagnostics.add(std::move(second));
 }
 

@@ -16,10 +16,10 @@ struct ParseOptions {
     // OPA's parser stops at 100,000 recursive calls: 8 per parenthesis, 2 per array
     // level, 1 per chained operator (`1 + 1 + ...`). The deepest trees these
     // allow are walked by every later stage on the large stacks of runtime/large_stack.hpp.
-    std::size_t max_nesting = 50000;     // brackets, braces and parentheses
-    std::size_t max_depth = 100000;      // AST levels: terms in terms, calls, infix operators, comprehension bodies
+    std::size_t max_nesting = 50000;        // brackets, braces and parentheses
+    std::size_t max_depth = 100000;         // AST levels: terms in terms, calls, infix operators, comprehension bodies
     std::size_t max_else_branches = 10000;  // else clauses of one rule
-    std::size_t max_bytes = 64u << 20;   // one module's size
+    std::size_t max_bytes = 64u << 20;      // one module's size
 };
 
 struct ModuleResult {

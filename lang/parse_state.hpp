@@ -37,8 +37,8 @@ struct ParseState {
     const char* begin = nullptr;
     const char* end = nullptr;
 
-    bool v1 = true;                // rego.v1 dialect in force
-    bool experimental = false;     // experimental keywords may be imported / used
+    bool v1 = true;             // rego.v1 dialect in force
+    bool experimental = false;  // experimental keywords may be imported / used
     KeywordSet keywords = KeywordSet::all_v1();
 
     std::size_t max_else_branches = 10000;  // else clauses of one rule

@@ -109,14 +109,14 @@ SourceScan scan_source(const ParseState& st, std::size_t max_nesting) {
             case ')':
             case '}':
                 if (depth > 0) --depth;
-                if (c == '}' && modes.size() > 1 && !depth_at_template.empty() && depth + 1 == depth_at_template.back()) {
+                if (c == '}' && modes.size() > 1 && !depth_at_template.empty() &&
+                    depth + 1 == depth_at_template.back()) {
                     depth_at_template.pop_back();
                     modes.pop_back();
                 }
                 ++p;
                 break;
-            default:
-                step(p, p);
+            default: step(p, p);
         }
     }
     return out;

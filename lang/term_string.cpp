@@ -10,9 +10,9 @@ namespace gavel::lang {
 namespace {
 
 bool is_keyword(std::string_view s) {
-    static constexpr std::string_view kKeywords[] = {"not",  "package", "import", "as",    "default", "else",
-                                                      "with", "null",    "true",   "false", "some",    "every",
-                                                      "in",   "if",      "contains"};
+    static constexpr std::string_view kKeywords[] = {"not",  "package", "import", "as",   "default",
+                                                     "else", "with",    "null",   "true", "false",
+                                                     "some", "every",   "in",     "if",   "contains"};
     for (auto k : kKeywords)
         if (s == k) return true;
     return false;

@@ -15,8 +15,7 @@ std::string package_key(const Module& m) {
     if (const auto& p = m.package.path) {
         if (p->kind == TermKind::Ref)
             for (const auto& part : p->elems) key += part->text + ".";
-        else
-            key += p->text + ".";
+        else key += p->text + ".";
     }
     return key;
 }
@@ -46,7 +45,8 @@ void number_duplicate_tests(const std::vector<Module*>& modules) {
             if (count > 0) {
                 // A new term: the AST may be shared with other copies of the module.
                 std::string renamed = fmt::format("{}#{:02}", name, count);
-                TermPtr replacement = last->kind == TermKind::Var ? make_var(renamed, last->loc) : make_string(renamed, last->loc);
+                TermPtr replacement =
+                    last->kind == TermKind::Var ? make_var(renamed, last->loc) : make_string(renamed, last->loc);
                 if (ref->kind == TermKind::Ref) {
                     auto copy = std::make_shared<Term>(*ref);
                     copy->elems[ground - 1] = replacement;

@@ -40,7 +40,8 @@ struct Parser {
     std::string name() {
         skip();
         std::size_t end = i;
-        while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_' || s[end] == ' ')) ++end;
+        while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '_' || s[end] == ' '))
+            ++end;
         if (end == i || end >= s.size() || s[end] != ':') return {};
         std::string_view n = s.substr(i, end - i);
         while (!n.empty() && n.back() == ' ') n.remove_suffix(1);
@@ -232,12 +233,12 @@ std::string to_string(const Type& t) {
                     out += (i ? ", " : "") + t.fields[i].first + ": " + to_string(t.fields[i].second);
                 out += ">";
             }
-            if (t.dynamic) out += '[' + (t.dynamic_key ? to_string(*t.dynamic_key) : "any") + ": " + to_string(*t.dynamic) + "]";
+            if (t.dynamic)
+                out += '[' + (t.dynamic_key ? to_string(*t.dynamic_key) : "any") + ": " + to_string(*t.dynamic) + "]";
             return out;
         }
     }
     return "any";
 }
-
 
 }  // namespace gavel::lang

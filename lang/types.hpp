@@ -21,18 +21,17 @@
 #include <string_view>
 #include <vector>
 
-
 namespace gavel::lang {
 
 struct TypeField;  // a static key of an object type and its value type (below)
 
 struct Type {
     enum class Kind : uint8_t { Any, Null, Boolean, Number, String, Array, Set, Object } kind = Kind::Any;
-    std::vector<Type> of;                                  // Any: the union's members (empty: any value)
-    std::vector<Type> items;                               // Array: static elements
-    std::vector<TypeField> fields;                         // Object: static keys
-    std::shared_ptr<Type> dynamic;                         // Array: element type; Set: member type; Object: value type
-    std::shared_ptr<Type> dynamic_key;                     // Object: key type of the dynamic part
+    std::vector<Type> of;               // Any: the union's members (empty: any value)
+    std::vector<Type> items;            // Array: static elements
+    std::vector<TypeField> fields;      // Object: static keys
+    std::shared_ptr<Type> dynamic;      // Array: element type; Set: member type; Object: value type
+    std::shared_ptr<Type> dynamic_key;  // Object: key type of the dynamic part
 };
 
 // A pair of its own rather than std::pair<std::string, Type>, which needs Type complete.
@@ -55,7 +54,6 @@ struct Signature {
 
 // nullopt with `error` set (what and where) on a malformed signature.
 std::optional<Signature> parse_signature(std::string_view text, std::string& error);
-
 
 }  // namespace gavel::lang
 

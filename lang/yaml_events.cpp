@@ -75,7 +75,8 @@ struct EventStream::Impl {
     };
     Cursor scalars, marks;
     bool utf8_input() const {
-        return !(text.size() >= 2 && ((text[0] == '\xFE' && text[1] == '\xFF') || (text[0] == '\xFF' && text[1] == '\xFE')));
+        return !(text.size() >= 2 &&
+                 ((text[0] == '\xFE' && text[1] == '\xFF') || (text[0] == '\xFF' && text[1] == '\xFE')));
     }
 
     // go-yaml's scanner refuses "\/" in a double-quoted scalar (libyaml reads it as '/'):
@@ -117,8 +118,7 @@ EventStream::EventStream(std::string_view text, ErrorDialect dialect) : impl_(st
     // go-yaml reads empty input as one line break; the marks then agree.
     static const unsigned char kLineBreak[] = "\n";
     if (text.empty()) yaml_parser_set_input_string(&impl_->parser, kLineBreak, 1);
-    else
-        yaml_parser_set_input_string(&impl_->parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    else yaml_parser_set_input_string(&impl_->parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
 }
 
 EventStream::~EventStream() { yaml_parser_delete(&impl_->parser); }

@@ -59,8 +59,9 @@ private:
     bool counted(Documents& out, const Mark& at, std::size_t n, std::size_t height) {
         nodes_ += n;
         if (nodes_ > limits_.max_nodes)
-            return fail(out, at, "YAML document too large: more than " + std::to_string(limits_.max_nodes) +
-                                     " values (alias expansion?)");
+            return fail(out, at,
+                        "YAML document too large: more than " + std::to_string(limits_.max_nodes) +
+                            " values (alias expansion?)");
         if (stack_.size() + height > limits_.max_depth)
             return fail(out, at, "YAML nesting too deep: more than " + std::to_string(limits_.max_depth) + " levels");
         return true;
@@ -90,12 +91,11 @@ private:
             case EventType::StreamStart:
             case EventType::StreamEnd:
             case EventType::DocumentStart: return true;
-            case EventType::DocumentEnd:
-                out.documents.push_back(std::move(root_));
-                return true;
+            case EventType::DocumentEnd: out.documents.push_back(std::move(root_)); return true;
             case EventType::Alias: {
                 auto it = anchors_.find(e.anchor);
-                if (it == anchors_.end()) return fail(out, e.start, "yaml: unknown anchor '" + e.anchor + "' referenced");
+                if (it == anchors_.end())
+                    return fail(out, e.start, "yaml: unknown anchor '" + e.anchor + "' referenced");
                 if (!it->second) return fail(out, e.start, "yaml: anchor '" + e.anchor + "' value contains itself");
                 NodePtr n = it->second;
                 if (!counted(out, e.start, n->nodes, n->height)) return false;

@@ -152,9 +152,7 @@ std::optional<BigFloat> BigFloat::from_decimal(const Decimal& d) {
     return r;
 }
 
-std::int64_t BigFloat::binary_exponent() const {
-    return mant_ == 0 ? 0 : exp_ + bit_length(mant_);
-}
+std::int64_t BigFloat::binary_exponent() const { return mant_ == 0 ? 0 : exp_ + bit_length(mant_); }
 
 BigInt BigFloat::trunc() const {
     if (mant_ == 0) return BigInt(0);
@@ -230,13 +228,9 @@ BigFloat sub(const BigFloat& a, const BigFloat& b) {
     return add(a, nb);
 }
 
-BigFloat mul(const BigFloat& a, const BigFloat& b) {
-    return BigFloat::product(a, b, std::max(a.prec_, b.prec_));
-}
+BigFloat mul(const BigFloat& a, const BigFloat& b) { return BigFloat::product(a, b, std::max(a.prec_, b.prec_)); }
 
-BigFloat quo(const BigFloat& a, const BigFloat& b) {
-    return BigFloat::quotient(a, b, std::max(a.prec_, b.prec_));
-}
+BigFloat quo(const BigFloat& a, const BigFloat& b) { return BigFloat::quotient(a, b, std::max(a.prec_, b.prec_)); }
 
 int compare(const BigFloat& a, const BigFloat& b) {
     BigFloat d = sub(a, b);

@@ -72,8 +72,8 @@ private:
     static BigFloat pow5(std::uint64_t n);  // as big.Float.pow5 at precision 128
 
     bool neg_ = false;
-    BigInt mant_;             // >= 0, odd unless zero
-    std::int64_t exp_ = 0;    // value = mant_ * 2^exp_
+    BigInt mant_;           // >= 0, odd unless zero
+    std::int64_t exp_ = 0;  // value = mant_ * 2^exp_
     unsigned prec_ = kPrecision;
 };
 

@@ -22,4 +22,4 @@ Number number_from_big(const BigInt& v);
 // trips GCC 12's -Wrestrict false positive (GCC PR 105329).
 std::string big_decimal_text(const BigInt& v);
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

@@ -23,7 +23,14 @@ namespace gavel::runtime {
 
 // What a builtin returns: a value, undefined, or an error (OPA's code and message).
 struct BuiltinResult {
-    enum class Status : uint8_t { Value, Undefined, TypeError, BuiltinError, Conflict, Cancelled } status = Status::Undefined;
+    enum class Status : uint8_t {
+        Value,
+        Undefined,
+        TypeError,
+        BuiltinError,
+        Conflict,
+        Cancelled
+    } status = Status::Undefined;
     Value value;
     std::string message;
 
@@ -49,7 +56,9 @@ struct BuiltinContext : WorkBudget {
     std::optional<int64_t> now_ns;
     int64_t now() {
         if (!now_ns)
-            now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+            now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
         return *now_ns;
     }
     std::function<void(std::string_view)> print;
@@ -57,9 +66,9 @@ struct BuiltinContext : WorkBudget {
     // Results of nondeterministic builtins (rand.intn, uuid.rfc4122) by a key of
     // the builtin's choosing, so they are stable within one query.
     std::unordered_map<std::string, Value> memo;
-    Value runtime_info = Value::empty_object();  // opa.runtime()
-    std::function<void(std::string_view)> trace;                    // trace(): a note for the tracer, if any
-    bool allow_net = false;                                         // http.send may reach the network
+    Value runtime_info = Value::empty_object();   // opa.runtime()
+    std::function<void(std::string_view)> trace;  // trace(): a note for the tracer, if any
+    bool allow_net = false;                       // http.send may reach the network
 };
 
 using BuiltinImpl = std::function<BuiltinResult(std::span<const Value> args, BuiltinContext& ctx)>;
@@ -76,7 +85,7 @@ struct Builtin {
     std::string name;       // dotted: "count", "io.jwt.decode"
     std::size_t arity = 0;  // number of operands (the result is extra)
     BuiltinImpl impl;
-    RelationImpl relation;  // set instead of impl for relations
+    RelationImpl relation;                          // set instead of impl for relations
     std::shared_ptr<const lang::BuiltinDecl> decl;  // signature and flags; set when registered
 };
 

@@ -16,7 +16,7 @@ namespace gavel::runtime {
 
 namespace {
 
-constexpr std::size_t kChunk = std::size_t(64) << 10;   // one read
+constexpr std::size_t kChunk = std::size_t(64) << 10;  // one read
 constexpr std::size_t kBlock = std::size_t(1) << 20;   // one block of a stream
 
 FileRead failed(std::string_view operation, std::string_view name, int error, std::string_view text) {

@@ -40,10 +40,10 @@ enum class NonRegular { Read, Refuse };
 
 struct FileRead {
     bool ok = false;
-    std::string text;     // the bytes, when ok
-    int error = 0;        // errno, when not (EFBIG past the limit, EINVAL for a refused non-regular file)
-    std::string message;  // when not: "<open|read> NAME: <error>"
-    bool stopped = false; // not ok because the budget said stop (deadline, cancellation, memory limit)
+    std::string text;      // the bytes, when ok
+    int error = 0;         // errno, when not (EFBIG past the limit, EINVAL for a refused non-regular file)
+    std::string message;   // when not: "<open|read> NAME: <error>"
+    bool stopped = false;  // not ok because the budget said stop (deadline, cancellation, memory limit)
 };
 
 FileRead read_whole_file(const std::string& path, std::size_t limit = kDefaultReadLimit,

@@ -18,29 +18,29 @@ std::string quote_char(unsigned char c) {
     if (c == '"') return "'\"'";
     std::string inner;
     switch (c) {
-    case '\a': inner = "\\a"; break;
-    case '\b': inner = "\\b"; break;
-    case '\f': inner = "\\f"; break;
-    case '\n': inner = "\\n"; break;
-    case '\r': inner = "\\r"; break;
-    case '\t': inner = "\\t"; break;
-    case '\v': inner = "\\v"; break;
-    case '\\': inner = "\\\\"; break;
-    default:
-        if (c < 0x20 || c == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", c);
-            inner = buf;
-        } else if (c < 0x80) {
-            inner = std::string(1, static_cast<char>(c));
-        } else if (c < 0xa0 || c == 0xad) {
-            // string(byte) is the rune U+0080..U+00FF: not printable below U+00A0 (and U+00AD).
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            inner = buf;
-        } else {
-            support::utf8::append_code_point(inner, c);
-        }
+        case '\a': inner = "\\a"; break;
+        case '\b': inner = "\\b"; break;
+        case '\f': inner = "\\f"; break;
+        case '\n': inner = "\\n"; break;
+        case '\r': inner = "\\r"; break;
+        case '\t': inner = "\\t"; break;
+        case '\v': inner = "\\v"; break;
+        case '\\': inner = "\\\\"; break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\x%02x", c);
+                inner = buf;
+            } else if (c < 0x80) {
+                inner = std::string(1, static_cast<char>(c));
+            } else if (c < 0xa0 || c == 0xad) {
+                // string(byte) is the rune U+0080..U+00FF: not printable below U+00A0 (and U+00AD).
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                inner = buf;
+            } else {
+                support::utf8::append_code_point(inner, c);
+            }
     }
     return "'" + inner + "'";
 }
@@ -201,7 +201,8 @@ private:
                     ++i_;
                     for (int k = 0; k < 4; ++k) {
                         if (at_end()) return false;
-                        if (!is_hex(static_cast<unsigned char>(s_[i_]))) return fail("in \\u hexadecimal character escape");
+                        if (!is_hex(static_cast<unsigned char>(s_[i_])))
+                            return fail("in \\u hexadecimal character escape");
                         ++i_;
                     }
                     continue;
@@ -246,7 +247,8 @@ private:
         for (std::size_t k = 1; k < word.size(); ++k) {
             if (at_end()) return false;
             if (s_[i_] != word[k])
-                return fail("in literal " + std::string(word) + " (expecting " + quote_char(static_cast<unsigned char>(word[k])) + ")");
+                return fail("in literal " + std::string(word) + " (expecting " +
+                            quote_char(static_cast<unsigned char>(word[k])) + ")");
             ++i_;
         }
         return true;
@@ -264,16 +266,16 @@ GoDecoded decode_first(std::string_view text, JsonDocumentReader read) {
     std::size_t end = 0;
     std::string error;
     switch (scanner.scan(text, end, error)) {
-    case Scanner::Result::End: {
-        bool any = false;
-        for (char c : text)
-            if (!is_space(static_cast<unsigned char>(c))) any = true;
-        out.eof = !any;
-        out.error = any ? "unexpected EOF" : "EOF";
-        return out;
-    }
-    case Scanner::Result::Error: out.error = error; return out;
-    case Scanner::Result::Value: break;
+        case Scanner::Result::End: {
+            bool any = false;
+            for (char c : text)
+                if (!is_space(static_cast<unsigned char>(c))) any = true;
+            out.eof = !any;
+            out.error = any ? "unexpected EOF" : "EOF";
+            return out;
+        }
+        case Scanner::Result::Error: out.error = error; return out;
+        case Scanner::Result::Value: break;
     }
     std::string_view first = text.substr(0, end);
     runtime::ParseResult parsed = read(first);
@@ -347,8 +349,8 @@ std::string go_type_error(const Value& v, std::string_view go_type) {
 }
 
 std::string go_field_type_error(const Value& v, std::string_view field, std::string_view go_type) {
-    return "json: cannot unmarshal " + std::string(go_json_kind(v)) + " into Go struct field " + std::string(field) + " of type " +
-           std::string(go_type);
+    return "json: cannot unmarshal " + std::string(go_json_kind(v)) + " into Go struct field " + std::string(field) +
+           " of type " + std::string(go_type);
 }
 
 const Value* go_field(const Value& object, std::string_view name) {

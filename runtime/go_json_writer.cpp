@@ -22,12 +22,18 @@ void append_go_tree(std::string& out, const lang::JsonTree& tree) {
     std::vector<Frame> stack;
     auto open = [&out, &stack](const lang::JsonTree& t) {
         switch (t.kind) {
-        case K::Null: out += "null"; return;
-        case K::Boolean: out += t.boolean ? "true" : "false"; return;
-        case K::Number: out += t.text; return;
-        case K::String: append_go_string(out, t.text); return;
-        case K::Array: out += '['; stack.push_back({&t, 0}); return;
-        case K::Object: out += '{'; stack.push_back({&t, 0}); return;
+            case K::Null: out += "null"; return;
+            case K::Boolean: out += t.boolean ? "true" : "false"; return;
+            case K::Number: out += t.text; return;
+            case K::String: append_go_string(out, t.text); return;
+            case K::Array:
+                out += '[';
+                stack.push_back({&t, 0});
+                return;
+            case K::Object:
+                out += '{';
+                stack.push_back({&t, 0});
+                return;
         }
     };
     open(tree);
@@ -77,33 +83,31 @@ std::string go_indent(std::string_view src) {
             newline(depth);
         }
         switch (c) {
-        case '"':
-            in_string = true;
-            dst += c;
-            break;
-        case '{':
-        case '[':
-            need_indent = true;
-            dst += c;
-            break;
-        case ',':
-            dst += c;
-            newline(depth);
-            break;
-        case ':':
-            dst += ": ";
-            break;
-        case '}':
-        case ']':
-            if (need_indent) {
-                need_indent = false;  // empty: "{}"
-            } else {
-                --depth;
+            case '"':
+                in_string = true;
+                dst += c;
+                break;
+            case '{':
+            case '[':
+                need_indent = true;
+                dst += c;
+                break;
+            case ',':
+                dst += c;
                 newline(depth);
-            }
-            dst += c;
-            break;
-        default: dst += c;
+                break;
+            case ':': dst += ": "; break;
+            case '}':
+            case ']':
+                if (need_indent) {
+                    need_indent = false;  // empty: "{}"
+                } else {
+                    --depth;
+                    newline(depth);
+                }
+                dst += c;
+                break;
+            default: dst += c;
         }
     }
     return dst;

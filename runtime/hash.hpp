@@ -40,4 +40,4 @@ inline std::uint64_t hash_bytes(const void* data, std::size_t n) noexcept {
     return hash_mix(h);
 }
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

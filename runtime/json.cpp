@@ -131,8 +131,7 @@ public:
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             const Slot& s = slots_[i];
             if (s.gen != gen_) return nullptr;
-            if (s.a == k.a && s.b == k.b && s.node->size == n &&
-                (n <= 16 || std::memcmp(s.node->data(), p, n) == 0))
+            if (s.a == k.a && s.b == k.b && s.node->size == n && (n <= 16 || std::memcmp(s.node->data(), p, n) == 0))
                 return s.node;
         }
     }
@@ -266,50 +265,61 @@ private:
             // ---- a value at index i ----
             const char* p = at(i);
             switch (*p) {
-            case '{': {
-                if (frames.size() >= limits_.max_depth) return fail_at(p, depth_message());
-                if (*at(i + 1) == '}') {
-                    stack.push(Value::empty_object());
-                    i += 2;
+                case '{': {
+                    if (frames.size() >= limits_.max_depth) return fail_at(p, depth_message());
+                    if (*at(i + 1) == '}') {
+                        stack.push(Value::empty_object());
+                        i += 2;
+                        break;
+                    }
+                    frames.push_back({static_cast<std::uint32_t>(stack.size()), true});
+                    ++i;
+                    if (!key(i, stack)) return false;
+                    continue;
+                }
+                case '[': {
+                    if (frames.size() >= limits_.max_depth) return fail_at(p, depth_message());
+                    if (*at(i + 1) == ']') {
+                        stack.push(Value::empty_array());
+                        i += 2;
+                        break;
+                    }
+                    frames.push_back({static_cast<std::uint32_t>(stack.size()), false});
+                    ++i;
+                    continue;
+                }
+                case '"': {
+                    if (!string(i, stack, false)) return false;
+                    ++i;
                     break;
                 }
-                frames.push_back({static_cast<std::uint32_t>(stack.size()), true});
-                ++i;
-                if (!key(i, stack)) return false;
-                continue;
-            }
-            case '[': {
-                if (frames.size() >= limits_.max_depth) return fail_at(p, depth_message());
-                if (*at(i + 1) == ']') {
-                    stack.push(Value::empty_array());
-                    i += 2;
+                case 't':
+                case 'f':
+                case 'n':
+                case '-':
+                case '0':
+                case '1':
+                case '2':
+                case '3':
+                case '4':
+                case '5':
+                case '6':
+                case '7':
+                case '8':
+                case '9': {
+                    std::string_view tok = token(i);
+                    Value v;
+                    if (!read_scalar(tok, v)) {
+                        if (*p == 't' || *p == 'f' || *p == 'n') return fail_at(p, "invalid literal");
+                        return fail_at(p, "invalid number '" + std::string(tok.substr(0, 40)) + "'");
+                    }
+                    stack.push(std::move(v));
+                    ++i;
                     break;
                 }
-                frames.push_back({static_cast<std::uint32_t>(stack.size()), false});
-                ++i;
-                continue;
-            }
-            case '"': {
-                if (!string(i, stack, false)) return false;
-                ++i;
-                break;
-            }
-            case 't': case 'f': case 'n': case '-':
-            case '0': case '1': case '2': case '3': case '4':
-            case '5': case '6': case '7': case '8': case '9': {
-                std::string_view tok = token(i);
-                Value v;
-                if (!read_scalar(tok, v)) {
-                    if (*p == 't' || *p == 'f' || *p == 'n') return fail_at(p, "invalid literal");
-                    return fail_at(p, "invalid number '" + std::string(tok.substr(0, 40)) + "'");
-                }
-                stack.push(std::move(v));
-                ++i;
-                break;
-            }
-            default:
-                if (i >= n_) return fail_simd(simdjson::INCOMPLETE_ARRAY_OR_OBJECT, end());
-                return fail_simd(simdjson::TAPE_ERROR, p);
+                default:
+                    if (i >= n_) return fail_simd(simdjson::INCOMPLETE_ARRAY_OR_OBJECT, end());
+                    return fail_simd(simdjson::TAPE_ERROR, p);
             }
             // ---- after a value: close containers, or go on to the next item ----
             for (;;) {
@@ -354,7 +364,9 @@ private:
     }
 
     // A scalar's text: up to the next structural, trailing whitespace removed.
-    std::string_view token(std::uint32_t i) const noexcept { return scalar_token(at(i), i + 1 < n_ ? at(i + 1) : end()); }
+    std::string_view token(std::uint32_t i) const noexcept {
+        return scalar_token(at(i), i + 1 < n_ ? at(i + 1) : end());
+    }
 
     // `p` may be read up to 16 bytes past its start unless n > 16.
     Value new_string(const char* p, std::size_t n) {
@@ -517,7 +529,7 @@ std::size_t structural_error_offset(std::string_view text, simdjson::error_code 
     return first_problem_hint(text);
 }
 
-} // namespace
+}  // namespace
 
 namespace {
 
@@ -527,10 +539,9 @@ bool ensure_stage1(ThreadState& st, std::size_t size) {
     if (st.stage1 && st.stage1_cap >= size) return true;
     std::size_t cap = std::max<std::size_t>({size, st.stage1_cap * 2, 4096});
     cap = std::min<std::size_t>(cap, simdjson::SIMDJSON_MAXSIZE_BYTES);
-    simdjson::error_code ec =
-        st.stage1 ? st.stage1->set_capacity(cap)
-                  : simdjson::get_active_implementation()->create_dom_parser_implementation(
-                        cap, simdjson::DEFAULT_MAX_DEPTH, st.stage1);
+    simdjson::error_code ec = st.stage1 ? st.stage1->set_capacity(cap)
+                                        : simdjson::get_active_implementation()->create_dom_parser_implementation(
+                                              cap, simdjson::DEFAULT_MAX_DEPTH, st.stage1);
     if (ec != simdjson::SUCCESS) {
         st.stage1.reset();
         st.stage1_cap = 0;
@@ -552,7 +563,7 @@ bool lazy_stage1(const char* padded, std::size_t size, const std::uint32_t*& ind
     return true;
 }
 
-} // namespace
+}  // namespace
 
 ParseResult parse_json(std::string_view text, const Limits& limits) {
     ParseResult res;
@@ -598,8 +609,8 @@ ParseResult parse_json_eagerly(std::string_view text, const Limits& limits) {
     const char* base = st.buf.get();
     simdjson::error_code ec = simdjson::EMPTY;
     if (!text.empty())
-        ec = st.stage1->stage1(reinterpret_cast<const std::uint8_t*>(base), text.size(),
-                               simdjson::stage1_mode::regular);
+        ec =
+            st.stage1->stage1(reinterpret_cast<const std::uint8_t*>(base), text.size(), simdjson::stage1_mode::regular);
     if (ec != simdjson::SUCCESS) {
         // Invalid UTF-8 is reported first, wherever it is.
         if (std::size_t bad = support::utf8::find_invalid(text); bad != std::string_view::npos) {
@@ -623,7 +634,7 @@ ParseResult parse_json_eagerly(std::string_view text, const Limits& limits) {
     return res;
 }
 
-} // namespace detail
+}  // namespace detail
 
 // ---- writing --------------------------------------------------------------------------
 
@@ -681,7 +692,8 @@ private:
         // Room the string has already is used before any is allocated (whoever
         // made that room, a budget, asked for it).
         if (size > s_.capacity() && used + n <= s_.capacity()) size = s_.capacity();
-        if (budget_ && size > s_.capacity() && !budget_->affords(std::max(size, 2 * s_.capacity()))) throw WriteStopped{};
+        if (budget_ && size > s_.capacity() && !budget_->affords(std::max(size, 2 * s_.capacity())))
+            throw WriteStopped{};
         s_.resize(size);
         p_ = s_.data() + used;
         end_ = s_.data() + s_.size();
@@ -703,23 +715,23 @@ public:
     void value(const Value& v, std::size_t indent) {
         out_.count(v.is_string() ? v.as_string().size() : 0);
         switch (v.tag()) {
-        case Value::Tag::Null: out_.lit("null"); return;
-        case Value::Tag::False: out_.lit("false"); return;
-        case Value::Tag::True: out_.lit("true"); return;
-        case Value::Tag::Int: {
-            std::int64_t i = 0;
-            v.as_int64(i);
-            fmt::format_int f(i);
-            out_.reserve(f.size());
-            out_.put(f.data(), f.size());
-            return;
-        }
-        case Value::Tag::Float:
-        case Value::Tag::NumHeap: out_.via_string([&](std::string& s) { v.as_number().append_to(s); }); return;
-        case Value::Tag::String: out_.string(v.as_string()); return;
-        case Value::Tag::Array: seq(v.array_elements(), indent); return;
-        case Value::Tag::Set: seq(v.set_elements(), indent); return;
-        case Value::Tag::Object: object(v, indent); return;
+            case Value::Tag::Null: out_.lit("null"); return;
+            case Value::Tag::False: out_.lit("false"); return;
+            case Value::Tag::True: out_.lit("true"); return;
+            case Value::Tag::Int: {
+                std::int64_t i = 0;
+                v.as_int64(i);
+                fmt::format_int f(i);
+                out_.reserve(f.size());
+                out_.put(f.data(), f.size());
+                return;
+            }
+            case Value::Tag::Float:
+            case Value::Tag::NumHeap: out_.via_string([&](std::string& s) { v.as_number().append_to(s); }); return;
+            case Value::Tag::String: out_.string(v.as_string()); return;
+            case Value::Tag::Array: seq(v.array_elements(), indent); return;
+            case Value::Tag::Set: seq(v.set_elements(), indent); return;
+            case Value::Tag::Object: object(v, indent); return;
         }
     }
 
@@ -806,7 +818,7 @@ private:
     std::size_t indent_base_;
 };
 
-} // namespace
+}  // namespace
 
 void append_json_string(std::string& out, std::string_view s) { support::append_json_string(out, s); }
 
@@ -848,4 +860,4 @@ std::string to_json(const Value& v, JsonStyle style) {
     return out;
 }
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

@@ -50,7 +50,7 @@ ParseResult parse_json(std::string_view text, const Limits& limits = kDefaultLim
 namespace detail {
 // Builds every value up front, whatever the size (tests compare the two).
 ParseResult parse_json_eagerly(std::string_view text, const Limits& limits = kDefaultLimits);
-} // namespace detail
+}  // namespace detail
 
 enum class JsonStyle : std::uint8_t { Compact, Pretty };
 
@@ -76,4 +76,4 @@ void append_json_string(std::string& out, std::string_view s, const JsonWriteOpt
 // evaluation must stop (`out` then holds part of the text).
 bool append_json(std::string& out, const Value& v, const JsonWriteOptions& options, WorkBudget& budget);
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

@@ -117,36 +117,37 @@ inline char* unescape_into(const char* start, const char* bs, const char* e, cha
         char x = p[1];
         p += 2;
         switch (x) {
-        case '"': *out++ = '"'; break;
-        case '\\': *out++ = '\\'; break;
-        case '/': *out++ = '/'; break;
-        case 'b': *out++ = '\b'; break;
-        case 'f': *out++ = '\f'; break;
-        case 'n': *out++ = '\n'; break;
-        case 'r': *out++ = '\r'; break;
-        case 't': *out++ = '\t'; break;
-        case 'u': {
-            std::uint32_t cp;
-            if (!hex4(p, e, cp)) {
-                err = {esc, "invalid \\u escape in string"};
-                return nullptr;
-            }
-            p += 4;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                std::uint32_t lo;
-                if (p + 1 < e && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, e, lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    p += 6;
-                } else {
-                    cp = 0xFFFD;  // lone high surrogate (Go: U+FFFD)
+            case '"': *out++ = '"'; break;
+            case '\\': *out++ = '\\'; break;
+            case '/': *out++ = '/'; break;
+            case 'b': *out++ = '\b'; break;
+            case 'f': *out++ = '\f'; break;
+            case 'n': *out++ = '\n'; break;
+            case 'r': *out++ = '\r'; break;
+            case 't': *out++ = '\t'; break;
+            case 'u': {
+                std::uint32_t cp;
+                if (!hex4(p, e, cp)) {
+                    err = {esc, "invalid \\u escape in string"};
+                    return nullptr;
                 }
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                cp = 0xFFFD;  // lone low surrogate
+                p += 4;
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    std::uint32_t lo;
+                    if (p + 1 < e && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, e, lo) && lo >= 0xDC00 &&
+                        lo <= 0xDFFF) {
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                        p += 6;
+                    } else {
+                        cp = 0xFFFD;  // lone high surrogate (Go: U+FFFD)
+                    }
+                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                    cp = 0xFFFD;  // lone low surrogate
+                }
+                out = support::utf8::encode_code_point(cp, out);
+                break;
             }
-            out = support::utf8::encode_code_point(cp, out);
-            break;
-        }
-        default: err = {esc, "invalid escape sequence in string"}; return nullptr;
+            default: err = {esc, "invalid escape sequence in string"}; return nullptr;
         }
     }
     return out;
@@ -316,4 +317,4 @@ bool order_entries(const ObjectEntry* items, std::size_t m, EntryOrder& order, D
     return false;
 }
 
-} // namespace gavel::runtime::json_read
+}  // namespace gavel::runtime::json_read

@@ -87,9 +87,9 @@ void gather_tokens_scalar(const char* text, const std::uint32_t* index, std::uin
 // offsets, then their low bytes. The text is padded, so a load at its last
 // byte stays in the block.
 [[gnu::target("avx2")]] void gather_tokens_avx2(const char* text, const std::uint32_t* index, std::uint32_t n,
-                                                 char* tok) noexcept {
-    const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                               0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+                                                char* tok) noexcept {
+    const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12,
+                                               -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
     const __m256i pack = _mm256_setr_epi32(0, 4, 1, 1, 1, 1, 1, 1);
     std::uint32_t k = 0;
     for (; k + 8 <= n; k += 8) {
@@ -170,14 +170,21 @@ private:
         const char* e = end();
         while ((p = static_cast<const char*>(std::memchr(p, '\\', static_cast<std::size_t>(e - p))))) {
             switch (p[1]) {
-            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': p += 2; break;
-            case 'u': {
-                std::uint32_t cp;
-                if (!hex4(p + 2, e, cp)) return false;
-                p += 6;
-                break;
-            }
-            default: return false;
+                case '"':
+                case '\\':
+                case '/':
+                case 'b':
+                case 'f':
+                case 'n':
+                case 'r':
+                case 't': p += 2; break;
+                case 'u': {
+                    std::uint32_t cp;
+                    if (!hex4(p + 2, e, cp)) return false;
+                    p += 6;
+                    break;
+                }
+                default: return false;
             }
             if (p >= e) return false;
         }
@@ -214,54 +221,65 @@ private:
         std::uint32_t i = 0;
     value:  // a value starts at token i
         switch (tok[i]) {
-        case '{':
-        case '[': {
-            bool object = tok[i] == '{';
-            if (top + 1 == stack_end) return false;  // too deep
-            if (tok[i + 1] == (object ? '}' : ']')) {  // empty: no node
-                i += 2;
-                goto after_value;
-            }
-            *++top = {i, 0, 0, 0, static_cast<std::uint32_t>(kids_n), object};
-            ++i;
-            if (object) goto key;
-            goto value;
-        }
-        case '"':
-            ++top->strings;
-            if (!top->object && token_pair(tok + i) == pattern2("\",")) {  // in an array, and more follow
-                ++top->members;
-                i += 2;
+            case '{':
+            case '[': {
+                bool object = tok[i] == '{';
+                if (top + 1 == stack_end) return false;    // too deep
+                if (tok[i + 1] == (object ? '}' : ']')) {  // empty: no node
+                    i += 2;
+                    goto after_value;
+                }
+                *++top = {i, 0, 0, 0, static_cast<std::uint32_t>(kids_n), object};
+                ++i;
+                if (object) goto key;
                 goto value;
             }
-            ++i;
-            goto after_value;
-        case 't': case 'f': case 'n': case '-':
-        case '0': case '1': case '2': case '3': case '4':
-        case '5': case '6': case '7': case '8': case '9': {
-            Value v;
-            if (!read_scalar(scalar_token(text() + idx[i], text() + idx[i + 1]), v)) return false;
-            ++i;
-            goto after_value;
-        }
-        default: return false;
+            case '"':
+                ++top->strings;
+                if (!top->object && token_pair(tok + i) == pattern2("\",")) {  // in an array, and more follow
+                    ++top->members;
+                    i += 2;
+                    goto value;
+                }
+                ++i;
+                goto after_value;
+            case 't':
+            case 'f':
+            case 'n':
+            case '-':
+            case '0':
+            case '1':
+            case '2':
+            case '3':
+            case '4':
+            case '5':
+            case '6':
+            case '7':
+            case '8':
+            case '9': {
+                Value v;
+                if (!read_scalar(scalar_token(text() + idx[i], text() + idx[i + 1]), v)) return false;
+                ++i;
+                goto after_value;
+            }
+            default: return false;
         }
     key:  // a member starts at token i
         switch (token_quad(tok + i)) {
-        case pattern4("\":\","):  // "key":"value", then another member
-            top->strings += 2;
-            ++top->members;
-            i += 4;
-            goto key;
-        case pattern4("\":\"}"):  // "key":"value" closing the object
-            top->strings += 2;
-            i += 3;
-            goto after_value;
-        default:
-            if (tok[i] != '"' || tok[i + 1] != ':') return false;
-            ++top->strings;
-            i += 2;
-            goto value;
+            case pattern4("\":\","):  // "key":"value", then another member
+                top->strings += 2;
+                ++top->members;
+                i += 4;
+                goto key;
+            case pattern4("\":\"}"):  // "key":"value" closing the object
+                top->strings += 2;
+                i += 3;
+                goto after_value;
+            default:
+                if (tok[i] != '"' || tok[i + 1] != ':') return false;
+                ++top->strings;
+                i += 2;
+                goto value;
         }
     after_value:  // token i follows a value
         ++top->members;
@@ -363,10 +381,8 @@ private:
 class EntryReader {
 public:
     EntryReader(DocumentHeader* doc, const Child* kids, char* strings)
-        : doc_(doc),
-          text_(reinterpret_cast<const char*>(doc) + kTextAt),
-          index_(reinterpret_cast<const TextOffset*>(reinterpret_cast<const char*>(doc) + doc->index_at)),
-          kids_(kids),
+        : doc_(doc), text_(reinterpret_cast<const char*>(doc) + kTextAt),
+          index_(reinterpret_cast<const TextOffset*>(reinterpret_cast<const char*>(doc) + doc->index_at)), kids_(kids),
           strings_(strings) {}
 
     const char* at(std::uint32_t t) const noexcept { return text_ + index_[t]; }
@@ -375,27 +391,27 @@ public:
     Value value(std::uint32_t& t) {
         const char* p = at(t);
         switch (*p) {
-        case '"': return string(t);
-        case '{':
-        case '[': {
-            bool object = *p == '{';
-            Value::Tag tag = object ? Value::Tag::Object : Value::Tag::Array;
-            if (*at(t + 1) == (object ? '}' : ']')) {
-                t += 2;
-                return Value::adopt(tag, nullptr);
+            case '"': return string(t);
+            case '{':
+            case '[': {
+                bool object = *p == '{';
+                Value::Tag tag = object ? Value::Tag::Object : Value::Tag::Array;
+                if (*at(t + 1) == (object ? '}' : ']')) {
+                    t += 2;
+                    return Value::adopt(tag, nullptr);
+                }
+                const Child& c = kids_[next_kid_++];
+                t = c.close + 1;
+                return Value::adopt(tag, reinterpret_cast<Node*>(reinterpret_cast<char*>(doc_) + c.node));
             }
-            const Child& c = kids_[next_kid_++];
-            t = c.close + 1;
-            return Value::adopt(tag, reinterpret_cast<Node*>(reinterpret_cast<char*>(doc_) + c.node));
-        }
-        case 't': ++t; return Value::boolean(true);
-        case 'f': ++t; return Value::boolean(false);
-        case 'n': ++t; return Value();
-        default: {
-            std::string_view token = scalar_token(p, at(t + 1));
-            ++t;
-            return number(token);
-        }
+            case 't': ++t; return Value::boolean(true);
+            case 'f': ++t; return Value::boolean(false);
+            case 'n': ++t; return Value();
+            default: {
+                std::string_view token = scalar_token(p, at(t + 1));
+                ++t;
+                return number(token);
+            }
         }
     }
 
@@ -427,9 +443,7 @@ public:
 
 private:
     // Whether the n <= 16 bytes at p (readable 16) hold a backslash.
-    static bool has_backslash16(const char* p, std::size_t n) noexcept {
-        return find_backslash(p, p + n) != p + n;
-    }
+    static bool has_backslash16(const char* p, std::size_t n) noexcept { return find_backslash(p, p + n) != p + n; }
 
     // Copies, unescaping, the string content [start, e) to `data`, which
     // has room; returns the length written (then a NUL).
@@ -452,10 +466,10 @@ private:
         read_number(token, v);
         // Its own node (a big or literal number) belongs to the document.
         if (const Node* n = v.node()) {
-            auto* link = new DocumentHeader::External{const_cast<Node*>(n), doc_->externals.load(std::memory_order_relaxed)};
+            auto* link =
+                new DocumentHeader::External{const_cast<Node*>(n), doc_->externals.load(std::memory_order_relaxed)};
             while (!doc_->externals.compare_exchange_weak(link->next, link, std::memory_order_release,
-                                                          std::memory_order_relaxed)) {
-            }
+                                                          std::memory_order_relaxed)) {}
             // The list owns v's count now: forget v without releasing it.
             Value inner = Value::adopt(v.tag(), const_cast<Node*>(n));
             new (&v) Value();
@@ -548,7 +562,7 @@ void build_entries(Node* n) {
     obj->size = keep.size();
 }
 
-} // namespace
+}  // namespace
 
 void materialize(const Node* node) noexcept {
     Node* n = const_cast<Node*>(node);
@@ -601,4 +615,4 @@ bool read_json_lazily(std::string_view text, const Limits& limits, Stage1 stage1
     return layout.build(stage1, out);
 }
 
-} // namespace gavel::runtime::detail
+}  // namespace gavel::runtime::detail

@@ -43,4 +43,4 @@ using Stage1 = bool (*)(const char* padded, std::size_t size, const std::uint32_
 // eagerly then, which also reports any error with its position.
 bool read_json_lazily(std::string_view text, const Limits& limits, Stage1 stage1, Value& out);
 
-} // namespace gavel::runtime::detail
+}  // namespace gavel::runtime::detail

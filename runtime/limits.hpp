@@ -26,4 +26,4 @@ struct Limits {
 
 inline constexpr Limits kDefaultLimits{};
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

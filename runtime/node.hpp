@@ -99,4 +99,4 @@ inline void release(const Node* n) noexcept {
         destroy_node(const_cast<Node*>(n));
 }
 
-} // namespace gavel::runtime::detail
+}  // namespace gavel::runtime::detail

@@ -13,16 +13,15 @@ constexpr std::uint32_t kOpen = 0x80000000u;
 
 void release_chunk(ArenaChunk* c, std::uint32_t n) noexcept {
     if (n == 0) return;
-    std::uint32_t before = c->live.load(std::memory_order_acquire) == n
-                               ? n
-                               : c->live.fetch_sub(n, std::memory_order_acq_rel);
+    std::uint32_t before =
+        c->live.load(std::memory_order_acquire) == n ? n : c->live.fetch_sub(n, std::memory_order_acq_rel);
     if (before == n) {
         c->~ArenaChunk();
         ::operator delete(static_cast<void*>(c));
     }
 }
 
-} // namespace
+}  // namespace
 
 void NodeArena::close() noexcept {
     if (!chunk_) return;
@@ -64,7 +63,7 @@ struct PendingFrees {
 
 thread_local PendingFrees pending;
 
-} // namespace
+}  // namespace
 
 BatchedArenaFrees::BatchedArenaFrees() noexcept { ++pending.depth; }
 
@@ -83,4 +82,4 @@ void arena_free(Node* n) noexcept {
     ++pending.count;
 }
 
-} // namespace gavel::runtime::detail
+}  // namespace gavel::runtime::detail

@@ -93,4 +93,4 @@ inline void free_node_memory(Node* n) noexcept {
     else ::operator delete(static_cast<void*>(n));
 }
 
-} // namespace gavel::runtime::detail
+}  // namespace gavel::runtime::detail

@@ -30,9 +30,7 @@ struct NumNode : detail::Node {
     std::string text;  // literal text; empty when none
 };
 
-const NumNode* node_of(const Number& n) {
-    return static_cast<const NumNode*>(n.heap());
-}
+const NumNode* node_of(const Number& n) { return static_cast<const NumNode*>(n.heap()); }
 
 // What a number is, whatever its storage.
 struct View {
@@ -44,14 +42,14 @@ struct View {
 
 View view(const Number& n) {
     switch (n.rep()) {
-    case Number::Rep::Int: return {Inner::Int, n.small_int(), 0, nullptr};
-    case Number::Rep::Float: {
-        View v{Inner::Float};
-        std::int64_t bits = n.raw_bits();
-        std::memcpy(&v.d, &bits, sizeof v.d);
-        return v;
-    }
-    case Number::Rep::Heap: break;
+        case Number::Rep::Int: return {Inner::Int, n.small_int(), 0, nullptr};
+        case Number::Rep::Float: {
+            View v{Inner::Float};
+            std::int64_t bits = n.raw_bits();
+            std::memcpy(&v.d, &bits, sizeof v.d);
+            return v;
+        }
+        case Number::Rep::Heap: break;
     }
     const NumNode* p = node_of(n);
     return {p->inner, p->i, p->d, p};
@@ -124,10 +122,10 @@ int cmp_big_double(const BigInt& b, double d) {
 // (Decimal::of_double); doubles order as those decimals do, so comparing two doubles is exact.
 Decimal dec_of(const View& v) {
     switch (v.k) {
-    case Inner::Int: return Decimal::of_int(v.i);
-    case Inner::Float: return Decimal::of_double(v.d);
-    case Inner::Big: return Decimal::of_big(v.node->big);
-    case Inner::Dec: return v.node->dec;
+        case Inner::Int: return Decimal::of_int(v.i);
+        case Inner::Float: return Decimal::of_double(v.d);
+        case Inner::Big: return Decimal::of_big(v.node->big);
+        case Inner::Dec: return v.node->dec;
     }
     return Decimal{};
 }
@@ -143,24 +141,22 @@ std::string negate_text(std::string_view t) {
 
 bool is_integral_view(const View& v) {
     switch (v.k) {
-    case Inner::Int:
-    case Inner::Big: return true;
-    case Inner::Float: return false;
-    case Inner::Dec: return v.node->dec.is_integral();
+        case Inner::Int:
+        case Inner::Big: return true;
+        case Inner::Float: return false;
+        case Inner::Dec: return v.node->dec.is_integral();
     }
     return false;
 }
 
-BigInt big_of(const View& v) {
-    return v.k == Inner::Int ? BigInt(v.i) : v.node->big;
-}
+BigInt big_of(const View& v) { return v.k == Inner::Int ? BigInt(v.i) : v.node->big; }
 
 double double_of(const View& v) {
     switch (v.k) {
-    case Inner::Int: return static_cast<double>(v.i);
-    case Inner::Float: return v.d;
-    case Inner::Big: return v.node->big.convert_to<double>();
-    case Inner::Dec: return v.node->d;
+        case Inner::Int: return static_cast<double>(v.i);
+        case Inner::Float: return v.d;
+        case Inner::Big: return v.node->big.convert_to<double>();
+        case Inner::Dec: return v.node->d;
     }
     return 0;
 }
@@ -230,11 +226,11 @@ NumberResult number_of_float(const BigFloat& f) {
     return NumberResult::success(number_of_decimal(std::move(d)));
 }
 
-} // namespace
+}  // namespace
 
 namespace detail {
 void destroy_number_node(Node* n) noexcept { delete static_cast<NumNode*>(n); }
-} // namespace detail
+}  // namespace detail
 
 // ---- construction -----------------------------------------------------------
 
@@ -267,10 +263,10 @@ Number Number::from_decimal_integer(std::string_view digits) {
 std::optional<BigInt> to_big_int(const Number& n) {
     View v = view(n);
     switch (v.k) {
-    case Inner::Int: return BigInt(v.i);
-    case Inner::Big: return v.node->big;
-    case Inner::Float:
-    case Inner::Dec: break;
+        case Inner::Int: return BigInt(v.i);
+        case Inner::Big: return v.node->big;
+        case Inner::Float:
+        case Inner::Dec: break;
     }
     return std::nullopt;  // decimals are never expanded (see kMaxBigExponent)
 }
@@ -303,7 +299,8 @@ NumberResult Number::parse(std::string_view text) {
     }
     auto dec = Decimal::parse(text);
     if (!dec) return NumberResult::failure("invalid number literal: \"" + std::string(text) + "\"");
-    if (!dec->is_integral() || dec->exp <= kMaxBigExponent) return NumberResult::success(with_text(number_of_decimal(std::move(*dec)), text));
+    if (!dec->is_integral() || dec->exp <= kMaxBigExponent)
+        return NumberResult::success(with_text(number_of_decimal(std::move(*dec)), text));
     // Integers too long to expand keep their text and stay exact decimals.
     return NumberResult::success(make_dec(std::move(*dec), std::string(text)));
 }
@@ -338,10 +335,10 @@ double Number::to_double() const noexcept {
 int Number::sign() const noexcept {
     View v = view(*this);
     switch (v.k) {
-    case Inner::Int: return v.i < 0 ? -1 : (v.i > 0 ? 1 : 0);
-    case Inner::Float: return v.d < 0 ? -1 : (v.d > 0 ? 1 : 0);
-    case Inner::Big: return v.node->big.sign();
-    case Inner::Dec: return v.node->dec.sign();
+        case Inner::Int: return v.i < 0 ? -1 : (v.i > 0 ? 1 : 0);
+        case Inner::Float: return v.d < 0 ? -1 : (v.d > 0 ? 1 : 0);
+        case Inner::Big: return v.node->big.sign();
+        case Inner::Dec: return v.node->dec.sign();
     }
     return 0;
 }
@@ -366,17 +363,17 @@ void Number::append_to(std::string& out) const {
         return;
     }
     switch (v.k) {
-    case Inner::Int: {
-        char buf[32];
-        auto r = std::to_chars(buf, buf + sizeof buf, v.i);
-        out.append(buf, r.ptr);
-        return;
-    }
-    case Inner::Float: out += format_double(v.d); return;
-    case Inner::Big: out += v.node->big.str(); return;
-    case Inner::Dec:
-        out += v.node->dec.is_integral() ? v.node->dec.format_integer() : v.node->dec.format_g();
-        return;
+        case Inner::Int: {
+            char buf[32];
+            auto r = std::to_chars(buf, buf + sizeof buf, v.i);
+            out.append(buf, r.ptr);
+            return;
+        }
+        case Inner::Float: out += format_double(v.d); return;
+        case Inner::Big: out += v.node->big.str(); return;
+        case Inner::Dec:
+            out += v.node->dec.is_integral() ? v.node->dec.format_integer() : v.node->dec.format_g();
+            return;
     }
 }
 
@@ -384,42 +381,41 @@ std::uint64_t Number::hash() const noexcept {
     if (rep_ == Rep::Int) return hash_int(i_);
     View v = view(*this);
     switch (v.k) {
-    case Inner::Int: return hash_int(v.i);
-    case Inner::Float: {
-        std::uint64_t bits;
-        std::memcpy(&bits, &v.d, sizeof bits);
-        return hash_mix(bits ^ 0x9e3779b97f4a7c15ULL);
-    }
-    case Inner::Big:
-    case Inner::Dec: return runtime::hash(dec_of(v));
+        case Inner::Int: return hash_int(v.i);
+        case Inner::Float: {
+            std::uint64_t bits;
+            std::memcpy(&bits, &v.d, sizeof bits);
+            return hash_mix(bits ^ 0x9e3779b97f4a7c15ULL);
+        }
+        case Inner::Big:
+        case Inner::Dec: return runtime::hash(dec_of(v));
     }
     return 0;
 }
 
 int compare(const Number& a, const Number& b) noexcept {
-    if (a.rep_ == Number::Rep::Int && b.rep_ == Number::Rep::Int)
-        return a.i_ < b.i_ ? -1 : (a.i_ > b.i_ ? 1 : 0);
+    if (a.rep_ == Number::Rep::Int && b.rep_ == Number::Rep::Int) return a.i_ < b.i_ ? -1 : (a.i_ > b.i_ ? 1 : 0);
     View x = view(a), y = view(b);
     if (x.k == Inner::Dec || y.k == Inner::Dec) return compare(dec_of(x), dec_of(y));
     switch (x.k) {
-    case Inner::Int:
-        switch (y.k) {
-        case Inner::Int: return x.i < y.i ? -1 : (x.i > y.i ? 1 : 0);
-        case Inner::Float: return cmp_int_double(x.i, y.d);
-        default: return -y.node->big.sign();  // big is outside int64 range
-        }
-    case Inner::Float:
-        switch (y.k) {
-        case Inner::Int: return -cmp_int_double(y.i, x.d);
-        case Inner::Float: return x.d < y.d ? -1 : (x.d > y.d ? 1 : 0);
-        default: return -cmp_big_double(y.node->big, x.d);
-        }
-    default:
-        switch (y.k) {
-        case Inner::Int: return x.node->big.sign();
-        case Inner::Float: return cmp_big_double(x.node->big, y.d);
-        default: return cmp_big(x.node->big, y.node->big);
-        }
+        case Inner::Int:
+            switch (y.k) {
+                case Inner::Int: return x.i < y.i ? -1 : (x.i > y.i ? 1 : 0);
+                case Inner::Float: return cmp_int_double(x.i, y.d);
+                default: return -y.node->big.sign();  // big is outside int64 range
+            }
+        case Inner::Float:
+            switch (y.k) {
+                case Inner::Int: return -cmp_int_double(y.i, x.d);
+                case Inner::Float: return x.d < y.d ? -1 : (x.d > y.d ? 1 : 0);
+                default: return -cmp_big_double(y.node->big, x.d);
+            }
+        default:
+            switch (y.k) {
+                case Inner::Int: return x.node->big.sign();
+                case Inner::Float: return cmp_big_double(x.node->big, y.d);
+                default: return cmp_big(x.node->big, y.node->big);
+            }
     }
 }
 
@@ -462,7 +458,7 @@ NumberResult arith(const Number& a, const Number& b, Op op) {
     return float_arith(x, y, op);
 }
 
-} // namespace
+}  // namespace
 
 NumberResult add(const Number& a, const Number& b) { return arith(a, b, Op::Add); }
 NumberResult add_as_floats(const Number& a, const Number& b) { return float_arith(view(a), view(b), Op::Add); }
@@ -508,16 +504,16 @@ Number negate(const Number& a) {
     bool has_text = v.node && !v.node->text.empty();
     if (!has_text) {
         switch (v.k) {
-        case Inner::Int:
-            if (v.i == std::numeric_limits<std::int64_t>::min()) return make_big(-BigInt(v.i));
-            return Number::from_int(-v.i);
-        case Inner::Float: return make_float(-v.d);
-        case Inner::Big: return number_from_big(-v.node->big);
-        case Inner::Dec: {
-            Decimal d = v.node->dec;
-            if (!d.is_zero()) d.neg = !d.neg;
-            return make_dec(std::move(d));
-        }
+            case Inner::Int:
+                if (v.i == std::numeric_limits<std::int64_t>::min()) return make_big(-BigInt(v.i));
+                return Number::from_int(-v.i);
+            case Inner::Float: return make_float(-v.d);
+            case Inner::Big: return number_from_big(-v.node->big);
+            case Inner::Dec: {
+                Decimal d = v.node->dec;
+                if (!d.is_zero()) d.neg = !d.neg;
+                return make_dec(std::move(d));
+            }
         }
     }
     // Keep the literal text, negated ("1e-3" -> "-1e-3").
@@ -525,20 +521,20 @@ Number negate(const Number& a) {
     node->text = negate_text(v.node->text);
     node->inner = v.k;
     switch (v.k) {
-    case Inner::Int:
-        if (v.i == std::numeric_limits<std::int64_t>::min()) {
-            delete node;
-            return make_big(-BigInt(v.i));
-        }
-        node->i = -v.i;
-        break;
-    case Inner::Float: node->d = -v.d; break;
-    case Inner::Big: node->big = -v.node->big; break;
-    case Inner::Dec:
-        node->dec = v.node->dec;
-        if (!node->dec.is_zero()) node->dec.neg = !node->dec.neg;
-        node->d = -v.node->d;
-        break;
+        case Inner::Int:
+            if (v.i == std::numeric_limits<std::int64_t>::min()) {
+                delete node;
+                return make_big(-BigInt(v.i));
+            }
+            node->i = -v.i;
+            break;
+        case Inner::Float: node->d = -v.d; break;
+        case Inner::Big: node->big = -v.node->big; break;
+        case Inner::Dec:
+            node->dec = v.node->dec;
+            if (!node->dec.is_zero()) node->dec.neg = !node->dec.neg;
+            node->d = -v.node->d;
+            break;
     }
     return make_node(node);
 }
@@ -575,29 +571,29 @@ NumberResult integral(const Number& a, Rounding how) {
     if (!f) return too_large();
     BigInt i;
     switch (how) {
-    case Rounding::Round: {  // half away from zero, the half added at 64 bits
-        BigFloat half = *BigFloat::from_decimal(Decimal::of_digits(false, "5", -1));
-        i = (f->negative() ? sub(*f, half) : add(*f, half)).trunc();
-        break;
-    }
-    case Rounding::Ceil:  // OPA's: truncation, plus one unless negative (ceil(-0.5) is 1)
-        i = f->trunc();
-        if (!(i < 0) && !f->is_int()) i += 1;
-        break;
-    case Rounding::Floor:  // OPA's: truncation, minus one if negative (floor(-0.5) is 0)
-        i = f->trunc();
-        if (i < 0 && !f->is_int()) i -= 1;
-        break;
+        case Rounding::Round: {  // half away from zero, the half added at 64 bits
+            BigFloat half = *BigFloat::from_decimal(Decimal::of_digits(false, "5", -1));
+            i = (f->negative() ? sub(*f, half) : add(*f, half)).trunc();
+            break;
+        }
+        case Rounding::Ceil:  // OPA's: truncation, plus one unless negative (ceil(-0.5) is 1)
+            i = f->trunc();
+            if (!(i < 0) && !f->is_int()) i += 1;
+            break;
+        case Rounding::Floor:  // OPA's: truncation, minus one if negative (floor(-0.5) is 0)
+            i = f->trunc();
+            if (i < 0 && !f->is_int()) i -= 1;
+            break;
     }
     if (boost::multiprecision::msb(i == 0 ? BigInt(1) : BigInt(boost::multiprecision::abs(i))) > 4 * kMaxResultDigits)
         return too_large();
     return NumberResult::success(number_from_big(i));
 }
 
-} // namespace
+}  // namespace
 
 NumberResult round(const Number& a) { return integral(a, Rounding::Round); }
 NumberResult ceil(const Number& a) { return integral(a, Rounding::Ceil); }
 NumberResult floor(const Number& a) { return integral(a, Rounding::Floor); }
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

@@ -94,16 +94,16 @@ public:
 
     // ---- inspection --------------------------------------------------------
     Rep rep() const noexcept { return rep_; }
-    bool is_integer() const noexcept;            // value is integral (3.0 is)
-    bool to_int64(std::int64_t& out) const noexcept; // integral and in range
-    double to_double() const noexcept;           // nearest double (may be +-inf)
-    int sign() const noexcept;                   // -1, 0, 1
+    bool is_integer() const noexcept;                 // value is integral (3.0 is)
+    bool to_int64(std::int64_t& out) const noexcept;  // integral and in range
+    double to_double() const noexcept;                // nearest double (may be +-inf)
+    int sign() const noexcept;                        // -1, 0, 1
     bool is_zero() const noexcept { return sign() == 0; }
-    bool is_decimal() const noexcept;            // held as an exact decimal (see above)
-    std::string_view literal() const noexcept;   // original text, or empty
-    std::string to_string() const;               // OPA text form (see above)
-    void append_to(std::string& out) const;      // same, appended
-    std::uint64_t hash() const noexcept;         // consistent with compare()==0
+    bool is_decimal() const noexcept;           // held as an exact decimal (see above)
+    std::string_view literal() const noexcept;  // original text, or empty
+    std::string to_string() const;              // OPA text form (see above)
+    void append_to(std::string& out) const;     // same, appended
+    std::uint64_t hash() const noexcept;        // consistent with compare()==0
 
     // Inline fast paths for the evaluator.
     bool is_small_int() const noexcept { return rep_ == Rep::Int; }
@@ -185,7 +185,7 @@ NumberResult rem(const Number& a, const Number& b);  // truncated (Go big.Int Re
 // a + b and a * b as 64-bit floats whatever the operands (sum and product of mixed numbers).
 NumberResult add_as_floats(const Number& a, const Number& b);
 NumberResult mul_as_floats(const Number& a, const Number& b);
-Number negate(const Number& a);                      // keeps literal text ("1e-3" -> "-1e-3")
+Number negate(const Number& a);  // keeps literal text ("1e-3" -> "-1e-3")
 // As OPA: an int64 is its own result (in canonical text: abs(101.0) is 101); anything else goes
 // through big.Float. round is half away from zero; ceil and floor are OPA's, which truncate
 // first: floor(-0.5) is 0 and ceil(-0.5) is 1 (OPA 1.7.1 and its newest release alike).
@@ -201,4 +201,4 @@ namespace detail {
 void destroy_number_node(Node* n) noexcept;
 }
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

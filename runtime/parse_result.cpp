@@ -23,4 +23,4 @@ ParseError make_parse_error(std::string_view text, std::size_t offset, std::stri
     return e;
 }
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

@@ -37,4 +37,4 @@ void locate(std::string_view text, std::size_t offset, std::size_t& line, std::s
 // Builds an error at `offset`: message becomes "<what> at line L, column C (byte offset O)".
 ParseError make_parse_error(std::string_view text, std::size_t offset, std::string_view what);
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

@@ -47,4 +47,4 @@ void ScratchArray::finish() noexcept {
     capacity_ = 0;
 }
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

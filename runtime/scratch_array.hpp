@@ -37,4 +37,4 @@ private:
     bool busy_ = false;
 };
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

@@ -71,7 +71,8 @@ void sort_unique_strings(std::vector<Value>& items) {
     // The prefix every string shares: the first string's, cut at each mismatch.
     std::string_view first = items[0].as_string();
     std::size_t prefix = first.size();
-    for (std::size_t i = 1; i < items.size() && prefix > 0; ++i) prefix = common_prefix(items[i].as_string(), first, prefix);
+    for (std::size_t i = 1; i < items.size() && prefix > 0; ++i)
+        prefix = common_prefix(items[i].as_string(), first, prefix);
     std::vector<std::string_view> tails;
     std::vector<Key> keys;
     tails.reserve(items.size());
@@ -95,7 +96,9 @@ void sort_unique_strings(std::vector<Value>& items) {
             for (std::size_t i = 0; i < keys.size();) {
                 std::size_t j = i + 1;
                 while (j < keys.size() && keys[j].head == keys[i].head) ++j;
-                if (j - i > 1) std::sort(keys.begin() + static_cast<std::ptrdiff_t>(i), keys.begin() + static_cast<std::ptrdiff_t>(j), key_less);
+                if (j - i > 1)
+                    std::sort(keys.begin() + static_cast<std::ptrdiff_t>(i),
+                              keys.begin() + static_cast<std::ptrdiff_t>(j), key_less);
                 i = j;
             }
         } else {

@@ -83,50 +83,50 @@ int seq_compare(std::span<const Value> a, std::span<const Value> b) {
     return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
-} // namespace
+}  // namespace
 
 namespace detail {
 void destroy_node(Node* n) noexcept {
     switch (n->type) {
-    case NodeType::String: {
-        auto* s = static_cast<StringNode*>(n);
-        s->~StringNode();
-        free_node_memory(s);
-        return;
-    }
-    case NodeType::Array:
-    case NodeType::Set: {
-        BatchedArenaFrees batch;
-        auto* s = static_cast<SeqNode*>(n);
-        Value* d = s->data();
-        for (std::size_t i = 0; i < s->size; ++i) d[i].~Value();
-        s->~SeqNode();
-        free_node_memory(s);
-        return;
-    }
-    case NodeType::Object: {
-        BatchedArenaFrees batch;
-        auto* o = static_cast<ObjectNode*>(n);
-        ObjectEntry* d = o->data();
-        for (std::size_t i = 0; i < o->size; ++i) d[i].~ObjectEntry();
-        o->~ObjectNode();
-        free_node_memory(o);
-        return;
-    }
-    case NodeType::Number: destroy_number_node(n); return;
+        case NodeType::String: {
+            auto* s = static_cast<StringNode*>(n);
+            s->~StringNode();
+            free_node_memory(s);
+            return;
+        }
+        case NodeType::Array:
+        case NodeType::Set: {
+            BatchedArenaFrees batch;
+            auto* s = static_cast<SeqNode*>(n);
+            Value* d = s->data();
+            for (std::size_t i = 0; i < s->size; ++i) d[i].~Value();
+            s->~SeqNode();
+            free_node_memory(s);
+            return;
+        }
+        case NodeType::Object: {
+            BatchedArenaFrees batch;
+            auto* o = static_cast<ObjectNode*>(n);
+            ObjectEntry* d = o->data();
+            for (std::size_t i = 0; i < o->size; ++i) d[i].~ObjectEntry();
+            o->~ObjectNode();
+            free_node_memory(o);
+            return;
+        }
+        case NodeType::Number: destroy_number_node(n); return;
     }
 }
-} // namespace detail
+}  // namespace detail
 
 std::string_view type_name(Kind k) noexcept {
     switch (k) {
-    case Kind::Null: return "null";
-    case Kind::Boolean: return "boolean";
-    case Kind::Number: return "number";
-    case Kind::String: return "string";
-    case Kind::Array: return "array";
-    case Kind::Object: return "object";
-    case Kind::Set: return "set";
+        case Kind::Null: return "null";
+        case Kind::Boolean: return "boolean";
+        case Kind::Number: return "number";
+        case Kind::String: return "string";
+        case Kind::Array: return "array";
+        case Kind::Object: return "object";
+        case Kind::Set: return "set";
     }
     return "null";
 }
@@ -143,10 +143,10 @@ Value Value::number(Number n) noexcept {
 
 Number Value::as_number() const noexcept {
     switch (tag_) {
-    case Tag::Int: return Number::from_int(i_);
-    case Tag::Float: return Number::from_raw_retain(Number::Rep::Float, i_);
-    case Tag::NumHeap: return Number::from_raw_retain(Number::Rep::Heap, i_);
-    default: return Number();
+        case Tag::Int: return Number::from_int(i_);
+        case Tag::Float: return Number::from_raw_retain(Number::Rep::Float, i_);
+        case Tag::NumHeap: return Number::from_raw_retain(Number::Rep::Heap, i_);
+        default: return Number();
     }
 }
 
@@ -247,40 +247,41 @@ bool Value::contains(const Value& v) const noexcept {
 
 std::uint64_t Value::hash() const noexcept {
     switch (tag_) {
-    case Tag::Null: return seed_of(Kind::Null);
-    case Tag::False: return hash_mix(seed_of(Kind::Boolean));
-    case Tag::True: return hash_mix(seed_of(Kind::Boolean) + 1);
-    case Tag::Int: return hash_combine(seed_of(Kind::Number), hash_mix(static_cast<std::uint64_t>(i_)));
-    case Tag::Float:
-    case Tag::NumHeap: return hash_combine(seed_of(Kind::Number), as_number().hash());
-    case Tag::String: {
-        if (!p_) return hash_combine(seed_of(Kind::String), hash_bytes("", 0));
-        auto* n = static_cast<const StringNode*>(p_);
-        return cached(n->hash, [&] { return hash_combine(seed_of(Kind::String), hash_bytes(n->data(), n->size)); });
-    }
-    case Tag::Array:
-    case Tag::Set: {
-        Kind k = kind();
-        if (!p_) return seed_of(k);
-        auto* n = static_cast<const SeqNode*>(p_);
-        return cached(n->hash, [&] {
-            std::uint64_t h = seed_of(k);
-            for (const Value& e : k == Kind::Array ? array_elements() : set_elements()) h = hash_combine(h, e.hash());
-            return h;
-        });
-    }
-    case Tag::Object: {
-        if (!p_) return seed_of(Kind::Object);
-        auto* n = static_cast<const ObjectNode*>(p_);
-        return cached(n->hash, [&] {
-            std::uint64_t h = seed_of(Kind::Object);
-            for (const ObjectEntry& e : object_entries()) {
-                h = hash_combine(h, e.key.hash());
-                h = hash_combine(h, e.value.hash());
-            }
-            return h;
-        });
-    }
+        case Tag::Null: return seed_of(Kind::Null);
+        case Tag::False: return hash_mix(seed_of(Kind::Boolean));
+        case Tag::True: return hash_mix(seed_of(Kind::Boolean) + 1);
+        case Tag::Int: return hash_combine(seed_of(Kind::Number), hash_mix(static_cast<std::uint64_t>(i_)));
+        case Tag::Float:
+        case Tag::NumHeap: return hash_combine(seed_of(Kind::Number), as_number().hash());
+        case Tag::String: {
+            if (!p_) return hash_combine(seed_of(Kind::String), hash_bytes("", 0));
+            auto* n = static_cast<const StringNode*>(p_);
+            return cached(n->hash, [&] { return hash_combine(seed_of(Kind::String), hash_bytes(n->data(), n->size)); });
+        }
+        case Tag::Array:
+        case Tag::Set: {
+            Kind k = kind();
+            if (!p_) return seed_of(k);
+            auto* n = static_cast<const SeqNode*>(p_);
+            return cached(n->hash, [&] {
+                std::uint64_t h = seed_of(k);
+                for (const Value& e : k == Kind::Array ? array_elements() : set_elements())
+                    h = hash_combine(h, e.hash());
+                return h;
+            });
+        }
+        case Tag::Object: {
+            if (!p_) return seed_of(Kind::Object);
+            auto* n = static_cast<const ObjectNode*>(p_);
+            return cached(n->hash, [&] {
+                std::uint64_t h = seed_of(Kind::Object);
+                for (const ObjectEntry& e : object_entries()) {
+                    h = hash_combine(h, e.key.hash());
+                    h = hash_combine(h, e.value.hash());
+                }
+                return h;
+            });
+        }
     }
     return 0;
 }
@@ -291,29 +292,29 @@ bool operator==(const Value& a, const Value& b) noexcept {
     Kind ka = a.kind();
     if (ka != b.kind()) return false;
     switch (ka) {
-    case Kind::Null:
-    case Kind::Boolean: return false;  // tags/payload differ
-    case Kind::Number:
-        if (a.tag_ == Tag::Int && b.tag_ == Tag::Int) return false;
-        return compare(a.as_number(), b.as_number()) == 0;
-    case Kind::String: {
-        std::string_view x = a.as_string(), y = b.as_string();
-        return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size()) == 0;
-    }
-    case Kind::Array: return seq_equal(a.array_elements(), b.array_elements());
-    case Kind::Set: return seq_equal(a.set_elements(), b.set_elements());
-    case Kind::Object: {
-        auto x = a.object_entries(), y = b.object_entries();
-        if (x.size() != y.size()) return false;
-        if (a.p_ && b.p_) {  // cheap reject when both hashes are known
-            auto hx = static_cast<const ObjectNode*>(a.p_)->hash.load(std::memory_order_relaxed);
-            auto hy = static_cast<const ObjectNode*>(b.p_)->hash.load(std::memory_order_relaxed);
-            if (hx && hy && hx != hy) return false;
+        case Kind::Null:
+        case Kind::Boolean: return false;  // tags/payload differ
+        case Kind::Number:
+            if (a.tag_ == Tag::Int && b.tag_ == Tag::Int) return false;
+            return compare(a.as_number(), b.as_number()) == 0;
+        case Kind::String: {
+            std::string_view x = a.as_string(), y = b.as_string();
+            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size()) == 0;
         }
-        for (std::size_t i = 0; i < x.size(); ++i)
-            if (!(x[i].key == y[i].key) || !(x[i].value == y[i].value)) return false;
-        return true;
-    }
+        case Kind::Array: return seq_equal(a.array_elements(), b.array_elements());
+        case Kind::Set: return seq_equal(a.set_elements(), b.set_elements());
+        case Kind::Object: {
+            auto x = a.object_entries(), y = b.object_entries();
+            if (x.size() != y.size()) return false;
+            if (a.p_ && b.p_) {  // cheap reject when both hashes are known
+                auto hx = static_cast<const ObjectNode*>(a.p_)->hash.load(std::memory_order_relaxed);
+                auto hy = static_cast<const ObjectNode*>(b.p_)->hash.load(std::memory_order_relaxed);
+                if (hx && hy && hx != hy) return false;
+            }
+            for (std::size_t i = 0; i < x.size(); ++i)
+                if (!(x[i].key == y[i].key) || !(x[i].value == y[i].value)) return false;
+            return true;
+        }
     }
     return false;
 }
@@ -323,24 +324,24 @@ int compare(const Value& a, const Value& b) noexcept {
     Kind ka = a.kind(), kb = b.kind();
     if (ka != kb) return ka < kb ? -1 : 1;
     switch (ka) {
-    case Kind::Null: return 0;
-    case Kind::Boolean: return a.as_bool() == b.as_bool() ? 0 : (a.as_bool() ? 1 : -1);
-    case Kind::Number:
-        if (a.tag_ == Tag::Int && b.tag_ == Tag::Int) return a.i_ < b.i_ ? -1 : (a.i_ > b.i_ ? 1 : 0);
-        return compare(a.as_number(), b.as_number());
-    case Kind::String: return cmp_bytes(a.as_string(), b.as_string());
-    case Kind::Array: return seq_compare(a.array_elements(), b.array_elements());
-    case Kind::Set: return seq_compare(a.set_elements(), b.set_elements());
-    case Kind::Object: {
-        if (a.p_ == b.p_) return 0;
-        auto x = a.object_entries(), y = b.object_entries();
-        std::size_t n = std::min(x.size(), y.size());
-        for (std::size_t i = 0; i < n; ++i) {
-            if (int c = compare(x[i].key, y[i].key)) return c;
-            if (int c = compare(x[i].value, y[i].value)) return c;
+        case Kind::Null: return 0;
+        case Kind::Boolean: return a.as_bool() == b.as_bool() ? 0 : (a.as_bool() ? 1 : -1);
+        case Kind::Number:
+            if (a.tag_ == Tag::Int && b.tag_ == Tag::Int) return a.i_ < b.i_ ? -1 : (a.i_ > b.i_ ? 1 : 0);
+            return compare(a.as_number(), b.as_number());
+        case Kind::String: return cmp_bytes(a.as_string(), b.as_string());
+        case Kind::Array: return seq_compare(a.array_elements(), b.array_elements());
+        case Kind::Set: return seq_compare(a.set_elements(), b.set_elements());
+        case Kind::Object: {
+            if (a.p_ == b.p_) return 0;
+            auto x = a.object_entries(), y = b.object_entries();
+            std::size_t n = std::min(x.size(), y.size());
+            for (std::size_t i = 0; i < n; ++i) {
+                if (int c = compare(x[i].key, y[i].key)) return c;
+                if (int c = compare(x[i].value, y[i].value)) return c;
+            }
+            return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
         }
-        return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
-    }
     }
     return 0;
 }
@@ -394,7 +395,8 @@ bool SetBuilder::insert(Value v, WorkBudget& budget) {
 
 std::optional<Value> SetBuilder::build(WorkBudget& budget) {
     auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
-    if (!std::is_sorted(items_.begin(), items_.end(), less) && !budgeted_sort(items_.begin(), items_.end(), less, budget)) {
+    if (!std::is_sorted(items_.begin(), items_.end(), less) &&
+        !budgeted_sort(items_.begin(), items_.end(), less, budget)) {
         items_.clear();
         return std::nullopt;
     }
@@ -439,7 +441,7 @@ Value make_object(std::vector<ObjectEntry>& items, std::size_t n) {
     return Value::adopt(Value::Tag::Object, node);
 }
 
-} // namespace
+}  // namespace
 
 Value ObjectBuilder::build(DuplicateKeys dup) {
     sort_entries(items_);
@@ -475,4 +477,4 @@ ObjectBuilder::Checked ObjectBuilder::build_checked() {
     return out;
 }
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

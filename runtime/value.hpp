@@ -157,9 +157,7 @@ public:
 
 private:
     Value(Tag t, std::int64_t bits) noexcept : tag_(t), i_(bits) {}
-    bool is_heap() const noexcept {
-        return (tag_ >= Tag::NumHeap) && p_ != nullptr;
-    }
+    bool is_heap() const noexcept { return (tag_ >= Tag::NumHeap) && p_ != nullptr; }
     static constexpr Kind kKindOf[] = {Kind::Null,   Kind::Boolean, Kind::Boolean, Kind::Number, Kind::Number,
                                        Kind::Number, Kind::String,  Kind::Array,   Kind::Object, Kind::Set};
 
@@ -212,7 +210,7 @@ static_assert(sizeof(StringNode) % alignof(Value) == 0);
 static_assert(sizeof(SeqNode) % alignof(Value) == 0);
 static_assert(sizeof(ObjectNode) % alignof(ObjectEntry) == 0);
 
-} // namespace detail
+}  // namespace detail
 
 inline std::string_view Value::as_string() const noexcept {
     if (tag_ != Tag::String || !p_) return {};
@@ -243,13 +241,13 @@ inline std::span<const ObjectEntry> Value::object_entries() const noexcept {
 inline std::size_t Value::size() const noexcept {
     if (tag_ < Tag::String || !p_) return 0;
     switch (tag_) {
-    case Tag::String: return static_cast<const detail::StringNode*>(p_)->size;
-    case Tag::Array:
-    case Tag::Set: return static_cast<const detail::SeqNode*>(p_)->size;
-    case Tag::Object:  // a lazy object's final size is known once duplicate keys are dropped
-        detail::ensure_materialized(p_);
-        return static_cast<const detail::ObjectNode*>(p_)->size;
-    default: return 0;
+        case Tag::String: return static_cast<const detail::StringNode*>(p_)->size;
+        case Tag::Array:
+        case Tag::Set: return static_cast<const detail::SeqNode*>(p_)->size;
+        case Tag::Object:  // a lazy object's final size is known once duplicate keys are dropped
+            detail::ensure_materialized(p_);
+            return static_cast<const detail::ObjectNode*>(p_)->size;
+        default: return 0;
     }
 }
 
@@ -302,7 +300,7 @@ private:
 };
 
 enum class DuplicateKeys : std::uint8_t {
-    LastWins,   // JSON semantics (Go's encoding/json): the later entry replaces
+    LastWins,  // JSON semantics (Go's encoding/json): the later entry replaces
     FirstWins,
 };
 
@@ -312,11 +310,11 @@ enum class DuplicateKeys : std::uint8_t {
 class ObjectBuilder {
 public:
     struct Checked {
-        Value value;       // the object (LastWins) when !conflict
+        Value value;  // the object (LastWins) when !conflict
         bool conflict = false;
-        Value key;         // the conflicting key
-        Value first;       // its first value
-        Value second;      // a different later value
+        Value key;     // the conflicting key
+        Value first;   // its first value
+        Value second;  // a different later value
     };
 
     ObjectBuilder() = default;
@@ -331,7 +329,7 @@ private:
     std::vector<ObjectEntry> items_;
 };
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime
 
 template <>
 struct std::hash<gavel::runtime::Value> {

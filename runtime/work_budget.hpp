@@ -23,7 +23,8 @@ struct WorkBudget {
     // Whether the evaluation must stop now: cancelled, past its deadline, or past its memory limit.
     bool expired() const {
         return (cancel && cancel->load(std::memory_order_relaxed)) ||
-               (deadline != std::chrono::steady_clock::time_point::max() && std::chrono::steady_clock::now() > deadline) ||
+               (deadline != std::chrono::steady_clock::time_point::max() &&
+                std::chrono::steady_clock::now() > deadline) ||
                memory.exceeded();
     }
 

@@ -25,7 +25,6 @@ const std::string kTagMerge = "tag:yaml.org,2002:merge";
 const std::string kTagTimestamp = "tag:yaml.org,2002:timestamp";
 const std::string kTagBinary = "tag:yaml.org,2002:binary";
 
-
 namespace yaml = lang::yaml;
 
 bool is_null_word(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
@@ -219,12 +218,12 @@ private:
                 bool typed_key = plain && typing_ == YamlTyping::SigsK8sYaml;  // go-yaml v3 keeps a key's text
                 if (key) {
                     frames_.back().key = Value::string(plain && is_null_word(e.value) ? std::string("null")
-                                                       : typed_key ? yaml_key_text(e.value) : e.value);
+                                                       : typed_key                    ? yaml_key_text(e.value)
+                                                                                      : e.value);
                     frames_.back().merge = e.value == "<<" && (plain || e.tag == kTagMerge);
-                    frames_.back().null_key = typing_ == YamlTyping::SigsK8sYaml &&
-                                              ((plain && is_null_word(e.value)) || e.tag == kTagNull);
-                }
-                else place(std::move(v), at);
+                    frames_.back().null_key =
+                        typing_ == YamlTyping::SigsK8sYaml && ((plain && is_null_word(e.value)) || e.tag == kTagNull);
+                } else place(std::move(v), at);
                 return true;
             }
             case yaml::EventType::SequenceStart: return open(at, e.anchor, false);
@@ -323,7 +322,8 @@ private:
         const std::string& tag = e.tag;
         const std::string& s = e.value;
         if (!plain && tag.empty()) return Value::string(s);  // quoted or block
-        const bool core = tag == kTagNull || tag == kTagBool || tag == kTagInt || tag == kTagFloat || tag == kTagTimestamp;
+        const bool core =
+            tag == kTagNull || tag == kTagBool || tag == kTagInt || tag == kTagFloat || tag == kTagTimestamp;
         if (tag == kTagBinary) {
             // go-yaml decodes it with Go's standard base64 (line breaks skipped) into a string.
             auto decoded = support::base64_decode(s);
@@ -359,7 +359,8 @@ private:
     std::optional<std::pair<std::size_t, std::string>> decode_error_, conversion_error_, json_error_;
 };
 
-ParseAllResult read_documents(std::string_view text, const Limits& limits, YamlTyping typing, std::size_t max_documents) {
+ParseAllResult read_documents(std::string_view text, const Limits& limits, YamlTyping typing,
+                              std::size_t max_documents) {
     ParseAllResult res;
     if (text.size() > limits.max_input_bytes) {
         res.error.message = "YAML input too large: " + std::to_string(text.size()) + " bytes (limit " +
@@ -376,7 +377,7 @@ ParseAllResult read_documents(std::string_view text, const Limits& limits, YamlT
     return res;
 }
 
-} // namespace
+}  // namespace
 
 ParseAllResult parse_yaml_all(std::string_view text, const Limits& limits) {
     return parse_yaml_all(text, limits, YamlTyping::SigsK8sYaml);
@@ -421,4 +422,4 @@ ParseResult parse_json_or_yaml(std::string_view text, const Limits& limits) {
     return load_yaml_data(text, limits);
 }
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

@@ -44,4 +44,4 @@ ParseResult load_yaml_data(std::string_view text, const Limits& limits = kDefaul
 // reads it; an error is YAML's.
 ParseResult parse_json_or_yaml(std::string_view text, const Limits& limits = kDefaultLimits);
 
-} // namespace gavel::runtime
+}  // namespace gavel::runtime

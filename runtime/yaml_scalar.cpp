@@ -12,8 +12,10 @@ namespace {
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
 std::optional<bool> bool_word(std::string_view s) {
-    static constexpr std::array<std::string_view, 11> yes{"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
-    static constexpr std::array<std::string_view, 11> no{"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
+    static constexpr std::array<std::string_view, 11> yes{"y",    "Y",    "yes", "Yes", "YES", "true",
+                                                          "True", "TRUE", "on",  "On",  "ON"};
+    static constexpr std::array<std::string_view, 11> no{"n",     "N",     "no",  "No",  "NO", "false",
+                                                         "False", "FALSE", "off", "Off", "OFF"};
     for (auto w : yes)
         if (s == w) return true;
     for (auto w : no)
@@ -43,7 +45,8 @@ std::optional<Number> go_integer(std::string_view s) {
     auto r = std::from_chars(s.data(), s.data() + s.size(), v, base);
     if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
     if (!neg) {
-        if (sign && v > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;  // ParseInt's range; ParseUint takes no sign
+        if (sign && v > static_cast<std::uint64_t>(INT64_MAX))
+            return std::nullopt;  // ParseInt's range; ParseUint takes no sign
         return Number::from_uint(v);
     }
     if (v > static_cast<std::uint64_t>(INT64_MAX) + 1) return std::nullopt;
@@ -128,14 +131,15 @@ YamlScalar resolve_plain_yaml_scalar(std::string_view s) {
         if (ch != '_') plain.push_back(ch);
     if (auto n = go_integer(plain)) return {Value::number(std::move(*n)), {}};
     if (yaml_style_float(plain))
-        if (auto d = go_float(plain); d && std::isfinite(*d)) return {Value::number(Number::parse(go_json_float(*d)).value), {}};
+        if (auto d = go_float(plain); d && std::isfinite(*d))
+            return {Value::number(Number::parse(go_json_float(*d)).value), {}};
     return {Value::string(s), {}};
 }
 
 YamlScalar resolve_plain_yaml_scalar(std::string_view s, YamlTyping typing) {
     if (typing == YamlTyping::GoYamlV3) {
-        bool yaml11_word = bool_word(s) && s != "true" && s != "True" && s != "TRUE" && s != "false" &&
-                           s != "False" && s != "FALSE";
+        bool yaml11_word =
+            bool_word(s) && s != "true" && s != "True" && s != "TRUE" && s != "false" && s != "False" && s != "FALSE";
         if (yaml11_word) return {Value::string(s), {}};
     }
     return resolve_plain_yaml_scalar(s);

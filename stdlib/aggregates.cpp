@@ -55,7 +55,8 @@ void register_aggregates(Registry& r) {
             // Runes as Go counts them: code points, and each invalid byte as one.
             return BuiltinResult::of(Value::integer(static_cast<int64_t>(support::utf8::rune_count(v.as_string()))));
         }
-        if (v.is_array() || v.is_set() || v.is_object()) return BuiltinResult::of(Value::integer(static_cast<int64_t>(v.size())));
+        if (v.is_array() || v.is_set() || v.is_object())
+            return BuiltinResult::of(Value::integer(static_cast<int64_t>(v.size())));
         return type_error(1, "one of {array, object, set, string}", v);
     });
     declare(r, "sum", 1, fold(&runtime::add, &runtime::add_as_floats, 0));

@@ -12,9 +12,7 @@ namespace {
 
 // Room for an array of `n` elements (the builder's list, then the array) within
 // the evaluation's memory limit, and the work of copying them.
-bool affords_array(BuiltinContext& ctx, std::size_t n) {
-    return !ctx.spend(n) && ctx.affords(2 * n * sizeof(Value));
-}
+bool affords_array(BuiltinContext& ctx, std::size_t n) { return !ctx.spend(n) && ctx.affords(2 * n * sizeof(Value)); }
 
 }  // namespace
 
@@ -62,8 +60,7 @@ void register_arrays(Registry& r) {
         for (const auto& v : a[0].array_elements()) {
             if (v.is_array())
                 for (const auto& inner : v.array_elements()) b.push_back(inner);
-            else
-                b.push_back(v);
+            else b.push_back(v);
         }
         return BuiltinResult::of(b.build());
     });

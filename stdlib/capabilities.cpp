@@ -45,11 +45,13 @@ Value type_decl(const Type& t) {
             b.insert(str("type"), str("object"));
             if (!t.fields.empty()) {
                 runtime::ArrayBuilder fields;
-                for (const auto& [k, v] : t.fields) fields.push_back(obj({{str("key"), str(k)}, {str("value"), type_decl(v)}}));
+                for (const auto& [k, v] : t.fields)
+                    fields.push_back(obj({{str("key"), str(k)}, {str("value"), type_decl(v)}}));
                 b.insert(str("static"), fields.build());
             }
             if (t.dynamic)
-                b.insert(str("dynamic"), obj({{str("key"), type_decl(*t.dynamic_key)}, {str("value"), type_decl(*t.dynamic)}}));
+                b.insert(str("dynamic"),
+                         obj({{str("key"), type_decl(*t.dynamic_key)}, {str("value"), type_decl(*t.dynamic)}}));
             return b.build();
         }
     }

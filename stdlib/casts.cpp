@@ -106,7 +106,8 @@ BuiltinResult to_number(Args a) {
         return BuiltinResult::error(fmt::format("strconv.ParseFloat: parsing {}: invalid syntax", q));
     };
     // Exactly the decimal forms ParseFloat takes: [+-]digits[.digits][e[+-]digits], ".5", "5.", hex floats.
-    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || s.find('_') != std::string::npos) return syntax_error();
+    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || s.find('_') != std::string::npos)
+        return syntax_error();
     errno = 0;
     char* end = nullptr;
     double d = std::strtod(s.c_str(), &end);

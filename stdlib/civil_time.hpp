@@ -13,7 +13,9 @@ struct Date {
 };
 
 // Floor division and modulo (toward negative infinity).
-constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+constexpr std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 // Written without floor_div(a, b) * b, which overflows for a near INT64_MIN.
 constexpr std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
     const std::int64_t r = a % b;

@@ -81,7 +81,8 @@ BuiltinResult parse_certificate_request(Args a, BuiltinContext&) {
 BuiltinResult parse_keypair(Args a, BuiltinContext&) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_string()) return type_error(1, "string", a[1]);
-    return guarded([&](std::string& error) { return x509::keypair_from_strings(a[0].as_string(), a[1].as_string(), error); });
+    return guarded(
+        [&](std::string& error) { return x509::keypair_from_strings(a[0].as_string(), a[1].as_string(), error); });
 }
 
 BuiltinResult parse_rsa_private_key(Args a, BuiltinContext&) {

@@ -87,7 +87,8 @@ std::optional<PemBlock> pem_decode(std::string_view data, std::string_view& rest
         }
         auto [type_line, after_type] = get_line(rest);
         rest = after_type;
-        if (type_line.size() < kDashes.size() || type_line.substr(type_line.size() - kDashes.size()) != kDashes) continue;
+        if (type_line.size() < kDashes.size() || type_line.substr(type_line.size() - kDashes.size()) != kDashes)
+            continue;
         type_line.remove_suffix(kDashes.size());
         bool has_headers = false;
         bool truncated = false;
@@ -142,7 +143,8 @@ std::string bignum_to_decimal(const BIGNUM* bn) {
 }
 
 std::string bytes_to_decimal(std::string_view big_endian) {
-    BignumPtr bn(BN_bin2bn(reinterpret_cast<const unsigned char*>(big_endian.data()), static_cast<int>(big_endian.size()), nullptr));
+    BignumPtr bn(BN_bin2bn(reinterpret_cast<const unsigned char*>(big_endian.data()),
+                           static_cast<int>(big_endian.size()), nullptr));
     return bignum_to_decimal(bn.get());
 }
 

@@ -41,9 +41,9 @@ std::string hex(std::string_view bytes);
 bool constant_time_equal(std::string_view a, std::string_view b);
 
 // ---- base64: the one codec (support/base64.hpp) ------------------------------------
-using support::Base64Result;
 using support::base64_decode;
 using support::base64_encode;
+using support::Base64Result;
 using support::base64url_decode_lenient;
 
 // ---- PEM (Go's encoding/pem.Decode) ------------------------------------------------

@@ -121,7 +121,8 @@ BuiltinResult urlquery_decode_object(std::string_view query) {
             if (first_error.empty()) first_error = error;
             continue;
         }
-        auto value = go_url::query_unescape(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), error);
+        auto value =
+            go_url::query_unescape(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1), error);
         if (!value) {
             if (first_error.empty()) first_error = error;
             continue;
@@ -158,58 +159,58 @@ Value url_to_object(const go_url::Url& u) {
 void register_encoding(Registry& r) {
     // Go's encoding/base64: the one codec (support/base64.hpp).
     declare(r, "base64.encode", 1, on_string(2, [](std::string_view s) {
-        return BuiltinResult::of(Value::string(support::base64_encode(s)));
-    }));
+                return BuiltinResult::of(Value::string(support::base64_encode(s)));
+            }));
     declare(r, "base64.decode", 1, on_string(1, [](std::string_view s) {
-        auto out = support::base64_decode(s);
-        if (!out.ok) return BuiltinResult::error(out.error());
-        return BuiltinResult::of(Value::string(out.bytes));
-    }));
+                auto out = support::base64_decode(s);
+                if (!out.ok) return BuiltinResult::error(out.error());
+                return BuiltinResult::of(Value::string(out.bytes));
+            }));
     declare(r, "base64.is_valid", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return BuiltinResult::of(Value::boolean(false));
         return BuiltinResult::of(Value::boolean(support::base64_decode(a[0].as_string()).ok));
     });
     declare(r, "base64url.encode", 1, on_string(2, [](std::string_view s) {
-        return BuiltinResult::of(Value::string(support::base64_encode(s, true)));
-    }));
+                return BuiltinResult::of(Value::string(support::base64_encode(s, true)));
+            }));
     declare(r, "base64url.encode_no_pad", 1, on_string(2, [](std::string_view s) {
-        return BuiltinResult::of(Value::string(support::base64_encode(s, true, false)));
-    }));
+                return BuiltinResult::of(Value::string(support::base64_encode(s, true, false)));
+            }));
     declare(r, "base64url.decode", 1, on_string(2, [](std::string_view s) {
-        // Unpadded input is padded first (RFC 7515 appendix C), as OPA does.
-        std::string error;
-        auto out = support::base64url_decode_lenient(s, error);
-        if (!out) return BuiltinResult::error(error);
-        return BuiltinResult::of(Value::string(*out));
-    }));
+                // Unpadded input is padded first (RFC 7515 appendix C), as OPA does.
+                std::string error;
+                auto out = support::base64url_decode_lenient(s, error);
+                if (!out) return BuiltinResult::error(error);
+                return BuiltinResult::of(Value::string(*out));
+            }));
     declare(r, "hex.encode", 1, on_string(2, [](std::string_view s) {
-        static constexpr char kHex[] = "0123456789abcdef";
-        std::string out;
-        out.reserve(s.size() * 2);
-        for (unsigned char c : s) {
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
-        }
-        return BuiltinResult::of(Value::string(out));
-    }));
+                static constexpr char kHex[] = "0123456789abcdef";
+                std::string out;
+                out.reserve(s.size() * 2);
+                for (unsigned char c : s) {
+                    out += kHex[c >> 4];
+                    out += kHex[c & 15];
+                }
+                return BuiltinResult::of(Value::string(out));
+            }));
     declare(r, "hex.decode", 1, on_string(1, [](std::string_view s) { return hex_decode(s); }));
-    declare(r, "urlquery.encode", 1, on_string(3, [](std::string_view s) {
-        return BuiltinResult::of(Value::string(go_url::query_escape(s)));
-    }));
+    declare(r, "urlquery.encode", 1,
+            on_string(3, [](std::string_view s) { return BuiltinResult::of(Value::string(go_url::query_escape(s))); }));
     declare(r, "urlquery.decode", 1, on_string(1, [](std::string_view s) {
-        std::string error;
-        auto out = go_url::query_unescape(s, error);
-        if (!out) return BuiltinResult::error(error);
-        return BuiltinResult::of(Value::string(*out));
-    }));
-    declare(r, "urlquery.encode_object", 1, [](Args a, BuiltinContext& ctx) { return urlquery_encode_object(a[0], ctx); });
+                std::string error;
+                auto out = go_url::query_unescape(s, error);
+                if (!out) return BuiltinResult::error(error);
+                return BuiltinResult::of(Value::string(*out));
+            }));
+    declare(r, "urlquery.encode_object", 1,
+            [](Args a, BuiltinContext& ctx) { return urlquery_encode_object(a[0], ctx); });
     declare(r, "urlquery.decode_object", 1, on_string(4, [](std::string_view s) { return urlquery_decode_object(s); }));
     declare(r, "uri.parse", 1, on_string(2, [](std::string_view s) {
-        std::string error;
-        auto u = go_url::parse(s, error);
-        if (!u) return BuiltinResult::error(error);
-        return BuiltinResult::of(url_to_object(*u));
-    }));
+                std::string error;
+                auto u = go_url::parse(s, error);
+                if (!u) return BuiltinResult::error(error);
+                return BuiltinResult::of(url_to_object(*u));
+            }));
     declare(r, "uri.is_valid", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string() || a[0].as_string().empty()) return BuiltinResult::of(Value::boolean(false));
         std::string error;

@@ -146,7 +146,8 @@ private:
                 lo = r;
                 hi = read();
                 if (hi < lo)
-                    throw GlobError{fmt::format("hi character '{}' should be greater than lo '{}'", to_utf8(hi), to_utf8(lo))};
+                    throw GlobError{
+                        fmt::format("hi character '{}' should be greater than lo '{}'", to_utf8(hi), to_utf8(lo))};
                 is_range = true;
             } else {
                 unread();
@@ -220,9 +221,11 @@ BuiltinResult glob_match(Args a) {
     if (a[1].is_array()) {
         for (const auto& e : a[1].array_elements()) {
             if (!e.is_string())
-                return BuiltinResult::type_error(fmt::format("operand 2 must be array of strings but got array containing {}", e.type_name()));
+                return BuiltinResult::type_error(
+                    fmt::format("operand 2 must be array of strings but got array containing {}", e.type_name()));
             auto rs = support::utf8::runes(e.as_string());
-            if (rs.size() != 1) return BuiltinResult::type_error("operand 2 must be array of runes but got array containing string");
+            if (rs.size() != 1)
+                return BuiltinResult::type_error("operand 2 must be array of runes but got array containing string");
             seps.push_back(rs[0]);
         }
         if (seps.empty()) seps.push_back('.');
@@ -309,7 +312,8 @@ std::vector<GlobToken> tokenize_glob(std::string_view input) {
                     if (!prev_exists) throw fail(i, "range character '-' must be preceded by a Unicode character");
                     if (i >= runes.size()) throw fail(i, "range character '-' must be followed by a Unicode character");
                     next_rune(i, r, escaped);
-                    if (!escaped && (r == ']' || r == '-')) throw fail(i, "range character '-' cannot be followed by a special symbol");
+                    if (!escaped && (r == ']' || r == '-'))
+                        throw fail(i, "range character '-' cannot be followed by a special symbol");
                     if (r < prev) throw fail(i, "range is out of order");
                     if (r - prev > 0x10000) throw fail(i, "range is too large");
                     for (char32_t x = prev; x <= r; ++x) t.set.insert(x);

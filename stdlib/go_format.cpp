@@ -363,7 +363,8 @@ public:
     }
 
 private:
-    bool plus_ = false, minus_ = false, sharp_ = false, space_ = false, zero_ = false, sharp_v_ = false, plus_v_ = false;
+    bool plus_ = false, minus_ = false, sharp_ = false, space_ = false, zero_ = false, sharp_v_ = false,
+         plus_v_ = false;
     bool wid_present_ = false, prec_present_ = false;
     std::int64_t wid_ = 0, prec_ = 0;
     bool reordered_ = false, good_arg_num_ = true;
@@ -746,7 +747,8 @@ private:
         std::string digits = big_digits(a.big, base, verb == 'X' ? kUpper : kLower);
         std::int64_t left = 0, zeros = 0, right = 0;
         if (prec_present_) {
-            if (static_cast<std::int64_t>(digits.size()) < prec_) zeros = prec_ - static_cast<std::int64_t>(digits.size());
+            if (static_cast<std::int64_t>(digits.size()) < prec_)
+                zeros = prec_ - static_cast<std::int64_t>(digits.size());
             else if (digits == "0" && prec_ == 0) return;
         }
         auto length = static_cast<std::int64_t>(sign.size() + prefix.size() + digits.size()) + zeros;
@@ -776,9 +778,15 @@ private:
             case 'x':
             case 'X': v = static_cast<char>(verb); break;
             case 'f':
-            case 'F': v = 'f'; prec = 6; break;
+            case 'F':
+                v = 'f';
+                prec = 6;
+                break;
             case 'e':
-            case 'E': v = static_cast<char>(verb); prec = 6; break;
+            case 'E':
+                v = static_cast<char>(verb);
+                prec = 6;
+                break;
             default: bad_verb(a, verb); return;
         }
         if (prec_present_) prec = static_cast<int>(prec_);

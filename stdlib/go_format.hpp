@@ -26,20 +26,57 @@ struct Arg {
     std::int64_t i = 0;
     runtime::BigInt big;
     double f = 0;
-    std::string s;       // a String's text, or a Composite's %v text
+    std::string s;        // a String's text, or a Composite's %v text
     std::string go_type;  // the Go type's name where it is not the kind's own (json.Number, []interface {})
 
-    static Arg integer(std::int64_t v) { Arg a; a.kind = Kind::Int; a.i = v; return a; }
-    static Arg big_integer(runtime::BigInt v) { Arg a; a.kind = Kind::BigInt; a.big = std::move(v); return a; }
-    static Arg floating(double v) { Arg a; a.kind = Kind::Float; a.f = v; return a; }
-    static Arg string(std::string v) { Arg a; a.kind = Kind::String; a.s = std::move(v); return a; }
-    static Arg boolean(bool v) { Arg a; a.kind = Kind::Bool; a.i = v ? 1 : 0; return a; }
-    static Arg nil() { Arg a; a.kind = Kind::Nil; return a; }
+    static Arg integer(std::int64_t v) {
+        Arg a;
+        a.kind = Kind::Int;
+        a.i = v;
+        return a;
+    }
+    static Arg big_integer(runtime::BigInt v) {
+        Arg a;
+        a.kind = Kind::BigInt;
+        a.big = std::move(v);
+        return a;
+    }
+    static Arg floating(double v) {
+        Arg a;
+        a.kind = Kind::Float;
+        a.f = v;
+        return a;
+    }
+    static Arg string(std::string v) {
+        Arg a;
+        a.kind = Kind::String;
+        a.s = std::move(v);
+        return a;
+    }
+    static Arg boolean(bool v) {
+        Arg a;
+        a.kind = Kind::Bool;
+        a.i = v ? 1 : 0;
+        return a;
+    }
+    static Arg nil() {
+        Arg a;
+        a.kind = Kind::Nil;
+        return a;
+    }
     // A string kind with a type name of its own (json.Number): formatted as a string.
-    static Arg named_string(std::string v, std::string type) { Arg a = string(std::move(v)); a.go_type = std::move(type); return a; }
+    static Arg named_string(std::string v, std::string type) {
+        Arg a = string(std::move(v));
+        a.go_type = std::move(type);
+        return a;
+    }
     // A slice or map: `%v` (and `%s`) print `text`, other verbs the bad-verb form.
     static Arg composite(std::string text, std::string type) {
-        Arg a; a.kind = Kind::Composite; a.s = std::move(text); a.go_type = std::move(type); return a;
+        Arg a;
+        a.kind = Kind::Composite;
+        a.s = std::move(text);
+        a.go_type = std::move(type);
+        return a;
     }
 };
 

@@ -38,7 +38,8 @@ std::size_t rune_width_at(std::string_view s, std::size_t pos) {
     return pos < s.size() ? support::utf8::decode_rune(s, pos).width : 1;
 }
 
-bool match_at(const RE2& re, std::string_view text, std::size_t pos, int ngroups, std::vector<re2::StringPiece>& sub, Match& out) {
+bool match_at(const RE2& re, std::string_view text, std::size_t pos, int ngroups, std::vector<re2::StringPiece>& sub,
+              Match& out) {
     // An empty text may have no storage; RE2 then reports an empty match at a null pointer, which
     // would read as "group not matched". Give it an address.
     if (text.data() == nullptr) text = std::string_view("", 0);
@@ -50,7 +51,8 @@ bool match_at(const RE2& re, std::string_view text, std::size_t pos, int ngroups
         if (sub[static_cast<std::size_t>(g)].data() == nullptr) continue;
         auto start = sub[static_cast<std::size_t>(g)].data() - text.data();
         out[2 * static_cast<std::size_t>(g)] = start;
-        out[2 * static_cast<std::size_t>(g) + 1] = start + static_cast<std::ptrdiff_t>(sub[static_cast<std::size_t>(g)].size());
+        out[2 * static_cast<std::size_t>(g) + 1] =
+            start + static_cast<std::ptrdiff_t>(sub[static_cast<std::size_t>(g)].size());
     }
     return true;
 }

@@ -16,18 +16,41 @@ namespace {
 
 enum class Std {
     None,
-    LongMonth, Month, NumMonth, ZeroMonth,
-    LongWeekDay, WeekDay,
-    Day, UnderDay, ZeroDay, UnderYearDay, ZeroYearDay,
-    Hour, Hour12, ZeroHour12,
-    Minute, ZeroMinute,
-    Second, ZeroSecond,
-    LongYear, Year,
-    PM, pm,
+    LongMonth,
+    Month,
+    NumMonth,
+    ZeroMonth,
+    LongWeekDay,
+    WeekDay,
+    Day,
+    UnderDay,
+    ZeroDay,
+    UnderYearDay,
+    ZeroYearDay,
+    Hour,
+    Hour12,
+    ZeroHour12,
+    Minute,
+    ZeroMinute,
+    Second,
+    ZeroSecond,
+    LongYear,
+    Year,
+    PM,
+    pm,
     TZ,
-    ISO8601TZ, ISO8601SecondsTZ, ISO8601ShortTZ, ISO8601ColonTZ, ISO8601ColonSecondsTZ,
-    NumTZ, NumSecondsTz, NumShortTZ, NumColonTZ, NumColonSecondsTZ,
-    FracSecond0, FracSecond9,
+    ISO8601TZ,
+    ISO8601SecondsTZ,
+    ISO8601ShortTZ,
+    ISO8601ColonTZ,
+    ISO8601ColonSecondsTZ,
+    NumTZ,
+    NumSecondsTz,
+    NumShortTZ,
+    NumColonTZ,
+    NumColonSecondsTZ,
+    FracSecond0,
+    FracSecond9,
 };
 
 struct Chunk {
@@ -49,81 +72,87 @@ Chunk next_chunk(std::string_view layout) {
             return Chunk{layout.substr(0, i), std, layout.substr(i, len), 0, '.', layout.substr(i + len)};
         };
         switch (layout[i]) {
-        case 'J':
-            if (starts_with(layout, i, "Jan")) return starts_with(layout, i, "January") ? found(Std::LongMonth, 7) : found(Std::Month, 3);
-            break;
-        case 'M':
-            if (starts_with(layout, i, "Mon")) return starts_with(layout, i, "Monday") ? found(Std::LongWeekDay, 6) : found(Std::WeekDay, 3);
-            if (starts_with(layout, i, "MST")) return found(Std::TZ, 3);
-            break;
-        case '0':
-            if (i + 1 < layout.size() && layout[i + 1] >= '1' && layout[i + 1] <= '6') {
-                static constexpr Std kZero[] = {Std::ZeroMonth, Std::ZeroDay, Std::ZeroHour12, Std::ZeroMinute, Std::ZeroSecond, Std::Year};
-                return found(kZero[layout[i + 1] - '1'], 2);
-            }
-            if (starts_with(layout, i, "002")) return found(Std::ZeroYearDay, 3);
-            break;
-        case '1':
-            if (starts_with(layout, i, "15")) return found(Std::Hour, 2);
-            return found(Std::NumMonth, 1);
-        case '2':
-            if (starts_with(layout, i, "2006")) return found(Std::LongYear, 4);
-            return found(Std::Day, 1);
-        case '_':
-            if (starts_with(layout, i, "_2")) {
-                // "_2006" is a literal underscore followed by the year.
-                if (starts_with(layout, i + 1, "2006"))
-                    return Chunk{layout.substr(0, i + 1), Std::LongYear, layout.substr(i + 1, 4), 0, '.', layout.substr(i + 5)};
-                return found(Std::UnderDay, 2);
-            }
-            if (starts_with(layout, i, "__2")) return found(Std::UnderYearDay, 3);
-            break;
-        case '3': return found(Std::Hour12, 1);
-        case '4': return found(Std::Minute, 1);
-        case '5': return found(Std::Second, 1);
-        case 'P':
-            if (starts_with(layout, i, "PM")) return found(Std::PM, 2);
-            break;
-        case 'p':
-            if (starts_with(layout, i, "pm")) return found(Std::pm, 2);
-            break;
-        case '-':
-            if (starts_with(layout, i, "-070000")) return found(Std::NumSecondsTz, 7);
-            if (starts_with(layout, i, "-07:00:00")) return found(Std::NumColonSecondsTZ, 9);
-            if (starts_with(layout, i, "-0700")) return found(Std::NumTZ, 5);
-            if (starts_with(layout, i, "-07:00")) return found(Std::NumColonTZ, 6);
-            if (starts_with(layout, i, "-07")) return found(Std::NumShortTZ, 3);
-            break;
-        case 'Z':
-            if (starts_with(layout, i, "Z070000")) return found(Std::ISO8601SecondsTZ, 7);
-            if (starts_with(layout, i, "Z07:00:00")) return found(Std::ISO8601ColonSecondsTZ, 9);
-            if (starts_with(layout, i, "Z0700")) return found(Std::ISO8601TZ, 5);
-            if (starts_with(layout, i, "Z07:00")) return found(Std::ISO8601ColonTZ, 6);
-            if (starts_with(layout, i, "Z07")) return found(Std::ISO8601ShortTZ, 3);
-            break;
-        case '.':
-        case ',':
-            if (i + 1 < layout.size() && (layout[i + 1] == '0' || layout[i + 1] == '9')) {
-                char ch = layout[i + 1];
-                std::size_t j = i + 1;
-                while (j < layout.size() && layout[j] == ch) ++j;
-                if (!is_digit_at(layout, j)) {
-                    Chunk c = found(ch == '0' ? Std::FracSecond0 : Std::FracSecond9, j - i);
-                    c.frac_digits = static_cast<int>(j - (i + 1));
-                    c.frac_separator = layout[i];
-                    return c;
+            case 'J':
+                if (starts_with(layout, i, "Jan"))
+                    return starts_with(layout, i, "January") ? found(Std::LongMonth, 7) : found(Std::Month, 3);
+                break;
+            case 'M':
+                if (starts_with(layout, i, "Mon"))
+                    return starts_with(layout, i, "Monday") ? found(Std::LongWeekDay, 6) : found(Std::WeekDay, 3);
+                if (starts_with(layout, i, "MST")) return found(Std::TZ, 3);
+                break;
+            case '0':
+                if (i + 1 < layout.size() && layout[i + 1] >= '1' && layout[i + 1] <= '6') {
+                    static constexpr Std kZero[] = {Std::ZeroMonth,  Std::ZeroDay,    Std::ZeroHour12,
+                                                    Std::ZeroMinute, Std::ZeroSecond, Std::Year};
+                    return found(kZero[layout[i + 1] - '1'], 2);
                 }
-            }
-            break;
-        default: break;
+                if (starts_with(layout, i, "002")) return found(Std::ZeroYearDay, 3);
+                break;
+            case '1':
+                if (starts_with(layout, i, "15")) return found(Std::Hour, 2);
+                return found(Std::NumMonth, 1);
+            case '2':
+                if (starts_with(layout, i, "2006")) return found(Std::LongYear, 4);
+                return found(Std::Day, 1);
+            case '_':
+                if (starts_with(layout, i, "_2")) {
+                    // "_2006" is a literal underscore followed by the year.
+                    if (starts_with(layout, i + 1, "2006"))
+                        return Chunk{layout.substr(0, i + 1), Std::LongYear, layout.substr(i + 1, 4), 0, '.',
+                                     layout.substr(i + 5)};
+                    return found(Std::UnderDay, 2);
+                }
+                if (starts_with(layout, i, "__2")) return found(Std::UnderYearDay, 3);
+                break;
+            case '3': return found(Std::Hour12, 1);
+            case '4': return found(Std::Minute, 1);
+            case '5': return found(Std::Second, 1);
+            case 'P':
+                if (starts_with(layout, i, "PM")) return found(Std::PM, 2);
+                break;
+            case 'p':
+                if (starts_with(layout, i, "pm")) return found(Std::pm, 2);
+                break;
+            case '-':
+                if (starts_with(layout, i, "-070000")) return found(Std::NumSecondsTz, 7);
+                if (starts_with(layout, i, "-07:00:00")) return found(Std::NumColonSecondsTZ, 9);
+                if (starts_with(layout, i, "-0700")) return found(Std::NumTZ, 5);
+                if (starts_with(layout, i, "-07:00")) return found(Std::NumColonTZ, 6);
+                if (starts_with(layout, i, "-07")) return found(Std::NumShortTZ, 3);
+                break;
+            case 'Z':
+                if (starts_with(layout, i, "Z070000")) return found(Std::ISO8601SecondsTZ, 7);
+                if (starts_with(layout, i, "Z07:00:00")) return found(Std::ISO8601ColonSecondsTZ, 9);
+                if (starts_with(layout, i, "Z0700")) return found(Std::ISO8601TZ, 5);
+                if (starts_with(layout, i, "Z07:00")) return found(Std::ISO8601ColonTZ, 6);
+                if (starts_with(layout, i, "Z07")) return found(Std::ISO8601ShortTZ, 3);
+                break;
+            case '.':
+            case ',':
+                if (i + 1 < layout.size() && (layout[i + 1] == '0' || layout[i + 1] == '9')) {
+                    char ch = layout[i + 1];
+                    std::size_t j = i + 1;
+                    while (j < layout.size() && layout[j] == ch) ++j;
+                    if (!is_digit_at(layout, j)) {
+                        Chunk c = found(ch == '0' ? Std::FracSecond0 : Std::FracSecond9, j - i);
+                        c.frac_digits = static_cast<int>(j - (i + 1));
+                        c.frac_separator = layout[i];
+                        return c;
+                    }
+                }
+                break;
+            default: break;
         }
     }
     return Chunk{layout, Std::None, {}, 0, '.', {}};
 }
 
-constexpr std::array<std::string_view, 12> kLongMonths = {"January", "February", "March",     "April",   "May",      "June",
-                                                          "July",    "August",   "September", "October", "November", "December"};
-constexpr std::array<std::string_view, 7> kLongDays = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+constexpr std::array<std::string_view, 12> kLongMonths = {"January",   "February", "March",    "April",
+                                                          "May",       "June",     "July",     "August",
+                                                          "September", "October",  "November", "December"};
+constexpr std::array<std::string_view, 7> kLongDays = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+                                                       "Thursday", "Friday", "Saturday"};
 
 void append_int(std::string& out, std::int64_t x, int width, char pad = '0') {
     if (x < 0) {
@@ -171,83 +200,90 @@ std::string format(const Time& t, std::string_view layout) {
         if (c.std == Std::None) break;
         layout = c.suffix;
         switch (c.std) {
-        case Std::Year: append_int(out, civil::floor_mod(date.year, 100), 2); break;
-        case Std::LongYear: append_int(out, date.year, 4); break;
-        case Std::Month: out += kLongMonths[date.month - 1].substr(0, 3); break;
-        case Std::LongMonth: out += kLongMonths[date.month - 1]; break;
-        case Std::NumMonth: append_int(out, date.month, 0); break;
-        case Std::ZeroMonth: append_int(out, date.month, 2); break;
-        case Std::WeekDay: out += kLongDays[wday].substr(0, 3); break;
-        case Std::LongWeekDay: out += kLongDays[wday]; break;
-        case Std::Day: append_int(out, date.day, 0); break;
-        case Std::UnderDay: append_int(out, date.day, 2, ' '); break;
-        case Std::ZeroDay: append_int(out, date.day, 2); break;
-        case Std::UnderYearDay: append_int(out, yday, 3, ' '); break;
-        case Std::ZeroYearDay: append_int(out, yday, 3); break;
-        case Std::Hour: append_int(out, hour, 2); break;
-        case Std::Hour12: append_int(out, hour % 12 == 0 ? 12 : hour % 12, 0); break;
-        case Std::ZeroHour12: append_int(out, hour % 12 == 0 ? 12 : hour % 12, 2); break;
-        case Std::Minute: append_int(out, minute, 0); break;
-        case Std::ZeroMinute: append_int(out, minute, 2); break;
-        case Std::Second: append_int(out, second, 0); break;
-        case Std::ZeroSecond: append_int(out, second, 2); break;
-        case Std::PM: out += hour >= 12 ? "PM" : "AM"; break;
-        case Std::pm: out += hour >= 12 ? "pm" : "am"; break;
-        case Std::ISO8601TZ: case Std::ISO8601ColonTZ: case Std::ISO8601SecondsTZ: case Std::ISO8601ShortTZ:
-        case Std::ISO8601ColonSecondsTZ: case Std::NumTZ: case Std::NumColonTZ: case Std::NumSecondsTz:
-        case Std::NumShortTZ: case Std::NumColonSecondsTZ: {
-            bool iso = c.std == Std::ISO8601TZ || c.std == Std::ISO8601ColonTZ || c.std == Std::ISO8601SecondsTZ ||
-                       c.std == Std::ISO8601ShortTZ || c.std == Std::ISO8601ColonSecondsTZ;
-            if (offset == 0 && iso) {
-                out += 'Z';
+            case Std::Year: append_int(out, civil::floor_mod(date.year, 100), 2); break;
+            case Std::LongYear: append_int(out, date.year, 4); break;
+            case Std::Month: out += kLongMonths[date.month - 1].substr(0, 3); break;
+            case Std::LongMonth: out += kLongMonths[date.month - 1]; break;
+            case Std::NumMonth: append_int(out, date.month, 0); break;
+            case Std::ZeroMonth: append_int(out, date.month, 2); break;
+            case Std::WeekDay: out += kLongDays[wday].substr(0, 3); break;
+            case Std::LongWeekDay: out += kLongDays[wday]; break;
+            case Std::Day: append_int(out, date.day, 0); break;
+            case Std::UnderDay: append_int(out, date.day, 2, ' '); break;
+            case Std::ZeroDay: append_int(out, date.day, 2); break;
+            case Std::UnderYearDay: append_int(out, yday, 3, ' '); break;
+            case Std::ZeroYearDay: append_int(out, yday, 3); break;
+            case Std::Hour: append_int(out, hour, 2); break;
+            case Std::Hour12: append_int(out, hour % 12 == 0 ? 12 : hour % 12, 0); break;
+            case Std::ZeroHour12: append_int(out, hour % 12 == 0 ? 12 : hour % 12, 2); break;
+            case Std::Minute: append_int(out, minute, 0); break;
+            case Std::ZeroMinute: append_int(out, minute, 2); break;
+            case Std::Second: append_int(out, second, 0); break;
+            case Std::ZeroSecond: append_int(out, second, 2); break;
+            case Std::PM: out += hour >= 12 ? "PM" : "AM"; break;
+            case Std::pm: out += hour >= 12 ? "pm" : "am"; break;
+            case Std::ISO8601TZ:
+            case Std::ISO8601ColonTZ:
+            case Std::ISO8601SecondsTZ:
+            case Std::ISO8601ShortTZ:
+            case Std::ISO8601ColonSecondsTZ:
+            case Std::NumTZ:
+            case Std::NumColonTZ:
+            case Std::NumSecondsTz:
+            case Std::NumShortTZ:
+            case Std::NumColonSecondsTZ: {
+                bool iso = c.std == Std::ISO8601TZ || c.std == Std::ISO8601ColonTZ || c.std == Std::ISO8601SecondsTZ ||
+                           c.std == Std::ISO8601ShortTZ || c.std == Std::ISO8601ColonSecondsTZ;
+                if (offset == 0 && iso) {
+                    out += 'Z';
+                    break;
+                }
+                int zone = offset / 60;
+                int abs_offset = offset;
+                if (zone < 0) {
+                    out += '-';
+                    zone = -zone;
+                    abs_offset = -abs_offset;
+                } else {
+                    out += '+';
+                }
+                append_int(out, zone / 60, 2);
+                bool colon = c.std == Std::ISO8601ColonTZ || c.std == Std::NumColonTZ ||
+                             c.std == Std::ISO8601ColonSecondsTZ || c.std == Std::NumColonSecondsTZ;
+                if (colon) out += ':';
+                if (c.std != Std::NumShortTZ && c.std != Std::ISO8601ShortTZ) append_int(out, zone % 60, 2);
+                if (c.std == Std::ISO8601SecondsTZ || c.std == Std::NumSecondsTz || c.std == Std::NumColonSecondsTZ ||
+                    c.std == Std::ISO8601ColonSecondsTZ) {
+                    if (c.std == Std::NumColonSecondsTZ || c.std == Std::ISO8601ColonSecondsTZ) out += ':';
+                    append_int(out, abs_offset % 60, 2);
+                }
                 break;
             }
-            int zone = offset / 60;
-            int abs_offset = offset;
-            if (zone < 0) {
-                out += '-';
-                zone = -zone;
-                abs_offset = -abs_offset;
-            } else {
-                out += '+';
+            case Std::TZ:
+                if (!t.offset.abbrev.empty()) {
+                    out += t.offset.abbrev;
+                } else {
+                    int zone = offset / 60;
+                    out += zone < 0 ? '-' : '+';
+                    if (zone < 0) zone = -zone;
+                    append_int(out, zone / 60, 2);
+                    append_int(out, zone % 60, 2);
+                }
+                break;
+            case Std::FracSecond0:
+            case Std::FracSecond9: {
+                std::string digits = fmt::format("{:09d}", t.nsec);
+                std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(c.frac_digits), 9);
+                digits = digits.substr(0, n);
+                if (c.std == Std::FracSecond9) {
+                    while (!digits.empty() && digits.back() == '0') digits.pop_back();
+                    if (digits.empty()) break;
+                }
+                out += c.frac_separator;
+                out += digits;
+                break;
             }
-            append_int(out, zone / 60, 2);
-            bool colon = c.std == Std::ISO8601ColonTZ || c.std == Std::NumColonTZ || c.std == Std::ISO8601ColonSecondsTZ ||
-                         c.std == Std::NumColonSecondsTZ;
-            if (colon) out += ':';
-            if (c.std != Std::NumShortTZ && c.std != Std::ISO8601ShortTZ) append_int(out, zone % 60, 2);
-            if (c.std == Std::ISO8601SecondsTZ || c.std == Std::NumSecondsTz || c.std == Std::NumColonSecondsTZ ||
-                c.std == Std::ISO8601ColonSecondsTZ) {
-                if (c.std == Std::NumColonSecondsTZ || c.std == Std::ISO8601ColonSecondsTZ) out += ':';
-                append_int(out, abs_offset % 60, 2);
-            }
-            break;
-        }
-        case Std::TZ:
-            if (!t.offset.abbrev.empty()) {
-                out += t.offset.abbrev;
-            } else {
-                int zone = offset / 60;
-                out += zone < 0 ? '-' : '+';
-                if (zone < 0) zone = -zone;
-                append_int(out, zone / 60, 2);
-                append_int(out, zone % 60, 2);
-            }
-            break;
-        case Std::FracSecond0:
-        case Std::FracSecond9: {
-            std::string digits = fmt::format("{:09d}", t.nsec);
-            std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(c.frac_digits), 9);
-            digits = digits.substr(0, n);
-            if (c.std == Std::FracSecond9) {
-                while (!digits.empty() && digits.back() == '0') digits.pop_back();
-                if (digits.empty()) break;
-            }
-            out += c.frac_separator;
-            out += digits;
-            break;
-        }
-        case Std::None: break;
+            case Std::None: break;
         }
     }
     return out;
@@ -272,7 +308,8 @@ bool getnum(std::string_view& s, bool fixed, int& out) {
 // Go's getnum3: one to three digits (exactly three when `fixed`).
 bool getnum3(std::string_view& s, bool fixed, int& out) {
     int n = 0, i = 0;
-    for (; i < 3 && is_digit_at(s, static_cast<std::size_t>(i)); ++i) n = n * 10 + (s[static_cast<std::size_t>(i)] - '0');
+    for (; i < 3 && is_digit_at(s, static_cast<std::size_t>(i)); ++i)
+        n = n * 10 + (s[static_cast<std::size_t>(i)] - '0');
     if (i == 0 || (fixed && i != 3)) return false;
     out = n;
     s.remove_prefix(static_cast<std::size_t>(i));
@@ -304,7 +341,8 @@ bool lookup_name(std::string_view& value, std::size_t len_limit, bool long_names
     auto eq_fold = [](std::string_view a, std::string_view b) {
         if (a.size() != b.size()) return false;
         for (std::size_t i = 0; i < a.size(); ++i)
-            if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+            if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+                return false;
         return true;
     };
     (void)len_limit;
@@ -345,11 +383,14 @@ std::size_t time_zone_length(std::string_view value) {
     std::size_t upper = 0;
     while (upper < value.size() && value[upper] >= 'A' && value[upper] <= 'Z') ++upper;
     switch (upper) {
-    case 0: case 1: case 2: case 6: return 0;
-    case 5: return value[4] == 'T' ? 5 : 0;
-    case 4: return (value[3] == 'T' || value.substr(0, 4) == "WITA") ? 4 : 0;
-    case 3: return 3;
-    default: return 0;
+        case 0:
+        case 1:
+        case 2:
+        case 6: return 0;
+        case 5: return value[4] == 'T' ? 5 : 0;
+        case 4: return (value[3] == 'T' || value.substr(0, 4) == "WITA") ? 4 : 0;
+        case 3: return 3;
+        default: return 0;
     }
 }
 
@@ -372,8 +413,8 @@ bool parse_nanoseconds(std::string_view value, std::size_t n, std::int32_t& ns) 
 std::optional<Time> parse(std::string_view layout_in, std::string_view value_in, std::string& error) {
     std::string_view layout = layout_in, value = value_in;
     auto bad = [&](std::string_view layout_elem, std::string_view value_elem) {
-        error = "parsing time " + quote(value_in) + " as " + quote(layout_in) + ": cannot parse " + quote(value_elem) + " as " +
-                quote(layout_elem);
+        error = "parsing time " + quote(value_in) + " as " + quote(layout_in) + ": cannot parse " + quote(value_elem) +
+                " as " + quote(layout_elem);
         return std::nullopt;
     };
     auto range_error = [&](std::string_view what) {
@@ -405,187 +446,226 @@ std::optional<Time> parse(std::string_view layout_in, std::string_view value_in,
         const char* range = nullptr;
         bool ok = true;
         switch (c.std) {
-        case Std::Year: {
-            if (value.size() < 2 || !is_digit_at(value, 0) || !is_digit_at(value, 1)) {
-                ok = false;
+            case Std::Year: {
+                if (value.size() < 2 || !is_digit_at(value, 0) || !is_digit_at(value, 1)) {
+                    ok = false;
+                    break;
+                }
+                int y = (value[0] - '0') * 10 + (value[1] - '0');
+                value.remove_prefix(2);
+                year = y >= 69 ? 1900 + y : 2000 + y;
                 break;
             }
-            int y = (value[0] - '0') * 10 + (value[1] - '0');
-            value.remove_prefix(2);
-            year = y >= 69 ? 1900 + y : 2000 + y;
-            break;
-        }
-        case Std::LongYear: {
-            if (value.size() < 4 || !is_digit_at(value, 0)) {
-                ok = false;
+            case Std::LongYear: {
+                if (value.size() < 4 || !is_digit_at(value, 0)) {
+                    ok = false;
+                    break;
+                }
+                std::int64_t y = 0;
+                for (int i = 0; i < 4 && ok; ++i) {
+                    if (!is_digit_at(value, static_cast<std::size_t>(i))) ok = false;
+                    else y = y * 10 + (value[static_cast<std::size_t>(i)] - '0');
+                }
+                if (ok) {
+                    year = y;
+                    value.remove_prefix(4);
+                }
                 break;
             }
-            std::int64_t y = 0;
-            for (int i = 0; i < 4 && ok; ++i) {
-                if (!is_digit_at(value, static_cast<std::size_t>(i))) ok = false;
-                else y = y * 10 + (value[static_cast<std::size_t>(i)] - '0');
-            }
-            if (ok) {
-                year = y;
-                value.remove_prefix(4);
-            }
-            break;
-        }
-        case Std::Month:
-        case Std::LongMonth: {
-            int idx = 0;
-            ok = lookup_name(value, 0, c.std == Std::LongMonth, true, idx);
-            if (ok) month = idx + 1;
-            break;
-        }
-        case Std::NumMonth:
-        case Std::ZeroMonth:
-            ok = getnum(value, c.std == Std::ZeroMonth, month);
-            if (ok && (month <= 0 || month > 12)) range = "month";
-            break;
-        case Std::WeekDay:
-        case Std::LongWeekDay: {
-            int idx = 0;
-            ok = lookup_name(value, 0, c.std == Std::LongWeekDay, false, idx);
-            break;
-        }
-        case Std::Day:
-        case Std::UnderDay:
-        case Std::ZeroDay:
-            if (c.std == Std::UnderDay && !value.empty() && value[0] == ' ') value.remove_prefix(1);
-            ok = getnum(value, c.std == Std::ZeroDay, day);
-            break;
-        case Std::UnderYearDay:
-        case Std::ZeroYearDay:
-            for (int i = 0; i < 2 && c.std == Std::UnderYearDay && !value.empty() && value[0] == ' '; ++i) value.remove_prefix(1);
-            ok = getnum3(value, c.std == Std::ZeroYearDay, yday);
-            if (ok && (yday < 1 || yday > 366)) range = "day-of-year";
-            break;
-        case Std::Hour:
-            ok = getnum(value, false, hour);
-            if (ok && (hour < 0 || hour >= 24)) range = "hour";
-            break;
-        case Std::Hour12:
-        case Std::ZeroHour12:
-            ok = getnum(value, c.std == Std::ZeroHour12, hour);
-            if (ok && (hour < 0 || hour > 12)) range = "hour";
-            break;
-        case Std::Minute:
-        case Std::ZeroMinute:
-            ok = getnum(value, c.std == Std::ZeroMinute, minute);
-            if (ok && (minute < 0 || minute >= 60)) range = "minute";
-            break;
-        case Std::Second:
-        case Std::ZeroSecond: {
-            ok = getnum(value, c.std == Std::ZeroSecond, second);
-            if (!ok) break;
-            if (second < 0 || second >= 60) {
-                range = "second";
+            case Std::Month:
+            case Std::LongMonth: {
+                int idx = 0;
+                ok = lookup_name(value, 0, c.std == Std::LongMonth, true, idx);
+                if (ok) month = idx + 1;
                 break;
             }
-            // A fractional second in the value that the layout does not spell out.
-            if (value.size() >= 2 && (value[0] == '.' || value[0] == ',') && is_digit_at(value, 1)) {
-                Chunk next = next_chunk(layout);
-                if (next.std == Std::FracSecond0 || next.std == Std::FracSecond9) break;
-                std::size_t n = 2;
-                while (n < value.size() && is_digit_at(value, n)) ++n;
-                ok = parse_nanoseconds(value, n, nsec);
+            case Std::NumMonth:
+            case Std::ZeroMonth:
+                ok = getnum(value, c.std == Std::ZeroMonth, month);
+                if (ok && (month <= 0 || month > 12)) range = "month";
+                break;
+            case Std::WeekDay:
+            case Std::LongWeekDay: {
+                int idx = 0;
+                ok = lookup_name(value, 0, c.std == Std::LongWeekDay, false, idx);
+                break;
+            }
+            case Std::Day:
+            case Std::UnderDay:
+            case Std::ZeroDay:
+                if (c.std == Std::UnderDay && !value.empty() && value[0] == ' ') value.remove_prefix(1);
+                ok = getnum(value, c.std == Std::ZeroDay, day);
+                break;
+            case Std::UnderYearDay:
+            case Std::ZeroYearDay:
+                for (int i = 0; i < 2 && c.std == Std::UnderYearDay && !value.empty() && value[0] == ' '; ++i)
+                    value.remove_prefix(1);
+                ok = getnum3(value, c.std == Std::ZeroYearDay, yday);
+                if (ok && (yday < 1 || yday > 366)) range = "day-of-year";
+                break;
+            case Std::Hour:
+                ok = getnum(value, false, hour);
+                if (ok && (hour < 0 || hour >= 24)) range = "hour";
+                break;
+            case Std::Hour12:
+            case Std::ZeroHour12:
+                ok = getnum(value, c.std == Std::ZeroHour12, hour);
+                if (ok && (hour < 0 || hour > 12)) range = "hour";
+                break;
+            case Std::Minute:
+            case Std::ZeroMinute:
+                ok = getnum(value, c.std == Std::ZeroMinute, minute);
+                if (ok && (minute < 0 || minute >= 60)) range = "minute";
+                break;
+            case Std::Second:
+            case Std::ZeroSecond: {
+                ok = getnum(value, c.std == Std::ZeroSecond, second);
+                if (!ok) break;
+                if (second < 0 || second >= 60) {
+                    range = "second";
+                    break;
+                }
+                // A fractional second in the value that the layout does not spell out.
+                if (value.size() >= 2 && (value[0] == '.' || value[0] == ',') && is_digit_at(value, 1)) {
+                    Chunk next = next_chunk(layout);
+                    if (next.std == Std::FracSecond0 || next.std == Std::FracSecond9) break;
+                    std::size_t n = 2;
+                    while (n < value.size() && is_digit_at(value, n)) ++n;
+                    ok = parse_nanoseconds(value, n, nsec);
+                    value.remove_prefix(n);
+                }
+                break;
+            }
+            case Std::PM:
+                if (value.size() < 2) {
+                    ok = false;
+                    break;
+                }
+                if (value.substr(0, 2) == "PM") pm_set = true;
+                else if (value.substr(0, 2) == "AM") am_set = true;
+                else ok = false;
+                value.remove_prefix(2);
+                break;
+            case Std::pm:
+                if (value.size() < 2) {
+                    ok = false;
+                    break;
+                }
+                if (value.substr(0, 2) == "pm") pm_set = true;
+                else if (value.substr(0, 2) == "am") am_set = true;
+                else ok = false;
+                value.remove_prefix(2);
+                break;
+            case Std::ISO8601TZ:
+            case Std::ISO8601ColonTZ:
+            case Std::ISO8601SecondsTZ:
+            case Std::ISO8601ShortTZ:
+            case Std::ISO8601ColonSecondsTZ:
+                if (!value.empty() && value[0] == 'Z') {
+                    value.remove_prefix(1);
+                    utc_zone = true;
+                    break;
+                }
+                [[fallthrough]];
+            case Std::NumTZ:
+            case Std::NumShortTZ:
+            case Std::NumColonTZ:
+            case Std::NumSecondsTz:
+            case Std::NumColonSecondsTZ: {
+                std::string_view sign, hh, mm = "00", ss = "00";
+                if (c.std == Std::ISO8601ColonTZ || c.std == Std::NumColonTZ) {
+                    if (value.size() < 6 || value[3] != ':') {
+                        ok = false;
+                        break;
+                    }
+                    sign = value.substr(0, 1);
+                    hh = value.substr(1, 2);
+                    mm = value.substr(4, 2);
+                    value.remove_prefix(6);
+                } else if (c.std == Std::NumShortTZ || c.std == Std::ISO8601ShortTZ) {
+                    if (value.size() < 3) {
+                        ok = false;
+                        break;
+                    }
+                    sign = value.substr(0, 1);
+                    hh = value.substr(1, 2);
+                    value.remove_prefix(3);
+                } else if (c.std == Std::ISO8601ColonSecondsTZ || c.std == Std::NumColonSecondsTZ) {
+                    if (value.size() < 9 || value[3] != ':' || value[6] != ':') {
+                        ok = false;
+                        break;
+                    }
+                    sign = value.substr(0, 1);
+                    hh = value.substr(1, 2);
+                    mm = value.substr(4, 2);
+                    ss = value.substr(7, 2);
+                    value.remove_prefix(9);
+                } else if (c.std == Std::ISO8601SecondsTZ || c.std == Std::NumSecondsTz) {
+                    if (value.size() < 7) {
+                        ok = false;
+                        break;
+                    }
+                    sign = value.substr(0, 1);
+                    hh = value.substr(1, 2);
+                    mm = value.substr(3, 2);
+                    ss = value.substr(5, 2);
+                    value.remove_prefix(7);
+                } else {
+                    if (value.size() < 5) {
+                        ok = false;
+                        break;
+                    }
+                    sign = value.substr(0, 1);
+                    hh = value.substr(1, 2);
+                    mm = value.substr(3, 2);
+                    value.remove_prefix(5);
+                }
+                int h = 0, m = 0, s = 0;
+                ok = getnum(hh, true, h) && getnum(mm, true, m) && getnum(ss, true, s);
+                if (!ok) break;
+                if (h > 24) range = "time zone offset hour";
+                if (m > 60) range = "time zone offset minute";
+                if (s > 60) range = "time zone offset second";
+                zone_offset = (h * 60 + m) * 60 + s;
+                has_offset = true;
+                if (sign[0] == '-') zone_offset = -zone_offset;
+                else if (sign[0] != '+') ok = false;
+                break;
+            }
+            case Std::TZ: {
+                if (value.size() >= 3 && value.substr(0, 3) == "UTC") {
+                    utc_zone = true;
+                    value.remove_prefix(3);
+                    break;
+                }
+                std::size_t n = time_zone_length(value);
+                if (n == 0) {
+                    ok = false;
+                    break;
+                }
+                zone_name = std::string(value.substr(0, n));
                 value.remove_prefix(n);
-            }
-            break;
-        }
-        case Std::PM:
-            if (value.size() < 2) {
-                ok = false;
                 break;
             }
-            if (value.substr(0, 2) == "PM") pm_set = true;
-            else if (value.substr(0, 2) == "AM") am_set = true;
-            else ok = false;
-            value.remove_prefix(2);
-            break;
-        case Std::pm:
-            if (value.size() < 2) {
-                ok = false;
+            case Std::FracSecond0: {
+                std::size_t ndigit = 1 + static_cast<std::size_t>(c.frac_digits);
+                if (value.size() < ndigit) {
+                    ok = false;
+                    break;
+                }
+                ok = parse_nanoseconds(value, ndigit, nsec);
+                value.remove_prefix(ndigit);
                 break;
             }
-            if (value.substr(0, 2) == "pm") pm_set = true;
-            else if (value.substr(0, 2) == "am") am_set = true;
-            else ok = false;
-            value.remove_prefix(2);
-            break;
-        case Std::ISO8601TZ: case Std::ISO8601ColonTZ: case Std::ISO8601SecondsTZ: case Std::ISO8601ShortTZ:
-        case Std::ISO8601ColonSecondsTZ:
-            if (!value.empty() && value[0] == 'Z') {
-                value.remove_prefix(1);
-                utc_zone = true;
+            case Std::FracSecond9: {
+                if (value.size() < 2 || (value[0] != '.' && value[0] != ',') || !is_digit_at(value, 1)) break;
+                std::size_t i = 0;
+                while (i + 1 < value.size() && is_digit_at(value, i + 1)) ++i;
+                ok = parse_nanoseconds(value, 1 + i, nsec);
+                value.remove_prefix(1 + i);
                 break;
             }
-            [[fallthrough]];
-        case Std::NumTZ: case Std::NumShortTZ: case Std::NumColonTZ: case Std::NumSecondsTz: case Std::NumColonSecondsTZ: {
-            std::string_view sign, hh, mm = "00", ss = "00";
-            if (c.std == Std::ISO8601ColonTZ || c.std == Std::NumColonTZ) {
-                if (value.size() < 6 || value[3] != ':') { ok = false; break; }
-                sign = value.substr(0, 1); hh = value.substr(1, 2); mm = value.substr(4, 2); value.remove_prefix(6);
-            } else if (c.std == Std::NumShortTZ || c.std == Std::ISO8601ShortTZ) {
-                if (value.size() < 3) { ok = false; break; }
-                sign = value.substr(0, 1); hh = value.substr(1, 2); value.remove_prefix(3);
-            } else if (c.std == Std::ISO8601ColonSecondsTZ || c.std == Std::NumColonSecondsTZ) {
-                if (value.size() < 9 || value[3] != ':' || value[6] != ':') { ok = false; break; }
-                sign = value.substr(0, 1); hh = value.substr(1, 2); mm = value.substr(4, 2); ss = value.substr(7, 2); value.remove_prefix(9);
-            } else if (c.std == Std::ISO8601SecondsTZ || c.std == Std::NumSecondsTz) {
-                if (value.size() < 7) { ok = false; break; }
-                sign = value.substr(0, 1); hh = value.substr(1, 2); mm = value.substr(3, 2); ss = value.substr(5, 2); value.remove_prefix(7);
-            } else {
-                if (value.size() < 5) { ok = false; break; }
-                sign = value.substr(0, 1); hh = value.substr(1, 2); mm = value.substr(3, 2); value.remove_prefix(5);
-            }
-            int h = 0, m = 0, s = 0;
-            ok = getnum(hh, true, h) && getnum(mm, true, m) && getnum(ss, true, s);
-            if (!ok) break;
-            if (h > 24) range = "time zone offset hour";
-            if (m > 60) range = "time zone offset minute";
-            if (s > 60) range = "time zone offset second";
-            zone_offset = (h * 60 + m) * 60 + s;
-            has_offset = true;
-            if (sign[0] == '-') zone_offset = -zone_offset;
-            else if (sign[0] != '+') ok = false;
-            break;
-        }
-        case Std::TZ: {
-            if (value.size() >= 3 && value.substr(0, 3) == "UTC") {
-                utc_zone = true;
-                value.remove_prefix(3);
-                break;
-            }
-            std::size_t n = time_zone_length(value);
-            if (n == 0) {
-                ok = false;
-                break;
-            }
-            zone_name = std::string(value.substr(0, n));
-            value.remove_prefix(n);
-            break;
-        }
-        case Std::FracSecond0: {
-            std::size_t ndigit = 1 + static_cast<std::size_t>(c.frac_digits);
-            if (value.size() < ndigit) {
-                ok = false;
-                break;
-            }
-            ok = parse_nanoseconds(value, ndigit, nsec);
-            value.remove_prefix(ndigit);
-            break;
-        }
-        case Std::FracSecond9: {
-            if (value.size() < 2 || (value[0] != '.' && value[0] != ',') || !is_digit_at(value, 1)) break;
-            std::size_t i = 0;
-            while (i + 1 < value.size() && is_digit_at(value, i + 1)) ++i;
-            ok = parse_nanoseconds(value, 1 + i, nsec);
-            value.remove_prefix(1 + i);
-            break;
-        }
-        case Std::None: break;
+            case Std::None: break;
         }
         if (range) return range_error(range);
         if (!ok) return bad(c.std_text, hold);
@@ -596,8 +676,10 @@ std::optional<Time> parse(std::string_view layout_in, std::string_view value_in,
     if (yday >= 0) {
         int d = 0, m = 0;
         if (civil::is_leap(year)) {
-            if (yday == 31 + 29) { m = 2; d = 29; }
-            else if (yday > 31 + 29) yday--;
+            if (yday == 31 + 29) {
+                m = 2;
+                d = 29;
+            } else if (yday > 31 + 29) yday--;
         }
         if (m == 0) {
             if (yday > 365) return range_error("day-of-year");

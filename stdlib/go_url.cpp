@@ -13,33 +13,57 @@ namespace {
 
 enum class Mode { Path, Host, Zone, UserPassword, QueryComponent, Fragment };
 
-bool is_alnum(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+bool is_alnum(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 // Go's shouldEscape: which bytes a component must percent-encode.
 bool should_escape(unsigned char c, Mode mode) {
     if (is_alnum(c)) return false;
     if (mode == Mode::Host || mode == Mode::Zone) {
         switch (c) {
-        case '!': case '$': case '&': case '\'': case '(': case ')': case '*': case '+': case ',':
-        case ';': case '=': case ':': case '[': case ']': case '<': case '>': case '"':
-            return false;
-        default: break;
+            case '!':
+            case '$':
+            case '&':
+            case '\'':
+            case '(':
+            case ')':
+            case '*':
+            case '+':
+            case ',':
+            case ';':
+            case '=':
+            case ':':
+            case '[':
+            case ']':
+            case '<':
+            case '>':
+            case '"': return false;
+            default: break;
         }
     }
     switch (c) {
-    case '-': case '_': case '.': case '~': return false;
-    case '$': case '&': case '+': case ',': case '/': case ':': case ';': case '=': case '?': case '@':
-        switch (mode) {
-        case Mode::UserPassword: return c == '@' || c == '/' || c == '?' || c == ':';
-        case Mode::Path: return c == '?';
-        case Mode::QueryComponent: return true;
-        case Mode::Fragment: return false;
+        case '-':
+        case '_':
+        case '.':
+        case '~': return false;
+        case '$':
+        case '&':
+        case '+':
+        case ',':
+        case '/':
+        case ':':
+        case ';':
+        case '=':
+        case '?':
+        case '@':
+            switch (mode) {
+                case Mode::UserPassword: return c == '@' || c == '/' || c == '?' || c == ':';
+                case Mode::Path: return c == '?';
+                case Mode::QueryComponent: return true;
+                case Mode::Fragment: return false;
+                default: break;
+            }
+            break;
         default: break;
-        }
-        break;
-    default: break;
     }
     if (mode == Mode::Fragment && (c == '!' || c == '(' || c == ')' || c == '*')) return false;
     return true;
@@ -78,7 +102,8 @@ std::optional<std::string> unescape(std::string_view s, Mode mode, std::string& 
                 return std::nullopt;
             }
             if (mode == Mode::Zone) {
-                unsigned char v = static_cast<unsigned char>(support::hex_digit_value(s[i + 1]) * 16 + support::hex_digit_value(s[i + 2]));
+                unsigned char v = static_cast<unsigned char>(support::hex_digit_value(s[i + 1]) * 16 +
+                                                             support::hex_digit_value(s[i + 2]));
                 if (s.substr(i, 3) != "%25" && v != ' ' && should_escape(v, Mode::Host)) {
                     error = "invalid URL escape " + lang::go_quote(s.substr(i, 3));
                     return std::nullopt;
@@ -122,10 +147,25 @@ bool valid_userinfo(std::string_view s) {
     for (unsigned char c : s) {
         if (is_alnum(c)) continue;
         switch (c) {
-        case '-': case '.': case '_': case ':': case '~': case '!': case '$': case '&': case '\'':
-        case '(': case ')': case '*': case '+': case ',': case ';': case '=': case '%': case '@':
-            continue;
-        default: return false;
+            case '-':
+            case '.':
+            case '_':
+            case ':':
+            case '~':
+            case '!':
+            case '$':
+            case '&':
+            case '\'':
+            case '(':
+            case ')':
+            case '*':
+            case '+':
+            case ',':
+            case ';':
+            case '=':
+            case '%':
+            case '@': continue;
+            default: return false;
         }
     }
     return true;
@@ -176,7 +216,8 @@ bool parse_authority(std::string_view authority, Url& url, std::string& error) {
     }
     auto colon = userinfo.find(':');
     if (!unescape(userinfo.substr(0, colon), Mode::UserPassword, error)) return false;
-    if (colon != std::string_view::npos && !unescape(userinfo.substr(colon + 1), Mode::UserPassword, error)) return false;
+    if (colon != std::string_view::npos && !unescape(userinfo.substr(colon + 1), Mode::UserPassword, error))
+        return false;
     return true;
 }
 

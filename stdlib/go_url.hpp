@@ -18,11 +18,11 @@ std::optional<std::string> query_unescape(std::string_view s, std::string& error
 struct Url {
     std::string scheme;
     std::string opaque;
-    std::string host;       // as written after unescaping, port included
-    std::string path;       // decoded
-    std::string raw_path;   // the original path when decoding does not round-trip, else ""
+    std::string host;      // as written after unescaping, port included
+    std::string path;      // decoded
+    std::string raw_path;  // the original path when decoding does not round-trip, else ""
     std::string raw_query;
-    std::string fragment;   // decoded
+    std::string fragment;  // decoded
 
     std::string hostname() const;  // host without port and IPv6 brackets
     std::string port() const;

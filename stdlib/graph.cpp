@@ -63,8 +63,8 @@ public:
 private:
     struct Frame {
         std::span<const Value> edges;
-        std::size_t next = 0;  // the neighbour to visit next
-        bool inserted = false; // whether this node went onto on_path_ here (a root met again does not)
+        std::size_t next = 0;   // the neighbour to visit next
+        bool inserted = false;  // whether this node went onto on_path_ here (a root met again does not)
     };
 
     // Extends the path by `node`: records it when it ends there, else pushes a frame.

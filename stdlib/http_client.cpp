@@ -51,7 +51,7 @@ std::string dial_step(const Request& r) {
 
 template <class Stream>
 std::pair<std::optional<Response>, std::optional<Failure>> exchange(asio::io_context& ioc, Stream& stream,
-                                                                     const Request& r) {
+                                                                    const Request& r) {
     bhttp::request<bhttp::string_body> req;
     if (bhttp::verb v = bhttp::string_to_verb(r.method); v != bhttp::verb::unknown) req.method(v);
     else req.method_string(r.method);
@@ -83,7 +83,8 @@ std::pair<std::optional<Response>, std::optional<Failure>> exchange(asio::io_con
     Response out;
     out.status = res.result_int();
     out.reason = std::string(res.reason());
-    for (const auto& field : res) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    for (const auto& field : res)
+        out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     out.body = res.body();
     return {std::move(out), std::nullopt};
 }
@@ -126,12 +127,14 @@ std::pair<std::optional<Response>, std::optional<Failure>> perform(const Request
             ctx.set_verify_mode(asio::ssl::verify_none);
         } else {
             ctx.set_verify_mode(asio::ssl::verify_peer);
-            if (r.tls.use_system_certs || (r.tls.ca_pem.empty() && r.tls.ca_file.empty())) ctx.set_default_verify_paths();
+            if (r.tls.use_system_certs || (r.tls.ca_pem.empty() && r.tls.ca_file.empty()))
+                ctx.set_default_verify_paths();
             if (!r.tls.ca_pem.empty()) ctx.add_certificate_authority(asio::buffer(r.tls.ca_pem));
             if (!r.tls.ca_file.empty()) ctx.add_certificate_authority(asio::buffer(r.tls.ca_file_pem));
         }
         if (!r.tls.client_cert_pem.empty()) ctx.use_certificate_chain(asio::buffer(r.tls.client_cert_pem));
-        if (!r.tls.client_key_pem.empty()) ctx.use_private_key(asio::buffer(r.tls.client_key_pem), asio::ssl::context::pem);
+        if (!r.tls.client_key_pem.empty())
+            ctx.use_private_key(asio::buffer(r.tls.client_key_pem), asio::ssl::context::pem);
     } catch (const boost::system::system_error& e) {
         return {std::nullopt, Failure{std::string("tls configuration: ") + e.what(), false}};
     }

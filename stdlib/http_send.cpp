@@ -24,11 +24,34 @@ namespace gavel::stdlib {
 namespace {
 
 constexpr std::string_view kAllowedKeys[] = {
-    "method", "url", "body", "enable_redirect", "force_json_decode", "force_yaml_decode", "headers", "raw_body",
-    "tls_use_system_certs", "tls_ca_cert", "tls_ca_cert_file", "tls_ca_cert_env_variable", "tls_client_cert",
-    "tls_client_cert_env_variable", "tls_client_cert_file", "tls_client_key", "tls_client_key_env_variable",
-    "tls_client_key_file", "tls_insecure_skip_verify", "tls_server_name", "timeout", "cache", "force_cache",
-    "force_cache_duration_seconds", "raise_error", "caching_mode", "max_retry_attempts", "cache_ignored_headers",
+    "method",
+    "url",
+    "body",
+    "enable_redirect",
+    "force_json_decode",
+    "force_yaml_decode",
+    "headers",
+    "raw_body",
+    "tls_use_system_certs",
+    "tls_ca_cert",
+    "tls_ca_cert_file",
+    "tls_ca_cert_env_variable",
+    "tls_client_cert",
+    "tls_client_cert_env_variable",
+    "tls_client_cert_file",
+    "tls_client_key",
+    "tls_client_key_env_variable",
+    "tls_client_key_file",
+    "tls_insecure_skip_verify",
+    "tls_server_name",
+    "timeout",
+    "cache",
+    "force_cache",
+    "force_cache_duration_seconds",
+    "raise_error",
+    "caching_mode",
+    "max_retry_attempts",
+    "cache_ignored_headers",
 };
 
 std::string name_set(const std::set<std::string>& names) {
@@ -110,7 +133,8 @@ std::variant<Options, SendError, BuiltinResult> read_options(const Value& req, B
     if (!invalid.empty()) return BuiltinResult::type_error("invalid request parameters(s): " + name_set(invalid));
     for (const char* k : {"method", "url"})
         if (!field(req, k)) missing.insert(k);
-    if (!missing.empty()) return BuiltinResult::type_error("missing required request parameters(s): " + name_set(missing));
+    if (!missing.empty())
+        return BuiltinResult::type_error("missing required request parameters(s): " + name_set(missing));
 
     Options o;
     if (const Value* v = field(req, "raise_error"); v && v->is_bool()) o.raise_error = v->as_bool();
@@ -120,7 +144,8 @@ std::variant<Options, SendError, BuiltinResult> read_options(const Value& req, B
     if (!url->is_string()) return BuiltinResult::error("url must be a string");
     o.url = std::string(url->as_string());
     o.request.method.clear();
-    for (char c : method->as_string()) o.request.method.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    for (char c : method->as_string())
+        o.request.method.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
     if (o.request.method.empty()) o.request.method = "GET";
     o.enable_redirect = flag(req, "enable_redirect");
     o.force_json = flag(req, "force_json_decode");
@@ -166,7 +191,8 @@ std::variant<Options, SendError, BuiltinResult> read_options(const Value& req, B
     tls.ca_file = text_field(req, "tls_ca_cert_file");  // read when the request is sent
     tls.use_system_certs = !field(req, "tls_use_system_certs") || flag(req, "tls_use_system_certs");
     if (!tls.ca_pem.empty() || !tls.ca_file.empty()) tls.use_system_certs = flag(req, "tls_use_system_certs");
-    tls.client_cert_pem = text_field(req, "tls_client_cert") + env_text(text_field(req, "tls_client_cert_env_variable"));
+    tls.client_cert_pem =
+        text_field(req, "tls_client_cert") + env_text(text_field(req, "tls_client_cert_env_variable"));
     tls.client_key_pem = text_field(req, "tls_client_key") + env_text(text_field(req, "tls_client_key_env_variable"));
     if (auto f = text_field(req, "tls_client_cert_file"); !f.empty())
         tls.client_cert_pem = file_text(f, file_error, stopped, ctx);
@@ -192,8 +218,7 @@ std::optional<std::variant<Value, SendError>> send(Options o, BuiltinContext& ct
     std::string url = o.url;
     for (int redirects = 0;; ++redirects) {
         if (auto e = set_target(o.request, url)) return *e;
-        if (!ctx.allow_net)
-            return SendError{"eval_http_send_internal_error", "unallowed host: " + o.request.host};
+        if (!ctx.allow_net) return SendError{"eval_http_send_internal_error", "unallowed host: " + o.request.host};
         if (auto& tls = o.request.tls; !tls.ca_file.empty() && tls.ca_file_pem.empty()) {
             std::optional<SendError> file_error;
             bool stopped = false;
@@ -205,13 +230,16 @@ std::optional<std::variant<Value, SendError>> send(Options o, BuiltinContext& ct
         if (ctx.deadline != std::chrono::steady_clock::time_point::max()) {
             auto left = ctx.deadline - std::chrono::steady_clock::now();
             if (left <= std::chrono::nanoseconds(0))
-                return SendError{"eval_http_send_network_error", fmt::format("{} {}: request timed out", go_op(o.request.method), url)};
-            if (left < o.request.timeout) o.request.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
+                return SendError{"eval_http_send_network_error",
+                                 fmt::format("{} {}: request timed out", go_op(o.request.method), url)};
+            if (left < o.request.timeout)
+                o.request.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
         }
         auto [response, failure] = http::perform(o.request);
         if (failure) {
             if (failure->timed_out)
-                return SendError{"eval_http_send_network_error", fmt::format("{} {}: request timed out", go_op(o.request.method), url)};
+                return SendError{"eval_http_send_network_error",
+                                 fmt::format("{} {}: request timed out", go_op(o.request.method), url)};
             return SendError{"eval_http_send_network_error",
                              fmt::format("{} \"{}\": {}", go_op(o.request.method), url, failure->message)};
         }
@@ -219,14 +247,17 @@ std::optional<std::variant<Value, SendError>> send(Options o, BuiltinContext& ct
         for (const auto& [k, v] : response->headers)
             if (k.size() == 8 && strncasecmp(k.c_str(), "location", 8) == 0) location = v;
         if (o.enable_redirect && is_redirect(response->status) && !location.empty()) {
-            if (redirects >= 10) return SendError{"eval_http_send_network_error", fmt::format("{} \"{}\": stopped after 10 redirects", go_op(o.request.method), url)};
+            if (redirects >= 10)
+                return SendError{"eval_http_send_network_error",
+                                 fmt::format("{} \"{}\": stopped after 10 redirects", go_op(o.request.method), url)};
             if (location.find("://") == std::string::npos) {
                 // A path on the same origin.
                 std::string origin = (o.request.https ? "https://" : "http://") + o.request.host;
                 if (o.request.port != (o.request.https ? "443" : "80")) origin += ":" + o.request.port;
                 location = origin + (location.front() == '/' ? "" : "/") + location;
             }
-            if (response->status == 303 || ((response->status == 301 || response->status == 302) && o.request.method == "POST")) {
+            if (response->status == 303 ||
+                ((response->status == 301 || response->status == 302) && o.request.method == "POST")) {
                 o.request.method = "GET";
                 o.request.body.clear();
             }
@@ -279,8 +310,9 @@ BuiltinResult http_send(Args a, BuiltinContext& ctx) {
     if (auto* r = std::get_if<BuiltinResult>(&options)) return *r;
     bool raise = true;
     if (const Value* v = field(a[0], "raise_error"); v && v->is_bool()) raise = v->as_bool();
-    std::variant<Value, SendError> outcome = std::get_if<SendError>(&options) ? std::variant<Value, SendError>(std::get<SendError>(options))
-                                                                             : std::variant<Value, SendError>(Value::null());
+    std::variant<Value, SendError> outcome = std::get_if<SendError>(&options)
+                                                 ? std::variant<Value, SendError>(std::get<SendError>(options))
+                                                 : std::variant<Value, SendError>(Value::null());
     auto request_text = json_text(a[0], ctx);  // the key of the query's cache of responses
     if (!request_text) return BuiltinResult::cancelled();
     const std::string key = "http.send " + *request_text;
@@ -299,7 +331,7 @@ BuiltinResult http_send(Args a, BuiltinContext& ctx) {
     return BuiltinResult::of(Value::object({
         {Value::string("status_code"), Value::integer(0)},
         {Value::string("error"), Value::object({{Value::string("code"), Value::string(e.code)},
-                                               {Value::string("message"), Value::string(e.message)}})},
+                                                {Value::string("message"), Value::string(e.message)}})},
     }));
 }
 

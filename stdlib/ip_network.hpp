@@ -54,8 +54,8 @@ void range_to_networks(u128 first, u128 last, Emit&& emit) {
         while (prefix > 0) {
             int host_bits = 128 - (prefix - 1);
             u128 block_mask = host_bits >= 128 ? ~u128{0} : ((u128{1} << host_bits) - 1);
-            if ((first & block_mask) != 0) break;       // not aligned for a bigger block
-            if ((first | block_mask) > last) break;      // bigger block overshoots
+            if ((first & block_mask) != 0) break;    // not aligned for a bigger block
+            if ((first | block_mask) > last) break;  // bigger block overshoots
             --prefix;
         }
         emit(Network{first, prefix});

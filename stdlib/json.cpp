@@ -73,9 +73,7 @@ std::optional<std::string> indent_json(std::string_view compact, std::string_vie
                 out += c;
                 newline(depth);
                 break;
-            case ':':
-                out += ": ";
-                break;
+            case ':': out += ": "; break;
             default: out += c;
         }
     }

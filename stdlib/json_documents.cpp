@@ -46,7 +46,8 @@ std::optional<Path> parse_path(const Value& v) {
         std::size_t start = 0;
         while (true) {
             std::size_t slash = s.find('/', start);
-            std::string_view raw = s.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+            std::string_view raw =
+                s.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
             std::string part = replace_all(replace_all(raw, "~1", "/"), "~0", "~");
             out.push_back(Value::string(part));
             if (slash == std::string_view::npos) break;
@@ -228,7 +229,8 @@ Step traverse(const Value& target, std::span<const Value> path, const Worker& wo
         Step s = traverse(elems[static_cast<std::size_t>(*idx)], rest, worker);
         if (!s.updated) return {};
         runtime::ArrayBuilder b(elems.size());
-        for (std::size_t i = 0; i < elems.size(); ++i) b.push_back(i == static_cast<std::size_t>(*idx) ? *s.updated : elems[i]);
+        for (std::size_t i = 0; i < elems.size(); ++i)
+            b.push_back(i == static_cast<std::size_t>(*idx) ? *s.updated : elems[i]);
         return {b.build(), std::move(s.found)};
     }
     if (target.is_set()) {
@@ -261,34 +263,36 @@ std::optional<Value> patch_get(const Value& target, std::span<const Value> path)
 
 std::optional<Value> patch_add(const Value& target, std::span<const Value> path, const Value& value) {
     if (path.empty()) return value;
-    return traverse(target, path, [&](const Value& parent, const Value& key) -> Step {
-        if (parent.is_object()) {
-            runtime::ObjectBuilder b(parent.size() + 1);
-            for (const auto& e : parent.object_entries()) b.insert(e.key, e.value);
-            b.insert(key, value);  // the later insertion wins
-            return {b.build(), std::nullopt};
-        }
-        if (parent.is_array()) {
-            auto idx = to_index(parent.size(), key);
-            if (!idx || *idx < 0 || static_cast<std::size_t>(*idx) > parent.size()) return {};
-            const auto elems = parent.array_elements();
-            runtime::ArrayBuilder b(elems.size() + 1);
-            for (std::size_t i = 0; i < elems.size(); ++i) {
-                if (i == static_cast<std::size_t>(*idx)) b.push_back(value);
-                b.push_back(elems[i]);
-            }
-            if (static_cast<std::size_t>(*idx) == elems.size()) b.push_back(value);
-            return {b.build(), std::nullopt};
-        }
-        if (parent.is_set()) {
-            if (key != value) return {};  // a set member's path names the member itself
-            runtime::SetBuilder b(parent.size() + 1);
-            for (const auto& e : parent.set_elements()) b.insert(e);
-            b.insert(key);
-            return {b.build(), std::nullopt};
-        }
-        return {};
-    }).updated;
+    return traverse(target, path,
+                    [&](const Value& parent, const Value& key) -> Step {
+                        if (parent.is_object()) {
+                            runtime::ObjectBuilder b(parent.size() + 1);
+                            for (const auto& e : parent.object_entries()) b.insert(e.key, e.value);
+                            b.insert(key, value);  // the later insertion wins
+                            return {b.build(), std::nullopt};
+                        }
+                        if (parent.is_array()) {
+                            auto idx = to_index(parent.size(), key);
+                            if (!idx || *idx < 0 || static_cast<std::size_t>(*idx) > parent.size()) return {};
+                            const auto elems = parent.array_elements();
+                            runtime::ArrayBuilder b(elems.size() + 1);
+                            for (std::size_t i = 0; i < elems.size(); ++i) {
+                                if (i == static_cast<std::size_t>(*idx)) b.push_back(value);
+                                b.push_back(elems[i]);
+                            }
+                            if (static_cast<std::size_t>(*idx) == elems.size()) b.push_back(value);
+                            return {b.build(), std::nullopt};
+                        }
+                        if (parent.is_set()) {
+                            if (key != value) return {};  // a set member's path names the member itself
+                            runtime::SetBuilder b(parent.size() + 1);
+                            for (const auto& e : parent.set_elements()) b.insert(e);
+                            b.insert(key);
+                            return {b.build(), std::nullopt};
+                        }
+                        return {};
+                    })
+        .updated;
 }
 
 // The document without the value at `path`, and that value.

@@ -81,7 +81,8 @@ std::string go_float(double d) {
     char buf[64];
     double a = std::fabs(d);
     bool exp_form = a != 0 && (a < 1e-6 || a >= 1e21);
-    auto res = std::to_chars(buf, buf + sizeof buf, d, exp_form ? std::chars_format::scientific : std::chars_format::fixed);
+    auto res =
+        std::to_chars(buf, buf + sizeof buf, d, exp_form ? std::chars_format::scientific : std::chars_format::fixed);
     std::string s(buf, res.ptr);
     if (exp_form) {  // e-07 -> e-7
         auto e = s.find('e');
@@ -211,8 +212,12 @@ private:
     static void invalid_type(std::string_view expected, std::string_view given) {
         fail("Invalid type. Expected: " + std::string(expected) + ", given: " + std::string(given));
     }
-    static void must_be_of_a(std::string_view x, std::string_view y) { fail(std::string(x) + " must be of a " + std::string(y)); }
-    static void must_be_of_an(std::string_view x, std::string_view y) { fail(std::string(x) + " must be of an " + std::string(y)); }
+    static void must_be_of_a(std::string_view x, std::string_view y) {
+        fail(std::string(x) + " must be of a " + std::string(y));
+    }
+    static void must_be_of_an(std::string_view x, std::string_view y) {
+        fail(std::string(x) + " must be of an " + std::string(y));
+    }
 
     static bool is_schema(const Value& v) { return v.is_object() || v.is_bool(); }
 
@@ -253,7 +258,8 @@ private:
     // Resolves a reference inside the schema document (JSON pointer fragment).
     SubSchema* resolve(const std::string& ref, Draft draft) {
         if (auto it = refs_.find(ref); it != refs_.end()) return it->second;
-        if (ref.empty() || ref[0] != '#') fail("unsupported $ref " + ref + ": only references inside the schema are resolved");
+        if (ref.empty() || ref[0] != '#')
+            fail("unsupported $ref " + ref + ": only references inside the schema are resolved");
         std::string_view pointer = std::string_view(ref).substr(1);
         const Value* node = &document_;
         if (!pointer.empty()) {
@@ -265,7 +271,8 @@ private:
                 // ~1 is "/", ~0 is "~"; percent-encoding as in URI fragments.
                 std::string decoded;
                 for (std::size_t i = 0; i < token.size(); ++i) {
-                    if (token[i] == '%' && i + 2 < token.size() + 0 && std::isxdigit(static_cast<unsigned char>(token[i + 1])) &&
+                    if (token[i] == '%' && i + 2 < token.size() + 0 &&
+                        std::isxdigit(static_cast<unsigned char>(token[i + 1])) &&
                         std::isxdigit(static_cast<unsigned char>(token[i + 2]))) {
                         decoded += static_cast<char>(std::stoi(token.substr(i + 1, 2), nullptr, 16));
                         i += 2;
@@ -275,7 +282,8 @@ private:
                 }
                 std::string unescaped;
                 for (std::size_t i = 0; i < decoded.size(); ++i) {
-                    if (decoded[i] == '~' && i + 1 < decoded.size() && (decoded[i + 1] == '0' || decoded[i + 1] == '1')) {
+                    if (decoded[i] == '~' && i + 1 < decoded.size() &&
+                        (decoded[i + 1] == '0' || decoded[i + 1] == '1')) {
                         unescaped += decoded[i + 1] == '0' ? '~' : '/';
                         ++i;
                     } else {
@@ -334,7 +342,8 @@ private:
         }
         if (const Value* t = m.find("type")) {
             auto add = [&](std::string_view name) {
-                static const char* const valid[] = {"array", "boolean", "integer", "number", "null", "object", "string"};
+                static const char* const valid[] = {"array", "boolean", "integer", "number",
+                                                    "null",  "object",  "string"};
                 if (std::find(std::begin(valid), std::end(valid), name) == std::end(valid))
                     fail("has a primitive type that is NOT VALID -- given: /" + std::string(name) +
                          "/ Expected valid values are:[array boolean integer number null object string]");
@@ -440,7 +449,8 @@ private:
         bound("maximum", "exclusiveMaximum", s.maximum, s.exclusive_maximum);
         s.min_length = non_negative_integer(m, "minLength");
         s.max_length = non_negative_integer(m, "maxLength");
-        if (s.min_length && s.max_length && *s.min_length > *s.max_length) fail("minLength cannot be greater than maxLength");
+        if (s.min_length && s.max_length && *s.min_length > *s.max_length)
+            fail("minLength cannot be greater than maxLength");
         if (auto p = get_string(m, "pattern")) {
             auto re = goregex::compile(*p);
             if (!re.re) fail("pattern must be a valid regex");
@@ -474,7 +484,8 @@ private:
             s.enum_present = true;
             for (const auto& v : e->array_elements()) {
                 std::string text = canonical(v);
-                if (budget_.spend(1 + s.enum_json.size() + text.size() / 16)) throw SchemaStopped{};  // the search below
+                if (budget_.spend(1 + s.enum_json.size() + text.size() / 16))
+                    throw SchemaStopped{};  // the search below
                 if (std::find(s.enum_json.begin(), s.enum_json.end(), text) != s.enum_json.end())
                     fail("enum items must be unique");
                 s.enum_json.push_back(std::move(text));
@@ -566,7 +577,8 @@ bool is_ipv4(std::string_view s) {
 
 bool is_ipv6(std::string_view s) {
     if (s.find(':') == std::string_view::npos) return false;
-    static const RE2 re(R"(^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|(([0-9a-fA-F]{1,4}:){0,7}[0-9a-fA-F]{0,4})?::(([0-9a-fA-F]{1,4}:){0,7}[0-9a-fA-F]{0,4})?|([0-9a-fA-F]{1,4}:){6}\d+\.\d+\.\d+\.\d+|(([0-9a-fA-F]{1,4}:){0,5}[0-9a-fA-F]{0,4})?::(([0-9a-fA-F]{1,4}:){0,5})?\d+\.\d+\.\d+\.\d+)$)");
+    static const RE2 re(
+        R"(^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|(([0-9a-fA-F]{1,4}:){0,7}[0-9a-fA-F]{0,4})?::(([0-9a-fA-F]{1,4}:){0,7}[0-9a-fA-F]{0,4})?|([0-9a-fA-F]{1,4}:){6}\d+\.\d+\.\d+\.\d+|(([0-9a-fA-F]{1,4}:){0,5}[0-9a-fA-F]{0,4})?::(([0-9a-fA-F]{1,4}:){0,5})?\d+\.\d+\.\d+\.\d+)$)");
     if (!RE2::FullMatch(re2::StringPiece(s.data(), s.size()), re)) return false;
     // At most one "::", and an embedded IPv4 must be valid.
     if (s.find("::") != s.rfind("::")) return false;
@@ -575,7 +587,8 @@ bool is_ipv6(std::string_view s) {
 }
 
 bool is_hostname(std::string_view s) {
-    static const RE2 re(R"(^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9])(\.([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9]))*$)");
+    static const RE2 re(
+        R"(^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9])(\.([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9]))*$)");
     return s.size() <= 255 && RE2::FullMatch(re2::StringPiece(s.data(), s.size()), re);
 }
 
@@ -585,7 +598,8 @@ bool is_email(std::string_view s) {
 }
 
 bool is_uri_reference(std::string_view s) {
-    return std::none_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\\' || static_cast<unsigned char>(c) < 0x20; });
+    return std::none_of(s.begin(), s.end(),
+                        [](char c) { return c == ' ' || c == '\\' || static_cast<unsigned char>(c) < 0x20; });
 }
 
 bool is_uri(std::string_view s) {
@@ -699,7 +713,8 @@ private:
             return;
         }
         auto type_error = [&](std::string_view given) {
-            add(result, ctx, "invalid_type", "Invalid type. Expected: " + s.types_text() + ", given: " + std::string(given));
+            add(result, ctx, "invalid_type",
+                "Invalid type. Expected: " + s.types_text() + ", given: " + std::string(given));
         };
         if (node.is_null()) {
             if (s.typed() && !s.has_type("null")) return type_error("null");
@@ -779,7 +794,8 @@ private:
                 if (r.valid()) ++validated;
                 result.merge(std::move(r));
             }
-            if (validated != s.all_of.size()) add(result, ctx, "number_all_of", "Must validate all the schemas (allOf)");
+            if (validated != s.all_of.size())
+                add(result, ctx, "number_all_of", "Must validate all the schemas (allOf)");
         }
         if (s.not_schema && sub(*s.not_schema, node, ctx).valid())
             add(result, ctx, "number_not", "Must not validate the schema (not)");
@@ -837,7 +853,8 @@ private:
     void validate_array(const SubSchema& s, const Value& node, Result& result, Context& ctx) {
         const auto elems = node.array_elements();
         if (s.items_single) {
-            for (std::size_t i = 0; i < elems.size(); ++i) result.merge(sub_child(*s.items[0], elems[i], ctx, std::to_string(i)));
+            for (std::size_t i = 0; i < elems.size(); ++i)
+                result.merge(sub_child(*s.items[0], elems[i], ctx, std::to_string(i)));
         } else if (!s.items.empty()) {
             std::size_t n = std::min(s.items.size(), elems.size());
             for (std::size_t i = 0; i < n; ++i) result.merge(sub_child(*s.items[i], elems[i], ctx, std::to_string(i)));
@@ -887,16 +904,19 @@ private:
     void validate_object(const SubSchema& s, const Value& node, Result& result, Context& ctx) {
         const auto count = static_cast<int64_t>(node.size());
         if (s.min_properties && count < *s.min_properties)
-            add(result, ctx, "array_min_properties", "Must have at least " + std::to_string(*s.min_properties) + " properties");
+            add(result, ctx, "array_min_properties",
+                "Must have at least " + std::to_string(*s.min_properties) + " properties");
         if (s.max_properties && count > *s.max_properties)
-            add(result, ctx, "array_max_properties", "Must have at most " + std::to_string(*s.max_properties) + " properties");
+            add(result, ctx, "array_max_properties",
+                "Must have at most " + std::to_string(*s.max_properties) + " properties");
         for (const auto& name : s.required) {
             if (node.find(name)) result.score++;
             else add(result, ctx, "required", name + " is required");
         }
         for (const auto& e : node.object_entries()) {
             std::string key(e.key.as_string());
-            bool described = std::any_of(s.properties.begin(), s.properties.end(), [&](const auto& p) { return p.first == key; });
+            bool described =
+                std::any_of(s.properties.begin(), s.properties.end(), [&](const auto& p) { return p.first == key; });
             bool pattern_matched = false;
             for (const auto& [re, schema] : s.pattern_properties) {
                 if (RE2::PartialMatch(re2::StringPiece(key.data(), key.size()), *re)) {
@@ -907,7 +927,9 @@ private:
             if (pattern_matched) result.score++;
             if (described || pattern_matched) continue;
             if (const bool* b = std::get_if<bool>(&s.additional_properties)) {
-                if (!*b) add(result, ctx, "additional_property_not_allowed", "Additional property " + key + " is not allowed");
+                if (!*b)
+                    add(result, ctx, "additional_property_not_allowed",
+                        "Additional property " + key + " is not allowed");
             } else if (SubSchema* const* extra = std::get_if<SubSchema*>(&s.additional_properties)) {
                 result.merge(sub_child(**extra, e.value, ctx, key));
             }
@@ -930,9 +952,11 @@ private:
         int64_t runes = 0;
         for (unsigned char c : str) runes += (c & 0xC0) != 0x80;
         if (s.min_length && runes < *s.min_length)
-            add(result, ctx, "string_gte", "String length must be greater than or equal to " + std::to_string(*s.min_length));
+            add(result, ctx, "string_gte",
+                "String length must be greater than or equal to " + std::to_string(*s.min_length));
         if (s.max_length && runes > *s.max_length)
-            add(result, ctx, "string_lte", "String length must be less than or equal to " + std::to_string(*s.max_length));
+            add(result, ctx, "string_lte",
+                "String length must be less than or equal to " + std::to_string(*s.max_length));
         if (s.pattern && !RE2::PartialMatch(re2::StringPiece(str.data(), str.size()), *s.pattern))
             add(result, ctx, "pattern", "Does not match pattern '" + s.pattern_text + "'");
         result.score++;
@@ -1018,7 +1042,8 @@ void register_json_schema(Registry& r) {
         std::string error;
         try {
             auto schema = json_operand(a[0], error, budget);
-            if (schema && compile_schema(*schema, error, budget)) return BuiltinResult::of(result_pair(true, Value::null()));
+            if (schema && compile_schema(*schema, error, budget))
+                return BuiltinResult::of(result_pair(true, Value::null()));
         } catch (const SchemaStopped&) {
             return BuiltinResult::cancelled();
         }

@@ -17,7 +17,8 @@ using ParamBldPtr = std::unique_ptr<OSSL_PARAM_BLD, crypto::Freer<OSSL_PARAM_BLD
 using ParamPtr = std::unique_ptr<OSSL_PARAM, crypto::Freer<OSSL_PARAM, OSSL_PARAM_free>>;
 
 // A base64url member ("n", "x", ...), padding optional.
-std::optional<std::string> member_bytes(const Value& o, std::string_view name, std::string& error, bool required = true) {
+std::optional<std::string> member_bytes(const Value& o, std::string_view name, std::string& error,
+                                        bool required = true) {
     const Value* v = o.find(name);
     if (!v) {
         if (required) error = "required field '" + std::string(name) + "' is missing";
@@ -50,7 +51,8 @@ crypto::PkeyPtr from_params(const char* type, OSSL_PARAM_BLD* bld, bool is_priva
 }
 
 bool push_bn(OSSL_PARAM_BLD* bld, const char* name, const std::string& bytes, std::vector<crypto::BignumPtr>& keep) {
-    crypto::BignumPtr bn(BN_bin2bn(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()), nullptr));
+    crypto::BignumPtr bn(
+        BN_bin2bn(reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()), nullptr));
     if (!bn || !OSSL_PARAM_BLD_push_BN(bld, name, bn.get())) return false;
     keep.push_back(std::move(bn));
     return true;
@@ -65,14 +67,16 @@ bool rsa_key(const Value& o, Key& key, std::string& error) {
     auto d = member_bytes(o, "d", ignore, false);
     ParamBldPtr bld(OSSL_PARAM_BLD_new());
     std::vector<crypto::BignumPtr> keep;
-    bool ok = bld && push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_N, *n, keep) && push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_E, *e, keep);
+    bool ok = bld && push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_N, *n, keep) &&
+              push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_E, *e, keep);
     if (ok && d) {
         ok = push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_D, *d, keep);
         auto p = member_bytes(o, "p", ignore, false), q = member_bytes(o, "q", ignore, false);
         auto dp = member_bytes(o, "dp", ignore, false), dq = member_bytes(o, "dq", ignore, false);
         auto qi = member_bytes(o, "qi", ignore, false);
         if (ok && p && q) {
-            ok = push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_FACTOR1, *p, keep) && push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_FACTOR2, *q, keep);
+            ok = push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_FACTOR1, *p, keep) &&
+                 push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_FACTOR2, *q, keep);
             if (ok && dp && dq && qi)
                 ok = push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_EXPONENT1, *dp, keep) &&
                      push_bn(bld.get(), OSSL_PKEY_PARAM_RSA_EXPONENT2, *dq, keep) &&
@@ -225,58 +229,58 @@ Value b64(const std::string& bytes) { return Value::string(crypto::base64_encode
 std::optional<Value> to_value(EVP_PKEY* key, std::string& error) {
     runtime::ObjectBuilder o;
     switch (EVP_PKEY_get_base_id(key)) {
-    case EVP_PKEY_RSA: {
-        o.insert(Value::string("kty"), Value::string("RSA"));
-        const std::pair<const char*, const char*> members[] = {
-            {"n", OSSL_PKEY_PARAM_RSA_N},         {"e", OSSL_PKEY_PARAM_RSA_E},
-            {"d", OSSL_PKEY_PARAM_RSA_D},         {"p", OSSL_PKEY_PARAM_RSA_FACTOR1},
-            {"q", OSSL_PKEY_PARAM_RSA_FACTOR2},   {"dp", OSSL_PKEY_PARAM_RSA_EXPONENT1},
-            {"dq", OSSL_PKEY_PARAM_RSA_EXPONENT2}, {"qi", OSSL_PKEY_PARAM_RSA_COEFFICIENT1}};
-        for (const auto& [jwk_name, param] : members)
-            if (auto v = bn_param(key, param)) o.insert(Value::string(jwk_name), b64(*v));
-        break;
-    }
-    case EVP_PKEY_EC: {
-        o.insert(Value::string("kty"), Value::string("EC"));
-        char group[64] = {0};
-        std::size_t len = 0;
-        EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &len);
-        std::size_t size = 0;
-        for (const auto& c : kCurves)
-            if (std::string_view(group) == c.openssl_name) {
-                o.insert(Value::string("crv"), Value::string(c.jwk_name));
-                size = c.size;
+        case EVP_PKEY_RSA: {
+            o.insert(Value::string("kty"), Value::string("RSA"));
+            const std::pair<const char*, const char*> members[] = {
+                {"n", OSSL_PKEY_PARAM_RSA_N},          {"e", OSSL_PKEY_PARAM_RSA_E},
+                {"d", OSSL_PKEY_PARAM_RSA_D},          {"p", OSSL_PKEY_PARAM_RSA_FACTOR1},
+                {"q", OSSL_PKEY_PARAM_RSA_FACTOR2},    {"dp", OSSL_PKEY_PARAM_RSA_EXPONENT1},
+                {"dq", OSSL_PKEY_PARAM_RSA_EXPONENT2}, {"qi", OSSL_PKEY_PARAM_RSA_COEFFICIENT1}};
+            for (const auto& [jwk_name, param] : members)
+                if (auto v = bn_param(key, param)) o.insert(Value::string(jwk_name), b64(*v));
+            break;
+        }
+        case EVP_PKEY_EC: {
+            o.insert(Value::string("kty"), Value::string("EC"));
+            char group[64] = {0};
+            std::size_t len = 0;
+            EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &len);
+            std::size_t size = 0;
+            for (const auto& c : kCurves)
+                if (std::string_view(group) == c.openssl_name) {
+                    o.insert(Value::string("crv"), Value::string(c.jwk_name));
+                    size = c.size;
+                }
+            if (size == 0) {
+                error = "unsupported EC curve " + std::string(group);
+                return std::nullopt;
             }
-        if (size == 0) {
-            error = "unsupported EC curve " + std::string(group);
-            return std::nullopt;
+            BIGNUM *x = nullptr, *y = nullptr;
+            EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_X, &x);
+            EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_Y, &y);
+            crypto::BignumPtr xo(x), yo(y);
+            o.insert(Value::string("x"), b64(crypto::bignum_bytes(x, size)));
+            o.insert(Value::string("y"), b64(crypto::bignum_bytes(y, size)));
+            BIGNUM* d = nullptr;
+            if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d)) {
+                crypto::BignumPtr dn(d);
+                o.insert(Value::string("d"), b64(crypto::bignum_bytes(d, size)));
+            }
+            break;
         }
-        BIGNUM *x = nullptr, *y = nullptr;
-        EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_X, &x);
-        EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_EC_PUB_Y, &y);
-        crypto::BignumPtr xo(x), yo(y);
-        o.insert(Value::string("x"), b64(crypto::bignum_bytes(x, size)));
-        o.insert(Value::string("y"), b64(crypto::bignum_bytes(y, size)));
-        BIGNUM* d = nullptr;
-        if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &d)) {
-            crypto::BignumPtr dn(d);
-            o.insert(Value::string("d"), b64(crypto::bignum_bytes(d, size)));
+        case EVP_PKEY_ED25519: {
+            o.insert(Value::string("kty"), Value::string("OKP"));
+            o.insert(Value::string("crv"), Value::string("Ed25519"));
+            unsigned char raw[64];
+            std::size_t len = sizeof raw;
+            if (EVP_PKEY_get_raw_public_key(key, raw, &len))
+                o.insert(Value::string("x"), b64(std::string(reinterpret_cast<char*>(raw), len)));
+            len = sizeof raw;
+            if (EVP_PKEY_get_raw_private_key(key, raw, &len))
+                o.insert(Value::string("d"), b64(std::string(reinterpret_cast<char*>(raw), len)));
+            break;
         }
-        break;
-    }
-    case EVP_PKEY_ED25519: {
-        o.insert(Value::string("kty"), Value::string("OKP"));
-        o.insert(Value::string("crv"), Value::string("Ed25519"));
-        unsigned char raw[64];
-        std::size_t len = sizeof raw;
-        if (EVP_PKEY_get_raw_public_key(key, raw, &len))
-            o.insert(Value::string("x"), b64(std::string(reinterpret_cast<char*>(raw), len)));
-        len = sizeof raw;
-        if (EVP_PKEY_get_raw_private_key(key, raw, &len))
-            o.insert(Value::string("d"), b64(std::string(reinterpret_cast<char*>(raw), len)));
-        break;
-    }
-    default: error = "unsupported key type"; return std::nullopt;
+        default: error = "unsupported key type"; return std::nullopt;
     }
     return o.build();
 }

@@ -12,10 +12,18 @@ namespace gavel::stdlib::jws {
 namespace {
 
 constexpr std::array<Algorithm, 13> kAlgorithms = {{
-    {"HS256", Family::Hmac, "SHA256"},     {"HS384", Family::Hmac, "SHA384"},     {"HS512", Family::Hmac, "SHA512"},
-    {"RS256", Family::RsaPkcs1, "SHA256"}, {"RS384", Family::RsaPkcs1, "SHA384"}, {"RS512", Family::RsaPkcs1, "SHA512"},
-    {"PS256", Family::RsaPss, "SHA256"},   {"PS384", Family::RsaPss, "SHA384"},   {"PS512", Family::RsaPss, "SHA512"},
-    {"ES256", Family::Ecdsa, "SHA256"},    {"ES384", Family::Ecdsa, "SHA384"},    {"ES512", Family::Ecdsa, "SHA512"},
+    {"HS256", Family::Hmac, "SHA256"},
+    {"HS384", Family::Hmac, "SHA384"},
+    {"HS512", Family::Hmac, "SHA512"},
+    {"RS256", Family::RsaPkcs1, "SHA256"},
+    {"RS384", Family::RsaPkcs1, "SHA384"},
+    {"RS512", Family::RsaPkcs1, "SHA512"},
+    {"PS256", Family::RsaPss, "SHA256"},
+    {"PS384", Family::RsaPss, "SHA384"},
+    {"PS512", Family::RsaPss, "SHA512"},
+    {"ES256", Family::Ecdsa, "SHA256"},
+    {"ES384", Family::Ecdsa, "SHA384"},
+    {"ES512", Family::Ecdsa, "SHA512"},
     {"EdDSA", Family::EdDsa, nullptr},
 }};
 
@@ -23,11 +31,11 @@ using EcdsaSigPtr = std::unique_ptr<ECDSA_SIG, crypto::Freer<ECDSA_SIG, ECDSA_SI
 
 int key_type_for(Family f) {
     switch (f) {
-    case Family::RsaPkcs1:
-    case Family::RsaPss: return EVP_PKEY_RSA;
-    case Family::Ecdsa: return EVP_PKEY_EC;
-    case Family::EdDsa: return EVP_PKEY_ED25519;
-    default: return EVP_PKEY_NONE;
+        case Family::RsaPkcs1:
+        case Family::RsaPss: return EVP_PKEY_RSA;
+        case Family::Ecdsa: return EVP_PKEY_EC;
+        case Family::EdDsa: return EVP_PKEY_ED25519;
+        default: return EVP_PKEY_NONE;
     }
 }
 
@@ -47,7 +55,8 @@ bool configure(const Algorithm& alg, EVP_PKEY_CTX* pctx, bool signing) {
 std::optional<std::string> ecdsa_raw_to_der(std::string_view raw) {
     std::size_t n = raw.size() / 2;
     auto* r = BN_bin2bn(reinterpret_cast<const unsigned char*>(raw.data()), static_cast<int>(n), nullptr);
-    auto* s = BN_bin2bn(reinterpret_cast<const unsigned char*>(raw.data() + n), static_cast<int>(raw.size() - n), nullptr);
+    auto* s =
+        BN_bin2bn(reinterpret_cast<const unsigned char*>(raw.data() + n), static_cast<int>(raw.size() - n), nullptr);
     EcdsaSigPtr sig(ECDSA_SIG_new());
     if (!r || !s || !sig || !ECDSA_SIG_set0(sig.get(), r, s)) {
         BN_free(r);
@@ -67,7 +76,8 @@ std::optional<std::string> ecdsa_der_to_raw(std::string_view der, EVP_PKEY* key)
     EcdsaSigPtr sig(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(der.size())));
     if (!sig) return std::nullopt;
     std::size_t width = static_cast<std::size_t>((EVP_PKEY_get_bits(key) + 7) / 8);
-    return crypto::bignum_bytes(ECDSA_SIG_get0_r(sig.get()), width) + crypto::bignum_bytes(ECDSA_SIG_get0_s(sig.get()), width);
+    return crypto::bignum_bytes(ECDSA_SIG_get0_r(sig.get()), width) +
+           crypto::bignum_bytes(ECDSA_SIG_get0_s(sig.get()), width);
 }
 
 const EVP_MD* fetch_md(const Algorithm& alg) { return alg.md ? EVP_get_digestbyname(alg.md) : nullptr; }
@@ -81,7 +91,8 @@ const Algorithm* find(std::string_view name) {
 }
 
 Outcome verify(const Algorithm& alg, EVP_PKEY* key, std::string_view input, std::string_view signature) {
-    if (!key || alg.family == Family::Hmac || EVP_PKEY_get_base_id(key) != key_type_for(alg.family)) return Outcome::WrongKeyType;
+    if (!key || alg.family == Family::Hmac || EVP_PKEY_get_base_id(key) != key_type_for(alg.family))
+        return Outcome::WrongKeyType;
     std::string sig(signature);
     if (alg.family == Family::Ecdsa) {
         auto der = ecdsa_raw_to_der(signature);

@@ -194,7 +194,11 @@ Or<Header> parse_header(const Value& decoded) {
     Header h;
     for (const auto& e : decoded.object_entries()) {
         std::string_view name = e.key.as_string();
-        std::string* field = name == "alg" ? &h.alg : name == "kid" ? &h.kid : name == "typ" ? &h.typ : name == "cty" ? &h.cty : nullptr;
+        std::string* field = name == "alg"   ? &h.alg
+                             : name == "kid" ? &h.kid
+                             : name == "typ" ? &h.typ
+                             : name == "cty" ? &h.cty
+                                             : nullptr;
         if (field) {
             if (!e.value.is_string()) return fail<Header>(std::string(name) + ": must be a string");
             *field = std::string(e.value.as_string());
@@ -320,8 +324,8 @@ Or<Constraints> parse_constraints(const Value& o, int64_t now_ns) {
 }
 
 // OPA's constraints.verify: Valid, Invalid (signature not verified) or an error.
-BuiltinResult verify_with_constraints(const Constraints& c, const Header& h, const std::string& input, const std::string& signature,
-                                      bool& valid, BuiltinContext& ctx) {
+BuiltinResult verify_with_constraints(const Constraints& c, const Header& h, const std::string& input,
+                                      const std::string& signature, bool& valid, BuiltinContext& ctx) {
     const jws::Algorithm* alg = jws::find(h.alg);
     if (!alg) return BuiltinResult::error("unknown JWS algorithm: " + h.alg);
     valid = false;
@@ -381,7 +385,8 @@ BuiltinResult decode_verify(Args a, BuiltinContext& ctx) {
         auto signature = decode_signature(token);
         if (!signature) return signature.failure;
         bool valid = false;
-        auto r = verify_with_constraints(*constraints, *header, token.header + "." + token.payload, *signature, valid, ctx);
+        auto r =
+            verify_with_constraints(*constraints, *header, token.header + "." + token.payload, *signature, valid, ctx);
         if (failed(r)) return r;
         if (!valid) return BuiltinResult::of(unverified);
         auto payload = decode_payload(token);
@@ -422,8 +427,8 @@ BuiltinResult decode_verify(Args a, BuiltinContext& ctx) {
 
 // ---- io.jwt.encode_sign(_raw) ----------------------------------------------------------
 
-
-BuiltinResult encode_sign_common(std::string_view header_text, std::string_view payload_text, std::string_view jwk_text) {
+BuiltinResult encode_sign_common(std::string_view header_text, std::string_view payload_text,
+                                 std::string_view jwk_text) {
     std::string error;
     auto keys = jwk::parse_set(jwk_text, error);
     if (!keys || keys->empty()) return BuiltinResult::error(error.empty() ? "no JWK given" : error);
@@ -432,11 +437,13 @@ BuiltinResult encode_sign_common(std::string_view header_text, std::string_view 
     constexpr std::string_view kAlgPrefix = "missing or invalid 'alg' header: ";
     std::string_view trimmed = header_text;
     while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front()))) trimmed.remove_prefix(1);
-    if (trimmed.empty()) return BuiltinResult::error(std::string(kAlgPrefix) + "cannot parse JSON: cannot parse empty string");
+    if (trimmed.empty())
+        return BuiltinResult::error(std::string(kAlgPrefix) + "cannot parse JSON: cannot parse empty string");
     Value header;
     if (trimmed.front() == '{') {
         auto parsed = runtime::parse_json(header_text);
-        if (!parsed) return BuiltinResult::error(std::string(kAlgPrefix) + "cannot parse JSON: " + parsed.error.message);
+        if (!parsed)
+            return BuiltinResult::error(std::string(kAlgPrefix) + "cannot parse JSON: " + parsed.error.message);
         header = std::move(parsed.value);
     }
     const Value* alg_value = header.find("alg");
@@ -449,7 +456,8 @@ BuiltinResult encode_sign_common(std::string_view header_text, std::string_view 
     if (typ.empty() || typ == "JWT") {
         if (!runtime::parse_json(payload_text)) return BuiltinResult::error("type is JWT but payload is not JSON");
     }
-    std::string input = crypto::base64_encode(header_text, true, false) + "." + crypto::base64_encode(payload_text, true, false);
+    std::string input =
+        crypto::base64_encode(header_text, true, false) + "." + crypto::base64_encode(payload_text, true, false);
     auto signature = jws::sign(*alg, key, input, error);
     if (!signature) return BuiltinResult::error(error);
     return BuiltinResult::of(Value::string(input + "." + crypto::base64_encode(*signature, true, false)));

@@ -69,7 +69,8 @@ const Value* match_cidr(const Value& element) {
 BuiltinResult each_match_operand(int operand, const Value& v,
                                  const std::function<BuiltinResult(const Value&, const Value&)>& visit) {
     auto bad = [operand] {
-        return BuiltinResult::error("operand " + std::to_string(operand) + ": element must be string or non-empty array");
+        return BuiltinResult::error("operand " + std::to_string(operand) +
+                                    ": element must be string or non-empty array");
     };
     auto step = [&](const Value& element, const Value& key) -> BuiltinResult {
         const Value* cidr = match_cidr(element);
@@ -136,7 +137,8 @@ BuiltinResult cidr_expand(Args a, BuiltinContext& ctx) {
     runtime::SetBuilder out(static_cast<std::size_t>(std::min<u128>(last - first + 1, kExpandReserve)));
     for (u128 addr = first;; ++addr) {
         // An address is a string of its own: with the list, about four units of work.
-        if (ctx.spend(3) || !out.insert(Value::string(ip::format_address(addr)), ctx)) return BuiltinResult::cancelled();
+        if (ctx.spend(3) || !out.insert(Value::string(ip::format_address(addr)), ctx))
+            return BuiltinResult::cancelled();
         if (addr == last) break;
     }
     return set_result(std::move(out), ctx);
@@ -189,9 +191,8 @@ BuiltinResult cidr_merge(Args a, BuiltinContext&) {
         if (!n) return error;
         ranges.push_back({n->first(), n->last(), n});
     }
-    std::sort(ranges.begin(), ranges.end(), [](const Range& l, const Range& r) {
-        return l.last != r.last ? l.last < r.last : l.first < r.first;
-    });
+    std::sort(ranges.begin(), ranges.end(),
+              [](const Range& l, const Range& r) { return l.last != r.last ? l.last < r.last : l.first < r.first; });
     std::vector<Range> merged;
     for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
         // Walking from the highest range down, as OPA does: merge when the
@@ -226,7 +227,8 @@ BuiltinResult cidr_merge(Args a, BuiltinContext&) {
 BuiltinResult lookup_ip_addr(Args a, BuiltinContext& ctx) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     const std::string name(a[0].as_string());
-    if (auto addr = ip::parse_address(name)) return BuiltinResult::of(Value::set({Value::string(ip::format_address(*addr))}));
+    if (auto addr = ip::parse_address(name))
+        return BuiltinResult::of(Value::set({Value::string(ip::format_address(*addr))}));
     if (!ctx.allow_net && name != "localhost") return BuiltinResult::error("unallowed host: " + name);
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -237,9 +239,11 @@ BuiltinResult lookup_ip_addr(Args a, BuiltinContext& ctx) {
     runtime::SetBuilder out;
     for (addrinfo* ai = found; ai; ai = ai->ai_next) {
         char text[INET6_ADDRSTRLEN] = {};
-        const void* where = ai->ai_family == AF_INET ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(ai->ai_addr)->sin_addr)
-                                                     : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(ai->ai_addr)->sin6_addr);
-        if ((ai->ai_family == AF_INET || ai->ai_family == AF_INET6) && inet_ntop(ai->ai_family, where, text, sizeof text))
+        const void* where = ai->ai_family == AF_INET
+                                ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(ai->ai_addr)->sin_addr)
+                                : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(ai->ai_addr)->sin6_addr);
+        if ((ai->ai_family == AF_INET || ai->ai_family == AF_INET6) &&
+            inet_ntop(ai->ai_family, where, text, sizeof text))
             out.insert(Value::string(text));
     }
     freeaddrinfo(found);

@@ -34,7 +34,8 @@ std::string escaped_path(const go_url::Url& u) {
     if (!u.raw_path.empty()) return u.raw_path;
     std::string out;
     for (unsigned char c : u.path) {
-        bool keep = std::isalnum(c) || std::string_view("-_.~$&+,/:;=@").find(static_cast<char>(c)) != std::string_view::npos;
+        bool keep =
+            std::isalnum(c) || std::string_view("-_.~$&+,/:;=@").find(static_cast<char>(c)) != std::string_view::npos;
         if (keep) out.push_back(static_cast<char>(c));
         else out += fmt::format("%{:02X}", c);
     }
@@ -42,7 +43,9 @@ std::string escaped_path(const go_url::Url& u) {
 }
 
 std::string sha256_hex(std::string_view data) { return crypto::hex(crypto::digest("SHA256", data).value_or("")); }
-std::string hmac256(std::string_view key, std::string_view data) { return crypto::hmac("SHA256", key, data).value_or(""); }
+std::string hmac256(std::string_view key, std::string_view data) {
+    return crypto::hmac("SHA256", key, data).value_or("");
+}
 
 // nullopt: the evaluation must stop (the JSON text of a value shared many times over).
 std::optional<std::string> header_text(const Value& v, BuiltinContext& ctx) {
@@ -66,7 +69,8 @@ BuiltinResult sign_req(Args a, BuiltinContext& ctx) {
     if (!missing.empty())
         return BuiltinResult::type_error("operand 1 missing required request parameters(s): " + name_set(missing));
     if (!invalid.empty())
-        return BuiltinResult::type_error("operand 1 invalid values for required request parameters(s): " + name_set(invalid));
+        return BuiltinResult::type_error("operand 1 invalid values for required request parameters(s): " +
+                                         name_set(invalid));
     for (const char* k : {"aws_access_key", "aws_secret_access_key", "aws_service", "aws_region"}) {
         const Value* v = config.find(Value::string(k));
         if (!v) missing.insert(k);
@@ -75,14 +79,16 @@ BuiltinResult sign_req(Args a, BuiltinContext& ctx) {
     if (!missing.empty())
         return BuiltinResult::type_error("operand 2 missing required AWS config parameters(s): " + name_set(missing));
     if (!invalid.empty())
-        return BuiltinResult::type_error("operand 2 invalid values for required AWS config parameters(s): " + name_set(invalid));
+        return BuiltinResult::type_error("operand 2 invalid values for required AWS config parameters(s): " +
+                                         name_set(invalid));
     auto config_string = [&](const char* k) {
         const Value* v = config.find(Value::string(k));
         return v && v->is_string() ? std::string(v->as_string()) : std::string();
     };
     bool unsigned_payload = false;
     if (const Value* d = config.find(Value::string("disable_payload_signing"))) {
-        if (!d->is_bool()) return BuiltinResult::type_error("operand 2 invalid value for 'disable_payload_signing' in AWS config");
+        if (!d->is_bool())
+            return BuiltinResult::type_error("operand 2 invalid value for 'disable_payload_signing' in AWS config");
         unsigned_payload = d->as_bool();
     }
     int64_t time_ns = 0;

@@ -48,7 +48,8 @@ BuiltinResult regex_find(Args a, bool submatches, BuiltinContext& ctx) {
     runtime::ArrayBuilder out(matches->size());
     auto piece = [&](const goregex::Match& m, std::size_t g) {
         if (m[2 * g] < 0) return string_value("");
-        return string_value(text.substr(static_cast<std::size_t>(m[2 * g]), static_cast<std::size_t>(m[2 * g + 1] - m[2 * g])));
+        return string_value(
+            text.substr(static_cast<std::size_t>(m[2 * g]), static_cast<std::size_t>(m[2 * g + 1] - m[2 * g])));
     };
     for (const auto& m : *matches) {
         // Each piece is a string of its own: its bytes are memory too.
@@ -98,9 +99,11 @@ BuiltinResult regex_template_match(Args a) {
     if (!strings_ok(a, 4, err)) return err;
     std::string_view tpl = a[0].as_string(), start = a[2].as_string(), end = a[3].as_string();
     if (start.size() != 1)
-        return BuiltinResult::error(fmt::format("start delimiter has to be exactly one character long but is {} long", start.size()));
+        return BuiltinResult::error(
+            fmt::format("start delimiter has to be exactly one character long but is {} long", start.size()));
     if (end.size() != 1)  // OPA reports the start delimiter's length here
-        return BuiltinResult::error(fmt::format("end delimiter has to be exactly one character long but is {} long", start.size()));
+        return BuiltinResult::error(
+            fmt::format("end delimiter has to be exactly one character long but is {} long", start.size()));
     std::vector<std::size_t> idxs;
     int level = 0;
     std::size_t open = 0;

@@ -42,8 +42,8 @@ const Registry& standard_registry() {
         for (const Builtin* b : r.all()) {
             if (!b->decl) throw std::logic_error("builtin " + b->name + " has no declaration");
             if (!b->decl->variadic() && b->decl->arity != b->arity)
-                throw std::logic_error(fmt::format("builtin {}: implemented with {} operands, declared with {}", b->name,
-                                                   b->arity, b->decl->arity));
+                throw std::logic_error(fmt::format("builtin {}: implemented with {} operands, declared with {}",
+                                                   b->name, b->arity, b->decl->arity));
         }
         return r;
     }();

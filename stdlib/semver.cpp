@@ -115,9 +115,13 @@ void register_semver(Registry& r) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         if (!a[1].is_string()) return type_error(2, "string", a[1]);
         auto x = parse_version(a[0].as_string());
-        if (!x) return BuiltinResult::error(fmt::format("operand 1: string \"{}\" is not a valid SemVer", a[0].as_string()));
+        if (!x)
+            return BuiltinResult::error(
+                fmt::format("operand 1: string \"{}\" is not a valid SemVer", a[0].as_string()));
         auto y = parse_version(a[1].as_string());
-        if (!y) return BuiltinResult::error(fmt::format("operand 2: string \"{}\" is not a valid SemVer", a[1].as_string()));
+        if (!y)
+            return BuiltinResult::error(
+                fmt::format("operand 2: string \"{}\" is not a valid SemVer", a[1].as_string()));
         return BuiltinResult::of(Value::integer(compare_versions(*x, *y)));
     });
 }

@@ -60,9 +60,8 @@ void register_sets(Registry& r) {
         }
         return set_result(std::move(b), ctx);
     });
-    declare(r, "internal.member_2", 2, [](Args a, BuiltinContext&) {
-        return BuiltinResult::of(Value::boolean(member(a[1], a[0])));
-    });
+    declare(r, "internal.member_2", 2,
+            [](Args a, BuiltinContext&) { return BuiltinResult::of(Value::boolean(member(a[1], a[0]))); });
     declare(r, "internal.member_3", 3, [](Args a, BuiltinContext&) {
         const Value& key = a[0];
         const Value& value = a[1];

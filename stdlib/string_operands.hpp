@@ -15,13 +15,15 @@
 namespace gavel::stdlib {
 
 // "operand 2 must be one of {set, array} but got number"
-inline BuiltinResult operand_type_error_of(std::size_t pos, const Value& got, std::initializer_list<std::string_view> want) {
+inline BuiltinResult operand_type_error_of(std::size_t pos, const Value& got,
+                                           std::initializer_list<std::string_view> want) {
     std::string list;
     for (auto w : want) {
         if (!list.empty()) list += ", ";
         list += w;
     }
-    return BuiltinResult::type_error(fmt::format("operand {} must be one of {{{}}} but got {}", pos, list, got.type_name()));
+    return BuiltinResult::type_error(
+        fmt::format("operand {} must be one of {{{}}} but got {}", pos, list, got.type_name()));
 }
 
 // The elements of an array or set that must all be strings:
@@ -30,8 +32,8 @@ inline bool string_elements(const Value& v, std::size_t pos, std::vector<std::st
     auto elems = v.is_array() ? v.array_elements() : v.set_elements();
     for (const auto& e : elems) {
         if (!e.is_string()) {
-            err = BuiltinResult::type_error(fmt::format("operand {} must be {} of strings but got {} containing {}", pos,
-                                                        v.type_name(), v.type_name(), e.type_name()));
+            err = BuiltinResult::type_error(fmt::format("operand {} must be {} of strings but got {} containing {}",
+                                                        pos, v.type_name(), v.type_name(), e.type_name()));
             return false;
         }
         out.push_back(e.as_string());
@@ -49,7 +51,8 @@ inline bool int_operand(const Value& v, std::size_t pos, std::int64_t& out, Buil
     auto lit = v.as_number().literal();
     bool plain = lit.empty() || lit.find_first_of(".eE") == std::string_view::npos;
     if (!plain || !v.as_int64(out)) {
-        err = BuiltinResult::type_error(fmt::format("operand {} must be integer number but got floating-point number", pos));
+        err = BuiltinResult::type_error(
+            fmt::format("operand {} must be integer number but got floating-point number", pos));
         return false;
     }
     return true;

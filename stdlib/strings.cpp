@@ -279,14 +279,14 @@ std::optional<gofmt::Arg> sprintf_arg(const Value& v, BuiltinContext& ctx) {
     std::string t = v.as_number().to_string();
     std::string_view digits = t;
     if (!digits.empty() && digits[0] == '-') digits.remove_prefix(1);
-    bool integral = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    bool integral =
+        !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (integral) {
         std::int64_t i = 0;
         if (v.as_int64(i)) return gofmt::Arg::integer(i);
         try {
             return gofmt::Arg::big_integer(runtime::BigInt(t));
-        } catch (...) {
-        }
+        } catch (...) {}
     }
     char* end = nullptr;
     double d = std::strtod(t.c_str(), &end);
@@ -374,7 +374,8 @@ BuiltinResult indexof(Args a, bool all, BuiltinContext& ctx) {
     if (!all) {
         if (text::is_ascii(s) && text::is_ascii(needle)) {
             auto pos = text::find(s, needle);
-            return BuiltinResult::of(Value::integer(pos == std::string_view::npos ? -1 : static_cast<std::int64_t>(pos)));
+            return BuiltinResult::of(
+                Value::integer(pos == std::string_view::npos ? -1 : static_cast<std::int64_t>(pos)));
         }
         auto idx = rune_indexes(s, needle, false, ctx);
         if (!idx) return BuiltinResult::cancelled();
@@ -401,8 +402,11 @@ BuiltinResult substring(Args a, BuiltinContext& ctx) {
     if (start >= n) return BuiltinResult::of(str(""));
     if (start == 0 && length >= n) return BuiltinResult::of(a[0]);
     std::int64_t upto = length < 0 ? n : std::min(n, start + length);
-    if (text::is_ascii(s)) return BuiltinResult::of(str(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(upto - start))));
-    return BuiltinResult::of(str(support::utf8::encode(rs, static_cast<std::size_t>(start), static_cast<std::size_t>(upto))));
+    if (text::is_ascii(s))
+        return BuiltinResult::of(
+            str(s.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(upto - start))));
+    return BuiltinResult::of(
+        str(support::utf8::encode(rs, static_cast<std::size_t>(start), static_cast<std::size_t>(upto))));
 }
 
 BuiltinResult split(Args a, BuiltinContext& ctx) {
@@ -447,7 +451,8 @@ BuiltinResult replace_n(Args a, BuiltinContext& ctx) {
     std::vector<std::pair<std::string, std::string>> pairs;
     for (const auto& e : a[0].object_entries()) {  // sorted by key, as OPA sorts them
         if (!e.key.is_string()) return BuiltinResult::type_error("operand 1 non-string key found in pattern object");
-        if (!e.value.is_string()) return BuiltinResult::type_error("operand 1 non-string value found in pattern object");
+        if (!e.value.is_string())
+            return BuiltinResult::type_error("operand 1 non-string value found in pattern object");
         pairs.emplace_back(e.key.as_string(), e.value.as_string());
     }
     if (pairs.empty()) return BuiltinResult::of(a[1]);
@@ -460,7 +465,8 @@ BuiltinResult count(Args a, BuiltinContext& ctx) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
     if (!a[1].is_string()) return type_error(2, "string", a[1]);
     std::string_view s = a[0].as_string(), sub = a[1].as_string();
-    if (sub.empty()) return BuiltinResult::of(Value::integer(static_cast<std::int64_t>(support::utf8::rune_count(s)) + 1));
+    if (sub.empty())
+        return BuiltinResult::of(Value::integer(static_cast<std::int64_t>(support::utf8::rune_count(s)) + 1));
     std::int64_t n = 0;
     for (auto pos = text::find(s, sub); pos != std::string_view::npos; pos = text::find(s, sub, pos + sub.size())) {
         if (ctx.spend()) return BuiltinResult::cancelled();
@@ -490,9 +496,12 @@ bool json_shaped(const Value& v) {
 }  // namespace
 
 void register_strings(Registry& r) {
-    declare(r, "startswith", 2, string_predicate([](std::string_view s, std::string_view p) { return s.starts_with(p); }));
+    declare(r, "startswith", 2,
+            string_predicate([](std::string_view s, std::string_view p) { return s.starts_with(p); }));
     declare(r, "endswith", 2, string_predicate([](std::string_view s, std::string_view p) { return s.ends_with(p); }));
-    declare(r, "contains", 2, string_predicate([](std::string_view s, std::string_view p) { return text::find(s, p) != std::string_view::npos; }));
+    declare(r, "contains", 2, string_predicate([](std::string_view s, std::string_view p) {
+                return text::find(s, p) != std::string_view::npos;
+            }));
     declare(r, "sprintf", 2, [](Args a, BuiltinContext& ctx) { return sprintf(a, ctx); });
     declare(r, "concat", 2, [](Args a, BuiltinContext& ctx) { return concat(a, ctx); });
     declare(r, "lower", 1, string_map([](std::string_view s) { return text::lower(s); }));
@@ -506,24 +515,26 @@ void register_strings(Registry& r) {
     declare(r, "strings.replace_n", 2, [](Args a, BuiltinContext& ctx) { return replace_n(a, ctx); });
     declare(r, "strings.count", 2, [](Args a, BuiltinContext& ctx) { return count(a, ctx); });
     declare(r, "strings.reverse", 1, string_map([](std::string_view s) { return reverse_runes(s); }));
-    declare(r, "strings.any_prefix_match", 2, [](Args a, BuiltinContext& ctx) { return any_affix_match(a, false, ctx); });
-    declare(r, "strings.any_suffix_match", 2, [](Args a, BuiltinContext& ctx) { return any_affix_match(a, true, ctx); });
+    declare(r, "strings.any_prefix_match", 2,
+            [](Args a, BuiltinContext& ctx) { return any_affix_match(a, false, ctx); });
+    declare(r, "strings.any_suffix_match", 2,
+            [](Args a, BuiltinContext& ctx) { return any_affix_match(a, true, ctx); });
     declare(r, "trim", 2, string_map2([](std::string_view s, std::string_view c) {
-        auto cut = support::utf8::runes(c);
-        return std::string(trim_right_runes(trim_left_runes(s, cut), cut));
-    }));
+                auto cut = support::utf8::runes(c);
+                return std::string(trim_right_runes(trim_left_runes(s, cut), cut));
+            }));
     declare(r, "trim_left", 2, string_map2([](std::string_view s, std::string_view c) {
-        return std::string(trim_left_runes(s, support::utf8::runes(c)));
-    }));
+                return std::string(trim_left_runes(s, support::utf8::runes(c)));
+            }));
     declare(r, "trim_right", 2, string_map2([](std::string_view s, std::string_view c) {
-        return std::string(trim_right_runes(s, support::utf8::runes(c)));
-    }));
+                return std::string(trim_right_runes(s, support::utf8::runes(c)));
+            }));
     declare(r, "trim_prefix", 2, string_map2([](std::string_view s, std::string_view p) {
-        return std::string(s.starts_with(p) ? s.substr(p.size()) : s);
-    }));
+                return std::string(s.starts_with(p) ? s.substr(p.size()) : s);
+            }));
     declare(r, "trim_suffix", 2, string_map2([](std::string_view s, std::string_view p) {
-        return std::string(s.ends_with(p) ? s.substr(0, s.size() - p.size()) : s);
-    }));
+                return std::string(s.ends_with(p) ? s.substr(0, s.size() - p.size()) : s);
+            }));
     declare(r, "trim_space", 1, string_map([](std::string_view s) { return std::string(trim_space(s)); }));
     declare(r, "strings.render_template", 2, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);

@@ -35,9 +35,9 @@ struct TemplateStopped {};
 
 struct Token {
     enum Kind { Dot, Field, Var, Ident, String, Number, LParen, RParen, Pipe, Declare, Assign, Comma } kind;
-    std::string text;                 // identifier, string value, number text, variable name
-    std::vector<std::string> chain;   // field names (Field, Var, and after RParen)
-    bool adjacent = false;            // no space before (a field chain after ')')
+    std::string text;                // identifier, string value, number text, variable name
+    std::vector<std::string> chain;  // field names (Field, Var, and after RParen)
+    bool adjacent = false;           // no space before (a field chain after ')')
 };
 
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -111,7 +111,8 @@ std::vector<Token> lex_action(std::string_view s, int line) {
             t.kind = Token::String;
             t.text = std::string(s.substr(i + 1, j - i - 1));
             i = j + 1;
-        } else if (std::isdigit(static_cast<unsigned char>(c)) || ((c == '-' || c == '+') && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+        } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+                   ((c == '-' || c == '+') && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
             std::size_t j = i + 1;
             while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
             t.kind = Token::Number;
@@ -202,7 +203,8 @@ std::vector<Item> split_items(std::string_view t) {
     while (i <= t.size()) {
         auto open = t.find("{{", i);
         std::string_view text = t.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i);
-        bool trim_left = open != std::string_view::npos && open + 3 < t.size() && t[open + 2] == '-' && is_space(t[open + 3]);
+        bool trim_left =
+            open != std::string_view::npos && open + 3 < t.size() && t[open + 2] == '-' && is_space(t[open + 3]);
         std::string_view kept = text;
         if (trim_next)
             while (!kept.empty() && is_space(kept.front())) kept.remove_prefix(1);
@@ -405,7 +407,8 @@ private:
                     if (depth > 0) ++j;
                 }
                 if (j >= toks.size()) fail(line_, "unclosed left paren");
-                std::vector<Token> inner(toks.begin() + static_cast<std::ptrdiff_t>(i), toks.begin() + static_cast<std::ptrdiff_t>(j));
+                std::vector<Token> inner(toks.begin() + static_cast<std::ptrdiff_t>(i),
+                                         toks.begin() + static_cast<std::ptrdiff_t>(j));
                 term.kind = Term::Sub;
                 term.sub = std::make_shared<Pipeline>(parse_pipeline(inner, false));
                 i = j + 1;
@@ -588,7 +591,8 @@ private:
             if (v.missing) return v;
             if (!v.v.is_object() || v.go_int) {
                 if (v.v.is_null()) fail(line_, fmt::format("nil pointer evaluating interface {{}}.{}", f));
-                fail(line_, fmt::format("can't evaluate field {} in type {}", f, v.go_int ? "int" : std::string(v.v.type_name())));
+                fail(line_, fmt::format("can't evaluate field {} in type {}", f,
+                                        v.go_int ? "int" : std::string(v.v.type_name())));
             }
             const Value* next = v.v.find(f);
             if (!next) return TV{Value(), false, true};
@@ -652,13 +656,15 @@ private:
     int compare_values(const TV& a, const TV& b) {
         auto x = as_number(a), y = as_number(b);
         if (x && y) return *x < *y ? -1 : *x > *y ? 1 : 0;
-        if (!a.missing && !b.missing && a.v.is_string() && b.v.is_string()) return a.v.as_string().compare(b.v.as_string());
+        if (!a.missing && !b.missing && a.v.is_string() && b.v.is_string())
+            return a.v.as_string().compare(b.v.as_string());
         fail(line_, "incompatible types for comparison");
     }
 
     TV call(const std::string& name, const std::vector<TV>& args, const TV&) {
         auto need = [&](std::size_t n) {
-            if (args.size() < n) fail(line_, fmt::format("wrong number of args for {}: want at least {} got {}", name, n, args.size()));
+            if (args.size() < n)
+                fail(line_, fmt::format("wrong number of args for {}: want at least {} got {}", name, n, args.size()));
         };
         if (name == "len") {
             need(1);
@@ -674,7 +680,8 @@ private:
                 const TV& k = args[i];
                 if (v.v.is_array() && !v.missing) {
                     std::int64_t idx = 0;
-                    if (!k.go_int || !k.v.as_int64(idx)) fail(line_, "error calling index: cannot index slice/array with non-integer");
+                    if (!k.go_int || !k.v.as_int64(idx))
+                        fail(line_, "error calling index: cannot index slice/array with non-integer");
                     if (idx < 0 || static_cast<std::size_t>(idx) >= v.v.size())
                         fail(line_, fmt::format("error calling index: index out of range: {}", idx));
                     v = TV{v.v.array_elements()[static_cast<std::size_t>(idx)]};

@@ -32,6 +32,7 @@ struct TemplateResult {
 
 // With a budget, each step of the execution and the text it writes are work
 // asked of it.
-TemplateResult render_template(std::string_view tmpl, const runtime::Value& vars, runtime::WorkBudget* budget = nullptr);
+TemplateResult render_template(std::string_view tmpl, const runtime::Value& vars,
+                               runtime::WorkBudget* budget = nullptr);
 
 }  // namespace gavel::stdlib

@@ -19,16 +19,11 @@ constexpr std::int64_t kNanos = 1'000'000'000;
 // Layout names OPA accepts in place of a layout.
 std::string_view named_layout(std::string_view name) {
     static constexpr std::pair<std::string_view, std::string_view> kLayouts[] = {
-        {"ANSIC", "Mon Jan _2 15:04:05 2006"},
-        {"UnixDate", "Mon Jan _2 15:04:05 MST 2006"},
-        {"RubyDate", "Mon Jan 02 15:04:05 -0700 2006"},
-        {"RFC822", "02 Jan 06 15:04 MST"},
-        {"RFC822Z", "02 Jan 06 15:04 -0700"},
-        {"RFC850", "Monday, 02-Jan-06 15:04:05 MST"},
-        {"RFC1123", "Mon, 02 Jan 2006 15:04:05 MST"},
-        {"RFC1123Z", "Mon, 02 Jan 2006 15:04:05 -0700"},
-        {"RFC3339", "2006-01-02T15:04:05Z07:00"},
-        {"RFC3339Nano", "2006-01-02T15:04:05.999999999Z07:00"},
+        {"ANSIC", "Mon Jan _2 15:04:05 2006"},          {"UnixDate", "Mon Jan _2 15:04:05 MST 2006"},
+        {"RubyDate", "Mon Jan 02 15:04:05 -0700 2006"}, {"RFC822", "02 Jan 06 15:04 MST"},
+        {"RFC822Z", "02 Jan 06 15:04 -0700"},           {"RFC850", "Monday, 02-Jan-06 15:04:05 MST"},
+        {"RFC1123", "Mon, 02 Jan 2006 15:04:05 MST"},   {"RFC1123Z", "Mon, 02 Jan 2006 15:04:05 -0700"},
+        {"RFC3339", "2006-01-02T15:04:05Z07:00"},       {"RFC3339Nano", "2006-01-02T15:04:05.999999999Z07:00"},
     };
     for (auto [k, v] : kLayouts)
         if (k == name) return v;
@@ -124,7 +119,8 @@ std::int64_t date_to_unix(std::int64_t year, std::int64_t month, std::int64_t da
 BuiltinResult int_operand(const Value& v, std::size_t pos, std::int64_t& out) {
     if (!v.is_number()) return type_error(pos, "number", v);
     if (!v.as_int64(out))
-        return BuiltinResult::type_error(fmt::format("operand {} must be integer number but got floating-point number", pos));
+        return BuiltinResult::type_error(
+            fmt::format("operand {} must be integer number but got floating-point number", pos));
     return BuiltinResult::of(Value());
 }
 
@@ -171,11 +167,26 @@ BuiltinResult time_diff(const ZonedTime& a, const ZonedTime& b_in) {
     split(t2, d2, h2, m2, s2);
     std::int64_t year = d2.year - d1.year, month = d2.month - d1.month, day = d2.day - d1.day;
     std::int64_t hour = h2 - h1, minute = m2 - m1, second = s2 - s1;
-    if (second < 0) { second += 60; --minute; }
-    if (minute < 0) { minute += 60; --hour; }
-    if (hour < 0) { hour += 24; --day; }
-    if (day < 0) { day += civil::days_in_month(d1.year, d1.month); --month; }
-    if (month < 0) { month += 12; --year; }
+    if (second < 0) {
+        second += 60;
+        --minute;
+    }
+    if (minute < 0) {
+        minute += 60;
+        --hour;
+    }
+    if (hour < 0) {
+        hour += 24;
+        --day;
+    }
+    if (day < 0) {
+        day += civil::days_in_month(d1.year, d1.month);
+        --month;
+    }
+    if (month < 0) {
+        month += 12;
+        --year;
+    }
     return BuiltinResult::of(int_array({year, month, day, hour, minute, second}));
 }
 
@@ -205,21 +216,23 @@ void register_time(Registry& r) {
         return BuiltinResult::of(Value::integer(*d));
     });
     declare(r, "time.format", 1, with_zoned_time([](const ZonedTime& t) {
-        std::string_view layout = t.layout.empty() ? named_layout("RFC3339Nano") : named_layout(t.layout);
-        return BuiltinResult::of(Value::string(go_time::format(t.in_zone(), layout)));
-    }));
+                std::string_view layout = t.layout.empty() ? named_layout("RFC3339Nano") : named_layout(t.layout);
+                return BuiltinResult::of(Value::string(go_time::format(t.in_zone(), layout)));
+            }));
     declare(r, "time.date", 1, with_zoned_time([](const ZonedTime& t) {
-        auto d = civil::civil_from_days(civil::floor_div(t.local_seconds(), 86400));
-        return BuiltinResult::of(int_array({d.year, d.month, d.day}));
-    }));
+                auto d = civil::civil_from_days(civil::floor_div(t.local_seconds(), 86400));
+                return BuiltinResult::of(int_array({d.year, d.month, d.day}));
+            }));
     declare(r, "time.clock", 1, with_zoned_time([](const ZonedTime& t) {
-        std::int64_t sod = civil::floor_mod(t.local_seconds(), 86400);
-        return BuiltinResult::of(int_array({sod / 3600, sod / 60 % 60, sod % 60}));
-    }));
-    declare(r, "time.weekday", 1, with_zoned_time([](const ZonedTime& t) {
-        static constexpr const char* kDays[] = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
-        return BuiltinResult::of(Value::string(kDays[civil::weekday(civil::floor_div(t.local_seconds(), 86400))]));
-    }));
+                std::int64_t sod = civil::floor_mod(t.local_seconds(), 86400);
+                return BuiltinResult::of(int_array({sod / 3600, sod / 60 % 60, sod % 60}));
+            }));
+    declare(
+        r, "time.weekday", 1, with_zoned_time([](const ZonedTime& t) {
+            static constexpr const char* kDays[] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
+                                                    "Thursday", "Friday", "Saturday"};
+            return BuiltinResult::of(Value::string(kDays[civil::weekday(civil::floor_div(t.local_seconds(), 86400))]));
+        }));
     declare(r, "time.add_date", 4, [](Args a, BuiltinContext&) {
         BuiltinResult err;
         auto t = zoned_time(a[0], err);
@@ -235,7 +248,8 @@ void register_time(Registry& r) {
         std::int64_t local = t->local_seconds();
         std::int64_t day_number = civil::floor_div(local, 86400);
         auto d = civil::civil_from_days(day_number);
-        std::int64_t sec = date_to_unix(d.year + years, d.month + months, d.day + days, local - day_number * 86400, *t->zone);
+        std::int64_t sec =
+            date_to_unix(d.year + years, d.month + months, d.day + days, local - day_number * 86400, *t->zone);
         return safe_unix_nano(sec, t->nsec);
     });
     declare(r, "time.diff", 2, [](Args a, BuiltinContext&) {

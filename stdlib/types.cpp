@@ -15,7 +15,8 @@ void register_types(Registry& r) {
     declare(r, "is_array", 1, is(runtime::Kind::Array));
     declare(r, "is_set", 1, is(runtime::Kind::Set));
     declare(r, "is_object", 1, is(runtime::Kind::Object));
-    declare(r, "type_name", 1, [](Args a, BuiltinContext&) { return BuiltinResult::of(Value::string(a[0].type_name())); });
+    declare(r, "type_name", 1,
+            [](Args a, BuiltinContext&) { return BuiltinResult::of(Value::string(a[0].type_name())); });
 }
 
 }  // namespace gavel::stdlib

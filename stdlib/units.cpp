@@ -120,7 +120,8 @@ struct Factor {
 };
 
 std::optional<Factor> si_or_binary_factor(std::string_view unit) {
-    static constexpr std::pair<std::string_view, int> kPowers[] = {{"k", 1}, {"m", 2}, {"g", 3}, {"t", 4}, {"p", 5}, {"e", 6}};
+    static constexpr std::pair<std::string_view, int> kPowers[] = {{"k", 1}, {"m", 2}, {"g", 3},
+                                                                   {"t", 4}, {"p", 5}, {"e", 6}};
     if (unit.empty()) return Factor{1};
     for (auto [prefix, power] : kPowers) {
         if (unit == prefix) return Factor{pow10(3 * power)};
@@ -145,7 +146,9 @@ std::string rational_to_fixed10(const BigInt& num, const BigInt& den) {
 }
 
 // OPA's own errors name the builtin, and its evaluator names it again: "units.parse: units.parse: ...".
-BuiltinResult units_error(std::string_view message) { return BuiltinResult::error("units.parse: " + std::string(message)); }
+BuiltinResult units_error(std::string_view message) {
+    return BuiltinResult::error("units.parse: " + std::string(message));
+}
 BuiltinResult bytes_error(std::string_view message) {
     return BuiltinResult::error("units.parse_bytes: " + std::string(message));
 }
@@ -190,7 +193,8 @@ BuiltinResult units_parse(std::string_view raw) {
     BigInt denominator = BigInt(1) << factor.shift;
     if (d->exponent >= 0) numerator *= pow10(d->exponent);
     else denominator *= pow10(-d->exponent);
-    if (numerator % denominator == 0) return BuiltinResult::of(Value::number(runtime::number_from_big(numerator / denominator)));
+    if (numerator % denominator == 0)
+        return BuiltinResult::of(Value::number(runtime::number_from_big(numerator / denominator)));
     auto parsed = runtime::Number::parse(rational_to_fixed10(numerator, denominator));
     if (!parsed) return units_error("could not parse amount to a number");
     return BuiltinResult::of(Value::number(parsed.value));
@@ -225,7 +229,7 @@ BuiltinResult units_parse_bytes(std::string_view raw) {
     if (!split_number_and_unit(s, num, unit)) return bytes_error("exponent too large");
     if (num.empty()) return bytes_error("no byte amount provided");
     std::string_view unit_prefix = unit;
-    if (unit.size() == 2 && unit[1] == 'b') unit_prefix = unit.substr(0, 1);             // kb
+    if (unit.size() == 2 && unit[1] == 'b') unit_prefix = unit.substr(0, 1);               // kb
     else if (unit.size() == 3 && unit.substr(1) == "ib") unit_prefix = unit.substr(0, 2);  // kib
     auto factor = si_or_binary_factor(unit_prefix);
     if (!factor || unit == "b" || unit == "ib") return bytes_error(fmt::format("byte unit {} not recognized", unit));
@@ -259,7 +263,8 @@ BuiltinResult units_parse_bytes(std::string_view raw) {
         if (low > half || (low == half && (product & 1) != 0)) ++product;
         e2 += drop;
     }
-    BigInt total = e2 >= 0 ? BigInt(product << static_cast<unsigned>(e2)) : BigInt(product >> static_cast<unsigned>(-e2));
+    BigInt total =
+        e2 >= 0 ? BigInt(product << static_cast<unsigned>(e2)) : BigInt(product >> static_cast<unsigned>(-e2));
     if (negative) total = -total;
     return BuiltinResult::of(Value::number(runtime::number_from_big(total)));
 }

@@ -19,7 +19,8 @@ using Bytes = std::array<std::uint8_t, 16>;
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
     return true;
 }
 
@@ -81,14 +82,15 @@ Value describe(const Bytes& u) {
         constexpr std::int64_t kGregorianToUnix = 122192928000000000;
         std::int64_t ticks = time - kGregorianToUnix;
         b.insert(Value::string("time"), Value::integer((ticks / 10000000) * 1000000000 + (ticks % 10000000) * 100));
-        b.insert(Value::string("nodeid"),
-                 Value::string(fmt::format("{:02x}-{:02x}-{:02x}-{:02x}-{:02x}-{:02x}", u[10], u[11], u[12], u[13], u[14], u[15])));
+        b.insert(Value::string("nodeid"), Value::string(fmt::format("{:02x}-{:02x}-{:02x}-{:02x}-{:02x}-{:02x}", u[10],
+                                                                    u[11], u[12], u[13], u[14], u[15])));
         b.insert(Value::string("macvariables"), Value::string(mac_variables(u[10])));
         b.insert(Value::string("clocksequence"), Value::integer(be16(8) & 0x3fff));
         if (version == 2) {
             b.insert(Value::string("id"), Value::integer((be16(0) << 16) | be16(2)));
             static constexpr const char* kDomains[] = {"Person", "Group", "Org"};
-            b.insert(Value::string("domain"), Value::string(u[9] < 3 ? std::string(kDomains[u[9]]) : fmt::format("Domain{}", u[9])));
+            b.insert(Value::string("domain"),
+                     Value::string(u[9] < 3 ? std::string(kDomains[u[9]]) : fmt::format("Domain{}", u[9])));
         }
     }
     return b.build();

@@ -24,8 +24,8 @@ using StorePtr = std::unique_ptr<X509_STORE, crypto::Freer<X509_STORE, X509_STOR
 using StoreCtxPtr = std::unique_ptr<X509_STORE_CTX, crypto::Freer<X509_STORE_CTX, X509_STORE_CTX_free>>;
 using GeneralNamesPtr = std::unique_ptr<GENERAL_NAMES, crypto::Freer<GENERAL_NAMES, GENERAL_NAMES_free>>;
 
-void free_x509_stack(STACK_OF(X509)* s) { sk_X509_pop_free(s, X509_free); }
-void free_ext_stack(STACK_OF(X509_EXTENSION)* s) { sk_X509_EXTENSION_pop_free(s, X509_EXTENSION_free); }
+void free_x509_stack(STACK_OF(X509) * s) { sk_X509_pop_free(s, X509_free); }
+void free_ext_stack(STACK_OF(X509_EXTENSION) * s) { sk_X509_EXTENSION_pop_free(s, X509_EXTENSION_free); }
 using X509StackPtr = std::unique_ptr<STACK_OF(X509), crypto::Freer<STACK_OF(X509), free_x509_stack>>;
 using ExtStackPtr = std::unique_ptr<STACK_OF(X509_EXTENSION), crypto::Freer<STACK_OF(X509_EXTENSION), free_ext_stack>>;
 
@@ -99,10 +99,13 @@ Value name_value(const X509_NAME* name) {
         const char* field;
         ArrayBuilder values;
     };
-    Multi multi[] = {{NID_countryName, "Country", {}},         {NID_organizationName, "Organization", {}},
+    Multi multi[] = {{NID_countryName, "Country", {}},
+                     {NID_organizationName, "Organization", {}},
                      {NID_organizationalUnitName, "OrganizationalUnit", {}},
-                     {NID_localityName, "Locality", {}},       {NID_stateOrProvinceName, "Province", {}},
-                     {NID_streetAddress, "StreetAddress", {}}, {NID_postalCode, "PostalCode", {}}};
+                     {NID_localityName, "Locality", {}},
+                     {NID_stateOrProvinceName, "Province", {}},
+                     {NID_streetAddress, "StreetAddress", {}},
+                     {NID_postalCode, "PostalCode", {}}};
     std::string common_name, serial;
     ArrayBuilder names;
     int count = name ? X509_NAME_entry_count(name) : 0;
@@ -135,7 +138,7 @@ Value url_value(std::string_view uri) {
         rest = rest.substr(0, hash);
     }
     if (auto colon = rest.find(':'); colon != std::string_view::npos && colon > 0 &&
-                                      rest.substr(0, colon).find_first_of("/?") == std::string_view::npos) {
+                                     rest.substr(0, colon).find_first_of("/?") == std::string_view::npos) {
         scheme = std::string(rest.substr(0, colon));
         for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         rest = rest.substr(colon + 1);
@@ -154,11 +157,16 @@ Value url_value(std::string_view uri) {
     } else {
         path = std::string(rest);
     }
-    return Value::object({{str("Scheme"), str(scheme)},       {str("Opaque"), str(opaque)},
-                          {str("User"), Value::null()},         {str("Host"), str(host)},
-                          {str("Path"), str(path)},             {str("RawPath"), str("")},
-                          {str("OmitHost"), Value::boolean(false)}, {str("ForceQuery"), Value::boolean(false)},
-                          {str("RawQuery"), str(query)},        {str("Fragment"), str(fragment)},
+    return Value::object({{str("Scheme"), str(scheme)},
+                          {str("Opaque"), str(opaque)},
+                          {str("User"), Value::null()},
+                          {str("Host"), str(host)},
+                          {str("Path"), str(path)},
+                          {str("RawPath"), str("")},
+                          {str("OmitHost"), Value::boolean(false)},
+                          {str("ForceQuery"), Value::boolean(false)},
+                          {str("RawQuery"), str(query)},
+                          {str("Fragment"), str(fragment)},
                           {str("RawFragment"), str("")}});
 }
 
@@ -179,14 +187,14 @@ void collect_alt_names(GENERAL_NAMES* names, AltNames& out) {
     for (int i = 0; names && i < sk_GENERAL_NAME_num(names); ++i) {
         const GENERAL_NAME* g = sk_GENERAL_NAME_value(names, i);
         switch (g->type) {
-        case GEN_DNS: out.dns.push_back(str(view(g->d.dNSName))); break;
-        case GEN_EMAIL: out.email.push_back(str(view(g->d.rfc822Name))); break;
-        case GEN_IPADD: out.ips.push_back(str(ip_text(view(g->d.iPAddress)))); break;
-        case GEN_URI:
-            out.uris.push_back(url_value(view(g->d.uniformResourceIdentifier)));
-            out.uri_strings.push_back(str(view(g->d.uniformResourceIdentifier)));
-            break;
-        default: break;
+            case GEN_DNS: out.dns.push_back(str(view(g->d.dNSName))); break;
+            case GEN_EMAIL: out.email.push_back(str(view(g->d.rfc822Name))); break;
+            case GEN_IPADD: out.ips.push_back(str(ip_text(view(g->d.iPAddress)))); break;
+            case GEN_URI:
+                out.uris.push_back(url_value(view(g->d.uniformResourceIdentifier)));
+                out.uri_strings.push_back(str(view(g->d.uniformResourceIdentifier)));
+                break;
+            default: break;
         }
     }
 }
@@ -197,32 +205,32 @@ int signature_algorithm(X509* cert) {
     X509_get_signature_info(cert, &md, &pk, nullptr, nullptr);
     int sig = X509_get_signature_nid(cert);
     switch (sig) {
-    case NID_md2WithRSAEncryption: return 1;
-    case NID_md5WithRSAEncryption: return 2;
-    case NID_sha1WithRSAEncryption: return 3;
-    case NID_sha256WithRSAEncryption: return 4;
-    case NID_sha384WithRSAEncryption: return 5;
-    case NID_sha512WithRSAEncryption: return 6;
-    case NID_dsaWithSHA1: return 7;
-    case NID_dsa_with_SHA256: return 8;
-    case NID_ecdsa_with_SHA1: return 9;
-    case NID_ecdsa_with_SHA256: return 10;
-    case NID_ecdsa_with_SHA384: return 11;
-    case NID_ecdsa_with_SHA512: return 12;
-    case NID_rsassaPss: return md == NID_sha384 ? 14 : md == NID_sha512 ? 15 : md == NID_sha256 ? 13 : 0;
-    case NID_ED25519: return 16;
-    default: return 0;
+        case NID_md2WithRSAEncryption: return 1;
+        case NID_md5WithRSAEncryption: return 2;
+        case NID_sha1WithRSAEncryption: return 3;
+        case NID_sha256WithRSAEncryption: return 4;
+        case NID_sha384WithRSAEncryption: return 5;
+        case NID_sha512WithRSAEncryption: return 6;
+        case NID_dsaWithSHA1: return 7;
+        case NID_dsa_with_SHA256: return 8;
+        case NID_ecdsa_with_SHA1: return 9;
+        case NID_ecdsa_with_SHA256: return 10;
+        case NID_ecdsa_with_SHA384: return 11;
+        case NID_ecdsa_with_SHA512: return 12;
+        case NID_rsassaPss: return md == NID_sha384 ? 14 : md == NID_sha512 ? 15 : md == NID_sha256 ? 13 : 0;
+        case NID_ED25519: return 16;
+        default: return 0;
     }
 }
 
 int public_key_algorithm(EVP_PKEY* key) {
     if (!key) return 0;
     switch (EVP_PKEY_get_base_id(key)) {
-    case EVP_PKEY_RSA: return 1;
-    case EVP_PKEY_DSA: return 2;
-    case EVP_PKEY_EC: return 3;
-    case EVP_PKEY_ED25519: return 4;
-    default: return 0;
+        case EVP_PKEY_RSA: return 1;
+        case EVP_PKEY_DSA: return 2;
+        case EVP_PKEY_EC: return 3;
+        case EVP_PKEY_ED25519: return 4;
+        default: return 0;
     }
 }
 
@@ -237,46 +245,46 @@ std::string bn_decimal(EVP_PKEY* key, const char* param) {
 Value key_value(EVP_PKEY* key, bool with_private) {
     if (!key) return Value::null();
     switch (EVP_PKEY_get_base_id(key)) {
-    case EVP_PKEY_RSA: {
-        ObjectBuilder o;
-        o.insert(str("N"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_N)));
-        o.insert(str("E"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_E)));
-        if (!with_private) return o.build();
-        // rsa.PrivateKey embeds PublicKey: N and E sit at the top level.
-        o.insert(str("D"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_D)));
-        o.insert(str("Primes"), Value::array({big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_FACTOR1)),
-                                              big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_FACTOR2))}));
-        o.insert(str("Precomputed"),
-                 Value::object({{str("Dp"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_EXPONENT1))},
-                                {str("Dq"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_EXPONENT2))},
-                                {str("Qinv"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_COEFFICIENT1))},
-                                {str("CRTValues"), Value::empty_array()}}));
-        return o.build();
-    }
-    case EVP_PKEY_EC: {
-        // Go's named curves marshal as {} (their parameters are unexported).
-        ObjectBuilder o;
-        o.insert(str("Curve"), Value::empty_object());
-        o.insert(str("X"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_EC_PUB_X)));
-        o.insert(str("Y"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_EC_PUB_Y)));
-        if (with_private) o.insert(str("D"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_PRIV_KEY)));
-        return o.build();
-    }
-    case EVP_PKEY_ED25519: {
-        unsigned char pub[32], priv[32];
-        std::size_t pub_len = sizeof pub, priv_len = sizeof priv;
-        EVP_PKEY_get_raw_public_key(key, pub, &pub_len);
-        if (with_private && EVP_PKEY_get_raw_private_key(key, priv, &priv_len))
-            // ed25519.PrivateKey is seed || public key.
-            return bytes_value(std::string(reinterpret_cast<char*>(priv), priv_len) +
-                               std::string(reinterpret_cast<char*>(pub), pub_len));
-        return bytes_value(std::string(reinterpret_cast<char*>(pub), pub_len));
-    }
-    default: return Value::null();
+        case EVP_PKEY_RSA: {
+            ObjectBuilder o;
+            o.insert(str("N"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_N)));
+            o.insert(str("E"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_E)));
+            if (!with_private) return o.build();
+            // rsa.PrivateKey embeds PublicKey: N and E sit at the top level.
+            o.insert(str("D"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_D)));
+            o.insert(str("Primes"), Value::array({big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_FACTOR1)),
+                                                  big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_FACTOR2))}));
+            o.insert(str("Precomputed"),
+                     Value::object({{str("Dp"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_EXPONENT1))},
+                                    {str("Dq"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_EXPONENT2))},
+                                    {str("Qinv"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_RSA_COEFFICIENT1))},
+                                    {str("CRTValues"), Value::empty_array()}}));
+            return o.build();
+        }
+        case EVP_PKEY_EC: {
+            // Go's named curves marshal as {} (their parameters are unexported).
+            ObjectBuilder o;
+            o.insert(str("Curve"), Value::empty_object());
+            o.insert(str("X"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_EC_PUB_X)));
+            o.insert(str("Y"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_EC_PUB_Y)));
+            if (with_private) o.insert(str("D"), big_value(bn_decimal(key, OSSL_PKEY_PARAM_PRIV_KEY)));
+            return o.build();
+        }
+        case EVP_PKEY_ED25519: {
+            unsigned char pub[32], priv[32];
+            std::size_t pub_len = sizeof pub, priv_len = sizeof priv;
+            EVP_PKEY_get_raw_public_key(key, pub, &pub_len);
+            if (with_private && EVP_PKEY_get_raw_private_key(key, priv, &priv_len))
+                // ed25519.PrivateKey is seed || public key.
+                return bytes_value(std::string(reinterpret_cast<char*>(priv), priv_len) +
+                                   std::string(reinterpret_cast<char*>(pub), pub_len));
+            return bytes_value(std::string(reinterpret_cast<char*>(pub), pub_len));
+        }
+        default: return Value::null();
     }
 }
 
-Value extensions_value(const STACK_OF(X509_EXTENSION)* exts) {
+Value extensions_value(const STACK_OF(X509_EXTENSION) * exts) {
     ArrayBuilder b;
     for (int i = 0; i < sk_X509_EXTENSION_num(exts); ++i) {
         X509_EXTENSION* e = sk_X509_EXTENSION_value(exts, i);
@@ -290,11 +298,10 @@ Value extensions_value(const STACK_OF(X509_EXTENSION)* exts) {
 // OpenSSL's key usage flags to Go's KeyUsage bits (bit i = ASN.1 bit i).
 int key_usage(uint32_t ku) {
     if (ku == UINT32_MAX) return 0;
-    const std::pair<uint32_t, int> bits[] = {{KU_DIGITAL_SIGNATURE, 1 << 0}, {KU_NON_REPUDIATION, 1 << 1},
-                                             {KU_KEY_ENCIPHERMENT, 1 << 2},  {KU_DATA_ENCIPHERMENT, 1 << 3},
-                                             {KU_KEY_AGREEMENT, 1 << 4},     {KU_KEY_CERT_SIGN, 1 << 5},
-                                             {KU_CRL_SIGN, 1 << 6},          {KU_ENCIPHER_ONLY, 1 << 7},
-                                             {KU_DECIPHER_ONLY, 1 << 8}};
+    const std::pair<uint32_t, int> bits[] = {
+        {KU_DIGITAL_SIGNATURE, 1 << 0}, {KU_NON_REPUDIATION, 1 << 1}, {KU_KEY_ENCIPHERMENT, 1 << 2},
+        {KU_DATA_ENCIPHERMENT, 1 << 3}, {KU_KEY_AGREEMENT, 1 << 4},   {KU_KEY_CERT_SIGN, 1 << 5},
+        {KU_CRL_SIGN, 1 << 6},          {KU_ENCIPHER_ONLY, 1 << 7},   {KU_DECIPHER_ONLY, 1 << 8}};
     int out = 0;
     for (auto [flag, go] : bits)
         if (ku & flag) out |= go;
@@ -306,11 +313,20 @@ struct ExtKeyUsageOid {
     int go;
 };
 constexpr ExtKeyUsageOid kExtKeyUsages[] = {
-    {"2.5.29.37.0", 0},          {"1.3.6.1.5.5.7.3.1", 1},         {"1.3.6.1.5.5.7.3.2", 2},
-    {"1.3.6.1.5.5.7.3.3", 3},    {"1.3.6.1.5.5.7.3.4", 4},         {"1.3.6.1.5.5.7.3.5", 5},
-    {"1.3.6.1.5.5.7.3.6", 6},    {"1.3.6.1.5.5.7.3.7", 7},         {"1.3.6.1.5.5.7.3.8", 8},
-    {"1.3.6.1.5.5.7.3.9", 9},    {"1.3.6.1.4.1.311.10.3.3", 10},   {"2.16.840.1.113730.4.1", 11},
-    {"1.3.6.1.4.1.311.2.1.22", 12}, {"1.3.6.1.4.1.311.61.1.1", 13},
+    {"2.5.29.37.0", 0},
+    {"1.3.6.1.5.5.7.3.1", 1},
+    {"1.3.6.1.5.5.7.3.2", 2},
+    {"1.3.6.1.5.5.7.3.3", 3},
+    {"1.3.6.1.5.5.7.3.4", 4},
+    {"1.3.6.1.5.5.7.3.5", 5},
+    {"1.3.6.1.5.5.7.3.6", 6},
+    {"1.3.6.1.5.5.7.3.7", 7},
+    {"1.3.6.1.5.5.7.3.8", 8},
+    {"1.3.6.1.5.5.7.3.9", 9},
+    {"1.3.6.1.4.1.311.10.3.3", 10},
+    {"2.16.840.1.113730.4.1", 11},
+    {"1.3.6.1.4.1.311.2.1.22", 12},
+    {"1.3.6.1.4.1.311.61.1.1", 13},
 };
 
 // The certificate's extended key usages as Go values; nullopt when the
@@ -343,7 +359,8 @@ Value certificate_to_value(X509* cert) {
     {
         unsigned char* tbs = nullptr;
         int len = i2d_re_X509_tbs(cert, &tbs);
-        set("RawTBSCertificate", bytes_value(len > 0 ? std::string(reinterpret_cast<char*>(tbs), static_cast<std::size_t>(len)) : ""));
+        set("RawTBSCertificate",
+            bytes_value(len > 0 ? std::string(reinterpret_cast<char*>(tbs), static_cast<std::size_t>(len)) : ""));
         OPENSSL_free(tbs);
     }
     set("RawSubjectPublicKeyInfo", bytes_value(der<X509_PUBKEY>(X509_get_X509_PUBKEY(cert), i2d_X509_PUBKEY)));
@@ -424,12 +441,14 @@ Value certificate_to_value(X509* cert) {
     set("URIStrings", null_or_array(alt.uri_strings));
 
     set("PermittedDNSDomainsCritical", Value::boolean(false));
-    for (const char* k : {"PermittedDNSDomains", "ExcludedDNSDomains", "PermittedIPRanges", "ExcludedIPRanges",
-                          "PermittedEmailAddresses", "ExcludedEmailAddresses", "PermittedURIDomains", "ExcludedURIDomains"})
+    for (const char* k :
+         {"PermittedDNSDomains", "ExcludedDNSDomains", "PermittedIPRanges", "ExcludedIPRanges",
+          "PermittedEmailAddresses", "ExcludedEmailAddresses", "PermittedURIDomains", "ExcludedURIDomains"})
         set(k, Value::null());
 
     ArrayBuilder crl;
-    if (auto* points = static_cast<CRL_DIST_POINTS*>(X509_get_ext_d2i(cert, NID_crl_distribution_points, nullptr, nullptr))) {
+    if (auto* points =
+            static_cast<CRL_DIST_POINTS*>(X509_get_ext_d2i(cert, NID_crl_distribution_points, nullptr, nullptr))) {
         for (int i = 0; i < sk_DIST_POINT_num(points); ++i) {
             DIST_POINT* dp = sk_DIST_POINT_value(points, i);
             if (!dp->distpoint || dp->distpoint->type != 0) continue;
@@ -444,7 +463,8 @@ Value certificate_to_value(X509* cert) {
     set("CRLDistributionPoints", null_or_array(crl));
 
     ArrayBuilder policy_ids, policies;
-    if (auto* cp = static_cast<CERTIFICATEPOLICIES*>(X509_get_ext_d2i(cert, NID_certificate_policies, nullptr, nullptr))) {
+    if (auto* cp =
+            static_cast<CERTIFICATEPOLICIES*>(X509_get_ext_d2i(cert, NID_certificate_policies, nullptr, nullptr))) {
         for (int i = 0; i < sk_POLICYINFO_num(cp); ++i) {
             POLICYINFO* pi = sk_POLICYINFO_value(cp, i);
             policy_ids.push_back(oid_value(pi->policyid));
@@ -518,13 +538,20 @@ std::optional<Certificates> certificates_from_string(std::string_view input, std
 }
 
 bool parse_verify_options(const Value& options, VerifyOptions& out, std::string& error) {
-    static const std::pair<const char*, int> kUsages[] = {
-        {"KeyUsageAny", 0},           {"KeyUsageServerAuth", 1},   {"KeyUsageClientAuth", 2},
-        {"KeyUsageCodeSigning", 3},   {"KeyUsageEmailProtection", 4}, {"KeyUsageIPSECEndSystem", 5},
-        {"KeyUsageIPSECTunnel", 6},   {"KeyUsageIPSECUser", 7},    {"KeyUsageTimeStamping", 8},
-        {"KeyUsageOCSPSigning", 9},   {"KeyUsageMicrosoftServerGatedCrypto", 10},
-        {"KeyUsageNetscapeServerGatedCrypto", 11}, {"KeyUsageMicrosoftCommercialCodeSigning", 12},
-        {"KeyUsageMicrosoftKernelCodeSigning", 13}};
+    static const std::pair<const char*, int> kUsages[] = {{"KeyUsageAny", 0},
+                                                          {"KeyUsageServerAuth", 1},
+                                                          {"KeyUsageClientAuth", 2},
+                                                          {"KeyUsageCodeSigning", 3},
+                                                          {"KeyUsageEmailProtection", 4},
+                                                          {"KeyUsageIPSECEndSystem", 5},
+                                                          {"KeyUsageIPSECTunnel", 6},
+                                                          {"KeyUsageIPSECUser", 7},
+                                                          {"KeyUsageTimeStamping", 8},
+                                                          {"KeyUsageOCSPSigning", 9},
+                                                          {"KeyUsageMicrosoftServerGatedCrypto", 10},
+                                                          {"KeyUsageNetscapeServerGatedCrypto", 11},
+                                                          {"KeyUsageMicrosoftCommercialCodeSigning", 12},
+                                                          {"KeyUsageMicrosoftKernelCodeSigning", 13}};
     for (const auto& e : options.object_entries()) {
         if (!e.key.is_string()) continue;
         std::string_view k = e.key.as_string();
@@ -687,7 +714,8 @@ std::optional<Value> certificate_request_from_string(std::string_view input, std
     set("ExtraExtensions", Value::null());
     AltNames alt;
     if (exts) {
-        GeneralNamesPtr san(static_cast<GENERAL_NAMES*>(X509V3_get_d2i(exts.get(), NID_subject_alt_name, nullptr, nullptr)));
+        GeneralNamesPtr san(
+            static_cast<GENERAL_NAMES*>(X509V3_get_d2i(exts.get(), NID_subject_alt_name, nullptr, nullptr)));
         collect_alt_names(san.get(), alt);
     }
     set("DNSNames", null_or_array(alt.dns));
@@ -825,7 +853,8 @@ std::optional<Value> keypair_from_strings(std::string_view cert_text, std::strin
             auto block = crypto::pem_decode(rest, next);
             if (!block) break;
             rest = next;
-            if (block->type != "PRIVATE KEY" && (block->type.size() < 12 || block->type.substr(block->type.size() - 12) != " PRIVATE KEY"))
+            if (block->type != "PRIVATE KEY" &&
+                (block->type.size() < 12 || block->type.substr(block->type.size() - 12) != " PRIVATE KEY"))
                 continue;
             crypto::PemBlock as_type = *block;
             if (as_type.type != "RSA PRIVATE KEY" && as_type.type != "EC PRIVATE KEY") as_type.type = "PRIVATE KEY";

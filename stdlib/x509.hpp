@@ -25,9 +25,9 @@ runtime::Value certificates_to_value(const Certificates& certs);
 runtime::Value certificate_to_value(X509* cert);
 
 struct VerifyOptions {
-    int64_t now_ns = 0;                 // CurrentTime; 0 = wall clock
-    std::string dns_name;               // DNSName
-    std::vector<int> ext_key_usages;    // Go ExtKeyUsage values; empty = ServerAuth
+    int64_t now_ns = 0;               // CurrentTime; 0 = wall clock
+    std::string dns_name;             // DNSName
+    std::vector<int> ext_key_usages;  // Go ExtKeyUsage values; empty = ServerAuth
 };
 // The options object of parse_and_verify_certificates_with_options.
 bool parse_verify_options(const runtime::Value& options, VerifyOptions& out, std::string& error);

@@ -33,11 +33,10 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // (null, bool incl. YAML 1.1 words, int, float, .inf/.nan, timestamp)?
 bool resolves_to_non_string(std::string_view s) {
     if (s.empty()) return true;
-    static const char* const words[] = {"~",     "null",  "Null", "NULL", "y",     "Y",    "yes",  "Yes",  "YES",
-                                        "n",     "N",     "no",   "No",   "NO",    "true", "True", "TRUE", "false",
-                                        "False", "FALSE", "on",   "On",   "ON",    "off",  "Off",  "OFF",  ".inf",
-                                        ".Inf",  ".INF",  "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
-                                        ".NaN",  ".NAN",  "<<"};
+    static const char* const words[] = {
+        "~",    "null", "Null", "NULL",  "y",     "Y",     "yes",   "Yes",   "YES",   "n",    "N",    "no",   "No",
+        "NO",   "true", "True", "TRUE",  "false", "False", "FALSE", "on",    "On",    "ON",   "off",  "Off",  "OFF",
+        ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN", "<<"};
     for (const char* w : words)
         if (s == w) return true;
     // Numbers: [-+]? then digits/underscores, 0x.., 0b.., 0o.., decimals with exponent.
@@ -112,14 +111,29 @@ Style choose_style(std::string_view s, bool is_key) {
     bool prev_space = false, prev_break = false;
     for (std::size_t i = 0; i < s.size(); ++i) {
         unsigned char c = static_cast<unsigned char>(s[i]);
-        bool next_blank = i + 1 >= s.size() || s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\n' || s[i + 1] == '\r';
+        bool next_blank =
+            i + 1 >= s.size() || s[i + 1] == ' ' || s[i + 1] == '\t' || s[i + 1] == '\n' || s[i + 1] == '\r';
         if (i == 0) {
             switch (c) {
-                case '#': case ',': case '[': case ']': case '{': case '}': case '&': case '*': case '!':
-                case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
-                    block_indicators = true;
-                    break;
-                case '?': case ':': case '-':
+                case '#':
+                case ',':
+                case '[':
+                case ']':
+                case '{':
+                case '}':
+                case '&':
+                case '*':
+                case '!':
+                case '|':
+                case '>':
+                case '\'':
+                case '"':
+                case '%':
+                case '@':
+                case '`': block_indicators = true; break;
+                case '?':
+                case ':':
+                case '-':
                     if (next_blank) block_indicators = true;
                     break;
                 default: break;
@@ -145,7 +159,8 @@ Style choose_style(std::string_view s, bool is_key) {
             prev_space = prev_break = false;
         }
     }
-    bool plain = !(leading_space || trailing_space || line_breaks || block_indicators || space_break || special || break_space);
+    bool plain =
+        !(leading_space || trailing_space || line_breaks || block_indicators || space_break || special || break_space);
     bool single = !(space_break || special || break_space);
     if (is_key && line_breaks) return Style::Double;
     if (line_breaks && !special && !trailing_space) return Style::Literal;
@@ -219,7 +234,8 @@ void append_string(std::string& out, std::string_view s, std::size_t indent, boo
             std::size_t start = 0;
             while (start <= body.size()) {
                 std::size_t nl = body.find('\n', start);
-                std::string_view line = body.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+                std::string_view line =
+                    body.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
                 out += '\n';
                 if (!line.empty()) {
                     append_indent(out, indent + 2);
@@ -266,9 +282,7 @@ bool natural_less(std::string_view as, std::string_view bs) {
 // JSON object keys: strings as they are, other keys as their JSON text.
 std::string key_text(const Value& k) { return k.is_string() ? std::string(k.as_string()) : runtime::to_json(k); }
 
-bool is_block_collection(const Value& v) {
-    return ((v.is_array() || v.is_set() || v.is_object()) && v.size() > 0);
-}
+bool is_block_collection(const Value& v) { return ((v.is_array() || v.is_set() || v.is_object()) && v.size() > 0); }
 
 std::span<const Value> sequence(const Value& v) { return v.is_array() ? v.array_elements() : v.set_elements(); }
 
@@ -324,10 +338,12 @@ void emit_scalar(std::string& out, const Value& v, std::size_t indent, BuiltinCo
 void emit_mapping(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx) {
     std::vector<std::pair<std::string, const Value*>> entries;
     for (const auto& e : v.object_entries()) entries.emplace_back(key_text(e.key), &e.value);
-    std::stable_sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
     // Keys that print alike (1 and "1") keep the first, as JSON would.
-    entries.erase(std::unique(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-                  entries.end());
+    entries.erase(
+        std::unique(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
+        entries.end());
     bool first = true;
     for (const auto& [key, value] : entries) {
         need(out, indent + 4 * key.size() + 8, ctx);

@@ -102,22 +102,18 @@ bool parse_rule(std::string_view& s, PosixRule& r) {
 std::int64_t rule_time(std::int64_t year, const PosixRule& r, int offset) {
     std::int64_t day_of_year = 0;
     switch (r.kind) {
-    case PosixRule::Kind::Julian1:
-        day_of_year = r.day - 1 + (civil::is_leap(year) && r.day >= 60 ? 1 : 0);
-        break;
-    case PosixRule::Kind::Julian0:
-        day_of_year = r.day;
-        break;
-    case PosixRule::Kind::MonthWeekDay: {
-        std::int64_t first = civil::days_from_civil(year, r.month, 1);
-        int d = (r.day - civil::weekday(first) + 7) % 7;
-        for (int i = 1; i < r.week; ++i) {
-            if (d + 7 >= civil::days_in_month(year, r.month)) break;
-            d += 7;
+        case PosixRule::Kind::Julian1: day_of_year = r.day - 1 + (civil::is_leap(year) && r.day >= 60 ? 1 : 0); break;
+        case PosixRule::Kind::Julian0: day_of_year = r.day; break;
+        case PosixRule::Kind::MonthWeekDay: {
+            std::int64_t first = civil::days_from_civil(year, r.month, 1);
+            int d = (r.day - civil::weekday(first) + 7) % 7;
+            for (int i = 1; i < r.week; ++i) {
+                if (d + 7 >= civil::days_in_month(year, r.month)) break;
+                d += 7;
+            }
+            day_of_year = first - civil::days_from_civil(year, 1, 1) + d;
+            break;
         }
-        day_of_year = first - civil::days_from_civil(year, 1, 1) + d;
-        break;
-    }
     }
     return day_of_year * 86400 + r.time - offset;
 }

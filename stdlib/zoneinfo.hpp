@@ -13,8 +13,8 @@
 namespace gavel::stdlib::zoneinfo {
 
 struct Offset {
-    int seconds = 0;        // east of UTC
-    std::string abbrev;     // "PST", "CEST", "+0530"
+    int seconds = 0;     // east of UTC
+    std::string abbrev;  // "PST", "CEST", "+0530"
 };
 
 // One rule of a POSIX TZ string ("M3.2.0/2", "J60", "59").
@@ -41,7 +41,7 @@ public:
     std::vector<std::int64_t> transitions;      // ascending
     std::vector<std::uint8_t> transition_type;  // index into types
     std::vector<Offset> types;
-    std::vector<bool> is_dst;                   // per type
+    std::vector<bool> is_dst;  // per type
     bool has_footer = false;
     PosixTz footer;
 };

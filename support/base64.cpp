@@ -16,7 +16,8 @@ constexpr std::string_view kUrlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijk
 std::array<uint8_t, 256> decode_map(std::string_view alphabet) {
     std::array<uint8_t, 256> m{};
     m.fill(0xff);
-    for (std::size_t i = 0; i < alphabet.size(); ++i) m[static_cast<unsigned char>(alphabet[i])] = static_cast<uint8_t>(i);
+    for (std::size_t i = 0; i < alphabet.size(); ++i)
+        m[static_cast<unsigned char>(alphabet[i])] = static_cast<uint8_t>(i);
     return m;
 }
 
@@ -88,7 +89,8 @@ std::string base64_encode(std::string_view bytes, bool url, bool pad) {
     std::size_t i = 0;
     for (; i + 3 <= bytes.size(); i += 3) {
         uint32_t v = (uint32_t{static_cast<unsigned char>(bytes[i])} << 16) |
-                     (uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8) | static_cast<unsigned char>(bytes[i + 2]);
+                     (uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8) |
+                     static_cast<unsigned char>(bytes[i + 2]);
         out += alphabet[(v >> 18) & 63];
         out += alphabet[(v >> 12) & 63];
         out += alphabet[(v >> 6) & 63];
@@ -110,10 +112,10 @@ std::optional<std::string> base64url_decode_lenient(std::string_view s, std::str
     std::string padded(s);
     if (padded.empty() || padded.back() != '=') {
         switch (padded.size() % 4) {
-        case 0: break;
-        case 2: padded += "=="; break;
-        case 3: padded += "="; break;
-        default: error = "illegal base64url string: " + padded; return std::nullopt;
+            case 0: break;
+            case 2: padded += "=="; break;
+            case 3: padded += "="; break;
+            default: error = "illegal base64url string: " + padded; return std::nullopt;
         }
     }
     auto r = base64_decode(padded, true);

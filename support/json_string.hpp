@@ -35,8 +35,8 @@ inline const char* find_escape(const char* p, const char* e) noexcept {
     while (e - p >= 16) {
         __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
         // Signed: bytes >= 0x80 are negative, so "< 0x20" catches them too.
-        __m128i hit = _mm_or_si128(_mm_cmplt_epi8(v, space),
-                                   _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+        __m128i hit =
+            _mm_or_si128(_mm_cmplt_epi8(v, space), _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
         if (int m = _mm_movemask_epi8(hit)) return p + __builtin_ctz(static_cast<unsigned>(m));
         p += 16;
     }
@@ -86,20 +86,20 @@ void write_json_string(Sink& out, std::string_view s, JsonStringOptions options 
             continue;
         }
         switch (c) {
-        case '<': out.put("\\u003c", 6); break;
-        case '>': out.put("\\u003e", 6); break;
-        case '&': out.put("\\u0026", 6); break;
-        case '"': out.put("\\\"", 2); break;
-        case '\\': out.put("\\\\", 2); break;
-        case '\n': out.put("\\n", 2); break;
-        case '\r': out.put("\\r", 2); break;
-        case '\t': out.put("\\t", 2); break;
-        case '\b': out.put("\\b", 2); break;
-        case '\f': out.put("\\f", 2); break;
-        default:
-            out.put("\\u00", 4);
-            out.put(kHex[c >> 4]);
-            out.put(kHex[c & 0xF]);
+            case '<': out.put("\\u003c", 6); break;
+            case '>': out.put("\\u003e", 6); break;
+            case '&': out.put("\\u0026", 6); break;
+            case '"': out.put("\\\"", 2); break;
+            case '\\': out.put("\\\\", 2); break;
+            case '\n': out.put("\\n", 2); break;
+            case '\r': out.put("\\r", 2); break;
+            case '\t': out.put("\\t", 2); break;
+            case '\b': out.put("\\b", 2); break;
+            case '\f': out.put("\\f", 2); break;
+            default:
+                out.put("\\u00", 4);
+                out.put(kHex[c >> 4]);
+                out.put(kHex[c & 0xF]);
         }
         p = q + 1;
     }

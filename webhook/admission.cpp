@@ -33,15 +33,15 @@ std::string message_of(const Value& v) {
 
 std::string_view reason_for(int code) {
     switch (code) {
-    case 400: return "BadRequest";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "NotFound";
-    case 409: return "Conflict";
-    case 422: return "Invalid";
-    case 429: return "TooManyRequests";
-    case 500: return "InternalError";
-    default: return "Forbidden";
+        case 400: return "BadRequest";
+        case 401: return "Unauthorized";
+        case 403: return "Forbidden";
+        case 404: return "NotFound";
+        case 409: return "Conflict";
+        case 422: return "Invalid";
+        case 429: return "TooManyRequests";
+        case 500: return "InternalError";
+        default: return "Forbidden";
     }
 }
 
@@ -49,7 +49,8 @@ std::string_view reason_for(int code) {
 std::span<const Value> elements(const Value& v) { return v.is_set() ? v.set_elements() : v.array_elements(); }
 
 Value status(int code, const std::string& message, std::string_view reason) {
-    return Value::object({{str("code"), Value::integer(code)}, {str("message"), str(message)}, {str("reason"), str(reason)}});
+    return Value::object(
+        {{str("code"), Value::integer(code)}, {str("message"), str(message)}, {str("reason"), str(reason)}});
 }
 
 // One patch op with its path as a pointer string; false with `error` when malformed.
@@ -154,7 +155,8 @@ bool validates(const std::vector<ConventionalRule>& rules) { return defines_any(
 
 bool can_deny(const std::vector<ConventionalRule>& rules) { return defines_any(rules, {"deny", "violation"}); }
 
-std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules) {
+std::string conventional_rules_query(const std::vector<std::string>& package,
+                                     const std::vector<ConventionalRule>& rules) {
     return conventional_rules_query(engine::data_path_text(package), rules);
 }
 
@@ -265,18 +267,20 @@ AdmissionDecision error_decision(const ReviewRequest& req, const std::string& me
     Value response;
     if (fail_open) {
         d.code = 200;
-        response = Value::object({{str("uid"), req.uid},
-                                  {str("allowed"), Value::boolean(true)},
-                                  {str("warnings"), Value::array({str("gavel: policy evaluation failed, allowed by --fail-open: " + message)})}});
+        response = Value::object(
+            {{str("uid"), req.uid},
+             {str("allowed"), Value::boolean(true)},
+             {str("warnings"),
+              Value::array({str("gavel: policy evaluation failed, allowed by --fail-open: " + message)})}});
     } else {
         d.code = 500;
-        response = Value::object({{str("uid"), req.uid},
-                                  {str("allowed"), Value::boolean(false)},
-                                  {str("status"), status(500, "policy evaluation failed: " + message, "InternalError")}});
+        response =
+            Value::object({{str("uid"), req.uid},
+                           {str("allowed"), Value::boolean(false)},
+                           {str("status"), status(500, "policy evaluation failed: " + message, "InternalError")}});
     }
     d.review = review_envelope(req, std::move(response));
     return d;
 }
-
 
 }  // namespace gavel::webhook

@@ -24,7 +24,7 @@ namespace gavel::webhook {
 struct ReviewRequest {
     std::string api_version;  // admission.k8s.io/v1 or admission.k8s.io/v1beta1
     runtime::Value uid;
-    runtime::Value review;    // the whole AdmissionReview
+    runtime::Value review;  // the whole AdmissionReview
 };
 
 // Parses and checks an AdmissionReview body; false with a message for HTTP 400.
@@ -49,15 +49,16 @@ bool can_deny(const std::vector<ConventionalRule>& rules);  // deny or violation
 
 // The query evaluating a package's conventional rules to one object with a key per
 // rule in `rules` (only those: rules a package does not define cost nothing).
-std::string conventional_rules_query(const std::vector<std::string>& package, const std::vector<ConventionalRule>& rules);
+std::string conventional_rules_query(const std::vector<std::string>& package,
+                                     const std::vector<ConventionalRule>& rules);
 // The same for a package given as its data path text ("data.a.b", as engine::data_path_text writes it).
 std::string conventional_rules_query(const std::string& package_path, const std::vector<ConventionalRule>& rules);
 
 struct AdmissionDecision {
-    runtime::Value review;      // the AdmissionReview to send back
+    runtime::Value review;  // the AdmissionReview to send back
     enum class Outcome { Allowed, Denied, Error } outcome = Outcome::Allowed;
-    int code = 200;             // status.code when denied
-    std::string message;        // status.message (denied or error)
+    int code = 200;       // status.code when denied
+    std::string message;  // status.message (denied or error)
 };
 
 // From the conventional rules' object. A malformed rule value (a patch op without op/path ...)
@@ -69,7 +70,5 @@ AdmissionDecision decision_from_main(const ReviewRequest& req, const runtime::Va
 // An evaluation error or timeout: allowed false with status.code 500, or with
 // --fail-open allowed with a warning naming the error.
 AdmissionDecision error_decision(const ReviewRequest& req, const std::string& message, bool fail_open);
-
-
 
 }  // namespace gavel::webhook

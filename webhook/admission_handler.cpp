@@ -24,7 +24,9 @@ namespace {
 std::string eval_error_text(const EvalError& e) {
     // A cancelled evaluation ran out of time, unless its message says it ran out of memory.
     if (e.code == "eval_cancel_error")
-        return e.message.starts_with("evaluation exceeded its memory limit") ? e.message : "evaluation timed out (" + e.message + ")";
+        return e.message.starts_with("evaluation exceeded its memory limit")
+                   ? e.message
+                   : "evaluation timed out (" + e.message + ")";
     return e.to_string();
 }
 
@@ -53,7 +55,9 @@ std::string no_validating_rule_text(const Snapshot& snap, const std::string& pac
 // print() in a policy: one log line per call, with the decision it belongs to.
 // (`id` outlives the evaluation: both live in the request's handler.)
 std::function<void(std::string_view)> print_to_log(DecisionId& id) {
-    return [&id](std::string_view text) { log_line("info", text, {{"decision_id", runtime::Value::string(id.get())}}); };
+    return [&id](std::string_view text) {
+        log_line("info", text, {{"decision_id", runtime::Value::string(id.get())}});
+    };
 }
 }  // namespace
 
@@ -78,8 +82,8 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         }
         runtime::ObjectBuilder b;
         for (const auto& e : input.object_entries()) b.insert(e.key, e.value);
-        b.insert(str("http"), Value::object({{str("headers"), headers.build()},
-                                             {str("client_subject"), str(req.client_subject)}}));
+        b.insert(str("http"),
+                 Value::object({{str("headers"), headers.build()}, {str("client_subject"), str(req.client_subject)}}));
         input = b.build();
     }
     bool gatekeeper = options_.gatekeeper && (mode == "gatekeeper" || (mode == "main" && options_.gatekeeper_on_root));
@@ -139,9 +143,9 @@ HttpResponse Service::admission(HttpRequest& req, const Route& route, const std:
         }
     }
     switch (d.outcome) {
-    case AdmissionDecision::Outcome::Allowed: decision_label = "allowed"; break;
-    case AdmissionDecision::Outcome::Denied: decision_label = "denied"; break;
-    case AdmissionDecision::Outcome::Error: decision_label = "error"; break;
+        case AdmissionDecision::Outcome::Allowed: decision_label = "allowed"; break;
+        case AdmissionDecision::Outcome::Denied: decision_label = "denied"; break;
+        case AdmissionDecision::Outcome::Error: decision_label = "error"; break;
     }
     if (d.outcome == AdmissionDecision::Outcome::Error)
         log_line("error", "admission decision failed",

@@ -18,7 +18,8 @@ public:
     void report(const std::vector<std::string>& cycles) {
         std::set<std::string> now(cycles.begin(), cycles.end());
         for (const auto& c : now)
-            if (!warned_.count(c)) log_line("warn", "symbolic link cycle skipped", {{"cycle", runtime::Value::string(c)}});
+            if (!warned_.count(c))
+                log_line("warn", "symbolic link cycle skipped", {{"cycle", runtime::Value::string(c)}});
         warned_ = std::move(now);
     }
 

@@ -38,7 +38,8 @@ void DirectoryEvents::add_watches() {
                                IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
     for (const auto& root : dirs_)
         for (const auto& e : engine::walk_directory(root))
-            if (e.kind == engine::WalkEntry::Kind::Directory || (e.depth == 0 && e.kind != engine::WalkEntry::Kind::Unreadable))
+            if (e.kind == engine::WalkEntry::Kind::Directory ||
+                (e.depth == 0 && e.kind != engine::WalkEntry::Kind::Unreadable))
                 inotify_add_watch(fd_, e.path.c_str(), kMask);  // a root may be a file (--gatekeeper FILE)
 }
 
@@ -51,8 +52,7 @@ void DirectoryEvents::run() {
         // without events, for at most a second (the reload checks that files hold still).
         auto burst_end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
         do {
-            while (read(fd_, buffer, sizeof buffer) > 0) {
-            }
+            while (read(fd_, buffer, sizeof buffer) > 0) {}
         } while (!stopping_ && std::chrono::steady_clock::now() < burst_end && poll(&p, 1, 50) > 0);
         add_watches();
         if (!stopping_) changed_();

@@ -39,7 +39,8 @@ lang::Diagnostic read_error(const std::string& path, std::string message) {
 
 DirectorySource::DirectorySource(std::vector<std::string> paths, std::shared_ptr<PolicyStore> store,
                                  std::shared_ptr<Metrics> metrics, SettleTiming settle, Options options)
-    : dirs_(std::move(paths)), options_(std::move(options)), store_(std::move(store)), metrics_(std::move(metrics)), settle_(settle) {}
+    : dirs_(std::move(paths)), options_(std::move(options)), store_(std::move(store)), metrics_(std::move(metrics)),
+      settle_(settle) {}
 
 bool DirectorySource::skipped(std::string_view name) const {
     if (engine::configmap_volume_internal(name)) return true;
@@ -74,7 +75,8 @@ DirectorySource::Reading DirectorySource::read_all() const {
             if (e.kind != Kind::File || (e.depth > 0 && !is_loaded_file(e.relative))) continue;
             r.newest_change_ns = std::max(r.newest_change_ns, e.changed_ns);
             // Refused if it became a FIFO since the walk saw a regular file: never wait on one.
-            runtime::FileRead read = runtime::read_whole_file(e.path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
+            runtime::FileRead read =
+                runtime::read_whole_file(e.path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
             if (!read.ok) {
                 r.errors.add(read_error(e.path, std::move(read.message)));
                 continue;
@@ -116,10 +118,13 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool forc
         return Poll::Unchanged;
     }
     // Something changed: take it only once it holds still.
-    bool settled = wait_until_settled({reading.hash, reading.newest_change_ns}, [&] {
-        reading = read_all();
-        return ReadingStamp{reading.hash, reading.newest_change_ns};
-    }, settle_);
+    bool settled = wait_until_settled(
+        {reading.hash, reading.newest_change_ns},
+        [&] {
+            reading = read_all();
+            return ReadingStamp{reading.hash, reading.newest_change_ns};
+        },
+        settle_);
     cycle_warnings_.report(reading.cycles);
     if (!settled && loaded_hash_.empty()) {  // the first load: nothing to keep serving, so say why nothing loads
         errors.add(read_error("", still_changing_message(settle_)));
@@ -152,7 +157,8 @@ DirectorySource::Poll DirectorySource::poll(lang::Diagnostics& errors, bool forc
     lo.cycles_are_errors = false;
     lo.read_file = [&by_path](const std::string& path) {
         auto it = by_path.find(path);
-        if (it == by_path.end()) return runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
+        if (it == by_path.end())
+            return runtime::read_whole_file(path, runtime::kDefaultReadLimit, runtime::NonRegular::Refuse);
         runtime::FileRead read;
         read.ok = true;
         read.text = it->second->text;

@@ -42,8 +42,8 @@ struct DirectorySourceOptions {
 class DirectorySource {
 public:
     using Options = DirectorySourceOptions;
-    DirectorySource(std::vector<std::string> paths, std::shared_ptr<PolicyStore> store, std::shared_ptr<Metrics> metrics,
-                    SettleTiming settle = {}, Options options = {});
+    DirectorySource(std::vector<std::string> paths, std::shared_ptr<PolicyStore> store,
+                    std::shared_ptr<Metrics> metrics, SettleTiming settle = {}, Options options = {});
 
     enum class Poll { Unchanged, Reloaded, Failed };
     // Loads when the content changed (or, `force`d as on SIGHUP, whatever it is). Failed,
@@ -56,16 +56,16 @@ public:
 
 private:
     struct FileEntry {
-        std::string path;     // as the policy is named, and for errors
-        std::string relative; // below its root, '/'-separated
+        std::string path;      // as the policy is named, and for errors
+        std::string relative;  // below its root, '/'-separated
         std::string text;
     };
     // Everything below the directories, once.
     struct Reading {
         std::vector<FileEntry> files;
-        lang::Diagnostics errors;          // what could not be read
-        std::vector<std::string> cycles;   // links not followed, as the walk words them
-        std::string hash;                  // names and bytes; marked apart when something could not be read
+        lang::Diagnostics errors;         // what could not be read
+        std::vector<std::string> cycles;  // links not followed, as the walk words them
+        std::string hash;                 // names and bytes; marked apart when something could not be read
         std::int64_t newest_change_ns = 0;
     };
     Reading read_all() const;
@@ -79,7 +79,7 @@ private:
     std::string loaded_hash_;
     std::string failed_hash_;  // a failure is reported once, not every poll
     CycleWarnings cycle_warnings_;
-    bool waiting_logged_ = false;          // "still being written", once per episode
+    bool waiting_logged_ = false;  // "still being written", once per episode
 };
 
 }  // namespace gavel::webhook

@@ -8,9 +8,7 @@ namespace gavel::webhook {
 
 using runtime::Value;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 bool GatekeeperPolicies::rebuild(lang::Diagnostics& errors) {
     gatekeeper::PolicySetBuilder builder;
@@ -33,10 +31,13 @@ GatekeeperPolicies::Poll GatekeeperPolicies::poll(lang::Diagnostics& errors, boo
         return Poll::Unchanged;
     }
     // Something changed: take it only once it holds still (webhook/settled_read.hpp).
-    bool settled = wait_until_settled({files.content_hash, files.newest_change_ns}, [&] {
-        files = gatekeeper::read_object_paths(dirs_, runtime::NonRegular::Refuse);
-        return ReadingStamp{files.content_hash, files.newest_change_ns};
-    }, settle_);
+    bool settled = wait_until_settled(
+        {files.content_hash, files.newest_change_ns},
+        [&] {
+            files = gatekeeper::read_object_paths(dirs_, runtime::NonRegular::Refuse);
+            return ReadingStamp{files.content_hash, files.newest_change_ns};
+        },
+        settle_);
     cycle_warnings_.report(files.skipped_cycles);
     if (!settled && loaded_hash_.empty()) {  // the first load: nothing to keep serving, so say why nothing loads
         lang::Diagnostic d;
@@ -92,7 +93,9 @@ void GatekeeperPolicies::count(std::string_view action) {
 std::string GatekeeperPolicies::render_metrics() const {
     auto set = current();
     std::string out;
-    out += "# HELP gavel_gatekeeper_violations_total Gatekeeper constraint violations at admission, by enforcement action.\n";
+    out +=
+        "# HELP gavel_gatekeeper_violations_total Gatekeeper constraint violations at admission, by enforcement "
+        "action.\n";
     out += "# TYPE gavel_gatekeeper_violations_total counter\n";
     out += "gavel_gatekeeper_violations_total{enforcement_action=\"deny\"} " + std::to_string(deny_.load()) + "\n";
     out += "gavel_gatekeeper_violations_total{enforcement_action=\"warn\"} " + std::to_string(warn_.load()) + "\n";
@@ -108,11 +111,12 @@ AdmissionDecision gatekeeper_decision(const ReviewRequest& req, GatekeeperPolici
                                       const GatekeeperDecisionOptions& options) {
     auto set = policies.current();
     const Value* request = req.review.find("request");
-    if (!request || !request->is_object()) return error_decision(req, "the AdmissionReview has no request", options.fail_open);
+    if (!request || !request->is_object())
+        return error_decision(req, "the AdmissionReview has no request", options.fail_open);
     // As Gatekeeper: a Namespace's own request is not "in" a namespace (server-side apply sets one).
     Value normalized = *request;
-    if (gatekeeper::string_at(*request, {"kind", "kind"}) == "Namespace" && gatekeeper::string_at(*request, {"kind", "group"}).empty() &&
-        request->find("namespace")) {
+    if (gatekeeper::string_at(*request, {"kind", "kind"}) == "Namespace" &&
+        gatekeeper::string_at(*request, {"kind", "group"}).empty() && request->find("namespace")) {
         runtime::ObjectBuilder b;
         for (const auto& e : request->object_entries())
             if (!(e.key.is_string() && e.key.as_string() == "namespace")) b.insert(e.key, e.value);

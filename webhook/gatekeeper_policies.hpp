@@ -61,7 +61,7 @@ private:
     std::shared_ptr<Metrics> metrics_;
     SettleTiming settle_;
     CycleWarnings cycle_warnings_;
-    mutable std::mutex mutex_;  // writers
+    mutable std::mutex mutex_;                        // writers
     std::vector<gatekeeper::SourcedObject> objects_;  // of the last good load
     std::vector<std::string> unsupported_;
     runtime::Value inventory_ = runtime::Value::empty_object();

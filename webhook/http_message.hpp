@@ -11,8 +11,8 @@
 namespace gavel::webhook {
 
 struct HttpRequest {
-    std::string method;   // "GET", "POST" ...
-    std::string target;   // path and query, as sent
+    std::string method;  // "GET", "POST" ...
+    std::string target;  // path and query, as sent
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;
     std::string client_subject;  // the verified client certificate's subject (mTLS), else empty

@@ -125,8 +125,8 @@ Value with_child(const Value& container, const std::string& seg, Value child) {
 }
 
 // `parent` with the change applied at its child `path.back()`.
-std::optional<Value> change_last(const Value& parent, const std::vector<std::string>& path, Mode mode, const Value& value,
-                                 std::string& error) {
+std::optional<Value> change_last(const Value& parent, const std::vector<std::string>& path, Mode mode,
+                                 const Value& value, std::string& error) {
     const std::string& seg = path.back();
     if (parent.is_object()) {
         Value key = Value::string(seg);
@@ -165,7 +165,7 @@ std::optional<Value> change_last(const Value& parent, const std::vector<std::str
 // missing. A loop down to the parent and back up: paths may be long, stacks are not.
 std::optional<Value> change(const Value& doc, const std::vector<std::string>& path, Mode mode, const Value& value,
                             std::string& error) {
-    if (path.empty()) return value;  // replace/add of the whole document (remove handled by caller)
+    if (path.empty()) return value;   // replace/add of the whole document (remove handled by caller)
     std::vector<const Value*> chain;  // chain[i] holds path[i]
     chain.reserve(path.size());
     const Value* at = &doc;
@@ -200,7 +200,8 @@ std::size_t value_depth(const Value& v) {
 
 bool path_too_deep(const std::vector<std::string>& path, std::string& error) {
     if (path.size() <= kMaxPathSegments) return false;
-    error = "path too deep: " + std::to_string(path.size()) + " segments (the limit is " + std::to_string(kMaxPathSegments) + ")";
+    error = "path too deep: " + std::to_string(path.size()) + " segments (the limit is " +
+            std::to_string(kMaxPathSegments) + ")";
     return true;
 }
 
@@ -261,7 +262,8 @@ std::optional<Value> apply_json_patch(const Value& doc, const Value& ops, const 
             next = current;
         } else if (kind == "move" || kind == "copy") {
             const Value* from_text = op.find("from");
-            auto from_rel = from_text && from_text->is_string() ? parse_json_pointer(from_text->as_string()) : std::nullopt;
+            auto from_rel =
+                from_text && from_text->is_string() ? parse_json_pointer(from_text->as_string()) : std::nullopt;
             if (!from_rel) {
                 error = std::string(kind) + " needs a valid from pointer";
                 return std::nullopt;

@@ -36,8 +36,10 @@ constexpr std::array kKinds = {
     // admissionregistration.k8s.io
     Entry{"MutatingWebhookConfiguration", "admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", false},
     Entry{"ValidatingAdmissionPolicy", "admissionregistration.k8s.io", "v1", "validatingadmissionpolicies", false},
-    Entry{"ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings", false},
-    Entry{"ValidatingWebhookConfiguration", "admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", false},
+    Entry{"ValidatingAdmissionPolicyBinding", "admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings",
+          false},
+    Entry{"ValidatingWebhookConfiguration", "admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+          false},
     // apiextensions.k8s.io
     Entry{"CustomResourceDefinition", "apiextensions.k8s.io", "v1", "customresourcedefinitions", false},
     // apps
@@ -94,12 +96,14 @@ bool dns_like(std::string_view s, bool dots) {
 
 std::optional<ApiResource> builtin_resource(std::string_view kind) {
     for (const auto& e : kKinds)
-        if (e.kind == kind) return ApiResource{std::string(e.group), std::string(e.version), std::string(e.resource), e.namespaced};
+        if (e.kind == kind)
+            return ApiResource{std::string(e.group), std::string(e.version), std::string(e.resource), e.namespaced};
     return std::nullopt;
 }
 
 bool parse_resource_flag(std::string_view text, std::string& kind, ApiResource& out, std::string& error) {
-    error = "--resource " + std::string(text) + ": want KIND=GROUP/VERSION/RESOURCE (core group: KIND=VERSION/RESOURCE)";
+    error =
+        "--resource " + std::string(text) + ": want KIND=GROUP/VERSION/RESOURCE (core group: KIND=VERSION/RESOURCE)";
     auto eq = text.find('=');
     if (eq == std::string_view::npos || eq == 0) return false;
     kind = std::string(text.substr(0, eq));
@@ -129,7 +133,8 @@ bool parse_resource_flag(std::string_view text, std::string& kind, ApiResource& 
     return true;
 }
 
-std::optional<ApiResource> resource_for_kind(std::string_view kind, const std::map<std::string, ApiResource>& overrides) {
+std::optional<ApiResource> resource_for_kind(std::string_view kind,
+                                             const std::map<std::string, ApiResource>& overrides) {
     if (auto it = overrides.find(std::string(kind)); it != overrides.end()) return it->second;
     return builtin_resource(kind);
 }

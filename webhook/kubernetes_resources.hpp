@@ -29,6 +29,7 @@ std::optional<ApiResource> builtin_resource(std::string_view kind);
 bool parse_resource_flag(std::string_view text, std::string& kind, ApiResource& out, std::string& error);
 
 // `overrides` first, then the built-in table.
-std::optional<ApiResource> resource_for_kind(std::string_view kind, const std::map<std::string, ApiResource>& overrides);
+std::optional<ApiResource> resource_for_kind(std::string_view kind,
+                                             const std::map<std::string, ApiResource>& overrides);
 
 }  // namespace gavel::webhook

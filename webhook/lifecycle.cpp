@@ -58,27 +58,27 @@ struct Lifecycle::Impl : std::enable_shared_from_this<Impl> {
 
     void request_shutdown() {
         switch (phase) {
-        case Phase::Serving:
-            phase = Phase::Waiting;
-            if (owner->on_not_ready) owner->on_not_ready();
-            if (options.shutdown_wait.count() > 0) {
-                wait_timer.expires_after(options.shutdown_wait);
-                wait_timer.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-                    if (!ec) self->drain();
-                });
+            case Phase::Serving:
+                phase = Phase::Waiting;
+                if (owner->on_not_ready) owner->on_not_ready();
+                if (options.shutdown_wait.count() > 0) {
+                    wait_timer.expires_after(options.shutdown_wait);
+                    wait_timer.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+                        if (!ec) self->drain();
+                    });
+                    return;
+                }
+                return drain();
+            case Phase::Waiting:
+                wait_timer.cancel();
+                log_line("info", "shutdown: second signal, draining now");
+                return drain();
+            case Phase::Draining:
+                log_line("info", "shutdown: another signal, ending the grace period now");
+                grace_end = Clock::now();
                 return;
-            }
-            return drain();
-        case Phase::Waiting:
-            wait_timer.cancel();
-            log_line("info", "shutdown: second signal, draining now");
-            return drain();
-        case Phase::Draining:
-            log_line("info", "shutdown: another signal, ending the grace period now");
-            grace_end = Clock::now();
-            return;
-        case Phase::Cancelled:
-        case Phase::Done: return;
+            case Phase::Cancelled:
+            case Phase::Done: return;
         }
     }
 

@@ -46,7 +46,8 @@ bool parse_listen_address(std::string_view text, bool https_by_default, ListenAd
     if (host.empty()) host = "0.0.0.0";
     if (host == "localhost") host = "127.0.0.1";
     if (host.find_first_not_of("0123456789abcdefABCDEF.:") != std::string::npos) {
-        error = "cannot listen on " + out.text + ": give an IP address (host names other than localhost are not resolved)";
+        error =
+            "cannot listen on " + out.text + ": give an IP address (host names other than localhost are not resolved)";
         return false;
     }
     std::string_view digits = rest.substr(colon + 1);

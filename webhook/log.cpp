@@ -59,8 +59,8 @@ std::string utc_timestamp() {
     std::tm tm{};
     gmtime_r(&secs, &tm);
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                  tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(micros));
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<long long>(micros));
     return buf;
 }
 
@@ -69,8 +69,8 @@ std::optional<std::int64_t> utc_timestamp_unix_nanos(std::string_view timestamp)
     std::tm tm{};
     int micros = 0, used = 0;
     std::string text(timestamp);
-    if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%6dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-                    &tm.tm_sec, &micros, &used) != 7 ||
+    if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%6dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                    &tm.tm_min, &tm.tm_sec, &micros, &used) != 7 ||
         used != static_cast<int>(text.size()))
         return std::nullopt;
     tm.tm_year -= 1900;
@@ -80,7 +80,8 @@ std::optional<std::int64_t> utc_timestamp_unix_nanos(std::string_view timestamp)
 
 void log_line(std::string_view level, std::string_view message,
               std::initializer_list<std::pair<std::string_view, runtime::Value>> fields) {
-    log_line(level, message, std::span<const std::pair<std::string_view, runtime::Value>>(fields.begin(), fields.size()));
+    log_line(level, message,
+             std::span<const std::pair<std::string_view, runtime::Value>>(fields.begin(), fields.size()));
 }
 
 void log_line(std::string_view level, std::string_view message,
@@ -89,8 +90,8 @@ void log_line(std::string_view level, std::string_view message,
     std::string line;
     LogFormat f = format.load(std::memory_order_relaxed);
     if (f == LogFormat::Text) {
-        line = "time=" + utc_timestamp() + " level=" + std::string(level) + " msg=" +
-               text_value(runtime::Value::string(message));
+        line = "time=" + utc_timestamp() + " level=" + std::string(level) +
+               " msg=" + text_value(runtime::Value::string(message));
         for (const auto& [k, v] : fields) line += ' ' + std::string(k) + "=" + text_value(v);
         line.push_back('\n');
         std::lock_guard lock(output_mutex());
@@ -103,7 +104,8 @@ void log_line(std::string_view level, std::string_view message,
     b.insert(runtime::Value::string("level"), runtime::Value::string(level));
     b.insert(runtime::Value::string("msg"), runtime::Value::string(message));
     for (const auto& [k, v] : fields) b.insert(runtime::Value::string(k), v);
-    line = f == LogFormat::JsonPretty ? runtime::to_json(b.build(), runtime::JsonStyle::Pretty) : runtime::to_json(b.build());
+    line = f == LogFormat::JsonPretty ? runtime::to_json(b.build(), runtime::JsonStyle::Pretty)
+                                      : runtime::to_json(b.build());
     line.push_back('\n');
     std::lock_guard lock(output_mutex());
     std::fwrite(line.data(), 1, line.size(), stderr);

@@ -14,9 +14,9 @@ class LogThrottle {
 public:
     // True at most once a second (thread-safe): the caller writes its line then.
     bool allow() {
-        auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now().time_since_epoch())
-                       .count();
+        auto now =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+                .count();
         auto last = last_ms_.load(std::memory_order_relaxed);
         return now - last >= 1000 && last_ms_.compare_exchange_strong(last, now, std::memory_order_relaxed);
     }

@@ -1,6 +1,5 @@
 #include "webhook/managed_webhooks.hpp"
 
-
 #include "runtime/file_read.hpp"
 #include "webhook/log.hpp"
 
@@ -8,7 +7,8 @@ namespace gavel::webhook {
 
 using runtime::Value;
 
-ManagedWebhooks::ManagedWebhooks(ManagedWebhooksOptions options, KubeClientConfig client, std::shared_ptr<PolicyStore> store)
+ManagedWebhooks::ManagedWebhooks(ManagedWebhooksOptions options, KubeClientConfig client,
+                                 std::shared_ptr<PolicyStore> store)
     : options_(std::move(options)), registration_(std::move(client)), store_(std::move(store)) {}
 
 void ManagedWebhooks::sync() {
@@ -39,10 +39,12 @@ void ManagedWebhooks::sync() {
     if (!errors.empty()) error = "the policies do not compile: " + (*errors.begin()).message;
     else if (!ca_unreadable.empty()) error = "no caBundle: " + ca_unreadable;
     else if (ca.empty()) error = "no caBundle: the CA file is empty";
-    else if (build_webhook_configurations(packages, config, configurations, error)) registration_.apply(configurations, error);
+    else if (build_webhook_configurations(packages, config, configurations, error))
+        registration_.apply(configurations, error);
     if (!error.empty()) {
         failed_ = true;
-        if (error != last_error_) log_line("error", "webhook registration failed; retrying", {{"error", Value::string(error)}});
+        if (error != last_error_)
+            log_line("error", "webhook registration failed; retrying", {{"error", Value::string(error)}});
         last_error_ = error;
         return;
     }
@@ -52,7 +54,8 @@ void ManagedWebhooks::sync() {
     applied_ca_ = ca;
     runtime::ArrayBuilder names;
     for (const auto& c : configurations) names.push_back(Value::string(c.kind + "/" + c.name));
-    log_line("info", "webhooks applied", {{"configurations", names.build()}, {"config_hash", Value::string(applied_hash_)}});
+    log_line("info", "webhooks applied",
+             {{"configurations", names.build()}, {"config_hash", Value::string(applied_hash_)}});
 }
 
 ManagedWebhooks::~ManagedWebhooks() { stop(true); }

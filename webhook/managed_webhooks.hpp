@@ -23,10 +23,10 @@
 namespace gavel::webhook {
 
 struct ManagedWebhooksOptions {
-    WebhookConfigOptions config;               // name, url or service, failure policies ...
-    std::string ca_bundle_file;                // empty: the serving certificate
+    WebhookConfigOptions config;                       // name, url or service, failure policies ...
+    std::string ca_bundle_file;                        // empty: the serving certificate
     std::function<std::string()> serving_certificate;  // PEM of the certificate in use
-    EngineOptions engine;                      // the policies' dialect
+    EngineOptions engine;                              // the policies' dialect
 };
 
 class ManagedWebhooks {

@@ -20,8 +20,16 @@ std::string label(std::string_view v) { return prometheus_label_value(v); }
 // client_golang's method label: the methods it knows, in lower case; "unknown" for others.
 std::string_view opa_method_label(std::string_view method) {
     static constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kMethods = {{
-        {"GET", "get"}, {"PUT", "put"}, {"HEAD", "head"}, {"POST", "post"}, {"DELETE", "delete"},
-        {"CONNECT", "connect"}, {"OPTIONS", "options"}, {"NOTIFY", "notify"}, {"TRACE", "trace"}, {"PATCH", "patch"},
+        {"GET", "get"},
+        {"PUT", "put"},
+        {"HEAD", "head"},
+        {"POST", "post"},
+        {"DELETE", "delete"},
+        {"CONNECT", "connect"},
+        {"OPTIONS", "options"},
+        {"NOTIFY", "notify"},
+        {"TRACE", "trace"},
+        {"PATCH", "patch"},
     }};
     for (const auto& [upper, lower] : kMethods)
         if (method == upper || method == lower) return lower;
@@ -32,7 +40,8 @@ std::string_view opa_method_label(std::string_view method) {
 std::string_view opa_code_label(int code, std::array<char, 4>& buf) {
     if (code == 0) return "200";
     if (code < 100 || code > 599) return "unknown";
-    buf = {static_cast<char>('0' + code / 100), static_cast<char>('0' + code / 10 % 10), static_cast<char>('0' + code % 10), 0};
+    buf = {static_cast<char>('0' + code / 100), static_cast<char>('0' + code / 10 % 10),
+           static_cast<char>('0' + code % 10), 0};
     return std::string_view(buf.data(), 3);
 }
 
@@ -41,7 +50,8 @@ template <class Map, class Key, class... Args>
 auto& series(Map& map, const Key& key, Args&&... args) {
     auto it = map.find(key);
     if (it == map.end()) {
-        auto owned = std::apply([](const auto&... parts) { return typename Map::key_type(typename Map::key_type(parts...)); }, key);
+        auto owned = std::apply(
+            [](const auto&... parts) { return typename Map::key_type(typename Map::key_type(parts...)); }, key);
         it = map.emplace(std::move(owned), typename Map::mapped_type(std::forward<Args>(args)...)).first;
     }
     return it->second;
@@ -76,12 +86,12 @@ void Metrics::set_opa_buckets(std::vector<double> bounds) {
     opa_latency_.clear();
 }
 
-void Metrics::record_opa_request(std::string_view handler, int code, std::string_view method, std::chrono::nanoseconds latency,
-                                 bool cancelled) {
+void Metrics::record_opa_request(std::string_view handler, int code, std::string_view method,
+                                 std::chrono::nanoseconds latency, bool cancelled) {
     double seconds = std::chrono::duration<double>(latency).count();
     std::array<char, 4> code_buf{};
     std::tuple<std::string_view, std::string_view, std::string_view> key(opa_code_label(code, code_buf), handler,
-                                                                          opa_method_label(method));
+                                                                         opa_method_label(method));
     std::lock_guard lock(mutex_);
     series(opa_latency_, key, opa_bounds_.size()).observe(opa_bounds_, seconds);
     // OPA labels its cancellations with the status and the method as they are.
@@ -145,13 +155,14 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
     out += "# TYPE gavel_http_requests_total counter\n";
     for (const auto& [key, n] : requests_) {
         const auto& [endpoint, decision, code] = key;
-        out += fmt::format("gavel_http_requests_total{{endpoint=\"{}\",decision=\"{}\",code=\"{}\"}} {}\n", label(endpoint),
-                           label(decision), code, n);
+        out += fmt::format("gavel_http_requests_total{{endpoint=\"{}\",decision=\"{}\",code=\"{}\"}} {}\n",
+                           label(endpoint), label(decision), code, n);
     }
     out += "# HELP gavel_http_request_duration_seconds Time from a complete request to its response.\n";
     out += "# TYPE gavel_http_request_duration_seconds histogram\n";
     for (const auto& [endpoint, h] : latency_)
-        render_histogram(out, "gavel_http_request_duration_seconds", "endpoint=\"" + label(endpoint) + "\"", gavel_buckets(), h);
+        render_histogram(out, "gavel_http_request_duration_seconds", "endpoint=\"" + label(endpoint) + "\"",
+                         gavel_buckets(), h);
     out += "# HELP gavel_reloads_total Policy and data reloads by outcome.\n";
     out += "# TYPE gavel_reloads_total counter\n";
     out += fmt::format("gavel_reloads_total{{status=\"success\"}} {}\n", reload_ok_.load());
@@ -171,17 +182,21 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
     out += fmt::format("gavel_ready {}\n", ready ? 1 : 0);
 
     // OPA's families, as client_golang writes them: no family until it has a series.
-    if (!opa_latency_.empty()) render_family_header(out, "http_request_duration_seconds", "histogram", "A histogram of duration for requests.");
+    if (!opa_latency_.empty())
+        render_family_header(out, "http_request_duration_seconds", "histogram",
+                             "A histogram of duration for requests.");
     for (const auto& [key, h] : opa_latency_) {
         const auto& [code, handler, method] = key;
         render_histogram(out, "http_request_duration_seconds",
-                         fmt::format("code=\"{}\",handler=\"{}\",method=\"{}\"", code, label(handler), label(method)), opa_bounds_, h);
+                         fmt::format("code=\"{}\",handler=\"{}\",method=\"{}\"", code, label(handler), label(method)),
+                         opa_bounds_, h);
     }
-    if (!opa_cancellations_.empty()) render_family_header(out, "http_request_cancellations", "counter", "A count of cancelled requests.");
+    if (!opa_cancellations_.empty())
+        render_family_header(out, "http_request_cancellations", "counter", "A count of cancelled requests.");
     for (const auto& [key, n] : opa_cancellations_) {
         const auto& [code, handler, method] = key;
-        out += fmt::format("http_request_cancellations{{code=\"{}\",handler=\"{}\",method=\"{}\"}} {}\n", label(code), label(handler),
-                           label(method), prometheus_number(static_cast<double>(n)));
+        out += fmt::format("http_request_cancellations{{code=\"{}\",handler=\"{}\",method=\"{}\"}} {}\n", label(code),
+                           label(handler), label(method), prometheus_number(static_cast<double>(n)));
     }
     // Each listener's connections (webhook::Server's connection cap).
     if (!listeners.empty()) {
@@ -191,13 +206,16 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
                 out += fmt::format("{}{{listener=\"{}\",address=\"{}\"}} {}\n", name, label(listeners[i].name),
                                    label(listeners[i].address), value(counts[i]));
         };
-        family("gavel_connections", "gauge", "Connections open now, by listener.", [](const ListenerCounts& c) { return c.open; });
-        family("gavel_connections_refused_total", "counter",
-               "Connections closed at once because the listener was at its connection cap and every connection was busy.",
-               [](const ListenerCounts& c) { return c.refused; });
-        family("gavel_connections_evicted_total", "counter",
-               "Connections closed to make room for a new one at the connection cap (the longest waiting for its client).",
-               [](const ListenerCounts& c) { return c.evicted; });
+        family("gavel_connections", "gauge", "Connections open now, by listener.",
+               [](const ListenerCounts& c) { return c.open; });
+        family(
+            "gavel_connections_refused_total", "counter",
+            "Connections closed at once because the listener was at its connection cap and every connection was busy.",
+            [](const ListenerCounts& c) { return c.refused; });
+        family(
+            "gavel_connections_evicted_total", "counter",
+            "Connections closed to make room for a new one at the connection cap (the longest waiting for its client).",
+            [](const ListenerCounts& c) { return c.evicted; });
     }
     out += "# HELP gavel_build_info The version and revision gavel was built from (always 1).\n";
     out += "# TYPE gavel_build_info gauge\n";
@@ -207,11 +225,16 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
     out += "# HELP gavel_config_controller_automatic_reloads_total Automatic reloads of policies and data by status.\n";
     out += "# TYPE gavel_config_controller_automatic_reloads_total counter\n";
     out += fmt::format("gavel_config_controller_automatic_reloads_total{{status=\"success\"}} {}\n", reload_ok_.load());
-    out += fmt::format("gavel_config_controller_automatic_reloads_total{{status=\"failure\"}} {}\n", reload_failed_.load());
-    out += "# HELP gavel_config_controller_automatic_reload_last_timestamp_seconds When the last reload of each status happened.\n";
+    out += fmt::format("gavel_config_controller_automatic_reloads_total{{status=\"failure\"}} {}\n",
+                       reload_failed_.load());
+    out +=
+        "# HELP gavel_config_controller_automatic_reload_last_timestamp_seconds When the last reload of each status "
+        "happened.\n";
     out += "# TYPE gavel_config_controller_automatic_reload_last_timestamp_seconds gauge\n";
-    out += fmt::format("gavel_config_controller_automatic_reload_last_timestamp_seconds{{status=\"success\"}} {:.3f}\n", last_ok_.load());
-    out += fmt::format("gavel_config_controller_automatic_reload_last_timestamp_seconds{{status=\"failure\"}} {:.3f}\n", last_failed_.load());
+    out += fmt::format("gavel_config_controller_automatic_reload_last_timestamp_seconds{{status=\"success\"}} {:.3f}\n",
+                       last_ok_.load());
+    out += fmt::format("gavel_config_controller_automatic_reload_last_timestamp_seconds{{status=\"failure\"}} {:.3f}\n",
+                       last_failed_.load());
     out += "# HELP gavel_config_controller_last_config_info The hash of the configuration in use (always 1).\n";
     out += "# TYPE gavel_config_controller_last_config_info gauge\n";
     out += fmt::format("gavel_config_controller_last_config_info{{hash=\"{}\"}} 1\n", label(config_hash));
@@ -222,7 +245,9 @@ std::string Metrics::render(bool ready, const std::string& config_hash) const {
         if (name != family) {
             family = name;
             auto help = plugin_help_.find(name);
-            if (help != plugin_help_.end()) out += "# HELP " + name + " " + help->second.second + "\n# TYPE " + name + " " + help->second.first + "\n";
+            if (help != plugin_help_.end())
+                out +=
+                    "# HELP " + name + " " + help->second.second + "\n# TYPE " + name + " " + help->second.first + "\n";
         }
         out += fmt::format("{} {}\n", series, v);
     }

@@ -32,19 +32,19 @@ namespace gavel::webhook {
 
 class Metrics {
 public:
-    static constexpr double kBuckets[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.00075, 0.001, 0.0025, 0.005,
-                                          0.01,    0.025,  0.05,    0.1,    0.25,    0.5,   1,      2.5,
-                                          5,       10};
+    static constexpr double kBuckets[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.00075, 0.001, 0.0025, 0.005, 0.01,
+                                          0.025,   0.05,   0.1,     0.25,   0.5,     1,     2.5,    5,     10};
     static constexpr std::size_t kBucketCount = sizeof(kBuckets) / sizeof(kBuckets[0]);
 
     // gavel's own request families. decision: "allowed", "denied", "error" for admission; "" otherwise.
-    void record_request(std::string_view endpoint, std::string_view decision, int code, std::chrono::nanoseconds latency);
+    void record_request(std::string_view endpoint, std::string_view decision, int code,
+                        std::chrono::nanoseconds latency);
     // OPA's instrumentation of one handler (`handler`: OPA's label, "v1/data", "authz" ...):
     // http_request_duration_seconds with the code and method as client_golang labels them
     // ("200", "get"; "unknown" for a method it does not know), and http_request_cancellations
     // (code and method as sent) when the request was cancelled before its answer.
-    void record_opa_request(std::string_view handler, int code, std::string_view method, std::chrono::nanoseconds latency,
-                            bool cancelled = false);
+    void record_opa_request(std::string_view handler, int code, std::string_view method,
+                            std::chrono::nanoseconds latency, bool cancelled = false);
     // The upper bounds of http_request_duration_seconds (OPA's server.metrics.prom.
     // http_request_duration_seconds.buckets); set before serving. Default: OPA's, 1e-6 .. 1.
     void set_opa_buckets(std::vector<double> bounds);
@@ -91,7 +91,7 @@ private:
     std::vector<ListenerSource> listeners_;
     std::vector<std::function<void(std::string&)>> collectors_;
     std::string version_ = "unknown", revision_ = "unknown";
-    std::map<std::string, double> plugin_series_;                            // "family{labels}" -> value
+    std::map<std::string, double> plugin_series_;                             // "family{labels}" -> value
     std::map<std::string, std::pair<std::string, std::string>> plugin_help_;  // family -> type, help
     std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::uint64_t> reload_ok_{0}, reload_failed_{0};

@@ -90,8 +90,10 @@ void PolicyStore::warn_about_admission_rules(const Snapshot& snap) {
         std::string text = m.package + ": " + location + ": " + misspelling_text(m);
         if (now.insert(text).second && !logged_warnings_.count(text))
             log_line("warn", "a rule looks like a misspelt admission rule",
-                     {{"package", Value::string(m.package)}, {"rule", Value::string(m.name)},
-                      {"resembles", Value::string(m.resembles)}, {"location", Value::string(location)}});
+                     {{"package", Value::string(m.package)},
+                      {"rule", Value::string(m.name)},
+                      {"resembles", Value::string(m.resembles)},
+                      {"location", Value::string(location)}});
     }
     for (const auto& [package, rules] : snap.conventional_rules) {
         if (!validates(rules) || can_deny(rules)) continue;
@@ -156,7 +158,8 @@ Engine::PolicyOptions PolicyStore::policy_options(const std::string& id) const {
 }
 
 WriteResult PolicyStore::commit_or_rollback(const std::map<std::string, std::string>& old_policies,
-                                            const Value& old_data, Write write, const std::map<std::string, bool>* old_v0) {
+                                            const Value& old_data, Write write,
+                                            const std::map<std::string, bool>* old_v0) {
     lang::Diagnostics errors = engine_.check();
     if (errors.empty()) {
         publish();
@@ -193,7 +196,8 @@ WriteResult PolicyStore::put_policy(const std::string& id, std::string text) {
 
 WriteResult PolicyStore::delete_policy(const std::string& id) {
     std::lock_guard lock(mutex_);
-    if (!policies_.count(id)) return failure_of(404, "resource_not_found", "storage_not_found_error: policy id \"" + id + "\"");
+    if (!policies_.count(id))
+        return failure_of(404, "resource_not_found", "storage_not_found_error: policy id \"" + id + "\"");
     auto old = policies_;
     engine_.remove_policy(id);
     policies_.erase(id);
@@ -201,7 +205,8 @@ WriteResult PolicyStore::delete_policy(const std::string& id) {
 }
 
 WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::string> policies, Value data,
-                                                   const std::string& content_hash, const std::map<std::string, bool>& v0) {
+                                                   const std::string& content_hash,
+                                                   const std::map<std::string, bool>& v0) {
     std::lock_guard lock(mutex_);
     auto old_policies = policies_;
     Value old_data = engine_.data();
@@ -238,7 +243,8 @@ WriteResult PolicyStore::replace_directory_content(std::map<std::string, std::st
         for (const auto& [id, text] : old_policies) engine_.add_policy(id, text, policy_options(id));
         policies_ = old_policies;
         engine_.set_data(old_data);
-        WriteResult r = failure_of(400, "invalid_parameter", data_error ? *data_error : "error(s) occurred while parsing module(s)");
+        WriteResult r = failure_of(400, "invalid_parameter",
+                                   data_error ? *data_error : "error(s) occurred while parsing module(s)");
         r.errors = std::move(parse_errors);
         return r;
     }
@@ -261,8 +267,9 @@ WriteResult PolicyStore::activate_bundle(const std::string& name, const BundleCo
 WriteResult PolicyStore::activate_bundles(const std::vector<std::pair<std::string, BundleContent>>& batch) {
     std::lock_guard lock(mutex_);
     auto overlap = [](const std::string& a, const std::string& b) {
-        return failure_of(409, "bundle_error", "detected overlapping roots in manifests for these bundles: [" +
-                                                   std::min(a, b) + ", " + std::max(a, b) + "]");
+        return failure_of(409, "bundle_error",
+                          "detected overlapping roots in manifests for these bundles: [" + std::min(a, b) + ", " +
+                              std::max(a, b) + "]");
     };
     std::set<std::string> names;
     for (const auto& [name, content] : batch) names.insert(name);
@@ -319,7 +326,8 @@ WriteResult PolicyStore::activate_bundles(const std::vector<std::pair<std::strin
         std::vector<std::string> owned = bundles_.count(name) ? bundles_[name].roots : std::vector<std::string>{};
         owned.insert(owned.end(), content.roots.begin(), content.roots.end());
         std::string placement_error;
-        auto placed = engine::bundle::place_bundle_data(engine_.data(), owned, content.roots, content.data, placement_error);
+        auto placed =
+            engine::bundle::place_bundle_data(engine_.data(), owned, content.roots, content.data, placement_error);
         std::optional<std::string> data_error = placed ? engine_.set_data(*placed) : placement_error;
         if (data_error) {
             restore();
@@ -348,7 +356,8 @@ WriteResult PolicyStore::delete_data(const std::vector<std::string>& path) {
     std::lock_guard lock(mutex_);
     Value old = engine_.data();
     if (!value_at(old, path))
-        return failure_of(404, "resource_not_found", "storage_not_found_error: " + json_pointer(path) + ": document does not exist");
+        return failure_of(404, "resource_not_found",
+                          "storage_not_found_error: " + json_pointer(path) + ": document does not exist");
     engine_.remove_data(path);
     return commit_or_rollback(policies_, old, Write::Data);
 }
@@ -361,7 +370,7 @@ WriteResult PolicyStore::patch_data(const std::vector<std::string>& path, const 
     if (!patched) {
         bool missing = error.rfind("document does not exist", 0) == 0;
         return failure_of(missing ? 404 : 400, missing ? "resource_not_found" : "invalid_parameter",
-                       missing ? "storage_not_found_error: " + error : error);
+                          missing ? "storage_not_found_error: " + error : error);
     }
     if (!patched->is_object()) return failure_of(400, "invalid_parameter", "data must be an object");
     engine_.set_data(*patched);

@@ -29,10 +29,10 @@ namespace gavel::webhook {
 
 struct Snapshot {
     std::uint64_t generation = 0;
-    std::string config_hash;                      // SHA-256 of policies and directory data, hex
-    std::map<std::string, std::string> policies;  // id -> source text
-    runtime::Value data;                          // the base data tree
-    std::map<std::string, std::string> bundle_revisions;  // active bundles: name -> manifest revision
+    std::string config_hash;                                       // SHA-256 of policies and directory data, hex
+    std::map<std::string, std::string> policies;                   // id -> source text
+    runtime::Value data;                                           // the base data tree
+    std::map<std::string, std::string> bundle_revisions;           // active bundles: name -> manifest revision
     std::map<std::string, std::vector<std::string>> bundle_roots;  // active bundles: name -> roots ("" is all of data)
     // Every rule's path ("data.a.b.p"): a document with rules is "undefined", without "missing".
     std::set<std::string> rule_paths;
@@ -50,7 +50,7 @@ struct Snapshot {
 // The outcome of a write, with the HTTP status the REST API answers.
 struct WriteResult {
     int status = 200;
-    std::string code;     // OPA's error code (invalid_parameter, resource_not_found ...); empty on success
+    std::string code;  // OPA's error code (invalid_parameter, resource_not_found ...); empty on success
     std::string message;
     lang::Diagnostics errors;  // compile errors with file:line:col
     bool ok() const { return code.empty(); }
@@ -128,8 +128,9 @@ public:
 private:
     enum class Write : uint8_t { Policy, Data };  // what changed: how compile errors are reported
     // `old_v0`: the dialects to restore with the old policies (when this change set new ones).
-    WriteResult commit_or_rollback(const std::map<std::string, std::string>& old_policies, const runtime::Value& old_data,
-                                   Write write = Write::Policy, const std::map<std::string, bool>* old_v0 = nullptr);
+    WriteResult commit_or_rollback(const std::map<std::string, std::string>& old_policies,
+                                   const runtime::Value& old_data, Write write = Write::Policy,
+                                   const std::map<std::string, bool>* old_v0 = nullptr);
     void publish();
     void warn_about_admission_rules(const Snapshot& snap);
     Engine::PolicyOptions policy_options(const std::string& id) const;

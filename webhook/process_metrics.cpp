@@ -56,19 +56,20 @@ std::string process_metrics_text() {
             double cpu = (std::stod(f[11]) + std::stod(f[12])) / ticks;
             gauge(out, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", cpu);
             gauge(out, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", std::stod(f[20]));
-            gauge(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", std::stod(f[21]) * page);
+            gauge(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+                  std::stod(f[21]) * page);
             if (double boot = boot_time(); boot >= 0)
-                gauge(out, "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
-                      boot + std::stod(f[19]) / ticks);
-        } catch (const std::exception&) {
-        }
+                gauge(out, "process_start_time_seconds", "gauge",
+                      "Start time of the process since unix epoch in seconds.", boot + std::stod(f[19]) / ticks);
+        } catch (const std::exception&) {}
     }
     if (DIR* d = opendir("/proc/self/fd")) {
         long n = 0;
         while (dirent* e = readdir(d))
             if (e->d_name[0] != '.') ++n;
         closedir(d);
-        gauge(out, "process_open_fds", "gauge", "Number of open file descriptors.", static_cast<double>(n - 1));  // less opendir's own
+        gauge(out, "process_open_fds", "gauge", "Number of open file descriptors.",
+              static_cast<double>(n - 1));  // less opendir's own
     }
     rlimit lim{};
     if (getrlimit(RLIMIT_NOFILE, &lim) == 0)

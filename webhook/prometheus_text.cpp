@@ -49,8 +49,8 @@ void HistogramSeries::observe(const std::vector<double>& bounds, double v) {
     sum += v;
 }
 
-void render_histogram(std::string& out, std::string_view name, std::string_view labels, const std::vector<double>& bounds,
-                      const HistogramSeries& series) {
+void render_histogram(std::string& out, std::string_view name, std::string_view labels,
+                      const std::vector<double>& bounds, const HistogramSeries& series) {
     std::string prefix(name);
     std::string sep = labels.empty() ? "" : ",";
     std::uint64_t cumulative = 0;
@@ -78,7 +78,8 @@ void render_family_header(std::string& out, std::string_view name, std::string_v
     out += '\n';
 }
 
-bool histogram_bounds(const runtime::Value& list, std::string_view where, std::vector<double>& out, std::string& error) {
+bool histogram_bounds(const runtime::Value& list, std::string_view where, std::vector<double>& out,
+                      std::string& error) {
     out.clear();
     if (!list.is_array()) {
         error = std::string(where) + ": want a list of numbers";
@@ -95,7 +96,8 @@ bool histogram_bounds(const runtime::Value& list, std::string_view where, std::v
     for (std::size_t i = 0; i + 1 < out.size(); ++i)
         if (!(out[i] < out[i + 1])) {
             char text[128];
-            std::snprintf(text, sizeof text, "histogram buckets must be in increasing order: %f >= %f", out[i], out[i + 1]);
+            std::snprintf(text, sizeof text, "histogram buckets must be in increasing order: %f >= %f", out[i],
+                          out[i + 1]);
             error = std::string(where) + ": " + text;
             return false;
         }

@@ -36,8 +36,8 @@ struct HistogramSeries {
 
 // The series' lines: name_bucket{labels,le="..."} (cumulative), name_sum, name_count.
 // `labels` is `k="v",...` (escaped) or empty.
-void render_histogram(std::string& out, std::string_view name, std::string_view labels, const std::vector<double>& bounds,
-                      const HistogramSeries& series);
+void render_histogram(std::string& out, std::string_view name, std::string_view labels,
+                      const std::vector<double>& bounds, const HistogramSeries& series);
 
 // "# HELP name help\n# TYPE name type\n".
 void render_family_header(std::string& out, std::string_view name, std::string_view type, std::string_view help);

@@ -22,7 +22,8 @@ FramingVerdict check_request_framing(const std::vector<std::string_view>& transf
     if (!transfer_encodings.empty()) {
         if (transfer_encodings.size() != 1) return unsupported();
         auto value = trim(transfer_encodings.front());
-        if (!boost::beast::iequals(boost::beast::string_view(value.data(), value.size()), "chunked")) return unsupported();
+        if (!boost::beast::iequals(boost::beast::string_view(value.data(), value.size()), "chunked"))
+            return unsupported();
     }
     std::string_view first;
     for (std::size_t i = 0; i < content_lengths.size(); ++i) {
@@ -35,7 +36,8 @@ FramingVerdict check_request_framing(const std::vector<std::string_view>& transf
     return {};
 }
 
-FramingVerdict framing_parse_error(const boost::beast::error_code& ec, bool had_content_length, bool had_transfer_encoding) {
+FramingVerdict framing_parse_error(const boost::beast::error_code& ec, bool had_content_length,
+                                   bool had_transfer_encoding) {
     namespace http = boost::beast::http;
     if (ec == http::error::bad_transfer_encoding) {
         if (had_content_length) return {400, "Content-Length together with Transfer-Encoding"};

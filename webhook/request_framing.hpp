@@ -30,6 +30,7 @@ FramingVerdict check_request_framing(const std::vector<std::string_view>& transf
 
 // The status for Beast's header parse error `ec` (status 0 when not about framing). Beast
 // raises it on the framing field it could not take; the flags tell which fields came before.
-FramingVerdict framing_parse_error(const boost::beast::error_code& ec, bool had_content_length, bool had_transfer_encoding);
+FramingVerdict framing_parse_error(const boost::beast::error_code& ec, bool had_content_length,
+                                   bool had_transfer_encoding);
 
 }  // namespace gavel::webhook

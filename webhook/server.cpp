@@ -63,14 +63,16 @@ void Server::Impl::accept() {
 
 template <class Acceptor>
 void Server::Impl::accept_on(Acceptor& acc) {
-    acc.async_accept(asio::make_strand(io), [self = shared_from_this()](beast::error_code ec, typename Acceptor::protocol_type::socket socket) {
+    acc.async_accept(asio::make_strand(io), [self = shared_from_this()](
+                                                beast::error_code ec, typename Acceptor::protocol_type::socket socket) {
         if (self->stopping) return;
         if (ec) {
             // Out of file descriptors (EMFILE, ENFILE) or similar: back off instead of
             // spinning on accept; the pending connections wait in the kernel's backlog.
             if (ec != asio::error::operation_aborted && self->accept_error_log.allow())
-                log_line("warn", "accept failed; retrying", {{"listener", runtime::Value::string(self->options.name)},
-                                                             {"error", runtime::Value::string(ec.message())}});
+                log_line("warn", "accept failed; retrying",
+                         {{"listener", runtime::Value::string(self->options.name)},
+                          {"error", runtime::Value::string(ec.message())}});
             auto timer = std::make_shared<asio::steady_timer>(self->control, std::chrono::milliseconds(50));
             timer->async_wait([self, timer](beast::error_code) {
                 if (!self->stopping) self->accept();
@@ -125,7 +127,7 @@ Server::Server(ServerOptions options, Handler handler, std::shared_ptr<TlsContex
     impl_->handler = std::move(handler);
     impl_->tls = std::move(tls);
     impl_->body_budget = std::make_unique<BodyBudget>(impl_->options.body_budget ? impl_->options.body_budget
-                                                                               : 32 * impl_->options.body_limit);
+                                                                                 : 32 * impl_->options.body_limit);
     beast::error_code ec;
     if (!impl_->options.unix_path.empty()) {
         // As OPA: a socket file left over from an earlier run is removed first.
@@ -139,7 +141,9 @@ Server::Server(ServerOptions options, Handler handler, std::shared_ptr<TlsContex
         if (!ec) acc.listen(asio::socket_base::max_listen_connections, ec);
         if (!ec && path.front() != '@' && ::chmod(path.c_str(), impl_->options.unix_mode) != 0)
             ec = beast::error_code(errno, boost::system::generic_category());
-        if (ec) throw std::runtime_error("cannot listen on unix://" + path + " (" + impl_->options.name + "): " + ec.message());
+        if (ec)
+            throw std::runtime_error("cannot listen on unix://" + path + " (" + impl_->options.name +
+                                     "): " + ec.message());
         return;
     }
     auto address = asio::ip::make_address(impl_->options.address, ec);
@@ -152,7 +156,8 @@ Server::Server(ServerOptions options, Handler handler, std::shared_ptr<TlsContex
     if (!ec) acc.listen(asio::socket_base::max_listen_connections, ec);
     if (ec)
         throw std::runtime_error("cannot listen on " + impl_->options.address + ":" +
-                                 std::to_string(impl_->options.port) + " (" + impl_->options.name + "): " + ec.message());
+                                 std::to_string(impl_->options.port) + " (" + impl_->options.name +
+                                 "): " + ec.message());
     impl_->bound_port = acc.local_endpoint().port();
 }
 

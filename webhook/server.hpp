@@ -47,16 +47,16 @@ class TlsContexts;
 struct ServerOptions {
     std::string name = "admission";  // for logs
     std::string address = "0.0.0.0";
-    uint16_t port = 8443;  // 0: any free port (see Server::port())
+    uint16_t port = 8443;       // 0: any free port (see Server::port())
     std::string unix_path;      // non-empty: a unix socket at this path instead ("@name": abstract)
     unsigned unix_mode = 0755;  // the socket file's permissions (OPA's --unix-socket-perm)
-    unsigned threads = 0;  // 0: the number of cores
+    unsigned threads = 0;       // 0: the number of cores
     std::size_t body_limit = 3u << 20;
     std::size_t body_budget = 0;  // 0: 32 times body_limit
     std::size_t header_limit = 64u << 10;
     std::chrono::milliseconds header_timeout{10000};  // also the keep-alive idle timeout (and the TLS handshake's)
     std::chrono::milliseconds body_timeout{10000};    // for a whole request body
-    std::size_t max_connections = 512;  // open connections at once; 0: no limit
+    std::size_t max_connections = 512;                // open connections at once; 0: no limit
     // The answer for a request the listener itself refuses (400 malformed, 408 body
     // deadline, 413 too large, 431 header too large, 501 transfer encoding, 503 body
     // budget); the connection closes after it. Unset: {"code","message"} JSON, as OPA's errors.

@@ -116,7 +116,8 @@ ServerOptions server_options(const ListenerConfig& l, const ServerAssemblyOption
             ReviewRequest unread;
             unread.api_version = "admission.k8s.io/v1";
             unread.uid = runtime::Value::string("");
-            return HttpResponse::json(status, runtime::to_json(error_decision(unread, std::string(message), fail_open).review));
+            return HttpResponse::json(status,
+                                      runtime::to_json(error_decision(unread, std::string(message), fail_open).review));
         };
     }
     return so;
@@ -157,7 +158,8 @@ int run_server(const ServerAssemblyOptions& o) {
             buckets = buckets && buckets->is_object() ? buckets->find(key) : nullptr;
         std::string error;
         if (buckets && !buckets->is_null() &&
-            !histogram_bounds(*buckets, "server.metrics.prom.http_request_duration_seconds.buckets", opa_buckets.emplace(), error))
+            !histogram_bounds(*buckets, "server.metrics.prom.http_request_duration_seconds.buckets",
+                              opa_buckets.emplace(), error))
             return fail("server metrics configuration parse error: " + error);
     }
     if (!o.token_file.empty()) {
@@ -211,7 +213,8 @@ int run_server(const ServerAssemblyOptions& o) {
         const Value* inventory = store->current()->data.find("inventory");
         lang::Diagnostics errors;
         if (gatekeeper->set_inventory(inventory ? *inventory : Value(), errors)) return true;
-        log_line("error", "the Gatekeeper templates do not compile with data.inventory", {{"errors", diagnostics_value(errors)}});
+        log_line("error", "the Gatekeeper templates do not compile with data.inventory",
+                 {{"errors", diagnostics_value(errors)}});
         return false;
     };
     if (!sync_inventory()) return 1;
@@ -247,7 +250,8 @@ int run_server(const ServerAssemblyOptions& o) {
         if (!r.ok()) {
             std::string names;
             for (const auto& b : bundles) names += (names.empty() ? "" : ", ") + b.first;
-            std::cerr << cmd << (bundles.size() == 1 ? ": bundle " : ": bundles ") << names << ": " << r.message << "\n";
+            std::cerr << cmd << (bundles.size() == 1 ? ": bundle " : ": bundles ") << names << ": " << r.message
+                      << "\n";
             print_errors(r.errors);
             return 1;
         }
@@ -256,16 +260,19 @@ int run_server(const ServerAssemblyOptions& o) {
     if ((config && config->decision_logs.enabled) || o.decision_log_console) {
         plugins::DecisionLogConfig dl = config ? config->decision_logs : plugins::DecisionLogConfig{};
         dl.console = dl.console || o.decision_log_console;  // --decision-log: OPA's console decision logs
-        decision_logger = std::make_shared<plugins::DecisionLogger>(dl, config ? *config : plugins::Config{}, store, metrics, labels);
+        decision_logger =
+            std::make_shared<plugins::DecisionLogger>(dl, config ? *config : plugins::Config{}, store, metrics, labels);
     }
     std::shared_ptr<plugins::BundlePlugin> bundle_plugin;
     std::shared_ptr<plugins::StatusReporter> status_reporter;
-    if (config && !config->bundles.empty()) bundle_plugin = std::make_shared<plugins::BundlePlugin>(*config, store, metrics);
+    if (config && !config->bundles.empty())
+        bundle_plugin = std::make_shared<plugins::BundlePlugin>(*config, store, metrics);
     if (config && config->status.enabled)
         status_reporter = std::make_shared<plugins::StatusReporter>(config->status, *config, metrics, labels);
 
     // TLS, when a listener wants it: the files, or (gavel serve) a self-signed certificate.
-    bool wants_tls = std::any_of(o.listeners.begin(), o.listeners.end(), [](const ListenerConfig& l) { return l.address.tls(); });
+    bool wants_tls =
+        std::any_of(o.listeners.begin(), o.listeners.end(), [](const ListenerConfig& l) { return l.address.tls(); });
     std::shared_ptr<TlsContexts> tls;
     if (o.tls.cert_file.empty() != o.tls.key_file.empty())
         return fail("the TLS certificate and private key files go together");
@@ -284,11 +291,13 @@ int run_server(const ServerAssemblyOptions& o) {
     }
     for (const auto& l : o.listeners) {
         if (l.role == Listener::Rest && !l.address.loopback() && !l.address.tls())
-            log_line("warn",
-                     "the REST API (" + l.flag + ") is plain HTTP " +
-                         (svc.token.empty() ? "without authentication on a non-loopback address: whoever reaches it can replace policies and data"
-                                            : "on a non-loopback address: the bearer token crosses the network in clear"),
-                     {{"address", Value::string(l.address.text)}});
+            log_line(
+                "warn",
+                "the REST API (" + l.flag + ") is plain HTTP " +
+                    (svc.token.empty() ? "without authentication on a non-loopback address: whoever reaches it can "
+                                         "replace policies and data"
+                                       : "on a non-loopback address: the bearer token crosses the network in clear"),
+                {{"address", Value::string(l.address.text)}});
     }
 
     std::shared_ptr<ManagedWebhooks> managed;
@@ -332,18 +341,21 @@ int run_server(const ServerAssemblyOptions& o) {
             if (status) states["status"] = "OK";
             return states;
         };
-        std::string config_json = runtime::to_json(plugins::active_config(
-            config ? config->document : Value::empty_object(), labels, svc.api.default_decision, svc.api.authorization_decision));
+        std::string config_json =
+            runtime::to_json(plugins::active_config(config ? config->document : Value::empty_object(), labels,
+                                                    svc.api.default_decision, svc.api.authorization_decision));
         // /v1/status: the report the status plugin would send now.
         runtime::ObjectBuilder label_values;
         for (const auto& [k, v] : labels) label_values.insert(Value::string(k), Value::string(v));
-        auto status_json = [weak_bundles, logs, status, label_value = label_values.build()]() -> std::optional<std::string> {
+        auto status_json = [weak_bundles, logs, status,
+                            label_value = label_values.build()]() -> std::optional<std::string> {
             if (!status) return std::nullopt;
             auto b = weak_bundles.lock();
-            return runtime::to_json(plugins::StatusReporter::report(b ? b->statuses() : std::vector<plugins::BundleStatus>{},
-                                                                    label_value, logs));
+            return runtime::to_json(plugins::StatusReporter::report(
+                b ? b->statuses() : std::vector<plugins::BundleStatus>{}, label_value, logs));
         };
-        service->set_api_hooks(plugin_states, [config_json] { return config_json; }, status_json);
+        service->set_api_hooks(
+            plugin_states, [config_json] { return config_json; }, status_json);
     }
     if (bundle_plugin) {
         // Not ready until every bundle was activated once (from disk or the service).
@@ -367,7 +379,8 @@ int run_server(const ServerAssemblyOptions& o) {
             auto handler = [service, role = l.role](HttpRequest req, Respond respond) {
                 service->handle(role, std::move(req), std::move(respond));
             };
-            servers.push_back({&l, std::make_unique<Server>(server_options(l, o), handler, l.address.tls() ? tls : nullptr)});
+            servers.push_back(
+                {&l, std::make_unique<Server>(server_options(l, o), handler, l.address.tls() ? tls : nullptr)});
         }
     } catch (const std::exception& e) {
         return fail(e.what());
@@ -375,9 +388,11 @@ int run_server(const ServerAssemblyOptions& o) {
     // Each listener's connections on /metrics (read through the Server, which outlives every scrape).
     for (const auto& s : servers) {
         const std::string& host = s.config->address.host;
-        std::string address = (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(s.server->port());
+        std::string address =
+            (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(s.server->port());
         metrics->add_listener(s.config->name, address, [server = s.server.get()] {
-            return Metrics::ListenerCounts{server->connections(), server->refused_connections(), server->evicted_connections()};
+            return Metrics::ListenerCounts{server->connections(), server->refused_connections(),
+                                           server->evicted_connections()};
         });
     }
 
@@ -392,8 +407,8 @@ int run_server(const ServerAssemblyOptions& o) {
     }
     lifecycle.add_pool(eval_pool.get());
     lifecycle.add_pool(rest_pool.get());
-    lifecycle.on_not_ready = [service, wait = o.shutdown_wait, managed, persistent = o.managed_webhooks && o.managed_webhooks->persistent,
-                              bundle_plugin] {
+    lifecycle.on_not_ready = [service, wait = o.shutdown_wait, managed,
+                              persistent = o.managed_webhooks && o.managed_webhooks->persistent, bundle_plugin] {
         service->set_ready(false);
         if (bundle_plugin) bundle_plugin->request_stop();  // an activation under way stops now
         // The API server stops calling before the listeners close.
@@ -408,28 +423,30 @@ int run_server(const ServerAssemblyOptions& o) {
         lang::Diagnostics errors;
         if (gatekeeper) {
             switch (gatekeeper->poll(errors, force)) {
-            case GatekeeperPolicies::Poll::Unchanged: break;
-            case GatekeeperPolicies::Poll::Reloaded:
-                log_line("info", "Gatekeeper templates and constraints reloaded",
-                         {{"constraints", Value::integer(static_cast<std::int64_t>(gatekeeper->current()->constraint_count()))}});
-                break;
-            case GatekeeperPolicies::Poll::Failed:
-                log_line("error", "Gatekeeper reload failed; the last good templates and constraints keep serving",
-                         {{"errors", diagnostics_value(errors)}});
-                break;
+                case GatekeeperPolicies::Poll::Unchanged: break;
+                case GatekeeperPolicies::Poll::Reloaded:
+                    log_line("info", "Gatekeeper templates and constraints reloaded",
+                             {{"constraints",
+                               Value::integer(static_cast<std::int64_t>(gatekeeper->current()->constraint_count()))}});
+                    break;
+                case GatekeeperPolicies::Poll::Failed:
+                    log_line("error", "Gatekeeper reload failed; the last good templates and constraints keep serving",
+                             {{"errors", diagnostics_value(errors)}});
+                    break;
             }
             errors = {};
         }
         if (!has_paths) return;
         switch (source->poll(errors, force)) {
-        case DirectorySource::Poll::Unchanged: break;
-        case DirectorySource::Poll::Reloaded:
-            log_line("info", "policies reloaded", {{"config_hash", Value::string(store->current()->config_hash)}});
-            sync_inventory();
-            break;
-        case DirectorySource::Poll::Failed:
-            log_line("error", "reload failed; the last good policies keep serving", {{"errors", diagnostics_value(errors)}});
-            break;
+            case DirectorySource::Poll::Unchanged: break;
+            case DirectorySource::Poll::Reloaded:
+                log_line("info", "policies reloaded", {{"config_hash", Value::string(store->current()->config_hash)}});
+                sync_inventory();
+                break;
+            case DirectorySource::Poll::Failed:
+                log_line("error", "reload failed; the last good policies keep serving",
+                         {{"errors", diagnostics_value(errors)}});
+                break;
         }
     };
     std::unique_ptr<DirectoryEvents> events;
@@ -441,14 +458,17 @@ int run_server(const ServerAssemblyOptions& o) {
     if (!watched.empty()) {
         // Polling always runs (the fallback); inotify makes changes take effect at once.
         lifecycle.every(o.reload_interval, [reload] { reload(false); });
-        events = std::make_unique<DirectoryEvents>(watched, [&lifecycle, reload] { lifecycle.post([reload] { reload(false); }); });
+        events = std::make_unique<DirectoryEvents>(
+            watched, [&lifecycle, reload] { lifecycle.post([reload] { reload(false); }); });
         if (!events->start()) log_line("warn", "inotify unavailable; directories are polled only");
     }
     auto reload_certificates = [tls, last_error = std::make_shared<std::string>()] {
         bool changed = false;
         std::string error;
         if (!tls->reload_if_changed(changed, error)) {
-            if (error != *last_error) log_line("error", "certificate reload failed; keeping the previous one", {{"error", Value::string(error)}});
+            if (error != *last_error)
+                log_line("error", "certificate reload failed; keeping the previous one",
+                         {{"error", Value::string(error)}});
             *last_error = error;
         } else if (changed) {
             last_error->clear();
@@ -457,7 +477,8 @@ int run_server(const ServerAssemblyOptions& o) {
     };
     bool cert_files = tls && !o.tls.cert_file.empty();
     if (cert_files) lifecycle.every(o.tls_refresh, reload_certificates);
-    lifecycle.on_reload = [reload, reload_certificates, cert_files, has_dirs = has_paths || !o.gatekeeper_dirs.empty()] {
+    lifecycle.on_reload = [reload, reload_certificates, cert_files,
+                           has_dirs = has_paths || !o.gatekeeper_dirs.empty()] {
         if (has_dirs) reload(true);
         if (cert_files) reload_certificates();
     };
@@ -467,11 +488,13 @@ int run_server(const ServerAssemblyOptions& o) {
     // Diagnostics first, then the API, admission last: a reader that saw admission's
     // "listening" line has seen them all.
     auto order = [](Listener role) { return role == Listener::Diagnostic ? 0 : role == Listener::Admission ? 2 : 1; };
-    std::stable_sort(servers.begin(), servers.end(),
-                     [&order](const Running& a, const Running& b) { return order(a.config->role) < order(b.config->role); });
+    std::stable_sort(servers.begin(), servers.end(), [&order](const Running& a, const Running& b) {
+        return order(a.config->role) < order(b.config->role);
+    });
     if (auto fds = raise_fd_limit(); !fds.error.empty())
-        log_line("warn", "cannot raise the open file limit", {{"limit", runtime::Value::integer(static_cast<std::int64_t>(fds.before))},
-                                                              {"error", runtime::Value::string(fds.error)}});
+        log_line("warn", "cannot raise the open file limit",
+                 {{"limit", runtime::Value::integer(static_cast<std::int64_t>(fds.before))},
+                  {"error", runtime::Value::string(fds.error)}});
     for (auto& s : servers) s.server->start();
     if (status_reporter) status_reporter->start();
     if (decision_logger) decision_logger->start();
@@ -480,9 +503,9 @@ int run_server(const ServerAssemblyOptions& o) {
     for (auto& s : servers) {
         const ListenerConfig& l = *s.config;
         std::vector<std::pair<std::string_view, Value>> fields = {{"listener", Value::string(l.name)},
-                                                             {"address", Value::string(l.address.host)},
-                                                             {"port", Value::integer(s.server->port())},
-                                                             {"tls", Value::boolean(l.address.tls())}};
+                                                                  {"address", Value::string(l.address.host)},
+                                                                  {"port", Value::integer(s.server->port())},
+                                                                  {"tls", Value::boolean(l.address.tls())}};
         if (!l.address.unix_path.empty()) fields.emplace_back("path", Value::string(l.address.unix_path));
         if (l.role == Listener::Rest)
             fields.emplace_back("authentication", Value::string(svc.token.empty() ? "off" : "token"));

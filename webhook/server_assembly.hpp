@@ -29,12 +29,12 @@ namespace gavel::webhook {
 
 struct ListenerConfig {
     Listener role = Listener::Rest;
-    std::string name;        // in logs: "admission", "rest", "diagnostic", "api"
-    std::string flag;        // the flag that set it, for messages ("--rest-addr")
-    ListenAddress address;   // where, and whether TLS
-    unsigned threads = 1;    // network threads (0: one per core)
+    std::string name;       // in logs: "admission", "rest", "diagnostic", "api"
+    std::string flag;       // the flag that set it, for messages ("--rest-addr")
+    ListenAddress address;  // where, and whether TLS
+    unsigned threads = 1;   // network threads (0: one per core)
     std::size_t body_limit = 3u << 20;
-    std::size_t body_budget = 0;  // 0: the server's default
+    std::size_t body_budget = 0;        // 0: the server's default
     std::size_t max_connections = 512;  // open at once; 0: no limit (ServerOptions::max_connections)
 };
 
@@ -42,9 +42,9 @@ struct ListenerConfig {
 struct ManagedWebhookSettings {
     std::string name;
     bool persistent = false;
-    std::string url;                                  // or the Service:
+    std::string url;  // or the Service:
     std::string service_namespace, service_name;
-    std::map<std::string, ApiResource> resources;     // --webhook-resource KIND=GROUP/VERSION/RESOURCE
+    std::map<std::string, ApiResource> resources;  // --webhook-resource KIND=GROUP/VERSION/RESOURCE
     std::string ca_bundle_file;
 };
 
@@ -62,7 +62,7 @@ struct ServerAssemblyOptions {
     // system.health policies).
     bool opa_runtime = false;
     std::chrono::milliseconds reload_interval{1000};
-    std::vector<std::string> bundles;  // -b: bundle directories or .tar.gz files
+    std::vector<std::string> bundles;               // -b: bundle directories or .tar.gz files
     engine::bundle::BundleReadOptions bundle_read;  // its `verification` comes from bundle_verification
     std::optional<engine::bundle::VerificationConfig> bundle_verification;
     std::vector<std::string> gatekeeper_dirs;

@@ -72,7 +72,8 @@ class Session : public Connection, public std::enable_shared_from_this<Session<P
     using Stream = std::conditional_t<kTls, TlsStream, PlainStream>;
 
 public:
-    Session(typename Protocol::socket socket, std::shared_ptr<asio::ssl::context> ctx, std::shared_ptr<Server::Impl> server)
+    Session(typename Protocol::socket socket, std::shared_ptr<asio::ssl::context> ctx,
+            std::shared_ptr<Server::Impl> server)
         : server_(std::move(server)), ctx_(std::move(ctx)), tcp_(std::move(socket)), share_(*server_->body_budget),
           slot_(server_->connections.add()) {}
     ~Session() override { server_->connection_closed(slot_); }
@@ -130,19 +131,18 @@ private:
     // in, held in a buffer that grows as its bytes arrive. A flood of connections
     // that send nothing, or part of a ClientHello, costs a few hundred bytes each.
     void read_record_header() {
-        asio::async_read(tcp_, asio::buffer(record_header_),
-                         [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                             self->waiting_ = false;
-                             if (ec) return self->close_now();
-                             if (self->record_header_[0] != kTlsHandshakeRecord) return self->close_now();
-                             std::size_t length = (std::size_t(self->record_header_[3]) << 8) | self->record_header_[4];
-                             if (length == 0 || length > kTlsMaxRecord) return self->close_now();
-                             self->hello_total_ = kTlsRecordHeader + length;
-                             self->hello_.assign(reinterpret_cast<const char*>(self->record_header_.data()),
-                                                 kTlsRecordHeader);
-                             self->hello_have_ = kTlsRecordHeader;
-                             self->read_hello();
-                         });
+        asio::async_read(
+            tcp_, asio::buffer(record_header_), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                self->waiting_ = false;
+                if (ec) return self->close_now();
+                if (self->record_header_[0] != kTlsHandshakeRecord) return self->close_now();
+                std::size_t length = (std::size_t(self->record_header_[3]) << 8) | self->record_header_[4];
+                if (length == 0 || length > kTlsMaxRecord) return self->close_now();
+                self->hello_total_ = kTlsRecordHeader + length;
+                self->hello_.assign(reinterpret_cast<const char*>(self->record_header_.data()), kTlsRecordHeader);
+                self->hello_have_ = kTlsRecordHeader;
+                self->read_hello();
+            });
     }
 
     void read_hello() {
@@ -182,20 +182,20 @@ private:
         idle_ = true;
         wait_for_client();
         lowest().expires_after(server_->options.header_timeout);  // the keep-alive wait and the header
-        if (buffer_.size() > 0) return read_header();  // pipelined: the next request is here
+        if (buffer_.size() > 0) return read_header();             // pipelined: the next request is here
         // After a large request, give its buffer back rather than keep it per connection.
         buffer_.shrink_to_fit();
-        stream().async_read_some(asio::buffer(first_bytes_), [self = this->shared_from_this()](beast::error_code ec,
-                                                                                                std::size_t n) {
-            if (ec) {
-                self->idle_ = self->waiting_ = false;
-                return self->close_now();
-            }
-            auto room = self->buffer_.prepare(n);
-            asio::buffer_copy(room, asio::buffer(self->first_bytes_.data(), n));
-            self->buffer_.commit(n);
-            self->read_header();
-        });
+        stream().async_read_some(asio::buffer(first_bytes_),
+                                 [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+                                     if (ec) {
+                                         self->idle_ = self->waiting_ = false;
+                                         return self->close_now();
+                                     }
+                                     auto room = self->buffer_.prepare(n);
+                                     asio::buffer_copy(room, asio::buffer(self->first_bytes_.data(), n));
+                                     self->buffer_.commit(n);
+                                     self->read_header();
+                                 });
     }
 
     void read_header() {
@@ -207,10 +207,9 @@ private:
             ConnectionTable::waiting(slot_);  // progress: not the longest waiting any more
             return share_.take(n);
         };
-        http::async_read_header(stream(), buffer_, *parser_,
-                                [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                                    self->on_header(ec);
-                                });
+        http::async_read_header(
+            stream(), buffer_, *parser_,
+            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
     }
 
     void on_header(beast::error_code ec) {
@@ -229,8 +228,10 @@ private:
         std::vector<std::string_view> transfer_encodings, content_lengths;
         for (const auto& field : req) {
             auto value = field.value();
-            if (field.name() == http::field::transfer_encoding) transfer_encodings.emplace_back(value.data(), value.size());
-            else if (field.name() == http::field::content_length) content_lengths.emplace_back(value.data(), value.size());
+            if (field.name() == http::field::transfer_encoding)
+                transfer_encodings.emplace_back(value.data(), value.size());
+            else if (field.name() == http::field::content_length)
+                content_lengths.emplace_back(value.data(), value.size());
         }
         auto framing = check_request_framing(transfer_encodings, content_lengths);
         if (framing.status) return refuse(framing.status, framing.message);
@@ -238,10 +239,11 @@ private:
         if (length && *length > server_->options.body_limit) return refuse(413, "request body too large");
         if (beast::iequals(req[http::field::expect], "100-continue")) {
             auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, req.version());
-            http::async_write(stream(), *cont, [self = this->shared_from_this(), cont](beast::error_code ec, std::size_t) {
-                if (ec) return self->close_now();
-                self->read_body();
-            });
+            http::async_write(stream(), *cont,
+                              [self = this->shared_from_this(), cont](beast::error_code ec, std::size_t) {
+                                  if (ec) return self->close_now();
+                                  self->read_body();
+                              });
             return;
         }
         read_body();
@@ -262,19 +264,20 @@ private:
             self->body_deadline_passed_ = true;
             self->lowest().socket().cancel(ec);
         });
-        http::async_read(stream(), buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-            self->reading_body_ = self->waiting_ = false;
-            self->body_timer_->cancel();
-            if (self->body_deadline_passed_)
-                return self->refuse(408, "request body not received within " +
-                                             seconds_text(self->server_->options.body_timeout));
-            if (ec == http::error::body_limit) return self->refuse(413, "request body too large");
-            if (ec == boost::system::errc::not_enough_memory)
-                return self->refuse(503, "too many large request bodies at once; retry");
-            if (closed_by_client(ec)) return self->close_now();
-            if (ec) return self->refuse(400, "malformed HTTP request: " + ec.message());
-            self->handle();
-        });
+        http::async_read(
+            stream(), buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                self->reading_body_ = self->waiting_ = false;
+                self->body_timer_->cancel();
+                if (self->body_deadline_passed_)
+                    return self->refuse(
+                        408, "request body not received within " + seconds_text(self->server_->options.body_timeout));
+                if (ec == http::error::body_limit) return self->refuse(413, "request body too large");
+                if (ec == boost::system::errc::not_enough_memory)
+                    return self->refuse(503, "too many large request bodies at once; retry");
+                if (closed_by_client(ec)) return self->close_now();
+                if (ec) return self->refuse(400, "malformed HTTP request: " + ec.message());
+                self->handle();
+            });
     }
 
     void handle() {
@@ -284,7 +287,8 @@ private:
         HttpRequest req;
         req.method = std::string(message.method_string());
         req.target = std::string(message.target());
-        for (const auto& field : message) req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+        for (const auto& field : message)
+            req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
         req.body = std::move(message.body().bytes);
         req.client_subject = client_subject_;
         {
@@ -362,10 +366,11 @@ private:
     }
 
     void drain() {
-        lowest().async_read_some(buffer_.prepare(kDrainChunk), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-            if (ec) return self->close_now();
-            self->drain();
-        });
+        lowest().async_read_some(buffer_.prepare(kDrainChunk),
+                                 [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                                     if (ec) return self->close_now();
+                                     self->drain();
+                                 });
     }
 
     void close_now() {

@@ -4,8 +4,10 @@
 
 namespace gavel::webhook {
 
-template void start_session<tcp, false>(tcp::socket, std::shared_ptr<asio::ssl::context>, std::shared_ptr<Server::Impl>);
-template void start_session<Server::Impl::local, false>(Server::Impl::local::socket, std::shared_ptr<asio::ssl::context>,
-                                                       std::shared_ptr<Server::Impl>);
+template void start_session<tcp, false>(tcp::socket, std::shared_ptr<asio::ssl::context>,
+                                        std::shared_ptr<Server::Impl>);
+template void start_session<Server::Impl::local, false>(Server::Impl::local::socket,
+                                                        std::shared_ptr<asio::ssl::context>,
+                                                        std::shared_ptr<Server::Impl>);
 
 }  // namespace gavel::webhook

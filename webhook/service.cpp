@@ -31,7 +31,8 @@ void Service::set_decision_logger(std::shared_ptr<plugins::DecisionLogger> logge
     rebuild_api();
 }
 
-void Service::set_api_hooks(std::function<std::map<std::string, std::string>()> plugin_states, std::function<std::string()> config_json,
+void Service::set_api_hooks(std::function<std::map<std::string, std::string>()> plugin_states,
+                            std::function<std::string()> config_json,
                             std::function<std::optional<std::string>()> status_json) {
     plugin_states_ = std::move(plugin_states);
     config_json_ = std::move(config_json);
@@ -123,19 +124,20 @@ HttpResponse Service::handle_now(Listener listener, HttpRequest& req) {
 HttpResponse Service::execute(const Route& r, HttpRequest& req, const std::atomic<bool>* cancel, Outcome& outcome) {
     using Kind = Route::Kind;
     switch (r.kind) {
-    case Kind::Answer: return r.answer;
-    case Kind::Admission: return admission(req, r, cancel, outcome.decision);
-    case Kind::Api: {
-        // Time spent waiting for a worker counts against the evaluation's limit.
-        std::chrono::nanoseconds left{0};
-        if (options_.eval_timeout.count() > 0) {
-            left = options_.eval_timeout - (Clock::now() - req.received);
-            if (left.count() <= 0)
-                return error_response(500, "internal_error", "evaluation timed out (waited " + waited_text(req) + " for a worker)");
+        case Kind::Answer: return r.answer;
+        case Kind::Admission: return admission(req, r, cancel, outcome.decision);
+        case Kind::Api: {
+            // Time spent waiting for a worker counts against the evaluation's limit.
+            std::chrono::nanoseconds left{0};
+            if (options_.eval_timeout.count() > 0) {
+                left = options_.eval_timeout - (Clock::now() - req.received);
+                if (left.count() <= 0)
+                    return error_response(500, "internal_error",
+                                          "evaluation timed out (waited " + waited_text(req) + " for a worker)");
+            }
+            outcome.api_handled = true;
+            return api_->handle(r.router, req, cancel, left, &outcome.instrumented);
         }
-        outcome.api_handled = true;
-        return api_->handle(r.router, req, cancel, left, &outcome.instrumented);
-    }
     }
     return error_response(500, "internal_error", "unroutable request");
 }
@@ -170,7 +172,9 @@ void Service::finish(const Route& r, const Outcome& outcome, Clock::time_point s
     // OPA's http_request_duration_seconds: under each OPA handler that served the request. An
     // admission review counts as OPA's POST / ("index") or, for gavel's own paths, their name;
     // an API request answered before the API saw it (queue full, no time left) under its route.
-    auto opa = [&](std::string_view handler) { metrics_->record_opa_request(handler, resp.status, r.method, elapsed, cancelled); };
+    auto opa = [&](std::string_view handler) {
+        metrics_->record_opa_request(handler, resp.status, r.method, elapsed, cancelled);
+    };
     if (r.kind == Route::Kind::Admission) opa(r.mode == "main" ? "index" : r.mode);
     else if (r.kind == Route::Kind::Api && outcome.api_handled)
         for (const auto& handler : outcome.instrumented) opa(handler);
@@ -190,8 +194,10 @@ void Service::sync_gatekeeper_inventory() {
     const Value* inventory = store_->current()->data.find("inventory");
     lang::Diagnostics errors;
     if (!options_.gatekeeper->set_inventory(inventory ? *inventory : Value(), errors))
-        log_line("error", "data.inventory changed but the Gatekeeper templates do not compile with it; the previous inventory stays",
-                 {{"error", str(errors.empty() ? std::string() : errors.items().front().message)}});
+        log_line(
+            "error",
+            "data.inventory changed but the Gatekeeper templates do not compile with it; the previous inventory stays",
+            {{"error", str(errors.empty() ? std::string() : errors.items().front().message)}});
 }
 
 }  // namespace gavel::webhook

@@ -47,9 +47,9 @@ struct ServiceOptions {
     std::string decision = "data.system.main";  // what POST / evaluates
     std::chrono::milliseconds eval_timeout{5000};
     std::uint64_t eval_memory_limit = 0;  // bytes one evaluation may take (EvalOptions::max_memory); 0: none
-    bool fail_open = false;     // evaluation errors allow (with a warning) instead of deny
-    bool input_http = false;    // add request headers and the client certificate subject as input.http
-    std::string token;          // non-empty: bearer token required on the REST listener (gavel serve)
+    bool fail_open = false;               // evaluation errors allow (with a warning) instead of deny
+    bool input_http = false;              // add request headers and the client certificate subject as input.http
+    std::string token;                    // non-empty: bearer token required on the REST listener (gavel serve)
     // --gatekeeper: POST /gatekeeper answers from Gatekeeper's constraints (and POST / too
     // when `gatekeeper_on_root`); data.inventory writes rebuild them.
     std::shared_ptr<GatekeeperPolicies> gatekeeper;
@@ -84,7 +84,8 @@ public:
     // Where decisions are logged (OPA's decision_logs; --decision-log is its console form).
     void set_decision_logger(std::shared_ptr<plugins::DecisionLogger> logger);
     // What only the assembly knows: plugin states, the active configuration, the status report.
-    void set_api_hooks(std::function<std::map<std::string, std::string>()> plugin_states, std::function<std::string()> config_json,
+    void set_api_hooks(std::function<std::map<std::string, std::string>()> plugin_states,
+                       std::function<std::string()> config_json,
                        std::function<std::optional<std::string>()> status_json);
 
     struct Route;
@@ -94,10 +95,11 @@ private:
     Route route(Listener listener, const HttpRequest& req) const;
     HttpResponse execute(const Route& route, HttpRequest& req, const std::atomic<bool>* cancel, Outcome& outcome);
     HttpResponse overloaded(const Route& route, HttpRequest& req, const WorkerPool& pool, Outcome& outcome);
-    void finish(const Route& route, const Outcome& outcome, std::chrono::steady_clock::time_point start, const HttpResponse& resp,
-                std::size_t request_bytes, bool cancelled = false);
+    void finish(const Route& route, const Outcome& outcome, std::chrono::steady_clock::time_point start,
+                const HttpResponse& resp, std::size_t request_bytes, bool cancelled = false);
 
-    HttpResponse admission(HttpRequest& req, const Route& route, const std::atomic<bool>* cancel, std::string& decision_label);
+    HttpResponse admission(HttpRequest& req, const Route& route, const std::atomic<bool>* cancel,
+                           std::string& decision_label);
     // After a data write: data.inventory goes to the Gatekeeper constraints.
     void sync_gatekeeper_inventory();
     // --eval-timeout less the time the request waited for a worker; false when none is left.

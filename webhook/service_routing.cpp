@@ -41,7 +41,8 @@ Service::Route Service::route(Listener listener, const HttpRequest& req) const {
     std::vector<std::string> segments;
     std::string_view path = req.path();
     if (!split_path(path, segments)) {
-        if (listener == Listener::Admission) return answer(error_response(400, "invalid_parameter", "invalid percent-encoding in the path"));
+        if (listener == Listener::Admission)
+            return answer(error_response(400, "invalid_parameter", "invalid percent-encoding in the path"));
         HttpResponse bad;  // Go's net/http: a request URI it cannot unescape
         bad.status = 400;
         bad.content_type = "text/plain; charset=utf-8";
@@ -53,8 +54,8 @@ Service::Route Service::route(Listener listener, const HttpRequest& req) const {
     std::size_t below = listener == Listener::Admission ? 1 : 2;
     if (segments.size() > kMaxPathSegments + below)
         return answer(error_response(400, "invalid_parameter",
-                                     "path too deep: " + std::to_string(segments.size() - below) + " segments (the limit is " +
-                                         std::to_string(kMaxPathSegments) + ")"));
+                                     "path too deep: " + std::to_string(segments.size() - below) +
+                                         " segments (the limit is " + std::to_string(kMaxPathSegments) + ")"));
     std::string_view first = segments.empty() ? std::string_view{} : std::string_view(segments[0]);
 
     if (listener != Listener::Admission) {
@@ -87,7 +88,8 @@ Service::Route Service::route(Listener listener, const HttpRequest& req) const {
     }
     if (segments.empty()) {
         r.endpoint = "/";
-        if (req.method != "POST") return answer(error_response(405, "invalid_parameter", "POST an AdmissionReview to /"));
+        if (req.method != "POST")
+            return answer(error_response(405, "invalid_parameter", "POST an AdmissionReview to /"));
         r.kind = Kind::Admission;
         r.mode = "main";
         return r;
@@ -96,7 +98,8 @@ Service::Route Service::route(Listener listener, const HttpRequest& req) const {
     if (req.method != "POST") return answer(error_response(405, "invalid_parameter", "POST an AdmissionReview"));
     if (first == "gatekeeper") {
         if (segments.size() != 1 || !options_.gatekeeper)
-            return answer(error_response(404, "resource_not_found", "no Gatekeeper constraints here (serve --gatekeeper DIR)"));
+            return answer(
+                error_response(404, "resource_not_found", "no Gatekeeper constraints here (serve --gatekeeper DIR)"));
         r.kind = Kind::Admission;
         r.mode = "gatekeeper";
         return r;

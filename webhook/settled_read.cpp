@@ -8,12 +8,14 @@ namespace gavel::webhook {
 namespace {
 
 std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
 }
 
 }  // namespace
 
-bool wait_until_settled(ReadingStamp first, const std::function<ReadingStamp()>& read_again, const SettleTiming& timing) {
+bool wait_until_settled(ReadingStamp first, const std::function<ReadingStamp()>& read_again,
+                        const SettleTiming& timing) {
     using namespace std::chrono;
     const auto deadline = steady_clock::now() + timing.limit;
     const std::int64_t quiet_ns = duration_cast<nanoseconds>(timing.quiet).count();

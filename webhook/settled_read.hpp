@@ -18,7 +18,7 @@
 namespace gavel::webhook {
 
 struct ReadingStamp {
-    std::string hash;                // of everything read (errors included)
+    std::string hash;                   // of everything read (errors included)
     std::int64_t newest_change_ns = 0;  // the newest st_ctim among the files read (0: none)
 };
 

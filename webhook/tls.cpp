@@ -12,7 +12,6 @@
 
 #include "runtime/file_read.hpp"
 
-
 namespace gavel::webhook {
 
 namespace ssl = boost::asio::ssl;
@@ -98,7 +97,8 @@ bool make_self_signed(const std::vector<std::string>& sans, KeyPair& out, std::s
     if (ok) {
         BIO* cb = BIO_new(BIO_s_mem());
         BIO* kb = BIO_new(BIO_s_mem());
-        ok = PEM_write_bio_X509(cb, cert) == 1 && PEM_write_bio_PrivateKey(kb, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
+        ok = PEM_write_bio_X509(cb, cert) == 1 &&
+             PEM_write_bio_PrivateKey(kb, key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
         out.cert_pem = bio_text(cb);
         out.key_pem = bio_text(kb);
         BIO_free(cb);
@@ -131,7 +131,8 @@ std::shared_ptr<TlsContexts> TlsContexts::create(TlsOptions options, std::string
 bool TlsContexts::read_material(Material& out, std::string& error) const {
     if (!read_whole(options_.cert_file, out.pair.cert_pem, error)) return false;
     if (!read_whole(options_.key_file, out.pair.key_pem, error)) return false;
-    if (!options_.client_ca_file.empty() && !read_whole(options_.client_ca_file, out.client_ca_pem, error)) return false;
+    if (!options_.client_ca_file.empty() && !read_whole(options_.client_ca_file, out.client_ca_pem, error))
+        return false;
     return true;
 }
 

@@ -137,7 +137,9 @@ public:
         }
         return write_scalar(text, quoted);
     }
-    YamlWriter& number_field(std::string_view key, int value) { return scalar(key).write_scalar(std::to_string(value), false); }
+    YamlWriter& number_field(std::string_view key, int value) {
+        return scalar(key).write_scalar(std::to_string(value), false);
+    }
     YamlWriter& write_scalar(std::string_view text, bool quoted) {
         yaml_event_t e;
         yaml_scalar_event_initialize(&e, nullptr, nullptr, reinterpret_cast<const yaml_char_t*>(text.data()),
@@ -209,12 +211,21 @@ std::string document(std::string_view kind, const std::string& name, const std::
         std::vector<std::string> excluded = o.excluded_namespaces;
         if (!o.own_namespace.empty()) excluded.push_back(o.own_namespace);
         y.scalar("namespaceSelector").begin_map().scalar("matchExpressions").begin_list();
-        y.begin_map().field("key", "kubernetes.io/metadata.name").field("operator", "NotIn").list_field("values", excluded).end_map();
-        if (!o.ignore_label.empty()) y.begin_map().field("key", o.ignore_label).field("operator", "DoesNotExist").end_map();
+        y.begin_map()
+            .field("key", "kubernetes.io/metadata.name")
+            .field("operator", "NotIn")
+            .list_field("values", excluded)
+            .end_map();
+        if (!o.ignore_label.empty())
+            y.begin_map().field("key", o.ignore_label).field("operator", "DoesNotExist").end_map();
         y.end_list().end_map();
         if (!o.server_label.empty()) {
             y.scalar("objectSelector").begin_map().scalar("matchExpressions").begin_list();
-            y.begin_map().field("key", o.server_label).field("operator", "NotIn").list_field("values", {o.name}).end_map();
+            y.begin_map()
+                .field("key", o.server_label)
+                .field("operator", "NotIn")
+                .list_field("values", {o.name})
+                .end_map();
             y.end_list().end_map();
         }
         y.scalar("rules").begin_list();
@@ -276,17 +287,22 @@ bool build_webhook_configurations(const std::vector<PackageRules>& packages, con
         std::vector<std::string> escaped;
         for (const auto& seg : p.package) escaped.push_back(escape_pointer_segment(seg));
         if (p.main) validating.push_back({"main." + suffix, "/", rules});
-        if (p.validates) validating.push_back({dns_name(p.package) + ".validate." + suffix, "/validate/" + join(escaped, "/"), rules});
-        if (p.mutates) mutating.push_back({dns_name(p.package) + ".mutate." + suffix, "/mutate/" + join(escaped, "/"), rules});
+        if (p.validates)
+            validating.push_back(
+                {dns_name(p.package) + ".validate." + suffix, "/validate/" + join(escaped, "/"), rules});
+        if (p.mutates)
+            mutating.push_back({dns_name(p.package) + ".mutate." + suffix, "/mutate/" + join(escaped, "/"), rules});
     }
     std::string name_suffix = o.static_manifests ? std::string(kStaticSuffix) : "";
     if (!validating.empty()) {
         std::string name = o.name + "-validating" + name_suffix;
-        out.push_back({"ValidatingWebhookConfiguration", name, document("ValidatingWebhookConfiguration", name, validating, o, false)});
+        out.push_back({"ValidatingWebhookConfiguration", name,
+                       document("ValidatingWebhookConfiguration", name, validating, o, false)});
     }
     if (!mutating.empty()) {
         std::string name = o.name + "-mutating" + name_suffix;
-        out.push_back({"MutatingWebhookConfiguration", name, document("MutatingWebhookConfiguration", name, mutating, o, true)});
+        out.push_back(
+            {"MutatingWebhookConfiguration", name, document("MutatingWebhookConfiguration", name, mutating, o, true)});
     }
     return true;
 }
@@ -316,8 +332,9 @@ bool build_gatekeeper_configuration(const std::vector<GatekeeperKinds>& kinds, c
     }
     if (everything) {
         if (!o.all_resources) {
-            error = "a constraint matches every kind (no match.kinds, or \"*\"), so the webhook would receive every "
-                    "resource (resources: [\"*\"]); name the kinds in match.kinds, or give --all-resources";
+            error =
+                "a constraint matches every kind (no match.kinds, or \"*\"), so the webhook would receive every "
+                "resource (resources: [\"*\"]); name the kinds in match.kinds, or give --all-resources";
             return false;
         }
         rules.push_back({operations, {"*"}, {"*"}, {"*"}});
@@ -328,7 +345,8 @@ bool build_gatekeeper_configuration(const std::vector<GatekeeperKinds>& kinds, c
     std::string suffix = o.name == "gavel" ? "gavel.dev" : o.name + ".gavel.dev";
     std::string name = o.name + "-gatekeeper" + (o.static_manifests ? std::string(kStaticSuffix) : "");
     std::vector<Hook> hooks = {{"gatekeeper.validate." + suffix, "/gatekeeper", rules}};
-    out.push_back({"ValidatingWebhookConfiguration", name, document("ValidatingWebhookConfiguration", name, hooks, o, false)});
+    out.push_back(
+        {"ValidatingWebhookConfiguration", name, document("ValidatingWebhookConfiguration", name, hooks, o, false)});
     return true;
 }
 
@@ -363,7 +381,9 @@ bool validate_static_manifests(const std::vector<WebhookConfiguration>& configur
         std::string where = kind + " " + name;
         if (str(get(&doc, "apiVersion")) != "admissionregistration.k8s.io/v1" ||
             (kind != "ValidatingWebhookConfiguration" && kind != "MutatingWebhookConfiguration")) {
-            error = where + ": only admissionregistration.k8s.io/v1 Validating/MutatingWebhookConfiguration go in a webhook staticManifestsDir";
+            error = where +
+                    ": only admissionregistration.k8s.io/v1 Validating/MutatingWebhookConfiguration go in a webhook "
+                    "staticManifestsDir";
             return false;
         }
         if (name.empty() || !ends_with(name, kStaticSuffix) || name.size() == kStaticSuffix.size()) {
@@ -389,7 +409,8 @@ bool validate_static_manifests(const std::vector<WebhookConfiguration>& configur
             }
             const Node* cc = get(h, "clientConfig");
             if (!cc || get(cc, "service")) {
-                error = where + ": webhook " + hook + ": clientConfig.service is not allowed in a static manifest (give --url)";
+                error = where + ": webhook " + hook +
+                        ": clientConfig.service is not allowed in a static manifest (give --url)";
                 return false;
             }
             if (str(get(cc, "url")).rfind("https://", 0) != 0) {

@@ -38,11 +38,11 @@ struct PackageRules {
 std::vector<PackageRules> admission_packages(Engine& engine, lang::Diagnostics& errors);
 
 struct WebhookConfigOptions {
-    std::string url;                 // https://host:port (no path), or empty when service is used
+    std::string url;  // https://host:port (no path), or empty when service is used
     std::string service_namespace;
     std::string service_name;
     int service_port = 443;
-    std::string ca_bundle_pem;       // empty: no caBundle (e.g. cert-manager injects it)
+    std::string ca_bundle_pem;  // empty: no caBundle (e.g. cert-manager injects it)
     std::string name = "gavel";
     std::string own_namespace = "gavel";  // never sent (the service's namespace when there is one)
     std::vector<std::string> excluded_namespaces = {"kube-system", "kube-node-lease"};
@@ -52,10 +52,10 @@ struct WebhookConfigOptions {
     int timeout_seconds = 10;
     std::string ignore_label;  // optional: namespaces with this label are not sent either
     std::vector<std::string> default_operations = {"CREATE", "UPDATE"};
-    std::string inject_ca_from;  // NAMESPACE/CERTIFICATE: cert-manager's CA injector fills caBundle
+    std::string inject_ca_from;                    // NAMESPACE/CERTIFICATE: cert-manager's CA injector fills caBundle
     std::map<std::string, ApiResource> resources;  // --resource: kinds added or overridden
-    bool all_resources = false;  // a package that names no kind gets resources ["*"]
-    bool static_manifests = false;  // KEP-5793: names end in .static.k8s.io, url only, caBundle required
+    bool all_resources = false;                    // a package that names no kind gets resources ["*"]
+    bool static_manifests = false;                 // KEP-5793: names end in .static.k8s.io, url only, caBundle required
 };
 
 // One Validating- or MutatingWebhookConfiguration, as one YAML document.

@@ -85,8 +85,8 @@ std::string WorkerPool::render_metrics() const {
     }
     std::string out;
     auto gauge = [&](std::string_view metric, std::string_view help, auto value, std::string_view type = "gauge") {
-        out += fmt::format("# HELP gavel_{}_{} {}\n# TYPE gavel_{}_{} {}\ngavel_{}_{} {}\n", name_, metric, help, name_, metric,
-                           type, name_, metric, value);
+        out += fmt::format("# HELP gavel_{}_{} {}\n# TYPE gavel_{}_{} {}\ngavel_{}_{} {}\n", name_, metric, help, name_,
+                           metric, type, name_, metric, value);
     };
     gauge("workers", "Threads of the pool.", workers_);
     gauge("workers_busy", "Threads running a task now.", busy);

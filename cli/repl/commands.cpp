@@ -56,9 +56,8 @@ std::string Session::run_command(const Statement& s) {
     if (c == "unset") {
         auto it = modules_.find(package_);
         const std::string& name = s.args.at(0);
-        if (it == modules_.end() ||
-            std::none_of(it->second.rules.begin(), it->second.rules.end(),
-                         [&](const ReplRule& r) { return r.name == name; }))
+        if (it == modules_.end() || std::none_of(it->second.rules.begin(), it->second.rules.end(),
+                                                 [&](const ReplRule& r) { return r.name == name; }))
             return "warning: no matching rules in current module\n";
         ReplModule module = it->second;
         std::erase_if(module.rules, [&](const ReplRule& r) { return r.name == name; });

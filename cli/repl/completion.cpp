@@ -16,17 +16,18 @@ namespace {
 
 bool is_identifier(std::string_view s) {
     if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 // A path being typed: `input.request.ob`, `data.pods["ns-`, `input.x.items[0].na`.
 struct PathWord {
-    std::string root;                  // "input", "data", or another name
-    std::vector<std::string> keys;     // the complete parts after the root ...
-    std::vector<std::int64_t> index;   // ... with their array index (-1: an object key)
-    std::string stem;                  // the text before the part being completed (no `.` or `["`)
-    std::string partial;               // the part being completed, as typed so far
-    bool ok = false;                   // false: not a path, or nothing left to complete
+    std::string root;                 // "input", "data", or another name
+    std::vector<std::string> keys;    // the complete parts after the root ...
+    std::vector<std::int64_t> index;  // ... with their array index (-1: an object key)
+    std::string stem;                 // the text before the part being completed (no `.` or `["`)
+    std::string partial;              // the part being completed, as typed so far
+    bool ok = false;                  // false: not a path, or nothing left to complete
 };
 
 PathWord parse_path(std::string_view w) {

@@ -14,8 +14,8 @@ bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c
 
 bool is_keyword(std::string_view name) {
     static constexpr std::array<std::string_view, 16> keywords = {
-        "package", "import", "as", "default", "not", "with", "some", "in", "every",
-        "if", "contains", "else", "true", "false", "null", "__never__"};
+        "package", "import", "as",       "default", "not",  "with",  "some", "in",
+        "every",   "if",     "contains", "else",    "true", "false", "null", "__never__"};
     for (auto k : keywords)
         if (k == name) return true;
     return false;

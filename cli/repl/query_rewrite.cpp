@@ -38,13 +38,14 @@ std::size_t RewrittenQuery::to_original(std::size_t new_offset) const {
     for (const auto& e : edits) {
         if (new_offset < e.new_offset) break;
         if (new_offset < e.new_offset + e.new_length) return e.original_offset;  // inside a replacement
-        shift = static_cast<long>(e.original_offset + e.original_length) - static_cast<long>(e.new_offset + e.new_length);
+        shift =
+            static_cast<long>(e.original_offset + e.original_length) - static_cast<long>(e.new_offset + e.new_length);
     }
     return static_cast<std::size_t>(static_cast<long>(new_offset) + shift);
 }
 
-std::string RewrittenQuery::original_span(std::string_view original, uint32_t line, uint32_t col,
-                                          std::size_t length, const std::string& fallback) const {
+std::string RewrittenQuery::original_span(std::string_view original, uint32_t line, uint32_t col, std::size_t length,
+                                          const std::string& fallback) const {
     if (edits.empty()) return fallback;
     std::size_t start = offset_of(text, line, col);
     if (start == std::string_view::npos || start + length > text.size()) return fallback;
@@ -53,7 +54,8 @@ std::string RewrittenQuery::original_span(std::string_view original, uint32_t li
     // The end maps through the last byte so a span ending in a replacement keeps all of the name.
     std::size_t o_end = length == 0 ? o_start : to_original(end - 1) + 1;
     for (const auto& e : edits)
-        if (end - 1 >= e.new_offset && end - 1 < e.new_offset + e.new_length) o_end = e.original_offset + e.original_length;
+        if (end - 1 >= e.new_offset && end - 1 < e.new_offset + e.new_length)
+            o_end = e.original_offset + e.original_length;
     if (o_start > original.size() || o_end > original.size() || o_end < o_start) return fallback;
     return std::string(original.substr(o_start, o_end - o_start));
 }

@@ -128,26 +128,26 @@ std::map<std::string, std::string> Session::package_names() const {
 std::string Session::execute(std::string_view text) {
     Statement s = classify(text);
     switch (s.kind) {
-    case StatementKind::Empty: return {};
-    case StatementKind::Command: return run_command(s);
-    case StatementKind::Package: {
-        // Checked by parsing a module with it: `package 1` must not become current.
-        lang::Diagnostics d = Engine(engine_.options()).add_policy("repl", s.text);
-        if (!d.empty()) {
-            std::vector<std::string> errors;
-            for (auto diag : d) {
-                diag.file.clear();
-                errors.push_back(engine::describe(diag));
+        case StatementKind::Empty: return {};
+        case StatementKind::Command: return run_command(s);
+        case StatementKind::Package: {
+            // Checked by parsing a module with it: `package 1` must not become current.
+            lang::Diagnostics d = Engine(engine_.options()).add_policy("repl", s.text);
+            if (!d.empty()) {
+                std::vector<std::string> errors;
+                for (auto diag : d) {
+                    diag.file.clear();
+                    errors.push_back(engine::describe(diag));
+                }
+                return errors_text(errors);
             }
-            return errors_text(errors);
+            package_ = s.name;
+            return {};
         }
-        package_ = s.name;
-        return {};
-    }
-    case StatementKind::Import: return add_import(s.text);
-    case StatementKind::Rule: return define_rule(s, false);
-    case StatementKind::Assignment: return define_rule(s, true);
-    case StatementKind::Query: return run_query(s.text);
+        case StatementKind::Import: return add_import(s.text);
+        case StatementKind::Rule: return define_rule(s, false);
+        case StatementKind::Assignment: return define_rule(s, true);
+        case StatementKind::Query: return run_query(s.text);
     }
     return {};
 }
@@ -183,8 +183,7 @@ std::vector<std::string> Session::install(const std::string& package, const Repl
     auto old = modules_.find(package);
     if (old != modules_.end() && (!old->second.rules.empty() || !old->second.imports.empty()))
         engine_.add_policy(file, module_text(package, old->second));
-    else
-        engine_.remove_policy(file);
+    else engine_.remove_policy(file);
     std::vector<std::string> errors;
     for (auto d : diags) {
         if (d.file == file) {
@@ -204,7 +203,8 @@ std::vector<std::string> Session::install(const std::string& package, const Repl
                                                : module.rules[*new_entry - module.imports.size()].text;
                 auto line_start = typed.rfind('\n');
                 d.line = last - first + 1;
-                d.col = static_cast<uint32_t>(typed.size() - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+                d.col =
+                    static_cast<uint32_t>(typed.size() - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
                 d.source_line = typed.substr(line_start == std::string::npos ? 0 : line_start + 1);
             }
             d.file.clear();
@@ -218,8 +218,7 @@ std::string Session::define_rule(const Statement& s, bool replace) {
     ReplModule module = modules_[package_];
     bool existed = false;
     for (const auto& r : module.rules) existed |= r.name == s.name;
-    if (replace)
-        std::erase_if(module.rules, [&](const ReplRule& r) { return r.name == s.name; });
+    if (replace) std::erase_if(module.rules, [&](const ReplRule& r) { return r.name == s.name; });
     module.rules.push_back({s.name, s.text});
     auto errors = install(package_, module, module.imports.size() + module.rules.size() - 1);
     if (!errors.empty()) return errors_text(errors);

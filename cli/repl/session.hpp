@@ -23,10 +23,10 @@ namespace gavel::cli::repl {
 
 struct SessionOptions {
     bool v0_compatible = false;
-    std::vector<std::string> data_paths;  // -d: policies and data
+    std::vector<std::string> data_paths;         // -d: policies and data
     std::vector<std::string> bundle_paths = {};  // -b: bundles (directories or .tar.gz)
     engine::bundle::BundleReadOptions bundle_options = {};
-    std::string input_path;               // -i: the input document
+    std::string input_path;  // -i: the input document
 };
 
 class Session {

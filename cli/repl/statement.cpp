@@ -35,11 +35,11 @@ bool as_command(const std::string& text, Statement& out) {
     auto w = words(text);
     if (w.empty()) return false;
     const std::string& head = w[0];
-    static const std::vector<std::string> bare = {"help", "exit", "show", "unset-package", "json", "pretty",
-                                                  "trace", "metrics", "quit"};
+    static const std::vector<std::string> bare = {"help",   "exit",  "show",    "unset-package", "json",
+                                                  "pretty", "trace", "metrics", "quit"};
     auto is_path_word = [](const std::string& s) {
-        return s.find_first_of("=!<>:;|&+*%()[]{}\"`,") == std::string::npos && s != "in" && s != "with" &&
-               s != "as" && s != "-";
+        return s.find_first_of("=!<>:;|&+*%()[]{}\"`,") == std::string::npos && s != "in" && s != "with" && s != "as" &&
+               s != "-";
     };
     bool command = false;
     if (std::find(bare.begin(), bare.end(), head) != bare.end()) {
@@ -79,9 +79,8 @@ std::size_t assignment_operator(const std::vector<Token>& t) {
 }  // namespace
 
 const std::vector<std::string>& command_names() {
-    static const std::vector<std::string> names = {"exit",   "help",    "input",  "json",  "load",
-                                                   "metrics", "pretty", "show",   "trace", "unset",
-                                                   "unset-package"};
+    static const std::vector<std::string> names = {"exit",   "help", "input", "json",  "load",         "metrics",
+                                                   "pretty", "show", "trace", "unset", "unset-package"};
     return names;
 }
 

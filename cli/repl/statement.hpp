@@ -13,9 +13,9 @@ enum class StatementKind { Empty, Command, Package, Import, Rule, Assignment, Qu
 
 struct Statement {
     StatementKind kind = StatementKind::Empty;
-    std::string text;                // the statement, trimmed
-    std::string name;                // Rule/Assignment: the rule's name; Command: the command; Package: the path
-    std::vector<std::string> args;   // Command: its arguments
+    std::string text;               // the statement, trimmed
+    std::string name;               // Rule/Assignment: the rule's name; Command: the command; Package: the path
+    std::vector<std::string> args;  // Command: its arguments
 };
 
 Statement classify(std::string_view text);

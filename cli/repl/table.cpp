@@ -34,7 +34,8 @@ std::vector<std::string> wrap_words(const std::vector<std::string>& words, std::
     std::vector<std::vector<long>> length(n, std::vector<long>(n, 0));
     for (std::size_t i = 0; i < n; ++i) {
         length[i][i] = static_cast<long>(width_of(words[i]));
-        for (std::size_t j = i + 1; j < n; ++j) length[i][j] = length[i][j - 1] + 1 + static_cast<long>(width_of(words[j]));
+        for (std::size_t j = i + 1; j < n; ++j)
+            length[i][j] = length[i][j - 1] + 1 + static_cast<long>(width_of(words[j]));
     }
     const long lim = static_cast<long>(limit);
     const long penalty = 100000;

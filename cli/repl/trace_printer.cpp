@@ -31,8 +31,8 @@ void TracePrinter::trace(const TraceEvent& event) {
     step.col = event.col;
     // Below the query's own Enter when there is one.
     step.depth = event.depth + (steps_.empty() || steps_.front().depth != 0 ? 0 : 1);
-    step.text = event.file.empty() && query_text_ ? query_text_(event.line, event.col, event.text)
-                                                  : std::string(event.text);
+    step.text =
+        event.file.empty() && query_text_ ? query_text_(event.line, event.col, event.text) : std::string(event.text);
     if (event.op == TraceOp::Note) step.text = runtime::to_json(runtime::Value::string(step.text));  // Go's %q
     step.text = first_line(std::move(step.text));
     // Why an expression failed: its operands' values where it failed.
@@ -73,7 +73,9 @@ void TracePrinter::keep_lineage_of(std::initializer_list<TraceOp> ops) {
 }
 
 std::string TracePrinter::text() const {
-    auto location = [](const Step& s) { return (s.file.empty() ? std::string("query") : s.file) + ":" + std::to_string(s.line); };
+    auto location = [](const Step& s) {
+        return (s.file.empty() ? std::string("query") : s.file) + ":" + std::to_string(s.line);
+    };
     std::size_t width = 0;
     for (const auto& s : steps_) width = std::max(width, location(s).size());
     width += kColumnPadding;

@@ -54,7 +54,8 @@ std::string go_benchmark_line(const BenchmarkResult& r) {
     double ns = r.n ? static_cast<double>(r.total_ns) / static_cast<double>(r.n) : 0;
     if (ns != 0) out += '\t' + pretty_metric(ns, "ns/op");
     if (r.eval_ns && r.n)
-        out += '\t' + pretty_metric(static_cast<double>(r.eval_ns) / static_cast<double>(r.n), "timer_rego_query_eval_ns/op");
+        out += '\t' +
+               pretty_metric(static_cast<double>(r.eval_ns) / static_cast<double>(r.n), "timer_rego_query_eval_ns/op");
     return out;
 }
 

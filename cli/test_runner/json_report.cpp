@@ -13,7 +13,6 @@ namespace gavel::cli::test_runner {
 
 namespace {
 
-
 JsonNode location(const std::string& file, uint32_t line, uint32_t col) {
     return std::move(JsonNode::object()
                          .add("file", JsonNode::string(file))

@@ -107,7 +107,8 @@ const char* sub_outcome(const testing::SubResult& sub) { return sub.fail ? "FAIL
 // Under the test's line: each sub-result indented by its depth.
 void print_sub_results(std::ostream& out, const testing::TestResult& r, bool verbose) {
     each_sub_result(r.cases, [&](const testing::SubResult& sub, const std::vector<const testing::SubResult*>& lineage) {
-        if (sub.fail || verbose) out << std::string(2 * lineage.size(), ' ') << sub.name << ": " << sub_outcome(sub) << "\n";
+        if (sub.fail || verbose)
+            out << std::string(2 * lineage.size(), ' ') << sub.name << ": " << sub_outcome(sub) << "\n";
     });
 }
 

@@ -63,8 +63,9 @@ SessionResult run_session(const SessionOptions& options) {
     engine::bundle::BundleReadOptions bundle_options;
     bundle_options.skip_verify = true;  // as `opa test -b`: tests read bundles, they do not check who signed them
     bundle_options.v0_compatible = options.v0_compatible;
-    engine::LoadResult loaded = options.bundle ? engine::bundle::load_bundles(options.paths, bundle_options)
-                                               : engine::load_paths(without_ignored(options.paths, options.ignore), load_options);
+    engine::LoadResult loaded = options.bundle
+                                    ? engine::bundle::load_bundles(options.paths, bundle_options)
+                                    : engine::load_paths(without_ignored(options.paths, options.ignore), load_options);
     if (!loaded.ok()) {
         for (const auto& d : loaded.errors) out.errors.push_back(error_text(d));
         return out;

@@ -17,9 +17,9 @@ struct SessionOptions {
     std::vector<std::string> ignore;  // glob patterns matched against file and directory names
     bool bundle = false;              // -b: the paths are bundles (directories or .tar.gz)
     bool v0_compatible = false;
-    bool strict = false;              // compiler strict mode
-    std::string schema;               // -s: a JSON Schema file (for input) or a directory of them
-    std::string run;                  // RE2 pattern matched against data.pkg.test_x; empty: all
+    bool strict = false;  // compiler strict mode
+    std::string schema;   // -s: a JSON Schema file (for input) or a directory of them
+    std::string run;      // RE2 pattern matched against data.pkg.test_x; empty: all
     std::chrono::nanoseconds timeout = std::chrono::seconds(5);
     unsigned parallel = 1;
     int count = 1;

@@ -12,7 +12,7 @@
 namespace gavel::compiler {
 
 bool is_scalar(const lang::Term& t);
-using lang::is_ground;  // no variables (a ref's head aside): lang/ground.hpp
+using lang::is_ground;                  // no variables (a ref's head aside): lang/ground.hpp
 bool is_constant(const lang::Term& t);  // no variables, refs, calls or comprehensions anywhere
 bool is_comprehension(const lang::Term& t);
 // OPA's requiresEval: contains a ref or a comprehension (anywhere inside).

@@ -11,8 +11,8 @@ using lang::TermKind;
 namespace {
 
 bool is_closure(TermKind k) {
-    return k == TermKind::ArrayComprehension || k == TermKind::SetComprehension ||
-           k == TermKind::ObjectComprehension || k == TermKind::Template;
+    return k == TermKind::ArrayComprehension || k == TermKind::SetComprehension || k == TermKind::ObjectComprehension ||
+           k == TermKind::Template;
 }
 
 }  // namespace
@@ -109,7 +109,8 @@ void VarVisitor::walk(const lang::Expr& e) {
             break;
         case ExprKind::Block:
             if (params_.promote_implicit_bodies) {
-                if (e.implicit_body) add_all(vars_, unsafe_implicit_body_vars(*e.body, *params_.promote_implicit_bodies));
+                if (e.implicit_body)
+                    add_all(vars_, unsafe_implicit_body_vars(*e.body, *params_.promote_implicit_bodies));
             } else if (!params_.skip_closures) {
                 walk(*e.body);
             }

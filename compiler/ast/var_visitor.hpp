@@ -16,9 +16,9 @@ namespace gavel::compiler {
 using ArityFn = std::function<int(const lang::Term& operator_ref)>;
 
 struct VarVisitorParams {
-    bool skip_ref_head = false;          // a ref's head is not a variable of it
-    bool skip_ref_call_head = false;     // nor a call's operator
-    bool skip_closures = false;          // comprehensions, every/not/and/or bodies, template strings
+    bool skip_ref_head = false;       // a ref's head is not a variable of it
+    bool skip_ref_call_head = false;  // nor a call's operator
+    bool skip_closures = false;       // comprehensions, every/not/and/or bodies, template strings
     bool skip_with_target = false;
     bool skip_sets = false;
     bool skip_object_keys = false;

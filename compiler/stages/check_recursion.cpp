@@ -131,8 +131,7 @@ std::set<const lang::Rule*> clauses_on_cycles(const Graph& graph) {
                 component.push_back(popped);
             }
             bool self_loop = false;
-            if (const auto* own = edges_of(node))
-                self_loop = std::find(own->begin(), own->end(), node) != own->end();
+            if (const auto* own = edges_of(node)) self_loop = std::find(own->begin(), own->end(), node) != own->end();
             if (component.size() > 1 || self_loop) cyclic.insert(component.begin(), component.end());
         }
     }

@@ -57,7 +57,8 @@ std::string flattened_children(const CompileContext& ctx, const RuleTreeNode& no
     for (const auto& r : refs) {
         bool covered = false;
         for (const auto& k : kept)
-            covered |= r.size() > k.size() && r.compare(0, k.size(), k) == 0 && (r[k.size()] == '.' || r[k.size()] == '[');
+            covered |=
+                r.size() > k.size() && r.compare(0, k.size(), k) == 0 && (r[k.size()] == '.' || r[k.size()] == '[');
         if (!covered && (kept.empty() || kept.back() != r)) kept.push_back(r);
     }
     std::string out = "[";
@@ -98,7 +99,8 @@ bool check_node(CompileContext& ctx, const RuleTreeNode& node) {
         }
         const lang::Location& at = rules.front()->loc;
         if (!conflicts.empty()) {
-            if (!ctx.error(at, lang::codes::type_error, fmt::format("rule {} conflicts with {}", name, conflicts))) return false;
+            if (!ctx.error(at, lang::codes::type_error, fmt::format("rule {} conflicts with {}", name, conflicts)))
+                return false;
         } else if (kinds.size() > 1 || arities.size() > 1 || (complete >= 1 && partial >= 1)) {
             if (!ctx.error(at, lang::codes::type_error, fmt::format("conflicting rules {} found", name))) return false;
         } else if (defaults.size() > 1) {
@@ -147,7 +149,8 @@ void check_rule_conflicts(CompileContext& ctx) {
         const ModuleTreeNode* pkg = ctx.module_tree;
         const auto& parts = m->package.path->kind == TermKind::Ref ? m->package.path->elems
                                                                    : std::vector<lang::TermPtr>{m->package.path};
-        for (const auto& p : parts) pkg = pkg ? (pkg->children.count(tree_key(*p)) ? pkg->children.at(tree_key(*p)).get() : nullptr) : nullptr;
+        for (const auto& p : parts)
+            pkg = pkg ? (pkg->children.count(tree_key(*p)) ? pkg->children.at(tree_key(*p)).get() : nullptr) : nullptr;
         if (!pkg) continue;
         for (const auto& rule : m->rules) {
             const auto& ref = rule.head.ref->elems;

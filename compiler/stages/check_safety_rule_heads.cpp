@@ -29,7 +29,8 @@ void check_safety_rule_heads(CompileContext& ctx) {
                 std::string name = ctx.original_name(v);
                 if (is_generated_var(name)) continue;
                 // At the rule, as OPA reports it (its error has the rule's location).
-                if (!ctx.error(r.loc, lang::codes::unsafe_var_error, fmt::format("var {} is unsafe", display_var(name)))) {
+                if (!ctx.error(r.loc, lang::codes::unsafe_var_error,
+                               fmt::format("var {} is unsafe", display_var(name)))) {
                     ok = false;
                     return;
                 }

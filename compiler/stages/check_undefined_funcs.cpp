@@ -31,7 +31,8 @@ std::string display_ref(const CompileContext& ctx, const Term& op) {
     return to_string(*copy);
 }
 
-lang::Diagnostic arity_error(const CompileContext& ctx, const lang::Expr& e, const Term& op, int want, std::size_t have) {
+lang::Diagnostic arity_error(const CompileContext& ctx, const lang::Expr& e, const Term& op, int want,
+                             std::size_t have) {
     std::string name = display_ref(ctx, op);
     if (const lang::BuiltinDecl* b = ctx.builtin(dotted_name(op))) {
         // As OPA: the operands' types as known before type checking (builtins
@@ -40,12 +41,14 @@ lang::Diagnostic arity_error(const CompileContext& ctx, const lang::Expr& e, con
         types::EnvPtr env = types::builtin_env(ctx.options.custom_builtins);
         types::Checker checker([&ctx](const std::string& v) { return ctx.original_name(v); });
         std::vector<types::TypePtr> operands;
-        for (std::size_t i = 1; i < e.term->elems.size(); ++i) operands.push_back(checker.type_of(env, *e.term->elems[i]));
+        for (std::size_t i = 1; i < e.term->elems.size(); ++i)
+            operands.push_back(checker.type_of(env, *e.term->elems[i]));
         types::TypePtr fn = types::function_type(*b);
         return types::arg_error(e.loc, name, "arity mismatch", operands, *fn, false).diagnostic();
     }
-    return lang::Diagnostic::at(e.loc, lang::codes::type_error,
-                                fmt::format("function {} has arity {}, got {} argument{}", name, want, have, have == 1 ? "" : "s"));
+    return lang::Diagnostic::at(
+        e.loc, lang::codes::type_error,
+        fmt::format("function {} has arity {}, got {} argument{}", name, want, have, have == 1 ? "" : "s"));
 }
 
 }  // namespace
@@ -61,12 +64,14 @@ void check_undefined_funcs_in(CompileContext& ctx, const lang::Body& body) {
             // As OPA: a call with a fitting arity is looked into (its operands
             // may hold comprehensions with calls of their own); a wrong one is not.
             auto want = static_cast<std::size_t>(arity);
-            bool mismatch = e.generated ? !is_equality(e) && operands != want + 1 : operands != want && operands != want + 1;
+            bool mismatch =
+                e.generated ? !is_equality(e) && operands != want + 1 : operands != want && operands != want + 1;
             if (!mismatch) return false;
             if (!ctx.error(arity_error(ctx, e, op, arity, e.generated ? operands - 1 : operands))) stop = true;
             return true;
         }
-        if (!ctx.error(e.loc, lang::codes::type_error, fmt::format("undefined function {}", display_ref(ctx, op)))) stop = true;
+        if (!ctx.error(e.loc, lang::codes::type_error, fmt::format("undefined function {}", display_ref(ctx, op))))
+            stop = true;
         return true;
     });
 }

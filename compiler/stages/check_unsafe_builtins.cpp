@@ -19,7 +19,8 @@ void check_unsafe_builtins_in(CompileContext& ctx, const lang::Body& body, const
         if (is_call_expr(e)) {
             std::string name = dotted_name(operator_of(*e.term));
             if (unsafe.count(name))
-                stop = !ctx.error(e.loc, lang::codes::type_error, fmt::format("unsafe built-in function calls in expression: {}", name));
+                stop = !ctx.error(e.loc, lang::codes::type_error,
+                                  fmt::format("unsafe built-in function calls in expression: {}", name));
         }
         return false;
     });

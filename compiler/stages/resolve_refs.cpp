@@ -33,8 +33,7 @@ std::vector<TermPtr> package_ref_parts(const Term& path, const lang::Location& l
     std::vector<TermPtr> parts{lang::make_var("data", loc)};
     if (path.kind == TermKind::Ref)
         for (const auto& p : path.elems) parts.push_back(lang::make_string(p->text, p->loc));
-    else
-        parts.push_back(lang::make_string(path.text, path.loc));
+    else parts.push_back(lang::make_string(path.text, path.loc));
     return parts;
 }
 
@@ -212,8 +211,9 @@ void arg_vars(const Term& t, bool in_ref, VarSet& out, std::optional<lang::Diagn
     switch (t.kind) {
         case TermKind::Var:
             if (!in_ref && (t.text == "input" || t.text == "data") && !error)
-                error = lang::Diagnostic::at(t.loc, lang::codes::compile_error,
-                                             fmt::format("args must not shadow {} (use a different variable name)", t.text));
+                error = lang::Diagnostic::at(
+                    t.loc, lang::codes::compile_error,
+                    fmt::format("args must not shadow {} (use a different variable name)", t.text));
             out.insert(t.text);
             return;
         case TermKind::Object:  // keys cannot be pattern matched

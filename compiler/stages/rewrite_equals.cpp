@@ -22,8 +22,7 @@ bool rewrite_one(lang::Expr& e) {
 }  // namespace
 
 void rewrite_equals(CompileContext& ctx) {
-    for (lang::Module* m : ctx.modules)
-        for_each_rule(*m, [&](lang::Rule& r) { walk_rule_exprs(r, rewrite_one); });
+    for (lang::Module* m : ctx.modules) for_each_rule(*m, [&](lang::Rule& r) { walk_rule_exprs(r, rewrite_one); });
 }
 
 void rewrite_equals_in(lang::Body& body) { walk_exprs(body, rewrite_one); }

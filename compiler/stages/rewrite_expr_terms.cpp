@@ -162,7 +162,9 @@ private:
 
 }  // namespace
 
-lang::Body rewrite_expr_terms_in_body(VarGenerator& gen, lang::Body body) { return Expander(gen).body(std::move(body)); }
+lang::Body rewrite_expr_terms_in_body(VarGenerator& gen, lang::Body body) {
+    return Expander(gen).body(std::move(body));
+}
 
 void rewrite_expr_terms(CompileContext& ctx) {
     Expander expander(ctx.gen);

@@ -175,9 +175,15 @@ private:
     // A fresh name for `v` declared here, or an error when this scope has seen it.
     std::optional<std::string> declare(const std::string& v, Occurrence o, const lang::Location& loc) {
         switch (scopes_.occurrence(v)) {
-            case Occurrence::Seen: error(loc, fmt::format("var {} referenced above", display_var(v))); return std::nullopt;
-            case Occurrence::Assigned: error(loc, fmt::format("var {} assigned above", display_var(v))); return std::nullopt;
-            case Occurrence::Declared: error(loc, fmt::format("var {} declared above", display_var(v))); return std::nullopt;
+            case Occurrence::Seen:
+                error(loc, fmt::format("var {} referenced above", display_var(v)));
+                return std::nullopt;
+            case Occurrence::Assigned:
+                error(loc, fmt::format("var {} assigned above", display_var(v)));
+                return std::nullopt;
+            case Occurrence::Declared:
+                error(loc, fmt::format("var {} declared above", display_var(v)));
+                return std::nullopt;
             case Occurrence::Arg: error(loc, fmt::format("arg {} redeclared", display_var(v))); return std::nullopt;
             case Occurrence::New: break;
         }
@@ -477,7 +483,9 @@ void rewrite_args(VarGenerator& gen, Scopes& scopes, lang::RuleHead& head, lang:
             case TermKind::Object:
                 for (auto& [k, v] : t->items) walk(v);
                 return;
-            case TermKind::Call: errors.add(t->loc, lang::codes::compile_error, "rule arguments cannot contain calls"); return;
+            case TermKind::Call:
+                errors.add(t->loc, lang::codes::compile_error, "rule arguments cannot contain calls");
+                return;
             case TermKind::Ref:
             case TermKind::Array:
                 for (auto& e : t->elems) walk(e);

@@ -71,7 +71,8 @@ public:
                 auto set = lang::make_term(TermKind::SetComprehension, args[j]->loc);
                 set->value = x;
                 set->body = std::make_shared<lang::Body>();
-                set->body->push_back(make_equality(lang::make_var(x->text, args[j]->loc), args[j], args[j]->loc, false));
+                set->body->push_back(
+                    make_equality(lang::make_var(x->text, args[j]->loc), args[j], args[j]->loc, false));
                 captured.push_back(std::move(set));
             }
             auto array = lang::make_term(TermKind::Array, loc);

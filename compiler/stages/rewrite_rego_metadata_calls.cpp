@@ -34,8 +34,8 @@ TermPtr string_array(const std::vector<std::string>& parts, const lang::Location
 }
 
 TermPtr annotation_term(const lang::Annotation& a, const lang::Location& loc) {
-    return lang::make_call("internal.rego_annotation", {lang::make_string(a.yaml, loc), lang::make_string(a.scope, loc)},
-                           loc, false);
+    return lang::make_call("internal.rego_annotation",
+                           {lang::make_string(a.yaml, loc), lang::make_string(a.scope, loc)}, loc, false);
 }
 
 TermPtr object(std::vector<std::pair<std::string, TermPtr>> items, const lang::Location& loc) {
@@ -94,7 +94,8 @@ void rewrite_rego_metadata_calls(CompileContext& ctx) {
                 if (chain_call) {
                     chain_var = ctx.gen.next();
                     lang::Location loc = chain_call->loc;
-                    prelude.push_back(make_equality(lang::make_var(chain_var, loc), metadata_chain(ctx, *m, *r, annotated, loc), loc, true));
+                    prelude.push_back(make_equality(lang::make_var(chain_var, loc),
+                                                    metadata_chain(ctx, *m, *r, annotated, loc), loc, true));
                 }
                 if (rule_call) {
                     rule_var = ctx.gen.next();

@@ -22,8 +22,8 @@ using lang::TermPtr;
 namespace {
 
 bool is_constant_rule(const lang::Rule& r) {
-    bool trivial_body = r.body.size() == 1 && r.body[0].kind == ExprKind::Term && r.body[0].term->kind == TermKind::Boolean &&
-                        r.body[0].term->boolean;
+    bool trivial_body = r.body.size() == 1 && r.body[0].kind == ExprKind::Term &&
+                        r.body[0].term->kind == TermKind::Boolean && r.body[0].term->boolean;
     if (!trivial_body || !r.head.value) return false;
     const Term& v = *r.head.value;
     if (is_scalar(v) || v.kind == TermKind::Var) return true;
@@ -125,8 +125,9 @@ private:
             if (value->kind == TermKind::Call) {
                 const lang::BuiltinDecl* b = ctx_.builtin(dotted_name(operator_of(*value)));
                 if (b && b->relation) {
-                    ctx_.error(p.loc, lang::codes::compile_error,
-                               fmt::format("illegal call to relation built-in '{}' that may cause multiple outputs", b->name));
+                    ctx_.error(
+                        p.loc, lang::codes::compile_error,
+                        fmt::format("illegal call to relation built-in '{}' that may cause multiple outputs", b->name));
                     continue;
                 }
             }

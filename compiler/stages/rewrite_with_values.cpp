@@ -52,8 +52,7 @@ bool is_function_value(const CompileContext& ctx, const Term& value) {
 std::optional<bool> validate(CompileContext& ctx, lang::With& w) {
     Term& target = *w.target;
     // A builtin named as a value is a ref to it.
-    if (w.value->kind == TermKind::Var && ctx.builtin(w.value->text))
-        w.value = lang::make_ref({w.value}, w.value->loc);
+    if (w.value->kind == TermKind::Var && ctx.builtin(w.value->text)) w.value = lang::make_ref({w.value}, w.value->loc);
     if (is_ref_to(target, "data") && target.kind == TermKind::Ref) {
         const RuleTreeNode* node = ctx.rule_tree;
         for (std::size_t i = 0; node && i + 1 < target.elems.size(); ++i) {
@@ -64,14 +63,16 @@ std::optional<bool> validate(CompileContext& ctx, lang::With& w) {
                 break;
             }
             if (!child->rules.empty()) {
-                ctx.error(target.loc, lang::codes::compile_error, "with keyword cannot partially replace virtual document(s)");
+                ctx.error(target.loc, lang::codes::compile_error,
+                          "with keyword cannot partially replace virtual document(s)");
                 return std::nullopt;
             }
             node = child;
         }
         if (node) {
             std::string key = tree_key(*target.elems.back());
-            if (is_function_node(key.empty() ? nullptr : node->child(key)) && is_function_value(ctx, *w.value)) return false;
+            if (is_function_node(key.empty() ? nullptr : node->child(key)) && is_function_value(ctx, *w.value))
+                return false;
         }
         if (w.value->kind == TermKind::Ref && is_function_node(node_at(ctx, *w.value))) return false;
         return requires_eval(*w.value);
@@ -84,10 +85,9 @@ std::optional<bool> validate(CompileContext& ctx, lang::With& w) {
         if (b->name == "eq" || b->name == "rego.metadata.chain" || b->name == "rego.metadata.rule")
             error = fmt::format("with keyword replacing built-in function: replacement of \"{}\" invalid", b->name);
         else if (b->name.rfind("internal.", 0) == 0)
-            error = fmt::format("with keyword replacing built-in function: replacement of internal function \"{}\" invalid",
-                                b->name);
-        else if (b->relation)
-            error = "with keyword replacing built-in function: target must not be a relation";
+            error = fmt::format(
+                "with keyword replacing built-in function: replacement of internal function \"{}\" invalid", b->name);
+        else if (b->relation) error = "with keyword replacing built-in function: target must not be a relation";
         else if (!b->has_result())
             error = "with keyword replacing built-in function: target must not be a void function";
         if (!error.empty()) {
@@ -97,7 +97,8 @@ std::optional<bool> validate(CompileContext& ctx, lang::With& w) {
         if (is_function_value(ctx, *w.value)) return false;
         return requires_eval(*w.value);
     }
-    ctx.error(target.loc, lang::codes::type_error, "with keyword target must reference existing input, data, or a function");
+    ctx.error(target.loc, lang::codes::type_error,
+              "with keyword target must reference existing input, data, or a function");
     return std::nullopt;
 }
 

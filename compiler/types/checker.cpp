@@ -53,7 +53,8 @@ struct Nesting {
 
 }  // namespace
 
-Checker::Checker(std::function<std::string(const std::string&)> original_name) : original_name_(std::move(original_name)) {}
+Checker::Checker(std::function<std::string(const std::string&)> original_name)
+    : original_name_(std::move(original_name)) {}
 
 // ---- bodies and rules ------------------------------------------------------------
 
@@ -262,7 +263,9 @@ std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr
 
     // The result is one operand more: the output.
     std::size_t declared = fn->elems.size() + (fn->of ? 1 : 0);
-    auto expected = [&](std::size_t i) { return i < fn->elems.size() ? fn->elems[i] : i < declared ? fn->of : fn->variadic; };
+    auto expected = [&](std::size_t i) {
+        return i < fn->elems.size() ? fn->elems[i] : i < declared ? fn->of : fn->variadic;
+    };
     auto error = [&](const char* what, const std::vector<TypePtr>& have) {
         return arg_error(e.loc, lang::to_string(op), what, have, *fn, true);
     };
@@ -275,7 +278,8 @@ std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr
         // A type known before this call must fit (sum([1, a]) with a a string) ...
         if (pre[i] && !is_nil(pre[i]) && !unifies(pre[i], expected(i))) return error("invalid argument(s)", pre);
         // ... and unification types what is not known yet, and checks what is inside composites.
-        if (!unify1(env, *call.elems[i + 1], expected(i), false)) return error("invalid argument(s)", operand_types(env, call));
+        if (!unify1(env, *call.elems[i + 1], expected(i), false))
+            return error("invalid argument(s)", operand_types(env, call));
     }
     return std::nullopt;
 }
@@ -470,7 +474,7 @@ void Checker::check_refs_in_expr(const EnvPtr& env, const lang::Expr& e, TypeErr
 void Checker::check_refs_in_term(const EnvPtr& env, const Term& t, TypeErrors& out) {
     walk_terms(t, [&](const Term& x) {
         if (shape(x) == Shape::Comprehension) return true;  // checked as closures
-        if (x.kind == TermKind::Call) {  // see type_of: only its operands are refs to check
+        if (x.kind == TermKind::Call) {                     // see type_of: only its operands are refs to check
             for (std::size_t i = 1; i < x.elems.size(); ++i) check_refs_in_term(env, *x.elems[i], out);
             return true;
         }
@@ -504,8 +508,9 @@ std::optional<TypeError> Checker::check_ref(const EnvPtr& env, const Term& ref) 
     return std::nullopt;
 }
 
-std::optional<TypeError> Checker::check_ref_from(const EnvPtr& env, const TypeEnv* curr, const TypeTree* node, const Term& ref,
-                                                 std::size_t idx, std::vector<std::pair<const TypeTree*, std::size_t>>* spawned) {
+std::optional<TypeError> Checker::check_ref_from(const EnvPtr& env, const TypeEnv* curr, const TypeTree* node,
+                                                 const Term& ref, std::size_t idx,
+                                                 std::vector<std::pair<const TypeTree*, std::size_t>>* spawned) {
     const auto& parts = ref.elems;
     const lang::Location& loc = parts[0]->loc;
     for (;;) {
@@ -517,7 +522,8 @@ std::optional<TypeError> Checker::check_ref_from(const EnvPtr& env, const TypeEn
         if (shape(head) == Shape::Var && idx != 0) {
             TypePtr tpe = memo_.keys(memo_.extent(*node));
             if (TypePtr exist = type_of(env, head)) {
-                if (!unifies(tpe, exist)) return ref_error_invalid(loc, *shown_ref(ref), idx, exist, tpe, one_of_node(*node));
+                if (!unifies(tpe, exist))
+                    return ref_error_invalid(loc, *shown_ref(ref), idx, exist, tpe, one_of_node(*node));
             } else {
                 env->tree.put_one(node_key(head), tpe);
             }

@@ -60,7 +60,8 @@ private:
     // says whether the term can have the type / the two terms can be equal.
     bool unify1(const EnvPtr& env, const lang::Term& t, const TypePtr& tpe, bool join);
     bool unify1_any(const EnvPtr& env, const lang::Term& t, const TypePtr& tpe);
-    bool unify2(const EnvPtr& env, const lang::Term& a, const TypePtr& type_a, const lang::Term& b, const TypePtr& type_b);
+    bool unify2(const EnvPtr& env, const lang::Term& a, const TypePtr& type_a, const lang::Term& b,
+                const TypePtr& type_b);
     bool unify2_array(const EnvPtr& env, const lang::Term& a, const lang::Term& b);
     bool unify2_object(const EnvPtr& env, const lang::Term& a, const lang::Term& b);
 

@@ -78,11 +78,13 @@ JsonTree term_detail(const lang::Term& t) {
             break;
         case TermKind::Object:
             value = JsonTree::array();
-            for (const auto& [k, v] : t.items) value.push(JsonTree::array().push(term_detail(*k)).push(term_detail(*v)));
+            for (const auto& [k, v] : t.items)
+                value.push(JsonTree::array().push(term_detail(*k)).push(term_detail(*v)));
             break;
         default: value = JsonTree::string(lang::to_string(t)); break;  // comprehensions, templates
     }
-    return sorted_object({{"type", JsonTree::string(std::string(lang::value_name(t.kind)))}, {"value", std::move(value)}});
+    return sorted_object(
+        {{"type", JsonTree::string(std::string(lang::value_name(t.kind)))}, {"value", std::move(value)}});
 }
 
 JsonTree ref_detail(const lang::Term& ref) {
@@ -145,7 +147,7 @@ JsonTree unification_detail(const TypePtr& a, const TypePtr& b) {
 }
 
 JsonTree ref_invalid_detail(const lang::Term& ref, std::size_t pos, const TypePtr& have, const TypePtr& want,
-                              const std::vector<std::string>& one_of) {
+                            const std::vector<std::string>& one_of) {
     JsonTree out = JsonTree::object();
     out.add("ref", ref_detail(ref)).add("pos", scalar(std::to_string(pos)));
     if (have) out.add("have", type_detail(have));

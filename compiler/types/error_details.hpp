@@ -21,7 +21,7 @@ lang::JsonTree arg_detail(const std::vector<TypePtr>& have, const Type& want, bo
 lang::JsonTree unification_detail(const TypePtr& a, const TypePtr& b);
 // `one_of`: the keys as Rego values ("a" quoted, 1, true).
 lang::JsonTree ref_invalid_detail(const lang::Term& ref, std::size_t pos, const TypePtr& have, const TypePtr& want,
-                                    const std::vector<std::string>& one_of);
+                                  const std::vector<std::string>& one_of);
 lang::JsonTree ref_unsupported_detail(const lang::Term& ref, std::size_t pos, const TypePtr& have);
 
 }  // namespace gavel::compiler::types

@@ -165,7 +165,8 @@ std::string check_reference(const std::string& ref) {
 }
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
     return s;
 }
 
@@ -194,7 +195,8 @@ const JsonTree* pointer_get(const JsonTree& doc, const std::string& pointer, std
                 return nullptr;
             }
             if (index < 0 || static_cast<std::size_t>(index) >= node->items.size()) {
-                error = "Out of bound array[0," + std::to_string(index) + "] index '" + std::to_string(node->items.size()) + "'";
+                error = "Out of bound array[0," + std::to_string(index) + "] index '" +
+                        std::to_string(node->items.size()) + "'";
                 return nullptr;
             }
             node = &node->items[static_cast<std::size_t>(index)];
@@ -314,7 +316,8 @@ private:
     // gojsonschema's parseReferencesRecursive: `$id`s name documents, and each
     // `$ref` is resolved against the `$id` that encloses it.
     bool register_ids(const JsonTree& node, const std::string& scope, std::size_t depth) {
-        if (depth > 4 * kMaxSchemaDepth) return fail("schema nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels");
+        if (depth > 4 * kMaxSchemaDepth)
+            return fail("schema nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels");
         if (node.kind == Kind::Array) {
             for (const auto& item : node.items)
                 if (!register_ids(item, scope, depth + 1)) return false;
@@ -328,11 +331,13 @@ private:
             if (pool_.count(local)) return fail("Reference already exists: \"" + local + "\"");
             pool_[local] = &node;
         }
-        if (const JsonTree* ref = node.find("$ref"); ref && ref->kind == Kind::String && check_reference(ref->text).empty())
+        if (const JsonTree* ref = node.find("$ref");
+            ref && ref->kind == Kind::String && check_reference(ref->text).empty())
             refs_[&node] = inherit(local, ref->text);
         for (const auto& [key, value] : node.members) {
             if (key == "const" || key == "enum") continue;  // values, not schemas
-            if ((key == "properties" || key == "dependencies" || key == "patternProperties") && value.kind == Kind::Object) {
+            if ((key == "properties" || key == "dependencies" || key == "patternProperties") &&
+                value.kind == Kind::Object) {
                 for (const auto& [name, child] : value.members)
                     if (!register_ids(child, local, depth + 1)) return false;
             } else if (!register_ids(value, local, depth + 1)) {
@@ -371,7 +376,8 @@ private:
 
     // One schema where a schema or `true`/`false` may be (gojsonschema's parseSchema).
     bool parse_into(const JsonTree& node, SubSchema& s) {
-        if (depth_ >= kMaxSchemaDepth) return fail("schema nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels");
+        if (depth_ >= kMaxSchemaDepth)
+            return fail("schema nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels");
         ++depth_;
         bool ok = parse_keywords(node, s);
         --depth_;
@@ -395,7 +401,8 @@ private:
         if (const JsonTree* defs = get("definitions")) {
             if (defs->kind != Kind::Object) return fail(invalid_type(kArrayOfSchemas, "definitions"));
             for (const auto& [name, d] : defs->members) {
-                if (d.kind != Kind::Boolean && d.kind != Kind::Object) return fail(invalid_type(kArrayOfSchemas, "definitions"));
+                if (d.kind != Kind::Boolean && d.kind != Kind::Object)
+                    return fail(invalid_type(kArrayOfSchemas, "definitions"));
                 SubSchema* unused = nullptr;
                 if (!parse_child(d, unused)) return false;
             }
@@ -417,7 +424,8 @@ private:
             ref_pool_[target] = named;
             const JsonTree* doc = document(target);
             if (!doc) return false;
-            if (doc->kind != Kind::Boolean && doc->kind != Kind::Object) return fail(std::string(kValidSchema) + " must be of type object");
+            if (doc->kind != Kind::Boolean && doc->kind != Kind::Object)
+                return fail(std::string(kValidSchema) + " must be of type object");
             if (!parse_into(*doc, *named)) return false;
             s.ref = named;
             return true;  // as gojsonschema: the siblings of a $ref are not read
@@ -428,7 +436,8 @@ private:
                 if (std::find(kJsonTypes.begin(), kJsonTypes.end(), t) == kJsonTypes.end())
                     return fail("has a primitive type that is NOT VALID -- given: /" + t +
                                 "/ Expected valid values are:[array boolean integer number null object string]");
-                if (std::find(s.types.begin(), s.types.end(), t) != s.types.end()) return fail(t + " type is duplicated");
+                if (std::find(s.types.begin(), s.types.end(), t) != s.types.end())
+                    return fail(t + " type is duplicated");
                 s.types.push_back(t);
                 return true;
             };
@@ -436,7 +445,8 @@ private:
                 if (!add(type->text)) return false;
             } else if (type->kind == Kind::Array) {
                 for (const auto& t : type->items) {
-                    if (t.kind != Kind::String) return fail(invalid_type(std::string("string/") + kArrayOfStrings, "type"));
+                    if (t.kind != Kind::String)
+                        return fail(invalid_type(std::string("string/") + kArrayOfStrings, "type"));
                     if (!add(t.text)) return false;
                 }
             } else {
@@ -478,7 +488,8 @@ private:
             for (const auto& [name, d] : deps->members) {
                 if (d.kind == Kind::Array) {
                     for (const auto& v : d.items)
-                        if (v.kind != Kind::String) return fail("Dependency must be of type Schema Or Array Of Strings");
+                        if (v.kind != Kind::String)
+                            return fail("Dependency must be of type Schema Or Array Of Strings");
                 } else if (d.kind == Kind::Boolean || d.kind == Kind::Object) {
                     SubSchema* unused = nullptr;
                     if (!parse_child(d, unused)) return false;
@@ -523,10 +534,12 @@ private:
 
         std::optional<long long> min_length, max_length, min_props, max_props;
         if (!count("minLength", node, min_length) || !count("maxLength", node, max_length)) return false;
-        if (min_length && max_length && *min_length > *max_length) return fail("minLength cannot be greater than maxLength");
+        if (min_length && max_length && *min_length > *max_length)
+            return fail("minLength cannot be greater than maxLength");
         if (!string_or_absent("pattern") || !string_or_absent("format")) return false;
         if (!count("minProperties", node, min_props) || !count("maxProperties", node, max_props)) return false;
-        if (min_props && max_props && *min_props > *max_props) return fail("minProperties cannot be greater than maxProperties");
+        if (min_props && max_props && *min_props > *max_props)
+            return fail("minProperties cannot be greater than maxProperties");
 
         if (const JsonTree* req = get("required")) {
             if (req->kind != Kind::Array) return fail("required must be of an array");
@@ -539,7 +552,8 @@ private:
 
         std::optional<long long> unused_count;
         if (!count("minItems", node, unused_count) || !count("maxItems", node, unused_count)) return false;
-        if (const JsonTree* u = get("uniqueItems"); u && u->kind != Kind::Boolean) return fail("uniqueItems must be of a boolean");
+        if (const JsonTree* u = get("uniqueItems"); u && u->kind != Kind::Boolean)
+            return fail("uniqueItems must be of a boolean");
         if (const JsonTree* c = get("contains"); c && draft_ >= Draft::D6) {
             SubSchema* unused = nullptr;
             if (!parse_child(*c, unused)) return false;
@@ -570,7 +584,8 @@ private:
         if (draft_ >= Draft::D7)
             for (const char* key : {"if", "then", "else"})
                 if (const JsonTree* c = get(key)) {
-                    if (c->kind != Kind::Boolean && c->kind != Kind::Object) return fail(std::string(key) + " must be of an object");
+                    if (c->kind != Kind::Boolean && c->kind != Kind::Object)
+                        return fail(std::string(key) + " must be of an object");
                     SubSchema* unused = nullptr;
                     if (!parse_child(*c, unused)) return false;
                 }

@@ -29,11 +29,11 @@ namespace gavel::compiler::types {
 
 // The keywords OPA's type derivation reads; the others are only checked.
 struct SubSchema {
-    std::vector<std::string> types;          // `type`, in the order written ("integer", "null" ...)
-    const SubSchema* ref = nullptr;          // `$ref`: the subschema it names (its siblings are not read)
+    std::vector<std::string> types;  // `type`, in the order written ("integer", "null" ...)
+    const SubSchema* ref = nullptr;  // `$ref`: the subschema it names (its siblings are not read)
     std::vector<std::pair<std::string, const SubSchema*>> properties;
-    std::vector<const SubSchema*> items;     // `items`: one schema, or one per position
-    bool items_single = false;               // `items` is one schema
+    std::vector<const SubSchema*> items;  // `items`: one schema, or one per position
+    bool items_single = false;            // `items` is one schema
     std::vector<const SubSchema*> any_of;
     std::vector<const SubSchema*> all_of;
 };

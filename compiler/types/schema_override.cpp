@@ -17,14 +17,17 @@ std::optional<std::string> keys_of(const std::vector<lang::TermPtr>& parts, std:
         }
         // OPA's JSON() of the part fails the same way for variables; gavel's static
         // keys are scalars, so a composite part (which OPA takes) fails here too.
-        std::string what = p.kind == TermKind::Var ? "var requires evaluation" : std::string(lang::value_name(p.kind)) + " cannot be an object key here";
+        std::string what = p.kind == TermKind::Var
+                               ? "var requires evaluation"
+                               : std::string(lang::value_name(p.kind)) + " cannot be an object key here";
         return "error getting key from value: " + what;
     }
     return std::nullopt;
 }
 
 // OPA's getObjectTypeRec: {k1: {k2: ... o}}, each level with the dynamic part `dyn`.
-TypePtr nested(const std::vector<Key>& keys, std::size_t i, const TypePtr& o, const std::optional<DynamicProperty>& dyn) {
+TypePtr nested(const std::vector<Key>& keys, std::size_t i, const TypePtr& o,
+               const std::optional<DynamicProperty>& dyn) {
     TypePtr inner = i + 1 == keys.size() ? o : nested(keys, i + 1, o, dyn);
     return object({StaticProperty{keys[i], inner}}, dyn);
 }

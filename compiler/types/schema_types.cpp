@@ -13,7 +13,9 @@ namespace gavel::compiler::types {
 
 namespace {
 
-bool has(const std::vector<std::string>& types, const char* t) { return std::find(types.begin(), types.end(), t) != types.end(); }
+bool has(const std::vector<std::string>& types, const char* t) {
+    return std::find(types.begin(), types.end(), t) != types.end();
+}
 
 // gojsonschema's Types.String(), which merges compare.
 std::string type_string(const std::vector<std::string>& types) {
@@ -108,10 +110,12 @@ private:
         for (std::size_t i = 1; i < list.size(); ++i) {
             const SubSchema& s = list[i];
             if (type_string(out.types) != type_string(s.types)) {
-                error = "unable to merge these schemas: type mismatch: " + type_string(out.types) + " and " + type_string(s.types);
+                error = "unable to merge these schemas: type mismatch: " + type_string(out.types) + " and " +
+                        type_string(s.types);
                 return false;
             }
-            if (has(out.types, "object") && !out.properties.empty() && has(s.types, "object") && !s.properties.empty()) {
+            if (has(out.types, "object") && !out.properties.empty() && has(s.types, "object") &&
+                !s.properties.empty()) {
                 out.properties.insert(out.properties.end(), s.properties.begin(), s.properties.end());
             } else if (has(out.types, "array") && !out.items.empty() && has(s.types, "array") && !s.items.empty()) {
                 for (std::size_t j = 0; j < s.items.size(); ++j) {
@@ -235,7 +239,8 @@ SchemaTypeResult schema_type(const lang::JsonTree& document) {
         }
         std::unordered_map<const Type*, std::size_t> memo;
         if (tree_size(t, memo, kMaxSchemaTypeSize + 1) > kMaxSchemaTypeSize) {
-            out.error = "type checking: schema too large: its type has more than " + std::to_string(kMaxSchemaTypeSize) + " parts";
+            out.error = "type checking: schema too large: its type has more than " +
+                        std::to_string(kMaxSchemaTypeSize) + " parts";
             continue;
         }
         out.type = t;

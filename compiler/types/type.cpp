@@ -37,7 +37,8 @@ int compare_lists(const std::vector<TypePtr>& a, const std::vector<TypePtr>& b) 
 }
 
 void sort_members(std::vector<TypePtr>& members) {
-    std::stable_sort(members.begin(), members.end(), [](const TypePtr& x, const TypePtr& y) { return compare(x, y) < 0; });
+    std::stable_sort(members.begin(), members.end(),
+                     [](const TypePtr& x, const TypePtr& y) { return compare(x, y) < 0; });
 }
 
 // OPA's Any.Merge: `any` absorbs everything; a member already there is not added twice.

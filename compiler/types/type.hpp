@@ -44,13 +44,13 @@ struct DynamicProperty {
 class Type {
 public:
     Kind kind = Kind::Any;
-    std::vector<TypePtr> elems;               // Array: static items; Any: members; Function: arguments
-    TypePtr of;                               // Array: dynamic items; Set: members; Function: result
-    std::vector<StaticProperty> props;        // Object: static properties, sorted by key
-    std::optional<DynamicProperty> dyn;       // Object: dynamic properties
-    TypePtr variadic;                         // Function
-    std::vector<std::string> arg_names;       // Function: a builtin's argument names ("" where unnamed)
-    std::string result_name;                  // Function: a builtin's result name
+    std::vector<TypePtr> elems;          // Array: static items; Any: members; Function: arguments
+    TypePtr of;                          // Array: dynamic items; Set: members; Function: result
+    std::vector<StaticProperty> props;   // Object: static properties, sorted by key
+    std::optional<DynamicProperty> dyn;  // Object: dynamic properties
+    TypePtr variadic;                    // Function
+    std::vector<std::string> arg_names;  // Function: a builtin's argument names ("" where unnamed)
+    std::string result_name;             // Function: a builtin's result name
     uint32_t depth = 1;
 };
 
@@ -72,8 +72,8 @@ const char* kind_name(Kind k);      // OPA's type markers: "null", "boolean" ...
 bool is_any(const TypePtr& t);      // `any` itself (an empty union)
 bool is(const TypePtr& t, Kind k);  // non-null and of kind k
 
-int compare(const TypePtr& a, const TypePtr& b);      // OPA's types.Compare (null first)
-bool contains(const TypePtr& a, const TypePtr& b);    // a is a superset of b or equal
+int compare(const TypePtr& a, const TypePtr& b);       // OPA's types.Compare (null first)
+bool contains(const TypePtr& a, const TypePtr& b);     // a is a superset of b or equal
 TypePtr union_of(const TypePtr& a, const TypePtr& b);  // OPA's types.Or
 
 // The union of many types, as folding union_of over them gives it, without
@@ -86,13 +86,13 @@ public:
 
 private:
     enum class State : uint8_t { Nothing, One, Many } state_ = State::Nothing;
-    TypePtr one_;                 // One: the union so far (not a union of members)
-    std::vector<TypePtr> many_;   // Many: the members so far, sorted
+    TypePtr one_;                // One: the union so far (not a union of members)
+    std::vector<TypePtr> many_;  // Many: the members so far, sorted
 };
-TypePtr select(const TypePtr& t, const Key& key);     // OPA's types.Select of a scalar key
-TypePtr keys(const TypePtr& t);                        // what iterating t gives as keys
-TypePtr values(const TypePtr& t);                      // ... and as values
-bool is_nil(const TypePtr& t);                         // unknown, or unknown somewhere inside
+TypePtr select(const TypePtr& t, const Key& key);  // OPA's types.Select of a scalar key
+TypePtr keys(const TypePtr& t);                    // what iterating t gives as keys
+TypePtr values(const TypePtr& t);                  // ... and as values
+bool is_nil(const TypePtr& t);                     // unknown, or unknown somewhere inside
 TypePtr type_of(const Key& k);
 
 std::string to_string(const TypePtr& t);  // OPA's types.Sprint: "???" for null

@@ -54,7 +54,8 @@ std::vector<std::pair<std::vector<std::string>, TypePtr>> leafs(const TypeTree& 
         std::vector<std::string> path;
     };
     std::vector<Item> stack;
-    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) stack.push_back({it->second.get(), {it->first}});
+    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it)
+        stack.push_back({it->second.get(), {it->first}});
     while (!stack.empty()) {
         Item item = std::move(stack.back());
         stack.pop_back();
@@ -73,8 +74,8 @@ std::vector<std::pair<std::vector<std::string>, TypePtr>> leafs(const TypeTree& 
 
 // Where a Rego value sorts (OPA's Value.Compare) among node keys and one-of lists.
 struct SortableValue {
-    int rank;     // null, boolean, number, string, var, other
-    Key key;      // for scalars
+    int rank;          // null, boolean, number, string, var, other
+    Key key;           // for scalars
     std::string text;  // as printed
 };
 
@@ -272,7 +273,8 @@ TypePtr json_type(const Term& t) {
         case TermKind::Object: {
             std::vector<StaticProperty> props;
             for (const auto& [k, v] : t.items)
-                props.push_back({Key{Key::Kind::String, k->kind == TermKind::String ? k->text : lang::to_string(*k)}, json_type(*v)});
+                props.push_back({Key{Key::Kind::String, k->kind == TermKind::String ? k->text : lang::to_string(*k)},
+                                 json_type(*v)});
             return object(std::move(props), std::nullopt);
         }
         default: return nullptr;
@@ -352,7 +354,8 @@ std::vector<std::string> one_of_type(const TypePtr& t) {
         }
     }
     std::stable_sort(ks.begin(), ks.end(), [](const Key& a, const Key& b) { return compare(a, b) < 0; });
-    ks.erase(std::unique(ks.begin(), ks.end(), [](const Key& a, const Key& b) { return compare(a, b) == 0; }), ks.end());
+    ks.erase(std::unique(ks.begin(), ks.end(), [](const Key& a, const Key& b) { return compare(a, b) == 0; }),
+             ks.end());
     std::vector<std::string> out;
     for (const auto& k : ks) out.push_back(value_string(k));
     return out;

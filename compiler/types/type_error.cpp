@@ -67,13 +67,21 @@ TypeError arg_error(const lang::Location& loc, const std::string& name, const st
         nil = nil || is_nil(have[i]);
     }
     have_text += ")";
-    return TypeError{loc, name + ": " + what, {"have: " + have_text, "want: " + args_string(want, true, with_result)}, nil,
-                     with_detail(arg_detail(have, want, with_result)), {}};
+    return TypeError{loc,
+                     name + ": " + what,
+                     {"have: " + have_text, "want: " + args_string(want, true, with_result)},
+                     nil,
+                     with_detail(arg_detail(have, want, with_result)),
+                     {}};
 }
 
 TypeError match_error(const lang::Location& loc, const TypePtr& left, const TypePtr& right) {
-    return TypeError{loc, "match error", {"left  : " + to_string(left), "right : " + to_string(right)},
-                     is_nil(left) || is_nil(right), with_detail(unification_detail(left, right)), {}};
+    return TypeError{loc,
+                     "match error",
+                     {"left  : " + to_string(left), "right : " + to_string(right)},
+                     is_nil(left) || is_nil(right),
+                     with_detail(unification_detail(left, right)),
+                     {}};
 }
 
 TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, std::size_t pos, const TypePtr& have,
@@ -82,7 +90,10 @@ TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, st
     std::string pad(prefix_string(ref, pos).size() + 1, ' ');
     std::vector<std::string> lines{text, pad + "^"};
     if (have) lines.push_back(pad + "have (type): " + to_string(have));
-    else lines.push_back(pad + "have: " + (ref.kind == lang::TermKind::Ref && pos < ref.elems.size() ? lang::to_string(*ref.elems[pos]) : text));
+    else
+        lines.push_back(
+            pad + "have: " +
+            (ref.kind == lang::TermKind::Ref && pos < ref.elems.size() ? lang::to_string(*ref.elems[pos]) : text));
     if (!one_of.empty()) {
         std::string list;
         for (std::size_t i = 0; i < one_of.size(); ++i) list += (i ? " " : "") + one_of[i];
@@ -90,18 +101,28 @@ TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, st
     } else {
         lines.push_back(pad + "want (type): " + shown(want));
     }
-    return TypeError{loc, "undefined ref: " + text, std::move(lines), false,
-                     with_detail(ref_invalid_detail(ref, pos, have, want, one_of)), {}};
+    return TypeError{loc,
+                     "undefined ref: " + text,
+                     std::move(lines),
+                     false,
+                     with_detail(ref_invalid_detail(ref, pos, have, want, one_of)),
+                     {}};
 }
 
-TypeError ref_error_unsupported(const lang::Location& loc, const lang::Term& ref, std::size_t reached, const TypePtr& have) {
+TypeError ref_error_unsupported(const lang::Location& loc, const lang::Term& ref, std::size_t reached,
+                                const TypePtr& have) {
     std::string text = lang::to_string(ref);
     std::vector<std::string> lines{text, std::string(prefix_string(ref, reached).size(), '^'), "have: " + shown(have)};
-    TypeError error{loc, "undefined ref: " + text, std::move(lines), false,
-                    with_detail(ref_unsupported_detail(ref, reached > 0 ? reached - 1 : 0, have)), {}};
+    TypeError error{loc,
+                    "undefined ref: " + text,
+                    std::move(lines),
+                    false,
+                    with_detail(ref_unsupported_detail(ref, reached > 0 ? reached - 1 : 0, have)),
+                    {}};
     if (is(have, Kind::Function)) {
         std::string function = text;
-        if (ref.kind == lang::TermKind::Ref && !ref.elems.empty() && names_generated_local(lang::to_string(*ref.elems.back())))
+        if (ref.kind == lang::TermKind::Ref && !ref.elems.empty() &&
+            names_generated_local(lang::to_string(*ref.elems.back())))
             function = prefix_string(ref, ref.elems.size() - 1);
         error.hint = "function " + function + " used as reference, not called";
     }

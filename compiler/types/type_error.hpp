@@ -42,7 +42,8 @@ TypeError ref_error_invalid(const lang::Location& loc, const lang::Term& ref, st
 // A ref reaching into `have`, the type of its first `reached` parts, which
 // cannot be reached into (OPA's RefErrUnsupportedDetail at position
 // reached - 1); a function named as a value says so.
-TypeError ref_error_unsupported(const lang::Location& loc, const lang::Term& ref, std::size_t reached, const TypePtr& have);
+TypeError ref_error_unsupported(const lang::Location& loc, const lang::Term& ref, std::size_t reached,
+                                const TypePtr& have);
 
 // OPA's sort of type errors: by location (file, row, column; none last), then message.
 void sort_errors(TypeErrors& errors);

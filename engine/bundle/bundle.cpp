@@ -19,10 +19,10 @@
 namespace gavel::engine::bundle {
 
 namespace fs = std::filesystem;
-using runtime::Value;
+using engine::configmap_volume_internal;
 using engine::WalkEntry;
 using engine::WalkOptions;
-using engine::configmap_volume_internal;
+using runtime::Value;
 
 namespace {
 
@@ -60,7 +60,6 @@ std::vector<std::string> data_key(const std::string& path) {
     dir = start == std::string::npos ? "" : dir.substr(start);
     return path_parts(dir);
 }
-
 
 // "a/b" for `package a.b` (OPA's Package.Path.Ptr()).
 std::string package_path_of(const lang::Module& m) {
@@ -102,8 +101,8 @@ EntryPolicy entry_policy(const BundleReadOptions& options) {
         if (base == "data.yaml" || base == "data.yml") {
             const auto limit = runtime::kDefaultLimits.max_input_bytes;
             if (size <= limit) return {};
-            return {EntryAction::Keep, "bundle load failed on " + path + ": YAML input too large: " + std::to_string(size) +
-                                           " bytes (limit " + std::to_string(limit) + ")"};
+            return {EntryAction::Keep, "bundle load failed on " + path + ": YAML input too large: " +
+                                           std::to_string(size) + " bytes (limit " + std::to_string(limit) + ")"};
         }
         if (ends_with(path, ".manifest")) return json_limit("bundle load failed on manifest decode");
         // Only a verified bundle needs their digests (a signed one without a key is refused).
@@ -113,8 +112,8 @@ EntryPolicy entry_policy(const BundleReadOptions& options) {
 }
 
 // One file of a bundle directory, read as the entry policy says, within the limits.
-bool read_directory_file(const WalkEntry& e, const ArchiveLimits& limits, const EntryPolicy& policy, std::uint64_t& total,
-                         std::vector<ArchiveFile>& out, std::string& error) {
+bool read_directory_file(const WalkEntry& e, const ArchiveLimits& limits, const EntryPolicy& policy,
+                         std::uint64_t& total, std::vector<ArchiveFile>& out, std::string& error) {
     std::error_code ec;
     auto size = fs::file_size(e.path, ec);
     if (ec) return error = "stat " + e.path + ": " + ec.message(), false;
@@ -125,7 +124,8 @@ bool read_directory_file(const WalkEntry& e, const ArchiveLimits& limits, const 
     }
     total += size;
     if (total > limits.max_total_bytes) return error = total_size_limit_error(limits.max_total_bytes), false;
-    if (out.size() >= limits.max_entries) return error = "more than " + std::to_string(limits.max_entries) + " files", false;
+    if (out.size() >= limits.max_entries)
+        return error = "more than " + std::to_string(limits.max_entries) + " files", false;
     EntryDecision decision = policy(e.relative, size);
     if (!decision.error.empty()) return error = std::move(decision.error), false;
     if (decision.action == EntryAction::Skip) return true;
@@ -255,7 +255,8 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
             if (!data.insert(key, tree)) {
                 std::string joined;
                 for (const auto& k : key) joined += (joined.empty() ? "" : "/") + k;
-                return failure(name, "bundle load failed on " + f->path + ": failed to insert data file from path " + joined);
+                return failure(name,
+                               "bundle load failed on " + f->path + ": failed to insert data file from path " + joined);
             }
             b.data_files.push_back(f->path);
         } else if (ends_with(f->path, ".manifest")) {
@@ -297,13 +298,15 @@ BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::st
     if (auto e = check_manifest_roots(effective_roots)) return failure(name, *e);
     RootTrie roots(std::move(effective_roots));
     for (const auto& m : b.modules)
-        if (auto e = check_module_root(roots, m.package_path, package_text_of(m.package_path), m.name)) return failure(name, *e);
+        if (auto e = check_module_root(roots, m.package_path, package_text_of(m.package_path), m.name))
+            return failure(name, *e);
     if (auto e = check_data_roots(roots, b.data)) return failure(name, *e);
     result.bundle = std::move(b);
     return result;
 }
 
-BundleReadResult read_bundle_archive(std::string_view bytes, const std::string& name, const BundleReadOptions& options) {
+BundleReadResult read_bundle_archive(std::string_view bytes, const std::string& name,
+                                     const BundleReadOptions& options) {
     auto archive = read_tar_gz(bytes, options.limits, entry_policy(options));
     if (!archive.ok()) return failure(name, archive.error);
     return read_bundle_files(std::move(archive.files), name, "", options);
@@ -326,7 +329,8 @@ BundleReadResult read_bundle(const std::string& given, const BundleReadOptions& 
     // A compressed archive is at most as large as what it may unpack to (plus framing), and
     // at most as large as any file gavel reads: policy and data compress several times over,
     // so an archive of 256 MiB unpacks past the 1 GiB limit anyway; /dev/zero stops there.
-    const std::uint64_t most = std::min<std::uint64_t>(options.limits.max_total_bytes + (1u << 20), runtime::kDefaultReadLimit);
+    const std::uint64_t most =
+        std::min<std::uint64_t>(options.limits.max_total_bytes + (1u << 20), runtime::kDefaultReadLimit);
     runtime::FileRead read = runtime::read_whole_file(path, most);
     if (!read.ok) return failure(given, read.message);
     return read_bundle_archive(read.text, given, options);

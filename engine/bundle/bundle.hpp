@@ -32,15 +32,15 @@
 namespace gavel::engine::bundle {
 
 struct BundleModule {
-    std::string path;          // bundle-relative, '/'-separated, no leading '/'
-    std::string name;          // what the engine and errors call it: "<bundle>/<path>"
+    std::string path;  // bundle-relative, '/'-separated, no leading '/'
+    std::string name;  // what the engine and errors call it: "<bundle>/<path>"
     std::string text;
     bool v0_compatible = false;
     std::string package_path;  // "kubernetes/admission"
 };
 
 struct Bundle {
-    std::string name;           // the path it was read from, or its configured name
+    std::string name;  // the path it was read from, or its configured name
     Manifest manifest;
     bool has_manifest = false;
     std::vector<BundleModule> modules;  // in bundle order
@@ -52,9 +52,10 @@ struct Bundle {
 
 struct BundleReadOptions {
     ArchiveLimits limits;
-    const VerificationConfig* verification = nullptr;  // null: a signed bundle is refused ("verification key not provided")
-    bool skip_verify = false;                          // ignore .signatures.json entirely
-    bool v0_compatible = false;                        // dialect when the manifest says nothing
+    const VerificationConfig* verification =
+        nullptr;                 // null: a signed bundle is refused ("verification key not provided")
+    bool skip_verify = false;    // ignore .signatures.json entirely
+    bool v0_compatible = false;  // dialect when the manifest says nothing
     // Bundle-relative paths to leave out (build --ignore); null: none.
     std::function<bool(const std::string& path)> ignore;
     // Set (from another thread) to stop reading between files: the read fails with
@@ -74,7 +75,8 @@ struct BundleReadResult {
 // A directory or a .tar.gz file (by content: gzip magic), named by `path`.
 BundleReadResult read_bundle(const std::string& path, const BundleReadOptions& options = {});
 // Archive bytes (a download); `name` is the bundle's name for modules and errors.
-BundleReadResult read_bundle_archive(std::string_view bytes, const std::string& name, const BundleReadOptions& options = {});
+BundleReadResult read_bundle_archive(std::string_view bytes, const std::string& name,
+                                     const BundleReadOptions& options = {});
 // Files already unpacked. `signature_prefix` is prepended to file names when
 // checking signatures (OPA names a directory bundle's files by the directory given).
 BundleReadResult read_bundle_files(std::vector<ArchiveFile> files, const std::string& name,

@@ -25,7 +25,6 @@ const Value* value_at(const Value& data, const std::vector<std::string>& key) {
     return node;
 }
 
-
 // bundleRegoVersions: the modules whose dialect differs from `global`, keyed "/path".
 void record_file_versions(const Bundle& b, int global, std::vector<std::pair<std::string, int>>& out) {
     for (const auto& m : b.modules) {
@@ -43,7 +42,8 @@ std::vector<FileDigest> bundle_digests(const Bundle& bundle) {
         files.push_back({m.path, *hash_file(m.path, m.text, kDefaultHashAlgorithm, error), "SHA-256"});
     files.push_back({"data.json", *hash_value(bundle.data, kDefaultHashAlgorithm, error), "SHA-256"});
     if (!bundle.manifest.empty())
-        files.push_back({".manifest", *hash_value(manifest_value(bundle.manifest), kDefaultHashAlgorithm, error), "SHA-256"});
+        files.push_back(
+            {".manifest", *hash_value(manifest_value(bundle.manifest), kDefaultHashAlgorithm, error), "SHA-256"});
     return files;
 }
 
@@ -84,7 +84,8 @@ std::optional<Bundle> merge_bundles(std::vector<Bundle> bundles, bool v0_default
         for (auto& m : b.modules) {
             auto [it, inserted] = module_owner.emplace(m.path, b.name);
             if (!inserted)
-                return error = "bundle merge failed: module " + m.path + " is in bundles " + it->second + " and " + b.name,
+                return error =
+                           "bundle merge failed: module " + m.path + " is in bundles " + it->second + " and " + b.name,
                        std::nullopt;
             result.modules.push_back(m);
         }

@@ -18,7 +18,7 @@ constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 // The roots as a tree of path segments: what to do at each node.
 struct Step {
     bool erase = false;
-    const Value* write = nullptr;         // the bundle's value for a root ending here
+    const Value* write = nullptr;           // the bundle's value for a root ending here
     std::size_t first_write_below = kNone;  // the smallest index of a root written here or below
     std::map<std::string, std::unique_ptr<Step>> below;
 
@@ -67,7 +67,8 @@ std::optional<Value> rebuild(const Value* base, const Step& step, std::vector<st
 }  // namespace
 
 std::optional<Value> place_bundle_data(const Value& base, const std::vector<std::string>& erased_roots,
-                                       const std::vector<std::string>& roots, const Value& bundle_data, std::string& error) {
+                                       const std::vector<std::string>& roots, const Value& bundle_data,
+                                       std::string& error) {
     Step top;
     for (const auto& root : erased_roots) top.at(path_parts(root)).erase = true;
     for (std::size_t i = 0; i < roots.size(); ++i) {

@@ -16,8 +16,9 @@ namespace gavel::engine::bundle {
 
 // The new tree, or nullopt and `error` ("data.a is not an object") when a root
 // passes through a value that is not an object: the first such root of `roots`.
-std::optional<runtime::Value> place_bundle_data(const runtime::Value& base, const std::vector<std::string>& erased_roots,
-                                                const std::vector<std::string>& roots, const runtime::Value& bundle_data,
-                                                std::string& error);
+std::optional<runtime::Value> place_bundle_data(const runtime::Value& base,
+                                                const std::vector<std::string>& erased_roots,
+                                                const std::vector<std::string>& roots,
+                                                const runtime::Value& bundle_data, std::string& error);
 
 }  // namespace gavel::engine::bundle

@@ -7,10 +7,7 @@ namespace gavel::engine::bundle {
 
 using runtime::Value;
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 void merge_load_results(LoadResult& into, LoadResult more) {
     into.errors.append(more.errors);
@@ -31,7 +28,8 @@ void merge_load_results(LoadResult& into, LoadResult more) {
     into.data = std::move(merged);
 }
 
-LoadResult load_bundles(const std::vector<std::string>& paths, const BundleReadOptions& options, std::vector<Bundle>* out) {
+LoadResult load_bundles(const std::vector<std::string>& paths, const BundleReadOptions& options,
+                        std::vector<Bundle>* out) {
     LoadResult result;
     std::vector<Bundle> bundles;
     for (const auto& path : paths) {
@@ -68,8 +66,9 @@ LoadResult load_bundles(const std::vector<std::string>& paths, const BundleReadO
 
 namespace gavel::engine::bundle {
 
-LoadResult load_paths_and_bundles(const std::vector<std::string>& data_paths, const std::vector<std::string>& bundle_paths,
-                                  const LoadOptions& load_options, const BundleReadOptions& bundle_options) {
+LoadResult load_paths_and_bundles(const std::vector<std::string>& data_paths,
+                                  const std::vector<std::string>& bundle_paths, const LoadOptions& load_options,
+                                  const BundleReadOptions& bundle_options) {
     LoadResult result = data_paths.empty() ? LoadResult{} : load_paths(data_paths, load_options);
     if (!bundle_paths.empty()) {
         BundleReadOptions options = bundle_options;

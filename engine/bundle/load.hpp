@@ -23,7 +23,8 @@ void merge_load_results(LoadResult& into, LoadResult more);
 namespace gavel::engine::bundle {
 
 // `-d` paths (engine/loader.hpp) and `-b` bundles together, as one LoadResult.
-LoadResult load_paths_and_bundles(const std::vector<std::string>& data_paths, const std::vector<std::string>& bundle_paths,
-                                  const LoadOptions& load_options, const BundleReadOptions& bundle_options);
+LoadResult load_paths_and_bundles(const std::vector<std::string>& data_paths,
+                                  const std::vector<std::string>& bundle_paths, const LoadOptions& load_options,
+                                  const BundleReadOptions& bundle_options);
 
 }  // namespace gavel::engine::bundle

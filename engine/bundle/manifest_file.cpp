@@ -39,7 +39,6 @@ std::optional<int> small_int(const Value& v) {
 
 }  // namespace
 
-
 std::vector<std::string> Manifest::effective_roots() const {
     if (!roots) return {""};
     std::vector<std::string> out;

@@ -19,11 +19,11 @@ namespace gavel::engine::bundle {
 
 struct Manifest {
     std::string revision;
-    std::optional<std::vector<std::string>> roots;  // unset: [""], the whole of data
-    std::optional<int> rego_version;                // 0 or 1
+    std::optional<std::vector<std::string>> roots;                // unset: [""], the whole of data
+    std::optional<int> rego_version;                              // 0 or 1
     std::vector<std::pair<std::string, int>> file_rego_versions;  // glob -> version, sorted by glob
-    runtime::Value metadata;                        // an object, or null when absent
-    runtime::Value wasm;                            // the "wasm" array, or null
+    runtime::Value metadata;                                      // an object, or null when absent
+    runtime::Value wasm;                                          // the "wasm" array, or null
 
     // The roots with OPA's defaults ("" when unset) and slashes trimmed.
     std::vector<std::string> effective_roots() const;

@@ -151,7 +151,8 @@ std::optional<std::string> check_manifest_roots(const std::vector<std::string>& 
             if (whole) partner = std::min(partner, min_below[node]);
             node = 0;
             for (auto segment : parts) {
-                auto [it, added] = edges.try_emplace(edge_key(node, segment), static_cast<std::uint32_t>(min_here.size()));
+                auto [it, added] =
+                    edges.try_emplace(edge_key(node, segment), static_cast<std::uint32_t>(min_here.size()));
                 if (added) {
                     min_here.push_back(none);
                     min_below.push_back(none);
@@ -178,7 +179,7 @@ std::optional<std::string> check_data_roots(const RootTrie& roots, const runtime
     std::optional<std::string> error;
     // OPA's dfs: a path inside a root is fine; an object on the way to a root is walked.
     std::function<bool(const runtime::Value&, const std::string&)> walk = [&](const runtime::Value& node,
-                                                                          const std::string& path) {
+                                                                              const std::string& path) {
         std::string trimmed = trim(path);
         if (roots.contains(trimmed)) return true;
         if (node.is_object()) {
@@ -203,7 +204,8 @@ std::optional<std::string> check_data_roots(const RootTrie& roots, const runtime
     return error;
 }
 
-std::optional<std::string> check_bundle_roots_overlap(const std::vector<std::pair<std::string, std::vector<std::string>>>& bundles) {
+std::optional<std::string> check_bundle_roots_overlap(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& bundles) {
     struct Entry {
         std::string canonical, bundle;
     };
@@ -229,7 +231,8 @@ std::optional<std::string> check_bundle_roots_overlap(const std::vector<std::pai
             colliding.insert(group.begin(), group.end());
             conflicts.insert("root " + display(entries[start].canonical) + " is in multiple bundles");
         }
-        for (std::size_t d = end; d < entries.size() && entries[d].canonical.starts_with(entries[start].canonical); ++d) {
+        for (std::size_t d = end; d < entries.size() && entries[d].canonical.starts_with(entries[start].canonical);
+             ++d) {
             bool cross = false;
             for (std::size_t k = start; k < end; ++k)
                 if (entries[k].bundle != entries[d].bundle) {
@@ -255,7 +258,8 @@ std::optional<std::string> check_bundle_roots_overlap(const std::vector<std::pai
         return "bundles [" + join(colliding) +
                "] have overlapping roots and cannot be activated simultaneously because bundle(s) [" +
                join(empty_root_bundles) + "] specify empty root paths ('') which overlap with any other bundle root";
-    return "detected overlapping roots in manifests for these bundles: [" + join(colliding) + "] (" + join(conflicts) + ")";
+    return "detected overlapping roots in manifests for these bundles: [" + join(colliding) + "] (" + join(conflicts) +
+           ")";
 }
 
 }  // namespace gavel::engine::bundle

@@ -57,8 +57,8 @@ private:
     Walk walk(std::string_view path) const;
 
     std::vector<std::string> roots_;
-    bool universal_ = false;  // "" is a root: it contains every path
-    std::vector<Node> nodes_;  // [0]: above every root
+    bool universal_ = false;                                // "" is a root: it contains every path
+    std::vector<Node> nodes_;                               // [0]: above every root
     std::unordered_map<std::string, std::uint32_t> edges_;  // (parent, segment) -> child
 };
 
@@ -76,7 +76,8 @@ std::optional<std::string> check_data_roots(const RootTrie& roots, const runtime
 
 // Across bundles (name, roots): "detected overlapping roots in manifests for these
 // bundles: [a, b] (x overlaps x/y)", or the empty-root variant.
-std::optional<std::string> check_bundle_roots_overlap(const std::vector<std::pair<std::string, std::vector<std::string>>>& bundles);
+std::optional<std::string> check_bundle_roots_overlap(
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& bundles);
 
 // Go's fmt of a []string: "[a b]".
 std::string go_string_list(const std::vector<std::string>& items);

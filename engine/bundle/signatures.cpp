@@ -62,10 +62,10 @@ crypto::PkeyPtr parse_der_key(const crypto::PemBlock& block, bool want_private, 
 
 std::string key_type_of(EVP_PKEY* key) {
     switch (EVP_PKEY_get_base_id(key)) {
-    case EVP_PKEY_RSA: return "RSA";
-    case EVP_PKEY_EC: return "EC";
-    case EVP_PKEY_ED25519: return "OKP";
-    default: return "";
+        case EVP_PKEY_RSA: return "RSA";
+        case EVP_PKEY_EC: return "EC";
+        case EVP_PKEY_ED25519: return "OKP";
+        default: return "";
     }
 }
 
@@ -140,7 +140,8 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
         error = "unknown signature algorithm: " + config.algorithm;
         return std::nullopt;
     }
-    std::optional<std::string> key_file = config.key.starts_with("-----BEGIN") ? config.key : file_or_literal(config.key, error);
+    std::optional<std::string> key_file =
+        config.key.starts_with("-----BEGIN") ? config.key : file_or_literal(config.key, error);
     if (!key_file) return std::nullopt;
     const std::string& key_text = *key_file;
     stdlib::jwk::Key key;
@@ -190,7 +191,8 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
             return std::nullopt;
         }
         for (const auto& e : claims.value.object_entries())
-            members[e.key.is_string() ? std::string(e.key.as_string()) : runtime::to_json(e.key)] = runtime::to_json(e.value);
+            members[e.key.is_string() ? std::string(e.key.as_string()) : runtime::to_json(e.key)] =
+                runtime::to_json(e.value);
     } else if (!key_id.empty()) {
         members["keyid"] = runtime::to_json(Value::string(key_id));  // deprecated, kept as OPA does
     }
@@ -208,7 +210,8 @@ std::optional<std::string> sign_files(const std::vector<FileDigest>& files, cons
         runtime::append_json_string(header, key_id);
     }
     header += "}";
-    std::string input = b64url(support::escape_html_in_json(header)) + "." + b64url(support::escape_html_in_json(payload));
+    std::string input =
+        b64url(support::escape_html_in_json(header)) + "." + b64url(support::escape_html_in_json(payload));
     auto signature = jws::sign(*alg, key, input, error);
     if (!signature) return std::nullopt;
     return input + "." + b64url(*signature);
@@ -226,18 +229,23 @@ std::string signatures_json(const std::string& token) {
 std::optional<SignaturesFile> parse_signatures(std::string_view text, std::string& error) {
     auto parsed = runtime::parse_json(text);
     if (!parsed || !parsed.value.is_object()) {
-        error = "bundle load failed on signatures decode: " + (parsed ? std::string("not a JSON object") : parsed.error.message);
+        error = "bundle load failed on signatures decode: " +
+                (parsed ? std::string("not a JSON object") : parsed.error.message);
         return std::nullopt;
     }
     SignaturesFile file;
     if (const Value* s = parsed.value.find("signatures"); s && !s->is_null()) {
         if (!s->is_array()) {
-            error = "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field SignaturesConfig.signatures of type []string";
+            error =
+                "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field "
+                "SignaturesConfig.signatures of type []string";
             return std::nullopt;
         }
         for (const auto& t : s->array_elements()) {
             if (!t.is_string()) {
-                error = "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field SignaturesConfig.signatures of type string";
+                error =
+                    "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field "
+                    "SignaturesConfig.signatures of type string";
                 return std::nullopt;
             }
             file.tokens.emplace_back(t.as_string());
@@ -246,7 +254,9 @@ std::optional<SignaturesFile> parse_signatures(std::string_view text, std::strin
     }
     if (const Value* p = parsed.value.find("plugin"); p && !p->is_null()) {
         if (!p->is_string()) {
-            error = "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field SignaturesConfig.plugin of type string";
+            error =
+                "bundle load failed on signatures decode: json: cannot unmarshal into Go struct field "
+                "SignaturesConfig.plugin of type string";
             return std::nullopt;
         }
         file.plugin = std::string(p->as_string());
@@ -256,17 +266,19 @@ std::optional<SignaturesFile> parse_signatures(std::string_view text, std::strin
 }
 
 std::optional<std::map<std::string, FileDigest>> verify_bundle_signature(const SignaturesFile& file,
-                                                                          const VerificationConfig& config,
-                                                                          std::string& error) {
+                                                                         const VerificationConfig& config,
+                                                                         std::string& error) {
     if (!file.plugin.empty() && file.plugin != kDefaultVerifierId)
         return error = "no verifier exists under id " + file.plugin, std::nullopt;
     return verify_signatures(file.tokens, config, error);
 }
 
 std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::vector<std::string>& tokens,
-                                                                    const VerificationConfig& config, std::string& error) {
+                                                                   const VerificationConfig& config,
+                                                                   std::string& error) {
     if (tokens.empty()) return error = ".signatures.json: missing JWT (expected exactly one)", std::nullopt;
-    if (tokens.size() > 1) return error = ".signatures.json: multiple JWTs not supported (expected exactly one)", std::nullopt;
+    if (tokens.size() > 1)
+        return error = ".signatures.json: multiple JWTs not supported (expected exactly one)", std::nullopt;
     const std::string& token = tokens[0];
     auto dot1 = token.find('.');
     auto dot2 = dot1 == std::string::npos ? std::string::npos : token.find('.', dot1 + 1);
@@ -283,7 +295,8 @@ std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::ve
         if (!header || !parsed || !parsed.value.is_object())
             return error = "failed to extract key ID from headers: invalid header", std::nullopt;
         if (const Value* kid = parsed.value.find("kid")) {
-            if (!kid->is_string()) return error = "failed to extract key ID from headers: kid is not a string", std::nullopt;
+            if (!kid->is_string())
+                return error = "failed to extract key ID from headers: kid is not a string", std::nullopt;
             key_id = std::string(kid->as_string());
         }
     }
@@ -292,7 +305,8 @@ std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::ve
     if (!payload) return error = "failed to base64 decode JWT payload: " + e, std::nullopt;
     auto doc = runtime::parse_json(*payload);
     if (!doc) return error = doc.error.message, std::nullopt;
-    if (!doc.value.is_object()) return error = "json: cannot unmarshal into Go value of type bundle.DecodedSignature", std::nullopt;
+    if (!doc.value.is_object())
+        return error = "json: cannot unmarshal into Go value of type bundle.DecodedSignature", std::nullopt;
     auto string_claim = [&](std::string_view name) {
         const Value* v = doc.value.find(name);
         return v && v->is_string() ? std::string(v->as_string()) : std::string();
@@ -321,9 +335,12 @@ std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::ve
         if (!pkey) return std::nullopt;
         const bool ecdsa = key.algorithm.starts_with("ES");
         const std::string type = key_type_of(pkey.get());
-        const std::string go_type = type == "RSA" ? "*rsa.PublicKey" : type == "EC" ? "*ecdsa.PublicKey" : "*ed25519.PublicKey";
+        const std::string go_type = type == "RSA"  ? "*rsa.PublicKey"
+                                    : type == "EC" ? "*ecdsa.PublicKey"
+                                                   : "*ed25519.PublicKey";
         if (type != (ecdsa ? "EC" : "RSA"))
-            why = "invalid key type " + go_type + ". " + (ecdsa ? "*ecdsa.PublicKey" : "*rsa.PublicKey") + " is required";
+            why =
+                "invalid key type " + go_type + ". " + (ecdsa ? "*ecdsa.PublicKey" : "*rsa.PublicKey") + " is required";
         else if (jws::verify(*alg, pkey.get(), signing_input, *signature) != jws::Outcome::Valid)
             why = ecdsa ? "failed to verify signature using ecdsa" : "crypto/rsa: verification error";
     }
@@ -383,8 +400,8 @@ bool verify_bundle_file_sha256(const std::string& path, const std::string& sha25
     if (it->second.algorithm != kDefaultHashAlgorithm) {
         std::string check;
         if (!hash_bytes("", it->second.algorithm, check)) return error = check, false;  // OPA's unknown-algorithm error
-        return error = "file " + path + ": gavel checks files it does not load by their " + std::string(kDefaultHashAlgorithm) +
-                       " digest only, not " + it->second.algorithm,
+        return error = "file " + path + ": gavel checks files it does not load by their " +
+                       std::string(kDefaultHashAlgorithm) + " digest only, not " + it->second.algorithm,
                false;
     }
     return compare_digest(path, sha256_hex, files, it, error);

@@ -42,9 +42,9 @@ struct VerificationConfig {
 };
 
 struct SigningConfig {
-    std::string key;                 // PEM text, a file holding it, or the HMAC secret
+    std::string key;  // PEM text, a file holding it, or the HMAC secret
     std::string algorithm = "RS256";
-    std::string claims_file;         // extra claims (a JSON object)
+    std::string claims_file;  // extra claims (a JSON object)
 };
 
 // OPA's keys.IsSupportedAlgorithm: ES/HS/PS/RS 256, 384, 512.
@@ -84,12 +84,13 @@ std::optional<SignaturesFile> parse_signatures(std::string_view text, std::strin
 // default one, the only one gavel has, as a stock OPA), then the tokens verified;
 // on success the files they sign, by name.
 std::optional<std::map<std::string, FileDigest>> verify_bundle_signature(const SignaturesFile& file,
-                                                                          const VerificationConfig& config,
-                                                                          std::string& error);
+                                                                         const VerificationConfig& config,
+                                                                         std::string& error);
 
 // The default verifier: the tokens verified; on success the files they sign, by name.
 std::optional<std::map<std::string, FileDigest>> verify_signatures(const std::vector<std::string>& tokens,
-                                                                    const VerificationConfig& config, std::string& error);
+                                                                   const VerificationConfig& config,
+                                                                   std::string& error);
 
 // Checks one bundle file against the signed digests and removes it from `files`.
 bool verify_bundle_file(const std::string& path, std::string_view bytes, std::map<std::string, FileDigest>& files,

@@ -130,9 +130,7 @@ public:
         }
         return true;
     }
-    std::string failure(const std::string& what) const {
-        return gz_.error().empty() ? what : gz_.error();
-    }
+    std::string failure(const std::string& what) const { return gz_.error().empty() ? what : gz_.error(); }
 
 private:
     GzipReader& gz_;
@@ -155,7 +153,8 @@ bool clean_entry_name(std::string_view name, std::string& out, std::string& erro
     std::size_t start = 0;
     while (start <= name.size()) {
         std::size_t slash = name.find('/', start);
-        std::string_view part = name.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+        std::string_view part =
+            name.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
         if (part == "..") {
             error = "path traversal in entry name " + std::string(name);
             return false;
@@ -222,8 +221,7 @@ ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& 
             return fail(in.failure("truncated header"));
         if (all_zero(header)) break;
         if (!checksum_ok(header)) return fail("invalid tar header checksum");
-        if (++entries > limits.max_entries)
-            return fail("more than " + std::to_string(limits.max_entries) + " entries");
+        if (++entries > limits.max_entries) return fail("more than " + std::to_string(limits.max_entries) + " entries");
         const char* h = reinterpret_cast<const char*>(header);
         char type = h[156];
         std::uint64_t size = 0;
@@ -256,15 +254,19 @@ ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& 
         has_long_name = has_pax_path = has_pax_size = false;
 
         switch (type) {
-        case '0': case '\0': case '7': break;  // regular file ('7': contiguous, read as regular)
-        case '5':                              // directory: nothing to read
-            if (over_total(size)) return fail(total_size_limit_error(limits.max_total_bytes));
-            if (!in.skip(padded(size))) return fail(in.failure("unexpected EOF"));
-            continue;
-        case '1': return fail("hard link entries are not allowed: " + name);
-        case '2': return fail("symbolic link entries are not allowed: " + name);
-        case '3': case '4': case '6': return fail("device or FIFO entries are not allowed: " + name);
-        default: return fail(std::string("unsupported tar entry type '") + type + "': " + name);
+            case '0':
+            case '\0':
+            case '7': break;  // regular file ('7': contiguous, read as regular)
+            case '5':         // directory: nothing to read
+                if (over_total(size)) return fail(total_size_limit_error(limits.max_total_bytes));
+                if (!in.skip(padded(size))) return fail(in.failure("unexpected EOF"));
+                continue;
+            case '1': return fail("hard link entries are not allowed: " + name);
+            case '2': return fail("symbolic link entries are not allowed: " + name);
+            case '3':
+            case '4':
+            case '6': return fail("device or FIFO entries are not allowed: " + name);
+            default: return fail(std::string("unsupported tar entry type '") + type + "': " + name);
         }
         std::string path, error;
         if (!clean_entry_name(name, path, error)) return fail(error);
@@ -298,7 +300,8 @@ ArchiveReadResult read_tar_gz(std::string_view compressed, const ArchiveLimits& 
             if (!in.read_exact(buffer, chunk)) return truncated();
             if (f.kept) {
                 if (f.bytes.size() + chunk > f.bytes.capacity())
-                    f.bytes.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(size, 2 * f.bytes.capacity() + chunk)));
+                    f.bytes.reserve(
+                        static_cast<std::size_t>(std::min<std::uint64_t>(size, 2 * f.bytes.capacity() + chunk)));
                 f.bytes.append(buffer, chunk);
             } else {
                 digest->update(std::string_view(buffer, chunk));

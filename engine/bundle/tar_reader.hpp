@@ -31,8 +31,8 @@ struct ArchiveLimits {
 };
 
 struct ArchiveFile {
-    std::string path;    // '/'-separated, relative to the bundle root, no leading '/'
-    std::string bytes;   // empty when not kept
+    std::string path;   // '/'-separated, relative to the bundle root, no leading '/'
+    std::string bytes;  // empty when not kept
     bool kept = true;
     std::string sha256;  // hex, for a file read but not kept (EntryAction::Digest)
 };

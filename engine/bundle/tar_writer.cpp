@@ -52,7 +52,10 @@ void TarWriter::header(std::string_view name, std::size_t size, char type) {
     octal(h + 124, 12, size);
     octal(h + 136, 12, 0);
     h[156] = type;
-    std::memcpy(h + 257, "ustar\0" "00", 8);
+    std::memcpy(h + 257,
+                "ustar\0"
+                "00",
+                8);
     if (!prefix.empty()) std::memcpy(h + 345, prefix.data(), prefix.size());
     std::memset(h + 148, ' ', 8);
     unsigned sum = 0;

@@ -52,8 +52,14 @@ AuditReport audit(const PolicySet& set, const std::vector<SourcedObject>& object
             ConstraintAudit& ca = by_constraint[v.constraint.get()];
             ca.constraint = v.constraint;
             ++ca.total_violations;
-            AuditViolation av{gvk.group, gvk.version, gvk.kind, std::string(ns), std::string(object_name(o.value)),
-                              truncated(v.message), v.constraint->enforcement_action, {}};
+            AuditViolation av{gvk.group,
+                              gvk.version,
+                              gvk.kind,
+                              std::string(ns),
+                              std::string(object_name(o.value)),
+                              truncated(v.message),
+                              v.constraint->enforcement_action,
+                              {}};
             if (v.constraint->scoped()) av.enforcement_actions = v.actions;
             ca.violations.push_back(std::move(av));
         }
@@ -64,9 +70,10 @@ AuditReport audit(const PolicySet& set, const std::vector<SourcedObject>& object
         if (ca.violations.size() > limit) ca.violations.resize(limit);
         report.constraints.push_back(std::move(ca));
     }
-    std::sort(report.constraints.begin(), report.constraints.end(), [](const ConstraintAudit& a, const ConstraintAudit& b) {
-        return std::tie(a.constraint->kind, a.constraint->name) < std::tie(b.constraint->kind, b.constraint->name);
-    });
+    std::sort(
+        report.constraints.begin(), report.constraints.end(), [](const ConstraintAudit& a, const ConstraintAudit& b) {
+            return std::tie(a.constraint->kind, a.constraint->name) < std::tie(b.constraint->kind, b.constraint->name);
+        });
     return report;
 }
 

@@ -11,8 +11,8 @@ namespace gavel::gatekeeper {
 
 using runtime::Value;
 
-std::shared_ptr<const CompiledTemplate> CompiledTemplate::compile(const ConstraintTemplate& source, const Value& inventory,
-                                                                   lang::Diagnostics& errors) {
+std::shared_ptr<const CompiledTemplate> CompiledTemplate::compile(const ConstraintTemplate& source,
+                                                                  const Value& inventory, lang::Diagnostics& errors) {
     lang::ParseOptions po;
     po.v0_compatible = !source.rego_v1;
     std::string entry_file = source.file + "#" + source.name + ".rego";
@@ -50,8 +50,8 @@ std::shared_ptr<const CompiledTemplate> CompiledTemplate::compile(const Constrai
         return nullptr;
     }
     for (std::size_t i = 0; i < source.libs.size(); ++i) {
-        auto d = engine.add_policy(source.file + "#" + source.name + ".libs[" + std::to_string(i) + "].rego", source.libs[i],
-                                   policy_options);
+        auto d = engine.add_policy(source.file + "#" + source.name + ".libs[" + std::to_string(i) + "].rego",
+                                   source.libs[i], policy_options);
         if (!d.empty()) {
             errors.append(d);
             return nullptr;

@@ -37,7 +37,7 @@ struct EvalControl {
     std::chrono::nanoseconds timeout{0};
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(std::string_view)> print;  // print() output; discarded when empty
-    std::uint64_t max_memory = 0;                  // EvalOptions::max_memory of each evaluation
+    std::uint64_t max_memory = 0;                 // EvalOptions::max_memory of each evaluation
 };
 
 struct TemplateEval {

@@ -33,7 +33,8 @@ Value defaults_in_object(const Value& value, const Value& schema, int depth) {
     if (properties && properties->is_object())
         for (const auto& p : properties->object_entries())
             if (!value.find(p.key) && p.value.is_object())
-                if (const Value* d = p.value.find("default")) b.insert(p.key, apply_schema_defaults(*d, p.value, depth + 1));
+                if (const Value* d = p.value.find("default"))
+                    b.insert(p.key, apply_schema_defaults(*d, p.value, depth + 1));
     return b.build();
 }
 
@@ -106,10 +107,12 @@ ConstraintRead read_constraint(const SourcedObject& object, const ConstraintTemp
         for (const auto& entry : list->array_elements()) {
             ScopedEnforcementAction s;
             s.action = std::string(string_at(entry, {"action"}));
-            if (const Value* eps = entry.is_object() ? entry.find("enforcementPoints") : nullptr; eps && eps->is_array())
+            if (const Value* eps = entry.is_object() ? entry.find("enforcementPoints") : nullptr;
+                eps && eps->is_array())
                 for (const auto& ep : eps->array_elements()) s.enforcement_points.emplace_back(string_at(ep, {"name"}));
             if (s.action.empty()) {
-                out.error = "scopedEnforcementActions value must be a [{action: string, enforcementPoints: [{name: string}]}]";
+                out.error =
+                    "scopedEnforcementActions value must be a [{action: string, enforcementPoints: [{name: string}]}]";
                 return out;
             }
             c.scoped_actions.push_back(std::move(s));

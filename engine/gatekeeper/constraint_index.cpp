@@ -23,7 +23,8 @@ void ConstraintIndex::add(std::uint32_t id, const Match& match) {
     for (const auto& entry : match.kinds)
         for (const auto& group : keys_of(entry.api_groups))
             for (const auto& kind : keys_of(entry.kinds)) pairs.emplace(group, kind);
-    bool exact_namespaces = !match.namespaces.empty() && std::none_of(match.namespaces.begin(), match.namespaces.end(), has_glob);
+    bool exact_namespaces =
+        !match.namespaces.empty() && std::none_of(match.namespaces.begin(), match.namespaces.end(), has_glob);
     std::set<std::string> namespaces(match.namespaces.begin(), match.namespaces.end());
     for (const auto& key : pairs) {
         Bucket& bucket = buckets_[key.first][key.second];
@@ -36,8 +37,8 @@ void ConstraintIndex::add(std::uint32_t id, const Match& match) {
     }
 }
 
-void ConstraintIndex::candidates(std::string_view group, std::string_view kind, std::optional<std::string_view> namespace_name,
-                                 Ids& out) const {
+void ConstraintIndex::candidates(std::string_view group, std::string_view kind,
+                                 std::optional<std::string_view> namespace_name, Ids& out) const {
     for (std::string_view g : {group, std::string_view("*")}) {
         auto by_kind = buckets_.find(g);
         if (by_kind == buckets_.end()) continue;

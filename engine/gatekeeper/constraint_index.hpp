@@ -43,7 +43,7 @@ private:
     };
     using ByKind = std::map<std::string, Bucket, std::less<>>;
     std::map<std::string, ByKind, std::less<>> buckets_;  // by group, then kind; "*" for any
-    bool by_namespace_ = false;  // some constraint is filed under namespaces
+    bool by_namespace_ = false;                           // some constraint is filed under namespaces
 };
 
 }  // namespace gavel::gatekeeper

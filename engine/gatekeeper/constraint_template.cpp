@@ -110,9 +110,9 @@ TemplateRead read_template(const SourcedObject& object) {
         out.unsupported = !engines.empty();
         std::string list;
         for (const auto& e : engines) list += (list.empty() ? "" : ", ") + e;
-        out.error = engines.empty() ? "the template has no Rego source"
-                                    : "not supported: the template's code is for " + list +
-                                          " only (gavel runs Rego templates)";
+        out.error = engines.empty()
+                        ? "the template has no Rego source"
+                        : "not supported: the template's code is for " + list + " only (gavel runs Rego templates)";
         return out;
     }
     out.value = std::move(t);

@@ -20,14 +20,14 @@ inline constexpr std::string_view kConstraintsGroup = "constraints.gatekeeper.sh
 inline constexpr std::string_view kAdmissionTarget = "admission.k8s.gatekeeper.sh";
 
 struct ConstraintTemplate {
-    std::string name;             // metadata.name: the kind in lower case
-    std::string kind;             // the Constraint kind it defines
-    std::string rego;             // the entry module (with the `violation` rule)
+    std::string name;  // metadata.name: the kind in lower case
+    std::string kind;  // the Constraint kind it defines
+    std::string rego;  // the entry module (with the `violation` rule)
     std::vector<std::string> libs;
-    bool rego_v1 = false;         // source.version "v1"; anything else is v0, as Gatekeeper
-    runtime::Value parameters_schema;  // openAPIV3Schema (null when none)
+    bool rego_v1 = false;                 // source.version "v1"; anything else is v0, as Gatekeeper
+    runtime::Value parameters_schema;     // openAPIV3Schema (null when none)
     std::vector<std::string> operations;  // targets[0].operations; empty: all
-    std::string file;             // where it was read, for errors
+    std::string file;                     // where it was read, for errors
     uint32_t line = 0;
 };
 

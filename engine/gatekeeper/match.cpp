@@ -33,19 +33,19 @@ bool LabelSelector::matches(const Value* labels) const {
         bool present = v != nullptr;
         auto in_values = [&] { return std::find(r.values.begin(), r.values.end(), value) != r.values.end(); };
         switch (r.op) {
-        case LabelRequirement::Op::Equals:
-        case LabelRequirement::Op::In:
-            if (!present || !in_values()) return false;
-            break;
-        case LabelRequirement::Op::NotIn:
-            if (present && in_values()) return false;
-            break;
-        case LabelRequirement::Op::Exists:
-            if (!present) return false;
-            break;
-        case LabelRequirement::Op::DoesNotExist:
-            if (present) return false;
-            break;
+            case LabelRequirement::Op::Equals:
+            case LabelRequirement::Op::In:
+                if (!present || !in_values()) return false;
+                break;
+            case LabelRequirement::Op::NotIn:
+                if (present && in_values()) return false;
+                break;
+            case LabelRequirement::Op::Exists:
+                if (!present) return false;
+                break;
+            case LabelRequirement::Op::DoesNotExist:
+                if (present) return false;
+                break;
         }
     }
     return true;
@@ -87,7 +87,8 @@ std::optional<LabelSelector> parse_label_selector(const Value& selector, std::st
                 error = "matchLabels must be an object of strings";
                 return std::nullopt;
             }
-            out.requirements.push_back({std::string(e.key.as_string()), LabelRequirement::Op::Equals, {std::string(e.value.as_string())}});
+            out.requirements.push_back(
+                {std::string(e.key.as_string()), LabelRequirement::Op::Equals, {std::string(e.value.as_string())}});
         }
     }
     if (const Value* exprs = selector.find("matchExpressions"); exprs && !exprs->is_null()) {
@@ -107,18 +108,22 @@ std::optional<LabelSelector> parse_label_selector(const Value& selector, std::st
                 error = '"' + std::string(op) + "\" is not a valid label selector operator";
                 return std::nullopt;
             }
-            if (!string_list(e.is_object() ? e.find("values") : nullptr, r.values, "values", error)) return std::nullopt;
+            if (!string_list(e.is_object() ? e.find("values") : nullptr, r.values, "values", error))
+                return std::nullopt;
             bool set_op = r.op == LabelRequirement::Op::In || r.op == LabelRequirement::Op::NotIn;
             if (r.key.empty()) {
                 error = "matchExpressions: key: Invalid value: \"\": name part must be non-empty";
                 return std::nullopt;
             }
             if (set_op && r.values.empty()) {
-                error = "matchExpressions: values: Required value: must be specified when `operator` is 'In' or 'NotIn'";
+                error =
+                    "matchExpressions: values: Required value: must be specified when `operator` is 'In' or 'NotIn'";
                 return std::nullopt;
             }
             if (!set_op && !r.values.empty()) {
-                error = "matchExpressions: values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'";
+                error =
+                    "matchExpressions: values: Forbidden: may not be specified when `operator` is 'Exists' or "
+                    "'DoesNotExist'";
                 return std::nullopt;
             }
             out.requirements.push_back(std::move(r));
@@ -155,7 +160,8 @@ bool parse_match(const Value& match, Match& out, std::string& error) {
     out.scope = std::string(string_at(match, {"scope"}));
     out.name = std::string(string_at(match, {"name"}));
     out.source = std::string(string_at(match, {"source"}));
-    for (auto [field, target] : {std::pair{"labelSelector", &out.label_selector}, std::pair{"namespaceSelector", &out.namespace_selector}}) {
+    for (auto [field, target] :
+         {std::pair{"labelSelector", &out.label_selector}, std::pair{"namespaceSelector", &out.namespace_selector}}) {
         const Value* selector = match.find(field);
         if (!selector || selector->is_null()) continue;
         std::string why;

@@ -52,7 +52,8 @@ ObjectFiles read_object_paths(const std::vector<std::string>& paths, runtime::No
                 continue;
             }
             // A file named directly is read whatever its name; below a directory only object files.
-            if (e.kind != engine::WalkEntry::Kind::File && !(e.depth == 0 && e.kind == engine::WalkEntry::Kind::Other)) continue;
+            if (e.kind != engine::WalkEntry::Kind::File && !(e.depth == 0 && e.kind == engine::WalkEntry::Kind::Other))
+                continue;
             if (e.depth > 0 && !object_file_name(e.path)) continue;
             out.newest_change_ns = std::max(out.newest_change_ns, e.changed_ns);
             runtime::FileRead read = runtime::read_whole_file(e.path, kMaxObjectFileBytes, non_regular);

@@ -20,9 +20,9 @@ namespace gavel::gatekeeper {
 struct ObjectFiles {
     std::vector<SourcedObject> objects;
     lang::Diagnostics errors;
-    std::string content_hash;  // over file names and bytes (and what could not be read)
+    std::string content_hash;                 // over file names and bytes (and what could not be read)
     std::vector<std::string> skipped_cycles;  // "LINK: directory cycle: ..." for each cycle not walked
-    std::int64_t newest_change_ns = 0;  // the newest st_ctim of the files read: how long they have been still
+    std::int64_t newest_change_ns = 0;        // the newest st_ctim of the files read: how long they have been still
 };
 
 // Each file at most kMaxObjectFileBytes. A FIFO or device named directly is read

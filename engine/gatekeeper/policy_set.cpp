@@ -76,7 +76,8 @@ void PolicySet::index_constraints() {
 ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& options) const {
     ReviewOutcome out;
     const Value* namespace_object = review.namespace_object.is_null() ? nullptr : &review.namespace_object;
-    if (!namespace_object && !review.namespace_name.empty()) namespace_object = this->namespace_object(review.namespace_name);
+    if (!namespace_object && !review.namespace_name.empty())
+        namespace_object = this->namespace_object(review.namespace_name);
     // The constraints that may match the object or the old object (matchAny); all when there is neither.
     ConstraintIndex::Ids candidates;
     bool any_object = false;
@@ -84,8 +85,9 @@ ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& optio
         if (obj->is_null()) continue;
         any_object = true;
         std::string_view api_version = string_at(*obj, {"apiVersion"});
-        std::string_view group = api_version.find('/') == std::string_view::npos ? std::string_view{}
-                                                                                  : api_version.substr(0, api_version.find('/'));
+        std::string_view group = api_version.find('/') == std::string_view::npos
+                                     ? std::string_view{}
+                                     : api_version.substr(0, api_version.find('/'));
         std::optional<std::string_view> ns;
         if (index_.by_namespace()) ns = namespace_for(Matchable{obj, namespace_object, review.source});
         index_.candidates(group, string_at(*obj, {"kind"}), ns, candidates);
@@ -133,7 +135,9 @@ ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& optio
                 }
                 if (m.matched) break;
             }
-            if (objects == 0) m.error = "unable to match constraints: invalid request object: neither object nor old object are defined";
+            if (objects == 0)
+                m.error =
+                    "unable to match constraints: invalid request object: neither object nor old object are defined";
             if (!m.error.empty()) {
                 reviewed.push_back({numbered_[id].constraint, std::move(actions), std::move(m.error)});
                 continue;
@@ -153,26 +157,31 @@ ReviewOutcome PolicySet::review(const Review& review, const ReviewOptions& optio
         std::size_t evaluated = 0;
         for (auto& r : reviewed) {
             if (!r.match_error.empty()) {
-                out.violations.push_back({*r.constraint, std::move(r.match_error), Value::empty_object(), std::move(r.actions)});
+                out.violations.push_back(
+                    {*r.constraint, std::move(r.match_error), Value::empty_object(), std::move(r.actions)});
                 continue;
             }
             std::size_t c = evaluated++;
             if (eval.eval_error) {
-                out.violations.push_back({*r.constraint, *eval.eval_error, Value::empty_object(), std::move(r.actions)});
+                out.violations.push_back(
+                    {*r.constraint, *eval.eval_error, Value::empty_object(), std::move(r.actions)});
                 continue;
             }
-            for (auto& v : eval.violations[c]) out.violations.push_back({*r.constraint, std::move(v.msg), std::move(v.details), r.actions});
+            for (auto& v : eval.violations[c])
+                out.violations.push_back({*r.constraint, std::move(v.msg), std::move(v.details), r.actions});
         }
     }
     // Constraints are numbered by kind and name: the results are in Gatekeeper's order already.
     return out;
 }
 
-bool PolicySetBuilder::add_template(const SourcedObject& object, lang::Diagnostics& errors, std::vector<std::string>* unsupported) {
+bool PolicySetBuilder::add_template(const SourcedObject& object, lang::Diagnostics& errors,
+                                    std::vector<std::string>* unsupported) {
     TemplateRead t = read_template(object);
     if (!t.value) {
         if (t.unsupported && unsupported) {
-            unsupported->push_back(file_error(object.file, object.line, std::string(object_name(object.value)) + ": " + t.error).message);
+            unsupported->push_back(
+                file_error(object.file, object.line, std::string(object_name(object.value)) + ": " + t.error).message);
             return false;
         }
         errors.add(file_error(object.file, object.line, t.error));
@@ -219,8 +228,8 @@ std::shared_ptr<const PolicySet> PolicySetBuilder::build(lang::Diagnostics& erro
             auto it = previous->entries_.find(kind);
             const ConstraintTemplate* old = it == previous->entries_.end() ? nullptr : &it->second.compiled->source();
             bool same_data = old && (same_inventory || !it->second.compiled->reads_inventory());
-            if (same_data && old->rego == t.rego && old->libs == t.libs && old->rego_v1 == t.rego_v1 && old->name == t.name &&
-                old->operations == t.operations && old->parameters_schema == t.parameters_schema)
+            if (same_data && old->rego == t.rego && old->libs == t.libs && old->rego_v1 == t.rego_v1 &&
+                old->name == t.name && old->operations == t.operations && old->parameters_schema == t.parameters_schema)
                 compiled = it->second.compiled;
         }
         if (!compiled) {
@@ -248,11 +257,13 @@ std::shared_ptr<const PolicySet> PolicySetBuilder::build(lang::Diagnostics& erro
         if (it == templates_.end()) {
             std::string lower = kind;
             for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-            errors.add(file_error(o.file, o.line, "the constraint " + c.value->name + " needs a missing ConstraintTemplate: template \"" + lower + "\" not found"));
+            errors.add(file_error(o.file, o.line,
+                                  "the constraint " + c.value->name +
+                                      " needs a missing ConstraintTemplate: template \"" + lower + "\" not found"));
             continue;
         }
         if (!set->entries_.count(kind)) continue;  // its template did not compile (reported above)
-        std::string name = c.value->name;  // before the move below
+        std::string name = c.value->name;          // before the move below
         by_kind[kind][name] = std::make_shared<const Constraint>(std::move(*c.value));
     }
     for (auto& [kind, constraints] : by_kind)

@@ -85,7 +85,8 @@ private:
 class PolicySetBuilder {
 public:
     // Errors come back with the object's file:line.
-    bool add_template(const SourcedObject& object, lang::Diagnostics& errors, std::vector<std::string>* unsupported = nullptr);
+    bool add_template(const SourcedObject& object, lang::Diagnostics& errors,
+                      std::vector<std::string>* unsupported = nullptr);
     void add_template(ConstraintTemplate t);
     bool add_constraint(const SourcedObject& object, lang::Diagnostics& errors);
     // An object for data.inventory (its kind and version required).

@@ -16,7 +16,8 @@ Value triple(const Value* v, std::string_view third) {
         const Value* f = v && v->is_object() ? v->find(name) : nullptr;
         return f && f->is_string() ? *f : str("");
     };
-    return Value::object({{str("group"), field("group")}, {str("version"), field("version")}, {str(third), field(third)}});
+    return Value::object(
+        {{str("group"), field("group")}, {str("version"), field("version")}, {str(third), field(third)}});
 }
 
 }  // namespace
@@ -26,7 +27,9 @@ Review review_of_object(const Value& object, const Value& namespace_object, bool
     auto gvk = gvk_of(object);
     runtime::ObjectBuilder b;
     b.insert(str("uid"), str(""));
-    b.insert(str("kind"), Value::object({{str("group"), str(gvk.group)}, {str("version"), str(gvk.version)}, {str("kind"), str(gvk.kind)}}));
+    b.insert(str("kind"),
+             Value::object(
+                 {{str("group"), str(gvk.group)}, {str("version"), str(gvk.version)}, {str("kind"), str(gvk.kind)}}));
     b.insert(str("resource"), triple(nullptr, "resource"));
     if (auto name = object_name(object); !name.empty()) b.insert(str("name"), str(name));
     if (auto ns = object_namespace(object); !ns.empty()) b.insert(str("namespace"), str(ns));

@@ -81,7 +81,8 @@ void check_module(const lang::Module& m, std::string_view name, lang::Diagnostic
     });
     if (!disallowed.empty()) {
         std::string list;
-        for (const auto& [loc, text] : disallowed) list += (list.empty() ? "disallowed ref " : ", disallowed ref ") + text;
+        for (const auto& [loc, text] : disallowed)
+            list += (list.empty() ? "disallowed ref " : ", disallowed ref ") + text;
         out.add(error_at(disallowed.front().first, "invalid data references: check refs failed on module " +
                                                        std::string(name) + ": [" + list + "]"));
     }
@@ -95,8 +96,7 @@ std::vector<std::string> package_parts(const lang::Module& m) {
     if (!p) return parts;
     if (p->kind == TermKind::Ref)
         for (const auto& part : p->elems) parts.push_back(part->text);
-    else
-        parts.push_back(p->text);
+    else parts.push_back(p->text);
     return parts;
 }
 

@@ -135,7 +135,8 @@ std::optional<std::string> check_assertion(const AssertionSpec& a, const std::ve
     for (const auto& m : messages)
         if (!re || re2::RE2::PartialMatch(m, *re)) ++matching;
     std::string containing = a.message ? " containing \"" + *a.message + "\"" : "";
-    std::string invalid = "invalid yaml: assertion.violation, if set, must be a nonnegative integer, \"yes\", or \"no\"";
+    std::string invalid =
+        "invalid yaml: assertion.violation, if set, must be a nonnegative integer, \"yes\", or \"no\"";
     std::optional<std::string> problem;
     if (a.violations_invalid_type) return invalid;
     if (a.violations_count) {
@@ -150,8 +151,8 @@ std::optional<std::string> check_assertion(const AssertionSpec& a, const std::ve
                 problem = "unexpected number of violations: got 0 violations" + containing + " but want at least 1";
         } else if (want == "no") {
             if (matching > 0)
-                problem = "unexpected number of violations: got " + std::to_string(matching) + " violations" + containing +
-                          " but want none";
+                problem = "unexpected number of violations: got " + std::to_string(matching) + " violations" +
+                          containing + " but want none";
         } else {
             return invalid;
         }
@@ -202,7 +203,8 @@ bool find_suites(const std::string& target, std::vector<std::string>& suites, st
         if (!read.ok()) {
             // An empty file or one whose first document has no kind is no suite; a YAML error is.
             if (read.error->message.find("YAML") != std::string::npos) {
-                error = "listing test files: invalid yaml: parsing yaml file \"" + f.string() + "\": " + read.error->message;
+                error = "listing test files: invalid yaml: parsing yaml file \"" + f.string() +
+                        "\": " + read.error->message;
                 return false;
             }
             continue;
@@ -226,7 +228,8 @@ std::optional<std::string> set_up_test(const std::string& dir, const Value& test
     if (template_path.empty()) return "invalid Suite: missing template";
     auto t = read_first_object_file(join(dir, template_path));
     if (!t.ok()) return "reading ConstraintTemplate from \"" + join(dir, template_path) + "\": " + t.error->message;
-    if (!is_template_object(t.objects[0].value)) return "path \"" + join(dir, template_path) + "\": not a ConstraintTemplate";
+    if (!is_template_object(t.objects[0].value))
+        return "path \"" + join(dir, template_path) + "\": not a ConstraintTemplate";
     lang::Diagnostics errors;
     std::vector<std::string> unsupported;
     if (!setup.builder.add_template(t.objects[0], errors, &unsupported)) {
@@ -260,8 +263,8 @@ std::optional<std::string> run_case(const std::string& dir, const Value& test_ca
     if (!objects.ok()) return "reading \"" + full + "\": invalid yaml: " + objects.error->message;
     if (objects.objects.empty()) return "missing objects: path \"" + full + "\" defines no YAML objects";
     if (objects.objects.size() != 1)
-        return "object file must contain exactly one object: \"" + full + "\" defines " + std::to_string(objects.objects.size()) +
-               " objects";
+        return "object file must contain exactly one object: \"" + full + "\" defines " +
+               std::to_string(objects.objects.size()) + " objects";
     std::shared_ptr<const PolicySet> set = setup.set;
     auto inventory = list_field(test_case, "inventory");
     if (!inventory.empty()) {
@@ -276,7 +279,8 @@ std::optional<std::string> run_case(const std::string& dir, const Value& test_ca
                 if (!builder.add_inventory_object(o.value, error)) {
                     auto gvk = gvk_of(o.value);
                     return "unable to add object to data.inventory: " + gvk.api_version() + ", Kind=" + gvk.kind + " " +
-                           std::string(object_namespace(o.value)) + "/" + std::string(object_name(o.value)) + ": " + error;
+                           std::string(object_namespace(o.value)) + "/" + std::string(object_name(o.value)) + ": " +
+                           error;
                 }
             }
         }
@@ -305,8 +309,8 @@ std::optional<std::string> run_case(const std::string& dir, const Value& test_ca
     };
     ReviewOutcome outcome = set->review(*review, options);
     if (outcome.error)
-        return "reviewing " + gvk.api_version() + ", Kind=" + gvk.kind + " " + std::string(object_namespace(object)) + "/" +
-               std::string(object_name(object)) + ": " + *outcome.error;
+        return "reviewing " + gvk.api_version() + ", Kind=" + gvk.kind + " " + std::string(object_namespace(object)) +
+               "/" + std::string(object_name(object)) + ": " + *outcome.error;
     std::vector<std::string> messages;
     for (const auto& v : outcome.violations) messages.push_back(v.message);
     for (const auto& a : assertions)

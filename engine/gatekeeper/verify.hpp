@@ -78,5 +78,4 @@ struct AssertionSpec {
 // integer, or anything else: an error), an optional message regex, and the results' messages.
 std::optional<std::string> check_assertion(const AssertionSpec& assertion, const std::vector<std::string>& messages);
 
-
 }  // namespace gavel::gatekeeper

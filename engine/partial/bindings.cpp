@@ -78,7 +78,8 @@ TermPtr Bindings::plug_namespaced(const TermPtr& a, Bindings* caller) {
             if (is_ground(*a)) return a;
             std::vector<Item> items;
             items.reserve(a->items.size());
-            for (const auto& [k, v] : sorted_items(*a)) items.emplace_back(plug_namespaced(k, caller), plug_namespaced(v, caller));
+            for (const auto& [k, v] : sorted_items(*a))
+                items.emplace_back(plug_namespaced(k, caller), plug_namespaced(v, caller));
             return with_items(*a, std::move(items));
         }
         case TermKind::Ref: {
@@ -127,7 +128,8 @@ TermPtr Bindings::namespace_term(const TermPtr& a, Bindings* caller) {
         case TermKind::Object: {
             if (is_ground(*a)) return a;
             std::vector<Item> items;
-            for (const auto& [k, v] : sorted_items(*a)) items.emplace_back(namespace_term(k, caller), namespace_term(v, caller));
+            for (const auto& [k, v] : sorted_items(*a))
+                items.emplace_back(namespace_term(k, caller), namespace_term(v, caller));
             return with_items(*a, std::move(items));
         }
         case TermKind::ArrayComprehension:

@@ -168,7 +168,8 @@ TermPtr transform(const PlugContext& p, const TermPtr& t) {
         case TermKind::Call:
         case TermKind::Set: {
             std::vector<TermPtr> elems;
-            for (const auto& e : y->kind == TermKind::Set ? sorted_elems(*y) : y->elems) elems.push_back(transform(p, e));
+            for (const auto& e : y->kind == TermKind::Set ? sorted_elems(*y) : y->elems)
+                elems.push_back(transform(p, e));
             auto c = with_elems(*y, std::move(elems));
             c->loc = y->loc;
             return c;
@@ -235,7 +236,8 @@ bool is_noop(const lang::Expr& e) {
         if (!e.term || !is_constant(*e.term)) return false;
         return !(e.term->kind == TermKind::Boolean && !e.term->boolean);
     }
-    if (is_call(e) && operator_name(e) == "equal" && operand_count(e) >= 2) return equal(*operand(e, 0), *operand(e, 1));
+    if (is_call(e) && operator_name(e) == "equal" && operand_count(e) >= 2)
+        return equal(*operand(e, 0), *operand(e, 1));
     return false;
 }
 
@@ -372,7 +374,8 @@ Body CopyPropagator::apply(const Body& query) {
     compiler::VarSet unsafe = compiler::difference(compiler::vars_of(result, compiler::safety_params()), safe);
 
     std::vector<std::pair<TermPtr, TermPtr>> sorted = removed.entries;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return compare(*x.first, *y.first) > 0; });
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& x, const auto& y) { return compare(*x.first, *y.first) > 0; });
     for (const auto& [k, v] : sorted) {
         lang::Expr removed_eq = make_equality(k, v);
         bool provides_safety = false;

@@ -49,8 +49,7 @@ TermPtr merge_objects(const TermPtr& a, const TermPtr& b) {
         TermPtr v2 = object_get(*b, *k);
         if (v2 && v->kind == TermKind::Object && v2->kind == TermKind::Object)
             items.emplace_back(k, merge_objects(v, v2));
-        else
-            items.emplace_back(k, v);
+        else items.emplace_back(k, v);
     }
     for (const auto& [k, v] : sorted_items(*b))
         if (!object_get(*a, *k)) items.emplace_back(k, v);
@@ -153,10 +152,8 @@ std::pair<TermPtr, bool> VirtualCache::get(const std::vector<TermPtr>& ref) cons
 
 void VirtualCache::put(const std::vector<TermPtr>& ref, TermPtr value) {
     auto& e = stack_.back()[ref_key(ref)];
-    if (value)
-        e.value = std::move(value);
-    else
-        e.undefined = true;
+    if (value) e.value = std::move(value);
+    else e.undefined = true;
 }
 
 bool Evaluator::targets_prefixed(const Term& ref) const {
@@ -166,7 +163,9 @@ bool Evaluator::targets_prefixed(const Term& ref) const {
     return false;
 }
 
-TermPtr Evaluator::namespace_ref(const Term& ref) const { return ref_insert(ref, make_string(options_.partial_namespace), 1); }
+TermPtr Evaluator::namespace_ref(const Term& ref) const {
+    return ref_insert(ref, make_string(options_.partial_namespace), 1);
+}
 
 // ---------------------------------------------------------------------------
 // Documents.
@@ -227,7 +226,8 @@ Resolved Evaluator::resolve(Frame& e, const Term& ref) {
     }
     if (!base) return {false, replaced};
     if (!replaced) return {false, base};
-    if (replaced->kind == TermKind::Object && base->kind == TermKind::Object) return {false, merge_objects(replaced, base)};
+    if (replaced->kind == TermKind::Object && base->kind == TermKind::Object)
+        return {false, merge_objects(replaced, base)};
     return {false, replaced};
 }
 
@@ -264,10 +264,8 @@ struct TermWalk {
             return;
         }
         TermPtr plugged = bindings->plug(ref->elems[pos]);
-        if (is_ground(*plugged))
-            next(iter, plugged);
-        else
-            enumerate(iter);
+        if (is_ground(*plugged)) next(iter, plugged);
+        else enumerate(iter);
     }
 
     void next(Iter iter, const TermPtr& plugged) {
@@ -296,12 +294,14 @@ struct TermWalk {
             case TermKind::Object:
                 for (const auto& [k, v] : sorted_items(*term)) {
                     TermPtr key = k;
-                    ev.biunify(e, key, ref->elems[pos], termbindings, bindings, [&] { next(iter, termbindings->plug(key)); });
+                    ev.biunify(e, key, ref->elems[pos], termbindings, bindings,
+                               [&] { next(iter, termbindings->plug(key)); });
                 }
                 break;
             case TermKind::Set:
                 for (const auto& elem : sorted_elems(*term))
-                    ev.biunify(e, elem, ref->elems[pos], termbindings, bindings, [&] { next(iter, termbindings->plug(elem)); });
+                    ev.biunify(e, elem, ref->elems[pos], termbindings, bindings,
+                               [&] { next(iter, termbindings->plug(elem)); });
                 break;
             default: break;
         }
@@ -360,7 +360,8 @@ struct VirtualWalk {
     Bindings* rbindings;
 
     TermPtr plugged_prefix(std::size_t n) const {
-        return make_ref(std::vector<TermPtr>(plugged.begin(), plugged.begin() + static_cast<long>(std::min(n, plugged.size()))));
+        return make_ref(
+            std::vector<TermPtr>(plugged.begin(), plugged.begin() + static_cast<long>(std::min(n, plugged.size()))));
     }
 
     void eval_term(Iter iter, std::size_t at, const TermPtr& term, Bindings* termbindings) {
@@ -389,11 +390,13 @@ struct VirtualWalk {
                     TermPtr value = rule.value ? child.bindings->plug_namespaced(rule.value, ev.caller_) : nullptr;
                     TermPtr full = ev.namespace_ref(*rule.full_ref);
                     std::vector<TermPtr> parts = full->elems;
-                    for (std::size_t i = 1; i < parts.size(); ++i) parts[i] = child.bindings->plug_namespaced(parts[i], ev.caller_);
+                    for (std::size_t i = 1; i < parts.size(); ++i)
+                        parts[i] = child.bindings->plug_namespaced(parts[i], ev.caller_);
                     auto [p, rule_ref] = split_package_and_rule(*make_ref(parts));
                     pkg = std::move(p);
                     head = ref_head(rule_ref, value);
-                    if (rule.key && rule.multi_value()) head.key = child.bindings->plug_namespaced(rule.key, ev.caller_);
+                    if (rule.key && rule.multi_value())
+                        head.key = child.bindings->plug_namespaced(rule.key, ev.caller_);
                     if (!rule.multi_value() && rule_ref.size() == 2) head.key = rule_ref[1];
                     if (head.name.empty() && (rule_ref.size() == 1 || (rule_ref.size() == 2 && !rule.multi_value())))
                         head.name = rule_ref[0]->text;
@@ -421,7 +424,8 @@ struct VirtualComplete : VirtualWalk {
 
     void eval(Iter iter) {
         if (ir.empty()) return;
-        if ((!ir.rules.empty() && !ir.rules[0]->args.empty()) || (ir.default_rule && !ir.default_rule->args.empty())) return;
+        if ((!ir.rules.empty() && !ir.rules[0]->args.empty()) || (ir.default_rule && !ir.default_rule->args.empty()))
+            return;
         if (!ev.unknown_ref(ref, bindings)) {
             eval_value(iter);
             return;
@@ -480,7 +484,8 @@ struct VirtualComplete : VirtualWalk {
         ev.eval(c, [&](Frame& child) {
             result = child.bindings->plug(rule.value);
             if (prev) {
-                if (!equal(*result, *prev)) halt("eval_conflict_error", "complete rules must not produce multiple outputs", rule.loc);
+                if (!equal(*result, *prev))
+                    halt("eval_conflict_error", "complete rules must not produce multiple outputs", rule.loc);
                 return;
             }
             prev = result;
@@ -509,15 +514,14 @@ struct VirtualPartial : VirtualWalk {
     const IndexResult& ir;
     TermPtr empty;
 
-    VirtualPartial(const VirtualWalk& w, const IndexResult& ir, TermPtr empty) : VirtualWalk(w), ir(ir), empty(std::move(empty)) {}
+    VirtualPartial(const VirtualWalk& w, const IndexResult& ir, TermPtr empty)
+        : VirtualWalk(w), ir(ir), empty(std::move(empty)) {}
 
     void eval(Iter iter) {
         bool unknown = ev.unknown(ref_prefix(*ref, pos + 1), bindings);
         if (ref->elems.size() == pos + 1) {
-            if (unknown)
-                partial_eval_support(iter);
-            else
-                eval_all_rules(iter);
+            if (unknown) partial_eval_support(iter);
+            else eval_all_rules(iter);
             return;
         }
         if ((unknown && ev.inlining_.shallow) || ev.inlining_.disabled_ref(*ref_prefix(*ref, pos + 1), false)) {
@@ -618,7 +622,8 @@ struct VirtualPartial : VirtualWalk {
         return result;
     }
 
-    TermPtr eval_one_rule_pre_unify(Iter iter, const Rule& rule, TermPtr result, bool unknown, std::vector<TermPtr>& visited) {
+    TermPtr eval_one_rule_pre_unify(Iter iter, const Rule& rule, TermPtr result, bool unknown,
+                                    std::vector<TermPtr>& visited) {
         Frame c = ev.child(e, rule.body);
         TermPtr head_key = rule.key ? rule.key : rule.reference.back();
         ev.biunify_rule_head(c, pos + 1, *ref, rule, bindings, c.bindings, [&](std::size_t) {
@@ -651,7 +656,8 @@ struct VirtualPartial : VirtualWalk {
     }
 
     // Adds what a rule produced to the document built so far (OPA's reduce).
-    std::pair<TermPtr, bool> reduce(const Rule& rule, Bindings* b, const TermPtr& result, std::vector<TermPtr>& visited) {
+    std::pair<TermPtr, bool> reduce(const Rule& rule, Bindings* b, const TermPtr& result,
+                                    std::vector<TermPtr>& visited) {
         if (result->kind == TermKind::Set) {
             TermPtr key = b->plug(rule.key);
             bool exists = set_contains(*result, *key);
@@ -678,7 +684,8 @@ struct VirtualPartial : VirtualWalk {
             if (i < obj_path.size()) {
                 for (auto& [k, v] : items)
                     if (equal(*k, *obj_path[i])) {
-                        if (v->kind != TermKind::Object) halt("eval_conflict_error", "object keys must be unique", rule.loc);
+                        if (v->kind != TermKind::Object)
+                            halt("eval_conflict_error", "object keys must be unique", rule.loc);
                         v = update(v, i + 1);
                         return make_object(std::move(items));
                     }
@@ -757,7 +764,8 @@ struct TreeWalk {
     const TreeNode* node;
 
     TermPtr plugged_ref(std::size_t n) const {
-        return make_ref(std::vector<TermPtr>(plugged.begin(), plugged.begin() + static_cast<long>(std::min(n, plugged.size()))));
+        return make_ref(
+            std::vector<TermPtr>(plugged.begin(), plugged.begin() + static_cast<long>(std::min(n, plugged.size()))));
     }
 
     void eval(Iter iter) {
@@ -766,10 +774,8 @@ struct TreeWalk {
             return;
         }
         TermPtr p = bindings->plug(ref->elems[pos]);
-        if (is_ground(*p))
-            next(iter, p);
-        else
-            enumerate(iter);
+        if (is_ground(*p)) next(iter, p);
+        else enumerate(iter);
     }
 
     void finish(Iter iter) {
@@ -904,10 +910,8 @@ void Evaluator::eval_func(Frame& e, const std::vector<TermPtr>& terms, const Ind
 
     bool must_support = false;
     if (const Rule* def = ir.default_rule) {
-        if (def->args.size() == terms.size() - 1)
-            must_support = !def->value || !is_false(*def->value);
-        else
-            must_support = true;
+        if (def->args.size() == terms.size() - 1) must_support = !def->value || !is_false(*def->value);
+        else must_support = true;
     }
     const TermPtr& op = terms[0];
     if (must_support || inlining_.shallow || inlining_.disabled_ref(*op, false)) {
@@ -982,7 +986,8 @@ void Evaluator::eval_func(Frame& e, const std::vector<TermPtr>& terms, const Ind
                 result = ch.bindings->plug(rule.value);
                 if (rule.args.size() == terms.size() - 1 && is_false(*result)) {
                     if (local_prev && !equal(*local_prev, *result))
-                        halt("eval_conflict_error", "functions must not produce multiple outputs for same inputs", rule.loc);
+                        halt("eval_conflict_error", "functions must not produce multiple outputs for same inputs",
+                             rule.loc);
                     local_prev = result;
                     return;
                 }

@@ -212,12 +212,9 @@ TermPtr set_path(const TermPtr& doc, const std::vector<TermPtr>& path, std::size
     std::vector<Item> items = sorted_items(*doc);
     for (auto& [k, v] : items) {
         if (equal(*k, *path[i])) {
-            if (i + 1 == path.size())
-                v = value;
-            else if (v->kind == TermKind::Object)
-                v = set_path(v, path, i + 1, value);
-            else
-                v = make_tree(path, i + 1, value);
+            if (i + 1 == path.size()) v = value;
+            else if (v->kind == TermKind::Object) v = set_path(v, path, i + 1, value);
+            else v = make_tree(path, i + 1, value);
             return make_object(std::move(items));
         }
     }
@@ -380,13 +377,12 @@ void Evaluator::eval_not_partial(Frame& e, EvalIter iter) {
         return;
     }
     Body curr;
-    complemented_cartesian_product(saved, 0, curr, [&](const Body& q) {
-        save_inlined_negated_exprs(e, q, [&] { iter(e); });
-    });
+    complemented_cartesian_product(saved, 0, curr,
+                                   [&](const Body& q) { save_inlined_negated_exprs(e, q, [&] { iter(e); }); });
 }
 
-void Evaluator::eval_not_partial_support(Frame& e, uint64_t negation_id, const lang::Expr& expr, compiler::VarSet unknowns,
-                                         const std::vector<Body>& queries, EvalIter iter) {
+void Evaluator::eval_not_partial_support(Frame& e, uint64_t negation_id, const lang::Expr& expr,
+                                         compiler::VarSet unknowns, const std::vector<Body>& queries, EvalIter iter) {
     std::string name = fmt::format("__not{}_{}_{}__", e.query_id, e.index, negation_id);
     TermPtr term = make_ref({make_var("data"), make_string(options_.partial_namespace), make_string(name)});
 
@@ -617,7 +613,8 @@ void Evaluator::eval_every(Frame& e, const lang::Expr& expr, Iter iter) {
                     c = plug_every(b);
                 } else if (is_call(b)) {
                     std::vector<TermPtr> terms = b.term->elems;
-                    for (std::size_t j = 1; j < terms.size(); ++j) terms[j] = e.bindings->plug_namespaced(terms[j], caller_);
+                    for (std::size_t j = 1; j < terms.size(); ++j)
+                        terms[j] = e.bindings->plug_namespaced(terms[j], caller_);
                     c.term = with_elems(*b.term, std::move(terms));
                 } else if (b.term) {
                     c.term = e.bindings->plug_namespaced(b.term, caller_);
@@ -692,7 +689,8 @@ void Evaluator::biunify(Frame& e, TermPtr a, TermPtr b, Bindings* b1, Bindings* 
     }
 }
 
-void Evaluator::biunify_arrays(Frame& e, const Term& a, const Term& b, Bindings* b1, Bindings* b2, Iter iter, std::size_t i) {
+void Evaluator::biunify_arrays(Frame& e, const Term& a, const Term& b, Bindings* b1, Bindings* b2, Iter iter,
+                               std::size_t i) {
     if (i == a.elems.size()) {
         iter();
         return;
@@ -798,8 +796,8 @@ void Evaluator::biunify_values(Frame& e, TermPtr a, TermPtr b, Bindings* b1, Bin
     if (equal(*a, *b)) iter();
 }
 
-void Evaluator::biunify_comprehension(Frame& e, const TermPtr& a, const TermPtr& b, Bindings* b1, Bindings* b2, bool swap,
-                                      Iter iter) {
+void Evaluator::biunify_comprehension(Frame& e, const TermPtr& a, const TermPtr& b, Bindings* b1, Bindings* b2,
+                                      bool swap, Iter iter) {
     if (unknown(a, b1)) {
         biunify_comprehension_partial(e, a, b, b1, b2, swap, iter);
         return;
@@ -831,14 +829,12 @@ void Evaluator::biunify_comprehension(Frame& e, const TermPtr& a, const TermPtr&
     biunify(e, result, b, b1, b2, iter);
 }
 
-void Evaluator::biunify_comprehension_partial(Frame& e, const TermPtr& a, TermPtr b, Bindings* b1, Bindings* b2, bool swap,
-                                              Iter iter) {
+void Evaluator::biunify_comprehension_partial(Frame& e, const TermPtr& a, TermPtr b, Bindings* b1, Bindings* b2,
+                                              bool swap, Iter iter) {
     TermPtr cpy = amend_comprehension(e, a, b1);
     if (is_comprehension(*b)) b = amend_comprehension(e, b, b2);
-    if (!swap)
-        save_unify(e, cpy, b, b1, b2, iter);
-    else
-        save_unify(e, b, cpy, b2, b1, iter);
+    if (!swap) save_unify(e, cpy, b, b1, b2, iter);
+    else save_unify(e, b, cpy, b2, b1, iter);
 }
 
 TermPtr Evaluator::amend_comprehension(Frame&, const TermPtr& a, Bindings* b1) {
@@ -865,8 +861,9 @@ void Evaluator::biunify_rule_head(Frame& e, std::size_t pos, const Term& ref, co
     });
 }
 
-void Evaluator::biunify_dynamic_ref(Frame& e, std::size_t pos, const std::vector<TermPtr>& a, const std::vector<TermPtr>& b,
-                                    Bindings* b1, Bindings* b2, eval::FunctionRef<void(std::size_t)> iter) {
+void Evaluator::biunify_dynamic_ref(Frame& e, std::size_t pos, const std::vector<TermPtr>& a,
+                                    const std::vector<TermPtr>& b, Bindings* b1, Bindings* b2,
+                                    eval::FunctionRef<void(std::size_t)> iter) {
     if (pos >= a.size() || pos >= b.size()) {
         iter(pos);
         return;
@@ -994,9 +991,15 @@ public:
         if (!e.withs.empty()) return true;
         if (!ic_.nondeterministic_builtins && is_call(e)) {
             if (const auto* decl = program_.builtin_decl(operator_name(e))) {
-                static const std::set<std::string> ignored{"rand.intn",         "uuid.rfc4122",     "io.jwt.decode_verify",
-                                                           "io.jwt.encode_sign_raw", "io.jwt.encode_sign", "time.now_ns",
-                                                           "http.send",         "opa.runtime",      "net.lookup_ip_addr"};
+                static const std::set<std::string> ignored{"rand.intn",
+                                                           "uuid.rfc4122",
+                                                           "io.jwt.decode_verify",
+                                                           "io.jwt.encode_sign_raw",
+                                                           "io.jwt.encode_sign",
+                                                           "time.now_ns",
+                                                           "http.send",
+                                                           "opa.runtime",
+                                                           "net.lookup_ip_addr"};
                 if (decl->nondeterministic || ignored.count(decl->name)) return true;
             }
         }
@@ -1039,7 +1042,9 @@ private:
 
 }  // namespace
 
-bool Evaluator::unknown(const TermPtr& t, Bindings* b) { return SaveRequired(program_, inlining_, save_set_, b).term(t, false); }
+bool Evaluator::unknown(const TermPtr& t, Bindings* b) {
+    return SaveRequired(program_, inlining_, save_set_, b).term(t, false);
+}
 
 bool Evaluator::unknown_expr(const lang::Expr& x, Bindings* b) {
     return SaveRequired(program_, inlining_, save_set_, b).expr(x, false);
@@ -1091,7 +1096,8 @@ Result Evaluator::run(const Body& query) {
             Body body;
             for (const auto& elem : save_stack_.peek()) body.push_back(elem.plug(f.bindings));
             std::vector<lang::Expr> bindings;
-            f.bindings->iter(f.bindings, [&](const TermPtr& a, const TermPtr& b) { bindings.push_back(make_equality(a, b)); });
+            f.bindings->iter(f.bindings,
+                             [&](const TermPtr& a, const TermPtr& b) { bindings.push_back(make_equality(a, b)); });
             std::stable_sort(bindings.begin(), bindings.end(),
                              [](const lang::Expr& x, const lang::Expr& y) { return compare_exprs(x, y) < 0; });
             for (auto& x : bindings) body.push_back(std::move(x));
@@ -1107,9 +1113,9 @@ Result Evaluator::run(const Body& query) {
     result.support = save_support_.list();
     result.read_base_data = read_base_data_;
     // As OPA's PartialRun, each module's rules in the order of rules (ast.Rule.Compare).
-    for (auto& m : result.support) std::stable_sort(m.rules.begin(), m.rules.end(), [](const SupportRule& a, const SupportRule& b) {
-        return compare_support_rules(a, b) < 0;
-    });
+    for (auto& m : result.support)
+        std::stable_sort(m.rules.begin(), m.rules.end(),
+                         [](const SupportRule& a, const SupportRule& b) { return compare_support_rules(a, b) < 0; });
     return result;
 }
 

@@ -36,8 +36,8 @@ struct Options {
     bool nondeterministic_builtins = false;  // evaluate them when their operands are known
     bool rule_indexing = true;               // false: every rule is evaluated (OPA's EvalRuleIndexing(false))
     std::string partial_namespace = "partial";
-    TermPtr input;                           // null: no input
-    const runtime::Value* data = nullptr;    // base documents
+    TermPtr input;                         // null: no input
+    const runtime::Value* data = nullptr;  // base documents
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(std::string_view)> print;

@@ -81,25 +81,30 @@ public:
                                   const std::vector<Body>& queries, EvalIter iter);
     void eval_with(Frame& e, EvalIter iter);
     void eval_call(Frame& e, const std::vector<TermPtr>& terms, Iter iter);
-    void eval_call_value(Frame& e, std::size_t arity, const std::vector<TermPtr>& terms, const TermPtr& mock, Iter iter);
-    void eval_builtin(Frame& e, const runtime::Builtin& bi, const lang::BuiltinDecl& decl, const std::vector<TermPtr>& terms,
-                      Iter iter);
+    void eval_call_value(Frame& e, std::size_t arity, const std::vector<TermPtr>& terms, const TermPtr& mock,
+                         Iter iter);
+    void eval_builtin(Frame& e, const runtime::Builtin& bi, const lang::BuiltinDecl& decl,
+                      const std::vector<TermPtr>& terms, Iter iter);
     void eval_every(Frame& e, const lang::Expr& expr, Iter iter);
 
     Frame child(const Frame& e, const Body& query);
     Frame closure(const Frame& e, const Body& query);
 
     // ---- unification ----
-    void unify(Frame& e, const TermPtr& a, const TermPtr& b, Iter iter) { biunify(e, a, b, e.bindings, e.bindings, iter); }
+    void unify(Frame& e, const TermPtr& a, const TermPtr& b, Iter iter) {
+        biunify(e, a, b, e.bindings, e.bindings, iter);
+    }
     void biunify(Frame& e, TermPtr a, TermPtr b, Bindings* b1, Bindings* b2, Iter iter);
     void biunify_arrays(Frame& e, const Term& a, const Term& b, Bindings* b1, Bindings* b2, Iter iter, std::size_t i);
-    void biunify_terms(Frame& e, const std::vector<TermPtr>& a, const std::vector<TermPtr>& b, Bindings* b1, Bindings* b2,
-                       Iter iter, std::size_t i = 0);
+    void biunify_terms(Frame& e, const std::vector<TermPtr>& a, const std::vector<TermPtr>& b, Bindings* b1,
+                       Bindings* b2, Iter iter, std::size_t i = 0);
     void biunify_objects(Frame& e, TermPtr a, TermPtr b, Bindings* b1, Bindings* b2, Iter iter);
     void biunify_values(Frame& e, TermPtr a, TermPtr b, Bindings* b1, Bindings* b2, Iter iter);
     void biunify_ref(Frame& e, const TermPtr& a, const TermPtr& b, Bindings* b1, Bindings* b2, Iter iter);
-    void biunify_comprehension(Frame& e, const TermPtr& a, const TermPtr& b, Bindings* b1, Bindings* b2, bool swap, Iter iter);
-    void biunify_comprehension_partial(Frame& e, const TermPtr& a, TermPtr b, Bindings* b1, Bindings* b2, bool swap, Iter iter);
+    void biunify_comprehension(Frame& e, const TermPtr& a, const TermPtr& b, Bindings* b1, Bindings* b2, bool swap,
+                               Iter iter);
+    void biunify_comprehension_partial(Frame& e, const TermPtr& a, TermPtr b, Bindings* b1, Bindings* b2, bool swap,
+                                       Iter iter);
     TermPtr amend_comprehension(Frame& e, const TermPtr& a, Bindings* b1);
     void biunify_rule_head(Frame& e, std::size_t pos, const Term& ref, const Rule& rule, Bindings* ref_bindings,
                            Bindings* rule_bindings, eval::FunctionRef<void(std::size_t)> iter);
@@ -144,7 +149,7 @@ public:
     std::vector<std::vector<std::map<std::string, TermPtr>>> mock_stack_;  // function mocks by name
     VirtualCache virtual_cache_;
     std::map<std::string, TermPtr> base_cache_;  // data documents as terms, by path
-    bool read_base_data_ = false;                 // base documents were read (OPA times that: external_resolve)
+    bool read_base_data_ = false;                // base documents were read (OPA times that: external_resolve)
     runtime::BuiltinContext builtin_context_;
     std::vector<EvalError> builtin_errors_;
     std::size_t steps_ = 0;

@@ -31,7 +31,7 @@ std::set<std::string> with(std::set<std::string> s, std::initializer_list<const 
 }
 
 struct Constraint {
-    std::string target;   // upper case, as OPA names it in errors
+    std::string target;  // upper case, as OPA names it in errors
     std::string variant;
     std::set<std::string> builtins;
     std::set<std::string> features;
@@ -41,16 +41,15 @@ struct Constraint {
 std::optional<Constraint> constraint_for(const FilterTarget& t, std::string& error) {
     Constraint c;
     c.target = t.target;
-    std::transform(c.target.begin(), c.target.end(), c.target.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    std::transform(c.target.begin(), c.target.end(), c.target.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
     c.variant = t.dialect;
     std::string v = t.dialect;
     std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     const auto all = with(kComparisons, {"internal.member_2", "startswith", "endswith", "contains"});
     if (t.target == "sql") {
-        if (v == "sqlite")
-            c.builtins = with(kComparisons, {"internal.member_2"});
-        else if (v == "mysql" || v == "postgresql" || v == "sqlserver" || v == "sqlite-internal")
-            c.builtins = all;
+        if (v == "sqlite") c.builtins = with(kComparisons, {"internal.member_2"});
+        else if (v == "mysql" || v == "postgresql" || v == "sqlserver" || v == "sqlite-internal") c.builtins = all;
         else {
             error = fmt::format("unsupported variant for {}: {}", t.target, t.dialect);
             return std::nullopt;
@@ -93,7 +92,8 @@ struct Constraints {
     std::optional<std::string> assert_feature(const std::string& f) const {
         std::string out;
         for (const auto& c : all)
-            if (!c.features.count(f)) out += (out.empty() ? "" : "\n") + fmt::format("unsupported feature \"{}\" for {}", f, c.name());
+            if (!c.features.count(f))
+                out += (out.empty() ? "" : "\n") + fmt::format("unsupported feature \"{}\" for {}", f, c.name());
         if (out.empty()) return std::nullopt;
         return out;
     }
@@ -145,8 +145,8 @@ std::string call_text(const Term& t) {
 
 bool has_loc(const lang::Location& loc) { return loc.source != nullptr; }
 
-std::optional<FilterProblem> check_operand(const std::set<std::string>& shorts, const Term& op, const lang::Location& oploc,
-                                          const TermPtr& t) {
+std::optional<FilterProblem> check_operand(const std::set<std::string>& shorts, const Term& op,
+                                           const lang::Location& oploc, const TermPtr& t) {
     std::string name = ref_text(op);
     if (!t) return problem(oploc, name + ": missing operand");
     if (t->kind == TermKind::Call)
@@ -162,7 +162,8 @@ std::optional<FilterProblem> check_operand(const std::set<std::string>& shorts, 
     return std::nullopt;
 }
 
-std::optional<FilterProblem> check_call(const Constraints& cs, const lang::Expr& e, const std::vector<SupportModule>& support) {
+std::optional<FilterProblem> check_call(const Constraints& cs, const lang::Expr& e,
+                                        const std::vector<SupportModule>& support) {
     if (e.negated) {
         if (!is_call(e)) return problem(e.loc, "\"not\" not permitted");
         if (auto err = cs.assert_feature("not")) return problem(e.loc, "\"not\" not permitted: " + *err);
@@ -199,12 +200,14 @@ lang::Location operator_loc(const lang::Expr& e) {
     const Term& rhs = located(*operand(e, n - 1));
     if (lhs.loc.source != op.loc.source || rhs.loc.source != op.loc.source) return op.loc;
     // Infix: the operator spans its operands (a prefix call's operator is its name alone).
-    if (lhs.loc.offset < op.loc.offset || rhs.loc.offset + rhs.loc.length > op.loc.offset + op.loc.length) return op.loc;
+    if (lhs.loc.offset < op.loc.offset || rhs.loc.offset + rhs.loc.length > op.loc.offset + op.loc.length)
+        return op.loc;
     uint32_t from = lhs.loc.offset + lhs.loc.length, to = rhs.loc.offset;
     std::string_view text = op.loc.source->text();
     if (from > to || to > text.size() || from < op.loc.offset) return op.loc;
     uint32_t at = from;
-    while (at < to && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r' || text[at] == ')')) ++at;
+    while (at < to && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r' || text[at] == ')'))
+        ++at;
     if (at == to) return op.loc;
     lang::Location out = op.loc;
     for (uint32_t i = op.loc.offset; i < at; ++i) {
@@ -220,7 +223,8 @@ lang::Location operator_loc(const lang::Expr& e) {
     return out;
 }
 
-std::optional<FilterProblem> check_builtins(const Constraints& cs, const std::set<std::string>& shorts, const lang::Expr& e) {
+std::optional<FilterProblem> check_builtins(const Constraints& cs, const std::set<std::string>& shorts,
+                                            const lang::Expr& e) {
     if (!e.withs.empty() || !is_call(e)) return std::nullopt;
     const Term& op = *operator_term(e);
     const lang::Location loc = has_loc(op.loc) ? operator_loc(e) : e.loc;
@@ -241,7 +245,8 @@ std::optional<FilterProblem> check_builtins(const Constraints& cs, const std::se
     if (auto err = cs.assert_builtin(name))
         return problem(loc, fmt::format("invalid builtin `{}`: {}", name == "internal.member_2" ? "in" : name, *err));
     for (std::size_t i = 0; i < 2; ++i)
-        if (auto p = check_operand(shorts, op, has_loc(op.loc) ? loc : op.loc, i < operand_count(e) ? operand(e, i) : nullptr))
+        if (auto p = check_operand(shorts, op, has_loc(op.loc) ? loc : op.loc,
+                                   i < operand_count(e) ? operand(e, i) : nullptr))
             return p;
     int refs = 0;
     for (std::size_t i = 0; i < 2; ++i) refs += is_ref(operand(e, i));
@@ -290,7 +295,8 @@ std::optional<AcceptedTarget> filter_target_for(std::string_view m) {
 
 bool is_filter_media_type(std::string_view m) { return filter_target_for(m).has_value(); }
 
-std::vector<FilterProblem> check_filters(const std::vector<lang::Body>& queries, const std::vector<SupportModule>& support,
+std::vector<FilterProblem> check_filters(const std::vector<lang::Body>& queries,
+                                         const std::vector<SupportModule>& support,
                                          const std::vector<FilterTarget>& targets, const std::set<std::string>& shorts,
                                          std::string& error) {
     Constraints cs;
@@ -336,7 +342,8 @@ std::set<std::string> short_unknowns(const Value& mappings) {
     for (const auto& m : mappings.object_entries()) {
         if (!m.value.is_object()) continue;
         for (const auto& n : m.value.object_entries())
-            if (n.value.is_object() && n.value.find("$table") && n.key.is_string()) out.insert(std::string(n.key.as_string()));
+            if (n.value.is_object() && n.value.find("$table") && n.key.is_string())
+                out.insert(std::string(n.key.as_string()));
     }
     return out;
 }
@@ -433,7 +440,8 @@ std::optional<Ucast> expr_to_ucast(const lang::Expr& e, const Value& tr) {
     if (flip) {
         // The operands swap sides: `5 < x` is `x > 5`. (OPA's translation
         // writes the opposite comparison here, `x >= 5`: gavel keeps the meaning.)
-        static const std::map<std::string, std::string> swapped{{"lt", "gt"}, {"lte", "gte"}, {"gt", "lt"}, {"gte", "lte"}};
+        static const std::map<std::string, std::string> swapped{
+            {"lt", "gt"}, {"lte", "gte"}, {"gt", "lt"}, {"gte", "lte"}};
         if (auto it = swapped.find(op); it != swapped.end()) op = it->second;
     }
     auto fn = field_node(op, *ref, operand(e, flip ? 0 : 1), tr, ref_ok);
@@ -657,8 +665,9 @@ std::optional<std::string> node_sql(const Ucast& n, const std::string& dialect, 
         if (!v) return std::nullopt;
         value = *v;
     }
-    static const std::map<std::string, std::string> ops{{"eq", " = "},  {"ne", " <> "}, {"gt", " > "},   {"lt", " < "},
-                                                        {"ge", " >= "}, {"gte", " >= "}, {"le", " <= "}, {"lte", " <= "}};
+    static const std::map<std::string, std::string> ops{{"eq", " = "},  {"ne", " <> "}, {"gt", " > "},
+                                                        {"lt", " < "},  {"ge", " >= "}, {"gte", " >= "},
+                                                        {"le", " <= "}, {"lte", " <= "}};
     auto it = ops.find(n.op);
     if (it == ops.end()) {
         error = "unrecognized operator: " + n.op;
@@ -677,8 +686,8 @@ std::string filter_ucast_json(const std::vector<lang::Body>& queries, const Valu
     return out;
 }
 
-std::optional<std::string> filter_sql(const std::vector<lang::Body>& queries, const Value& mappings, const std::string& dialect,
-                                      std::string& error) {
+std::optional<std::string> filter_sql(const std::vector<lang::Body>& queries, const Value& mappings,
+                                      const std::string& dialect, std::string& error) {
     auto u = bodies_to_ucast(queries, mappings);
     if (!u) return std::string();
     auto cond = node_sql(*u, dialect, error);
@@ -722,7 +731,8 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
     std::vector<const lang::Module*> all;
     for (const auto& m : modules.modules) all.push_back(m.get());
     std::vector<const lang::Annotation*> chain;
-    for (const auto& link : compiler::annotation_chain(all, *module, module->rules[index], index)) chain.push_back(link.annotation);
+    for (const auto& link : compiler::annotation_chain(all, *module, module->rules[index], index))
+        chain.push_back(link.annotation);
 
     bool mask_found = false;
     for (const lang::Annotation* a : chain) {
@@ -736,9 +746,12 @@ FilterAnnotations filter_annotations(const compiler::CompiledModules& modules, c
                 std::string text(u.as_string());
                 auto term = lang::parse_term(text);
                 bool ref = term.ok() && (term.term->kind == TermKind::Ref || term.term->kind == TermKind::Var);
-                std::string head = !ref ? "" : term.term->kind == TermKind::Var ? term.term->text : term.term->elems[0]->text;
+                std::string head = !ref                               ? ""
+                                   : term.term->kind == TermKind::Var ? term.term->text
+                                                                      : term.term->elems[0]->text;
                 if (!ref) {
-                    out.errors.push_back(lang::Diagnostic::at(a->loc, "invalid_unknown", "unknowns must be valid refs: " + text));
+                    out.errors.push_back(
+                        lang::Diagnostic::at(a->loc, "invalid_unknown", "unknowns must be valid refs: " + text));
                 } else if (head == "input" || head == "data") {
                     out.unknowns.push_back(text);
                 } else {

@@ -48,7 +48,8 @@ struct FilterProblem {
 // OPA's checks of the residue against the targets' constraints. `shorts`: the
 // one-part unknowns (`input.fruits`) the table mappings name with `$table`.
 // An unknown target/dialect is an error message instead.
-std::vector<FilterProblem> check_filters(const std::vector<lang::Body>& queries, const std::vector<SupportModule>& support,
+std::vector<FilterProblem> check_filters(const std::vector<lang::Body>& queries,
+                                         const std::vector<SupportModule>& support,
                                          const std::vector<FilterTarget>& targets, const std::set<std::string>& shorts,
                                          std::string& error);
 

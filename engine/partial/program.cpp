@@ -37,13 +37,15 @@ TermPtr normalize_term(const TermPtr& t) {
             std::vector<TermPtr> parts;
             parts.reserve(t->elems.size());
             for (std::size_t i = 0; i < t->elems.size(); ++i)
-                parts.push_back(i == 0 && t->elems[0]->kind == TermKind::Var ? t->elems[0] : normalize_term(t->elems[i]));
+                parts.push_back(i == 0 && t->elems[0]->kind == TermKind::Var ? t->elems[0]
+                                                                             : normalize_term(t->elems[i]));
             return with_elems(*t, std::move(parts));
         }
         case TermKind::Call: {
             std::vector<TermPtr> parts;
             parts.reserve(t->elems.size());
-            for (std::size_t i = 0; i < t->elems.size(); ++i) parts.push_back(i == 0 ? t->elems[0] : normalize_term(t->elems[i]));
+            for (std::size_t i = 0; i < t->elems.size(); ++i)
+                parts.push_back(i == 0 ? t->elems[0] : normalize_term(t->elems[i]));
             return with_elems(*t, std::move(parts));
         }
         case TermKind::Array:
@@ -142,7 +144,8 @@ void Program::add_module(const lang::Module& m) {
             if (h.ref) {
                 if (h.ref->kind == TermKind::Ref) {
                     for (const auto& p : h.ref->elems) rule->reference.push_back(normalize_term(p));
-                    if (!rule->reference.empty() && h.ref->elems[0]->kind == TermKind::Var) rule->reference[0] = h.ref->elems[0];
+                    if (!rule->reference.empty() && h.ref->elems[0]->kind == TermKind::Var)
+                        rule->reference[0] = h.ref->elems[0];
                 } else {
                     rule->reference.push_back(h.ref);
                 }
@@ -162,10 +165,8 @@ void Program::add_module(const lang::Module& m) {
             }
             rule->full_ref = make_ref(std::move(full));
             Rule* raw = rule.get();
-            if (previous)
-                previous->else_rule = raw;
-            else
-                mod->rules.push_back(raw);
+            if (previous) previous->else_rule = raw;
+            else mod->rules.push_back(raw);
             previous = raw;
             mod->clauses.push_back(std::move(rule));
         }
@@ -180,8 +181,9 @@ TreeNode* descend(TreeNode* node, const TermPtr& key) {
         if (equal(*c->key, *key)) return c.get();
     auto child = std::make_unique<TreeNode>();
     child->key = key;
-    auto pos = std::lower_bound(node->children.begin(), node->children.end(), key,
-                                [](const std::unique_ptr<TreeNode>& c, const TermPtr& k) { return compare(*c->key, *k) < 0; });
+    auto pos =
+        std::lower_bound(node->children.begin(), node->children.end(), key,
+                         [](const std::unique_ptr<TreeNode>& c, const TermPtr& k) { return compare(*c->key, *k) < 0; });
     return node->children.insert(pos, std::move(child))->get();
 }
 

@@ -39,7 +39,7 @@ struct Rule {
 };
 
 struct Module {
-    std::vector<TermPtr> package;  // data, then string parts
+    std::vector<TermPtr> package;                // data, then string parts
     std::vector<std::unique_ptr<Rule>> clauses;  // every clause, else clauses too
     std::vector<const Rule*> rules;              // the first clause of each rule, in module order
 };

@@ -94,10 +94,8 @@ void append_expr(std::string& out, const lang::Expr& e, std::size_t index) {
         out += ",\"domain\":";
         append_term(out, *e.every.domain);
         out += ",\"key\":";
-        if (e.every.key)
-            append_term(out, *e.every.key);
-        else
-            out += "null";
+        if (e.every.key) append_term(out, *e.every.key);
+        else out += "null";
         out += ",\"value\":";
         append_term(out, *e.every.value);
         out += '}';
@@ -314,10 +312,8 @@ private:
         out = head.kind == TermKind::Var ? term(head) : term(head, true);
         for (std::size_t i = 1; i < r.elems.size(); ++i) {
             const Term& part = *r.elems[i];
-            if (part.kind == TermKind::String && lang::is_var_compatible(part.text))
-                out += "." + part.text;
-            else
-                out += '[' + term(part) + "]";
+            if (part.kind == TermKind::String && lang::is_var_compatible(part.text)) out += "." + part.text;
+            else out += '[' + term(part) + "]";
         }
         return out;
     }
@@ -334,16 +330,19 @@ private:
         bool inner = !top;  // operands of a nested infix call are parenthesised
         if (decl && !decl->infix.empty()) {
             if (decl->infix == "in") {
-                if (name == "internal.member_2" && args == 2) return term(*terms[1], true) + " in " + term(*terms[2], true);
+                if (name == "internal.member_2" && args == 2)
+                    return term(*terms[1], true) + " in " + term(*terms[2], true);
                 if (name == "internal.member_3" && args == 3) {
-                    std::string out = term(*terms[1], true) + ", " + term(*terms[2], true) + " in " + term(*terms[3], true);
+                    std::string out =
+                        term(*terms[1], true) + ", " + term(*terms[2], true) + " in " + term(*terms[3], true);
                     return parens && !top ? "(" + out + ")" : out;
                 }
             } else if (args == decl->arity) {
                 std::string out = term(*terms[1], inner) + " " + decl->infix + " " + term(*terms[2], inner);
                 return parens && !top ? "(" + out + ")" : out;
             } else if (top && args == decl->arity + 1 && args == 3) {
-                return term(*terms[3], false) + " = " + term(*terms[1], false) + " " + decl->infix + " " + term(*terms[2], false);
+                return term(*terms[3], false) + " = " + term(*terms[1], false) + " " + decl->infix + " " +
+                       term(*terms[2], false);
             }
         }
         return ref(*terms[0]) + "(" + list(terms, 1) + ")";
@@ -357,10 +356,8 @@ std::string module_text(Printer& p, const SupportModule& m) {
     for (std::size_t i = 1; i < m.package.size(); ++i) {
         const Term& part = *m.package[i];
         if (i > 1) text += part.kind == TermKind::String && lang::is_var_compatible(part.text) ? "." : "";
-        if (part.kind == TermKind::String && lang::is_var_compatible(part.text))
-            text += part.text;
-        else
-            text += '[' + p.term(part) + "]";
+        if (part.kind == TermKind::String && lang::is_var_compatible(part.text)) text += part.text;
+        else text += '[' + p.term(part) + "]";
     }
     text += "\n";
     for (const auto& r : m.rules) {
@@ -375,10 +372,9 @@ std::string module_text(Printer& p, const SupportModule& m) {
         }
         bool multi = r.key && !r.value;
         // A body of just `true` (or none) is not written; then the head says what holds (`p := true`).
-        bool trivial = r.body.empty() ||
-                       (r.body.size() == 1 && r.body[0].kind == lang::ExprKind::Term && r.body[0].term &&
-                        r.body[0].term->kind == TermKind::Boolean && r.body[0].term->boolean && !r.body[0].negated &&
-                        r.body[0].withs.empty());
+        bool trivial = r.body.empty() || (r.body.size() == 1 && r.body[0].kind == lang::ExprKind::Term &&
+                                          r.body[0].term && r.body[0].term->kind == TermKind::Boolean &&
+                                          r.body[0].term->boolean && !r.body[0].negated && r.body[0].withs.empty());
         if (multi) {
             text += " contains " + p.term(*r.key);
         } else if (r.value && !(r.value->kind == TermKind::Boolean && r.value->boolean && !r.is_default && !trivial)) {
@@ -428,6 +424,5 @@ std::string module_source(const SupportModule& m, const Program* program) {
     auto formatted = lang::format::format_module("support.rego", text);
     return formatted.ok() ? *formatted.text : text;
 }
-
 
 }  // namespace gavel::partial

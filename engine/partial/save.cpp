@@ -8,10 +8,8 @@ void SaveSet::push(const std::vector<TermPtr>& terms, Bindings* b) {
     Elem e;
     e.b = b;
     for (const auto& t : terms) {
-        if (t->kind == TermKind::Var && !is_root_document(*t))
-            e.vars.push_back(t);
-        else if (t->kind == TermKind::Var || t->kind == TermKind::Ref)
-            e.refs.push_back(as_ref(t));
+        if (t->kind == TermKind::Var && !is_root_document(*t)) e.vars.push_back(t);
+        else if (t->kind == TermKind::Var || t->kind == TermKind::Ref) e.refs.push_back(as_ref(t));
     }
     elems_.push_back(std::move(e));
 }
@@ -140,10 +138,8 @@ std::pair<std::vector<TermPtr>, std::vector<TermPtr>> split_package_and_rule(con
     std::size_t start = 2;
     for (std::size_t i = 2; i < string_prefix; ++i) {
         const Term& t = *path.elems[i];
-        if (t.kind == TermKind::String && lang::is_var_compatible(t.text))
-            start = i;
-        else
-            break;
+        if (t.kind == TermKind::String && lang::is_var_compatible(t.text)) start = i;
+        else break;
     }
     start = std::min(start, path.elems.size());
     std::vector<TermPtr> pkg(path.elems.begin(), path.elems.begin() + static_cast<long>(start));

@@ -99,7 +99,9 @@ public:
     bool shallow = false;
     bool nondeterministic_builtins = false;  // evaluate them when their operands are known
 
-    void push_disable_refs(std::vector<TermPtr> refs, bool internal) { frames_.push_back({internal, std::move(refs), {}}); }
+    void push_disable_refs(std::vector<TermPtr> refs, bool internal) {
+        frames_.push_back({internal, std::move(refs), {}});
+    }
     void push_disable_var(std::string var, bool internal) { frames_.push_back({internal, {}, std::move(var)}); }
     void pop_disable() { frames_.pop_back(); }
     bool disabled_ref(const Term& ref, bool ignore_internal) const;

@@ -10,10 +10,10 @@
 namespace gavel::partial {
 
 struct SupportRule {
-    std::string name;                  // Head.Name: empty for rules named by a longer ref
-    std::vector<lang::TermPtr> ref;    // Head.Reference: a var, then parts
-    std::vector<lang::TermPtr> args;   // functions
-    lang::TermPtr key;                 // partial sets (and OPA's key of two-part single-value refs)
+    std::string name;                 // Head.Name: empty for rules named by a longer ref
+    std::vector<lang::TermPtr> ref;   // Head.Reference: a var, then parts
+    std::vector<lang::TermPtr> args;  // functions
+    lang::TermPtr key;                // partial sets (and OPA's key of two-part single-value refs)
     lang::TermPtr value;
     bool is_default = false;
     lang::Body body;

@@ -147,9 +147,6 @@ int compare_bodies(const Body& a, const Body& b) {
     return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
 }
 
-
-
-
 bool is_var(const Term& t, std::string_view name) { return t.kind == TermKind::Var && t.text == name; }
 
 bool is_root_document(const Term& t) { return is_var(t, "data") || is_var(t, "input"); }
@@ -206,8 +203,9 @@ TermPtr make_call(std::vector<TermPtr> parts) { return make_with(TermKind::Call,
 TermPtr make_set(std::vector<TermPtr> elems) {
     if (!sorted_unique(elems)) {
         std::stable_sort(elems.begin(), elems.end(), less);
-        elems.erase(std::unique(elems.begin(), elems.end(), [](const TermPtr& x, const TermPtr& y) { return equal(*x, *y); }),
-                    elems.end());
+        elems.erase(
+            std::unique(elems.begin(), elems.end(), [](const TermPtr& x, const TermPtr& y) { return equal(*x, *y); }),
+            elems.end());
     }
     return make_with(TermKind::Set, std::move(elems));
 }
@@ -216,13 +214,12 @@ TermPtr make_object(std::vector<Item> items) {
     auto t = std::make_shared<Term>();
     t->kind = TermKind::Object;
     if (!sorted_unique(items)) {
-        std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return less(x.first, y.first); });
+        std::stable_sort(items.begin(), items.end(),
+                         [](const Item& x, const Item& y) { return less(x.first, y.first); });
         std::vector<Item> out;
         for (auto& item : items) {
-            if (!out.empty() && equal(*out.back().first, *item.first))
-                out.back().second = std::move(item.second);
-            else
-                out.push_back(std::move(item));
+            if (!out.empty() && equal(*out.back().first, *item.first)) out.back().second = std::move(item.second);
+            else out.push_back(std::move(item));
         }
         items = std::move(out);
     }
@@ -261,10 +258,8 @@ std::vector<Item> sorted_items(const Term& object) {
     std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return less(x.first, y.first); });
     std::vector<Item> out;
     for (auto& item : items) {
-        if (!out.empty() && equal(*out.back().first, *item.first))
-            out.back().second = std::move(item.second);
-        else
-            out.push_back(std::move(item));
+        if (!out.empty() && equal(*out.back().first, *item.first)) out.back().second = std::move(item.second);
+        else out.push_back(std::move(item));
     }
     return out;
 }
@@ -399,7 +394,9 @@ Expr make_call_expr(std::vector<TermPtr> terms) {
     return e;
 }
 
-Expr make_equality(TermPtr a, TermPtr b) { return make_call_expr({make_ref({make_var("eq")}), std::move(a), std::move(b)}); }
+Expr make_equality(TermPtr a, TermPtr b) {
+    return make_call_expr({make_ref({make_var("eq")}), std::move(a), std::move(b)});
+}
 
 Expr make_term_expr(TermPtr t) {
     Expr e;

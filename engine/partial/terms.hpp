@@ -42,10 +42,10 @@ int compare_bodies(const Body& a, const Body& b);
 int compare_exprs(const Expr& a, const Expr& b);
 
 // OPA's IsGround (a ref's head aside), IsConstant, IsScalar: the compiler's (compiler/ast/terms.hpp).
-using lang::is_ground;
+using compiler::is_comprehension;
 using compiler::is_constant;
 using compiler::is_scalar;
-using compiler::is_comprehension;
+using lang::is_ground;
 bool is_var(const Term& t, std::string_view name);
 // `data` or `input`.
 bool is_root_document(const Term& t);

@@ -7,7 +7,6 @@ namespace gavel::lang::format {
 
 namespace {
 
-
 TermPtr generated_true(const Location& at) {
     auto t = make_term(TermKind::Boolean, at);
     t->boolean = true;
@@ -54,7 +53,8 @@ std::string dotted(const std::vector<TermPtr>& path) {
 // OPA's future.WhichFutureKeyword.
 std::string future_keyword(const ImportView& imp) {
     if (imp.path.size() == 3 && imp.path[0]->kind == TermKind::Var && imp.path[0]->text == "future" &&
-        imp.path[1]->kind == TermKind::String && imp.path[1]->text == "keywords" && imp.path[2]->kind == TermKind::String)
+        imp.path[1]->kind == TermKind::String && imp.path[1]->text == "keywords" &&
+        imp.path[2]->kind == TermKind::String)
         return imp.path[2]->text;
     return {};
 }
@@ -62,7 +62,9 @@ std::string future_keyword(const ImportView& imp) {
 bool is_future_root(const ImportView& imp) {
     return !imp.path.empty() && imp.path[0]->kind == TermKind::Var && imp.path[0]->text == "future";
 }
-bool is_all_future_keywords(const ImportView& imp) { return imp.path.size() == 2 && dotted(imp.path) == "future.keywords"; }
+bool is_all_future_keywords(const ImportView& imp) {
+    return imp.path.size() == 2 && dotted(imp.path) == "future.keywords";
+}
 bool is_rego_v1(const ImportView& imp) { return imp.path.size() == 2 && dotted(imp.path) == "rego.v1"; }
 
 ImportView make_import(const std::vector<std::string>& names, const std::vector<ImportView>& existing) {
@@ -208,8 +210,9 @@ ModuleView build_view(const Module& m, const SourceSpans& spans, const ViewOptio
         cv.raw = c.loc.text();
         view.comments.push_back(std::move(cv));
     }
-    std::stable_sort(view.comments.begin(), view.comments.end(),
-                     [](const CommentView& a, const CommentView& b) { return a.row != b.row ? a.row < b.row : a.col < b.col; });
+    std::stable_sort(view.comments.begin(), view.comments.end(), [](const CommentView& a, const CommentView& b) {
+        return a.row != b.row ? a.row < b.row : a.col < b.col;
+    });
 
     for (const auto& r : m.rules) {
         RuleView rv;

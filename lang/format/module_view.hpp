@@ -27,7 +27,7 @@ struct ImportView {
     int col = 0;
     std::vector<TermPtr> path;  // head var, then string parts
     std::string alias;
-    bool generated = false;     // added by the formatter (OPA's default location)
+    bool generated = false;  // added by the formatter (OPA's default location)
 };
 
 struct HeadView {
@@ -35,7 +35,7 @@ struct HeadView {
     std::vector<TermPtr> ref;  // OPA's Head.Ref()
     std::vector<TermPtr> args;
     TermPtr key;
-    TermPtr value;            // null when the head has none
+    TermPtr value;               // null when the head has none
     bool value_at_head = false;  // OPA gave the value the head's own location (`p[x] if`, `a.b.c`)
     bool assign = false;
     bool contains = false;
@@ -47,8 +47,8 @@ struct RuleView {
     HeadView head;
     const Body* body = nullptr;  // null: OPA's generated body `true`
     const Rule* else_rule = nullptr;
-    const Rule* top = nullptr;   // the rule of the else chain this clause belongs to
-    bool literal_body = false;   // an else clause's one literal: OPA moves all of it to the clause's location
+    const Rule* top = nullptr;  // the rule of the else chain this clause belongs to
+    bool literal_body = false;  // an else clause's one literal: OPA moves all of it to the clause's location
 };
 
 struct ModuleView {

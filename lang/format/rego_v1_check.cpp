@@ -14,9 +14,9 @@ namespace {
 bool is_root_document(std::string_view name) { return name == "input" || name == "data"; }
 
 bool is_v1_keyword(std::string_view s) {
-    static constexpr std::string_view keywords[] = {"not",  "package", "import", "as",       "default",
-                                                    "else", "with",    "null",   "true",     "false",
-                                                    "some", "if",      "contains", "in", "every"};
+    static constexpr std::string_view keywords[] = {"not",  "package", "import",   "as",   "default",
+                                                    "else", "with",    "null",     "true", "false",
+                                                    "some", "if",      "contains", "in",   "every"};
     for (auto k : keywords)
         if (s == k) return true;
     return false;

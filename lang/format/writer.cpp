@@ -24,7 +24,6 @@ int count_newlines(std::string_view s) { return static_cast<int>(std::count(s.be
 
 bool is_true(const Term& t) { return t.kind == TermKind::Boolean && t.boolean; }
 
-
 // OPA's Body.Equal(expandedConst): the body is the single literal `true`.
 bool is_true_body(const Body* body) {
     if (!body) return true;
@@ -439,9 +438,7 @@ Status Writer::write_expr(const Expr& expr, Comments& comments) {
             if (st == Status::UnexpectedComment) break;
             if (st != Status::Ok) return st;
             break;
-        default:
-            errors_.push_back("the experimental `and`/`or` keywords cannot be formatted");
-            return Status::Failed;
+        default: errors_.push_back("the experimental `and`/`or` keywords cannot be formatted"); return Status::Failed;
     }
 
     if (expr.withs.empty()) return Status::Ok;
@@ -553,7 +550,8 @@ Status Writer::write_function_call(const Term& call, Comments& comments) {
     const std::string op = call.call_name();
     const std::size_t num_call_args = call.elems.size() - 1;
     if (op == "internal.member_2" || op == "internal.member_3")
-        return write_in_operator(false, call.elems, 1, comments, loc(*call.elems[0]), op == "internal.member_2" ? 2 : 3);
+        return write_in_operator(false, call.elems, 1, comments, loc(*call.elems[0]),
+                                 op == "internal.member_2" ? 2 : 3);
     const BuiltinDecl* decl = op.empty() ? nullptr : find_builtin_decl(op);
     if (!decl || decl->infix.empty()) return write_function_call_plain(call, comments);
 
@@ -596,8 +594,8 @@ Status Writer::write_function_call_plain(const Term& call, Comments& comments) {
     std::vector<Element> args;
     for (std::size_t i = 1; i < call.elems.size(); ++i) args.push_back({call.elems[i].get(), nullptr, nullptr});
     Span at = loc(op);
-    Status st = write_iterable(std::move(args), at, spans_.closing_row(0, 0, '(', ')', at), comments,
-                               &Writer::list_entry);
+    Status st =
+        write_iterable(std::move(args), at, spans_.closing_row(0, 0, '(', ')', at), comments, &Writer::list_entry);
     write(")");
     if (st != Status::Ok) return stopped(st, comments);
     return Status::Ok;
@@ -756,7 +754,8 @@ bool Writer::should_bracket_ref_term(const Term& part) const {
     if (opts_.rego_v1)
         keyword |= std::find(std::begin(kKeywordsV1Extra), std::end(kKeywordsV1Extra), s) != std::end(kKeywordsV1Extra);
     else
-        keyword |= std::find(opts_.future_keywords.begin(), opts_.future_keywords.end(), s) != opts_.future_keywords.end();
+        keyword |=
+            std::find(opts_.future_keywords.begin(), opts_.future_keywords.end(), s) != opts_.future_keywords.end();
     if (keyword) {
         if (!opts_.allow_keywords_in_refs) return true;
         std::string_view t = text(loc(part));
@@ -820,8 +819,8 @@ Status Writer::write_object(const Term& term, Comments& comments) {
     std::vector<Element> items;
     for (const auto& [k, v] : term.items) items.push_back({k.get(), v.get(), nullptr});
     Span at = loc(term);
-    Status st = write_iterable(std::move(items), at, spans_.closing_row(0, 0, '{', '}', at), comments,
-                               &Writer::object_entry);
+    Status st =
+        write_iterable(std::move(items), at, spans_.closing_row(0, 0, '{', '}', at), comments, &Writer::object_entry);
     write("}");
     return st;
 }
@@ -831,8 +830,8 @@ Status Writer::write_array(const Term& term, Comments& comments) {
     std::vector<Element> elems;
     for (const auto& e : term.elems) elems.push_back({e.get(), nullptr, nullptr});
     Span at = loc(term);
-    Status st = write_iterable(std::move(elems), at, spans_.closing_row(0, 0, '[', ']', at), comments,
-                               &Writer::list_entry);
+    Status st =
+        write_iterable(std::move(elems), at, spans_.closing_row(0, 0, '[', ']', at), comments, &Writer::list_entry);
     write("]");
     return stopped(st, comments);
 }
@@ -847,8 +846,8 @@ Status Writer::write_set(const Term& term, Comments& comments) {
     write("{");
     std::vector<Element> elems;
     for (const auto& e : term.elems) elems.push_back({e.get(), nullptr, nullptr});
-    Status st = write_iterable(std::move(elems), at, spans_.closing_row(0, 0, '{', '}', at), comments,
-                               &Writer::list_entry);
+    Status st =
+        write_iterable(std::move(elems), at, spans_.closing_row(0, 0, '{', '}', at), comments, &Writer::list_entry);
     write("}");
     return stopped(st, comments);
 }
@@ -887,8 +886,8 @@ Status Writer::write_comprehension(char open, char close, const Term& head, cons
     return write_comprehension_body(open, close, body, head_loc, at, comments);
 }
 
-Status Writer::write_comprehension_body(char open, char close, const Body& body, const Span& head,
-                                        const Span& compr, Comments& comments) {
+Status Writer::write_comprehension_body(char open, char close, const Body& body, const Span& head, const Span& compr,
+                                        Comments& comments) {
     std::vector<Element> exprs;
     for (const auto& e : body) exprs.push_back({nullptr, nullptr, &e});
     auto lines = group_iterable(exprs, head);

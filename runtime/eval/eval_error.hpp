@@ -9,12 +9,12 @@ namespace gavel {
 
 // An evaluation error as OPA reports it: code, message and where.
 struct EvalError {
-    std::string code;     // eval_conflict_error, eval_type_error, eval_builtin_error, eval_cancel_error ...
+    std::string code;  // eval_conflict_error, eval_type_error, eval_builtin_error, eval_cancel_error ...
     std::string message;
-    std::string file;     // empty when the error has no location
+    std::string file;  // empty when the error has no location
     uint32_t line = 0;
     uint32_t col = 0;
-    std::string text;     // the expression's source text (what a query's error names, having no file)
+    std::string text;  // the expression's source text (what a query's error names, having no file)
 
     // OPA's form: "<file>:<line>: <code>: <message>"; in a query (no file) the expression's text
     // stands for the place: `to_number("x"): eval_builtin_error: ...`; "<code>: <message>" when

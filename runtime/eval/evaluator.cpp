@@ -129,7 +129,8 @@ void Evaluator::cancelled() {
 std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink sink) {
     Frame frame(query.slots);
     try {
-        eval_body(frame, query.body, 0, [&] { sink(std::span<const Value* const>(frame.slots.data(), frame.slots.size())); });
+        eval_body(frame, query.body, 0,
+                  [&] { sink(std::span<const Value* const>(frame.slots.data(), frame.slots.size())); });
     } catch (const Halt& h) {
         // OPA records a builtin error and evaluates on; in strict mode the first one
         // recorded is the answer, even when a later error (a conflict) ended evaluation.
@@ -194,7 +195,8 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
                 };
                 if (domain.is_array()) {
                     auto elems = domain.array_elements();
-                    for (std::size_t i = 0; i < elems.size() && !cut_; ++i) each(Value::integer(static_cast<int64_t>(i)), elems[i]);
+                    for (std::size_t i = 0; i < elems.size() && !cut_; ++i)
+                        each(Value::integer(static_cast<int64_t>(i)), elems[i]);
                 } else if (domain.is_object()) {
                     for (const auto& entry : domain.object_entries()) {
                         if (cut_) break;
@@ -216,16 +218,15 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
                     // Each element is checked on its own; the first success is enough.
                     bool found = first_solution(f, [&](Cont done) {
                         auto body = [&] { eval_body(f, *e.body, 0, done); };
-                        if (e.key_present)
-                            unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, body); });
-                        else
-                            unify_value(f, e.value, value, body);
+                        if (e.key_present) unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, body); });
+                        else unify_value(f, e.value, value, body);
                     });
                     if (!found) all = false;
                 };
                 if (domain.is_array()) {
                     auto elems = domain.array_elements();
-                    for (std::size_t i = 0; i < elems.size(); ++i) check(Value::integer(static_cast<int64_t>(i)), elems[i]);
+                    for (std::size_t i = 0; i < elems.size(); ++i)
+                        check(Value::integer(static_cast<int64_t>(i)), elems[i]);
                 } else if (domain.is_object()) {
                     for (const auto& entry : domain.object_entries()) check(entry.key, entry.value);
                 } else if (domain.is_set()) {
@@ -242,7 +243,8 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
             // `not f(x)` over known operands is decided by one call, without a search.
             if (e.body->exprs.size() == 1 && !settings_.tracer) {
                 const PExpr& inner = e.body->exprs.front();
-                if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && inner.withs.empty() && inner.result_slot < 0) {
+                if (inner.op == ExprOp::Truthy && inner.a.op == TermOp::Call && inner.withs.empty() &&
+                    inner.result_slot < 0) {
                     Value v;
                     if (Direct d = direct_call(f, inner.a, v); d != Direct::Unknown) {
                         if (d == Direct::Undefined || !truthy(v)) k();
@@ -332,10 +334,8 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
                 break;
             case PWith::Target::Data: data_overrides_.emplace_back(w.path, &values[i]); break;
             case PWith::Target::Function:
-                if (w.replacement)
-                    function_overrides_[w.function_name] = {w.replacement, nullptr};
-                else
-                    function_overrides_[w.function_name] = {nullptr, &values[i]};
+                if (w.replacement) function_overrides_[w.function_name] = {w.replacement, nullptr};
+                else function_overrides_[w.function_name] = {nullptr, &values[i]};
                 break;
         }
     }
@@ -497,15 +497,13 @@ void Evaluator::unify_value(Frame& f, const PTerm& p, const Value& v, Cont k) {
 Evaluator::Direct Evaluator::direct_value(const Frame& f, const PTerm& t, const Value*& out) const {
     switch (t.op) {
         case TermOp::Const:
-        case TermOp::Local:
-            out = known_value(f, t);
-            return out ? Direct::Found : Direct::Unknown;
-        case TermOp::Input:
-            out = input_;
-            return input_ ? Direct::Found : Direct::Undefined;
+        case TermOp::Local: out = known_value(f, t); return out ? Direct::Found : Direct::Unknown;
+        case TermOp::Input: out = input_; return input_ ? Direct::Found : Direct::Undefined;
         case TermOp::Ref: {
             const PTerm& head = t.elems[0];
-            const Value* v = head.op == TermOp::Input ? input_ : head.op == TermOp::Local ? f.slots[head.slot] : nullptr;
+            const Value* v = head.op == TermOp::Input   ? input_
+                             : head.op == TermOp::Local ? f.slots[head.slot]
+                                                        : nullptr;
             if (!v && head.op != TermOp::Input) return Direct::Unknown;
             for (std::size_t i = 1; i < t.elems.size(); ++i)
                 if (!known_value(f, t.elems[i])) return Direct::Unknown;
@@ -687,8 +685,7 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
             walk_data(f, &program_.root, &program_.base_data, ref, 1, path, k);
             return;
         }
-        default:
-            eval_term(f, head, [&](const Value& v) { walk_value(f, v, ref, 1, k); });
+        default: eval_term(f, head, [&](const Value& v) { walk_value(f, v, ref, 1, k); });
     }
 }
 
@@ -717,14 +714,15 @@ const Value* find_hinted(const Value& obj, const Value& key, const LookupHint& h
     uint32_t guess = hint.index.load(std::memory_order_relaxed);
     if (guess < entries.size()) {
         const Value& k = entries[guess].key;
-        if (k.identical(key) || (k.is_string() && same_bytes(k.as_string(), key.as_string()))) return &entries[guess].value;
+        if (k.identical(key) || (k.is_string() && same_bytes(k.as_string(), key.as_string())))
+            return &entries[guess].value;
     }
     const Value* found = obj.find(key);
     if (found) {
         // `found` is the value of an entry: its index is its distance in entries.
-        auto index = static_cast<uint32_t>((reinterpret_cast<const char*>(found) -
-                                            reinterpret_cast<const char*>(entries.data())) /
-                                           sizeof(entries[0]));
+        auto index = static_cast<uint32_t>(
+            (reinterpret_cast<const char*>(found) - reinterpret_cast<const char*>(entries.data())) /
+            sizeof(entries[0]));
         if (index != guess) hint.index.store(index, std::memory_order_relaxed);
     }
     return found;
@@ -771,10 +769,12 @@ void Evaluator::walk_value(Frame& f, const Value& start, const PTerm& ref, std::
         if (v->is_array()) {
             auto elems = v->array_elements();
             for (std::size_t j = 0; j < elems.size() && !cut_; ++j)
-                unify_value(f, part, Value::integer(static_cast<int64_t>(j)), [&] { walk_value(f, elems[j], ref, i + 1, k, base_data); });
+                unify_value(f, part, Value::integer(static_cast<int64_t>(j)),
+                            [&] { walk_value(f, elems[j], ref, i + 1, k, base_data); });
         } else if (v->is_object()) {
             for (const auto& entry : v->object_entries())
-                if (!cut_) unify_value(f, part, entry.key, [&] { walk_value(f, entry.value, ref, i + 1, k, base_data); });
+                if (!cut_)
+                    unify_value(f, part, entry.key, [&] { walk_value(f, entry.value, ref, i + 1, k, base_data); });
         } else if (v->is_set()) {
             for (const auto& elem : v->set_elements())
                 if (!cut_) unify_value(f, part, elem, [&] { walk_value(f, elem, ref, i + 1, k, base_data); });
@@ -782,7 +782,8 @@ void Evaluator::walk_value(Frame& f, const Value& start, const PTerm& ref, std::
         return;
     }
     eval_term(f, part, [&](const Value& key) {
-        if (const Value* child = ref_child(*v, key, part.hint, base_data)) walk_value(f, *child, ref, i + 1, k, base_data);
+        if (const Value* child = ref_child(*v, key, part.hint, base_data))
+            walk_value(f, *child, ref, i + 1, k, base_data);
     });
 }
 
@@ -837,9 +838,9 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
             walk_complete_rule(f, *node->rules, ref, i, k);
             return;
         }
-        auto v = base ? std::optional<Value>(*base)
+        auto v = base                                                      ? std::optional<Value>(*base)
                  : node->children.empty() || !names_child(f, node, ref, i) ? rule_value(*node->rules)
-                                                                             : materialize(node, base, path);
+                                                                           : materialize(node, base, path);
         if (v) walk_value(f, *v, ref, i, k);
         return;
     }
@@ -930,7 +931,8 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
                 b.insert(entry.key, entry.value);
     if (base && base->is_object())
         for (const auto& entry : base->object_entries())
-            if ((!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string()))) && !hidden(entry.key))
+            if ((!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string()))) &&
+                !hidden(entry.key))
                 b.insert(entry.key, entry.value);
     for (const auto& [name, child] : node->children) {
         if (root && name == "system") continue;
@@ -943,7 +945,9 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
             bool conflict = false;
             std::size_t depth = node->rules->rules.empty() ? 0 : node->rules->rules[0]->key_path.size();
             v = merge_documents(*mine, *v, depth == 0 ? 0 : depth - 1, conflict);
-            if (conflict) halt("eval_conflict_error", "object keys must be unique", child->rules ? child->rules->loc : node->rules->loc);
+            if (conflict)
+                halt("eval_conflict_error", "object keys must be unique",
+                     child->rules ? child->rules->loc : node->rules->loc);
         } else if (mine) {
             v = *mine;
         }
@@ -1005,10 +1009,12 @@ void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, cons
         if (r->check_guards && !guards_hold(*r, nullptr)) continue;  // the index skips it
         Frame frame(r->slots);
         bool any = false;
-        if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Enter, *r, frame);
+        if (settings_.tracer) [[unlikely]]
+            trace_clause(TraceOp::Enter, *r, frame);
         eval_body(frame, r->body, 0, [&] {
             any = true;
-            if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Exit, *r, frame);
+            if (settings_.tracer) [[unlikely]]
+                trace_clause(TraceOp::Exit, *r, frame);
             k(frame, *r);
         });
         if (any) return;
@@ -1030,7 +1036,8 @@ void Evaluator::candidate_rules(const RuleSet& rules, RuleList& out) const {
         std::vector<std::size_t> picked = rules.rule_index->unindexed;
         if (const Value* v = input_at(rules.rule_index->path)) {
             auto it = rules.rule_index->by_value.find(*v);
-            if (it != rules.rule_index->by_value.end()) picked.insert(picked.end(), it->second.begin(), it->second.end());
+            if (it != rules.rule_index->by_value.end())
+                picked.insert(picked.end(), it->second.begin(), it->second.end());
         }
         std::sort(picked.begin(), picked.end());
         for (std::size_t i : picked) out.push_back(rules.rules[i].get());
@@ -1053,10 +1060,8 @@ bool array_matches(const IndexGuard& g, std::span<const Value> elems) {
 // OPA's trie traversal for one guard: the value, or (arrays) the string split at a glob delimiter.
 bool guard_matches(const IndexGuard& g, const Value& v) {
     switch (g.pattern) {
-        case IndexGuard::Pattern::Defined:
-            return true;
-        case IndexGuard::Pattern::Scalar:
-            return is_scalar(v) && v == g.scalar;
+        case IndexGuard::Pattern::Defined: return true;
+        case IndexGuard::Pattern::Scalar: return is_scalar(v) && v == g.scalar;
         case IndexGuard::Pattern::Array:
             if (v.is_array() && array_matches(g, v.array_elements())) return true;
             if (v.is_string())
@@ -1147,7 +1152,8 @@ void Evaluator::complete_rule_then(const RuleSet& rules, ValueCont k) {
             const PRule* r = &clause;
             eval_term(frame, r->value, [&](const Value& v) {
                 if (result) {
-                    if (*result != v) halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
+                    if (*result != v)
+                        halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
                     return;
                 }
                 result = v;
@@ -1176,7 +1182,8 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
     switch (rules.kind) {
         case RuleKind::Complete: {
             std::optional<Value> result;
-            const bool early_exit = rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
+            const bool early_exit =
+                rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
             for (const PRule* rule : candidates) {
                 if (result && early_exit) break;
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
@@ -1292,7 +1299,8 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
         const Value* v = nullptr;
         Direct d = direct_value(f, arg, v);
         if (d != Direct::Found) {
-            if (d == Direct::Undefined || arg.op != TermOp::Array || scratch_array_.busy() || arg.elems.size() > kMaxArgs)
+            if (d == Direct::Undefined || arg.op != TermOp::Array || scratch_array_.busy() ||
+                arg.elems.size() > kMaxArgs)
                 return d;
             std::array<Slot, kMaxArgs> items;
             for (std::size_t j = 0; j < arg.elems.size(); ++j) {
@@ -1306,7 +1314,8 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
         }
         std::memcpy(&args[i], v, sizeof(Value));
     }
-    if (settings_.tracer) [[unlikely]] traced_call_ = &call.loc;  // where a trace() note comes from
+    if (settings_.tracer) [[unlikely]]
+        traced_call_ = &call.loc;  // where a trace() note comes from
     runtime::BuiltinResult r =
         builtin->impl(std::span<const Value>(reinterpret_cast<const Value*>(args.data()), n), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
@@ -1324,7 +1333,8 @@ Evaluator::Direct Evaluator::cached_call(const Frame& f, const PTerm& call, Valu
     std::array<const Value*, kMaxArgs> known;
     const std::size_t n = call.elems.size();
     for (std::size_t i = 0; i < n; ++i)
-        if (Direct d = direct_value(f, call.elems[i], known[i]); d != Direct::Found) return d == Direct::Undefined ? d : Direct::Unknown;
+        if (Direct d = direct_value(f, call.elems[i], known[i]); d != Direct::Found)
+            return d == Direct::Undefined ? d : Direct::Unknown;
     ValueList args;
     for (std::size_t i = 0; i < n; ++i) args.push_back(*known[i]);
     const std::optional<Value>* cached = function_cache_.find(*call.callee->function, {args.data(), args.size()});
@@ -1390,17 +1400,18 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
     }
     if (!callee.builtin) return;
     if (callee.builtin->relation) {  // walk: the continuation runs once per output
-        runtime::BuiltinResult r = callee.builtin->relation(
-            std::span<const Value>(args.data(), args.size()), builtin_context_, [&](const Value& out) {
-                k(out);
-                return !cut_;
-            });
+        runtime::BuiltinResult r = callee.builtin->relation(std::span<const Value>(args.data(), args.size()),
+                                                            builtin_context_, [&](const Value& out) {
+                                                                k(out);
+                                                                return !cut_;
+                                                            });
         // An error, or the evaluation stopped inside it (cancelled: its deadline or memory limit).
         if (r.status != runtime::BuiltinResult::Status::Value && r.status != runtime::BuiltinResult::Status::Undefined)
             builtin_failed(r, callee.name, call.loc);
         return;
     }
-    if (settings_.tracer) [[unlikely]] traced_call_ = &call.loc;  // where a trace() note comes from
+    if (settings_.tracer) [[unlikely]]
+        traced_call_ = &call.loc;  // where a trace() note comes from
     runtime::BuiltinResult r = callee.builtin->impl(std::span<const Value>(args.data(), args.size()), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
         tick(result_work(r.value));
@@ -1433,7 +1444,8 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
         return;
     }
     const std::uint64_t prints_before = builtin_context_.prints;
-    if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
+    if (++depth_ > settings_.max_depth)
+        halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
     std::optional<Value> result;
     const bool early_exit = fn.early_exit || (fn.guarded_early_exit && lookup_exits_early(fn, &args));
     for (const auto& rule : fn.rules) {
@@ -1442,16 +1454,18 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
             if (r->check_guards && !guards_hold(*r, &args)) continue;  // the index skips it
             Frame frame(r->slots);
             bool any = false;
-            if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Enter, *r, frame);
+            if (settings_.tracer) [[unlikely]]
+                trace_clause(TraceOp::Enter, *r, frame);
             std::function<void(std::size_t)> bind_params = [&](std::size_t i) {
                 if (i == r->params.size()) {
                     eval_body(frame, r->body, 0, [&] {
                         any = true;
-                        if (settings_.tracer) [[unlikely]] trace_clause(TraceOp::Exit, *r, frame);
+                        if (settings_.tracer) [[unlikely]]
+                            trace_clause(TraceOp::Exit, *r, frame);
                         eval_term(frame, r->value, [&](const Value& v) {
                             if (result && *result != v)
-                                halt("eval_conflict_error", "functions must not produce multiple outputs for same inputs",
-                                     r->loc);
+                                halt("eval_conflict_error",
+                                     "functions must not produce multiple outputs for same inputs", r->loc);
                             result = v;
                             if (early_exit) cut_ = true;  // one value for every clause: done (OPA's early exit)
                         });
@@ -1551,8 +1565,7 @@ std::vector<std::pair<std::string, std::optional<Value>>> Evaluator::trace_opera
                     if (!value) value = v;
                     ev.cut_ = true;
                 });
-            } catch (const Halt&) {
-            }
+            } catch (const Halt&) {}
             ev.cut_ = false;
         }
         out.emplace_back(std::string(t->loc.text()), std::move(value));

@@ -30,8 +30,8 @@ struct EvalSettings {
     const std::atomic<bool>* cancel = nullptr;
     std::function<void(std::string_view)> print;
     const Value* runtime_info = nullptr;  // opa.runtime()
-    Tracer* tracer = nullptr;  // see TraceEvent in engine/engine.hpp
-    std::size_t max_depth = 2000;  // nested rule/function/comprehension evaluations
+    Tracer* tracer = nullptr;             // see TraceEvent in engine/engine.hpp
+    std::size_t max_depth = 2000;         // nested rule/function/comprehension evaluations
     std::uint64_t max_memory = 0;  // bytes the evaluating thread may gain (runtime/memory_meter.hpp); 0: no limit
 };
 
@@ -98,7 +98,7 @@ private:
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
     Direct direct_call(const Frame& f, const PTerm& call, Value& out);
-    static bool all_keys_constant(const RuleSet& rules);  // no rule of the set has a variable key
+    static bool all_keys_constant(const RuleSet& rules);                // no rule of the set has a variable key
     Direct cached_call(const Frame& f, const PTerm& call, Value& out);  // a user function's cached answer
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
@@ -143,7 +143,7 @@ private:
     std::optional<EvalError> first_builtin_error_;
     runtime::BuiltinContext builtin_context_;
     const lang::Location* traced_call_ = nullptr;  // with a tracer: the builtin call running now
-    runtime::ScratchArray scratch_array_;  // direct_call's array-literal argument
+    runtime::ScratchArray scratch_array_;          // direct_call's array-literal argument
     std::size_t depth_ = 0;
     uintptr_t stack_floor_ = 0;  // runtime/stack_limit.hpp: below it, evaluation stops with an error
     // Set when a search has what it needs (`not`, `every`): every generator

@@ -39,9 +39,9 @@ enum class TermOp : uint8_t {
 };
 
 struct Callee {
-    std::string name;                          // as written, dotted: "count", "data.lib.f"
+    std::string name;                           // as written, dotted: "count", "data.lib.f"
     const runtime::Builtin* builtin = nullptr;  // a builtin ...
-    const RuleSet* function = nullptr;         // ... or a user function
+    const RuleSet* function = nullptr;          // ... or a user function
 };
 
 struct PTermPair;  // an object item: key and value (below)
@@ -105,7 +105,7 @@ struct PExpr {
     PTerm a, b;
     PTerm key, value, domain;  // Iterate / Every (key may be absent: key_present)
     bool key_present = false;
-    std::shared_ptr<PBody> body;                // Not, Every, And
+    std::shared_ptr<PBody> body;                       // Not, Every, And
     std::vector<std::shared_ptr<PBody>> alternatives;  // Or
     std::vector<PWith> withs;
     lang::Location loc;
@@ -138,10 +138,10 @@ struct IndexGuard {
     };
     Root root = Root::Input;
     Pattern pattern = Pattern::Defined;
-    uint32_t arg = 0;                       // Arg: the argument's position
-    std::vector<Value> path;                // Input, Data: the constant parts below the root
-    PTerm ref;                              // Data: the ref, evaluated as a base document (with `with` overrides)
-    Value scalar;                           // Scalar
+    uint32_t arg = 0;                         // Arg: the argument's position
+    std::vector<Value> path;                  // Input, Data: the constant parts below the root
+    PTerm ref;                                // Data: the ref, evaluated as a base document (with `with` overrides)
+    Value scalar;                             // Scalar
     std::vector<std::optional<Value>> elems;  // Array: nullopt matches any element
     // Array: a string value also matches when split at one of these (OPA's glob.match
     // mappers: every glob delimiter the rule set uses on this ref).
@@ -168,7 +168,7 @@ struct PRule {
     PTerm value;                  // the produced value (true when not written)
     std::vector<PTerm> params;    // Function arguments (patterns)
     std::shared_ptr<PRule> else_rule;
-    uint32_t slots = 0;           // frame size
+    uint32_t slots = 0;  // frame size
     bool is_default = false;
     lang::Location loc;
 
@@ -196,7 +196,7 @@ struct RuleIndex {
 // All definitions of one rule path.
 struct RuleSet {
     std::unique_ptr<RuleIndex> rule_index;  // when enough rules test the same input path
-    std::vector<std::string> path;  // below data
+    std::vector<std::string> path;          // below data
     RuleKind kind = RuleKind::Complete;
     std::size_t arity = 0;
     std::vector<std::shared_ptr<PRule>> rules;

@@ -426,8 +426,8 @@ struct Lowering {
         const std::string root = parts[0]->kind == TermKind::Var ? parts[0]->text : "";
         // `with f as g`: g may name a function or builtin rather than a value.
         const lang::Term& value = *w.value;
-        if (value.kind == TermKind::Ref && value.elems[0]->kind == TermKind::Var && !slots.count(value.elems[0]->text) &&
-            value.elems[0]->text != "input") {
+        if (value.kind == TermKind::Ref && value.elems[0]->kind == TermKind::Var &&
+            !slots.count(value.elems[0]->text) && value.elems[0]->text != "input") {
             auto replacement = callee(value);
             bool data_value = compiler::is_ref_to(value, "data") && !replacement->function;
             if (!data_value && (replacement->function || replacement->builtin)) out.replacement = replacement;
@@ -488,8 +488,9 @@ RuleKind kind_of(const lang::RuleHead& head, std::size_t static_len) {
 std::vector<IndexGuard> index_guards(const Program& program, const lang::Rule& clause);
 
 // One clause: its own slots; the else chain is lowered by the caller, iteratively.
-std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::CompiledModules& compiled, lang::Rule clause,
-                                    RuleKind kind, std::size_t static_len, lang::Diagnostics& diags) {
+std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::CompiledModules& compiled,
+                                    lang::Rule clause, RuleKind kind, std::size_t static_len,
+                                    lang::Diagnostics& diags) {
     Counts counts;
     for (const auto& a : clause.head.args) count_vars(*a, counts);
     for (const auto* t : {&clause.head.key, &clause.head.value})
@@ -510,7 +511,8 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
         for (const auto& a : head.args) out->params.push_back(low.term(*a));
     out->body = low.body(clause.body);
     if (kind == RuleKind::PartialSet || kind == RuleKind::PartialObject)
-        for (std::size_t i = static_len; i < head.ref->elems.size(); ++i) out->key_path.push_back(low.term(*head.ref->elems[i]));
+        for (std::size_t i = static_len; i < head.ref->elems.size(); ++i)
+            out->key_path.push_back(low.term(*head.ref->elems[i]));
     if (kind == RuleKind::PartialSet) out->value = low.term(*head.key);
     else out->value = low.term(*head.value);
     out->slots = static_cast<uint32_t>(low.slots.size());
@@ -743,13 +745,11 @@ struct GuardBuilder {
     }
 };
 
-
 std::vector<IndexGuard> index_guards(const Program& program, const lang::Rule& clause) {
     GuardBuilder builder{program, clause.head.args, {}, {}};
     builder.body(clause.body);
     return std::move(builder.guards);
 }
-
 
 // OPA evaluates the rules an index lookup keeps in the order its trie traversal meets
 // them (v1/ast/index.go): rules without guards first, then depth first over the refs
@@ -770,7 +770,8 @@ void order_like_opa_index(RuleSet& set) {
     for (const auto& rule : set.rules)
         for (const PRule* r = rule.get(); r; r = r->else_rule.get())
             for (const auto& g : r->guards) {
-                auto it = std::find_if(refs.begin(), refs.end(), [&](const RefStat& s) { return same_ref(*s.first, g); });
+                auto it =
+                    std::find_if(refs.begin(), refs.end(), [&](const RefStat& s) { return same_ref(*s.first, g); });
                 if (it == refs.end()) refs.push_back({&g, g.tests});
                 else it->tests += g.tests;
             }
@@ -791,7 +792,8 @@ void order_like_opa_index(RuleSet& set) {
         if (r.guards.empty()) return k;
         k.push_back(1);
         for (const auto& ref : refs) {
-            auto g = std::find_if(r.guards.begin(), r.guards.end(), [&](const IndexGuard& x) { return same_ref(x, *ref.first); });
+            auto g = std::find_if(r.guards.begin(), r.guards.end(),
+                                  [&](const IndexGuard& x) { return same_ref(x, *ref.first); });
             if (g == r.guards.end()) {
                 k.push_back(0);  // the "undefined" branch: always taken, first
                 continue;
@@ -935,8 +937,8 @@ void fuse_capture_checks(PBody& body) {
     for (std::size_t i = 0; i + 1 < exprs.size(); ++i) {
         PExpr& bind = exprs[i];
         const PExpr& check = exprs[i + 1];
-        if (bind.op != ExprOp::Unify || !bind.withs.empty() || check.op != ExprOp::Truthy || check.a.op != TermOp::Local ||
-            !check.withs.empty())
+        if (bind.op != ExprOp::Unify || !bind.withs.empty() || check.op != ExprOp::Truthy ||
+            check.a.op != TermOp::Local || !check.withs.empty())
             continue;
         PTerm* value = nullptr;
         if (bind.a.op == TermOp::Local && bind.a.slot == check.a.slot) value = &bind.b;
@@ -1013,8 +1015,10 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
                 set->index = program.rule_sets.size();
                 at->rules = set.get();
                 program.rule_sets.push_back(std::move(set));
-            } else if (at->rules->kind != kind || (kind == RuleKind::Function && at->rules->arity != rule.head.args.size())) {
-                diags.add(rule.loc, lang::codes::type_error, fmt::format("conflicting rules {} found", at->rules->dotted()));
+            } else if (at->rules->kind != kind ||
+                       (kind == RuleKind::Function && at->rules->arity != rule.head.args.size())) {
+                diags.add(rule.loc, lang::codes::type_error,
+                          fmt::format("conflicting rules {} found", at->rules->dotted()));
                 continue;
             }
             pending.push_back({&rule, at->rules, static_len});

@@ -50,8 +50,7 @@ TermValue constant_value(const lang::Term& t) {
         case TermKind::ArrayComprehension:
         case TermKind::SetComprehension:
         case TermKind::ObjectComprehension:
-        case TermKind::Template:
-            return {false, {}, "not a constant: " + std::string(t.loc.text())};
+        case TermKind::Template: return {false, {}, "not a constant: " + std::string(t.loc.text())};
         default: return scalar_value(t);
     }
 }

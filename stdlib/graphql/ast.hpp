@@ -43,8 +43,8 @@ struct ChildValue {
 
 // A type reference: a named type or a list of one, maybe non-null.
 struct TypeRef {
-    std::string named;               // empty for lists
-    std::shared_ptr<TypeRef> elem;   // list element type
+    std::string named;              // empty for lists
+    std::shared_ptr<TypeRef> elem;  // list element type
     bool non_null = false;
     Position pos;
 

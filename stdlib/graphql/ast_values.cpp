@@ -57,8 +57,8 @@ RV value_to(const std::shared_ptr<Value>& v) {
     Obj o;
     o.str("Raw", v->raw).num("Kind", static_cast<int>(v->kind)).boolean("ExpectedTypeHasDefault", false);
     o.child("Children", list(v->children, [](const ChildValue& c) {
-        return Obj().str("Name", c.name).child("Value", value_to(c.value)).build();
-    }));
+                return Obj().str("Name", c.name).child("Value", value_to(c.value)).build();
+            }));
     return o.build();
 }
 
@@ -68,7 +68,8 @@ RV type_to(const std::shared_ptr<TypeRef>& t) {
 }
 
 RV arguments_to(const std::vector<Argument>& args) {
-    return list(args, [](const Argument& a) { return Obj().str("Name", a.name).child("Value", value_to(a.value)).build(); });
+    return list(args,
+                [](const Argument& a) { return Obj().str("Name", a.name).child("Value", value_to(a.value)).build(); });
 }
 
 RV directives_to(const std::vector<Directive>& dirs) {
@@ -81,11 +82,11 @@ RV selections_to(const std::vector<Selection>& sels) {
     return list(sels, [](const Selection& s) {
         Obj o;
         switch (s.kind) {
-        case SelectionKind::Field:
-            o.str("Alias", s.alias).str("Name", s.name).child("Arguments", arguments_to(s.arguments));
-            break;
-        case SelectionKind::FragmentSpread: o.str("Name", s.name); break;
-        case SelectionKind::InlineFragment: o.str("TypeCondition", s.type_condition); break;
+            case SelectionKind::Field:
+                o.str("Alias", s.alias).str("Name", s.name).child("Arguments", arguments_to(s.arguments));
+                break;
+            case SelectionKind::FragmentSpread: o.str("Name", s.name); break;
+            case SelectionKind::InlineFragment: o.str("TypeCondition", s.type_condition); break;
         }
         o.child("Directives", directives_to(s.directives)).child("SelectionSet", selections_to(s.selection_set));
         return o.build();
@@ -122,19 +123,23 @@ RV definitions_to(const std::vector<Definition>& defs) {
         o.str("Kind", d.kind).str("Description", d.description).str("Name", d.name).boolean("BuiltIn", d.built_in);
         o.child("Directives", directives_to(d.directives)).child("Interfaces", strings(d.interfaces));
         o.child("Fields", list(d.fields, [](const FieldDefinition& f) {
-            return Obj()
-                .str("Description", f.description)
-                .str("Name", f.name)
-                .child("Arguments", argument_definitions_to(f.arguments))
-                .child("DefaultValue", value_to(f.default_value))
-                .child("Type", type_to(f.type))
-                .child("Directives", directives_to(f.directives))
-                .build();
-        }));
+                    return Obj()
+                        .str("Description", f.description)
+                        .str("Name", f.name)
+                        .child("Arguments", argument_definitions_to(f.arguments))
+                        .child("DefaultValue", value_to(f.default_value))
+                        .child("Type", type_to(f.type))
+                        .child("Directives", directives_to(f.directives))
+                        .build();
+                }));
         o.child("Types", strings(d.types));
         o.child("EnumValues", list(d.enum_values, [](const EnumValueDefinition& e) {
-            return Obj().str("Description", e.description).str("Name", e.name).child("Directives", directives_to(e.directives)).build();
-        }));
+                    return Obj()
+                        .str("Description", e.description)
+                        .str("Name", e.name)
+                        .child("Directives", directives_to(e.directives))
+                        .build();
+                }));
         return o.build();
     });
 }
@@ -144,9 +149,10 @@ RV schema_definitions_to(const std::vector<SchemaDefinition>& defs) {
         return Obj()
             .str("Description", s.description)
             .child("Directives", directives_to(s.directives))
-            .child("OperationTypes", list(s.operation_types, [](const OperationTypeDefinition& op) {
-                return Obj().str("Operation", op.operation).str("Type", op.type).build();
-            }))
+            .child("OperationTypes", list(s.operation_types,
+                                          [](const OperationTypeDefinition& op) {
+                                              return Obj().str("Operation", op.operation).str("Type", op.type).build();
+                                          }))
             .build();
     });
 }
@@ -212,7 +218,8 @@ struct Decoder {
     struct Nest {
         Decoder& d;
         explicit Nest(Decoder& dec) : d(dec) {
-            if (++d.depth > kMaxDepth) throw DecodeError{"AST nesting exceeds the maximum depth of " + std::to_string(kMaxDepth)};
+            if (++d.depth > kMaxDepth)
+                throw DecodeError{"AST nesting exceeds the maximum depth of " + std::to_string(kMaxDepth)};
         }
         ~Nest() { --d.depth; }
     };
@@ -383,23 +390,23 @@ struct Decoder {
 RV query_to_value(const QueryDocument& doc) {
     Obj o;
     o.child("Operations", list(doc.operations, [](const Operation& op) {
-        return Obj()
-            .str("Operation", op.operation)
-            .str("Name", op.name)
-            .child("VariableDefinitions", variables_to(op.variables))
-            .child("Directives", directives_to(op.directives))
-            .child("SelectionSet", selections_to(op.selection_set))
-            .build();
-    }));
+                return Obj()
+                    .str("Operation", op.operation)
+                    .str("Name", op.name)
+                    .child("VariableDefinitions", variables_to(op.variables))
+                    .child("Directives", directives_to(op.directives))
+                    .child("SelectionSet", selections_to(op.selection_set))
+                    .build();
+            }));
     o.child("Fragments", list(doc.fragments, [](const Fragment& f) {
-        return Obj()
-            .str("Name", f.name)
-            .child("VariableDefinition", variables_to(f.variables))
-            .str("TypeCondition", f.type_condition)
-            .child("Directives", directives_to(f.directives))
-            .child("SelectionSet", selections_to(f.selection_set))
-            .build();
-    }));
+                return Obj()
+                    .str("Name", f.name)
+                    .child("VariableDefinition", variables_to(f.variables))
+                    .str("TypeCondition", f.type_condition)
+                    .child("Directives", directives_to(f.directives))
+                    .child("SelectionSet", selections_to(f.selection_set))
+                    .build();
+            }));
     return o.build();
 }
 
@@ -408,14 +415,14 @@ RV schema_to_value(const SchemaDocument& doc) {
     o.child("Schema", schema_definitions_to(doc.schema));
     o.child("SchemaExtension", schema_definitions_to(doc.schema_extensions));
     o.child("Directives", list(doc.directives, [](const DirectiveDefinition& d) {
-        return Obj()
-            .str("Description", d.description)
-            .str("Name", d.name)
-            .child("Arguments", argument_definitions_to(d.arguments))
-            .child("Locations", strings(d.locations))
-            .boolean("IsRepeatable", d.repeatable)
-            .build();
-    }));
+                return Obj()
+                    .str("Description", d.description)
+                    .str("Name", d.name)
+                    .child("Arguments", argument_definitions_to(d.arguments))
+                    .child("Locations", strings(d.locations))
+                    .boolean("IsRepeatable", d.repeatable)
+                    .build();
+            }));
     o.child("Definitions", definitions_to(doc.definitions));
     o.child("Extensions", definitions_to(doc.extensions));
     return o.build();

@@ -43,7 +43,8 @@ Outcome<gql::QueryDocument> query_operand(const Value& v, std::size_t operand) {
         return std::get<gql::QueryDocument>(std::move(r));
     }
     // OPA numbers these operands from 0 here.
-    return Failure{fmt::format("operand {} must be one of {{string, object}} but got {}", operand, v.type_name()), true};
+    return Failure{fmt::format("operand {} must be one of {{string, object}} but got {}", operand, v.type_name()),
+                   true};
 }
 
 Outcome<gql::SchemaDocument> schema_operand(const Value& v, std::size_t operand) {
@@ -57,7 +58,8 @@ Outcome<gql::SchemaDocument> schema_operand(const Value& v, std::size_t operand)
         if (auto* e = std::get_if<std::string>(&r)) return Failure{*e};
         return std::get<gql::SchemaDocument>(std::move(r));
     }
-    return Failure{fmt::format("operand {} must be one of {{string, object}} but got {}", operand, v.type_name()), true};
+    return Failure{fmt::format("operand {} must be one of {{string, object}} but got {}", operand, v.type_name()),
+                   true};
 }
 
 // Builds the schema and validates the query against it.
@@ -120,7 +122,8 @@ void register_graphql(Registry& r) {
     declare(r, "graphql.parse_and_verify", 2, [](Args a, BuiltinContext&) {
         auto v = verify(a);
         if (std::holds_alternative<Failure>(v))
-            return BuiltinResult::of(Value::array({Value::boolean(false), Value::empty_object(), Value::empty_object()}));
+            return BuiltinResult::of(
+                Value::array({Value::boolean(false), Value::empty_object(), Value::empty_object()}));
         auto& ok = std::get<Verified>(v);
         return BuiltinResult::of(
             Value::array({Value::boolean(true), gql::query_to_value(ok.query), gql::schema_to_value(ok.schema)}));

@@ -13,27 +13,27 @@ namespace gavel::stdlib::graphql {
 
 std::string_view kind_text(TokenKind k) {
     switch (k) {
-    case TokenKind::Invalid: return "<Invalid>";
-    case TokenKind::Eof: return "<EOF>";
-    case TokenKind::Bang: return "!";
-    case TokenKind::Dollar: return "$";
-    case TokenKind::Amp: return "&";
-    case TokenKind::ParenL: return "(";
-    case TokenKind::ParenR: return ")";
-    case TokenKind::Spread: return "...";
-    case TokenKind::Colon: return ":";
-    case TokenKind::Equals: return "=";
-    case TokenKind::At: return "@";
-    case TokenKind::BracketL: return "[";
-    case TokenKind::BracketR: return "]";
-    case TokenKind::BraceL: return "{";
-    case TokenKind::BraceR: return "}";
-    case TokenKind::Pipe: return "|";
-    case TokenKind::Name: return "Name";
-    case TokenKind::Int: return "Int";
-    case TokenKind::Float: return "Float";
-    case TokenKind::String: return "String";
-    case TokenKind::BlockString: return "BlockString";
+        case TokenKind::Invalid: return "<Invalid>";
+        case TokenKind::Eof: return "<EOF>";
+        case TokenKind::Bang: return "!";
+        case TokenKind::Dollar: return "$";
+        case TokenKind::Amp: return "&";
+        case TokenKind::ParenL: return "(";
+        case TokenKind::ParenR: return ")";
+        case TokenKind::Spread: return "...";
+        case TokenKind::Colon: return ":";
+        case TokenKind::Equals: return "=";
+        case TokenKind::At: return "@";
+        case TokenKind::BracketL: return "[";
+        case TokenKind::BracketR: return "]";
+        case TokenKind::BraceL: return "{";
+        case TokenKind::BraceR: return "}";
+        case TokenKind::Pipe: return "|";
+        case TokenKind::Name: return "Name";
+        case TokenKind::Int: return "Int";
+        case TokenKind::Float: return "Float";
+        case TokenKind::String: return "String";
+        case TokenKind::BlockString: return "BlockString";
     }
     return "<Invalid>";
 }
@@ -125,33 +125,33 @@ Token Lexer::next(std::optional<Error>& error) {
     char c = in_[start_];
     advance_byte();
     switch (c) {
-    case '!': return make(TokenKind::Bang, {});
-    case '$': return make(TokenKind::Dollar, {});
-    case '&': return make(TokenKind::Amp, {});
-    case '(': return make(TokenKind::ParenL, {});
-    case ')': return make(TokenKind::ParenR, {});
-    case ':': return make(TokenKind::Colon, {});
-    case '=': return make(TokenKind::Equals, {});
-    case '@': return make(TokenKind::At, {});
-    case '[': return make(TokenKind::BracketL, {});
-    case ']': return make(TokenKind::BracketR, {});
-    case '{': return make(TokenKind::BraceL, {});
-    case '}': return make(TokenKind::BraceR, {});
-    case '|': return make(TokenKind::Pipe, {});
-    case '.':
-        if (in_.substr(start_, 3) == "...") {
-            end_ += 2;
-            end_runes_ += 2;
-            return make(TokenKind::Spread, {});
-        }
-        break;
-    case '"':
-        if (in_.substr(start_, 3) == "\"\"\"") return read_block_string(error);
-        return read_string(error);
-    default:
-        if (is_name_start(c)) return read_name();
-        if (c == '-' || (c >= '0' && c <= '9')) return read_number(error);
-        break;
+        case '!': return make(TokenKind::Bang, {});
+        case '$': return make(TokenKind::Dollar, {});
+        case '&': return make(TokenKind::Amp, {});
+        case '(': return make(TokenKind::ParenL, {});
+        case ')': return make(TokenKind::ParenR, {});
+        case ':': return make(TokenKind::Colon, {});
+        case '=': return make(TokenKind::Equals, {});
+        case '@': return make(TokenKind::At, {});
+        case '[': return make(TokenKind::BracketL, {});
+        case ']': return make(TokenKind::BracketR, {});
+        case '{': return make(TokenKind::BraceL, {});
+        case '}': return make(TokenKind::BraceR, {});
+        case '|': return make(TokenKind::Pipe, {});
+        case '.':
+            if (in_.substr(start_, 3) == "...") {
+                end_ += 2;
+                end_runes_ += 2;
+                return make(TokenKind::Spread, {});
+            }
+            break;
+        case '"':
+            if (in_.substr(start_, 3) == "\"\"\"") return read_block_string(error);
+            return read_string(error);
+        default:
+            if (is_name_start(c)) return read_name();
+            if (c == '-' || (c >= '0' && c <= '9')) return read_number(error);
+            break;
     }
     --end_;
     --end_runes_;
@@ -214,7 +214,8 @@ Token Lexer::read_string(std::optional<Error>& error) {
     while (end_ < in_.size()) {
         unsigned char c = static_cast<unsigned char>(in_[end_]);
         if (c == '\n' || c == '\r') break;
-        if (c < 0x20 && c != '\t') return fail(error, fmt::format("Invalid character within String: \"\\u{:04d}\".", c));
+        if (c < 0x20 && c != '\t')
+            return fail(error, fmt::format("Invalid character within String: \"\\u{:04d}\".", c));
         if (c == '"') {
             Token t = make(TokenKind::String, std::move(buf));
             advance_byte();
@@ -240,7 +241,8 @@ Token Lexer::read_string(std::optional<Error>& error) {
                     else if (h >= 'A' && h <= 'F') cp |= h - 'A' + 10;
                     else {
                         advance_byte();
-                        return fail(error, fmt::format("Invalid character escape sequence: \\{}.", in_.substr(end_, 5)));
+                        return fail(error,
+                                    fmt::format("Invalid character escape sequence: \\{}.", in_.substr(end_, 5)));
                     }
                 }
                 support::utf8::append_rune(buf, cp);  // a lone surrogate becomes U+FFFD, as Go writes it
@@ -249,15 +251,17 @@ Token Lexer::read_string(std::optional<Error>& error) {
                 continue;
             }
             switch (esc) {
-            case '"': case '/': case '\\': buf += esc; break;
-            case 'b': buf += '\b'; break;
-            case 'f': buf += '\f'; break;
-            case 'n': buf += '\n'; break;
-            case 'r': buf += '\r'; break;
-            case 't': buf += '\t'; break;
-            default:
-                advance_byte();
-                return fail(error, fmt::format("Invalid character escape sequence: \\{}.", esc));
+                case '"':
+                case '/':
+                case '\\': buf += esc; break;
+                case 'b': buf += '\b'; break;
+                case 'f': buf += '\f'; break;
+                case 'n': buf += '\n'; break;
+                case 'r': buf += '\r'; break;
+                case 't': buf += '\t'; break;
+                default:
+                    advance_byte();
+                    return fail(error, fmt::format("Invalid character escape sequence: \\{}.", esc));
             }
             end_ += 2;
             end_runes_ += 2;

@@ -11,8 +11,27 @@
 namespace gavel::stdlib::graphql {
 
 enum class TokenKind {
-    Invalid, Eof, Bang, Dollar, Amp, ParenL, ParenR, Spread, Colon, Equals, At,
-    BracketL, BracketR, BraceL, BraceR, Pipe, Name, Int, Float, String, BlockString,
+    Invalid,
+    Eof,
+    Bang,
+    Dollar,
+    Amp,
+    ParenL,
+    ParenR,
+    Spread,
+    Colon,
+    Equals,
+    At,
+    BracketL,
+    BracketR,
+    BraceL,
+    BraceR,
+    Pipe,
+    Name,
+    Int,
+    Float,
+    String,
+    BlockString,
 };
 
 // "<EOF>", "{", "Name" ...: how parse errors spell a token kind.
@@ -50,8 +69,8 @@ private:
     Token read_name();
 
     std::string_view in_;
-    std::size_t start_ = 0, end_ = 0;                // bytes
-    long start_runes_ = 0, end_runes_ = 0;           // runes
+    std::size_t start_ = 0, end_ = 0;       // bytes
+    long start_runes_ = 0, end_runes_ = 0;  // runes
     int line_ = 1;
     long line_start_runes_ = 0;
 };

@@ -85,28 +85,29 @@ public:
         for (const auto& sel : sels) {
             ++work_;
             switch (sel.kind) {
-            case SelectionKind::Field: {
-                FieldEntry e;
-                e.parent = parent;
-                e.field = &sel;
-                if (sel.name == "__typename") {
-                    e.type = std::make_shared<TypeRef>(TypeRef{"String", nullptr, true, {}});
-                } else if (parent) {
-                    for (const auto& fd : parent->fields)
-                        if (fd.name == sel.name) e.type = fd.type;
+                case SelectionKind::Field: {
+                    FieldEntry e;
+                    e.parent = parent;
+                    e.field = &sel;
+                    if (sel.name == "__typename") {
+                        e.type = std::make_shared<TypeRef>(TypeRef{"String", nullptr, true, {}});
+                    } else if (parent) {
+                        for (const auto& fd : parent->fields)
+                            if (fd.name == sel.name) e.type = fd.type;
+                    }
+                    out[sel.alias.empty() ? sel.name : sel.alias].push_back(std::move(e));
+                    break;
                 }
-                out[sel.alias.empty() ? sel.name : sel.alias].push_back(std::move(e));
-                break;
-            }
-            case SelectionKind::InlineFragment:
-                collect(sel.selection_set, sel.type_condition.empty() ? parent : s_.type(sel.type_condition), out,
-                        fragments, depth + 1);
-                break;
-            case SelectionKind::FragmentSpread:
-                if (!fragments.insert(sel.name).second) break;
-                if (auto it = fragments_.find(sel.name); it != fragments_.end())
-                    collect(it->second->selection_set, s_.type(it->second->type_condition), out, fragments, depth + 1);
-                break;
+                case SelectionKind::InlineFragment:
+                    collect(sel.selection_set, sel.type_condition.empty() ? parent : s_.type(sel.type_condition), out,
+                            fragments, depth + 1);
+                    break;
+                case SelectionKind::FragmentSpread:
+                    if (!fragments.insert(sel.name).second) break;
+                    if (auto it = fragments_.find(sel.name); it != fragments_.end())
+                        collect(it->second->selection_set, s_.type(it->second->type_condition), out, fragments,
+                                depth + 1);
+                    break;
             }
         }
     }
@@ -135,7 +136,8 @@ public:
             if (it == right.end()) continue;
             std::string why = first_conflict(xs, it->second, exclusive);
             if (exhausted_) return {};
-            if (!why.empty()) reasons += (reasons.empty() ? "" : " and ") + ("subfields " + q(name) + " conflict because " + why);
+            if (!why.empty())
+                reasons += (reasons.empty() ? "" : " and ") + ("subfields " + q(name) + " conflict because " + why);
         }
         return reasons;
     }

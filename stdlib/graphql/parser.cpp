@@ -51,7 +51,10 @@ public:
     }
 
     void unexpected(const Token& tok) { fail_at(tok, "Unexpected " + tok.describe()); }
-    void unexpected() { Token t = peek(); unexpected(t); }
+    void unexpected() {
+        Token t = peek();
+        unexpected(t);
+    }
 
     Token expect(TokenKind kind) {
         Token tok = peek();
@@ -103,8 +106,8 @@ public:
         Parser& p;
         explicit DepthGuard(Parser& parser) : p(parser) {
             if (++p.depth_ > kMaxDepth && !p.error)
-                p.error = Error{"document nesting exceeds the maximum depth of " + std::to_string(kMaxDepth),
-                                p.peek().pos};
+                p.error =
+                    Error{"document nesting exceeds the maximum depth of " + std::to_string(kMaxDepth), p.peek().pos};
         }
         ~DepthGuard() { --p.depth_; }
     };
@@ -118,46 +121,44 @@ public:
         auto v = std::make_shared<Value>();
         v->pos = tok.pos;
         switch (tok.kind) {
-        case TokenKind::BracketL:
-            v->kind = ValueKind::List;
-            many(TokenKind::BracketL, TokenKind::BracketR, [&] {
-                ChildValue c;
-                c.pos = peek().pos;
-                c.value = parse_value(is_const);
-                v->children.push_back(std::move(c));
-            });
-            return v;
-        case TokenKind::BraceL:
-            v->kind = ValueKind::Object;
-            many(TokenKind::BraceL, TokenKind::BraceR, [&] {
-                ChildValue c;
-                c.pos = peek().pos;
-                c.name = parse_name();
-                expect(TokenKind::Colon);
-                c.value = parse_value(is_const);
-                v->children.push_back(std::move(c));
-            });
-            return v;
-        case TokenKind::Dollar:
-            if (is_const) {
-                unexpected();
-                return nullptr;
-            }
-            v->kind = ValueKind::Variable;
-            v->raw = parse_variable();
-            return v;
-        case TokenKind::Int: v->kind = ValueKind::Int; break;
-        case TokenKind::Float: v->kind = ValueKind::Float; break;
-        case TokenKind::String: v->kind = ValueKind::String; break;
-        case TokenKind::BlockString: v->kind = ValueKind::Block; break;
-        case TokenKind::Name:
-            v->kind = tok.value == "true" || tok.value == "false" ? ValueKind::Boolean
-                      : tok.value == "null"                       ? ValueKind::Null
-                                                                  : ValueKind::Enum;
-            break;
-        default:
-            unexpected();
-            return nullptr;
+            case TokenKind::BracketL:
+                v->kind = ValueKind::List;
+                many(TokenKind::BracketL, TokenKind::BracketR, [&] {
+                    ChildValue c;
+                    c.pos = peek().pos;
+                    c.value = parse_value(is_const);
+                    v->children.push_back(std::move(c));
+                });
+                return v;
+            case TokenKind::BraceL:
+                v->kind = ValueKind::Object;
+                many(TokenKind::BraceL, TokenKind::BraceR, [&] {
+                    ChildValue c;
+                    c.pos = peek().pos;
+                    c.name = parse_name();
+                    expect(TokenKind::Colon);
+                    c.value = parse_value(is_const);
+                    v->children.push_back(std::move(c));
+                });
+                return v;
+            case TokenKind::Dollar:
+                if (is_const) {
+                    unexpected();
+                    return nullptr;
+                }
+                v->kind = ValueKind::Variable;
+                v->raw = parse_variable();
+                return v;
+            case TokenKind::Int: v->kind = ValueKind::Int; break;
+            case TokenKind::Float: v->kind = ValueKind::Float; break;
+            case TokenKind::String: v->kind = ValueKind::String; break;
+            case TokenKind::BlockString: v->kind = ValueKind::Block; break;
+            case TokenKind::Name:
+                v->kind = tok.value == "true" || tok.value == "false" ? ValueKind::Boolean
+                          : tok.value == "null"                       ? ValueKind::Null
+                                                                      : ValueKind::Enum;
+                break;
+            default: unexpected(); return nullptr;
         }
         next();
         v->raw = tok.value;
@@ -220,10 +221,8 @@ public:
             if (tok.kind == TokenKind::Name) {
                 if (tok.value == "query" || tok.value == "mutation" || tok.value == "subscription")
                     doc.operations.push_back(parse_operation());
-                else if (tok.value == "fragment")
-                    doc.fragments.push_back(parse_fragment_definition());
-                else
-                    unexpected();
+                else if (tok.value == "fragment") doc.fragments.push_back(parse_fragment_definition());
+                else unexpected();
             } else if (tok.kind == TokenKind::BraceL) {
                 doc.operations.push_back(parse_operation());
             } else {
@@ -552,11 +551,25 @@ public:
     }
 
     std::string parse_directive_location() {
-        static constexpr std::string_view kLocations[] = {
-            "QUERY", "MUTATION", "SUBSCRIPTION", "FIELD", "FRAGMENT_DEFINITION", "FRAGMENT_SPREAD",
-            "INLINE_FRAGMENT", "VARIABLE_DEFINITION", "SCHEMA", "SCALAR", "OBJECT", "FIELD_DEFINITION",
-            "ARGUMENT_DEFINITION", "INTERFACE", "UNION", "ENUM", "ENUM_VALUE", "INPUT_OBJECT",
-            "INPUT_FIELD_DEFINITION"};
+        static constexpr std::string_view kLocations[] = {"QUERY",
+                                                          "MUTATION",
+                                                          "SUBSCRIPTION",
+                                                          "FIELD",
+                                                          "FRAGMENT_DEFINITION",
+                                                          "FRAGMENT_SPREAD",
+                                                          "INLINE_FRAGMENT",
+                                                          "VARIABLE_DEFINITION",
+                                                          "SCHEMA",
+                                                          "SCALAR",
+                                                          "OBJECT",
+                                                          "FIELD_DEFINITION",
+                                                          "ARGUMENT_DEFINITION",
+                                                          "INTERFACE",
+                                                          "UNION",
+                                                          "ENUM",
+                                                          "ENUM_VALUE",
+                                                          "INPUT_OBJECT",
+                                                          "INPUT_FIELD_DEFINITION"};
         Token name = expect(TokenKind::Name);
         for (auto loc : kLocations)
             if (name.value == loc) return name.value;

@@ -124,7 +124,8 @@ bool kind_in(const std::string& kind, std::initializer_list<std::string_view> ki
 
 std::optional<Error> check_name(const Position& pos, const std::string& name) {
     if (name.rfind("__", 0) == 0)
-        return Error{"Name \"" + name + "\" must not begin with \"__\", which is reserved by GraphQL introspection.", pos};
+        return Error{"Name \"" + name + "\" must not begin with \"__\", which is reserved by GraphQL introspection.",
+                     pos};
     return std::nullopt;
 }
 
@@ -172,7 +173,8 @@ public:
     std::optional<Error> implements(const Definition& def, const std::string& name) {
         const Definition* intf = s_.type(name);
         if (!intf) return Error{"Undefined type " + quote(name) + ".", def.pos};
-        if (intf->kind != "INTERFACE") return Error{quote(name) + " is a non interface type " + intf->kind + ".", def.pos};
+        if (intf->kind != "INTERFACE")
+            return Error{quote(name) + " is a non interface type " + intf->kind + ".", def.pos};
         for (const auto& required : intf->fields) {
             auto found = std::find_if(def.fields.begin(), def.fields.end(),
                                       [&](const FieldDefinition& f) { return f.name == required.name; });
@@ -200,19 +202,21 @@ public:
                 bool in_interface = std::any_of(required.arguments.begin(), required.arguments.end(),
                                                 [&](const ArgumentDefinition& a) { return a.name == fa.name; });
                 if (!in_interface && fa.type && fa.type->non_null && !fa.default_value)
-                    return Error{"For " + def.name + " to implement " + intf->name +
-                                     " any additional arguments on " + found->name +
-                                     " must be optional or have a default value but " + fa.name + " is required.",
+                    return Error{"For " + def.name + " to implement " + intf->name + " any additional arguments on " +
+                                     found->name + " must be optional or have a default value but " + fa.name +
+                                     " is required.",
                                  fa.pos};
             }
         }
         for (const auto& transitive : intf->interfaces) {
             if (std::find(def.interfaces.begin(), def.interfaces.end(), transitive) != def.interfaces.end()) continue;
             if (transitive == def.name)
-                return Error{"Type " + def.name + " cannot implement " + name + " because it would create a circular reference.",
-                             def.pos};
-            return Error{"Type " + def.name + " must implement " + transitive + " because it is implemented by " + name + ".",
-                         def.pos};
+                return Error{
+                    "Type " + def.name + " cannot implement " + name + " because it would create a circular reference.",
+                    def.pos};
+            return Error{
+                "Type " + def.name + " must implement " + transitive + " because it is implemented by " + name + ".",
+                def.pos};
         }
         return std::nullopt;
     }
@@ -242,8 +246,8 @@ public:
             if (auto e = check_name(f.pos, f.name)) return e;
             if (auto e = type_ref(f.type, f.pos)) return e;
             if (auto e = arguments(f.arguments, nullptr)) return e;
-            if (auto e = directives(f.directives, def.kind == "INPUT_OBJECT" ? "INPUT_FIELD_DEFINITION" : "FIELD_DEFINITION",
-                                    nullptr))
+            if (auto e = directives(
+                    f.directives, def.kind == "INPUT_OBJECT" ? "INPUT_FIELD_DEFINITION" : "FIELD_DEFINITION", nullptr))
                 return e;
         }
         for (const auto& t : def.types) {
@@ -254,11 +258,13 @@ public:
         for (const auto& i : def.interfaces)
             if (auto e = implements(def, i)) return e;
         if (def.kind == "OBJECT" || def.kind == "INTERFACE") {
-            if (def.fields.empty()) return Error{def.kind + " " + def.name + ": must define one or more fields.", def.pos};
+            if (def.fields.empty())
+                return Error{def.kind + " " + def.name + ": must define one or more fields.", def.pos};
             for (const auto& f : def.fields)
                 if (const Definition* t = s_.type(f.type->innermost_name()); t && t->kind == "INPUT_OBJECT")
-                    return Error{def.kind + " " + def.name + ": field must be one of SCALAR, OBJECT, INTERFACE, UNION, ENUM.",
-                                 f.pos};
+                    return Error{
+                        def.kind + " " + def.name + ": field must be one of SCALAR, OBJECT, INTERFACE, UNION, ENUM.",
+                        f.pos};
         } else if (def.kind == "ENUM") {
             if (def.enum_values.empty())
                 return Error{def.kind + " " + def.name + ": must define one or more unique enum values.", def.pos};
@@ -354,18 +360,21 @@ std::variant<Schema, Error> build_schema(const SchemaDocument& user) {
         for (const auto& d : doc->directives) {
             if (s.directives.count(d.name)) {
                 // SDL may restate the spec's directives; the first one stays.
-                if (d.name == "include" || d.name == "skip" || d.name == "deprecated" || d.name == "specifiedBy") continue;
+                if (d.name == "include" || d.name == "skip" || d.name == "deprecated" || d.name == "specifiedBy")
+                    continue;
                 return Error{"Cannot redeclare directive " + d.name + ".", d.pos};
             }
             s.directives.emplace(d.name, d);
         }
 
     if (user.schema.size() > 1)
-        return Error{"Cannot have multiple schema entry points, consider schema extensions instead.", user.schema[1].pos};
+        return Error{"Cannot have multiple schema entry points, consider schema extensions instead.",
+                     user.schema[1].pos};
     auto set_roots = [&](const SchemaDefinition& sd) -> std::optional<Error> {
         for (const auto& op : sd.operation_types) {
             if (!s.type(op.type))
-                return Error{"Schema root " + op.operation + " refers to a type " + op.type + " that does not exist.", op.pos};
+                return Error{"Schema root " + op.operation + " refers to a type " + op.type + " that does not exist.",
+                             op.pos};
             if (op.operation == "query") s.query_type = op.type;
             else if (op.operation == "mutation") s.mutation_type = op.type;
             else if (op.operation == "subscription") s.subscription_type = op.type;

@@ -25,21 +25,22 @@ std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 std::string value_text(const Value* v) {
     if (!v) return "<nil>";
     switch (v->kind) {
-    case ValueKind::Variable: return "$" + v->raw;
-    case ValueKind::String: case ValueKind::Block: return q(v->raw);
-    case ValueKind::List: {
-        std::string s = "[";
-        for (std::size_t i = 0; i < v->children.size(); ++i)
-            s += (i ? ", " : "") + value_text(v->children[i].value.get());
-        return s + "]";
-    }
-    case ValueKind::Object: {
-        std::string s = "{";
-        for (std::size_t i = 0; i < v->children.size(); ++i)
-            s += (i ? ", " : "") + v->children[i].name + ": " + value_text(v->children[i].value.get());
-        return s + "}";
-    }
-    default: return v->raw;
+        case ValueKind::Variable: return "$" + v->raw;
+        case ValueKind::String:
+        case ValueKind::Block: return q(v->raw);
+        case ValueKind::List: {
+            std::string s = "[";
+            for (std::size_t i = 0; i < v->children.size(); ++i)
+                s += (i ? ", " : "") + value_text(v->children[i].value.get());
+            return s + "]";
+        }
+        case ValueKind::Object: {
+            std::string s = "{";
+            for (std::size_t i = 0; i < v->children.size(); ++i)
+                s += (i ? ", " : "") + v->children[i].name + ": " + value_text(v->children[i].value.get());
+            return s + "}";
+        }
+        default: return v->raw;
     }
 }
 
@@ -99,7 +100,8 @@ private:
                 report("There can be only one operation named " + q(op.name) + ".", op.pos);
         }
         for (const auto& f : doc_.fragments)
-            if (!frag_names.insert(f.name).second) report("There can be only one fragment named " + q(f.name) + ".", f.pos);
+            if (!frag_names.insert(f.name).second)
+                report("There can be only one fragment named " + q(f.name) + ".", f.pos);
         fragment_cycles();
     }
 
@@ -158,8 +160,8 @@ private:
                 std::string via;
                 for (std::size_t i = cycle->second; i < path.size(); ++i)
                     via += (via.empty() ? "" : ", ") + q(path[i]->name);
-                report("Cannot spread fragment " + q(spread->name) + " within itself" + (via.empty() ? "" : " via " + via) +
-                           ".",
+                report("Cannot spread fragment " + q(spread->name) + " within itself" +
+                           (via.empty() ? "" : " via " + via) + ".",
                        cycle->second < path.size() ? path[cycle->second]->pos : spread->pos);
             }
         }
@@ -212,7 +214,10 @@ private:
             directives(v.directives, "VARIABLE_DEFINITION", ignored);
         }
         Summary sum;  // variable usages count in operation directives and selections
-        directives(op.directives, op.operation == "mutation" ? "MUTATION" : op.operation == "subscription" ? "SUBSCRIPTION" : "QUERY",
+        directives(op.directives,
+                   op.operation == "mutation"       ? "MUTATION"
+                   : op.operation == "subscription" ? "SUBSCRIPTION"
+                                                    : "QUERY",
                    sum);
 
         merge_check(op.selection_set, root_type);
@@ -237,8 +242,9 @@ private:
             used.insert(u.name);
             auto it = defined.find(u.name);
             if (it == defined.end()) {
-                report(op.name.empty() ? "Variable " + q("$" + u.name) + " is not defined."
-                                       : "Variable " + q("$" + u.name) + " is not defined by operation " + q(op.name) + ".",
+                report(op.name.empty()
+                           ? "Variable " + q("$" + u.name) + " is not defined."
+                           : "Variable " + q("$" + u.name) + " is not defined by operation " + q(op.name) + ".",
                        u.pos);
                 continue;
             }
@@ -246,8 +252,9 @@ private:
         }
         for (const auto& v : op.variables)
             if (!used.count(v.variable))
-                report(op.name.empty() ? "Variable " + q("$" + v.variable) + " is never used."
-                                       : "Variable " + q("$" + v.variable) + " is never used in operation " + q(op.name) + ".",
+                report(op.name.empty()
+                           ? "Variable " + q("$" + v.variable) + " is never used."
+                           : "Variable " + q("$" + v.variable) + " is never used in operation " + q(op.name) + ".",
                        v.pos);
     }
 
@@ -314,7 +321,8 @@ private:
         if (type_condition.empty()) return nullptr;
         const Definition* t = s_.type(type_condition);
         if (!t) {
-            report("Unknown type " + q(type_condition) + "." + did_you_mean("Did you mean", type_condition, type_names(), true),
+            report("Unknown type " + q(type_condition) + "." +
+                       did_you_mean("Did you mean", type_condition, type_names(), true),
                    pos);
             return nullptr;
         }
@@ -347,33 +355,34 @@ private:
     void selections(const std::vector<Selection>& sels, const Definition* parent, Summary& sum) {
         for (const auto& s : sels) {
             switch (s.kind) {
-            case SelectionKind::Field: field(s, parent, sum); break;
-            case SelectionKind::InlineFragment: {
-                const Definition* on = fragment_type(s.type_condition, s.pos, nullptr);
-                if (on && parent && is_composite_kind(parent->kind) && !overlap(*on, *parent))
-                    report("Fragment cannot be spread here as objects of type " + q(parent->name) +
-                               " can never be of type " + q(on->name) + ".",
-                           s.pos);
-                directives(s.directives, "INLINE_FRAGMENT", sum);
-                merge_check(s.selection_set, s.type_condition.empty() ? parent : on);
-                selections(s.selection_set, s.type_condition.empty() ? parent : on, sum);
-                break;
-            }
-            case SelectionKind::FragmentSpread: {
-                sum.spreads.push_back(s.name);
-                directives(s.directives, "FRAGMENT_SPREAD", sum);
-                const Fragment* f = fragment(s.name);
-                if (!f) {
-                    report("Unknown fragment " + q(s.name) + ".", s.pos);
+                case SelectionKind::Field: field(s, parent, sum); break;
+                case SelectionKind::InlineFragment: {
+                    const Definition* on = fragment_type(s.type_condition, s.pos, nullptr);
+                    if (on && parent && is_composite_kind(parent->kind) && !overlap(*on, *parent))
+                        report("Fragment cannot be spread here as objects of type " + q(parent->name) +
+                                   " can never be of type " + q(on->name) + ".",
+                               s.pos);
+                    directives(s.directives, "INLINE_FRAGMENT", sum);
+                    merge_check(s.selection_set, s.type_condition.empty() ? parent : on);
+                    selections(s.selection_set, s.type_condition.empty() ? parent : on, sum);
                     break;
                 }
-                const Definition* on = s_.type(f->type_condition);
-                if (on && parent && is_composite_kind(on->kind) && is_composite_kind(parent->kind) && !overlap(*on, *parent))
-                    report("Fragment " + q(s.name) + " cannot be spread here as objects of type " + q(parent->name) +
-                               " can never be of type " + q(on->name) + ".",
-                           s.pos);
-                break;
-            }
+                case SelectionKind::FragmentSpread: {
+                    sum.spreads.push_back(s.name);
+                    directives(s.directives, "FRAGMENT_SPREAD", sum);
+                    const Fragment* f = fragment(s.name);
+                    if (!f) {
+                        report("Unknown fragment " + q(s.name) + ".", s.pos);
+                        break;
+                    }
+                    const Definition* on = s_.type(f->type_condition);
+                    if (on && parent && is_composite_kind(on->kind) && is_composite_kind(parent->kind) &&
+                        !overlap(*on, *parent))
+                        report("Fragment " + q(s.name) + " cannot be spread here as objects of type " +
+                                   q(parent->name) + " can never be of type " + q(on->name) + ".",
+                               s.pos);
+                    break;
+                }
             }
         }
     }
@@ -382,7 +391,8 @@ private:
     // have the field (interfaces first, most used first); else similar names.
     std::string field_hint(const Definition& parent, const std::string& name) const {
         auto has_field = [&](const Definition& d) {
-            return std::any_of(d.fields.begin(), d.fields.end(), [&](const FieldDefinition& f) { return f.name == name; });
+            return std::any_of(d.fields.begin(), d.fields.end(),
+                               [&](const FieldDefinition& f) { return f.name == name; });
         };
         if (parent.kind == "INTERFACE" || parent.kind == "UNION") {
             std::vector<std::string> objects, interfaces;
@@ -425,7 +435,8 @@ private:
                 for (const auto& fd : parent->fields)
                     if (fd.name == f.name) def = &fd;
                 if (!def)
-                    report("Cannot query field " + q(f.name) + " on type " + q(parent->name) + "." + field_hint(*parent, f.name),
+                    report("Cannot query field " + q(f.name) + " on type " + q(parent->name) + "." +
+                               field_hint(*parent, f.name),
                            f.pos);
             }
         }
@@ -485,8 +496,7 @@ private:
                            a.pos);
                 }
             }
-            if (a.value)
-                value(*a.value, def ? def->type : nullptr, sum, def && def->default_value != nullptr);
+            if (a.value) value(*a.value, def ? def->type : nullptr, sum, def && def->default_value != nullptr);
         }
     }
 
@@ -498,7 +508,8 @@ private:
                 report("Unknown directive " + q("@" + d.name) + ".", d.pos);
             } else {
                 if (std::find(def->locations.begin(), def->locations.end(), location) == def->locations.end())
-                    report("Directive " + q("@" + d.name) + " may not be used on " + std::string(location) + ".", d.pos);
+                    report("Directive " + q("@" + d.name) + " may not be used on " + std::string(location) + ".",
+                           d.pos);
                 if (!def->repeatable && !seen.insert(d.name).second)
                     report("The directive " + q("@" + d.name) + " can only be used once at this location.", d.pos);
                 for (const auto& ad : def->arguments) {
@@ -551,70 +562,71 @@ private:
             unexpected_type(v, *expected, *def);
 
         switch (v.kind) {
-        case ValueKind::Null: return;
-        case ValueKind::List:
-            if (!expected->elem) {
-                unexpected_type(v, *expected, *def);
-                children_untyped();
+            case ValueKind::Null: return;
+            case ValueKind::List:
+                if (!expected->elem) {
+                    unexpected_type(v, *expected, *def);
+                    children_untyped();
+                    return;
+                }
+                for (const auto& c : v.children)
+                    if (c.value) value(*c.value, expected->elem, sum);
+                return;
+            case ValueKind::Int:
+                if (!one_of({"Int", "Float", "ID"})) unexpected_type(v, *expected, *def);
+                return;
+            case ValueKind::Float:
+                if (!one_of({"Float"})) unexpected_type(v, *expected, *def);
+                return;
+            case ValueKind::String:
+            case ValueKind::Block:
+                if (def->kind == "ENUM")
+                    report("Enum " + q(expected->to_string()) + " cannot represent non-enum value: " + value_text(&v) +
+                               "." + did_you_mean("Did you mean the enum value", v.raw, enum_names(), true),
+                           v.pos);
+                else if (!one_of({"String", "ID"})) unexpected_type(v, *expected, *def);
+                return;
+            case ValueKind::Enum:
+                if (def->kind != "ENUM") {
+                    report(unexpected_type_message(v, *expected, *def), v.pos);
+                } else if (std::none_of(def->enum_values.begin(), def->enum_values.end(),
+                                        [&](const EnumValueDefinition& e) { return e.name == v.raw; })) {
+                    report("Value " + q(v.raw) + " does not exist in " + q(expected->to_string()) + " enum." +
+                               did_you_mean("Did you mean the enum value", v.raw, enum_names(), true),
+                           v.pos);
+                }
+                return;
+            case ValueKind::Boolean:
+                if (!one_of({"Boolean"})) unexpected_type(v, *expected, *def);
+                return;
+            case ValueKind::Object: {
+                for (const auto& f : def->fields) {
+                    bool given = std::any_of(v.children.begin(), v.children.end(),
+                                             [&](const ChildValue& c) { return c.name == f.name; });
+                    if (!given && f.type && f.type->non_null && !f.default_value)
+                        report("Field " + q(def->name + "." + f.name) + " of required type " + q(f.type->to_string()) +
+                                   " was not provided.",
+                               v.pos);
+                }
+                std::set<std::string> seen;
+                for (const auto& c : v.children) {
+                    if (!seen.insert(c.name).second)
+                        report("There can be only one input field named " + q(c.name) + ".", c.pos);
+                    const FieldDefinition* fd = nullptr;
+                    for (const auto& f : def->fields)
+                        if (f.name == c.name) fd = &f;
+                    if (!fd) {
+                        std::vector<std::string> names;
+                        for (const auto& f : def->fields) names.push_back(f.name);
+                        report("Field " + q(c.name) + " is not defined by type " + q(def->name) + "." +
+                                   did_you_mean("Did you mean", c.name, names, true),
+                               c.pos);
+                    }
+                    if (c.value) value(*c.value, fd ? fd->type : nullptr, sum, fd && fd->default_value != nullptr);
+                }
                 return;
             }
-            for (const auto& c : v.children)
-                if (c.value) value(*c.value, expected->elem, sum);
-            return;
-        case ValueKind::Int:
-            if (!one_of({"Int", "Float", "ID"})) unexpected_type(v, *expected, *def);
-            return;
-        case ValueKind::Float:
-            if (!one_of({"Float"})) unexpected_type(v, *expected, *def);
-            return;
-        case ValueKind::String:
-        case ValueKind::Block:
-            if (def->kind == "ENUM")
-                report("Enum " + q(expected->to_string()) + " cannot represent non-enum value: " + value_text(&v) + "." +
-                           did_you_mean("Did you mean the enum value", v.raw, enum_names(), true),
-                       v.pos);
-            else if (!one_of({"String", "ID"}))
-                unexpected_type(v, *expected, *def);
-            return;
-        case ValueKind::Enum:
-            if (def->kind != "ENUM") {
-                report(unexpected_type_message(v, *expected, *def), v.pos);
-            } else if (std::none_of(def->enum_values.begin(), def->enum_values.end(),
-                                    [&](const EnumValueDefinition& e) { return e.name == v.raw; })) {
-                report("Value " + q(v.raw) + " does not exist in " + q(expected->to_string()) + " enum." +
-                           did_you_mean("Did you mean the enum value", v.raw, enum_names(), true),
-                       v.pos);
-            }
-            return;
-        case ValueKind::Boolean:
-            if (!one_of({"Boolean"})) unexpected_type(v, *expected, *def);
-            return;
-        case ValueKind::Object: {
-            for (const auto& f : def->fields) {
-                bool given = std::any_of(v.children.begin(), v.children.end(), [&](const ChildValue& c) { return c.name == f.name; });
-                if (!given && f.type && f.type->non_null && !f.default_value)
-                    report("Field " + q(def->name + "." + f.name) + " of required type " + q(f.type->to_string()) +
-                               " was not provided.",
-                           v.pos);
-            }
-            std::set<std::string> seen;
-            for (const auto& c : v.children) {
-                if (!seen.insert(c.name).second) report("There can be only one input field named " + q(c.name) + ".", c.pos);
-                const FieldDefinition* fd = nullptr;
-                for (const auto& f : def->fields)
-                    if (f.name == c.name) fd = &f;
-                if (!fd) {
-                    std::vector<std::string> names;
-                    for (const auto& f : def->fields) names.push_back(f.name);
-                    report("Field " + q(c.name) + " is not defined by type " + q(def->name) + "." +
-                               did_you_mean("Did you mean", c.name, names, true),
-                           c.pos);
-                }
-                if (c.value) value(*c.value, fd ? fd->type : nullptr, sum, fd && fd->default_value != nullptr);
-            }
-            return;
-        }
-        case ValueKind::Variable: return;
+            case ValueKind::Variable: return;
         }
     }
 
@@ -630,7 +642,8 @@ private:
             if (int32_out_of_range(v.raw)) return "Int cannot represent non 32-bit signed integer value: " + text;
             return "Int cannot represent non-integer value: " + text;
         }
-        if (t == "String" || t == "String!" || t == "[String]") return "String cannot represent a non string value: " + text;
+        if (t == "String" || t == "String!" || t == "[String]")
+            return "String cannot represent a non string value: " + text;
         if (t == "Boolean" || t == "Boolean!") return "Boolean cannot represent a non boolean value: " + text;
         if (t == "Float" || t == "Float!") return "Float cannot represent non numeric value: " + text;
         if (t == "ID" || t == "ID!") return "ID cannot represent a non-string and non-integer value: " + text;

@@ -41,7 +41,8 @@ gavel::PreparedQuery prepare(const char* policy, const char* query) {
 
 void BM_ImageRegistryParsedInput(benchmark::State& state) {
     static const auto query = prepare(kImageRegistry, "data.kubernetes.admission.deny");
-    auto input = gavel::runtime::parse_json(gavel::bench::admission_review(static_cast<std::size_t>(state.range(0)))).value;
+    auto input =
+        gavel::runtime::parse_json(gavel::bench::admission_review(static_cast<std::size_t>(state.range(0)))).value;
     gavel::EvalOptions options;
     options.input = &input;
     for (auto _ : state) {
@@ -70,7 +71,8 @@ BENCHMARK(BM_ImageRegistryWithJsonParsing)->Arg(1)->Arg(10)->Arg(100)->Arg(1000)
 void BM_RequiredLabels(benchmark::State& state) {
     static const auto query = prepare(kRequiredLabels, "data.k8srequiredlabels.violation");
     auto input = gavel::runtime::parse_json(R"({"parameters": {"labels": ["app", "owner", "tier"]},
-        "review": {"object": {"metadata": {"labels": {"app": "web", "env": "prod", "team": "a"}}}}})").value;
+        "review": {"object": {"metadata": {"labels": {"app": "web", "env": "prod", "team": "a"}}}}})")
+                     .value;
     gavel::EvalOptions options;
     options.input = &input;
     for (auto _ : state) {
@@ -123,7 +125,8 @@ BENCHMARK(BM_CompileRuleChain)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisec
 void BM_CompileLongBodyOfClosures(benchmark::State& state) {
     std::string policy = "package closures\n\nr if {\n";
     for (int i = 0; i < state.range(0); ++i)
-        policy += "\tevery x" + std::to_string(i) + " in input.a { x" + std::to_string(i) + " > " + std::to_string(i) + " }\n";
+        policy += "\tevery x" + std::to_string(i) + " in input.a { x" + std::to_string(i) + " > " + std::to_string(i) +
+                  " }\n";
     policy += "}\n";
     for (auto _ : state) {
         gavel::Engine engine;

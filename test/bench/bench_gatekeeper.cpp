@@ -88,8 +88,8 @@ void BM_GatekeeperReviewOneConstraint(benchmark::State& state) {
     char name[8];
     std::snprintf(name, sizeof name, "%02d", static_cast<int>(state.range(0)));
     const char* dir = std::getenv("GAVEL_GATEKEEPER_LOAD_SET");
-    auto files = gatekeeper::read_object_paths({std::string(dir) + "/policies/t" + name + ".yaml",
-                                                std::string(dir) + "/policies/c" + name + ".yaml"});
+    auto files = gatekeeper::read_object_paths(
+        {std::string(dir) + "/policies/t" + name + ".yaml", std::string(dir) + "/policies/c" + name + ".yaml"});
     lang::Diagnostics errors = files.errors;
     gatekeeper::PolicySetBuilder builder;
     builder.add_objects(files.objects, errors, nullptr, false);

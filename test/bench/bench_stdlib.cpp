@@ -32,8 +32,9 @@ void run(benchmark::State& state, const char* name, std::vector<Value> args) {
 void BM_Sprintf(benchmark::State& state) {
     run(state, "sprintf",
         {Value::string("container %q in %s uses image %v (%d restarts, %.2f cpu)"),
-         Value::array({Value::string("nginx"), Value::string("default"), Value::string("registry.example.com/nginx:1.25"),
-                       Value::integer(3), Value::from_double(0.25)})});
+         Value::array({Value::string("nginx"), Value::string("default"),
+                       Value::string("registry.example.com/nginx:1.25"), Value::integer(3),
+                       Value::from_double(0.25)})});
 }
 BENCHMARK(BM_Sprintf);
 
@@ -45,7 +46,8 @@ void BM_RegexMatchCached(benchmark::State& state) {
 BENCHMARK(BM_RegexMatchCached);
 
 void BM_JsonMarshal(benchmark::State& state) {
-    auto pod = gavel::runtime::parse_json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default",
+    auto pod =
+        gavel::runtime::parse_json(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default",
       "labels":{"app":"web","team":"platform","tier":"frontend"},"annotations":{"owner":"someone@example.com"}},
       "spec":{"containers":[{"name":"nginx","image":"registry.example.com/nginx:1.25","ports":[{"containerPort":80}],
       "resources":{"limits":{"cpu":"500m","memory":"128Mi"}}},{"name":"sidecar","image":"registry.example.com/envoy:1.29",

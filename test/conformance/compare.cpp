@@ -12,13 +12,11 @@ using runtime::SetBuilder;
 
 Value json_form(const Value& v) {
     switch (v.kind()) {
-    case runtime::Kind::Null:
-    case runtime::Kind::Boolean:
-    case runtime::Kind::Number:
-    case runtime::Kind::String:
-        return v;
-    default:
-        break;
+        case runtime::Kind::Null:
+        case runtime::Kind::Boolean:
+        case runtime::Kind::Number:
+        case runtime::Kind::String: return v;
+        default: break;
     }
     auto parsed = runtime::parse_json(runtime::to_json(v));
     // to_json always writes valid JSON; a failure here would be a limit (depth),

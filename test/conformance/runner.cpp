@@ -60,7 +60,8 @@ struct Options {
 
 void usage(std::ostream& out) {
     out << "usage: conformance_runner [options]\n"
-           "  --dir DIR                the conformance suite (default: " GAVEL_CONFORMANCE_DIR ")\n"
+           "  --dir DIR                the conformance suite (default: " GAVEL_CONFORMANCE_DIR
+           ")\n"
            "  --filter SUBSTRING       only cases whose id (v1/folder/file.yaml#index) or note contains it\n"
            "                           (repeatable: any match selects)\n"
            "  -v, --verbose            print each failing (and skipped) case with the reason\n"
@@ -214,7 +215,8 @@ Outcome run_case(const Case& c, const Options& o) {
     if (!c.skip_reason.empty()) return {Status::Skip, c.skip_reason};
 
     // OPA's topdown harness compiles without the rule/data path check: its cases expect data to win.
-    Engine engine(EngineOptions{.v0_compatible = c.v0, .experimental_keywords = c.experimental_keywords, .check_data_conflicts = false});
+    Engine engine(EngineOptions{
+        .v0_compatible = c.v0, .experimental_keywords = c.experimental_keywords, .check_data_conflicts = false});
     register_test_builtins(engine);
 
     for (std::size_t i = 0; i < c.modules.size(); ++i) {
@@ -240,7 +242,8 @@ Outcome run_case(const Case& c, const Options& o) {
     EvalOptions eval;
     eval.input = input ? &*input : nullptr;
     eval.strict_builtin_errors = c.strict_error;
-    eval.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(o.timeout_seconds));
+    eval.timeout =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(o.timeout_seconds));
     eval.print = [](std::string_view) {};  // print() output is not part of any expectation
     EvalResult result = prepared.value->eval(eval);
 
@@ -293,7 +296,8 @@ int main(int argc, char** argv) {
                   << "' (expected v0/ and v1/ folders; use --dir)\n";
         // The default place is outside this repository: a checkout without it skips (meson's 77).
         if (!o.dir_given) {
-            std::cerr << "SKIPPED: OPA's conformance suite lives outside this repository, in ../shared/conformance/opa\n";
+            std::cerr
+                << "SKIPPED: OPA's conformance suite lives outside this repository, in ../shared/conformance/opa\n";
             return 77;
         }
         return 2;
@@ -403,8 +407,7 @@ int main(int argc, char** argv) {
                 std::cout << "baseline: record them with: conformance_runner --update-baseline " << file.string()
                           << "\n";
             }
-            if (exit_code == 0)
-                std::cout << "baseline: all " << checked << " listed case(s) that ran pass\n";
+            if (exit_code == 0) std::cout << "baseline: all " << checked << " listed case(s) that ran pass\n";
         } else {
             std::vector<std::string> dropped = regressed;
             dropped.insert(dropped.end(), missing.begin(), missing.end());

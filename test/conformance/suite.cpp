@@ -92,7 +92,8 @@ std::optional<Value> plain_number(const std::string& s) {
         if (!neg) {
             std::uint64_t u = 0;
             auto ru = std::from_chars(digits.data(), digits.data() + digits.size(), u);
-            if (ru.ec == std::errc() && ru.ptr == digits.data() + digits.size()) return Value::number(Number::from_uint(u));
+            if (ru.ec == std::errc() && ru.ptr == digits.data() + digits.size())
+                return Value::number(Number::from_uint(u));
         }
         return double_value(s);  // too wide for 64 bits: Go decodes a float64
     }
@@ -111,7 +112,8 @@ using lang::yaml::Node;
 
 std::string key_text(const Node& k) {
     if (k.is_null()) return "null";
-    if (!k.is_scalar()) throw std::runtime_error("line " + std::to_string(k.mark.line + 1) + ": mapping key is not a scalar");
+    if (!k.is_scalar())
+        throw std::runtime_error("line " + std::to_string(k.mark.line + 1) + ": mapping key is not a scalar");
     const std::string& s = k.text;
     if (k.plain()) {
         if (is_null_word(s)) return "null";
@@ -185,7 +187,8 @@ Case read_case(const Node& node, const std::string& file, std::size_t index) {
             } else if (key == "ignore_generated_vars") {
                 c.ignore_generated_vars = flag(v, "ignore_generated_vars");
             } else if (key == "env") {
-                if (!v.is_null() && (!v.members.empty() || !v.items.empty())) c.skip_reason = "sets environment variables (`env`)";
+                if (!v.is_null() && (!v.members.empty() || !v.items.empty()))
+                    c.skip_reason = "sets environment variables (`env`)";
             } else {
                 c.skip_reason = "unknown case key `" + key + "`";
             }

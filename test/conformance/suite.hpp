@@ -22,7 +22,7 @@ struct Case {
     std::string file;    // "v1/aggregates/test-aggregates-0001.yaml"
     std::string folder;  // "v1/aggregates"
     std::size_t index = 0;
-    bool v0 = false;     // under v0/: parse modules as Rego v0
+    bool v0 = false;  // under v0/: parse modules as Rego v0
 
     std::string note;
     std::string query;
@@ -33,8 +33,8 @@ struct Case {
 
     std::optional<std::vector<Value>> want_result;  // rows: objects var -> value; [] = undefined
     std::optional<std::string> want_error_code;
-    std::optional<std::string> want_error;           // substring of EvalError::to_string()
-    std::optional<bool> want_defined;                // OPA's loader knows it; not in the data
+    std::optional<std::string> want_error;  // substring of EvalError::to_string()
+    std::optional<bool> want_defined;       // OPA's loader knows it; not in the data
 
     bool strict_error = false;
     bool sort_bindings = false;

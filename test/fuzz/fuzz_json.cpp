@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto eager = gavel::runtime::detail::parse_json_eagerly(text);
     if (parsed.ok != eager.ok) __builtin_trap();
     if (!parsed.ok && parsed.error.message != eager.error.message) __builtin_trap();
-    if (parsed.ok && (parsed.value != eager.value || gavel::runtime::to_json(parsed.value) != gavel::runtime::to_json(eager.value)))
+    if (parsed.ok &&
+        (parsed.value != eager.value || gavel::runtime::to_json(parsed.value) != gavel::runtime::to_json(eager.value)))
         __builtin_trap();
     if (parsed.ok) {
         auto again = gavel::runtime::parse_json(gavel::runtime::to_json(parsed.value));

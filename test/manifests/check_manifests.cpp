@@ -84,8 +84,9 @@ T object_meta() {
 }
 
 T label_selector() {
-    auto requirement = object({{"key", str()}, {"operator", one_of({"In", "NotIn", "Exists", "DoesNotExist"})}, {"values", array(str())}},
-                              {"key", "operator"});
+    auto requirement = object(
+        {{"key", str()}, {"operator", one_of({"In", "NotIn", "Exists", "DoesNotExist"})}, {"values", array(str())}},
+        {"key", "operator"});
     return object({{"matchLabels", map_of(str())}, {"matchExpressions", array(requirement)}});
 }
 
@@ -95,7 +96,8 @@ T webhook(bool mutating) {
                         {"apiVersions", array(str())},
                         {"resources", array(str())},
                         {"scope", one_of({"*", "Cluster", "Namespaced"})}});
-    auto service = object({{"namespace", str()}, {"name", str()}, {"path", str()}, {"port", integer()}}, {"namespace", "name"});
+    auto service =
+        object({{"namespace", str()}, {"name", str()}, {"path", str()}, {"port", integer()}}, {"namespace", "name"});
     auto client_config = object({{"url", str()}, {"service", service}, {"caBundle", str()}});
     auto match_condition = object({{"name", str()}, {"expression", str()}}, {"name", "expression"});
     std::map<std::string, T> fields = {
@@ -123,7 +125,8 @@ T top(std::map<std::string, T> fields, std::set<std::string> required = {"apiVer
 }
 
 T probe() {
-    auto http_get = object({{"path", str()}, {"port", int_or_string()}, {"scheme", one_of({"HTTP", "HTTPS"})}}, {"port"});
+    auto http_get =
+        object({{"path", str()}, {"port", int_or_string()}, {"scheme", one_of({"HTTP", "HTTPS"})}}, {"port"});
     return object({{"httpGet", http_get},
                    {"initialDelaySeconds", integer()},
                    {"periodSeconds", integer()},
@@ -141,8 +144,9 @@ T pod_spec() {
          {"args", array(str())},
          {"command", array(str())},
          {"env", array(env)},
-         {"ports", array(object({{"name", str()}, {"containerPort", integer()}, {"protocol", one_of({"TCP", "UDP", "SCTP"})}},
-                                {"containerPort"}))},
+         {"ports",
+          array(object({{"name", str()}, {"containerPort", integer()}, {"protocol", one_of({"TCP", "UDP", "SCTP"})}},
+                       {"containerPort"}))},
          {"livenessProbe", probe()},
          {"readinessProbe", probe()},
          {"startupProbe", probe()},
@@ -152,14 +156,15 @@ T pod_spec() {
                                      {"allowPrivilegeEscalation", boolean()},
                                      {"runAsNonRoot", boolean()},
                                      {"capabilities", object({{"drop", array(str())}, {"add", array(str())}})}})},
-         {"volumeMounts", array(object({{"name", str()}, {"mountPath", str()}, {"readOnly", boolean()}}, {"name", "mountPath"}))}},
+         {"volumeMounts",
+          array(object({{"name", str()}, {"mountPath", str()}, {"readOnly", boolean()}}, {"name", "mountPath"}))}},
         {"name"});
     auto affinity_term = object({{"topologyKey", str()}, {"labelSelector", label_selector()}}, {"topologyKey"});
-    auto affinity = object({{"podAntiAffinity",
-                             object({{"requiredDuringSchedulingIgnoredDuringExecution", array(affinity_term)},
-                                     {"preferredDuringSchedulingIgnoredDuringExecution",
-                                      array(object({{"weight", integer()}, {"podAffinityTerm", affinity_term}},
-                                                   {"weight", "podAffinityTerm"}))}})}});
+    auto affinity =
+        object({{"podAntiAffinity", object({{"requiredDuringSchedulingIgnoredDuringExecution", array(affinity_term)},
+                                            {"preferredDuringSchedulingIgnoredDuringExecution",
+                                             array(object({{"weight", integer()}, {"podAffinityTerm", affinity_term}},
+                                                          {"weight", "podAffinityTerm"}))}})}});
     auto volume = object({{"name", str()},
                           {"configMap", object({{"name", str()}})},
                           {"secret", object({{"secretName", str()}})},
@@ -170,19 +175,21 @@ T pod_spec() {
                           {"whenUnsatisfiable", one_of({"DoNotSchedule", "ScheduleAnyway"})},
                           {"labelSelector", label_selector()}},
                          {"maxSkew", "topologyKey", "whenUnsatisfiable"});
-    return object({{"serviceAccountName", str()},
-                   {"automountServiceAccountToken", boolean()},
-                   {"priorityClassName", str()},
-                   {"securityContext", object({{"runAsNonRoot", boolean()},
-                                               {"runAsUser", integer()},
-                                               {"runAsGroup", integer()},
-                                               {"seccompProfile", object({{"type", one_of({"RuntimeDefault", "Localhost", "Unconfined"})}})}})},
-                   {"affinity", affinity},
-                   {"topologySpreadConstraints", array(spread)},
-                   {"terminationGracePeriodSeconds", integer()},
-                   {"containers", array(container)},
-                   {"volumes", array(volume)}},
-                  {"containers"});
+    return object(
+        {{"serviceAccountName", str()},
+         {"automountServiceAccountToken", boolean()},
+         {"priorityClassName", str()},
+         {"securityContext",
+          object({{"runAsNonRoot", boolean()},
+                  {"runAsUser", integer()},
+                  {"runAsGroup", integer()},
+                  {"seccompProfile", object({{"type", one_of({"RuntimeDefault", "Localhost", "Unconfined"})}})}})},
+         {"affinity", affinity},
+         {"topologySpreadConstraints", array(spread)},
+         {"terminationGracePeriodSeconds", integer()},
+         {"containers", array(container)},
+         {"volumes", array(volume)}},
+        {"containers"});
 }
 
 std::map<std::string, T> schemas() {
@@ -192,28 +199,35 @@ std::map<std::string, T> schemas() {
     s["v1/Namespace"] = top({});
     s["v1/ServiceAccount"] = top({{"automountServiceAccountToken", boolean()}});
     s["v1/Secret"] = top({{"type", str()}, {"stringData", map_of(str())}, {"data", map_of(str())}});
-    auto port = object({{"name", str()}, {"port", integer()}, {"targetPort", int_or_string()}, {"protocol", str()}}, {"port"});
+    auto port =
+        object({{"name", str()}, {"port", integer()}, {"targetPort", int_or_string()}, {"protocol", str()}}, {"port"});
     s["v1/Service"] = top({{"spec", object({{"selector", map_of(str())}, {"ports", array(port)}, {"type", str()}})}});
-    s["apps/v1/Deployment"] = top({{"spec", object({{"replicas", integer()},
-                                                     {"selector", label_selector()},
-                                                     {"strategy", any()},
-                                                     {"template", object({{"metadata", object_meta()}, {"spec", pod_spec()}})}},
-                                                    {"selector", "template"})}});
-    s["policy/v1/PodDisruptionBudget"] = top(
-        {{"spec", object({{"minAvailable", int_or_string()}, {"maxUnavailable", int_or_string()}, {"selector", label_selector()}})}});
+    s["apps/v1/Deployment"] =
+        top({{"spec", object({{"replicas", integer()},
+                              {"selector", label_selector()},
+                              {"strategy", any()},
+                              {"template", object({{"metadata", object_meta()}, {"spec", pod_spec()}})}},
+                             {"selector", "template"})}});
+    s["policy/v1/PodDisruptionBudget"] = top({{"spec", object({{"minAvailable", int_or_string()},
+                                                               {"maxUnavailable", int_or_string()},
+                                                               {"selector", label_selector()}})}});
     s["scheduling.k8s.io/v1/PriorityClass"] = top({{"value", integer()},
                                                    {"globalDefault", boolean()},
                                                    {"description", str()},
                                                    {"preemptionPolicy", one_of({"Never", "PreemptLowerPriority"})}},
                                                   {"apiVersion", "kind", "metadata", "value"});
-    auto policy_rule = object({{"apiGroups", array(str())}, {"resources", array(str())}, {"resourceNames", array(str())}, {"verbs", array(str())}},
+    auto policy_rule = object({{"apiGroups", array(str())},
+                               {"resources", array(str())},
+                               {"resourceNames", array(str())},
+                               {"verbs", array(str())}},
                               {"verbs"});
     s["rbac.authorization.k8s.io/v1/ClusterRole"] = top({{"rules", array(policy_rule)}});
     s["rbac.authorization.k8s.io/v1/Role"] = top({{"rules", array(policy_rule)}});
-    auto binding = top({{"roleRef", object({{"apiGroup", str()}, {"kind", str()}, {"name", str()}}, {"apiGroup", "kind", "name"})},
-                        {"subjects", array(object({{"kind", str()}, {"name", str()}, {"namespace", str()}, {"apiGroup", str()}},
-                                                  {"kind", "name"}))}},
-                       {"apiVersion", "kind", "metadata", "roleRef"});
+    auto binding =
+        top({{"roleRef", object({{"apiGroup", str()}, {"kind", str()}, {"name", str()}}, {"apiGroup", "kind", "name"})},
+             {"subjects", array(object({{"kind", str()}, {"name", str()}, {"namespace", str()}, {"apiGroup", str()}},
+                                       {"kind", "name"}))}},
+            {"apiVersion", "kind", "metadata", "roleRef"});
     s["rbac.authorization.k8s.io/v1/ClusterRoleBinding"] = binding;
     s["rbac.authorization.k8s.io/v1/RoleBinding"] = binding;
     return s;
@@ -236,8 +250,9 @@ Scalar classify(const Node& n) {
     if (r.value.is_null()) return Scalar::Null;
     if (r.value.is_bool()) return Scalar::Bool;
     if (r.value.is_number())
-        return n.text.find("0x") == std::string::npos && n.text.find_first_of(".eE") != std::string::npos ? Scalar::Float
-                                                                                                         : Scalar::Int;
+        return n.text.find("0x") == std::string::npos && n.text.find_first_of(".eE") != std::string::npos
+                   ? Scalar::Float
+                   : Scalar::Int;
     return Scalar::String;
 }
 
@@ -246,48 +261,50 @@ bool g_partial = false;  // checking a patch: required fields may be missing
 void check(const Node& n, const T& t, const std::string& path, std::vector<std::string>& errors) {
     auto want = [&](const std::string& what) { errors.push_back(path + ": want " + what); };
     switch (t->kind) {
-    case Type::Any: return;
-    case Type::String:
-        if (!n.is_scalar() || classify(n) != Scalar::String) return want("a string");
-        if (!t->values.empty() && !t->values.count(n.text)) {
-            std::string list;
-            for (const auto& v : t->values) list += (list.empty() ? "" : ", ") + v;
-            want("one of " + list + " (got " + n.text + ")");
+        case Type::Any: return;
+        case Type::String:
+            if (!n.is_scalar() || classify(n) != Scalar::String) return want("a string");
+            if (!t->values.empty() && !t->values.count(n.text)) {
+                std::string list;
+                for (const auto& v : t->values) list += (list.empty() ? "" : ", ") + v;
+                want("one of " + list + " (got " + n.text + ")");
+            }
+            return;
+        case Type::Int:
+            if (!n.is_scalar() || classify(n) != Scalar::Int) want("an integer");
+            return;
+        case Type::Bool:
+            if (!n.is_scalar() || classify(n) != Scalar::Bool) want("a boolean");
+            return;
+        case Type::IntOrString:
+            if (!n.is_scalar() || (classify(n) != Scalar::Int && classify(n) != Scalar::String))
+                want("an integer or a string");
+            return;
+        case Type::Quantity: {
+            static const RE2 quantity_re("[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?");
+            if (!n.is_scalar() || !RE2::FullMatch(n.text, quantity_re)) want("a quantity (100m, 64Mi, \"1\")");
+            return;
         }
-        return;
-    case Type::Int:
-        if (!n.is_scalar() || classify(n) != Scalar::Int) want("an integer");
-        return;
-    case Type::Bool:
-        if (!n.is_scalar() || classify(n) != Scalar::Bool) want("a boolean");
-        return;
-    case Type::IntOrString:
-        if (!n.is_scalar() || (classify(n) != Scalar::Int && classify(n) != Scalar::String)) want("an integer or a string");
-        return;
-    case Type::Quantity: {
-        static const RE2 quantity_re("[0-9]+(\\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?");
-        if (!n.is_scalar() || !RE2::FullMatch(n.text, quantity_re)) want("a quantity (100m, 64Mi, \"1\")");
-        return;
-    }
-    case Type::Array:
-        if (!n.is_sequence()) return want("a list");
-        for (std::size_t i = 0; i < n.items.size(); ++i) check(*n.items[i], t->item, path + "[" + std::to_string(i) + "]", errors);
-        return;
-    case Type::Map:
-        if (!n.is_mapping()) return want("a map");
-        for (const auto& [k, v] : n.members) check(*v, t->item, path + "." + k->text, errors);
-        return;
-    case Type::Object:
-        if (!n.is_mapping()) return want("an object");
-        for (const auto& [k, v] : n.members) {
-            const std::string& key = k->text;
-            auto f = t->fields.find(key);
-            if (f == t->fields.end()) errors.push_back(path + "." + key + ": unknown field");
-            else check(*v, f->second, path + "." + key, errors);
-        }
-        for (const auto& r : t->required)
-            if (!g_partial && !n.get(r)) errors.push_back(path + "." + r + ": required");
-        return;
+        case Type::Array:
+            if (!n.is_sequence()) return want("a list");
+            for (std::size_t i = 0; i < n.items.size(); ++i)
+                check(*n.items[i], t->item, path + "[" + std::to_string(i) + "]", errors);
+            return;
+        case Type::Map:
+            if (!n.is_mapping()) return want("a map");
+            for (const auto& [k, v] : n.members) check(*v, t->item, path + "." + k->text, errors);
+            return;
+        case Type::Object:
+            if (!n.is_mapping()) return want("an object");
+            for (const auto& [k, v] : n.members) {
+                const std::string& key = k->text;
+                auto f = t->fields.find(key);
+                if (f == t->fields.end()) errors.push_back(path + "." + key + ": unknown field");
+                else check(*v, f->second, path + "." + key, errors);
+            }
+            for (const auto& r : t->required)
+                if (!g_partial && !n.get(r)) errors.push_back(path + "." + r + ": required");
+            return;
     }
 }
 

@@ -91,11 +91,12 @@ inline std::string sexpr(const lang::Body& body) {
 inline std::string sexpr(const lang::Rule& r) {
     std::string out = r.is_default ? "(default " : "(rule ";
     out += sexpr(r.head.ref);
-    if (r.head.has_args) out += " " + [&] {
-        std::string a = "(args";
-        for (const auto& x : r.head.args) a += ' ' + sexpr(x);
-        return a + ")";
-    }();
+    if (r.head.has_args)
+        out += " " + [&] {
+            std::string a = "(args";
+            for (const auto& x : r.head.args) a += ' ' + sexpr(x);
+            return a + ")";
+        }();
     if (r.head.key) out += (r.head.contains ? " contains " : " key ") + sexpr(r.head.key);
     if (r.head.value) out += (r.head.assign == lang::AssignOp::Assign ? " := " : " = ") + sexpr(r.head.value);
     if (!r.body.empty()) out += " " + sexpr(r.body);

@@ -10,7 +10,7 @@
 inline bool conformance_suite_present() {
     const std::filesystem::path root = GAVEL_CONFORMANCE_DIR;
     if (std::filesystem::is_directory(root / "v1")) return true;
-    MESSAGE("SKIPPED: OPA's conformance suite is not at " << root.string()
-                                                           << " (it lives outside this repository, in ../shared/conformance/opa)");
+    MESSAGE("SKIPPED: OPA's conformance suite is not at "
+            << root.string() << " (it lives outside this repository, in ../shared/conformance/opa)");
     return false;
 }

@@ -66,13 +66,11 @@ std::string pretty(const std::string& text, bool v0 = false) {
 TEST_CASE("json: package, import and a complete rule") {
     CHECK(json("package a.b\nimport data.x.y as z\nimport rego.v1\n\np := 1\n") ==
           R"({"package":{"path":[)" + join({var("data"), str("a"), str("b")}) + "]}," +
-              R"("imports":[{"alias":"z","path":)" + ref({var("data"), str("x"), str("y")}) + "}," +
-              R"({"path":)" + ref({var("rego"), str("v1")}) + "}]," +
-              R"("rules":[{"body":)" + true_body + R"(,"head":{"ref":[)" + var("p") + R"(],"value":)" + num("1") +
-              R"(,"name":"p","assign":true}}]})");
-    CHECK(json("package p\nq = \"s\"") ==
-          package("p") + R"(,"rules":[{"body":)" + true_body + R"(,"head":{"ref":[)" + var("q") +
-              R"(],"value":)" + str("s") + R"(,"name":"q"}}]})");
+              R"("imports":[{"alias":"z","path":)" + ref({var("data"), str("x"), str("y")}) + "}," + R"({"path":)" +
+              ref({var("rego"), str("v1")}) + "}]," + R"("rules":[{"body":)" + true_body + R"(,"head":{"ref":[)" +
+              var("p") + R"(],"value":)" + num("1") + R"(,"name":"p","assign":true}}]})");
+    CHECK(json("package p\nq = \"s\"") == package("p") + R"(,"rules":[{"body":)" + true_body + R"(,"head":{"ref":[)" +
+                                              var("q") + R"(],"value":)" + str("s") + R"(,"name":"q"}}]})");
     CHECK(json("package p\ndefault allow := false\nallow if input.ok\n") ==
           package("p") + R"(,"rules":[{"body":)" + true_body + R"(,"default":true,"head":{"ref":[)" + var("allow") +
               R"(],"value":)" + boolean(false) + R"(,"name":"allow","assign":true}},)" + R"({"body":[)" +
@@ -124,8 +122,7 @@ TEST_CASE("json: functions, wildcards and else chains") {
 TEST_CASE("json: some, every, not and with") {
     CHECK(json("package p\nq if some x in xs\n") ==
           package("p") + R"(,"rules":[{"body":[)" +
-              expr(0, R"({"symbols":[)" + call({ref({var("internal"), str("member_2")}), var("x"), var("xs")}) +
-                          "]}") +
+              expr(0, R"({"symbols":[)" + call({ref({var("internal"), str("member_2")}), var("x"), var("xs")}) + "]}") +
               R"(],"head":{"ref":[)" + var("q") + R"(],"value":)" + boolean(true) + R"(,"name":"q"}}]})");
     CHECK(json("package p\nq if { some x, y; x = y }\n") ==
           package("p") + R"(,"rules":[{"body":[)" + expr(0, R"({"symbols":[)" + var("x") + "," + var("y") + "]}") +
@@ -139,26 +136,26 @@ TEST_CASE("json: some, every, not and with") {
     // Without a key, `key` is null as OPA prints it.
     CHECK(json("package p\nq if every v in xs { v }\n").find(R"("key":null,"value":)" + var("v")) != std::string::npos);
     CHECK(json("package p\nq if not data.x with input as 1 with data.y as \"z\"\n") ==
-          package("p") + R"(,"rules":[{"body":[{"index":0,"negated":true,"terms":)" + ref({var("data"), str("x")}) + R"(,"with":[{"target":)" +
-              var("input") + R"(,"value":)" + num("1") + R"(},{"target":)" + ref({var("data"), str("y")}) +
-              R"(,"value":)" + str("z") + R"(}]}],"head":{"ref":[)" + var("q") + R"(],"value":)" + boolean(true) +
-              R"(,"name":"q"}}]})");
+          package("p") + R"(,"rules":[{"body":[{"index":0,"negated":true,"terms":)" + ref({var("data"), str("x")}) +
+              R"(,"with":[{"target":)" + var("input") + R"(,"value":)" + num("1") + R"(},{"target":)" +
+              ref({var("data"), str("y")}) + R"(,"value":)" + str("z") + R"(}]}],"head":{"ref":[)" + var("q") +
+              R"(],"value":)" + boolean(true) + R"(,"name":"q"}}]})");
 }
 
 TEST_CASE("json: comprehensions, sets, objects and template strings") {
-    CHECK(json("package p\ns := {x | some x in [1]}\n") ==
-          package("p") + R"(,"rules":[{"body":)" + true_body + R"(,"head":{"ref":[)" + var("s") + R"(],"value":)" +
-              term("setcomprehension",
-                   R"({"term":)" + var("x") + R"(,"body":[)" +
-                       expr(0, R"({"symbols":[)" +
-                                   call({ref({var("internal"), str("member_2")}), var("x"), array({num("1")})}) +
-                                   "]}") +
-                       "]}") +
-              R"(,"name":"s","assign":true}}]})");
-    CHECK(json("package p\no := {k: v | k := 1; v := 2}\n").find(
-              term("objectcomprehension", R"({"key":)" + var("k") + R"(,"value":)" + var("v") + R"(,"body":[)" +
-                                              expr(0, calls({op("assign"), var("k"), num("1")})) + "," +
-                                              expr(1, calls({op("assign"), var("v"), num("2")})) + "]}")) !=
+    CHECK(
+        json("package p\ns := {x | some x in [1]}\n") ==
+        package("p") + R"(,"rules":[{"body":)" + true_body + R"(,"head":{"ref":[)" + var("s") + R"(],"value":)" +
+            term("setcomprehension",
+                 R"({"term":)" + var("x") + R"(,"body":[)" +
+                     expr(0, R"({"symbols":[)" +
+                                 call({ref({var("internal"), str("member_2")}), var("x"), array({num("1")})}) + "]}") +
+                     "]}") +
+            R"(,"name":"s","assign":true}}]})");
+    CHECK(json("package p\no := {k: v | k := 1; v := 2}\n")
+              .find(term("objectcomprehension", R"({"key":)" + var("k") + R"(,"value":)" + var("v") + R"(,"body":[)" +
+                                                    expr(0, calls({op("assign"), var("k"), num("1")})) + "," +
+                                                    expr(1, calls({op("assign"), var("v"), num("2")})) + "]}")) !=
           std::string::npos);
     CHECK(json("package p\na := [x | x := 1]\n").find(R"({"type":"arraycomprehension","value":{"term":)" + var("x")) !=
           std::string::npos);
@@ -171,9 +168,8 @@ TEST_CASE("json: comprehensions, sets, objects and template strings") {
           std::string::npos);
     // Text parts are string terms, `{...}` parts are exprs (even a string literal).
     CHECK(json("package p\nt := $\"a{x}b{\"c\"}\"\n")
-              .find(term("templatestring", R"({"parts":[)" + str("a") + "," + expr(0, var("x")) + "," + str("b") +
-                                                   "," + expr(0, str("c")) + R"(],"multi_line":false})")) !=
-          std::string::npos);
+              .find(term("templatestring", R"({"parts":[)" + str("a") + "," + expr(0, var("x")) + "," + str("b") + "," +
+                                               expr(0, str("c")) + R"(],"multi_line":false})")) != std::string::npos);
     CHECK(json("package p\nt := $`x\n{y}`\n").find(R"("multi_line":true)") != std::string::npos);
 }
 
@@ -191,8 +187,7 @@ TEST_CASE("json: comments and locations") {
     CHECK(plain.find(R"("comments":[{"Location":{"file":"loc.rego","row":3,"col":1},"Text":"IGhp"}])") !=
           std::string::npos);
     std::string located = module_to_json(*r.module, true);
-    CHECK(located.find(R"("package":{"location":{"file":"loc.rego","row":1,"col":1},"path":[)") !=
-          std::string::npos);
+    CHECK(located.find(R"("package":{"location":{"file":"loc.rego","row":1,"col":1},"path":[)") != std::string::npos);
     CHECK(located.find(R"({"index":0,"location":{"file":"loc.rego","row":5,"col":2},"terms":[)") != std::string::npos);
     CHECK(located.find(R"({"location":{"file":"loc.rego","row":5,"col":7},"type":"number","value":1})") !=
           std::string::npos);
@@ -226,8 +221,9 @@ TEST_CASE("json: compiled modules write a bare input or data as OPA's compiler r
     CHECK(module_to_json(*r.module, compiled).find(R"("path":[{"type":"var","value":"data"})") != std::string::npos);
     auto q = parse_module("q.rego", "package q\nv := input.x\n");
     REQUIRE(q.ok());
-    CHECK(module_to_json(*q.module, compiled).find(R"([{"type":"var","value":"input"},{"type":"string","value":"x"}])") !=
-          std::string::npos);
+    CHECK(
+        module_to_json(*q.module, compiled).find(R"([{"type":"var","value":"input"},{"type":"string","value":"x"}])") !=
+        std::string::npos);
     // As parsed (`opa parse`), they stay variables.
     CHECK(module_to_json(*r.module, AstJsonOptions{}).find(input_ref) == std::string::npos);
     CHECK(module_to_json(*r.module, AstJsonOptions{}).find(R"({"type":"var","value":"input"})") != std::string::npos);

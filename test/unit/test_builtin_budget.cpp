@@ -34,8 +34,8 @@ using Status = BuiltinResult::Status;
 
 // Byte sources standing in for the gavel binary's allocation counter.
 thread_local std::int64_t t_held = 0;
-std::int64_t fixed_source() noexcept { return t_held; }                  // holds what the test says
-std::int64_t growing_source() noexcept { return t_held += 1 << 20; }    // 1 MiB more at each read
+std::int64_t fixed_source() noexcept { return t_held; }               // holds what the test says
+std::int64_t growing_source() noexcept { return t_held += 1 << 20; }  // 1 MiB more at each read
 
 struct SourceGuard {
     gavel::runtime::ThreadBytesSource saved = gavel::runtime::thread_bytes_source();
@@ -93,8 +93,7 @@ Value S(std::string_view s) { return Value::string(s); }
 // A value whose text is 2^levels times the leaf's, held in `levels` nodes.
 Value shared_tree(int levels, bool objects) {
     Value v = objects ? J(R"({"k":"xxxxxxxxxxxxxxxx"})") : S("xxxxxxxxxxxxxxxx");
-    for (int i = 0; i < levels; ++i)
-        v = objects ? Value::object({{S("a"), v}, {S("b"), v}}) : Value::array({v, v});
+    for (int i = 0; i < levels; ++i) v = objects ? Value::object({{S("a"), v}, {S("b"), v}}) : Value::array({v, v});
     return v;
 }
 
@@ -146,11 +145,11 @@ TEST_CASE("work budget: affords() refuses what would cross the memory limit, whi
     CHECK(budget.affords(1 << 19));
     CHECK_FALSE(budget.memory.exceeded());
     t_held = 1 << 19;
-    CHECK(budget.affords(1 << 19));        // exactly at the limit
+    CHECK(budget.affords(1 << 19));  // exactly at the limit
     CHECK_FALSE(budget.affords(1 + (1 << 19)));
-    CHECK(budget.memory.exceeded());        // the evaluation ends, and says why
+    CHECK(budget.memory.exceeded());  // the evaluation ends, and says why
     CHECK_FALSE(budget.affords(0));
-    gavel::runtime::WorkBudget unlimited;   // no limit: anything goes
+    gavel::runtime::WorkBudget unlimited;  // no limit: anything goes
     CHECK(unlimited.affords(std::size_t{1} << 40));
 }
 
@@ -200,7 +199,8 @@ TEST_CASE("work budget: a builder's list grows only within the memory limit") {
 
 TEST_CASE("object.union_n: later objects win and nested objects merge, as OPA's (its answers recorded)") {
     CHECK(run("object.union_n", {J(R"([{"a":{"b":2}},{"a":4},{"a":{"c":3}}])")}) == R"({"a":{"c":3}})");
-    CHECK(run("object.union_n", {J(R"([{"a":{"b":{"x":1}}},{"a":{"b":5}},{"a":{"c":1}}])")}) == R"({"a":{"b":5,"c":1}})");
+    CHECK(run("object.union_n", {J(R"([{"a":{"b":{"x":1}}},{"a":{"b":5}},{"a":{"c":1}}])")}) ==
+          R"({"a":{"b":5,"c":1}})");
     CHECK(run("object.union_n", {J(R"([{"a":{"b":1}},{"a":{"c":2}},{"a":{"b":{"d":1}}}])")}) ==
           R"({"a":{"b":{"d":1},"c":2}})");
     CHECK(run("object.union_n", {J(R"([{"a":{"b":{"x":1,"y":2}}},{"a":{"b":{"y":3}}},{"a":{}},{"a":{"b":{}}}])")}) ==
@@ -247,7 +247,8 @@ TEST_CASE("graph.reachable_paths: answers unchanged, cycles end a path, a long c
 
 TEST_CASE("graph.reachable_paths: a dense graph stops at the deadline or the memory limit, not after a step cap") {
     CancelledContext c;
-    CHECK(call("graph.reachable_paths", {complete_graph(12), Value::array({S("0")})}, c.ctx).status == Status::Cancelled);
+    CHECK(call("graph.reachable_paths", {complete_graph(12), Value::array({S("0")})}, c.ctx).status ==
+          Status::Cancelled);
     SourceGuard guard(&growing_source);
     BuiltinContext ctx;
     ctx.memory.start(64 << 20);
@@ -284,7 +285,8 @@ TEST_CASE("replace, strings.replace_n and regex.replace refuse a result that wou
     }
     {
         LimitedContext limited(512 << 10);  // $0 expansion grows the text too
-        CHECK(call("regex.replace", {text, S("a"), S("$0$0$0$0$0$0$0$0$0$0")}, limited.ctx).status == Status::Cancelled);
+        CHECK(call("regex.replace", {text, S("a"), S("$0$0$0$0$0$0$0$0$0$0")}, limited.ctx).status ==
+              Status::Cancelled);
     }
     // Unlimited, the answers are the usual ones.
     CHECK(run("replace", {S("abab"), S("ab"), S("x")}) == R"("xx")");
@@ -304,7 +306,9 @@ TEST_CASE("replace and regex.replace stop when the query is cancelled") {
 
 // ---- files a policy names -------------------------------------------------------------------
 
-TEST_CASE("bounded file reading: a regular file is read; a device, a FIFO, a directory, a missing or too large file are errors at once") {
+TEST_CASE(
+    "bounded file reading: a regular file is read; a device, a FIFO, a directory, a missing or too large file are "
+    "errors at once") {
     char dir_template[] = "/tmp/gavel-bounded-XXXXXX";
     REQUIRE(mkdtemp(dir_template) != nullptr);
     const std::string dir = dir_template;
@@ -321,8 +325,10 @@ TEST_CASE("bounded file reading: a regular file is read; a device, a FIFO, a dir
     CHECK(read_whole_file("/dev/zero", 1 << 20, NonRegular::Refuse).message == "read /dev/zero: not a regular file");
     CHECK(read_whole_file(fifo, 1 << 20, NonRegular::Refuse).message == "read " + fifo + ": not a regular file");
     CHECK(read_whole_file(dir, 1 << 20, NonRegular::Refuse).message == "read " + dir + ": is a directory");
-    CHECK(read_whole_file(dir + "/none", 1 << 20, NonRegular::Refuse).message == "open " + dir + "/none: no such file or directory");
-    CHECK(read_whole_file(file, 10, NonRegular::Refuse).message == "read " + file + ": file too large: 28 bytes (limit 10)");
+    CHECK(read_whole_file(dir + "/none", 1 << 20, NonRegular::Refuse).message ==
+          "open " + dir + "/none: no such file or directory");
+    CHECK(read_whole_file(file, 10, NonRegular::Refuse).message ==
+          "read " + file + ": file too large: 28 bytes (limit 10)");
     std::atomic<bool> cancelled{true};
     gavel::runtime::WorkBudget budget;
     budget.cancel = &cancelled;
@@ -338,7 +344,9 @@ TEST_CASE("bounded file reading: a regular file is read; a device, a FIFO, a dir
 TEST_CASE("http.send: a certificate file that is /dev/zero is a clear error, not a read that never ends") {
     auto r = run("http.send", {J(R"({"method":"get","url":"https://example.com","tls_client_cert_file":"/dev/zero",
                                      "tls_client_key_file":"/dev/zero","raise_error":false})")});
-    CHECK(r == R"({"error":{"code":"eval_http_send_internal_error","message":"read /dev/zero: not a regular file"},"status_code":0})");
+    CHECK(
+        r ==
+        R"({"error":{"code":"eval_http_send_internal_error","message":"read /dev/zero: not a regular file"},"status_code":0})");
     CHECK(run("http.send", {J(R"({"method":"get","url":"https://example.com","tls_client_cert_file":"/tmp"})")}) ==
           "error: read /tmp: is a directory");
 }
@@ -361,23 +369,27 @@ TEST_CASE("sprintf, concat, json.marshal, yaml.marshal: an output past the memor
     CHECK(call("json.marshal_with_options", {shared_tree(8, false), J(R"({"indent":"----------"})")}, d.ctx).status ==
           Status::Value);  // small enough
     LimitedContext e(1 << 20);
-    CHECK(call("json.marshal_with_options", {shared_tree(8, false), Value::object({{S("indent"), S(std::string(10000, '-'))}})},
-               e.ctx)
+    CHECK(call("json.marshal_with_options",
+               {shared_tree(8, false), Value::object({{S("indent"), S(std::string(10000, '-'))}})}, e.ctx)
               .status == Status::Cancelled);
     LimitedContext f(1 << 20);
     CHECK(call("yaml.marshal", {shared_tree(30, true)}, f.ctx).status == Status::Cancelled);
     LimitedContext g(1 << 20);
     CHECK(call("sprintf", {S("%v"), Value::array({shared_tree(30, true)})}, g.ctx).status == Status::Cancelled);
     LimitedContext h(1 << 20);  // the object operand goes through its JSON text
-    CHECK(call("json.match_schema", {shared_tree(30, true), J(R"({"type":"object"})")}, h.ctx).status == Status::Cancelled);
+    CHECK(call("json.match_schema", {shared_tree(30, true), J(R"({"type":"object"})")}, h.ctx).status ==
+          Status::Cancelled);
     LimitedContext i(1 << 20);  // JSON texts of operands: a JWT's payload, a request's body
-    CHECK(call("io.jwt.encode_sign", {J(R"({"alg":"HS256"})"), Value::object({{S("p"), shared_tree(30, false)}}),
-                                      J(R"({"kty":"oct","k":"AAAA"})")},
+    CHECK(call("io.jwt.encode_sign",
+               {J(R"({"alg":"HS256"})"), Value::object({{S("p"), shared_tree(30, false)}}),
+                J(R"({"kty":"oct","k":"AAAA"})")},
                i.ctx)
               .status == Status::Cancelled);
     LimitedContext k(1 << 20);
-    CHECK(call("http.send", {Value::object({{S("method"), S("post")}, {S("url"), S("http://127.0.0.1:1/")},
-                                            {S("body"), shared_tree(30, false)}})},
+    CHECK(call("http.send",
+               {Value::object({{S("method"), S("post")},
+                               {S("url"), S("http://127.0.0.1:1/")},
+                               {S("body"), shared_tree(30, false)}})},
                k.ctx)
               .status == Status::Cancelled);
     // Within the limit, the answers are the usual ones.
@@ -406,11 +418,13 @@ TEST_CASE("walk, sort, split, indexof_n, cidr_expand, cidr_contains_matches, uni
     CancelledContext c1;
     CHECK(call("sort", {descending}, c1.ctx).status == Status::Cancelled);
     CHECK(run("sort", {J("[3,1,2]")}) == "[1,2,3]");
-    CHECK(run("sort", {J("[3,1,2]")}) == run("sort", {Value::set({Value::integer(2), Value::integer(3), Value::integer(1)})}));
+    CHECK(run("sort", {J("[3,1,2]")}) ==
+          run("sort", {Value::set({Value::integer(2), Value::integer(3), Value::integer(1)})}));
     CancelledContext c2;
     CHECK(call("split", {S(std::string(200000, ',')), S(",")}, c2.ctx).status == Status::Cancelled);
     CancelledContext c3;
-    CHECK(call("indexof_n", {S(std::string(100000, 'a')), S(std::string(1000, 'a'))}, c3.ctx).status == Status::Cancelled);
+    CHECK(call("indexof_n", {S(std::string(100000, 'a')), S(std::string(1000, 'a'))}, c3.ctx).status ==
+          Status::Cancelled);
     CHECK(run("indexof_n", {S("aaaa"), S("aa")}) == "[0,1,2]");
     CancelledContext c4;
     CHECK(call("net.cidr_expand", {S("10.0.0.0/8")}, c4.ctx).status == Status::Cancelled);
@@ -427,8 +441,8 @@ TEST_CASE("walk, sort, split, indexof_n, cidr_expand, cidr_contains_matches, uni
     }
     CancelledContext c6;
     CHECK(call("union", {sets.build()}, c6.ctx).status == Status::Cancelled);
-    CHECK(run("or", {Value::set({Value::integer(1), Value::integer(3)}), Value::set({Value::integer(2), Value::integer(3)})}) ==
-          "[1,2,3]");
+    CHECK(run("or", {Value::set({Value::integer(1), Value::integer(3)}),
+                     Value::set({Value::integer(2), Value::integer(3)})}) == "[1,2,3]");
 }
 
 TEST_CASE("json.match_schema and json.verify_schema: validating and compiling are work asked of the budget") {
@@ -436,7 +450,8 @@ TEST_CASE("json.match_schema and json.verify_schema: validating and compiling ar
     for (int i = 0; i < 100000; ++i) items += (i ? ",1" : "1");
     items += "]";
     CancelledContext c1;
-    CHECK(call("json.match_schema", {S(items), S(R"({"items":{"type":"number"}})")}, c1.ctx).status == Status::Cancelled);
+    CHECK(call("json.match_schema", {S(items), S(R"({"items":{"type":"number"}})")}, c1.ctx).status ==
+          Status::Cancelled);
     std::string big_enum = R"({"enum":[)";
     for (int i = 0; i < 20000; ++i) (big_enum += i ? "," : "") += std::to_string(i);
     big_enum += "]}";
@@ -465,7 +480,8 @@ TEST_CASE("object.subset: an array searched within another (quadratic at worst) 
 
 TEST_CASE("text::find is string_view::find in linear time") {
     const std::string hay = "abracadabra, abracadabra";
-    for (std::string needle : {"", "a", "abra", "cad", "ra,", "zzz", "abracadabra, abracadabra", "abracadabra, abracadabrax"})
+    for (std::string needle :
+         {"", "a", "abra", "cad", "ra,", "zzz", "abracadabra, abracadabra", "abracadabra, abracadabrax"})
         for (std::size_t from = 0; from <= hay.size() + 1; ++from)
             CHECK_MESSAGE(gavel::stdlib::text::find(hay, needle, from) == std::string_view(hay).find(needle, from),
                           needle << " from " << from);
@@ -505,18 +521,19 @@ TEST_CASE("a relation stopped inside (walk) ends the evaluation with eval_cancel
     std::atomic<bool> cancelled{true};
     gavel::EvalOptions options;
     options.cancel = &cancelled;
-    const std::string policy = "package p\n\n"
-                               "t0 := \"xxxxxxxxxxxxxxxx\"\n"
-                               "t1 := object.get({\"k\": [t0, t0, t0, t0]}, \"k\", 0)\n"
-                               "t2 := object.get({\"k\": [t1, t1, t1, t1]}, \"k\", 0)\n"
-                               "t3 := object.get({\"k\": [t2, t2, t2, t2]}, \"k\", 0)\n"
-                               "t4 := object.get({\"k\": [t3, t3, t3, t3]}, \"k\", 0)\n"
-                               "t5 := object.get({\"k\": [t4, t4, t4, t4]}, \"k\", 0)\n"
-                               "t6 := object.get({\"k\": [t5, t5, t5, t5]}, \"k\", 0)\n"
-                               "t7 := object.get({\"k\": [t6, t6, t6, t6]}, \"k\", 0)\n"
-                               "t8 := object.get({\"k\": [t7, t7, t7, t7]}, \"k\", 0)\n"
-                               "t9 := object.get({\"k\": [t8, t8, t8, t8]}, \"k\", 0)\n"
-                               "n := count([p | walk(t9, [p, _])])\n";
+    const std::string policy =
+        "package p\n\n"
+        "t0 := \"xxxxxxxxxxxxxxxx\"\n"
+        "t1 := object.get({\"k\": [t0, t0, t0, t0]}, \"k\", 0)\n"
+        "t2 := object.get({\"k\": [t1, t1, t1, t1]}, \"k\", 0)\n"
+        "t3 := object.get({\"k\": [t2, t2, t2, t2]}, \"k\", 0)\n"
+        "t4 := object.get({\"k\": [t3, t3, t3, t3]}, \"k\", 0)\n"
+        "t5 := object.get({\"k\": [t4, t4, t4, t4]}, \"k\", 0)\n"
+        "t6 := object.get({\"k\": [t5, t5, t5, t5]}, \"k\", 0)\n"
+        "t7 := object.get({\"k\": [t6, t6, t6, t6]}, \"k\", 0)\n"
+        "t8 := object.get({\"k\": [t7, t7, t7, t7]}, \"k\", 0)\n"
+        "t9 := object.get({\"k\": [t8, t8, t8, t8]}, \"k\", 0)\n"
+        "n := count([p | walk(t9, [p, _])])\n";
     auto r = eval_query(policy, "data.p.n", options);
     REQUIRE(r.error);
     CHECK(r.error->code == "eval_cancel_error");

@@ -50,8 +50,8 @@ TEST_CASE("file_rego_versions globs: -d reads a manifest as -b does, and both as
     // The module is legacy/a.rego below the manifest; OPA matches each key, a gobwas glob
     // without separators, against "/legacy/a.rego" (recorded with opa eval -b).
     const std::vector<std::pair<std::string, bool>> cases = {
-        {"/legacy/*.rego", true},  {"legacy/*.rego", false},    {"*.rego", true},
-        {"/legacy/a.rego", true},  {"**/a.rego", true},         {"mt/legacy/*.rego", false},
+        {"/legacy/*.rego", true},     {"legacy/*.rego", false}, {"*.rego", true},
+        {"/legacy/a.rego", true},     {"**/a.rego", true},      {"mt/legacy/*.rego", false},
         {"/mt/legacy/*.rego", false}, {"legacy/**", false},     {"/{legacy,old}/[a-c].rego", true},
     };
     for (const auto& [key, v0] : cases) {
@@ -86,11 +86,11 @@ TEST_CASE("manifest: rego_version sets the dialect of every module below it; fil
     LoadResult r = load_paths({t.root.string()});
     REQUIRE_MESSAGE(r.ok(), all_errors(r.errors));
     CHECK(dialects(r, t) == std::map<std::string, std::string>{{"old/p.rego", "v0"},
-                                                                {"old/deep/q.rego", "v0"},
-                                                                {"old/modern/r.rego", "v1"},
-                                                                {"new/s.rego", "default"},
-                                                                {"mixed/legacy.rego", "v0"},
-                                                                {"mixed/current.rego", "default"}});
+                                                               {"old/deep/q.rego", "v0"},
+                                                               {"old/modern/r.rego", "v1"},
+                                                               {"new/s.rego", "default"},
+                                                               {"mixed/legacy.rego", "v0"},
+                                                               {"mixed/current.rego", "default"}});
 
     // The engine parses each module in its own dialect: all of them load in one v1 engine.
     Engine engine;

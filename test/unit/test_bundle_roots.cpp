@@ -86,7 +86,8 @@ TEST_CASE("roots: RootTrie answers as RootPathsContain and RootPathsOverlap") {
 TEST_CASE("roots: modules and data outside the roots, OPA's messages") {
     RootTrie roots({"a/b", "c"});
     CHECK(!check_module_root(roots, "a/b/x", "package a.b.x", "m.rego"));
-    CHECK(*check_module_root(roots, "a", "package a", "m.rego") == "manifest roots [a/b c] do not permit 'package a' in module 'm.rego'");
+    CHECK(*check_module_root(roots, "a", "package a", "m.rego") ==
+          "manifest roots [a/b c] do not permit 'package a' in module 'm.rego'");
     CHECK(*check_data_roots(RootTrie({"a"}), json(R"({"b": 1})")) ==
           "manifest roots [a] do not permit data at path '/b' (hint: check bundle directory structure)");
     CHECK(!check_data_roots(roots, json(R"({"a": {"b": {"c": 1}}, "c": 2})")));
@@ -113,7 +114,8 @@ TEST_CASE("data: DataTreeBuilder merges as merge_data does, one document after a
     CHECK(!c.insert({"a", "b"}, json("{}")));
 
     std::mt19937 rng(3);
-    const char* kDocs[] = {R"({"a": 1})", R"({"b": {"c": 2}})", R"({"b": {"d": 3}})", "{}", "5", R"({"a": {"e": 1}})", "[1]"};
+    const char* kDocs[] = {R"({"a": 1})", R"({"b": {"c": 2}})", R"({"b": {"d": 3}})", "{}", "5", R"({"a": {"e": 1}})",
+                           "[1]"};
     for (int trial = 0; trial < 2000; ++trial) {
         DataTreeBuilder builder;
         Value reference = Value::empty_object();
@@ -137,18 +139,20 @@ TEST_CASE("data: DataTreeBuilder merges as merge_data does, one document after a
 
 TEST_CASE("data placement: as erasing every owned root, then writing root by root") {
     std::string error;
-    auto placed = place_bundle_data(json(R"({"a": {"b": 1, "c": 2}, "x": 1, "old": {"k": 1}})"), {"old", "a/b"}, {"a/b", "n/m"},
-                                    json(R"({"a": {"b": {"v": 1}}, "n": {"m": 2}})"), error);
+    auto placed = place_bundle_data(json(R"({"a": {"b": 1, "c": 2}, "x": 1, "old": {"k": 1}})"), {"old", "a/b"},
+                                    {"a/b", "n/m"}, json(R"({"a": {"b": {"v": 1}}, "n": {"m": 2}})"), error);
     REQUIRE(placed);
     CHECK(runtime::to_json(*placed) == R"({"a":{"b":{"v":1},"c":2},"n":{"m":2},"x":1})");
-    CHECK(!place_bundle_data(json(R"({"a": 1, "b": 2})"), {"c/d"}, {"c/d", "b/x", "a/y"}, json(R"({"a": {"y": 1}, "b": {"x": 1}})"),
-                             error));
+    CHECK(!place_bundle_data(json(R"({"a": 1, "b": 2})"), {"c/d"}, {"c/d", "b/x", "a/y"},
+                             json(R"({"a": {"y": 1}, "b": {"x": 1}})"), error));
     CHECK(error == "data.b is not an object");  // the first root (in manifest order) that fails
 
     // Against the engine's own set_data / remove_data, one root at a time.
     std::mt19937 rng(5);
-    const char* kBases[] = {R"({"a": {"b": 1, "a": {"c": 2}}, "b": 3})", R"({"a": 1, "c": {"a": {}}})", "{}", R"({"b": {"b": {"b": 1}}})"};
-    const char* kBundles[] = {R"({"a": {"a": 5}, "b": {"c": 6}})", R"({"c": 1, "a": {"b": {"x": 1}}})", R"({"b": 7})", "{}"};
+    const char* kBases[] = {R"({"a": {"b": 1, "a": {"c": 2}}, "b": 3})", R"({"a": 1, "c": {"a": {}}})", "{}",
+                            R"({"b": {"b": {"b": 1}}})"};
+    const char* kBundles[] = {R"({"a": {"a": 5}, "b": {"c": 6}})", R"({"c": 1, "a": {"b": {"x": 1}}})", R"({"b": 7})",
+                              "{}"};
     for (int trial = 0; trial < 2000; ++trial) {
         Value base = json(kBases[rng() % 4]);
         Value bundle = json(kBundles[rng() % 4]);

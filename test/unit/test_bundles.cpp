@@ -48,8 +48,10 @@ std::string header(const std::string& name, char type, std::size_t size, const s
 }  // namespace
 
 TEST_CASE("tar: what the writer writes, the reader reads back (names, long names, bytes)") {
-    std::string long_name = "/" + std::string(120, 'a') + "/" + std::string(90, 'b') + "/" + std::string(110, 'c') + ".rego";
-    auto r = read_tar_gz(archive({{"/data.json", "{}"}, {"./x/policy.rego", "package x\n"}, {long_name, "package y\n"}}));
+    std::string long_name =
+        "/" + std::string(120, 'a') + "/" + std::string(90, 'b') + "/" + std::string(110, 'c') + ".rego";
+    auto r =
+        read_tar_gz(archive({{"/data.json", "{}"}, {"./x/policy.rego", "package x\n"}, {long_name, "package y\n"}}));
     REQUIRE(r.ok());
     REQUIRE(r.files.size() == 3);
     CHECK(r.files[0].path == "data.json");
@@ -64,20 +66,25 @@ TEST_CASE("tar: traversal, links, devices, truncation, bad checksums and limits 
         t.append((512 - body.size() % 512) % 512, '\0');
         return t;
     };
-    auto read = [](const std::string& tar, ArchiveLimits limits = {}) { return read_tar_gz(gzip_compress(tar + std::string(1024, '\0')), limits); };
+    auto read = [](const std::string& tar, ArchiveLimits limits = {}) {
+        return read_tar_gz(gzip_compress(tar + std::string(1024, '\0')), limits);
+    };
     CHECK(read(entry("../evil.rego", '0', "x")).error.find("path traversal") != std::string::npos);
     CHECK(read(entry("a/../../evil", '0', "x")).error.find("path traversal") != std::string::npos);
-    CHECK(read(entry("data.json", '2', "", "/etc/passwd")).error.find("symbolic link entries are not allowed") != std::string::npos);
+    CHECK(read(entry("data.json", '2', "", "/etc/passwd")).error.find("symbolic link entries are not allowed") !=
+          std::string::npos);
     CHECK(read(entry("data.json", '1', "", "x")).error.find("hard link") != std::string::npos);
     CHECK(read(entry("dev", '3')).error.find("device") != std::string::npos);
-    CHECK(read(entry("a.rego", '0', "x") + entry("a.rego", '0', "y")).error.find("duplicate entry") != std::string::npos);
+    CHECK(read(entry("a.rego", '0', "x") + entry("a.rego", '0', "y")).error.find("duplicate entry") !=
+          std::string::npos);
     ArchiveLimits small;
     small.max_file_bytes = 4;
     CHECK(read(entry("a.rego", '0', "12345"), small).error ==
           "bundle read failed: bundle file a.rego size (5 bytes) exceeds configured size_limit_bytes (4 bytes)");
     small = {};
     small.max_entries = 1;
-    CHECK(read(entry("a", '0', "1") + entry("b", '0', "2"), small).error.find("more than 1 entries") != std::string::npos);
+    CHECK(read(entry("a", '0', "1") + entry("b", '0', "2"), small).error.find("more than 1 entries") !=
+          std::string::npos);
     // An entry announcing more bytes than the archive holds.
     std::string cut = header("big.json", '0', 4096) + std::string(100, 'x');
     CHECK(read_tar_gz(gzip_compress(cut)).error.find("truncated") != std::string::npos);
@@ -172,19 +179,26 @@ TEST_CASE("signatures: files the reader does not use are verified by their SHA-2
     o.verification = &vc;
     CHECK(read_bundle_archive(bundle_with("read me"), "t", o).ok());
     CHECK(read_bundle_archive(bundle_with("read me!"), "t", o).error_text() ==
-          "bundle t: README.md: digest mismatch (want: " + digests[1].hash + ", got: " + *hash_bytes("read me!", "SHA-256", error) + ")");
+          "bundle t: README.md: digest mismatch (want: " + digests[1].hash +
+              ", got: " + *hash_bytes("read me!", "SHA-256", error) + ")");
 }
 
 TEST_CASE("manifest: OPA's fields, defaults and type errors") {
     std::string error;
-    auto m = parse_manifest(R"({"revision":"r1","roots":["a/","/b"],"rego_version":0,"file_rego_versions":{"/v1/*.rego":1},"metadata":{"k":"v"},"other":1})", error);
+    auto m = parse_manifest(
+        R"({"revision":"r1","roots":["a/","/b"],"rego_version":0,"file_rego_versions":{"/v1/*.rego":1},"metadata":{"k":"v"},"other":1})",
+        error);
     REQUIRE(m);
     CHECK(m->effective_roots() == std::vector<std::string>{"a", "b"});
     CHECK(m->v0_for("v1/x.rego") == std::optional<bool>(false));
     CHECK(m->v0_for("/legacy/y.rego") == std::optional<bool>(true));
-    CHECK(manifest_json(*m) == R"({"revision":"r1","roots":["a/","/b"],"rego_version":0,"file_rego_versions":{"/v1/*.rego":1},"metadata":{"k":"v"}})");
+    CHECK(
+        manifest_json(*m) ==
+        R"({"revision":"r1","roots":["a/","/b"],"rego_version":0,"file_rego_versions":{"/v1/*.rego":1},"metadata":{"k":"v"}})");
     CHECK(!parse_manifest(R"({"revision": 1})", error));
-    CHECK(error == "bundle load failed on manifest decode: json: cannot unmarshal number into Go struct field Manifest.revision of type string");
+    CHECK(error ==
+          "bundle load failed on manifest decode: json: cannot unmarshal number into Go struct field Manifest.revision "
+          "of type string");
     CHECK(!parse_manifest(R"({"rego_version": 2})", error));
     Manifest empty;
     CHECK(empty.empty());
@@ -204,7 +218,8 @@ TEST_CASE("roots: containment, overlap and OPA's messages") {
     CHECK(*check_bundle_roots_overlap({{"one", {"a"}}, {"two", {"a/b"}}}) ==
           "detected overlapping roots in manifests for these bundles: [one, two] (a overlaps a/b)");
     CHECK(!check_bundle_roots_overlap({{"one", {"a"}}, {"two", {"b"}}}));
-    CHECK(check_bundle_roots_overlap({{"one", {""}}, {"two", {"b"}}})->find("specify empty root paths") != std::string::npos);
+    CHECK(check_bundle_roots_overlap({{"one", {""}}, {"two", {"b"}}})->find("specify empty root paths") !=
+          std::string::npos);
     CHECK(gavel::engine::bundle::root_paths_overlap("", "b"));
     CHECK(!gavel::engine::bundle::root_paths_overlap("a", "ab"));
 }
@@ -219,15 +234,18 @@ TEST_CASE("roots: a root's parts, the whole of data having none") {
 
 TEST_CASE("bundle: reading places data, applies the manifest and checks roots") {
     BundleReadOptions o;
-    auto r = read_bundle_archive(archive({{"/a/b/data.json", R"({"x": 1})"}, {"/a/p.rego", "package a\np := 1\n"},
-                                          {"/.manifest", R"({"roots": ["a"]})"}, {"/README.md", "ignored"}}),
+    auto r = read_bundle_archive(archive({{"/a/b/data.json", R"({"x": 1})"},
+                                          {"/a/p.rego", "package a\np := 1\n"},
+                                          {"/.manifest", R"({"roots": ["a"]})"},
+                                          {"/README.md", "ignored"}}),
                                  "t.tar.gz", o);
     REQUIRE(r.ok());
     CHECK(runtime::to_json(r.bundle->data) == R"({"a":{"b":{"x":1}}})");
     REQUIRE(r.bundle->modules.size() == 1);
     CHECK(r.bundle->modules[0].name == "t.tar.gz/a/p.rego");
     CHECK(r.bundle->modules[0].package_path == "a");
-    auto bad = read_bundle_archive(archive({{"/b.rego", "package b\n"}, {"/.manifest", R"({"roots": ["a"]})"}}), "t", o);
+    auto bad =
+        read_bundle_archive(archive({{"/b.rego", "package b\n"}, {"/.manifest", R"({"roots": ["a"]})"}}), "t", o);
     CHECK(bad.error_text() == "bundle t: manifest roots [a] do not permit 'package b' in module 't/b.rego'");
     auto root_data = read_bundle_archive(archive({{"/data.json", "[1]"}}), "t", o);
     CHECK(root_data.error_text() == "bundle t: bundle load failed on data.json: root value must be object");
@@ -238,8 +256,10 @@ TEST_CASE("signatures: OPA's digests; sign, verify, tamper, scope, key ids") {
     // Canonical JSON: key order and whitespace do not change the digest, number literals do.
     CHECK(*hash_file("data.json", R"({"b": 1, "a": [1.50, "x"]})", "SHA-256", error) ==
           *hash_file("x/data.json", R"({"a":[1.50,"x"],"b":1})", "SHA-256", error));
-    CHECK(*hash_file("data.json", R"({"a": 1.5})", "SHA-256", error) != *hash_file("data.json", R"({"a": 1.50})", "SHA-256", error));
-    CHECK(*hash_file("p.rego", "abc", "SHA-256", error) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(*hash_file("data.json", R"({"a": 1.5})", "SHA-256", error) !=
+          *hash_file("data.json", R"({"a": 1.50})", "SHA-256", error));
+    CHECK(*hash_file("p.rego", "abc", "SHA-256", error) ==
+          "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     CHECK(!hash_file("p.rego", "abc", "SHA-3", error));
 
     Bundle b;
@@ -258,13 +278,15 @@ TEST_CASE("signatures: OPA's digests; sign, verify, tamper, scope, key ids") {
     o.verification = &vc;
     CHECK(read_bundle_archive(*bytes, "t", o).ok());
     vc.public_keys["default"].key = "wrong";
-    CHECK(read_bundle_archive(*bytes, "t", o).error_text() == "bundle t: failed to verify message: failed to match hmac signature");
+    CHECK(read_bundle_archive(*bytes, "t", o).error_text() ==
+          "bundle t: failed to verify message: failed to match hmac signature");
     vc.public_keys["default"].key = "secret";
     vc.scope = "write";
     CHECK(read_bundle_archive(*bytes, "t", o).error_text() == "bundle t: scope mismatch");
     vc.scope.clear();
     vc.key_id = "other";
-    CHECK(read_bundle_archive(*bytes, "t", o).error_text() == "bundle t: verification key corresponding to ID other not found");
+    CHECK(read_bundle_archive(*bytes, "t", o).error_text() ==
+          "bundle t: verification key corresponding to ID other not found");
     vc.key_id.clear();
     BundleReadOptions none;
     CHECK(read_bundle_archive(*bytes, "t", none).error_text() == "bundle t: verification key not provided");
@@ -277,17 +299,21 @@ TEST_CASE("signatures: OPA's digests; sign, verify, tamper, scope, key ids") {
     TarWriter fewer;
     for (auto& f : files)
         if (f.path != "p.rego") fewer.add_file("/" + f.path, f.bytes);
-    CHECK(read_bundle_archive(fewer.finish_gz(), "t", o).error_text().find("specified in bundle signatures but not found") !=
-          std::string::npos);
+    CHECK(read_bundle_archive(fewer.finish_gz(), "t", o)
+              .error_text()
+              .find("specified in bundle signatures but not found") != std::string::npos);
     CHECK(go_path_match("*.json", "data.json"));
     CHECK(!go_path_match("*.json", "a/data.json"));
 }
 
 TEST_CASE("decision logs: OPA's mask rules (remove, upsert, erased/masked lists)") {
-    Value event = json(R"({"decision_id": "d", "input": {"password": "x", "user": {"name": "a"}, "list": [1, 2, 3]}, "result": true})");
+    Value event = json(
+        R"({"decision_id": "d", "input": {"password": "x", "user": {"name": "a"}, "list": [1, 2, 3]}, "result": true})");
     std::vector<std::string> errors;
     Value masked = gavel::webhook::plugins::apply_mask_rules(
-        event, json(R"(["/input/password", "/input/list/1", {"op": "upsert", "path": "/input/user/name", "value": "***"}, "/input/missing", "/bad/x"])"),
+        event,
+        json(
+            R"(["/input/password", "/input/list/1", {"op": "upsert", "path": "/input/user/name", "value": "***"}, "/input/missing", "/bad/x"])"),
         errors);
     CHECK(runtime::to_json(*masked.find("input")) == R"({"list":[1,3],"user":{"name":"***"}})");
     CHECK(runtime::to_json(*masked.find("erased")) == R"(["/input/password","/input/list/1"])");
@@ -299,7 +325,8 @@ TEST_CASE("decision logs: OPA's mask rules (remove, upsert, erased/masked lists)
 
 TEST_CASE("decision logs: uploads are gzip JSON arrays within the size limit") {
     std::vector<std::string> events;
-    for (int i = 0; i < 10; ++i) events.push_back(R"({"decision_id":")" + std::to_string(i) + R"(","pad":")" + std::string(100, 'x') + "\"}");
+    for (int i = 0; i < 10; ++i)
+        events.push_back(R"({"decision_id":")" + std::to_string(i) + R"(","pad":")" + std::string(100, 'x') + "\"}");
     auto chunks = gavel::webhook::plugins::encode_chunks(events, 400);
     CHECK(chunks.size() == 4);  // three events (~130 bytes each) fit in 400 bytes
     std::size_t total = 0;

@@ -167,21 +167,42 @@ TEST_CASE("settled reading: taken once two readings agree and no file changed fo
     // Changing, then still: the first reading that agrees with the one before is taken.
     std::vector<std::string> hashes = {"b", "c", "c"};
     std::size_t reads = 0;
-    CHECK(wh::wait_until_settled({"a", long_ago}, [&] { return wh::ReadingStamp{hashes.at(reads++), long_ago}; }, fast));
+    CHECK(wh::wait_until_settled(
+        {"a", long_ago},
+        [&] {
+            return wh::ReadingStamp{hashes.at(reads++), long_ago};
+        },
+        fast));
     CHECK(reads == 3);
 
     // Never still: given up within the limit.
     reads = 0;
-    CHECK_FALSE(wh::wait_until_settled({"x", long_ago}, [&] { return wh::ReadingStamp{std::to_string(reads++), long_ago}; }, fast));
+    CHECK_FALSE(wh::wait_until_settled(
+        {"x", long_ago},
+        [&] {
+            return wh::ReadingStamp{std::to_string(reads++), long_ago};
+        },
+        fast));
 
     // The same bytes, but a file is changed all the time (a slow writer between two
     // pieces would look so, were it faster than the quiet period): not taken.
     auto now_ns = [] {
-        return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     };
-    CHECK_FALSE(wh::wait_until_settled({"s", now_ns()}, [&] { return wh::ReadingStamp{"s", now_ns() - 1000}; }, fast));
+    CHECK_FALSE(wh::wait_until_settled(
+        {"s", now_ns()},
+        [&] {
+            return wh::ReadingStamp{"s", now_ns() - 1000};
+        },
+        fast));
 
     // A change time in the future (a skewed clock) does not block for ever: the hashes decide.
     const std::int64_t future = now_ns() + std::int64_t(3600) * 1000000000;
-    CHECK(wh::wait_until_settled({"f", future}, [&] { return wh::ReadingStamp{"f", future}; }, fast));
+    CHECK(wh::wait_until_settled(
+        {"f", future},
+        [&] {
+            return wh::ReadingStamp{"f", future};
+        },
+        fast));
 }

@@ -23,11 +23,11 @@ std::string listing(const std::vector<WalkEntry>& entries) {
     std::string out;
     for (const auto& e : entries) {
         switch (e.kind) {
-        case WalkEntry::Kind::Directory: out += "dir "; break;
-        case WalkEntry::Kind::File: out += "file "; break;
-        case WalkEntry::Kind::Other: out += "other "; break;
-        case WalkEntry::Kind::Unreadable: out += "unreadable "; break;
-        case WalkEntry::Kind::Cycle: out += "cycle "; break;
+            case WalkEntry::Kind::Directory: out += "dir "; break;
+            case WalkEntry::Kind::File: out += "file "; break;
+            case WalkEntry::Kind::Other: out += "other "; break;
+            case WalkEntry::Kind::Unreadable: out += "unreadable "; break;
+            case WalkEntry::Kind::Cycle: out += "cycle "; break;
         }
         out += (e.relative.empty() ? "." : e.relative) + "\n";
     }
@@ -77,14 +77,16 @@ TEST_CASE("directory walk: links are followed; a link back to a directory being 
     CHECK(listing(entries) ==
           "dir .\nfile a.rego\ndir one\nfile one/s.json\ncycle self\ndir two\nfile two/s.json\n"
           "dir up\ncycle up/p\ndir up/shared\nfile up/shared/s.json\n");
-    CHECK(entries[4].message == t.path("p/self") + ": directory cycle: leads back to " + t.path("p") + ", not walked again");
+    CHECK(entries[4].message ==
+          t.path("p/self") + ": directory cycle: leads back to " + t.path("p") + ", not walked again");
 }
 
 TEST_CASE("directory walk: many links back to the root end quickly") {
     // Before, a walk bounded only by depth went through 2^depth paths here and never ended.
     TempTree t;
     t.write("d/x.rego", "");
-    for (const char* name : {"l1", "l2", "l3", "l4"}) fs::create_directory_symlink(t.path("d"), t.path("d/" + std::string(name)));
+    for (const char* name : {"l1", "l2", "l3", "l4"})
+        fs::create_directory_symlink(t.path("d"), t.path("d/" + std::string(name)));
     auto entries = walk_directory(t.path("d"));
     CHECK(listing(entries) == "dir .\ncycle l1\ncycle l2\ncycle l3\ncycle l4\nfile x.rego\n");
 }

@@ -90,7 +90,8 @@ TEST_CASE("engine: unifying two unknowns is unsafe; patterns bound from a known 
     CHECK(diagnose("msg := undefined_var") ==
           "rego_unsafe_var_error: var msg is unsafe; rego_unsafe_var_error: var undefined_var is unsafe");
     CHECK(diagnose("x = y") == "rego_unsafe_var_error: var x is unsafe; rego_unsafe_var_error: var y is unsafe");
-    CHECK(diagnose("[x, y] = [1, z]") == "rego_unsafe_var_error: var y is unsafe; rego_unsafe_var_error: var z is unsafe");
+    CHECK(diagnose("[x, y] = [1, z]") ==
+          "rego_unsafe_var_error: var y is unsafe; rego_unsafe_var_error: var z is unsafe");
     CHECK(diagnose("[x, y] = [1, 2]") == "ok");
     CHECK(diagnose("{\"a\": x} = {\"a\": [y]}; y = 1") == "ok");
     CHECK(diagnose("x = y; y = input.z") == "ok");
@@ -198,10 +199,12 @@ TEST_CASE("a query's evaluation error names the expression's text for its place,
 
 TEST_CASE("a timeout cancels a long evaluation") {
     Engine engine;
-    REQUIRE(engine.add_policy("slow.rego",
-                              "package p\n\nn := [i | some i in numbers][_]\nnumbers := [x | some x in [1,2,3,4,5,6,7,8,9,10]]\n"
-                              "slow := count([1 | some a in numbers; some b in numbers; some c in numbers; some d in numbers; "
-                              "some e in numbers; some g in numbers; some h in numbers])\n")
+    REQUIRE(engine
+                .add_policy(
+                    "slow.rego",
+                    "package p\n\nn := [i | some i in numbers][_]\nnumbers := [x | some x in [1,2,3,4,5,6,7,8,9,10]]\n"
+                    "slow := count([1 | some a in numbers; some b in numbers; some c in numbers; some d in numbers; "
+                    "some e in numbers; some g in numbers; some h in numbers])\n")
                 .empty());
     auto q = engine.prepare("data.p.slow");
     REQUIRE(q.ok());
@@ -219,7 +222,8 @@ TEST_CASE("cancellation is seen inside builtins that build large results, and in
     o.cancel = &cancel;
     // Within the call: split stops building its 200,000 parts.
     std::string big(200000, 'a');
-    auto input = gavel::runtime::Value::object({{gavel::runtime::Value::string("s"), gavel::runtime::Value::string(big)}});
+    auto input =
+        gavel::runtime::Value::object({{gavel::runtime::Value::string("s"), gavel::runtime::Value::string(big)}});
     o.input = &input;
     auto split = engine.prepare("x := split(input.s, \"\")");
     REQUIRE(split.ok());
@@ -228,7 +232,8 @@ TEST_CASE("cancellation is seen inside builtins that build large results, and in
     CHECK(r.error->code == "eval_cancel_error");
     // Between calls: three expressions, each returning 60,000 numbers, count as
     // work enough for the clock to be read, where three expressions alone would not.
-    auto ranges = engine.prepare("a := numbers.range(1, 60000); b := numbers.range(1, 60000); c := numbers.range(1, 60000)");
+    auto ranges =
+        engine.prepare("a := numbers.range(1, 60000); b := numbers.range(1, 60000); c := numbers.range(1, 60000)");
     REQUIRE(ranges.ok());
     r = ranges.value->eval(o);
     REQUIRE_FALSE(r.ok());
@@ -241,7 +246,8 @@ TEST_CASE("cancellation is seen inside builtins that build large results, and in
 
 TEST_CASE("8 threads evaluating one prepared query agree with one thread") {
     Engine engine;
-    REQUIRE(engine.add_policy("registry.rego", R"(package k
+    REQUIRE(engine
+                .add_policy("registry.rego", R"(package k
 
 deny contains msg if {
 	some c in input.containers
@@ -258,7 +264,8 @@ allowed := count(deny) == 0
     for (int i = 0; i < 16; ++i) {
         std::string text = R"({"containers": [)";
         for (int j = 0; j <= i; ++j)
-            text += std::string(j ? "," : "") + R"({"image": ")" + (j % 3 ? "hooli.com/" : "") + "app" + std::to_string(j) + "\"}";
+            text += std::string(j ? "," : "") + R"({"image": ")" + (j % 3 ? "hooli.com/" : "") + "app" +
+                    std::to_string(j) + "\"}";
         text += "]}";
         inputs.push_back(json(text.c_str()));
     }
@@ -402,7 +409,10 @@ defined_arg if not startswith(input.name, "x")
 
     // `import future.keywords.not` negates the whole expression instead.
     Engine whole;
-    REQUIRE(whole.add_policy("w.rego", "package w\n\nimport future.keywords.not\n\nf(_) := true\n\np if not f(input.missing)\n").empty());
+    REQUIRE(whole
+                .add_policy("w.rego",
+                            "package w\n\nimport future.keywords.not\n\nf(_) := true\n\np if not f(input.missing)\n")
+                .empty());
     auto q = whole.prepare("data.w.p");
     REQUIRE(q.ok());
     CHECK(value_of(q.value->eval(o)) == "true");
@@ -547,7 +557,8 @@ v := 1
 
 TEST_CASE("function results are cached per query as OPA's virtual cache keeps them") {
     Engine engine;
-    REQUIRE(engine.add_policy("p.rego", R"(package p
+    REQUIRE(engine
+                .add_policy("p.rego", R"(package p
 
 f(x) := y if {
 	print("f", x)

@@ -159,9 +159,7 @@ TEST_CASE("function arguments are indexed, glob.match patterns included") {
     CHECK(strict_outcome(R"(data.p.g("a.c"))", kInput) == to_number_error(32, "g"));
 }
 
-TEST_CASE("each clause of an else chain is indexed on its own") {
-    CHECK(strict_outcome("data.p.w", kInput) == "3");
-}
+TEST_CASE("each clause of an else chain is indexed on its own") { CHECK(strict_outcome("data.p.w", kInput) == "3"); }
 
 TEST_CASE("a clause that prints is not indexed: its body runs") {
     CHECK(strict_outcome("data.p.printing", kInput) == to_number_error(26, "printing"));
@@ -179,7 +177,8 @@ TEST_CASE("the first strict builtin error beats a later conflict") {
     // OPA hands data.p.x's first value on at once and finds the conflict only when it
     // comes back for the other rule: data.p.bad's error is recorded before.
     CHECK(strict_outcome("data.p.x; data.p.bad", kInput) == to_number_error(58, "bad"));
-    CHECK(strict_outcome("data.p.x", kInput) == "line 56: eval_conflict_error: complete rules must not produce multiple outputs");
+    CHECK(strict_outcome("data.p.x", kInput) ==
+          "line 56: eval_conflict_error: complete rules must not produce multiple outputs");
 }
 
 TEST_CASE("a body that already succeeded hides a later body's error when every body has one value") {
@@ -191,5 +190,6 @@ TEST_CASE("rules run in the order OPA's index trie meets them: unguarded first, 
     CHECK(strict_outcome("data.p.order", both) == to_number_error(79, "unguarded"));
     // v := 3 (unguarded), then v := 2 (no test of input.n, the first ref), which conflicts
     // before v := 1 runs into its error.
-    CHECK(strict_outcome("data.p.v", both) == "line 92: eval_conflict_error: complete rules must not produce multiple outputs");
+    CHECK(strict_outcome("data.p.v", both) ==
+          "line 92: eval_conflict_error: complete rules must not produce multiple outputs");
 }

@@ -17,12 +17,12 @@ TEST_CASE("statistics: go-metrics percentiles, mean and population stddev, keys 
     auto stats = statistics({4, 1, 3, 2});
     std::vector<std::string> keys;
     for (const auto& [k, v] : stats) keys.push_back(k);
-    CHECK(keys == std::vector<std::string>{"75%", "90%", "95%", "99%", "99.9%", "99.99%", "count", "max", "mean", "median",
-                                           "min", "stddev"});
+    CHECK(keys == std::vector<std::string>{"75%", "90%", "95%", "99%", "99.9%", "99.99%", "count", "max", "mean",
+                                           "median", "min", "stddev"});
     auto m = as_map(stats);
-    CHECK(m["median"] == "2.5");   // pos 2.5: between the 2nd and 3rd value
-    CHECK(m["75%"] == "3.75");     // pos 3.75
-    CHECK(m["90%"] == "4");        // pos 4.5 is past the end: the largest
+    CHECK(m["median"] == "2.5");  // pos 2.5: between the 2nd and 3rd value
+    CHECK(m["75%"] == "3.75");    // pos 3.75
+    CHECK(m["90%"] == "4");       // pos 4.5 is past the end: the largest
     CHECK(m["count"] == "4");
     CHECK(m["min"] == "1");
     CHECK(m["max"] == "4");

@@ -84,8 +84,8 @@ TEST_CASE("file read: the limit is the most bytes taken; a regular file past it 
     REQUIRE(::truncate(sparse.c_str(), std::int64_t(8) << 30) == 0);
     auto big = read_whole_file(sparse);
     CHECK_FALSE(big.ok);
-    CHECK(big.message == "read " + sparse + ": file too large: 8589934592 bytes (limit " +
-                             std::to_string(kDefaultReadLimit) + ")");
+    CHECK(big.message ==
+          "read " + sparse + ": file too large: 8589934592 bytes (limit " + std::to_string(kDefaultReadLimit) + ")");
     CHECK(kDefaultReadLimit == gavel::runtime::kDefaultLimits.max_input_bytes);
 }
 

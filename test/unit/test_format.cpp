@@ -103,8 +103,7 @@ TEST_CASE("fmt: composites keep their line breaks") {
 }
 
 TEST_CASE("fmt: calls keep their line breaks") {
-    CHECK(format_v1("package a\nx := sprintf(\"%v\",\n[1])\n") ==
-          "package a\n\nx := sprintf(\n\t\"%v\",\n\t[1],\n)\n");
+    CHECK(format_v1("package a\nx := sprintf(\"%v\",\n[1])\n") == "package a\n\nx := sprintf(\n\t\"%v\",\n\t[1],\n)\n");
 }
 
 TEST_CASE("fmt: comprehensions") {
@@ -135,8 +134,7 @@ TEST_CASE("fmt: strings and numbers are kept as written") {
 }
 
 TEST_CASE("fmt: METADATA blocks") {
-    const std::string in =
-        "# METADATA\n# title: pkg\npackage a\n\n# METADATA\n# title: p\n# description: d\np := 1\n";
+    const std::string in = "# METADATA\n# title: pkg\npackage a\n\n# METADATA\n# title: p\n# description: d\np := 1\n";
     CHECK(format_v1(in) == in);
 }
 
@@ -160,7 +158,8 @@ TEST_CASE("fmt: a module that does not parse is an error") {
 TEST_CASE("fmt: a term copied as written (a comment inside it) loses nothing after it") {
     // OPA 1.18's writer drops the `with` and the later comments here (opa issue 8765); gavel keeps them.
     const std::string text =
-        "package p\n\ntest_a if {\n\tf(x, {{\n\t\t\"code\": 1,\n\t\t# a comment\n\t\t\"msg\": 2,\n\t}}) with input as 1\n"
+        "package p\n\ntest_a if {\n\tf(x, {{\n\t\t\"code\": 1,\n\t\t# a comment\n\t\t\"msg\": 2,\n\t}}) with input as "
+        "1\n"
         "\t\twith data.x as 2\n}\n\n# later comment\ntest_b if {\n\tinput.y\n}\n";
     CHECK(format_v1(text) == text);
 }

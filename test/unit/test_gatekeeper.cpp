@@ -56,9 +56,10 @@ gk::SourcedObject sourced(std::string_view yaml) {
 
 // A template with `rego` (v0) for kind T.
 std::string template_yaml(std::string_view rego, std::string_view libs = "") {
-    std::string y = "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: t\nspec:\n"
-                    "  crd:\n    spec:\n      names:\n        kind: T\n  targets:\n    - target: admission.k8s.gatekeeper.sh\n"
-                    "      rego: |\n";
+    std::string y =
+        "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: t\nspec:\n"
+        "  crd:\n    spec:\n      names:\n        kind: T\n  targets:\n    - target: admission.k8s.gatekeeper.sh\n"
+        "      rego: |\n";
     std::string indented;
     for (char c : std::string(rego)) {
         if (indented.empty() || indented.back() == '\n') indented += "        ";
@@ -77,7 +78,8 @@ std::string template_yaml(std::string_view rego, std::string_view libs = "") {
     return y;
 }
 
-std::shared_ptr<const gk::PolicySet> build(std::string_view tmpl, std::vector<std::string> constraints, gavel::lang::Diagnostics& errors) {
+std::shared_ptr<const gk::PolicySet> build(std::string_view tmpl, std::vector<std::string> constraints,
+                                           gavel::lang::Diagnostics& errors) {
     gk::PolicySetBuilder b;
     b.add_template(sourced(tmpl), errors);
     for (const auto& c : constraints) b.add_constraint(sourced(c), errors);
@@ -85,20 +87,22 @@ std::shared_ptr<const gk::PolicySet> build(std::string_view tmpl, std::vector<st
 }
 
 std::string constraint_yaml(std::string_view name, std::string_view spec = "{}") {
-    return "apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: T\nmetadata:\n  name: " + std::string(name) + "\nspec: " +
-           std::string(spec) + "\n";
+    return "apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: T\nmetadata:\n  name: " + std::string(name) +
+           "\nspec: " + std::string(spec) + "\n";
 }
 
 }  // namespace
 
 TEST_CASE("gatekeeper match: kinds, with groups and wildcards") {
-    auto m = match_of(R"({"kinds": [{"apiGroups": ["apps"], "kinds": ["Deployment"]}, {"apiGroups": [""], "kinds": ["Pod"]}]})");
+    auto m = match_of(
+        R"({"kinds": [{"apiGroups": ["apps"], "kinds": ["Deployment"]}, {"apiGroups": [""], "kinds": ["Pod"]}]})");
     CHECK(matched(m, pod("a")));
     CHECK_FALSE(matched(m, json(R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"s"}})")));
     CHECK_FALSE(matched(m, json(R"({"apiVersion":"extensions/v1beta1","kind":"Deployment","metadata":{"name":"d"}})")));
     CHECK(matched(m, json(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"}})")));
     auto any_group = match_of(R"({"kinds": [{"apiGroups": ["*"], "kinds": ["Deployment"]}]})");
-    CHECK(matched(any_group, json(R"({"apiVersion":"extensions/v1beta1","kind":"Deployment","metadata":{"name":"d"}})")));
+    CHECK(
+        matched(any_group, json(R"({"apiVersion":"extensions/v1beta1","kind":"Deployment","metadata":{"name":"d"}})")));
     auto no_kinds_listed = match_of(R"({"kinds": [{"apiGroups": ["apps"]}]})");
     CHECK(matched(no_kinds_listed, json(R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"d"}})")));
     CHECK_FALSE(matched(no_kinds_listed, pod("a")));
@@ -148,9 +152,11 @@ TEST_CASE("gatekeeper match: labelSelector operators") {
 
     gk::Match bad;
     std::string error;
-    CHECK_FALSE(gk::parse_match(json(R"({"labelSelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}})"), bad, error));
+    CHECK_FALSE(gk::parse_match(json(R"({"labelSelector": {"matchExpressions": [{"key": "a", "operator": "In"}]}})"),
+                                bad, error));
     CHECK(error.find("must be specified") != std::string::npos);
-    CHECK_FALSE(gk::parse_match(json(R"({"labelSelector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}})"), bad, error));
+    CHECK_FALSE(gk::parse_match(json(R"({"labelSelector": {"matchExpressions": [{"key": "a", "operator": "Near"}]}})"),
+                                bad, error));
 }
 
 TEST_CASE("gatekeeper match: namespaceSelector needs the Namespace of a namespaced object") {
@@ -160,9 +166,9 @@ TEST_CASE("gatekeeper match: namespaceSelector needs the Namespace of a namespac
     Value p = pod("shop");
     CHECK(matched(m, p, &prod));
     CHECK_FALSE(matched(m, p, &dev));
-    CHECK(matched(m, prod));                 // a Namespace: its own labels
+    CHECK(matched(m, prod));  // a Namespace: its own labels
     CHECK_FALSE(matched(m, dev));
-    CHECK(matched(m, pod("")));              // cluster-scoped objects match
+    CHECK(matched(m, pod("")));  // cluster-scoped objects match
     auto missing = gk::matches(m, {&p, nullptr, "Original"});
     CHECK_FALSE(missing.matched);
     CHECK(missing.error == "namespace selector for namespace-scoped object but missing Namespace");
@@ -217,7 +223,8 @@ violation[{"msg": "dropped"}] = false { true }
     CHECK(outcome.violations[0].message == "kept");
 }
 
-TEST_CASE("gatekeeper violations: a msg that is no string fails the review; an eval error is the constraint's violation") {
+TEST_CASE(
+    "gatekeeper violations: a msg that is no string fails the review; an eval error is the constraint's violation") {
     gavel::lang::Diagnostics errors;
     auto bad_msg = build(template_yaml("package t\nviolation[{\"msg\": 7}] { true }"), {constraint_yaml("c")}, errors);
     REQUIRE(errors.empty());
@@ -238,13 +245,16 @@ TEST_CASE("gatekeeper review: a template's matching constraints are one query of
     // f conflicts under constraint b's parameters only: Gatekeeper's one query of the
     // template fails, so every matching constraint of it has the error as its violation
     // (frameworks' driver gives each constraint of the query the error); c does not match a Pod.
-    std::string rego = "package t\nf = 1 { true }\nf = 2 { input.parameters.n == 2 }\n"
-                       "violation[{\"msg\": m}] { f; m := sprintf(\"n=%v\", [input.parameters.n]) }";
+    std::string rego =
+        "package t\nf = 1 { true }\nf = 2 { input.parameters.n == 2 }\n"
+        "violation[{\"msg\": m}] { f; m := sprintf(\"n=%v\", [input.parameters.n]) }";
     std::string pods_only = "{match: {kinds: [{apiGroups: [''], kinds: [Pod]}]}, parameters: {n: ";
     std::string deployments = "{match: {kinds: [{apiGroups: [apps], kinds: [Deployment]}]}, parameters: {n: 2}}";
     gavel::lang::Diagnostics errors;
-    auto set = build(template_yaml(rego), {constraint_yaml("a", pods_only + "1}}"), constraint_yaml("b", pods_only + "2}}"),
-                                           constraint_yaml("c", deployments)}, errors);
+    auto set = build(template_yaml(rego),
+                     {constraint_yaml("a", pods_only + "1}}"), constraint_yaml("b", pods_only + "2}}"),
+                      constraint_yaml("c", deployments)},
+                     errors);
     REQUIRE(errors.empty());
     auto outcome = set->review(gk::review_of_object(pod("x"), Value(), false), {});
     REQUIRE_FALSE(outcome.error);
@@ -254,8 +264,10 @@ TEST_CASE("gatekeeper review: a template's matching constraints are one query of
     for (const auto& v : outcome.violations) CHECK(v.message.find("eval_conflict_error") != std::string::npos);
 
     // Without b, each constraint gets the violations of its own parameters.
-    set = build(template_yaml(rego), {constraint_yaml("a", pods_only + "1}}"), constraint_yaml("a2", pods_only + "3}}"),
-                                      constraint_yaml("c", deployments)}, errors);
+    set = build(template_yaml(rego),
+                {constraint_yaml("a", pods_only + "1}}"), constraint_yaml("a2", pods_only + "3}}"),
+                 constraint_yaml("c", deployments)},
+                errors);
     REQUIRE(errors.empty());
     outcome = set->review(gk::review_of_object(pod("x"), Value(), false), {});
     REQUIRE(outcome.violations.size() == 2);
@@ -301,7 +313,8 @@ TEST_CASE("gatekeeper review: constraints come from an index by kind and namespa
     b.add_constraint(sourced(u_constraint), errors);
     b.add_constraint(sourced(constraint_yaml("z-shop", "{match: {namespaces: [shop]}}")), errors);
     b.add_constraint(sourced(constraint_yaml("y-web", "{match: {namespaces: [web]}}")), errors);
-    b.add_constraint(sourced(constraint_yaml("x-jobs", "{match: {kinds: [{apiGroups: [batch], kinds: [Job]}]}}")), errors);
+    b.add_constraint(sourced(constraint_yaml("x-jobs", "{match: {kinds: [{apiGroups: [batch], kinds: [Job]}]}}")),
+                     errors);
     b.add_constraint(sourced(constraint_yaml("w-all")), errors);
     auto set = b.build(errors);
     REQUIRE(errors.empty());
@@ -318,7 +331,8 @@ TEST_CASE("gatekeeper templates: only those that read data.inventory are compile
     std::string u = template_yaml("package u\nviolation[{\"msg\": \"u\"}] { data.inventory.cluster }");
     u.replace(u.find("name: t"), 7, "name: u").replace(u.find("kind: T"), 7, "kind: U");
     b.add_template(sourced(u), errors);
-    std::string v = template_yaml("package v\nviolation[{\"msg\": \"v\"}] { data.lib.v.f }", "package lib.v\nf { true }");
+    std::string v =
+        template_yaml("package v\nviolation[{\"msg\": \"v\"}] { data.lib.v.f }", "package lib.v\nf { true }");
     v.replace(v.find("name: t"), 7, "name: v").replace(v.find("kind: T"), 7, "kind: V");
     b.add_template(sourced(v), errors);
     std::string w = template_yaml("package w\nviolation[{\"msg\": \"w\"}] { x := data; x.y }");
@@ -329,7 +343,8 @@ TEST_CASE("gatekeeper templates: only those that read data.inventory are compile
     CHECK_FALSE(first->entries().at("V").compiled->reads_inventory());  // data.lib is not the inventory
     CHECK(first->entries().at("W").compiled->reads_inventory());        // `data` holds it
     std::string error;
-    REQUIRE(b.add_inventory_object(json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}})"), error));
+    REQUIRE(
+        b.add_inventory_object(json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}})"), error));
     auto second = b.build(errors, first.get());
     REQUIRE(errors.empty());
     CHECK(second->entries().at("T").compiled == first->entries().at("T").compiled);
@@ -358,15 +373,18 @@ TEST_CASE("gatekeeper templates: Gatekeeper's compile rules") {
     CHECK(check("package x\nimport data.lib.helpers\nviolation[{\"msg\": m}] { m := helpers.msg }",
                 {"package lib.helpers\nmsg := \"m\""}) == "");
     CHECK(check("package x\ndeny[m] { m := 1 }").find("missing required rules: [violation]") != std::string::npos);
-    CHECK(check("package x\nviolation[{\"msg\": \"m\"}] { data.other.x }").find("disallowed ref data.other.x") != std::string::npos);
+    CHECK(check("package x\nviolation[{\"msg\": \"m\"}] { data.other.x }").find("disallowed ref data.other.x") !=
+          std::string::npos);
     CHECK(check("package x\nviolation[{\"msg\": \"m\"}] { data.x.y }").find("disallowed ref") != std::string::npos);
-    CHECK(check("package x\nimport input.review\nviolation[{\"msg\": \"m\"}] { true }").find("cannot import input") != std::string::npos);
-    CHECK(check("package x\nimport data.kubernetes\nviolation[{\"msg\": \"m\"}] { true }").find("bad import") != std::string::npos);
+    CHECK(check("package x\nimport input.review\nviolation[{\"msg\": \"m\"}] { true }").find("cannot import input") !=
+          std::string::npos);
+    CHECK(check("package x\nimport data.kubernetes\nviolation[{\"msg\": \"m\"}] { true }").find("bad import") !=
+          std::string::npos);
     CHECK(check("package x\nimport future.keywords.in\nviolation[{\"msg\": \"m\"}] { 1 in [1] }") == "");
-    CHECK(check("package x\nviolation[{\"msg\": \"m\"}] { true }", {"package helpers\nx := 1"}).find("not found in lib prefixes") !=
-          std::string::npos);
-    CHECK(check("package x\nviolation[{\"msg\": \"m\"}] { true }", {"package lib\nx := 1"}).find("not found in lib prefixes") !=
-          std::string::npos);
+    CHECK(check("package x\nviolation[{\"msg\": \"m\"}] { true }", {"package helpers\nx := 1"})
+              .find("not found in lib prefixes") != std::string::npos);
+    CHECK(check("package x\nviolation[{\"msg\": \"m\"}] { true }", {"package lib\nx := 1"})
+              .find("not found in lib prefixes") != std::string::npos);
 }
 
 TEST_CASE("gatekeeper templates: v0 by default, v1 with version v1, CEL-only is unsupported") {
@@ -400,8 +418,9 @@ spec:
 )"));
     REQUIRE(v1.value);
     CHECK(v1.value->rego_v1);
-    auto misnamed = gk::read_template(sourced("apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata: {name: x}\n"
-                                              "spec: {crd: {spec: {names: {kind: T}}}, targets: [{target: admission.k8s.gatekeeper.sh, rego: p}]}\n"));
+    auto misnamed = gk::read_template(sourced(
+        "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata: {name: x}\n"
+        "spec: {crd: {spec: {names: {kind: T}}}, targets: [{target: admission.k8s.gatekeeper.sh, rego: p}]}\n"));
     CHECK(misnamed.error.find("is not equal to the lowercase") != std::string::npos);
 }
 
@@ -415,8 +434,10 @@ TEST_CASE("gatekeeper constraints: parameters get the schema's defaults; enforce
     auto none = gk::read_constraint(sourced(constraint_yaml("c")), &t);
     CHECK(to_json(none.value->parameters) == "{}");  // no parameters: nothing to default into
 
-    auto scoped = gk::read_constraint(sourced(constraint_yaml("c", R"({enforcementAction: scoped, scopedEnforcementActions: [
-        {action: warn, enforcementPoints: [{name: validation.gatekeeper.sh}]}, {action: deny, enforcementPoints: [{name: "*"}]}]})")), &t);
+    auto scoped =
+        gk::read_constraint(sourced(constraint_yaml("c", R"({enforcementAction: scoped, scopedEnforcementActions: [
+        {action: warn, enforcementPoints: [{name: validation.gatekeeper.sh}]}, {action: deny, enforcementPoints: [{name: "*"}]}]})")),
+                            &t);
     REQUIRE(scoped.value);
     CHECK(scoped.value->actions_at(gk::kWebhookEnforcementPoint) == std::vector<std::string>{"deny", "warn"});
     CHECK(scoped.value->actions_at(gk::kAuditEnforcementPoint) == std::vector<std::string>{"deny"});
@@ -427,19 +448,24 @@ TEST_CASE("gatekeeper constraints: parameters get the schema's defaults; enforce
 TEST_CASE("gatekeeper review input: the AdmissionRequest as Gatekeeper marshals it") {
     Value obj = pod("shop");
     auto r = gk::review_of_object(obj, Value(), false);
-    CHECK(to_json(r.request) ==
-          R"({"kind":{"group":"","kind":"Pod","version":"v1"},"name":"web","namespace":"shop","namespaceObject":null,"object":)" +
-              to_json(obj) + R"(,"oldObject":null,"operation":"","options":null,"resource":{"group":"","resource":"","version":""},"uid":"","userInfo":{}})");
+    CHECK(
+        to_json(r.request) ==
+        R"({"kind":{"group":"","kind":"Pod","version":"v1"},"name":"web","namespace":"shop","namespaceObject":null,"object":)" +
+            to_json(obj) +
+            R"(,"oldObject":null,"operation":"","options":null,"resource":{"group":"","resource":"","version":""},"uid":"","userInfo":{}})");
     std::string error;
-    auto del = gk::review_of_request(json(R"({"operation":"DELETE","oldObject":{"kind":"Pod","metadata":{"name":"x"}}})"), Value(), false, error);
+    auto del = gk::review_of_request(
+        json(R"({"operation":"DELETE","oldObject":{"kind":"Pod","metadata":{"name":"x"}}})"), Value(), false, error);
     REQUIRE(del);
     CHECK(to_json(*del->request.find("object")) == R"({"kind":"Pod","metadata":{"name":"x"}})");
-    CHECK_FALSE(gk::review_of_request(json(R"({"operation":"DELETE","object":{"kind":"Pod"}})"), Value(), false, error));
+    CHECK_FALSE(
+        gk::review_of_request(json(R"({"operation":"DELETE","object":{"kind":"Pod"}})"), Value(), false, error));
     CHECK_FALSE(gk::review_of_request(json(R"({"operation":"CREATE"})"), Value(), false, error));
 }
 
 TEST_CASE("gatekeeper objects: gator's reader splits documents and keeps file lines") {
-    auto read = gk::read_objects("# c\napiVersion: v1\nkind: A\nmetadata: {name: a}\n---\n\nkind: B\nflag: yes\n", "f.yaml");
+    auto read =
+        gk::read_objects("# c\napiVersion: v1\nkind: A\nmetadata: {name: a}\n---\n\nkind: B\nflag: yes\n", "f.yaml");
     REQUIRE(read.ok());
     REQUIRE(read.objects.size() == 2);
     CHECK(read.objects[0].line == 2);
@@ -460,16 +486,22 @@ TEST_CASE("gator assertions: yes / no / N, message regex, invalid values") {
     CHECK(gk::check_assertion(Spec{}, {}).value() ==
           "unexpected number of violations: got 0 violations but want at least 1: got messages []");
     CHECK_FALSE(gk::check_assertion(Spec{"no", {}, false, {}}, {}));
-    CHECK(gk::check_assertion(Spec{"no", {}, false, {}}, two).value().find("got 2 violations but want none") != std::string::npos);
-    CHECK_FALSE(gk::check_assertion(Spec{{}, 2, false, {}}, two));
-    CHECK(gk::check_assertion(Spec{{}, 1, false, {}}, two).value().find("want exactly 1: got messages [label owner missing image latest]") !=
+    CHECK(gk::check_assertion(Spec{"no", {}, false, {}}, two).value().find("got 2 violations but want none") !=
           std::string::npos);
+    CHECK_FALSE(gk::check_assertion(Spec{{}, 2, false, {}}, two));
+    CHECK(gk::check_assertion(Spec{{}, 1, false, {}}, two)
+              .value()
+              .find("want exactly 1: got messages [label owner missing image latest]") != std::string::npos);
     CHECK_FALSE(gk::check_assertion(Spec{{}, 1, false, "own.r"}, two));  // unanchored RE2
     CHECK_FALSE(gk::check_assertion(Spec{"no", {}, false, "^latest"}, two));
-    CHECK(gk::check_assertion(Spec{"maybe", {}, false, {}}, two).value().find("must be a nonnegative integer") != std::string::npos);
-    CHECK(gk::check_assertion(Spec{{}, -1, false, {}}, two).value().find("must be a nonnegative integer") != std::string::npos);
-    CHECK(gk::check_assertion(Spec{{}, {}, true, {}}, two).value().find("must be a nonnegative integer") != std::string::npos);
-    CHECK(gk::check_assertion(Spec{{}, {}, false, "("}, two).value().find("invalid regular expression") != std::string::npos);
+    CHECK(gk::check_assertion(Spec{"maybe", {}, false, {}}, two).value().find("must be a nonnegative integer") !=
+          std::string::npos);
+    CHECK(gk::check_assertion(Spec{{}, -1, false, {}}, two).value().find("must be a nonnegative integer") !=
+          std::string::npos);
+    CHECK(gk::check_assertion(Spec{{}, {}, true, {}}, two).value().find("must be a nonnegative integer") !=
+          std::string::npos);
+    CHECK(gk::check_assertion(Spec{{}, {}, false, "("}, two).value().find("invalid regular expression") !=
+          std::string::npos);
 
     std::string error;
     auto f = gk::VerifyFilter::parse("labels//missing", error);
@@ -485,10 +517,10 @@ TEST_CASE("gator assertions: yes / no / N, message regex, invalid values") {
 TEST_CASE("gatekeeper webhook: denials, warnings and dryrun worded as Gatekeeper") {
     auto dir = std::string("/tmp/gavel-unit-gatekeeper-") + std::to_string(::getpid());
     std::filesystem::create_directories(dir);
-    auto write = [&](const std::string& name, const std::string& text) {
-        std::ofstream(dir + "/" + name) << text;
-    };
-    write("t.yaml", template_yaml("package t\nviolation[{\"msg\": m}] { m := sprintf(\"bad %v\", [input.review.object.metadata.name]) }"));
+    auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir + "/" + name) << text; };
+    write("t.yaml",
+          template_yaml(
+              "package t\nviolation[{\"msg\": m}] { m := sprintf(\"bad %v\", [input.review.object.metadata.name]) }"));
     write("deny.yaml", constraint_yaml("a-deny"));
     write("warn.yaml", constraint_yaml("b-warn", "{enforcementAction: warn}"));
     write("dry.yaml", constraint_yaml("c-dry", "{enforcementAction: dryrun}"));
@@ -497,18 +529,22 @@ TEST_CASE("gatekeeper webhook: denials, warnings and dryrun worded as Gatekeeper
     REQUIRE(policies.poll(errors) == gavel::webhook::GatekeeperPolicies::Poll::Reloaded);
     gavel::webhook::ReviewRequest req;
     std::string error;
-    REQUIRE(gavel::webhook::parse_review(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u",
+    REQUIRE(gavel::webhook::parse_review(
+        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u",
         "kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"x",
-        "object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"}}}})", req, error));
+        "object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"}}}})",
+        req, error));
     auto d = gavel::webhook::gatekeeper_decision(req, policies, {});
     CHECK(d.outcome == gavel::webhook::AdmissionDecision::Outcome::Denied);
-    CHECK(to_json(*d.review.find("response")) ==
-          R"({"allowed":false,"status":{"code":403,"message":"[a-deny] bad p","reason":"Forbidden"},"uid":"u","warnings":["[b-warn] bad p"]})");
+    CHECK(
+        to_json(*d.review.find("response")) ==
+        R"({"allowed":false,"status":{"code":403,"message":"[a-deny] bad p","reason":"Forbidden"},"uid":"u","warnings":["[b-warn] bad p"]})");
     CHECK(policies.render_metrics().find("enforcement_action=\"dryrun\"} 1") != std::string::npos);
     std::filesystem::remove(dir + "/deny.yaml");
     REQUIRE(policies.poll(errors) == gavel::webhook::GatekeeperPolicies::Poll::Reloaded);
     d = gavel::webhook::gatekeeper_decision(req, policies, {});
-    CHECK(to_json(*d.review.find("response")) == R"({"allowed":true,"status":{"code":299},"uid":"u","warnings":["[b-warn] bad p"]})");
+    CHECK(to_json(*d.review.find("response")) ==
+          R"({"allowed":true,"status":{"code":299},"uid":"u","warnings":["[b-warn] bad p"]})");
     write("broken.yaml", "apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: Unknown\nmetadata: {name: z}\n");
     CHECK(policies.poll(errors) == gavel::webhook::GatekeeperPolicies::Poll::Failed);
     CHECK(policies.current()->constraint_count() == 2);  // the last good set stays

@@ -25,7 +25,7 @@ ParseError parse_err(std::string_view text, const Limits& limits = kDefaultLimit
 
 std::string round_trip(std::string_view text) { return to_json(parse_ok(text)); }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("json: compact round trip with sorted keys") {
     CHECK(round_trip(R"({"b":[1,2],"a":1})") == R"({"a":1,"b":[1,2]})");
@@ -54,8 +54,9 @@ TEST_CASE("json: pretty output like json.MarshalIndent") {
 }
 
 TEST_CASE("json: numbers stay exact") {
-    Value v = parse_ok("[123456789012345678901234567890, 18446744073709551614, -9223372036854775808, 2e308, 1.5, "
-                       "1.5893857701234e+09, 1e-400, 3.0]");
+    Value v = parse_ok(
+        "[123456789012345678901234567890, 18446744073709551614, -9223372036854775808, 2e308, 1.5, "
+        "1.5893857701234e+09, 1e-400, 3.0]");
     auto a = v.array_elements();
     REQUIRE(a.size() == 8);
     CHECK(a[0].as_number().to_string() == "123456789012345678901234567890");
@@ -66,8 +67,9 @@ TEST_CASE("json: numbers stay exact") {
     CHECK(a[3].as_number().is_integer());
     CHECK(a[4].as_number().to_double() == 1.5);
     CHECK(a[7] == Value::integer(3));
-    CHECK(to_json(v) == "[123456789012345678901234567890,18446744073709551614,-9223372036854775808,2e308,1.5,"
-                        "1.5893857701234e+09,1e-400,3.0]");
+    CHECK(to_json(v) ==
+          "[123456789012345678901234567890,18446744073709551614,-9223372036854775808,2e308,1.5,"
+          "1.5893857701234e+09,1e-400,3.0]");
     CHECK(parse_ok("1.0") == Value::integer(1));
 }
 
@@ -78,7 +80,8 @@ TEST_CASE("json: sets print as arrays, non-string keys as strings") {
                              {Value::array({Value::integer(1)}), Value::integer(2)},
                              {Value::string("0"), Value::boolean(true)}});
     CHECK(to_json(o) == R"({"0":true,"1":"a","[1]":2})");
-    Value clash = Value::object({{Value::integer(1), Value::string("num")}, {Value::string("1"), Value::string("str")}});
+    Value clash =
+        Value::object({{Value::integer(1), Value::string("num")}, {Value::string("1"), Value::string("str")}});
     CHECK(to_json(clash) == R"({"1":"num"})");
     Value key_with_quote = Value::object({{Value::array({Value::string("q")}), Value::null()}});
     CHECK(to_json(key_with_quote) == R"({"[\"q\"]":null})");
@@ -91,7 +94,8 @@ TEST_CASE("json: escaping as Go encoding/json without HTML escaping") {
     CHECK(to_json(Value::string("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80")) ==
           "\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80\"");
     CHECK(to_json(Value::string("\xe2\x80\xa8\xe2\x80\xa9")) == R"("\u2028\u2029")");
-    CHECK(to_json(Value::string("bad\xff" "byte")) == R"("bad\ufffdbyte")");
+    CHECK(to_json(Value::string("bad\xff"
+                                "byte")) == R"("bad\ufffdbyte")");
     CHECK(to_json(Value::string("/")) == R"("/")");
 }
 
@@ -102,7 +106,9 @@ TEST_CASE("json: unicode escapes on input") {
     // Lone surrogates become U+FFFD, as in Go.
     CHECK(parse_ok(R"("\ud800x")").as_string() == "\xef\xbf\xbdx");
     CHECK(parse_ok(R"("\udc00")").as_string() == "\xef\xbf\xbd");
-    CHECK(parse_ok(R"("\ud800\u0041")").as_string() == "\xef\xbf\xbd" "A");
+    CHECK(parse_ok(R"("\ud800\u0041")").as_string() ==
+          "\xef\xbf\xbd"
+          "A");
     CHECK(parse_ok(R"({"\u006b":1})").find("k") != nullptr);
     CHECK(parse_ok("\"caf\xc3\xa9\"").as_string() == "caf\xc3\xa9");
 }

@@ -17,9 +17,7 @@ namespace {
 
 bool is_document(const Value& v) { return v.node() && detail::in_document(v.node()); }
 
-bool lazy_now(const Value& v) {
-    return v.node() && (v.node()->flags.load() & (detail::kLazy | detail::kBusy)) != 0;
-}
+bool lazy_now(const Value& v) { return v.node() && (v.node()->flags.load() & (detail::kLazy | detail::kBusy)) != 0; }
 
 const char* const kValidDocuments[] = {
     R"({"b":[1,2],"a":1})",
@@ -46,20 +44,72 @@ const char* const kValidDocuments[] = {
 };
 
 const char* const kInvalidDocuments[] = {
-    "[1,2", "{\"a\" 1}", "[1,,2]", "[1 2]", "{\"a\":1,}", "[tru]", "[nul]", "[truex]", "[01]", "[1.]", "[-]",
-    "[\"\\x\"]", "[\"\\u12\"]", "[\"\\u12G4\"]", "{1:2}", "{\"a\":1}}", "[1]]", "[1] 2", "{\"a\"}", "[\"a\"x]",
-    "[\"a\" \"b\"]", "{\"a\"::1}", "[,1]", "[1,]", "{,}", "[\"\x01\"]", "[\"\xff\"]", "[+1]", "[.5]", "[1e]",
-    "[\\]", "[\"a\\\"]", "{}1", "{}[1]", "[]{\"a\":1}", "{} {}",
+    "[1,2",
+    "{\"a\" 1}",
+    "[1,,2]",
+    "[1 2]",
+    "{\"a\":1,}",
+    "[tru]",
+    "[nul]",
+    "[truex]",
+    "[01]",
+    "[1.]",
+    "[-]",
+    "[\"\\x\"]",
+    "[\"\\u12\"]",
+    "[\"\\u12G4\"]",
+    "{1:2}",
+    "{\"a\":1}}",
+    "[1]]",
+    "[1] 2",
+    "{\"a\"}",
+    "[\"a\"x]",
+    "[\"a\" \"b\"]",
+    "{\"a\"::1}",
+    "[,1]",
+    "[1,]",
+    "{,}",
+    "[\"\x01\"]",
+    "[\"\xff\"]",
+    "[+1]",
+    "[.5]",
+    "[1e]",
+    "[\\]",
+    "[\"a\\\"]",
+    "{}1",
+    "{}[1]",
+    "[]{\"a\":1}",
+    "{} {}",
     // Literals are compared a word at a time.
-    "[fals]", "[falsee]", "[falsy]", "[nulll]", "[True]", "[t]", "[nUll]", "{\"a\":tru}", "[truee,1]",
+    "[fals]",
+    "[falsee]",
+    "[falsy]",
+    "[nulll]",
+    "[True]",
+    "[t]",
+    "[nUll]",
+    "{\"a\":tru}",
+    "[truee,1]",
     // Broken where the layout matches token patterns.
-    "{\"a\":\"b\",\"c\"}", "{\"a\":\"b\":\"c\"}", "{\"a\":\"b\" \"c\":\"d\"}", "[\"a\",\"b\":1]",
-    "{\"a\":\"b\",}", "{\"a\":\"b\"]", "[\"a\",\"b\"}", "[\"a\",]", "{\"a\":\"b\"", "[\"a\",\"b\"",
-    "[{\"a\":\"b\"},\"c\":1]", "{\"a\":[\"b\",\"c\"}", "{\"a\",\"b\":1}",
-    "[{\"a\":1],2]", "{\"a\":[1},\"b\":2}", "[{\"a\":\"b\"],[]]",
+    "{\"a\":\"b\",\"c\"}",
+    "{\"a\":\"b\":\"c\"}",
+    "{\"a\":\"b\" \"c\":\"d\"}",
+    "[\"a\",\"b\":1]",
+    "{\"a\":\"b\",}",
+    "{\"a\":\"b\"]",
+    "[\"a\",\"b\"}",
+    "[\"a\",]",
+    "{\"a\":\"b\"",
+    "[\"a\",\"b\"",
+    "[{\"a\":\"b\"},\"c\":1]",
+    "{\"a\":[\"b\",\"c\"}",
+    "{\"a\",\"b\":1}",
+    "[{\"a\":1],2]",
+    "{\"a\":[1},\"b\":2}",
+    "[{\"a\":\"b\"],[]]",
 };
 
-} // namespace
+}  // namespace
 
 TEST_CASE("lazy json: documents read to exactly what the eager reader builds") {
     for (const char* text : kValidDocuments) {

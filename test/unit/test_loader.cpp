@@ -124,7 +124,8 @@ TEST_CASE("loader: conflicting values name both files") {
     t3.write("d.json", R"({"k": 1})");
     LoadResult r3 = load_paths({t3.path("d.json"), t3.path("d.json")});
     REQUIRE(r3.errors.size() == 1);
-    CHECK(describe(*r3.errors.begin()) == t3.path("d.json") + ": merge error: data.k is defined twice in " + t3.path("d.json"));
+    CHECK(describe(*r3.errors.begin()) ==
+          t3.path("d.json") + ": merge error: data.k is defined twice in " + t3.path("d.json"));
 }
 
 TEST_CASE("loader: parse errors name the file and line:col") {
@@ -144,7 +145,8 @@ TEST_CASE("loader: parse errors name the file and line:col") {
     CHECK(it->file == t.path("bad.yaml"));
     // OPA's loader: go-yaml's text under its own words, and no location of its own.
     CHECK(it->line == 0);
-    CHECK(it->message == t.path("bad.yaml") + ": error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'");
+    CHECK(it->message ==
+          t.path("bad.yaml") + ": error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'");
 }
 
 TEST_CASE("loader: missing paths and unknown files") {
@@ -195,7 +197,8 @@ TEST_CASE("loader: symbolic link loops are reported, not followed forever") {
     if (ec) return;  // no symlinks here
     LoadResult r = load_paths({t.root.string()});
     REQUIRE(r.errors.size() == 1);
-    CHECK(describe(*r.errors.begin()) == t.path("d/loop") + ": directory cycle: leads back to " + t.path("d") + ", not walked again");
+    CHECK(describe(*r.errors.begin()) ==
+          t.path("d/loop") + ": directory cycle: leads back to " + t.path("d") + ", not walked again");
 }
 
 TEST_CASE("loader: data path notation") {

@@ -20,7 +20,8 @@ struct SourceGuard {
 
 gavel::EvalResult eval_with_limit(std::uint64_t limit) {
     gavel::Engine engine;
-    REQUIRE(engine.add_policy("p.rego", "package p\n\nn := count([x | some x in numbers.range(1, 200000); x > 0])\n").empty());
+    REQUIRE(engine.add_policy("p.rego", "package p\n\nn := count([x | some x in numbers.range(1, 200000); x > 0])\n")
+                .empty());
     auto q = engine.prepare("data.p.n");
     REQUIRE(q.ok());
     gavel::EvalOptions options;

@@ -46,7 +46,8 @@ std::string family_of(const std::string& name, const std::map<std::string, std::
         std::string s = suffix;
         if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) {
             std::string base = name.substr(0, name.size() - s.size());
-            if (auto it = types.find(base); it != types.end() && (it->second == "histogram" || it->second == "summary")) return base;
+            if (auto it = types.find(base); it != types.end() && (it->second == "histogram" || it->second == "summary"))
+                return base;
         }
     }
     return name;
@@ -66,7 +67,9 @@ Exposition parse(const std::string& text) {
         std::string line = text.substr(pos, nl - pos);
         pos = nl + 1;
         ++line_no;
-        auto err = [&](const std::string& m) { e.errors.push_back("line " + std::to_string(line_no) + ": " + m + ": " + line); };
+        auto err = [&](const std::string& m) {
+            e.errors.push_back("line " + std::to_string(line_no) + ": " + m + ": " + line);
+        };
         if (line.empty()) continue;
         if (line[0] == '#') {
             // RE2 rather than std::regex: GCC 12 reports std::regex's own internals as
@@ -103,7 +106,8 @@ Exposition parse(const std::string& text) {
                 for (; j < line.size() && line[j] != '"'; ++j) {
                     if (line[j] == '\\') {
                         ++j;
-                        if (j >= line.size() || (line[j] != '\\' && line[j] != '"' && line[j] != 'n')) err("bad escape");
+                        if (j >= line.size() || (line[j] != '\\' && line[j] != '"' && line[j] != 'n'))
+                            err("bad escape");
                         value += line[j] == 'n' ? '\n' : line[j];
                     } else {
                         value += line[j];
@@ -129,7 +133,8 @@ Exposition parse(const std::string& text) {
         try {
             std::size_t used = 0;
             s.value = value == "+Inf" ? INFINITY : value == "-Inf" ? -INFINITY : std::stod(value, &used);
-            if (value != "+Inf" && value != "-Inf" && used != value.size()) err("value has trailing text (timestamps are not used)");
+            if (value != "+Inf" && value != "-Inf" && used != value.size())
+                err("value has trailing text (timestamps are not used)");
         } catch (...) {
             err("bad value");
         }
@@ -166,7 +171,8 @@ Exposition parse(const std::string& text) {
     return e;
 }
 
-const Sample* find(const Exposition& e, const std::string& name, const std::map<std::string, std::string>& labels = {}) {
+const Sample* find(const Exposition& e, const std::string& name,
+                   const std::map<std::string, std::string>& labels = {}) {
     for (const auto& s : e.samples) {
         if (s.name != name) continue;
         bool all = true;
@@ -181,10 +187,10 @@ const Sample* find(const Exposition& e, const std::string& name, const std::map<
 
 TEST_CASE("metrics: the parser itself finds errors") {
     CHECK(parse("# TYPE a counter\na 1\n").errors.empty());
-    CHECK_FALSE(parse("a 1\n").errors.empty());                                       // no TYPE
-    CHECK_FALSE(parse("# TYPE a counter\na{x=\"1} 1\n").errors.empty());              // unterminated
-    CHECK_FALSE(parse("# TYPE a counter\na 1\na 2\n").errors.empty());                // duplicate series
-    CHECK_FALSE(parse("# TYPE a counter\na{x=\"\\q\"} 1\n").errors.empty());          // bad escape
+    CHECK_FALSE(parse("a 1\n").errors.empty());                               // no TYPE
+    CHECK_FALSE(parse("# TYPE a counter\na{x=\"1} 1\n").errors.empty());      // unterminated
+    CHECK_FALSE(parse("# TYPE a counter\na 1\na 2\n").errors.empty());        // duplicate series
+    CHECK_FALSE(parse("# TYPE a counter\na{x=\"\\q\"} 1\n").errors.empty());  // bad escape
     CHECK_FALSE(parse("# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_count 1\n").errors.empty());
     CHECK_FALSE(parse("# TYPE 1a gauge\n").errors.empty());
 }
@@ -211,7 +217,8 @@ TEST_CASE("metrics: the whole /metrics text is valid, with the names dashboards 
 
     // OPA's request histogram.
     CHECK(e.types["http_request_duration_seconds"] == "histogram");
-    auto* validate = find(e, "http_request_duration_seconds_count", {{"code", "200"}, {"handler", "validate"}, {"method", "post"}});
+    auto* validate =
+        find(e, "http_request_duration_seconds_count", {{"code", "200"}, {"handler", "validate"}, {"method", "post"}});
     REQUIRE(validate);
     CHECK(validate->value == 2);
     CHECK(find(e, "http_request_duration_seconds_count", {{"code", "404"}, {"handler", "v1/data"}, {"method", "get"}}));
@@ -219,7 +226,8 @@ TEST_CASE("metrics: the whole /metrics text is valid, with the names dashboards 
     CHECK(find(e, "http_request_duration_seconds_count", {{"handler", "catchall"}, {"method", "unknown"}}));
     // Its cancellations keep the method as sent (escaped).
     CHECK(e.types["http_request_cancellations"] == "counter");
-    CHECK(find(e, "http_request_cancellations", {{"code", "405"}, {"handler", "catchall"}, {"method", "BREW\"\n"}})->value == 1);
+    CHECK(find(e, "http_request_cancellations", {{"code", "405"}, {"handler", "catchall"}, {"method", "BREW\"\n"}})
+              ->value == 1);
     // The listeners' connections.
     CHECK(find(e, "gavel_connections", {{"listener", "api"}, {"address", "127.0.0.1:8181"}})->value == 3);
     CHECK(find(e, "gavel_connections_refused_total", {{"listener", "api"}})->value == 2);
@@ -233,11 +241,13 @@ TEST_CASE("metrics: the whole /metrics text is valid, with the names dashboards 
     CHECK(e.types["gavel_config_controller_automatic_reloads_total"] == "counter");
     CHECK(find(e, "gavel_config_controller_automatic_reloads_total", {{"status", "success"}})->value == 1);
     CHECK(find(e, "gavel_config_controller_automatic_reloads_total", {{"status", "failure"}})->value == 1);
-    CHECK(find(e, "gavel_config_controller_automatic_reload_last_timestamp_seconds", {{"status", "success"}})->value > 1.7e9);
+    CHECK(find(e, "gavel_config_controller_automatic_reload_last_timestamp_seconds", {{"status", "success"}})->value >
+          1.7e9);
     CHECK(find(e, "gavel_config_controller_last_config_info", {{"hash", "h\"ash"}}));
     // Prometheus' process metrics.
-    for (const char* name : {"process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
-                             "process_open_fds", "process_max_fds", "process_start_time_seconds"}) {
+    for (const char* name :
+         {"process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes",
+          "process_open_fds", "process_max_fds", "process_start_time_seconds"}) {
         MESSAGE(std::string(name));
         REQUIRE(find(e, name));
         CHECK(find(e, name)->value >= 0);
@@ -296,7 +306,8 @@ TEST_CASE("metrics: OPA's http_request_duration_seconds, byte for byte") {
     CHECK(lines_with(text, "# HELP http_request_duration_seconds ") ==
           std::vector<std::string>{"# HELP http_request_duration_seconds A histogram of duration for requests."});
     // OPA's default buckets, cumulative, with client_golang's labels (code as text, method in lower case).
-    CHECK(lines_with(text, "http_request_duration_seconds_bucket{code=\"200\"") == std::vector<std::string>{
+    CHECK(lines_with(text, "http_request_duration_seconds_bucket{code=\"200\"") ==
+          std::vector<std::string>{
               R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="1e-06"} 0)",
               R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="5e-06"} 0)",
               R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="1e-05"} 0)",
@@ -310,8 +321,9 @@ TEST_CASE("metrics: OPA's http_request_duration_seconds, byte for byte") {
               R"(http_request_duration_seconds_bucket{code="200",handler="v1/data",method="get",le="+Inf"} 2)",
           });
     CHECK(find(parse(text), "http_request_duration_seconds_sum", {{"code", "200"}})->value == doctest::Approx(0.0203));
-    CHECK(lines_with(text, "http_request_duration_seconds_count{code=\"401\"") ==
-          std::vector<std::string>{R"(http_request_duration_seconds_count{code="401",handler="authz",method="post"} 1)"});
+    CHECK(
+        lines_with(text, "http_request_duration_seconds_count{code=\"401\"") ==
+        std::vector<std::string>{R"(http_request_duration_seconds_count{code="401",handler="authz",method="post"} 1)"});
 
     // server.metrics.prom.http_request_duration_seconds.buckets replaces the bounds.
     std::vector<double> bounds;
@@ -320,7 +332,8 @@ TEST_CASE("metrics: OPA's http_request_duration_seconds, byte for byte") {
     m.set_opa_buckets(bounds);
     m.record_opa_request("health", 200, "get", std::chrono::milliseconds(1));
     text = m.render(true, "h");
-    CHECK(lines_with(text, "http_request_duration_seconds_bucket") == std::vector<std::string>{
+    CHECK(lines_with(text, "http_request_duration_seconds_bucket") ==
+          std::vector<std::string>{
               R"(http_request_duration_seconds_bucket{code="200",handler="health",method="get",le="0.001"} 1)",
               R"(http_request_duration_seconds_bucket{code="200",handler="health",method="get",le="0.5"} 1)",
               R"(http_request_duration_seconds_bucket{code="200",handler="health",method="get",le="2"} 1)",
@@ -353,7 +366,9 @@ TEST_CASE("metrics: OPA's status plugin metrics") {
     std::string text;
     status.render(text);
     // Before any report: opa_info only.
-    CHECK(text == "# HELP opa_info Information about the OPA environment.\n# TYPE opa_info gauge\nopa_info{version=\"0.1.0\"} 1\n");
+    CHECK(text ==
+          "# HELP opa_info Information about the OPA environment.\n# TYPE opa_info gauge\nopa_info{version=\"0.1.0\"} "
+          "1\n");
 
     BundleStatus ok;
     ok.name = "authz";
@@ -381,24 +396,33 @@ TEST_CASE("metrics: OPA's status plugin metrics") {
     CHECK(e.errors.empty());
     CHECK(find(e, "bundle_loaded_counter", {{"name", "authz"}})->value == 2);  // one per report, as OPA
     CHECK_FALSE(find(e, "bundle_loaded_counter", {{"name", "later"}}));
-    CHECK(lines_with(text, "bundle_failed_load_counter{") ==
-          std::vector<std::string>{R"(bundle_failed_load_counter{code="bundle_error",message="server replied with \"Not Found\"",name="b2"} 2)"});
+    CHECK(
+        lines_with(text, "bundle_failed_load_counter{") ==
+        std::vector<std::string>{
+            R"(bundle_failed_load_counter{code="bundle_error",message="server replied with \"Not Found\"",name="b2"} 2)"});
     CHECK(lines_with(text, "last_success_bundle_activation{") ==
-          std::vector<std::string>{R"(last_success_bundle_activation{active_revision="",name="b2"} -6.795364578871345e+18)",
-                                   R"(last_success_bundle_activation{active_revision="rev1",name="authz"} 1.79577883613222e+18)"});
+          std::vector<std::string>{
+              R"(last_success_bundle_activation{active_revision="",name="b2"} -6.795364578871345e+18)",
+              R"(last_success_bundle_activation{active_revision="rev1",name="authz"} 1.79577883613222e+18)"});
     CHECK(lines_with(text, "last_bundle_request{name=\"authz\"}") ==
           std::vector<std::string>{R"(last_bundle_request{name="authz"} 1.795778836131565e+18)"});
     CHECK(find(e, "last_success_bundle_download", {{"name", "b2"}})->value < 0);  // Go's zero time
     // The stage timers OPA observes, in OPA's buckets (1000 ns doubling, 20 of them).
     CHECK(e.types["bundle_loading_duration_ns"] == "histogram");
-    CHECK(find(e, "bundle_loading_duration_ns_count", {{"name", "authz"}, {"stage", "timer_bundle_request_ns"}})->value == 2);
-    CHECK(find(e, "bundle_loading_duration_ns_bucket", {{"name", "authz"}, {"stage", "timer_rego_load_bundles_ns"}, {"le", "4000"}})->value == 2);
-    CHECK(find(e, "bundle_loading_duration_ns_bucket", {{"name", "authz"}, {"stage", "timer_bundle_request_ns"}, {"le", "5.24288e+08"}}));
+    CHECK(
+        find(e, "bundle_loading_duration_ns_count", {{"name", "authz"}, {"stage", "timer_bundle_request_ns"}})->value ==
+        2);
+    CHECK(find(e, "bundle_loading_duration_ns_bucket",
+               {{"name", "authz"}, {"stage", "timer_rego_load_bundles_ns"}, {"le", "4000"}})
+              ->value == 2);
+    CHECK(find(e, "bundle_loading_duration_ns_bucket",
+               {{"name", "authz"}, {"stage", "timer_bundle_request_ns"}, {"le", "5.24288e+08"}}));
     CHECK_FALSE(find(e, "bundle_loading_duration_ns_count", {{"stage", "timer_other_ns"}}));
     CHECK(find(e, "plugin_status_gauge", {{"name", "bundle"}, {"status", "NOT_READY"}})->value == 1);
     // plugin_status_gauge is reset at each report.
     status.update({ok}, {{"bundle", "OK"}});
     text.clear();
     status.render(text);
-    CHECK(lines_with(text, "plugin_status_gauge{") == std::vector<std::string>{R"(plugin_status_gauge{name="bundle",status="OK"} 1)"});
+    CHECK(lines_with(text, "plugin_status_gauge{") ==
+          std::vector<std::string>{R"(plugin_status_gauge{name="bundle",status="OK"} 1)"});
 }

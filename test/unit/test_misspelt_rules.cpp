@@ -66,9 +66,29 @@ TEST_CASE("misspelt rules: case, one slip that keeps the letters, plurals where 
 
 TEST_CASE("misspelt rules: real rule names are not taken for misspellings") {
     // One letter replaced in a short name makes words that are rules of their own.
-    for (const char* name : {"path", "match", "batch", "ward", "warm", "dent", "main", "paths", "warning", "warnings",
-                             "denied", "allow", "violating", "_deny", "deny_privileged", "deny", "violation", "warn",
-                             "patch", "audit_annotations", "test_deny", "is_violation", "general_violation"})
+    for (const char* name : {"path",
+                             "match",
+                             "batch",
+                             "ward",
+                             "warm",
+                             "dent",
+                             "main",
+                             "paths",
+                             "warning",
+                             "warnings",
+                             "denied",
+                             "allow",
+                             "violating",
+                             "_deny",
+                             "deny_privileged",
+                             "deny",
+                             "violation",
+                             "warn",
+                             "patch",
+                             "audit_annotations",
+                             "test_deny",
+                             "is_violation",
+                             "general_violation"})
         CHECK_MESSAGE(resembles(name) == "-", name);
 }
 
@@ -102,10 +122,18 @@ TEST_CASE("misspelt rules: once per package and name, at the first definition; f
 TEST_CASE("/validate/ for a package that defines no deny or violation rule: the failure decision") {
     auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
     auto metrics = std::make_shared<wh::Metrics>();
-    REQUIRE(store->put_policy("typo.rego", "package k.typo\n\ndenny contains \"no\" if input.request.kind.kind == \"Pod\"\n").ok());
+    REQUIRE(
+        store
+            ->put_policy("typo.rego", "package k.typo\n\ndenny contains \"no\" if input.request.kind.kind == \"Pod\"\n")
+            .ok());
     REQUIRE(store->put_policy("warn.rego", "package k.warnonly\n\nwarn contains \"careful\" if true\n").ok());
-    REQUIRE(store->put_policy("mut.rego", "package k.mut\n\npatch contains {\"op\": \"add\", \"path\": \"/x\", \"value\": 1} if true\n").ok());
-    REQUIRE(store->put_policy("ok.rego", "package k.ok\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n").ok());
+    REQUIRE(
+        store
+            ->put_policy("mut.rego",
+                         "package k.mut\n\npatch contains {\"op\": \"add\", \"path\": \"/x\", \"value\": 1} if true\n")
+            .ok());
+    REQUIRE(store->put_policy("ok.rego", "package k.ok\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n")
+                .ok());
     REQUIRE(store->current()->misspelt_rules.size() == 1);
 
     wh::Service closed(wh::ServiceOptions{}, store, metrics);
@@ -118,11 +146,12 @@ TEST_CASE("/validate/ for a package that defines no deny or violation rule: the 
                          "(rule denny looks like a misspelling of deny)") != std::string::npos);
     // A mutating package asked to validate cannot either.
     auto mut = post("/validate/k/mut");
-    CHECK(closed.handle_now(wh::Listener::Admission, mut).body.find("package data.k.mut defines no deny or violation rule") !=
-          std::string::npos);
+    CHECK(closed.handle_now(wh::Listener::Admission, mut)
+              .body.find("package data.k.mut defines no deny or violation rule") != std::string::npos);
     // ... but it mutates; a package that warns validates (with warnings); deny denies.
     auto mutate = post("/mutate/k/mut");
-    CHECK(closed.handle_now(wh::Listener::Admission, mutate).body.find(R"("patchType":"JSONPatch")") != std::string::npos);
+    CHECK(closed.handle_now(wh::Listener::Admission, mutate).body.find(R"("patchType":"JSONPatch")") !=
+          std::string::npos);
     auto warn = post("/validate/k/warnonly");
     resp = closed.handle_now(wh::Listener::Admission, warn);
     CHECK(resp.body.find(R"("allowed":true)") != std::string::npos);
@@ -137,5 +166,6 @@ TEST_CASE("/validate/ for a package that defines no deny or violation rule: the 
     auto typo_open = post("/validate/k/typo");
     resp = open.handle_now(wh::Listener::Admission, typo_open);
     CHECK(resp.body.find(R"("allowed":true)") != std::string::npos);
-    CHECK(resp.body.find("allowed by --fail-open: package data.k.typo defines no deny or violation rule") != std::string::npos);
+    CHECK(resp.body.find("allowed by --fail-open: package data.k.typo defines no deny or violation rule") !=
+          std::string::npos);
 }

@@ -22,7 +22,7 @@ std::string str(const NumberResult& r) {
     return r.value.to_string();
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("number: parse small integers inline") {
     Number n = num("42");
@@ -38,7 +38,8 @@ TEST_CASE("number: parse small integers inline") {
 }
 
 TEST_CASE("number: parse rejects bad text") {
-    for (const char* bad : {"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1x", "0x10", "1.2.3", " 1", "NaN", "Infinity"}) {
+    for (const char* bad :
+         {"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1x", "0x10", "1.2.3", " 1", "NaN", "Infinity"}) {
         NumberResult r = Number::parse(bad);
         CHECK_MESSAGE(!r.ok, bad);
         CHECK(r.error.find("invalid number literal") != std::string::npos);
@@ -307,7 +308,10 @@ TEST_CASE("number: integers of any size compute exactly (OPA's newest release)")
 TEST_CASE("number: no operand or result makes an operation take unbounded time or memory") {
     // Beyond the bounds of big_float.hpp an operation is "number too large" (OPA takes tens of
     // seconds over 2e-400000, or would print 400,000 digits), never a hang or an exception.
-    for (auto [a, b] : {std::pair<std::string, std::string>{"1e-400000", "2"}, {"1e400000", "2"}, {"1", "1e-400000"}, {"1e-999999999", "1.5"},
+    for (auto [a, b] : {std::pair<std::string, std::string>{"1e-400000", "2"},
+                        {"1e400000", "2"},
+                        {"1", "1e-400000"},
+                        {"1e-999999999", "1.5"},
                         {"1e999999999999999", "1.5"}}) {
         CAPTURE(a);
         CAPTURE(b);

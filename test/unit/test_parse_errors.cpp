@@ -11,17 +11,17 @@ using gavel::lang::parse_query;
 
 TEST_CASE("parsing stops at the first statement that cannot be read, as OPA's parser does") {
     const std::string text =
-        "package errors\n"          // 1
-        "\n"                        // 2
-        "a := [1, 2\n"              // 3: unclosed array
-        "\n"                        // 4
-        "b if {\n"                  // 5
-        "\tx := 1 +\n"              // 6: missing operand
-        "}\n"                       // 7
-        "\n"                        // 8
-        "c := {\"k\": }\n"          // 9: missing value
-        "\n"                        // 10
-        "d := 4\n";                 // 11: fine
+        "package errors\n"  // 1
+        "\n"                // 2
+        "a := [1, 2\n"      // 3: unclosed array
+        "\n"                // 4
+        "b if {\n"          // 5
+        "\tx := 1 +\n"      // 6: missing operand
+        "}\n"               // 7
+        "\n"                // 8
+        "c := {\"k\": }\n"  // 9: missing value
+        "\n"                // 10
+        "d := 4\n";         // 11: fine
     auto r = parse_module("errors.rego", text);
     REQUIRE_FALSE(r.ok());
     // b and c are not read: OPA reports only a's errors (the second, that a's value is unfinished).
@@ -185,7 +185,8 @@ TEST_CASE("experimental keywords need the option") {
 namespace {
 
 // prefix, then `depth` openers, `middle`, `depth` closers, then suffix.
-std::string nested(const char* prefix, std::size_t depth, char open, const char* middle, char close, const char* suffix) {
+std::string nested(const char* prefix, std::size_t depth, char open, const char* middle, char close,
+                   const char* suffix) {
     std::string out(prefix);
     out.append(depth, open);
     out.append(middle);
@@ -212,9 +213,10 @@ TEST_CASE("deep nesting is refused, not a stack overflow") {
 }
 
 TEST_CASE("garbage never crashes and always explains") {
-    const char* inputs[] = {"\x01\x02\x03",     "package",         "package p\n{{{{",    "package p\nx := \"\\u12\"",
-                            "package p\n$\"{", "package p\n`abc", "package p\nf(x := 1", "package p\nx := [x | ]",
-                            "package p\n\xff\xfe", "package p\nsome", "package p\np if {}", "package p\nx := 1 +"};
+    const char* inputs[] = {
+        "\x01\x02\x03",        "package",         "package p\n{{{{",     "package p\nx := \"\\u12\"",
+        "package p\n$\"{",     "package p\n`abc", "package p\nf(x := 1", "package p\nx := [x | ]",
+        "package p\n\xff\xfe", "package p\nsome", "package p\np if {}",  "package p\nx := 1 +"};
     for (const char* text : inputs) {
         CAPTURE(text);
         auto r = parse_module("g.rego", text);
@@ -233,20 +235,26 @@ TEST_CASE("bytes OPA's scanner refuses: invalid UTF-8 and NUL, at the token hold
     };
     CHECK(first("package p\nx := \"a\xff\"\n") == "2:6 illegal utf-8 character");
     CHECK(first("package p\n# note \xc3\n") == "2:1 illegal utf-8 character");
-    CHECK(first("package p\nx := `\xed\xa0\x80`\n") == "2:6 illegal utf-8 character");   // a surrogate
-    CHECK(first("package p\nx := \"\xc0\xaf\"\n") == "2:6 illegal utf-8 character");     // overlong
+    CHECK(first("package p\nx := `\xed\xa0\x80`\n") == "2:6 illegal utf-8 character");  // a surrogate
+    CHECK(first("package p\nx := \"\xc0\xaf\"\n") == "2:6 illegal utf-8 character");    // overlong
     CHECK(first("package p\nx := 1\xf5\n") == "2:7 illegal utf-8 character");
     CHECK(first(std::string("package p\nx := 1", 16) + std::string(1, '\0') + "\n") == "2:7 illegal null character");
     // Valid UTF-8 of every length is fine, in strings, raw strings and comments.
-    CHECK(gavel::lang::parse_module("m.rego", "package p\n# caf\xc3\xa9\nx := \"\xe2\x82\xac \xf0\x9f\x98\x80\"\ny := `\xc3\xa9`\n").ok());
+    CHECK(gavel::lang::parse_module(
+              "m.rego", "package p\n# caf\xc3\xa9\nx := \"\xe2\x82\xac \xf0\x9f\x98\x80\"\ny := `\xc3\xa9`\n")
+              .ok());
     CHECK_FALSE(gavel::lang::parse_query("x := \"\xff\"").ok());
 }
 
 TEST_CASE("number literals beyond OPA's exponent bound are 'number too big'") {
     // OPA refuses a literal whose binary exponent is beyond +-100,000 (about 1e+-30103).
     // The column is the digits' (OPA reads a sign as a token of its own).
-    for (auto [text, col] : {std::pair{"x := 1e30103", 6}, {"x := -1e30103", 7}, {"x := - 1e30103", 8}, {"x := [1, 1e-30104]", 10},
-                             {"x := 1e400000", 6}, {"x := 12e999999999999", 6}}) {
+    for (auto [text, col] : {std::pair{"x := 1e30103", 6},
+                             {"x := -1e30103", 7},
+                             {"x := - 1e30103", 8},
+                             {"x := [1, 1e-30104]", 10},
+                             {"x := 1e400000", 6},
+                             {"x := 12e999999999999", 6}}) {
         CAPTURE(text);
         auto r = parse_query(text);
         REQUIRE_FALSE(r.ok());
@@ -280,10 +288,14 @@ TEST_CASE("a rule value left unfinished is two errors, as OPA's parseHead report
         const char* second;
     };
     for (const Case& c : {
-             Case{"package p\nbad := [1,\n", "unexpected eof token: expected rule value term (e.g., bad := <VALUE> { ... })"},
-             Case{"package p\nbad contains {1,\n", "unexpected eof token: expected rule key term (e.g., bad contains <VALUE> { ... })"},
-             Case{"package p\nf(x) := g(1,\n", "unexpected eof token: expected function value term (e.g., f(...) := <VALUE> { ... })"},
-             Case{"package p\na.b[x] := [1, }\n", "unexpected } token: expected rule value term (e.g., a.b[x] := <VALUE> { ... })"},
+             Case{"package p\nbad := [1,\n",
+                  "unexpected eof token: expected rule value term (e.g., bad := <VALUE> { ... })"},
+             Case{"package p\nbad contains {1,\n",
+                  "unexpected eof token: expected rule key term (e.g., bad contains <VALUE> { ... })"},
+             Case{"package p\nf(x) := g(1,\n",
+                  "unexpected eof token: expected function value term (e.g., f(...) := <VALUE> { ... })"},
+             Case{"package p\na.b[x] := [1, }\n",
+                  "unexpected } token: expected rule value term (e.g., a.b[x] := <VALUE> { ... })"},
          }) {
         CAPTURE(c.text);
         auto r = parse_module("v.rego", c.text);

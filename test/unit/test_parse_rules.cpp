@@ -44,10 +44,10 @@ TEST_CASE("v1 rule forms") {
     CHECK(rules("x := 1") == "(rule (ref x) := 1)\n");
     CHECK(rules("x = 1") == "(rule (ref x) = 1)\n");
     CHECK(rules("allow if input.ok") == "(rule (ref allow) {(ref input \"ok\")})\n");
-    CHECK(rules("allow if {\n\tinput.a\n\tinput.b\n}") == "(rule (ref allow) {(ref input \"a\"); (ref input \"b\")})\n");
+    CHECK(rules("allow if {\n\tinput.a\n\tinput.b\n}") ==
+          "(rule (ref allow) {(ref input \"a\"); (ref input \"b\")})\n");
     CHECK(rules("v := 2 if { true }") == "(rule (ref v) := 2 {true})\n");
-    CHECK(rules("deny contains msg if { msg := \"no\" }") ==
-          "(rule (ref deny) contains msg {(assign msg \"no\")})\n");
+    CHECK(rules("deny contains msg if { msg := \"no\" }") == "(rule (ref deny) contains msg {(assign msg \"no\")})\n");
     CHECK(rules("s contains 1") == "(rule (ref s) contains 1)\n");
     CHECK(rules("a.b[c] := d if c := 1; d := 2").rfind("ERROR", 0) == 0);  // one literal after a bare `if`
     CHECK(rules("a.b[c] := 1 if c := \"k\"") == "(rule (ref a \"b\" c) := 1 {(assign c \"k\")})\n");
@@ -80,7 +80,7 @@ TEST_CASE("chained bodies") {
     CHECK(rules("f(x) := 1 if x > 0 { x < 0 }") == "(rule (ref f) (args x) := 1 {(gt x 0)} {(lt x 0)})\n");
     CHECK(rules("p { false } { true }", v0()) == "(rule (ref p) {false} {true})\n");
     CHECK(rules("p if { a } else { b } { c }").rfind("ERROR", 0) == 0);  // chained bodies come before else
-    CHECK(rules("p { a } { b }").rfind("ERROR", 0) == 0);                 // v1 still wants `if`
+    CHECK(rules("p { a } { b }").rfind("ERROR", 0) == 0);                // v1 still wants `if`
 }
 
 // What OPA makes of a head alone (its ParseRuleFromExpr and CheckRegoV1).
@@ -127,10 +127,12 @@ TEST_CASE("v0 rule forms") {
     CHECK(rules("o[k] = v { k := 1; v := 2 }", v0()) == "(rule (ref o k) = v {(assign k 1); (assign v 2)})\n");
     CHECK(rules("p { a } { b }", v0()) == "(rule (ref p) {a} {b})\n");
     CHECK(rules("f(x) = y { y := x }", v0()) == "(rule (ref f) (args x) = y {(assign y x)})\n");
-    CHECK(rules("p = 1 { false } else = 2 { true }", v0()) == "(rule (ref p) = 1 {false} else (rule <null> = 2 {true}))\n");
+    CHECK(rules("p = 1 { false } else = 2 { true }", v0()) ==
+          "(rule (ref p) = 1 {false} else (rule <null> = 2 {true}))\n");
     // In v0 the future keywords are identifiers unless imported.
     CHECK(rules("if := 1\ncontains := 2", v0()) == "(rule (ref if) := 1)\n(rule (ref contains) := 2)\n");
-    CHECK(rules("import future.keywords.in\np { 1 in [1] }", v0()) == "(rule (ref p) {(internal.member_2 1 (array 1))})\n");
+    CHECK(rules("import future.keywords.in\np { 1 in [1] }", v0()) ==
+          "(rule (ref p) {(internal.member_2 1 (array 1))})\n");
     CHECK(rules("import future.keywords\np contains x if { x := 1 }", v0()) ==
           "(rule (ref p) contains x {(assign x 1)})\n");
 }
@@ -183,13 +185,15 @@ TEST_CASE("METADATA annotations are parsed as YAML and attached") {
     CHECK(tab.diagnostics.items()[0].line == 5);
     auto seq = parse_module("m.rego", "package p\n\n# METADATA\n# - a\np := 1\n");
     REQUIRE_FALSE(seq.ok());
-    CHECK(seq.diagnostics.items()[0].message == "yaml: unmarshal errors:\n  line 1: cannot unmarshal !!seq into ast.rawAnnotation");
+    CHECK(seq.diagnostics.items()[0].message ==
+          "yaml: unmarshal errors:\n  line 1: cannot unmarshal !!seq into ast.rawAnnotation");
     CHECK(seq.diagnostics.items()[0].line == 4);
     auto hint = parse_module("m.rego", "package p\n\n# METADATA\n# title:a\n# x: [\np := 1\n");
     REQUIRE_FALSE(hint.ok());
-    CHECK(hint.diagnostics.items()[0].message ==
-          "yaml: line 2: mapping values are not allowed in this context\n  Hint: on line 4, symbol(s) ['a'] immediately "
-          "following a key/value separator ':' is not a legal yaml space character");
+    CHECK(
+        hint.diagnostics.items()[0].message ==
+        "yaml: line 2: mapping values are not allowed in this context\n  Hint: on line 4, symbol(s) ['a'] immediately "
+        "following a key/value separator ':' is not a legal yaml space character");
 }
 
 TEST_CASE("comments are kept with their locations") {

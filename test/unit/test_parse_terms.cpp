@@ -95,8 +95,7 @@ TEST_CASE("assignment, unification and key-value membership") {
     CHECK(query("k, v in xs") == "{(internal.member_3 k v xs)}");
     CHECK(query("0, 2 in [2] in [true]") == "{(internal.member_2 (internal.member_3 0 2 (array 2)) (array true))}");
     CHECK(query("x := 1, \"foo\" in y") == "{(assign x (internal.member_3 1 \"foo\" y))}");
-    CHECK(query("(0, 2 in [2]) in [true]") ==
-          "{(internal.member_2 (internal.member_3 0 2 (array 2)) (array true))}");
+    CHECK(query("(0, 2 in [2]) in [true]") == "{(internal.member_2 (internal.member_3 0 2 (array 2)) (array true))}");
 }
 
 TEST_CASE("comprehensions") {
@@ -186,7 +185,8 @@ TEST_CASE("body literals") {
     CHECK(query("some k, v in obj") == "{(some (internal.member_3 k v obj))}");
     CHECK(query("every x in xs { x > 0 }") == "{(every x xs {(gt x 0)})}");
     CHECK(query("every k, v in o { k == v }") == "{(every k v o {(equal k v)})}");
-    CHECK(query("x with input as 1 with data.a.b as {}") == "{x (with input 1) (with (ref data \"a\" \"b\") (object))}");
+    CHECK(query("x with input as 1 with data.a.b as {}") ==
+          "{x (with input 1) (with (ref data \"a\" \"b\") (object))}");
     CHECK(query("x\n  with input as 1") == "{x (with input 1)}");
     CHECK(query("count(f) with count as g") == "{(count f) (with count g)}");
     CHECK(query("a b").rfind("ERROR", 0) == 0);  // two literals need a separator

@@ -83,8 +83,8 @@ struct InputGen {
 struct Case {
     const char* name;
     const char* policy;
-    const char* query;                      // `data.p.allow`, or with `x` bound: `x = data.p.v`
-    std::vector<std::string> disable;       // helper rules for --disable-inlining
+    const char* query;                 // `data.p.allow`, or with `x` bound: `x = data.p.v`
+    std::vector<std::string> disable;  // helper rules for --disable-inlining
 };
 
 const char* kData = R"({"roles": {"admin": ["read", "write", "delete"], "dev": ["read", "write"], "viewer": ["read"]},
@@ -92,7 +92,8 @@ const char* kData = R"({"roles": {"admin": ["read", "write", "delete"], "dev": [
 
 const std::vector<Case>& cases() {
     static const std::vector<Case> all = {
-        {"ownership and roles", R"(package p
+        {"ownership and roles",
+         R"(package p
 allow if input.user.role == "admin"
 allow if {
 	input.res.owner == input.user.name
@@ -102,8 +103,11 @@ allow if {
 	"read" in data.roles[input.user.role]
 	input.res.public == true
 }
-)", "data.p.allow", {}},
-        {"helper rules and functions", R"(package p
+)",
+         "data.p.allow",
+         {}},
+        {"helper rules and functions",
+         R"(package p
 allow if {
 	owner
 	small(input.res)
@@ -116,8 +120,11 @@ owner if input.res.owner == input.user.name
 same_team if input.res.team in input.user.teams
 small(r) if r.size < input.user.limit
 small(r) if r.size <= data.sizes[r.kind]
-)", "data.p.allow", {"data.p.owner", "data.p.small"}},
-        {"negation of rules over unknowns", R"(package p
+)",
+         "data.p.allow",
+         {"data.p.owner", "data.p.small"}},
+        {"negation of rules over unknowns",
+         R"(package p
 allow if {
 	not secret
 	not blocked_owner
@@ -125,8 +132,11 @@ allow if {
 secret if input.res.kind == "secret"
 secret if input.res.labels.tier == "db"
 blocked_owner if input.res.owner in data.blocked
-)", "data.p.allow", {"data.p.secret"}},
-        {"comprehensions and builtins over unknowns", R"(package p
+)",
+         "data.p.allow",
+         {"data.p.secret"}},
+        {"comprehensions and builtins over unknowns",
+         R"(package p
 allow if count([t | some t in input.res.tags; startswith(t, "a")]) >= 2
 allow if {
 	some p in input.res.ports
@@ -134,8 +144,11 @@ allow if {
 	input.user.role != "viewer"
 }
 allow if sprintf("%v/%v", [input.res.kind, input.res.owner]) == "doc/alice"
-)", "data.p.allow", {}},
-        {"every", R"(package p
+)",
+         "data.p.allow",
+         {}},
+        {"every",
+         R"(package p
 allow if {
 	input.user.role in {"dev", "admin"}
 	every t in input.res.tags { not startswith(t, "b") }
@@ -145,14 +158,20 @@ allow if {
 	every p in input.res.ports { p < 1000 }
 	input.res.owner == "bob"
 }
-)", "data.p.allow", {}},
-        {"default rules and else", R"(package p
+)",
+         "data.p.allow",
+         {}},
+        {"default rules and else",
+         R"(package p
 default level := "none"
 level := "owner" if input.res.owner == input.user.name
 else := "team" if input.res.team in input.user.teams
 else := "public" if input.res.public
-)", "x = data.p.level", {}},
-        {"with", R"(package p
+)",
+         "x = data.p.level",
+         {}},
+        {"with",
+         R"(package p
 allow if {
 	can_write with input.user.role as "dev"
 	input.res.kind == "doc"
@@ -162,8 +181,11 @@ can_write if {
 	"write" in data.roles[input.user.role]
 	input.res.owner == input.user.name
 }
-)", "data.p.allow", {"data.p.can_write"}},
-        {"partial sets", R"(package p
+)",
+         "data.p.allow",
+         {"data.p.can_write"}},
+        {"partial sets",
+         R"(package p
 deny contains "public secret" if {
 	input.res.kind == "secret"
 	input.res.public
@@ -173,8 +195,11 @@ deny contains sprintf("foreign owner %v", [input.res.owner]) if {
 	input.user.role != "admin"
 }
 deny contains "no labels" if count(input.res.labels) == 0
-)", "x = data.p.deny[_]", {}},
-        {"partial objects and values", R"(package p
+)",
+         "x = data.p.deny[_]",
+         {}},
+        {"partial objects and values",
+         R"(package p
 limits[kind] := n if {
 	some kind, n in data.sizes
 	input.res.kind == kind
@@ -183,15 +208,20 @@ quota := q if {
 	q := limits[input.res.kind] * 2
 	input.res.size < q
 }
-)", "x = data.p.quota", {}},
-        {"objects and equality on unknown structure", R"(package p
+)",
+         "x = data.p.quota",
+         {}},
+        {"objects and equality on unknown structure",
+         R"(package p
 allow if input.res.labels == {"env": "prod"}
 allow if {
 	input.res.labels.env == "dev"
 	object.get(input.res.labels, "tier", "none") != "db"
 }
 allow if [input.res.kind, input.res.owner] == ["image", "carol"]
-)", "data.p.allow", {}},
+)",
+         "data.p.allow",
+         {}},
     };
     return all;
 }
@@ -226,7 +256,8 @@ TEST_CASE("partial evaluation: the residue means what the policy means, for rand
         bool disable;
         bool shallow;
     };
-    const Mode modes[] = {{"inlining", false, false}, {"disable-inlining", true, false}, {"shallow-inlining", false, true}};
+    const Mode modes[] = {
+        {"inlining", false, false}, {"disable-inlining", true, false}, {"shallow-inlining", false, true}};
     InputGen gen(20261127);
     int checked = 0;
     for (const auto& c : cases()) {
@@ -257,7 +288,8 @@ TEST_CASE("partial evaluation: the residue means what the policy means, for rand
                 PartialOptions pe;
                 pe.input = &known;
                 auto residue = prepared.value->run(pe);
-                REQUIRE_MESSAGE(residue.ok(), std::string(c.name), " (", std::string(mode.name), "): ", residue.error->to_string());
+                REQUIRE_MESSAGE(residue.ok(), std::string(c.name), " (", std::string(mode.name),
+                                "): ", residue.error->to_string());
 
                 // The residue evaluated against the full input, support modules beside the policy.
                 Engine check;
@@ -268,7 +300,8 @@ TEST_CASE("partial evaluation: the residue means what the policy means, for rand
                     std::string text = gavel::partial::module_source(residue.support[i], nullptr);
                     support_text += text;
                     auto errors = check.add_policy("support" + std::to_string(i) + ".rego", text);
-                    REQUIRE_MESSAGE(errors.empty(), std::string(c.name), " (", std::string(mode.name), "): support module\n", text, errors.opa_text());
+                    REQUIRE_MESSAGE(errors.empty(), std::string(c.name), " (", std::string(mode.name),
+                                    "): support module\n", text, errors.opa_text());
                 }
                 std::set<std::string> got;
                 std::string queries_text;
@@ -277,8 +310,8 @@ TEST_CASE("partial evaluation: the residue means what the policy means, for rand
                     if (text.empty()) text = "true";  // the empty query: unconditionally true
                     queries_text += text + "\n--\n";
                     auto q = check.prepare(text, strict_query());
-                    REQUIRE_MESSAGE(q.ok(), std::string(c.name), " (", std::string(mode.name), "): residual query\n", text, "\n", support_text,
-                                    q.diagnostics.opa_text());
+                    REQUIRE_MESSAGE(q.ok(), std::string(c.name), " (", std::string(mode.name), "): residual query\n",
+                                    text, "\n", support_text, q.diagnostics.opa_text());
                     auto rows = q.value->eval(eo);
                     REQUIRE_MESSAGE(rows.ok(), std::string(c.name), " (", std::string(mode.name), "): ", text);
                     for (const auto& o : outcomes(rows, has_x)) got.insert(o);
@@ -286,9 +319,9 @@ TEST_CASE("partial evaluation: the residue means what the policy means, for rand
                 std::string want_text, got_text;
                 for (const auto& s : expected) want_text += s + " ";
                 for (const auto& s : got) got_text += s + " ";
-                CHECK_MESSAGE(got == expected, std::string(c.name), " (", std::string(mode.name), ")\ninput: ", to_json(full), "\nresidual queries:\n",
-                              queries_text, "support:\n", support_text, "\npolicy gives: ", want_text,
-                              "\nresidue gives: ", got_text);
+                CHECK_MESSAGE(got == expected, std::string(c.name), " (", std::string(mode.name),
+                              ")\ninput: ", to_json(full), "\nresidual queries:\n", queries_text, "support:\n",
+                              support_text, "\npolicy gives: ", want_text, "\nresidue gives: ", got_text);
                 ++checked;
             }
         }
@@ -420,8 +453,9 @@ TEST_CASE("partial evaluation: OPA's result shapes") {
         auto r = engine.partial("data.p.allow");
         REQUIRE(r.ok());
         REQUIRE(r.value->ok());
-        CHECK(r.value->json() ==
-              R"({"queries":[[{"index":0,"terms":[{"type":"ref","value":[{"type":"var","value":"gt"}]},{"type":"ref","value":[{"type":"var","value":"input"},{"type":"string","value":"y"}]},{"type":"number","value":3}]}],[{"index":0,"terms":[{"type":"ref","value":[{"type":"var","value":"eq"}]},{"type":"ref","value":[{"type":"var","value":"input"},{"type":"string","value":"x"}]},{"type":"number","value":1}]}]]})");
+        CHECK(
+            r.value->json() ==
+            R"({"queries":[[{"index":0,"terms":[{"type":"ref","value":[{"type":"var","value":"gt"}]},{"type":"ref","value":[{"type":"var","value":"input"},{"type":"string","value":"y"}]},{"type":"number","value":3}]}],[{"index":0,"terms":[{"type":"ref","value":[{"type":"var","value":"eq"}]},{"type":"ref","value":[{"type":"var","value":"input"},{"type":"string","value":"x"}]},{"type":"number","value":1}]}]]})");
     }
     SUBCASE("known input: the answer itself, an empty query") {
         Value in = json(R"({"x": 1, "y": 0})");
@@ -464,14 +498,16 @@ TEST_CASE("data filtering: a rule's compile: annotations are found in a package 
     // The package's path is kept as written (a.b, not data.a.b): a lookup that took its first
     // part for `data` looked for the rule at {"b", "include"} and found no block.
     Engine engine;
-    REQUIRE(engine.add_policy("filters.rego", R"(package filters.tables
+    REQUIRE(engine
+                .add_policy("filters.rego", R"(package filters.tables
 
 # METADATA
 # compile:
 #   unknowns: [input.fruits]
 #   mask_rule: masks
 include if input.fruits.name == "apple"
-)").empty());
+)")
+                .empty());
     auto found = engine.filter_annotations({"filters", "tables", "include"});
     CHECK(found.errors.empty());
     CHECK(found.unknowns == std::vector<std::string>{"input.fruits"});

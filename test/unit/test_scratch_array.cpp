@@ -35,7 +35,8 @@ TEST_CASE("scratch array: an array the callee kept owns its elements") {
     {
         // Elements only these locals hold: the kept array must count them,
         // or they are freed with the locals (ASan reports the reads below).
-        std::vector<Value> items = {Value::string(std::string(40, 'x')), Value::array({Value::string(std::string(40, 'y'))})};
+        std::vector<Value> items = {Value::string(std::string(40, 'x')),
+                                    Value::array({Value::string(std::string(40, 'y'))})};
         const Value& a = scratch.make(items);
         kept = a;  // what a builtin returning its argument does
         scratch.finish();

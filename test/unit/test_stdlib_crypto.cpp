@@ -97,12 +97,12 @@ TEST_CASE("stdlib crypto: IPv6 text follows Go's net.IP.String") {
     using namespace gavel::stdlib::ip;
     auto fmt = [](const char* s) { return format_address(*parse_address(s)); };
     CHECK(fmt("2001:0db8:0000:0000:0000:0000:0000:0001") == "2001:db8::1");
-    CHECK(fmt("2001:db8:0:1:0:0:0:1") == "2001:db8:0:1::1");        // longest run wins
-    CHECK(fmt("2001:0:0:1:0:0:1:1") == "2001::1:0:0:1:1");           // first of equal runs
-    CHECK(fmt("2001:db8:1:1:1:1:0:1") == "2001:db8:1:1:1:1:0:1");    // a single zero group stays
-    CHECK(fmt("::ffff:10.1.2.3") == "10.1.2.3");                     // IPv4-mapped prints dotted
+    CHECK(fmt("2001:db8:0:1:0:0:0:1") == "2001:db8:0:1::1");       // longest run wins
+    CHECK(fmt("2001:0:0:1:0:0:1:1") == "2001::1:0:0:1:1");         // first of equal runs
+    CHECK(fmt("2001:db8:1:1:1:1:0:1") == "2001:db8:1:1:1:1:0:1");  // a single zero group stays
+    CHECK(fmt("::ffff:10.1.2.3") == "10.1.2.3");                   // IPv4-mapped prints dotted
     CHECK(fmt("::") == "::");
-    CHECK_FALSE(parse_address("010.0.0.1").has_value());  // leading zeros rejected
+    CHECK_FALSE(parse_address("010.0.0.1").has_value());     // leading zeros rejected
     CHECK_FALSE(parse_address("fe80::1%eth0").has_value());  // zones rejected
     CHECK_FALSE(parse_address("").has_value());
 }
@@ -111,7 +111,8 @@ TEST_CASE("stdlib crypto: net.cidr_contains across families and malformed input"
     CHECK(eval("net.cidr_contains", {R"("10.0.0.0/8")", R"("::ffff:10.1.1.1")"}) == "true");
     CHECK(eval("net.cidr_contains", {R"("::/0")", R"("10.1.1.1")"}) == "false");  // Go: families differ
     CHECK(eval("net.cidr_contains", {R"("0.0.0.0/0")", R"("255.255.255.255/32")"}) == "true");
-    CHECK(eval("net.cidr_contains", {R"("10.0.0.0/33")", R"("10.0.0.1")"}) == "error: invalid CIDR address: 10.0.0.0/33");
+    CHECK(eval("net.cidr_contains", {R"("10.0.0.0/33")", R"("10.0.0.1")"}) ==
+          "error: invalid CIDR address: 10.0.0.0/33");
     CHECK(eval("net.cidr_contains", {R"("10.0.0.0/8")", R"("x")"}) ==
           "error: not a valid textual representation of an IP address or CIDR: x");
     CHECK(eval("net.cidr_contains", {"1", R"("x")"}) == "type error: operand 1 must be string but got number");
@@ -136,7 +137,7 @@ TEST_CASE("stdlib crypto: net.cidr_expand, bounded by cancellation rather than a
 
 TEST_CASE("stdlib crypto: net.cidr_merge keeps unmerged networks and merges IPv6") {
     CHECK(eval("net.cidr_merge", {R"(["192.0.2.112"])"}) == R"(["192.0.2.112/24"])");  // Go keeps the host bits
-    CHECK(eval("net.cidr_merge", {R"(["10.1.2.3"])"}) == R"(["10.1.2.3/8"])");        // class A default mask
+    CHECK(eval("net.cidr_merge", {R"(["10.1.2.3"])"}) == R"(["10.1.2.3/8"])");         // class A default mask
     CHECK(eval("net.cidr_merge", {R"(["2001:db8::/33", "2001:db8:8000::/33"])"}) == R"(["2001:db8::/32"])");
     CHECK(eval("net.cidr_merge", {R"(["0.0.0.0/1", "128.0.0.0/1"])"}) == R"(["0.0.0.0/0"])");
     CHECK(eval("net.cidr_merge", {R"([1])"}) == "error: element must be string");
@@ -155,7 +156,8 @@ TEST_CASE("stdlib crypto: io.jwt.decode errors name the broken section") {
     CHECK(eval("io.jwt.decode", {R"("a.b.c.d")"}) == "error: encoded JWT must have 3 sections, found 4");
     // Header "[]" (WzBd is "[0]") is JSON but not an object.
     CHECK(eval("io.jwt.decode", {R"("WzBd.e30.")"}) == "error: bad JWT header: decoded JSON type was not an Object");
-    CHECK(eval("io.jwt.decode", {R"("e30.e30.a")"}) == "error: JWT signature had invalid encoding: illegal base64url string: a");
+    CHECK(eval("io.jwt.decode", {R"("e30.e30.a")"}) ==
+          "error: JWT signature had invalid encoding: illegal base64url string: a");
 }
 
 TEST_CASE("stdlib crypto: HS256 sign and verify round trip, unicode payload") {
@@ -172,26 +174,33 @@ TEST_CASE("stdlib crypto: HS256 sign and verify round trip, unicode payload") {
 }
 
 TEST_CASE("stdlib crypto: decode_verify checks constraints") {
-    auto token = call("io.jwt.encode_sign_raw", {R"("{\"alg\":\"HS256\",\"typ\":\"JWT\"}")",
-                                                 R"("{\"iss\":\"me\",\"aud\":[\"a\",\"b\"],\"exp\":2000,\"nbf\":1000}")",
-                                                 quoted(kHsKey)});
+    auto token = call("io.jwt.encode_sign_raw",
+                      {R"("{\"alg\":\"HS256\",\"typ\":\"JWT\"}")",
+                       R"("{\"iss\":\"me\",\"aud\":[\"a\",\"b\"],\"exp\":2000,\"nbf\":1000}")", quoted(kHsKey)});
     REQUIRE(token.status == Status::Value);
     std::string t = quoted(std::string(token.value.as_string()));
     // exp 2000 s and nbf 1000 s against a time in nanoseconds.
-    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","time":1500000000000,"aud":"a"})"}).rfind("[true,", 0) == 0);
+    CHECK(
+        eval("io.jwt.decode_verify", {t, R"({"secret":"secret","time":1500000000000,"aud":"a"})"}).rfind("[true,", 0) ==
+        0);
     // A token with an audience needs an aud constraint naming one of them.
     CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","time":1500000000000})"}) == "[false,{},{}]");
     CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","time":2000000000000})"}) == "[false,{},{}]");
     CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","time":999999999999})"}) == "[false,{},{}]");
     CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","time":1500000000000,"aud":"b","iss":"me"})"})
               .rfind("[true,", 0) == 0);
-    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","time":1500000000000,"iss":"you"})"}) == "[false,{},{}]");
+    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","time":1500000000000,"iss":"you"})"}) ==
+          "[false,{},{}]");
     CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"nope","time":1500000000000})"}) == "[false,{},{}]");
-    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","alg":"HS512","time":1500000000000})"}) == "[false,{},{}]");
+    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"secret","alg":"HS512","time":1500000000000})"}) ==
+          "[false,{},{}]");
     CHECK(eval("io.jwt.decode_verify", {t, R"({"time":1})"}) == "error: no key constraint");
-    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"a","cert":"b"})"}).rfind("error: failed to parse a JWK", 0) == 0);
-    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"a","bogus":1})"}) == "error: unknown token validation constraint: bogus");
-    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"a","time":-1})"}) == "error: token time constraint: must not be negative");
+    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"a","cert":"b"})"}).rfind("error: failed to parse a JWK", 0) ==
+          0);
+    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"a","bogus":1})"}) ==
+          "error: unknown token validation constraint: bogus");
+    CHECK(eval("io.jwt.decode_verify", {t, R"({"secret":"a","time":-1})"}) ==
+          "error: token time constraint: must not be negative");
     CHECK(eval("io.jwt.decode_verify", {t, "[]"}) == "type error: operand 2 must be object but got array");
 }
 
@@ -218,7 +227,8 @@ TEST_CASE("stdlib crypto: ES256 and EdDSA sign with JWKs and verify with the pub
     CHECK(eval("io.jwt.verify_eddsa", {ed_token, quoted(ed_public)}) == "true");
     CHECK(eval("io.jwt.verify_es256", {ed_token, quoted(ec_public)}) == "false");
     // Signing with a key that does not fit the algorithm is an error.
-    CHECK(eval("io.jwt.encode_sign", {R"({"alg":"RS256"})", "{}", ed_private}).rfind("error: invalid key type", 0) == 0);
+    CHECK(eval("io.jwt.encode_sign", {R"({"alg":"RS256"})", "{}", ed_private}).rfind("error: invalid key type", 0) ==
+          0);
 }
 
 TEST_CASE("stdlib crypto: encode_sign header errors") {
@@ -227,7 +237,8 @@ TEST_CASE("stdlib crypto: encode_sign header errors") {
     CHECK(eval("io.jwt.encode_sign_raw", {R"("{\"alg\":\"none\"}")", R"("{}")", quoted(kHsKey)}) ==
           "error: unknown JWS algorithm: none");
     // A non-JWT typ allows any payload bytes.
-    CHECK(eval("io.jwt.encode_sign_raw", {R"("{\"alg\":\"HS256\",\"typ\":\"text/plain\"}")", R"("not json")", quoted(kHsKey)})
+    CHECK(eval("io.jwt.encode_sign_raw",
+               {R"("{\"alg\":\"HS256\",\"typ\":\"text/plain\"}")", R"("not json")", quoted(kHsKey)})
               .rfind("\"eyJ", 0) == 0);
 }
 
@@ -235,12 +246,14 @@ TEST_CASE("stdlib crypto: x509 parsing of malformed input never crashes") {
     CHECK(eval("crypto.x509.parse_certificates", {R"("foobar")"}) == "error: illegal base64 data at input byte 4");
     CHECK(eval("crypto.x509.parse_certificates", {R"("YmFkc3RyaW5n")"}) == "error: x509: malformed certificate");
     // A PEM header with nothing decodable yields no certificates.
-    CHECK(eval("crypto.x509.parse_certificates", {R"("-----BEGIN CERTIFICATE-----\n!!\n-----END CERTIFICATE-----")"}) == "[]");
-    CHECK(eval("crypto.x509.parse_certificates",
-               {R"("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")"}) ==
-          "error: PEM block type is 'PUBLIC KEY', expected CERTIFICATE");
+    CHECK(eval("crypto.x509.parse_certificates", {R"("-----BEGIN CERTIFICATE-----\n!!\n-----END CERTIFICATE-----")"}) ==
+          "[]");
+    CHECK(
+        eval("crypto.x509.parse_certificates", {R"("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")"}) ==
+        "error: PEM block type is 'PUBLIC KEY', expected CERTIFICATE");
     CHECK(eval("crypto.x509.parse_and_verify_certificates", {R"("foobar")"}) == "[false,[]]");
-    CHECK(eval("crypto.x509.parse_and_verify_certificates_with_options", {R"("foobar")", R"({"Bogus":1})"}) == "[false,[]]");
+    CHECK(eval("crypto.x509.parse_and_verify_certificates_with_options", {R"("foobar")", R"({"Bogus":1})"}) ==
+          "[false,[]]");
     CHECK(eval("crypto.x509.parse_rsa_private_key", {R"("")"}) == "error: input PEM data was empty");
     CHECK(eval("crypto.parse_private_keys", {R"("")"}) == "null");
     CHECK(eval("crypto.parse_private_keys", {R"("nope")"}) == "[]");

@@ -33,12 +33,12 @@ BuiltinResult call_in(BuiltinContext& ctx, const std::string& name, const std::v
 
 std::string describe(const BuiltinResult& r) {
     switch (r.status) {
-    case Status::Value: return gavel::runtime::to_json(r.value);
-    case Status::Undefined: return "undefined";
-    case Status::TypeError: return "type error: " + r.message;
-    case Status::BuiltinError: return "error: " + r.message;
-    case Status::Conflict: return "conflict: " + r.message;
-    case Status::Cancelled: return "cancelled";
+        case Status::Value: return gavel::runtime::to_json(r.value);
+        case Status::Undefined: return "undefined";
+        case Status::TypeError: return "type error: " + r.message;
+        case Status::BuiltinError: return "error: " + r.message;
+        case Status::Conflict: return "conflict: " + r.message;
+        case Status::Cancelled: return "cancelled";
     }
     return "?";
 }
@@ -98,14 +98,16 @@ TEST_CASE("stdlib encoding: urlquery") {
 }
 
 TEST_CASE("stdlib encoding: uri.parse follows net/url") {
-    CHECK(eval("uri.parse", {R"("HTTP://user:pw@Example.com:80/a%20b?q=1&r#fr%20ag")"}) ==
-          R"({"fragment":"fr ag","hostname":"Example.com","path":"/a b","port":"80","raw_path":"/a b","raw_query":"q=1&r","scheme":"http"})");
+    CHECK(
+        eval("uri.parse", {R"("HTTP://user:pw@Example.com:80/a%20b?q=1&r#fr%20ag")"}) ==
+        R"({"fragment":"fr ag","hostname":"Example.com","path":"/a b","port":"80","raw_path":"/a b","raw_query":"q=1&r","scheme":"http"})");
     CHECK(eval("uri.parse", {R"("http://[fe80::1%25en0]:8080/")"}) ==
           R"({"hostname":"fe80::1%en0","path":"/","port":"8080","raw_path":"/","scheme":"http"})");
     CHECK(eval("uri.parse", {R"("/just/a/path")"}) == R"({"path":"/just/a/path","raw_path":"/just/a/path"})");
     CHECK(eval("uri.parse", {R"("1:x")"}) == R"(error: parse "1:x": first path segment in URL cannot contain colon)");
     CHECK(eval("uri.parse", {R"(":x")"}) == R"(error: parse ":x": missing protocol scheme)");
-    CHECK(eval("uri.parse", {R"("http://a b.com/")"}) == R"(error: parse "http://a b.com/": invalid character " " in host name)");
+    CHECK(eval("uri.parse", {R"("http://a b.com/")"}) ==
+          R"(error: parse "http://a b.com/": invalid character " " in host name)");
     CHECK(eval("uri.parse", {R"("http://x/\u0001")"}) ==
           R"(error: parse "http://x/\x01": net/url: invalid control character in URL)");
     CHECK(eval("uri.is_valid", {R"("http://example.com:80x/")"}) == "false");
@@ -120,7 +122,8 @@ TEST_CASE("stdlib encoding: semver precedence") {
     CHECK(eval("semver.compare", {R"("v1.2.3+build.5")", R"("1.2.3")"}) == "0");
     CHECK(eval("semver.compare", {R"("1.0.0-01")", R"("1.0.0-1")"}) == "0");  // numerically equal: no endless loop
     CHECK(eval("semver.compare", {R"("10.0.0")", R"("9.99.99")"}) == "1");
-    CHECK(eval("semver.compare", {R"("1.0")", R"("1.0.0")"}) == R"(error: operand 1: string "1.0" is not a valid SemVer)");
+    CHECK(eval("semver.compare", {R"("1.0")", R"("1.0.0")"}) ==
+          R"(error: operand 1: string "1.0" is not a valid SemVer)");
     CHECK(eval("semver.is_valid", {R"("1.0.0-a..b")"}) == "false");
     CHECK(eval("semver.is_valid", {R"("99999999999999999999.0.0")"}) == "false");
 }
@@ -151,7 +154,8 @@ TEST_CASE("stdlib encoding: numbers.range and bits on big integers") {
     CHECK(eval("bits.rsh", {"-5", "1"}) == "-3");  // arithmetic shift, like big.Int.Rsh
     CHECK(eval("bits.rsh", {"5", "100000000000"}) == "0");
     CHECK(eval("bits.lsh", {"1", "70"}) == "1180591620717411303424");
-    CHECK(eval("bits.lsh", {"1", "1.5"}) == "type error: operand 2 must be integer number but got floating-point number");
+    CHECK(eval("bits.lsh", {"1", "1.5"}) ==
+          "type error: operand 2 must be integer number but got floating-point number");
 }
 
 TEST_CASE("stdlib encoding: rand.intn and uuid.rfc4122 are stable within one query") {
@@ -163,18 +167,20 @@ TEST_CASE("stdlib encoding: rand.intn and uuid.rfc4122 are stable within one que
     auto u = describe(call_in(ctx, "uuid.rfc4122", {R"("x")"}));
     CHECK(describe(call_in(ctx, "uuid.rfc4122", {R"("x")"})) == u);
     REQUIRE(u.size() == 38);
-    CHECK(u[15] == '4');  // version 4
+    CHECK(u[15] == '4');                                          // version 4
     CHECK(std::string("89ab").find(u[20]) != std::string::npos);  // RFC 4122 variant
 }
 
 TEST_CASE("stdlib encoding: uuid.parse forms and fields") {
     CHECK(eval("uuid.parse", {R"("6BEA8EF2D3D33CD184E09BAB06A52ECE")"}) == R"({"variant":"RFC4122","version":3})");
-    CHECK(eval("uuid.parse", {R"("urn:uuid:00000000-0000-4000-c000-000000000000")"}) == R"({"variant":"Microsoft","version":4})");
+    CHECK(eval("uuid.parse", {R"("urn:uuid:00000000-0000-4000-c000-000000000000")"}) ==
+          R"({"variant":"Microsoft","version":4})");
     CHECK(eval("uuid.parse", {R"("00000000-0000-4000-8000-00000000000")"}) == "undefined");
     CHECK(eval("uuid.parse", {R"("00000000x0000-4000-8000-000000000000")"}) == "undefined");
     // Version 1: 60-bit timestamp, clock sequence and node.
-    CHECK(eval("uuid.parse", {R"("c232ab00-9414-11ec-b3c8-9f6bdeced846")"}) ==
-          R"({"clocksequence":13256,"macvariables":"local:multicast","nodeid":"9f-6b-de-ce-d8-46","time":1645557742000000000,"variant":"RFC4122","version":1})");
+    CHECK(
+        eval("uuid.parse", {R"("c232ab00-9414-11ec-b3c8-9f6bdeced846")"}) ==
+        R"({"clocksequence":13256,"macvariables":"local:multicast","nodeid":"9f-6b-de-ce-d8-46","time":1645557742000000000,"variant":"RFC4122","version":1})");
 }
 
 TEST_CASE("stdlib encoding: units") {
@@ -212,11 +218,14 @@ TEST_CASE("stdlib encoding: Go layouts when parsing") {
     CHECK(eval("time.parse_ns", {R"("RFC3339")", R"("2024-01-01T00:00:00.5Z")"}) == "1704067200500000000");
     CHECK(eval("time.parse_ns", {R"("2006-01-02 MST")", R"("2024-01-01 PST")"}) == "1704067200000000000");
     CHECK(eval("time.parse_ns", {R"("2006-01-02 -07")", R"("2024-01-01 +01")"}) == "1704063600000000000");
-    CHECK(eval("time.parse_ns", {R"("2006-01-02")", R"("2024-02-30")"}) == R"(error: parsing time "2024-02-30": day out of range)");
-    CHECK(eval("time.parse_ns", {R"("2006-01-02")", R"("2024-13-01")"}) == R"(error: parsing time "2024-13-01": month out of range)");
+    CHECK(eval("time.parse_ns", {R"("2006-01-02")", R"("2024-02-30")"}) ==
+          R"(error: parsing time "2024-02-30": day out of range)");
+    CHECK(eval("time.parse_ns", {R"("2006-01-02")", R"("2024-13-01")"}) ==
+          R"(error: parsing time "2024-13-01": month out of range)");
     CHECK(eval("time.parse_ns", {R"("2006-01-02")", R"("24-01-01")"}) ==
           R"(error: parsing time "24-01-01" as "2006-01-02": cannot parse "24-01-01" as "2006")");
-    CHECK(eval("time.parse_ns", {R"("2006-01-02")", R"("2024-01-01x")"}) == R"(error: parsing time "2024-01-01x": extra text: "x")");
+    CHECK(eval("time.parse_ns", {R"("2006-01-02")", R"("2024-01-01x")"}) ==
+          R"(error: parsing time "2024-01-01x": extra text: "x")");
     CHECK(eval("time.parse_ns", {R"("15:04")", R"("10:00")"}) == "error: time outside of valid range");  // year 0
     CHECK(eval("time.parse_rfc3339_ns", {R"("2024-01-01T00:00:00+05:30")"}) == "1704047400000000000");
 }
@@ -226,7 +235,8 @@ TEST_CASE("stdlib encoding: the embedded time zone database") {
     CHECK(gavel::stdlib::zoneinfo::embedded_zone_count() > 400);
     CHECK(gavel::stdlib::zoneinfo::embedded_tzdata_version().size() >= 5);  // "2025b"
     CHECK(gavel::stdlib::zoneinfo::embedded_tzif("Europe/Berlin").substr(0, 4) == "TZif");
-    CHECK(gavel::stdlib::zoneinfo::embedded_tzif("US/Eastern") == gavel::stdlib::zoneinfo::embedded_tzif("America/New_York"));
+    CHECK(gavel::stdlib::zoneinfo::embedded_tzif("US/Eastern") ==
+          gavel::stdlib::zoneinfo::embedded_tzif("America/New_York"));
     CHECK(gavel::stdlib::zoneinfo::embedded_tzif("Europe/Nowhere").empty());
     CHECK(gavel::stdlib::zoneinfo::embedded_tzif("zone.tab").empty());  // only TZif files
     CHECK(gavel::stdlib::zoneinfo::embedded_tzif("posix/Europe/Berlin").empty());
@@ -257,7 +267,8 @@ TEST_CASE("stdlib encoding: add_date and diff") {
     // Jan 31 + 1 month normalises to Mar 3 (2023), as Go's AddDate does.
     CHECK(eval("time.add_date", {"1675123200000000000", "0", "1", "0"}) == "1677801600000000000");
     // Adding a day across a DST change keeps the wall clock in the zone.
-    CHECK(eval("time.add_date", {R"([1710003600000000000, "America/New_York"])", "0", "0", "1"}) == "1710086400000000000");
+    CHECK(eval("time.add_date", {R"([1710003600000000000, "America/New_York"])", "0", "0", "1"}) ==
+          "1710086400000000000");
     CHECK(eval("time.add_date", {"0", "1.5", "0", "0"}) ==
           "type error: operand 2 must be integer number but got floating-point number");
     CHECK(eval("time.add_date", {"0", "99999999999", "0", "0"}) == "error: time outside of valid range");

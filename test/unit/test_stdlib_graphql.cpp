@@ -26,12 +26,12 @@ BuiltinResult call(const std::string& name, const std::vector<Value>& args) {
 
 std::string describe(const BuiltinResult& r) {
     switch (r.status) {
-    case Status::Value: return gavel::runtime::to_json(r.value);
-    case Status::Undefined: return "undefined";
-    case Status::TypeError: return "type error: " + r.message;
-    case Status::BuiltinError: return "error: " + r.message;
-    case Status::Conflict: return "conflict: " + r.message;
-    case Status::Cancelled: return "cancelled";
+        case Status::Value: return gavel::runtime::to_json(r.value);
+        case Status::Undefined: return "undefined";
+        case Status::TypeError: return "type error: " + r.message;
+        case Status::BuiltinError: return "error: " + r.message;
+        case Status::Conflict: return "conflict: " + r.message;
+        case Status::Cancelled: return "cancelled";
     }
     return "?";
 }
@@ -83,7 +83,8 @@ TEST_CASE("graphql: lexer errors surface as gqlparser reports them") {
     CHECK(parse_query("{ f(a: 01) }") == "error: Unexpected <Invalid> in GraphQL string at location 1:9");
     // A token value is quoted as Go's strconv.Quote does (gqlparser's %q): a non-printable
     // code point such as U+00A0 is escaped, as OPA prints it.
-    CHECK(parse_query("{ f } \"a\xC2\xA0" "b\"") == "error: Unexpected String \"a\\u00a0b\" in GraphQL string at location 1:8");
+    CHECK(parse_query("{ f } \"a\xC2\xA0"
+                      "b\"") == "error: Unexpected String \"a\\u00a0b\" in GraphQL string at location 1:8");
     CHECK(parse_query("{ f ? }") == "error: Expected Name, found <Invalid> in GraphQL string at location 1:5");
     // Columns count characters, not bytes.
     CHECK(parse_query("{ \"é\" }") == "error: Expected Name, found String in GraphQL string at location 1:4");
@@ -106,7 +107,8 @@ TEST_CASE("graphql: deep nesting is refused without exhausting the stack") {
 }
 
 TEST_CASE("graphql: operand types") {
-    CHECK(describe(call("graphql.parse_query", {Value::integer(1)})) == "type error: operand 1 must be string but got number");
+    CHECK(describe(call("graphql.parse_query", {Value::integer(1)})) ==
+          "type error: operand 1 must be string but got number");
     CHECK(describe(call("graphql.parse", {Value::integer(1), str(kSchema)})) ==
           "type error: operand 0 must be one of {string, object} but got number");
     CHECK(describe(call("graphql.is_valid", {Value::integer(1), str(kSchema)})) == "false");
@@ -122,40 +124,39 @@ TEST_CASE("graphql: query validation rules") {
     CHECK(is_valid("mutation { rename(id: 1, filter: {name: \"n\"}) { id } }", kSchema));
     CHECK(is_valid("{ count }", kSchema));
 
-    CHECK_FALSE(is_valid("{ hero { nope } }", kSchema));                                  // unknown field
-    CHECK_FALSE(is_valid("{ hero(season: 1) { id } }", kSchema));                         // unknown argument
-    CHECK_FALSE(is_valid("{ search { __typename } }", kSchema));                          // missing required argument
-    CHECK_FALSE(is_valid("{ hero }", kSchema));                                           // composite needs selection
-    CHECK_FALSE(is_valid("{ count { x } }", kSchema));                                    // leaf has no selection
-    CHECK_FALSE(is_valid("{ hero(episode: PHANTOM) { id } }", kSchema));                  // unknown enum value
-    CHECK_FALSE(is_valid("{ hero(episode: \"JEDI\") { id } }", kSchema));                 // string for enum
-    CHECK_FALSE(is_valid("{ count(limit: 1.5) }", kSchema));                              // float for Int
-    CHECK_FALSE(is_valid("{ count(limit: 99999999999999999999) }", kSchema));             // beyond 64 bits
+    CHECK_FALSE(is_valid("{ hero { nope } }", kSchema));                       // unknown field
+    CHECK_FALSE(is_valid("{ hero(season: 1) { id } }", kSchema));              // unknown argument
+    CHECK_FALSE(is_valid("{ search { __typename } }", kSchema));               // missing required argument
+    CHECK_FALSE(is_valid("{ hero }", kSchema));                                // composite needs selection
+    CHECK_FALSE(is_valid("{ count { x } }", kSchema));                         // leaf has no selection
+    CHECK_FALSE(is_valid("{ hero(episode: PHANTOM) { id } }", kSchema));       // unknown enum value
+    CHECK_FALSE(is_valid("{ hero(episode: \"JEDI\") { id } }", kSchema));      // string for enum
+    CHECK_FALSE(is_valid("{ count(limit: 1.5) }", kSchema));                   // float for Int
+    CHECK_FALSE(is_valid("{ count(limit: 99999999999999999999) }", kSchema));  // beyond 64 bits
     CHECK(is_valid("{ count(limit: 3000000000) }", kSchema));  // gqlparser only parses Int literals as int64
     CHECK_FALSE(is_valid("mutation { rename(id: 1, filter: {limit: 1}) { id } }", kSchema));  // required input field
-    CHECK_FALSE(is_valid("query { hero(episode: $e) { id } }", kSchema));                 // undefined variable
-    CHECK_FALSE(is_valid("query($e: Episode) { count }", kSchema));                       // unused variable
+    CHECK_FALSE(is_valid("query { hero(episode: $e) { id } }", kSchema));                     // undefined variable
+    CHECK_FALSE(is_valid("query($e: Episode) { count }", kSchema));                           // unused variable
     CHECK_FALSE(is_valid("query($t: String) { search(text: $t) { __typename } }", kSchema));  // nullable in non-null
     CHECK(is_valid("query($t: String = \"a\") { search(text: $t) { __typename } }", kSchema));
-    CHECK_FALSE(is_valid("query($c: Character) { count }", kSchema));                     // non-input variable
-    CHECK_FALSE(is_valid("{ hero { ...F } }", kSchema));                                  // unknown fragment
-    CHECK_FALSE(is_valid("{ hero { id } } fragment F on Human { id }", kSchema));        // unused fragment
+    CHECK_FALSE(is_valid("query($c: Character) { count }", kSchema));              // non-input variable
+    CHECK_FALSE(is_valid("{ hero { ...F } }", kSchema));                           // unknown fragment
+    CHECK_FALSE(is_valid("{ hero { id } } fragment F on Human { id }", kSchema));  // unused fragment
     CHECK_FALSE(is_valid("{ hero { ...A } } fragment A on Human { ...B } fragment B on Human { ...A }", kSchema));
-    CHECK_FALSE(is_valid("{ hero { ... on Episode { id } } }", kSchema));                 // non-composite condition
-    CHECK_FALSE(is_valid("{ search(text: \"\") { ... on Character { id } } } fragment X on Query { count }",
-                         kSchema));
-    CHECK_FALSE(is_valid("query A { count } query A { count }", kSchema));               // duplicate operation name
-    CHECK_FALSE(is_valid("{ count } query B { count }", kSchema));                        // anonymous not alone
-    CHECK_FALSE(is_valid("subscription { count }", kSchema));                             // no subscription root
+    CHECK_FALSE(is_valid("{ hero { ... on Episode { id } } }", kSchema));  // non-composite condition
+    CHECK_FALSE(is_valid("{ search(text: \"\") { ... on Character { id } } } fragment X on Query { count }", kSchema));
+    CHECK_FALSE(is_valid("query A { count } query A { count }", kSchema));  // duplicate operation name
+    CHECK_FALSE(is_valid("{ count } query B { count }", kSchema));          // anonymous not alone
+    CHECK_FALSE(is_valid("subscription { count }", kSchema));               // no subscription root
     const std::string with_subscription = std::string(kSchema) + " type Subscription { a: Int b: Int }";
     CHECK(is_valid("subscription { a }", with_subscription));
     CHECK(is_valid("subscription { x: a ... on Subscription { x: a } }", with_subscription));
     CHECK_FALSE(is_valid("subscription { a ... on Subscription { b } }", with_subscription));
     CHECK_FALSE(is_valid("subscription S { ...F } fragment F on Subscription { a b }", with_subscription));
     CHECK_FALSE(is_valid("subscription { __typename }", with_subscription));
-    CHECK_FALSE(is_valid("{ count @skip(if: true) @skip(if: false) }", kSchema));         // repeated directive
+    CHECK_FALSE(is_valid("{ count @skip(if: true) @skip(if: false) }", kSchema));  // repeated directive
     CHECK_FALSE(is_valid("{ count @unknown }", kSchema));
-    CHECK_FALSE(is_valid("{ count @include }", kSchema));                                 // directive arg required
+    CHECK_FALSE(is_valid("{ count @include }", kSchema));  // directive arg required
     CHECK(is_valid("query($a: Boolean!) @custom(if: $a) { count }",
                    std::string(kSchema) + " directive @custom(if: Boolean) on QUERY"));  // used in a directive
 }
@@ -163,7 +164,8 @@ TEST_CASE("graphql: query validation rules") {
 TEST_CASE("graphql: validation errors from graphql.parse carry the query position") {
     auto r = call("graphql.parse", {str("{\n  hero {\n    nope\n  }\n}"), str(kSchema)});
     CHECK(describe(r) ==
-          "error: Cannot query field \"nope\" on type \"Character\". Did you mean \"name\"? in GraphQL string at location 3:5");
+          "error: Cannot query field \"nope\" on type \"Character\". Did you mean \"name\"? in GraphQL string at "
+          "location 3:5");
     CHECK(describe(call("graphql.parse", {str("{ search(text: \"x\") { name } }"), str(kSchema)})) ==
           "error: Cannot query field \"name\" on type \"SearchResult\". Did you mean to use an inline fragment on "
           "\"Character\", \"Droid\", or \"Human\"? in GraphQL string at location 1:23");
@@ -180,15 +182,16 @@ TEST_CASE("graphql: validation errors from graphql.parse carry the query positio
 
 TEST_CASE("graphql: schema validation") {
     CHECK(schema_is_valid(kSchema));
-    CHECK_FALSE(schema_is_valid("type A { x: Int } type A { y: Int }"));         // redeclared
-    CHECK_FALSE(schema_is_valid("scalar S union U = S"));                       // union of a scalar
-    CHECK_FALSE(schema_is_valid("type A { x: Int x: Int }"));                   // field twice
-    CHECK_FALSE(schema_is_valid("type __A { x: Int }"));                        // reserved name
+    CHECK_FALSE(schema_is_valid("type A { x: Int } type A { y: Int }"));                     // redeclared
+    CHECK_FALSE(schema_is_valid("scalar S union U = S"));                                    // union of a scalar
+    CHECK_FALSE(schema_is_valid("type A { x: Int x: Int }"));                                // field twice
+    CHECK_FALSE(schema_is_valid("type __A { x: Int }"));                                     // reserved name
     CHECK_FALSE(schema_is_valid("interface I { x: Int! } type A implements I { x: Int }"));  // not covariant
     CHECK(schema_is_valid("interface I { x: Int } type A implements I { x: Int! }"));
-    CHECK(schema_is_valid("interface I { x: Int } interface J implements I { x: Int } type A implements J & I { x: Int }"));
-    CHECK_FALSE(schema_is_valid("type A { f(x: A): Int }"));                    // object as argument
-    CHECK_FALSE(schema_is_valid("type A { x: Int @skip(if: true) }"));          // directive location
+    CHECK(schema_is_valid(
+        "interface I { x: Int } interface J implements I { x: Int } type A implements J & I { x: Int }"));
+    CHECK_FALSE(schema_is_valid("type A { f(x: A): Int }"));            // object as argument
+    CHECK_FALSE(schema_is_valid("type A { x: Int @skip(if: true) }"));  // directive location
     CHECK_FALSE(schema_is_valid("scalar A extend type A @deprecated"));
     CHECK_FALSE(schema_is_valid("type Query { x: Int } schema { query: Query } schema { query: Query }"));
     CHECK(schema_is_valid("type Q { x: Int } schema { query: Q }"));
@@ -222,7 +225,8 @@ TEST_CASE("graphql: schema AST shape for directives, input defaults and descript
           R"({"Directives":[{"Arguments":[{"DefaultValue":{"ExpectedTypeHasDefault":false,"Kind":1,"Raw":"1"},)"
           R"("Description":"","Name":"x","Type":{"NamedType":"Int","NonNull":false}}],"Description":"d",)"
           R"("IsRepeatable":true,"Locations":["FIELD","QUERY"],"Name":"a"}]})");
-    CHECK(parse_schema("input I { \"doc\" x: Int = 2 @deprecated }").find(R"("Description":"doc")") != std::string::npos);
+    CHECK(parse_schema("input I { \"doc\" x: Int = 2 @deprecated }").find(R"("Description":"doc")") !=
+          std::string::npos);
     CHECK(parse_schema("schema { query: Q } schema { mutation: M }").find(R"("Schema":[)") != std::string::npos);
 }
 
@@ -231,7 +235,8 @@ TEST_CASE("graphql: suggestions are close names, closest first, in definition or
         return describe(call("graphql.parse", {str(q), str(schema)}));
     };
     CHECK(parse_error("{ NAME }", "type Query { name: String }") ==
-          "error: Cannot query field \"NAME\" on type \"Query\". Did you mean \"name\"? in GraphQL string at location 1:3");
+          "error: Cannot query field \"NAME\" on type \"Query\". Did you mean \"name\"? in GraphQL string at location "
+          "1:3");
     CHECK(parse_error("{ abcd }", "type Query { abce: Int abcf: Int abcd1: Int zzzz: Int }") ==
           "error: Cannot query field \"abcd\" on type \"Query\". Did you mean \"abce\", \"abcf\", or \"abcd1\"? "
           "in GraphQL string at location 1:3");
@@ -242,13 +247,12 @@ TEST_CASE("graphql: suggestions are close names, closest first, in definition or
 TEST_CASE("graphql: fields sharing a response name must merge") {
     CHECK(is_valid("{ count count hero { id } hero { name } }", kSchema));
     CHECK(is_valid("{ hero { ... on Human { x: name } ... on Droid { x: primaryFunction } } }", kSchema));
-    auto parse_error = [](const std::string& q) {
-        return describe(call("graphql.parse", {str(q), str(kSchema)}));
-    };
+    auto parse_error = [](const std::string& q) { return describe(call("graphql.parse", {str(q), str(kSchema)})); };
     CHECK(parse_error("{ a: count a: hero { id } }") ==
           "error: Fields \"a\" conflict because \"count\" and \"hero\" are different fields. Use different aliases on "
           "the fields to fetch both if this was intentional in GraphQL string at location 1:3");
-    CHECK(parse_error("{ count(limit: 1) count(limit: 2) }").find("they have differing arguments") != std::string::npos);
+    CHECK(parse_error("{ count(limit: 1) count(limit: 2) }").find("they have differing arguments") !=
+          std::string::npos);
     CHECK(parse_error("{ hero { ... on Human { x: height } ... on Droid { x: primaryFunction } } }")
               .find("they return conflicting types \"Float\" and \"String\"") != std::string::npos);
     CHECK(parse_error("{ hero { id } ...F } fragment F on Query { hero { id: name } }")
@@ -264,7 +268,8 @@ TEST_CASE("graphql: fragment cycles and long spread chains") {
     // A chain of spreads far longer than the nesting limit: refused, without
     // exhausting the stack.
     std::string chain = "{ ...F0 }";
-    for (int i = 0; i < 20000; ++i) chain += " fragment F" + std::to_string(i) + " on Query { ...F" + std::to_string(i + 1) + " }";
+    for (int i = 0; i < 20000; ++i)
+        chain += " fragment F" + std::to_string(i) + " on Query { ...F" + std::to_string(i + 1) + " }";
     chain += " fragment F20000 on Query { count }";
     auto r = call("graphql.is_valid", {str(chain), str(kSchema)});
     REQUIRE(r.status == Status::Value);

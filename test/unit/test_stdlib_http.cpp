@@ -114,7 +114,8 @@ std::string policy_for(const std::string& body) { return "package t\n" + body; }
 TEST_CASE("http.send: GET with a JSON response, headers lower-cased, status text") {
     LoopbackServer server;
     auto out = eval(policy_for(R"(x := r if {
-  resp := http.send({"method": "get", "url": ")" + server.url("/json") + R"(", "headers": {"X-Custom": "v1"}})
+  resp := http.send({"method": "get", "url": ")" +
+                               server.url("/json") + R"(", "headers": {"X-Custom": "v1"}})
   r := [resp.status_code, resp.status, resp.body, resp.headers["content-type"]]
 })"),
                     true);
@@ -124,8 +125,10 @@ TEST_CASE("http.send: GET with a JSON response, headers lower-cased, status text
 TEST_CASE("http.send: POST sends the body as JSON; text bodies stay raw") {
     LoopbackServer server;
     auto out = eval(policy_for(R"(x := [a.body.body, b.body, b.raw_body] if {
-  a := http.send({"method": "POST", "url": ")" + server.url("/json") + R"(", "body": {"k": [1, 2]}})
-  b := http.send({"method": "GET", "url": ")" + server.url("/plain") + R"("})
+  a := http.send({"method": "POST", "url": ")" +
+                               server.url("/json") + R"(", "body": {"k": [1, 2]}})
+  b := http.send({"method": "GET", "url": ")" +
+                               server.url("/plain") + R"("})
 })"),
                     true);
     CHECK(out.value == R"([{"k":[1,2]},null,"hello /plain"])");
@@ -134,8 +137,10 @@ TEST_CASE("http.send: POST sends the body as JSON; text bodies stay raw") {
 TEST_CASE("http.send: identical requests within one query are sent once") {
     LoopbackServer server;
     auto out = eval(policy_for(R"(x := [a.status_code, b.status_code] if {
-  a := http.send({"method": "GET", "url": ")" + server.url("/count") + R"("})
-  b := http.send({"method": "GET", "url": ")" + server.url("/count") + R"("})
+  a := http.send({"method": "GET", "url": ")" +
+                               server.url("/count") + R"("})
+  b := http.send({"method": "GET", "url": ")" +
+                               server.url("/count") + R"("})
 })"),
                     true);
     CHECK(out.value == "[200,200]");
@@ -145,8 +150,10 @@ TEST_CASE("http.send: identical requests within one query are sent once") {
 TEST_CASE("http.send: redirects are followed only when enabled") {
     LoopbackServer server;
     auto out = eval(policy_for(R"(x := [a.status_code, b.status_code, b.body.method] if {
-  a := http.send({"method": "GET", "url": ")" + server.url("/redirect") + R"("})
-  b := http.send({"method": "GET", "url": ")" + server.url("/redirect") + R"(", "enable_redirect": true})
+  a := http.send({"method": "GET", "url": ")" +
+                               server.url("/redirect") + R"("})
+  b := http.send({"method": "GET", "url": ")" +
+                               server.url("/redirect") + R"(", "enable_redirect": true})
 })"),
                     true);
     CHECK(out.value == R"([302,200,"GET"])");
@@ -154,10 +161,12 @@ TEST_CASE("http.send: redirects are followed only when enabled") {
 
 TEST_CASE("http.send: a timeout ends the request; raise_error false returns the error object") {
     LoopbackServer server;
-    auto out = eval(policy_for(R"(x := [r.status_code, r.error.code, contains(r.error.message, "request timed out")] if {
-  r := http.send({"method": "GET", "url": ")" + server.url("/slow") + R"(", "timeout": "150ms", "raise_error": false})
+    auto out =
+        eval(policy_for(R"(x := [r.status_code, r.error.code, contains(r.error.message, "request timed out")] if {
+  r := http.send({"method": "GET", "url": ")" +
+                        server.url("/slow") + R"(", "timeout": "150ms", "raise_error": false})
 })"),
-                    true);
+             true);
     CHECK(out.value == R"([0,"eval_http_send_network_error",true])");
 }
 
@@ -192,9 +201,12 @@ TEST_CASE("http.send: without allow_net every host is unallowed, and nothing is 
 
 TEST_CASE("http.send: request objects are validated as OPA does") {
     auto missing = eval(policy_for(R"(x := r if r := http.send({"method": "GET"}))"), true);
-    CHECK(missing.value.find(R"(eval_type_error: http.send: missing required request parameters(s): {"url"})") != std::string::npos);
-    auto unknown = eval(policy_for(R"(x := r if r := http.send({"method": "GET", "url": "http://x", "bogus": 1}))"), true);
-    CHECK(unknown.value.find(R"(eval_type_error: http.send: invalid request parameters(s): {"bogus"})") != std::string::npos);
+    CHECK(missing.value.find(R"(eval_type_error: http.send: missing required request parameters(s): {"url"})") !=
+          std::string::npos);
+    auto unknown =
+        eval(policy_for(R"(x := r if r := http.send({"method": "GET", "url": "http://x", "bogus": 1}))"), true);
+    CHECK(unknown.value.find(R"(eval_type_error: http.send: invalid request parameters(s): {"bogus"})") !=
+          std::string::npos);
 }
 
 TEST_CASE("http.send: the query's timeout bounds the request") {
@@ -202,8 +214,9 @@ TEST_CASE("http.send: the query's timeout bounds the request") {
     gavel::EngineOptions options;
     options.allow_net = true;
     gavel::Engine engine(options);
-    REQUIRE(engine.add_policy("p.rego", "package t\nx := http.send({\"method\": \"GET\", \"url\": \"" + server.url("/slower") +
-                                            "\", \"timeout\": \"10s\"})")
+    REQUIRE(engine
+                .add_policy("p.rego", "package t\nx := http.send({\"method\": \"GET\", \"url\": \"" +
+                                          server.url("/slower") + "\", \"timeout\": \"10s\"})")
                 .empty());
     auto q = engine.prepare("data.t.x");
     REQUIRE(q.ok());

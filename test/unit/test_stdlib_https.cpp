@@ -61,7 +61,8 @@ Pem make_certificate() {
     X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
     X509_set_pubkey(cert, key);
     X509_NAME* name = X509_get_subject_name(cert);
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1, -1, 0);
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1, -1,
+                               0);
     X509_set_issuer_name(cert, name);
     add_ext(cert, NID_basic_constraints, "critical,CA:TRUE");
     add_ext(cert, NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1");
@@ -158,8 +159,8 @@ TEST_CASE("http.send over HTTPS: CA trust, default trust store, skip-verify, ser
     auto untrusted = eval_x("http.send({\"method\": \"GET\", \"url\": " + local + ", \"raise_error\": false})");
     CHECK(untrusted.find(R"("code":"eval_http_send_network_error")") != std::string::npos);
     CHECK(untrusted.find("certificate verify failed") != std::string::npos);
-    CHECK(eval_x("http.send({\"method\": \"GET\", \"url\": " + local + ", \"tls_insecure_skip_verify\": true}).status_code") ==
-          "200");
+    CHECK(eval_x("http.send({\"method\": \"GET\", \"url\": " + local +
+                 ", \"tls_insecure_skip_verify\": true}).status_code") == "200");
     // A name the certificate does not carry is refused even with the CA trusted.
     auto wrong_name = eval_x("http.send({\"method\": \"GET\", \"url\": " + local + ", \"tls_ca_cert\": " + ca +
                              ", \"tls_server_name\": \"other.example\", \"raise_error\": false}).status_code");

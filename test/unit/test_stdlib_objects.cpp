@@ -86,7 +86,8 @@ TEST_CASE("stdlib objects: object.union merges nested objects, right wins otherw
     // union_n: a scalar in between cuts the merge chain.
     CHECK(run("object.union_n", {J(R"([{"a":{"b":2}},{"a":4},{"a":{"c":3}}])")}) == R"({"a":{"c":3}})");
     CHECK(run("object.union_n", {J("[]")}) == "{}");
-    CHECK(run("object.union_n", {J(R"([{},1])")}) == "type: operand 1 must be array of objects but got array containing number");
+    CHECK(run("object.union_n", {J(R"([{},1])")}) ==
+          "type: operand 1 must be array of objects but got array containing number");
 }
 
 TEST_CASE("stdlib objects: object.subset over objects, sets, arrays and array/set") {
@@ -123,7 +124,8 @@ TEST_CASE("stdlib objects: array builtins") {
 }
 
 TEST_CASE("stdlib objects: union and intersection of sets of sets") {
-    Value sets = Value::set({Value::set({Value::integer(1), Value::integer(2)}), Value::set({Value::integer(2), Value::integer(3)})});
+    Value sets = Value::set(
+        {Value::set({Value::integer(1), Value::integer(2)}), Value::set({Value::integer(2), Value::integer(3)})});
     CHECK(run("union", {sets}) == "[1,2,3]");
     CHECK(run("intersection", {sets}) == "[2]");
     CHECK(run("intersection", {Value::empty_set()}) == "[]");
@@ -140,8 +142,9 @@ TEST_CASE("stdlib objects: json.filter / json.remove path syntax") {
     CHECK(run("json.filter", {doc, J(R"([["arr","1","k"]])")}) == R"({"arr":[{"k":2}]})");
     // Leading slashes are all trimmed; the empty path selects nothing.
     CHECK(run("json.filter", {doc, J(R"(["//z",""])")}) == R"({"z":0})");
-    CHECK(run("json.remove", {doc, J("[1]")}) ==
-          "type: operand 2 must be one of {set, array} containing string paths or array of path segments but got number");
+    CHECK(
+        run("json.remove", {doc, J("[1]")}) ==
+        "type: operand 2 must be one of {set, array} containing string paths or array of path segments but got number");
 }
 
 TEST_CASE("stdlib objects: json.patch RFC 6902 and OPA's extensions") {
@@ -226,8 +229,10 @@ TEST_CASE("stdlib objects: json marshal / unmarshal / is_valid") {
     CHECK(run("json.marshal", {J(R"({"b":"<&>","a":[1.5,"é"]})")}) == R"("{\"a\":[1.5,\"é\"],\"b\":\"<&>\"}")");
     CHECK(run("json.marshal_with_options", {J(R"({"a":[]})"), J(R"({"pretty":true})")}) == R"("{\n\t\"a\": []\n}")");
     CHECK(run("json.marshal_with_options", {J(R"("x:[{")"), J(R"({"indent":" "})")}) == R"("\"x:[{\"")");
-    CHECK(run("json.marshal_with_options", {J("[]"), J(R"({"pretty":1})")}) == "type: operand 2 key pretty failed cast to bool");
-    CHECK(run("json.unmarshal", {S(R"({"a":123456789012345678901234567890})")}) == R"({"a":123456789012345678901234567890})");
+    CHECK(run("json.marshal_with_options", {J("[]"), J(R"({"pretty":1})")}) ==
+          "type: operand 2 key pretty failed cast to bool");
+    CHECK(run("json.unmarshal", {S(R"({"a":123456789012345678901234567890})")}) ==
+          R"({"a":123456789012345678901234567890})");
     CHECK(run("json.unmarshal", {S("{")}).rfind("error: ", 0) == 0);
     // Go's encoding/json texts, as OPA's util.UnmarshalJSON returns them.
     CHECK(run("json.unmarshal", {S("[1,")}) == "error: unexpected EOF");
@@ -260,10 +265,13 @@ TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
     CHECK(run("yaml.marshal", {J(R"({"a10":1,"a2":2})")}) == R"("a2: 2\na10: 1\n")");
     // Numbers as go-yaml reads their JSON text again (OPA 1.7.1's outputs): int64 and uint64 in
     // digits, anything else a float64 in Go's shortest 'g'; an overflowing float keeps its text.
-    CHECK(run("yaml.marshal", {J(R"([0.0015, 7, 7.0, 1e3, 1e-06, -0, 0.33333333333333333334, 12345678901234567890, 1e100])")}) ==
+    CHECK(run("yaml.marshal",
+              {J(R"([0.0015, 7, 7.0, 1e3, 1e-06, -0, 0.33333333333333333334, 12345678901234567890, 1e100])")}) ==
           R"("- 0.0015\n- 7\n- 7\n- 1000\n- 1e-06\n- 0\n- 0.3333333333333333\n- 12345678901234567890\n- 1e+100\n")");
-    CHECK(run("yaml.marshal", {J(R"([1000000.5, 1e6, -0.0, 18446744073709551616, -9223372036854775809, 0.0000001, 1e400, -1e-400])")}) ==
-          R"("- 1.0000005e+06\n- 1e+06\n- -0\n- 1.8446744073709552e+19\n- -9.223372036854776e+18\n- 1e-07\n- 1e400\n- -0\n")");
+    CHECK(
+        run("yaml.marshal",
+            {J(R"([1000000.5, 1e6, -0.0, 18446744073709551616, -9223372036854775809, 0.0000001, 1e400, -1e-400])")}) ==
+        R"("- 1.0000005e+06\n- 1e+06\n- -0\n- 1.8446744073709552e+19\n- -9.223372036854776e+18\n- 1e-07\n- 1e400\n- -0\n")");
     // Round trip through yaml.unmarshal.
     Value doc = J(R"({"list":[{"name":"x y","on":"off"},[]],"s":"it's","n":-1.25,"u":"ünï"})");
     auto marshalled = call("yaml.marshal", {doc});
@@ -296,9 +304,11 @@ TEST_CASE("stdlib objects: json.verify_schema") {
     CHECK(run("json.verify_schema", {J(R"({"type":["string","string"]})")}) ==
           R"([false,"jsonschema: string type is duplicated"])");
     CHECK(run("json.verify_schema", {S("{")}) == R"([false,"jsonschema: invalid JSON string"])");
-    CHECK(run("json.verify_schema", {J(R"({"pattern":"("})")}) == R"([false,"jsonschema: pattern must be a valid regex"])");
+    CHECK(run("json.verify_schema", {J(R"({"pattern":"("})")}) ==
+          R"([false,"jsonschema: pattern must be a valid regex"])");
     CHECK(run("json.verify_schema", {J(R"({"$ref":"#/definitions/missing"})")}).rfind("[false,", 0) == 0);
-    CHECK(run("json.verify_schema", {J(R"({"definitions":{"n":{"items":{"$ref":"#/definitions/n"}}},"$ref":"#/definitions/n"})")}) ==
+    CHECK(run("json.verify_schema",
+              {J(R"({"definitions":{"n":{"items":{"$ref":"#/definitions/n"}}},"$ref":"#/definitions/n"})")}) ==
           "[true,null]");
 }
 
@@ -314,9 +324,11 @@ TEST_CASE("stdlib objects: json.match_schema keywords and error objects") {
         return out;
     };
     CHECK(errors(R"({"a":"x"})", R"({"properties":{"a":{"minLength":2,"pattern":"^[0-9]+$"}}})") ==
-          "a: String length must be greater than or equal to 2 <string_gte> | a: Does not match pattern '^[0-9]+$' <pattern>");
-    CHECK(errors("[1,1]", R"({"uniqueItems":true,"maxItems":1})") ==
-          "(Root): Array must have at most 1 items <array_max_items> | (Root): array items[0,1] must be unique <unique>");
+          "a: String length must be greater than or equal to 2 <string_gte> | a: Does not match pattern '^[0-9]+$' "
+          "<pattern>");
+    CHECK(
+        errors("[1,1]", R"({"uniqueItems":true,"maxItems":1})") ==
+        "(Root): Array must have at most 1 items <array_max_items> | (Root): array items[0,1] must be unique <unique>");
     CHECK(errors("0.3", R"({"multipleOf":0.1,"exclusiveMaximum":0.3})") == "(Root): Must be less than 0.3 <number_lt>");
     CHECK(errors("7", R"({"multipleOf":2,"minimum":10})") ==
           "(Root): Must be a multiple of 2 <multiple_of> | (Root): Must be greater than or equal to 10 <number_gte>");
@@ -329,23 +341,31 @@ TEST_CASE("stdlib objects: json.match_schema keywords and error objects") {
     CHECK(errors(R"("x")", R"({"oneOf":[{"type":"string"},{"minLength":1}]})") ==
           "(Root): Must validate one and only one schema (oneOf) <number_one_of>");
     CHECK(errors("1", R"({"anyOf":[{"type":"string"},{"type":"integer","minimum":3}]})") ==
-          "(Root): Must validate at least one schema (anyOf) <number_any_of> | (Root): Must be greater than or equal to 3 <number_gte>");
+          "(Root): Must validate at least one schema (anyOf) <number_any_of> | (Root): Must be greater than or equal "
+          "to 3 <number_gte>");
     CHECK(errors("1", R"({"if":{"type":"integer"},"then":{"minimum":2}})") ==
-          "(Root): Must validate \"then\" as \"if\" was valid <condition_then> | (Root): Must be greater than or equal to 2 <number_gte>");
-    CHECK(errors(R"({"a":1})", R"({"dependencies":{"a":["b"]}})") == "(Root): Has a dependency on b <missing_dependency>");
+          "(Root): Must validate \"then\" as \"if\" was valid <condition_then> | (Root): Must be greater than or equal "
+          "to 2 <number_gte>");
+    CHECK(errors(R"({"a":1})", R"({"dependencies":{"a":["b"]}})") ==
+          "(Root): Has a dependency on b <missing_dependency>");
     CHECK(errors(R"("2021-02-30")", R"({"format":"date"})") == "(Root): Does not match format 'date' <format>");
     CHECK(errors(R"("2021-02-28T10:00:00Z")", R"({"format":"date-time"})").empty());
     CHECK(errors("[1,\"a\"]", R"({"items":[{"type":"integer"}],"additionalItems":false})") ==
           "(Root): No additional items allowed on array <array_no_additional_items>");
     CHECK(errors("[1]", R"({"contains":{"type":"string"}})") ==
-          "(Root): At least one of the items must match <contains> | 0: Invalid type. Expected: string, given: integer <invalid_type>");
+          "(Root): At least one of the items must match <contains> | 0: Invalid type. Expected: string, given: integer "
+          "<invalid_type>");
     // The false schema, given as JSON text (a boolean operand is refused, as in OPA).
-    CHECK(run("json.match_schema", {S("null"), S("false")}) ==
-          R"j([false,[{"desc":"False always fails validation","error":"(Root): False always fails validation","field":"(Root)","type":"false"}]])j");
-    CHECK(run("json.match_schema", {S("null"), Value::boolean(false)}) == "error: wrong type, expected string or object");
+    CHECK(
+        run("json.match_schema", {S("null"), S("false")}) ==
+        R"j([false,[{"desc":"False always fails validation","error":"(Root): False always fails validation","field":"(Root)","type":"false"}]])j");
+    CHECK(run("json.match_schema", {S("null"), Value::boolean(false)}) ==
+          "error: wrong type, expected string or object");
     // Arrays are no schema and no document either (OPA takes strings and objects only).
-    CHECK(run("json.match_schema", {J(R"([{"a": 1}])"), J(R"({"type": "array"})")}) == "error: wrong type, expected string or object");
-    CHECK(run("json.verify_schema", {J(R"(["something"])")}) == R"([false,"jsonschema: wrong type, expected string or object"])");
+    CHECK(run("json.match_schema", {J(R"([{"a": 1}])"), J(R"({"type": "array"})")}) ==
+          "error: wrong type, expected string or object");
+    CHECK(run("json.verify_schema", {J(R"(["something"])")}) ==
+          R"([false,"jsonschema: wrong type, expected string or object"])");
     CHECK(errors(R"("ab")", R"({"maxLength":1,"type":["integer","string"]})") ==
           "(Root): String length must be less than or equal to 1 <string_lte>");
     CHECK(errors("true", R"({"type":["integer","string"]})") ==

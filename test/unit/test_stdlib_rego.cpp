@@ -48,14 +48,16 @@ TEST_CASE("walk: every [path, value] pair, the root first; patterns filter and s
 }
 
 TEST_CASE("deprecated builtins: v0 modules may call them, v1 modules get OPA's type error") {
-    const std::string v0 = "package t\nx = [all([true, true]), any([false]), set_diff({1, 2}, {2}), re_match(\"^a\", \"ab\")] { true }";
+    const std::string v0 =
+        "package t\nx = [all([true, true]), any([false]), set_diff({1, 2}, {2}), re_match(\"^a\", \"ab\")] { true }";
     CHECK(eval(v0, true).value == "[true,false,[1],true]");
     auto v1 = eval("package t\nx := any([true])");
     CHECK(v1.diagnostics.find("p.rego:2:6: rego_type_error: deprecated built-in function calls in expression: any") !=
           std::string::npos);
     // A v0 module that imports rego.v1 is a v1 module.
     auto imported = eval("package t\nimport rego.v1\nx := cast_array({1})", true);
-    CHECK(imported.diagnostics.find("deprecated built-in function calls in expression: cast_array") != std::string::npos);
+    CHECK(imported.diagnostics.find("deprecated built-in function calls in expression: cast_array") !=
+          std::string::npos);
     // A function of the package with the same name is not the builtin.
     CHECK(eval("package t\nall(xs) := count(xs)\nx := all([1, 2])").value == "2");
 }
@@ -77,16 +79,18 @@ package t
 #   severity: high
 x := [rego.metadata.rule(), count(rego.metadata.chain()), rego.metadata.chain()[1].annotations.title]
 )";
-    CHECK(eval(policy).value ==
-          R"([{"authors":[{"email":"jane@example.com","name":"Jane Doe"},{"name":"Just A Name"}],"custom":{"severity":"high"},)"
-          R"("related_resources":[{"ref":"https://example.com"}],"scope":"rule","title":"X"},2,"Top"])");
+    CHECK(
+        eval(policy).value ==
+        R"([{"authors":[{"email":"jane@example.com","name":"Jane Doe"},{"name":"Just A Name"}],"custom":{"severity":"high"},)"
+        R"("related_resources":[{"ref":"https://example.com"}],"scope":"rule","title":"X"},2,"Top"])");
     // An unannotated rule: no rule metadata, a chain of just its path.
-    CHECK(eval("package t\nx := [rego.metadata.rule(), rego.metadata.chain()]").value == R"([{},[{"path":["t","x"]}]])");
+    CHECK(eval("package t\nx := [rego.metadata.rule(), rego.metadata.chain()]").value ==
+          R"([{},[{"path":["t","x"]}]])");
 }
 
 TEST_CASE("rego.parse_module: OPA's AST as a value; parse errors are builtin errors") {
-    CHECK(eval("package t\nx := m.rules[0].head.name if m := rego.parse_module(\"m.rego\", \"package a\\nq := 1\")").value ==
-          R"("q")");
+    CHECK(eval("package t\nx := m.rules[0].head.name if m := rego.parse_module(\"m.rego\", \"package a\\nq := 1\")")
+              .value == R"("q")");
     auto bad = eval("package t\nx := rego.parse_module(\"m.rego\", \"package\")");
     INFO(bad.value);
     CHECK(bad.value.find("eval_builtin_error: rego.parse_module: ") != std::string::npos);
@@ -116,13 +120,13 @@ TEST_CASE("internal.test_case: holds, names the case to the tracer, wants an arr
     REQUIRE(tracer.notes.size() == 1);
     CHECK(tracer.notes[0] == R"(test case: ["small",1])");
     // A string is a type error at compile time; an operand of unknown type is checked when called.
-    CHECK(eval("package t\nx if internal.test_case(\"small\")").diagnostics.find("internal.test_case: invalid argument(s)") !=
-          std::string::npos);
-    CHECK(eval("package t\nx if internal.test_case(object.get({}, \"k\", \"small\"))").value.find("operand 1 must be array") !=
-          std::string::npos);
+    CHECK(eval("package t\nx if internal.test_case(\"small\")")
+              .diagnostics.find("internal.test_case: invalid argument(s)") != std::string::npos);
+    CHECK(eval("package t\nx if internal.test_case(object.get({}, \"k\", \"small\"))")
+              .value.find("operand 1 must be array") != std::string::npos);
     // It has no result: used as a value it is a compile error, as in OPA.
-    CHECK(eval("package t\nx := internal.test_case([\"small\"])").diagnostics.find("internal.test_case([\"small\"]) used as value") !=
-          std::string::npos);
+    CHECK(eval("package t\nx := internal.test_case([\"small\"])")
+              .diagnostics.find("internal.test_case([\"small\"]) used as value") != std::string::npos);
 }
 
 TEST_CASE("opa.runtime: what the embedder passes in EvalOptions::runtime_info") {

@@ -102,7 +102,8 @@ TEST_CASE("stdlib strings: code points, not bytes") {
     CHECK(eval("indexof_n", {"\"ääää\"", "\"ää\""}) == "[0,1,2]");
     CHECK(eval("indexof", {"\"abc\"", "\"\""}) == "error: empty search character");
     CHECK(eval("substring", {"\"😀åäö\"", "1", "2"}) == "\"åä\"");
-    CHECK(eval("substring", {"\"abc\"", "1.5", "1"}) == "type error: operand 2 must be integer number but got floating-point number");
+    CHECK(eval("substring", {"\"abc\"", "1.5", "1"}) ==
+          "type error: operand 2 must be integer number but got floating-point number");
     CHECK(eval("substring", {"\"abc\"", "-1", "1"}) == "error: negative offset");
     CHECK(eval("strings.reverse", {"\"añb😀\""}) == "\"😀bña\"");
     CHECK(eval("strings.count", {"\"åå\"", "\"\""}) == "3");
@@ -125,12 +126,14 @@ TEST_CASE("stdlib strings: trimming with unicode cutsets") {
 TEST_CASE("stdlib strings: replace and replace_n follow Go's Replacer") {
     CHECK(eval("replace", {"\"abc\"", "\"\"", "\"-\""}) == "\"-a-b-c-\"");
     CHECK(eval("strings.replace_n", {"{\"a\": \"1\", \"ab\": \"2\", \"b\": \"3\"}", "\"abab\""}) == "\"1313\"");
-    CHECK(eval("strings.replace_n", {"{\"a\": 1}", "\"a\""}) == "type error: operand 1 non-string value found in pattern object");
+    CHECK(eval("strings.replace_n", {"{\"a\": 1}", "\"a\""}) ==
+          "type error: operand 1 non-string value found in pattern object");
 }
 
 TEST_CASE("stdlib strings: split_n and concat") {
     CHECK(eval("strings.split_n", {"\"a,b,c\"", "\",\"", "-1"}) == "[\"c\"]");
-    CHECK(eval("concat", {"\"-\"", "[\"a\", 1]"}) == "type error: operand 2 must be array of strings but got array containing number");
+    CHECK(eval("concat", {"\"-\"", "[\"a\", 1]"}) ==
+          "type error: operand 2 must be array of strings but got array containing number");
     CHECK(eval("concat", {"\"-\"", "1"}) == "type error: operand 2 must be one of {set, array} but got number");
 }
 
@@ -148,7 +151,8 @@ TEST_CASE("stdlib strings: to_number") {
     CHECK(eval("to_number", {"\"1e400\""}) == "error: strconv.ParseFloat: parsing \"1e400\": value out of range");
     CHECK(eval("to_number", {"\" 1\""}) == "error: strconv.ParseFloat: parsing \" 1\": invalid syntax");
     CHECK(eval("to_number", {"\"-Inf\""}) == "type error: operand 1 must be valid number string but got string");
-    CHECK(eval("to_number", {"[]"}) == "type error: operand 1 must be one of {null, boolean, number, string} but got array");
+    CHECK(eval("to_number", {"[]"}) ==
+          "type error: operand 1 must be one of {null, boolean, number, string} but got array");
 }
 
 TEST_CASE("stdlib regex: Go's regexp semantics and error messages") {
@@ -161,16 +165,18 @@ TEST_CASE("stdlib regex: Go's regexp semantics and error messages") {
     CHECK(eval("regex.split", {"\"\"", "\"\""}) == "[]");
     CHECK(eval("regex.find_n", {"\"\"", "\"\"", "-1"}) == "[\"\"]");
     CHECK(eval("regex.replace", {"\"abc\"", "\"x*\"", "\"-\""}) == "\"-a-b-c-\"");
-    CHECK(eval("regex.replace", {"\"john smith\"", "\"(?P<first>\\\\w+) (?P<last>\\\\w+)\"", "\"${last} $first $$ $9\""}) ==
-          "\"smith john $ \"");
-    CHECK(eval("regex.find_all_string_submatch_n", {"\"(a)|(b)\"", "\"ab\"", "-1"}) == "[[\"a\",\"a\",\"\"],[\"b\",\"\",\"b\"]]");
+    CHECK(eval("regex.replace", {"\"john smith\"", "\"(?P<first>\\\\w+) (?P<last>\\\\w+)\"",
+                                 "\"${last} $first $$ $9\""}) == "\"smith john $ \"");
+    CHECK(eval("regex.find_all_string_submatch_n", {"\"(a)|(b)\"", "\"ab\"", "-1"}) ==
+          "[[\"a\",\"a\",\"\"],[\"b\",\"\",\"b\"]]");
     CHECK(eval("regex.find_n", {"\"é\"", "\"ééé\"", "2"}) == "[\"é\",\"é\"]");
 }
 
 TEST_CASE("stdlib regex: template_match") {
     CHECK(eval("regex.template_match", {"\"urn:{[a-z]+}:x.y\"", "\"urn:abc:x.y\"", "\"{\"", "\"}\""}) == "true");
     CHECK(eval("regex.template_match", {"\"urn:{[a-z]+}:x.y\"", "\"urn:abc:xzy\"", "\"{\"", "\"}\""}) == "false");
-    CHECK(eval("regex.template_match", {"\"urn:{a\"", "\"x\"", "\"{\"", "\"}\""}) == "error: unbalanced braces in \"urn:{a\"");
+    CHECK(eval("regex.template_match", {"\"urn:{a\"", "\"x\"", "\"{\"", "\"}\""}) ==
+          "error: unbalanced braces in \"urn:{a\"");
 }
 
 TEST_CASE("stdlib glob: gobwas semantics") {
@@ -182,7 +188,8 @@ TEST_CASE("stdlib glob: gobwas semantics") {
     CHECK(eval("glob.match", {"\"[!a-c]?\"", "[\"/\"]", "\"d/\""}) == "false");
     CHECK(eval("glob.match", {"\"\\\\*x\"", "[]", "\"*x\""}) == "true");
     CHECK(eval("glob.match", {"\"[a\"", "[]", "\"a\""}) == "error: unexpected end of input");
-    CHECK(eval("glob.match", {"\"a\"", "[\"ab\"]", "\"a\""}) == "type error: operand 2 must be array of runes but got array containing string");
+    CHECK(eval("glob.match", {"\"a\"", "[\"ab\"]", "\"a\""}) ==
+          "type error: operand 2 must be array of runes but got array containing string");
     CHECK(eval("glob.quote_meta", {"\"{a}[b]*?\\\\\""}) == "\"\\\\{a\\\\}\\\\[b\\\\]\\\\*\\\\?\\\\\\\\\"");
 }
 
@@ -195,15 +202,16 @@ TEST_CASE("stdlib regex: globs_match intersection") {
 }
 
 TEST_CASE("stdlib strings: render_template subset") {
-    CHECK(eval("strings.render_template", {"\"{{.a.b}}-{{.n}}-{{.missing}}\"", "{\"a\": {\"b\": \"x\"}, \"n\": 1.5}"}) ==
-          "\"x-1.5-<undefined>\"");
-    CHECK(eval("strings.render_template", {"\"{{range $k, $v := .m}}{{$k}}={{$v}};{{end}}\"", "{\"m\": {\"b\": 2, \"a\": [1, 2]}}"}) ==
-          "\"a=[1 2];b=2;\"");
-    CHECK(eval("strings.render_template", {"\"{{if .f}}yes{{else if .g}}g{{else}}no{{end}} {{- \\\" x\\\" -}} !\"", "{\"f\": false, \"g\": true}"}) ==
-          "\"g x!\"");
-    CHECK(eval("strings.render_template", {"\"{{len .xs}} {{index .xs 1}} {{eq .s \\\"a\\\"}}\"", "{\"xs\": [7, 8], \"s\": \"a\"}"}) ==
-          "\"2 8 true\"");
-    CHECK(eval("strings.render_template", {"\"{{template \\\"x\\\"}}\"", "{}"}).starts_with("error: template: template:1:"));
+    CHECK(eval("strings.render_template",
+               {"\"{{.a.b}}-{{.n}}-{{.missing}}\"", "{\"a\": {\"b\": \"x\"}, \"n\": 1.5}"}) == "\"x-1.5-<undefined>\"");
+    CHECK(eval("strings.render_template", {"\"{{range $k, $v := .m}}{{$k}}={{$v}};{{end}}\"",
+                                           "{\"m\": {\"b\": 2, \"a\": [1, 2]}}"}) == "\"a=[1 2];b=2;\"");
+    CHECK(eval("strings.render_template", {"\"{{if .f}}yes{{else if .g}}g{{else}}no{{end}} {{- \\\" x\\\" -}} !\"",
+                                           "{\"f\": false, \"g\": true}"}) == "\"g x!\"");
+    CHECK(eval("strings.render_template", {"\"{{len .xs}} {{index .xs 1}} {{eq .s \\\"a\\\"}}\"",
+                                           "{\"xs\": [7, 8], \"s\": \"a\"}"}) == "\"2 8 true\"");
+    CHECK(eval("strings.render_template", {"\"{{template \\\"x\\\"}}\"", "{}"})
+              .starts_with("error: template: template:1:"));
     CHECK(eval("strings.render_template", {"\"{{if .x}}\"", "{}"}).starts_with("error:"));
 }
 
@@ -222,9 +230,11 @@ TEST_CASE("stdlib strings: render_template's printf formats as Go's, with Go's o
     CHECK(render(R"~({{printf "%v %s" .xs .m}})~") == R"~("[5 a] map[a:1 k:K]")~");
     CHECK(render(R"~({{printf "%v %d" .z .z}})~") == R"~("<nil> %!d(<nil>)")~");
     CHECK(render(R"~({{printf "a" 1 .n .z}})~") == R"~("a%!(EXTRA int=1, json.Number=5, <nil>)")~");
-    CHECK(render(R"~({{printf "%T %T %T %T" 1 .n .xs .m}})~") == R"~("int json.Number []interface {} map[string]interface {}")~");
+    CHECK(render(R"~({{printf "%T %T %T %T" 1 .n .xs .m}})~") ==
+          R"~("int json.Number []interface {} map[string]interface {}")~");
     CHECK(render(R"~({{.n | printf "[%s]"}})~") == R"~("[5]")~");
-    CHECK(render(R"~({{printf .n}})~") == "error: template: template:1: wrong type for value; expected string; got json.Number");
+    CHECK(render(R"~({{printf .n}})~") ==
+          "error: template: template:1: wrong type for value; expected string; got json.Number");
 }
 
 TEST_CASE("stdlib casts: deprecated casts are v0-only and type-checked") {

@@ -48,25 +48,29 @@ std::string decl_of(std::string_view signature) {
 }  // namespace
 
 TEST_CASE("builtin table: signatures parse and print OPA's declaration shapes") {
-    CHECK(decl_of("(number) => number") == R"({"args":[{"type":"number"}],"result":{"type":"number"},"type":"function"})");
+    CHECK(decl_of("(number) => number") ==
+          R"({"args":[{"type":"number"}],"result":{"type":"number"},"type":"function"})");
     CHECK(decl_of("() => number") == R"({"result":{"type":"number"},"type":"function"})");
     CHECK(decl_of("(...any)") == R"({"type":"function","variadic":{"type":"any"}})");
-    CHECK(decl_of("(string | set[any]) => [array[any], any]") ==
-          R"({"args":[{"of":[{"type":"string"},{"of":{"type":"any"},"type":"set"}],"type":"any"}],)"
-          R"("result":{"static":[{"dynamic":{"type":"any"},"type":"array"},{"type":"any"}],"type":"array"},"type":"function"})");
-    CHECK(decl_of(R"((object[string: any], {"op": string, *any: any}) => boolean)") ==
-          R"({"args":[{"dynamic":{"key":{"type":"string"},"value":{"type":"any"}},"type":"object"},)"
-          R"({"dynamic":{"key":{"type":"any"},"value":{"type":"any"}},"static":[{"key":"op","value":{"type":"string"}}],"type":"object"}],)"
-          R"("result":{"type":"boolean"},"type":"function"})");
-    CHECK(decl_of("(array[anyof(string)]) => number") ==
-          R"({"args":[{"dynamic":{"of":[{"type":"string"}],"type":"any"},"type":"array"}],"result":{"type":"number"},"type":"function"})");
+    CHECK(
+        decl_of("(string | set[any]) => [array[any], any]") ==
+        R"({"args":[{"of":[{"type":"string"},{"of":{"type":"any"},"type":"set"}],"type":"any"}],)"
+        R"("result":{"static":[{"dynamic":{"type":"any"},"type":"array"},{"type":"any"}],"type":"array"},"type":"function"})");
+    CHECK(
+        decl_of(R"((object[string: any], {"op": string, *any: any}) => boolean)") ==
+        R"({"args":[{"dynamic":{"key":{"type":"string"},"value":{"type":"any"}},"type":"object"},)"
+        R"({"dynamic":{"key":{"type":"any"},"value":{"type":"any"}},"static":[{"key":"op","value":{"type":"string"}}],"type":"object"}],)"
+        R"("result":{"type":"boolean"},"type":"function"})");
+    CHECK(
+        decl_of("(array[anyof(string)]) => number") ==
+        R"({"args":[{"dynamic":{"of":[{"type":"string"}],"type":"any"},"type":"array"}],"result":{"type":"number"},"type":"function"})");
     CHECK(decl_of("(numbr) => number").find("unknown type 'numbr'") != std::string::npos);
     CHECK(decl_of("(number => number").find("expected ')'") != std::string::npos);
     CHECK(decl_of("(array[number) => number").find("expected ']'") != std::string::npos);
 }
 
 TEST_CASE("builtin table: every implemented builtin is declared, arity from its signature") {
-    REQUIRE(gavel::lang::builtin_decls().size() >= 206);  // throws on a malformed table entry
+    REQUIRE(gavel::lang::builtin_decls().size() >= 206);        // throws on a malformed table entry
     const auto& registry = gavel::stdlib::standard_registry();  // throws on a missing or mismatched declaration
     for (const auto* b : registry.all()) {
         INFO(b->name);
@@ -95,7 +99,8 @@ TEST_CASE("gavel capabilities: the builtins of OPA's capabilities.json, with the
             continue;
         }
         if (it->second != entry)
-            different += "\n" + name + ": ours " + gavel::runtime::to_json(it->second) + "\n   opa " + gavel::runtime::to_json(entry);
+            different += "\n" + name + ": ours " + gavel::runtime::to_json(it->second) + "\n   opa " +
+                         gavel::runtime::to_json(entry);
     }
     INFO("missing:" << missing);
     INFO("different:" << different);
@@ -135,8 +140,9 @@ TEST_CASE("embedders register builtins with a declaration; the planner checks it
     // capabilities() lists it with its types.
     auto ours = by_name(engine.capabilities());
     REQUIRE(ours.count("acme.scale"));
-    CHECK(gavel::runtime::to_json(ours["acme.scale"]) ==
-          R"({"decl":{"args":[{"type":"number"},{"type":"number"}],"result":{"type":"number"},"type":"function"},"name":"acme.scale"})");
+    CHECK(
+        gavel::runtime::to_json(ours["acme.scale"]) ==
+        R"({"decl":{"args":[{"type":"number"},{"type":"number"}],"result":{"type":"number"},"type":"function"},"name":"acme.scale"})");
 
     // A malformed signature registers nothing.
     gavel::BuiltinDeclaration broken{"acme.broken", "(number", {}, false};

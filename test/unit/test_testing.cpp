@@ -45,14 +45,15 @@ struct Fixture {
 
 TEST_CASE("rules() lists every rule with package, path, location and kind") {
     Engine engine;
-    REQUIRE(engine.add_policy("a.rego",
-                              "package a.b\n"
-                              "p := 1\n"
-                              "s contains x if some x in [1]\n"
-                              "o[k] := 1 if some k in [\"x\"]\n"
-                              "f(x) := x\n"
-                              "default d := false\n"
-                              "q.r.t := 2\n")
+    REQUIRE(engine
+                .add_policy("a.rego",
+                            "package a.b\n"
+                            "p := 1\n"
+                            "s contains x if some x in [1]\n"
+                            "o[k] := 1 if some k in [\"x\"]\n"
+                            "f(x) := x\n"
+                            "default d := false\n"
+                            "q.r.t := 2\n")
                 .empty());
     auto rules = engine.rules();
     REQUIRE(rules.size() == 6);
@@ -75,13 +76,14 @@ TEST_CASE("rules() lists every rule with package, path, location and kind") {
 
 TEST_CASE("discovery: test_ and todo_test_ rules in any package, once per rule, no functions") {
     Engine engine;
-    REQUIRE(engine.add_policy("t.rego",
-                              "package x\n"
-                              "test_a if true\n"
-                              "test_a if false\n"
-                              "todo_test_b if false\n"
-                              "test_f(x) if x\n"
-                              "helper if true\n")
+    REQUIRE(engine
+                .add_policy("t.rego",
+                            "package x\n"
+                            "test_a if true\n"
+                            "test_a if false\n"
+                            "todo_test_b if false\n"
+                            "test_f(x) if x\n"
+                            "helper if true\n")
                 .empty());
     auto tests = gavel::testing::discover(engine.rules());
     REQUIRE(tests.size() == 2);
@@ -292,7 +294,8 @@ TEST_CASE("a test that runs too long is cancelled by its timeout") {
     Fixture f(
         "package x\n"
         "test_slow if {\n"
-        "  count([x | some a in numbers.range(1, 200); some b in numbers.range(1, 200); some c in numbers.range(1, 200); x := a + b + c]) > 0\n"
+        "  count([x | some a in numbers.range(1, 200); some b in numbers.range(1, 200); some c in numbers.range(1, "
+        "200); x := a + b + c]) > 0\n"
         "}\n");
     RunOptions options;
     options.timeout = std::chrono::milliseconds(20);
@@ -386,12 +389,13 @@ struct Recorder : gavel::Tracer {
 
 TEST_CASE("the tracer sees enter, eval, redo, fail and exit with bindings") {
     Engine engine;
-    REQUIRE(engine.add_policy("p.rego",
-                              "package p\n"
-                              "r if {\n"
-                              "  some x in [1, 2]\n"
-                              "  x > 1\n"
-                              "}\n")
+    REQUIRE(engine
+                .add_policy("p.rego",
+                            "package p\n"
+                            "r if {\n"
+                            "  some x in [1, 2]\n"
+                            "  x > 1\n"
+                            "}\n")
                 .empty());
     auto q = engine.prepare("data.p.r");
     REQUIRE(q.ok());
@@ -400,7 +404,9 @@ TEST_CASE("the tracer sees enter, eval, redo, fail and exit with bindings") {
     options.tracer = &rec;
     auto result = q.value->eval(options);
     REQUIRE(result.rows.size() == 1);
-    auto has = [&](const std::string& s) { return std::find(rec.events.begin(), rec.events.end(), s) != rec.events.end(); };
+    auto has = [&](const std::string& s) {
+        return std::find(rec.events.begin(), rec.events.end(), s) != rec.events.end();
+    };
     CHECK(has("Enter 2 r if {"));
     CHECK(has("Eval 3 some x in [1, 2]"));
     CHECK(has("Eval 4 x > 1 x=1"));

@@ -47,5 +47,6 @@ TEST_CASE("benchmark lines as testing.BenchmarkResult prints them") {
 
 TEST_CASE("gobench names: data.foo.bar.test_baz is BenchmarkDataFooBarTestBaz") {
     CHECK(gavel::cli::test_runner::go_benchmark_name("data.foo.bar.test_baz") == "BenchmarkDataFooBarTestBaz");
-    CHECK(gavel::cli::test_runner::go_benchmark_name("data.roles.test_mocked_data") == "BenchmarkDataRolesTestMockedData");
+    CHECK(gavel::cli::test_runner::go_benchmark_name("data.roles.test_mocked_data") ==
+          "BenchmarkDataRolesTestMockedData");
 }

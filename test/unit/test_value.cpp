@@ -21,7 +21,7 @@ Value N(std::string_view text) {
     return Value::number(r.value);
 }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("value: layout and kinds") {
     CHECK(sizeof(Value) == 16);
@@ -104,8 +104,8 @@ TEST_CASE("value: ordering across kinds") {
 TEST_CASE("value: ordering within kinds") {
     CHECK(S("a") < S("b"));
     CHECK(S("a") < S("ab"));
-    CHECK(S("B") < S("a"));          // bytewise
-    CHECK(S("z") < S("\xc3\xa9"));   // UTF-8 bytes above ASCII
+    CHECK(S("B") < S("a"));         // bytewise
+    CHECK(S("z") < S("\xc3\xa9"));  // UTF-8 bytes above ASCII
     CHECK(I(2) < N("10"));
     CHECK(N("-0.5") < I(0));
     // Arrays: element-wise, then length.
@@ -116,8 +116,8 @@ TEST_CASE("value: ordering within kinds") {
     Value o1 = Value::object({{S("a"), I(1)}, {S("b"), I(2)}});
     Value o2 = Value::object({{S("a"), I(1)}, {S("c"), I(0)}});
     Value o3 = Value::object({{S("a"), I(2)}});
-    CHECK(o1 < o2);  // key "b" < "c"
-    CHECK(o1 < o3);  // value 1 < 2 at key "a"
+    CHECK(o1 < o2);                               // key "b" < "c"
+    CHECK(o1 < o3);                               // value 1 < 2 at key "a"
     CHECK(Value::object({{S("a"), I(1)}}) < o1);  // prefix, fewer entries
     // Sets: sorted elements pairwise, then size.
     CHECK(Value::set({I(3), I(1)}) < Value::set({I(2)}));
@@ -257,7 +257,10 @@ TEST_CASE("value: copies share nodes and are released") {
     CHECK(a.node() == b.node());
     CHECK(a.identical(b));
     CHECK(a.node()->refs.load() == 2);
-    { Value c = b; CHECK(a.node()->refs.load() == 3); }
+    {
+        Value c = b;
+        CHECK(a.node()->refs.load() == 3);
+    }
     CHECK(a.node()->refs.load() == 2);
     b = Value();
     CHECK(a.node()->refs.load() == 1);

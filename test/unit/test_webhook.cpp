@@ -76,8 +76,7 @@ TEST_CASE("json pointers: escapes both ways") {
 TEST_CASE("json patch: RFC 6902 operations, all or nothing") {
     Value doc = json(R"({"a": {"b": [1, 2, 3]}, "c": "x"})");
     std::string error;
-    auto out = wh::apply_json_patch(doc,
-                                    json(R"([{"op": "add", "path": "/a/b/-", "value": 4},
+    auto out = wh::apply_json_patch(doc, json(R"([{"op": "add", "path": "/a/b/-", "value": 4},
                                              {"op": "add", "path": "/a/b/0", "value": 0},
                                              {"op": "remove", "path": "/c"},
                                              {"op": "replace", "path": "/a/b/1", "value": 10},
@@ -88,7 +87,8 @@ TEST_CASE("json patch: RFC 6902 operations, all or nothing") {
     REQUIRE_MESSAGE(out, error);
     CHECK(to_json(*out) == R"({"a":{"b":[0,10,2,3,4]},"e":[0,10,2,3,4]})");
     // A failing op leaves nothing half applied (the caller keeps `doc`).
-    CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "remove", "path": "/c"}, {"op": "remove", "path": "/zz"}])"), {}, error));
+    CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "remove", "path": "/c"}, {"op": "remove", "path": "/zz"}])"),
+                                     {}, error));
     CHECK(error.find("/zz") != std::string::npos);
     CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "test", "path": "/c", "value": "y"}])"), {}, error));
     CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "add", "path": "/a/b/9", "value": 1}])"), {}, error));
@@ -106,13 +106,15 @@ TEST_CASE("json patch: long paths are walked in a loop, and bounded") {
     for (std::size_t i = 0; i < path.size(); ++i) doc = Value::object({{Value::string("a"), doc}});
     std::string pointer = wh::json_pointer(path) + "/b";
     std::string error;
-    auto out = wh::apply_json_patch(doc, json(R"([{"op": "add", "path": ")" + pointer + R"(", "value": 2}])"), {}, error);
+    auto out =
+        wh::apply_json_patch(doc, json(R"([{"op": "add", "path": ")" + pointer + R"(", "value": 2}])"), {}, error);
     REQUIRE_MESSAGE(out, error);
     const Value* at = wh::value_at(*out, path);
     REQUIRE(at);
     CHECK(to_json(*at) == R"({"b":2,"leaf":1})");
     // One segment more is refused, below a base too.
-    CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "add", "path": ")" + pointer + R"(/c", "value": 2}])"), {}, error));
+    CHECK_FALSE(
+        wh::apply_json_patch(doc, json(R"([{"op": "add", "path": ")" + pointer + R"(/c", "value": 2}])"), {}, error));
     CHECK(error == "path too deep: 513 segments (the limit is 512)");
     CHECK_FALSE(wh::apply_json_patch(doc, json(R"([{"op": "add", "path": "/x", "value": 2}])"),
                                      std::vector<std::string>(wh::kMaxPathSegments, "a"), error));
@@ -132,9 +134,12 @@ TEST_CASE("admission: parse_review rejects what is not an AdmissionReview") {
     CHECK(r.uid == Value::string("u-1"));
     CHECK_FALSE(wh::parse_review("{", r, error));
     CHECK(error.rfind("malformed JSON", 0) == 0);
-    CHECK_FALSE(wh::parse_review(R"({"kind": "Pod", "apiVersion": "admission.k8s.io/v1", "request": {"uid": "x"}})", r, error));
-    CHECK_FALSE(wh::parse_review(R"({"kind": "AdmissionReview", "apiVersion": "v1", "request": {"uid": "x"}})", r, error));
-    CHECK_FALSE(wh::parse_review(R"({"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "request": {"uid": ""}})", r, error));
+    CHECK_FALSE(
+        wh::parse_review(R"({"kind": "Pod", "apiVersion": "admission.k8s.io/v1", "request": {"uid": "x"}})", r, error));
+    CHECK_FALSE(
+        wh::parse_review(R"({"kind": "AdmissionReview", "apiVersion": "v1", "request": {"uid": "x"}})", r, error));
+    CHECK_FALSE(wh::parse_review(
+        R"({"kind": "AdmissionReview", "apiVersion": "admission.k8s.io/v1", "request": {"uid": ""}})", r, error));
     CHECK(error == "request.uid is missing");
 }
 
@@ -143,13 +148,16 @@ TEST_CASE("admission: response from conventional rules") {
     std::string error;
     REQUIRE(wh::parse_review(kReview, r, error));
     auto d = wh::decision_from_rules(r, json(R"({"deny": ["b", "a"], "violation": [{"msg": "c", "code": 409}],
-                                                 "warn": ["w"], "audit_annotations": {"k": 1}})"), false);
+                                                 "warn": ["w"], "audit_annotations": {"k": 1}})"),
+                                     false);
     CHECK(d.outcome == wh::AdmissionDecision::Outcome::Denied);
-    CHECK(to_json(d.review) ==
-          R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":false,)"
-          R"("auditAnnotations":{"k":"1"},"status":{"code":409,"message":"b, a, c","reason":"Conflict"},"uid":"u-1","warnings":["w"]}})");
+    CHECK(
+        to_json(d.review) ==
+        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":false,)"
+        R"("auditAnnotations":{"k":"1"},"status":{"code":409,"message":"b, a, c","reason":"Conflict"},"uid":"u-1","warnings":["w"]}})");
 
-    auto m = wh::decision_from_rules(r, json(R"({"patch": [{"op": "add", "path": ["metadata", "labels", "a/b~c"], "value": "v"}]})"), false);
+    auto m = wh::decision_from_rules(
+        r, json(R"({"patch": [{"op": "add", "path": ["metadata", "labels", "a/b~c"], "value": "v"}]})"), false);
     CHECK(m.outcome == wh::AdmissionDecision::Outcome::Allowed);
     const Value* patch = m.review.find("response")->find("patch");
     REQUIRE(patch);
@@ -174,8 +182,10 @@ TEST_CASE("admission: system.main keeps the policy's response, fixes uid and env
     CHECK(d.outcome == wh::AdmissionDecision::Outcome::Denied);
     CHECK(to_json(d.review) == R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",)"
                                R"("response":{"allowed":false,"status":{"message":"no"},"uid":"u-1"}})");
-    CHECK(wh::decision_from_main(r, Value(), false, "data.system.main", false).outcome == wh::AdmissionDecision::Outcome::Error);
-    CHECK(wh::decision_from_main(r, json(R"({"response": {}})"), true, "m", false).outcome == wh::AdmissionDecision::Outcome::Error);
+    CHECK(wh::decision_from_main(r, Value(), false, "data.system.main", false).outcome ==
+          wh::AdmissionDecision::Outcome::Error);
+    CHECK(wh::decision_from_main(r, json(R"({"response": {}})"), true, "m", false).outcome ==
+          wh::AdmissionDecision::Outcome::Error);
 }
 
 TEST_CASE("base64 like RFC 4648") {
@@ -225,8 +235,10 @@ TEST_CASE("policy store: writes publish new snapshots; failed writes change noth
 TEST_CASE("policy store: directory content replaces its own policies and top-level data keys only") {
     auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
     REQUIRE(store->put_data({"kubernetes"}, json(R"({"pods": {}})"), false).ok());
-    REQUIRE(store->replace_directory_content({{"d/a.rego", "package a\n\np := 1\n"}}, json(R"({"cfg": 1})"), "h1").ok());
-    REQUIRE(store->replace_directory_content({{"d/b.rego", "package b\n\np := 2\n"}}, json(R"({"cfg2": 2})"), "h2").ok());
+    REQUIRE(
+        store->replace_directory_content({{"d/a.rego", "package a\n\np := 1\n"}}, json(R"({"cfg": 1})"), "h1").ok());
+    REQUIRE(
+        store->replace_directory_content({{"d/b.rego", "package b\n\np := 2\n"}}, json(R"({"cfg2": 2})"), "h2").ok());
     auto snap = store->current();
     CHECK(snap->policies.count("d/a.rego") == 0);
     CHECK(snap->policies.count("d/b.rego") == 1);
@@ -242,7 +254,8 @@ TEST_CASE("policy store: bundles activated together may use each other's rules; 
     lib.modules.emplace_back("lib/users.rego", "package lib.users\n\nis_admin(u) if u in data.lib.admins\n", false);
     lib.data = json(R"({"lib": {"admins": ["alice"]}, "stray": 1})");
     lib.roots = {"lib"};
-    app.modules.emplace_back("app/policy.rego", "package app\n\nimport data.lib.users\n\nallow if users.is_admin(input.user)\n", false);
+    app.modules.emplace_back("app/policy.rego",
+                             "package app\n\nimport data.lib.users\n\nallow if users.is_admin(input.user)\n", false);
     app.roots = {"app"};
     // One at a time, the first does not compile without the other ...
     CHECK_FALSE(store->activate_bundle("app", app).ok());
@@ -260,7 +273,8 @@ TEST_CASE("policy store: bundles activated together may use each other's rules; 
     CHECK(r.status == 409);
     CHECK(r.message == "detected overlapping roots in manifests for these bundles: [x, y]");
     CHECK(store->activate_bundle("z", y).ok());
-    CHECK(store->activate_bundle("w", x).message == "detected overlapping roots in manifests for these bundles: [w, z]");
+    CHECK(store->activate_bundle("w", x).message ==
+          "detected overlapping roots in manifests for these bundles: [w, z]");
 }
 
 TEST_CASE("policy store: readers keep evaluating while writers swap snapshots") {
@@ -290,20 +304,23 @@ TEST_CASE("service: admission routes, REST API and errors") {
     wh::ServiceOptions options;
     options.token = "t";
     wh::Service service(options, store, metrics);
-    REQUIRE(store->put_policy("p.rego", R"(package k8s.images
+    REQUIRE(store
+                ->put_policy("p.rego", R"(package k8s.images
 
 deny contains sprintf("bad image %v", [c.image]) if {
 	some c in input.request.object.spec.containers
 	not startswith(c.image, data.registry)
 }
-)").ok());
+)")
+                .ok());
     REQUIRE(store->put_data({"registry"}, Value::string("hooli.com/"), false).ok());
     {
         // The package's admission query is prepared when the snapshot is published.
         auto snap = store->current();
         REQUIRE(snap->conventional_rules.count("data.k8s.images") == 1);
         std::lock_guard lock(snap->cache_mutex);
-        CHECK(snap->queries.count(wh::conventional_rules_query("data.k8s.images", snap->conventional_rules.at("data.k8s.images"))) == 1);
+        CHECK(snap->queries.count(wh::conventional_rules_query("data.k8s.images",
+                                                               snap->conventional_rules.at("data.k8s.images"))) == 1);
     }
 
     auto req = request("POST", "/validate/k8s/images", kReview);
@@ -332,27 +349,38 @@ deny contains sprintf("bad image %v", [c.image]) if {
     CHECK(service.handle_now(wh::Listener::Rest, bad_path).status == 400);
     auto missing = request("GET", "/nowhere");
     CHECK(service.handle_now(wh::Listener::Admission, missing).status == 404);
-    CHECK(metrics->render(true, "h").find(R"(gavel_http_requests_total{endpoint="/validate",decision="denied",code="200"} 1)") !=
+    CHECK(metrics->render(true, "h").find(
+              R"(gavel_http_requests_total{endpoint="/validate",decision="denied",code="200"} 1)") !=
           std::string::npos);
 }
 
 TEST_CASE("service: OPA's request histogram names the handlers OPA's instrumentation would") {
     auto store = std::make_shared<wh::PolicyStore>(gavel::EngineOptions{}, std::vector<std::string>{});
-    REQUIRE(store->put_policy("authz.rego", "package system.authz\n\ndefault allow := false\n\nallow if input.method == \"GET\"\n").ok());
-    REQUIRE(store->put_policy("k.rego", "package k\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n").ok());
+    REQUIRE(store
+                ->put_policy("authz.rego",
+                             "package system.authz\n\ndefault allow := false\n\nallow if input.method == \"GET\"\n")
+                .ok());
+    REQUIRE(
+        store->put_policy("k.rego", "package k\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n").ok());
     auto count = [](const std::shared_ptr<wh::Metrics>& m, const std::string& labels) {
         std::string text = m->render(true, "h");
         std::string prefix = "http_request_duration_seconds_count{" + labels + "} ";
         auto at = text.find(prefix);
-        return at == std::string::npos ? std::string("none") : text.substr(at + prefix.size(), text.find('\n', at) - at - prefix.size());
+        return at == std::string::npos ? std::string("none")
+                                       : text.substr(at + prefix.size(), text.find('\n', at) - at - prefix.size());
     };
     using L = wh::Listener;
     SUBCASE("without authorization") {
         auto metrics = std::make_shared<wh::Metrics>();
         wh::Service service(wh::ServiceOptions{}, store, metrics);
-        for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{
-                 {"GET", "/v1/data"}, {"GET", "/v1/data/"}, {"HEAD", "/v1/data"}, {"BREW", "/v1/data"}, {"GET", "/nope"},
-                 {"POST", "/health"}, {"GET", "/metrics"}, {"GET", "/v1//data"}}) {
+        for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{{"GET", "/v1/data"},
+                                                                                      {"GET", "/v1/data/"},
+                                                                                      {"HEAD", "/v1/data"},
+                                                                                      {"BREW", "/v1/data"},
+                                                                                      {"GET", "/nope"},
+                                                                                      {"POST", "/health"},
+                                                                                      {"GET", "/metrics"},
+                                                                                      {"GET", "/v1//data"}}) {
             auto req = request(method, target);
             service.handle_now(L::Api, req);
         }
@@ -375,8 +403,11 @@ TEST_CASE("service: OPA's request histogram names the handlers OPA's instrumenta
         wh::ServiceOptions options;
         options.api.authorization = true;
         wh::Service service(options, store, metrics);
-        for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{
-                 {"GET", "/v1/data"}, {"POST", "/v1/data"}, {"GET", "/nope"}, {"HEAD", "/v1/data"}, {"GET", "/metrics"}}) {
+        for (auto [method, target] : std::vector<std::pair<std::string, std::string>>{{"GET", "/v1/data"},
+                                                                                      {"POST", "/v1/data"},
+                                                                                      {"GET", "/nope"},
+                                                                                      {"HEAD", "/v1/data"},
+                                                                                      {"GET", "/metrics"}}) {
             auto req = request(method, target);
             service.handle_now(L::Api, req);
         }
@@ -401,12 +432,13 @@ TEST_CASE("service: a request cancelled at shutdown counts in OPA's http_request
     service->set_pools(pool, pool);
     pool->cancel();  // what the shutdown does once the grace period is over
     std::promise<int> answered;
-    service->handle(wh::Listener::Api, request("GET", "/v1/data/k/x"), [&](wh::HttpResponse resp) { answered.set_value(resp.status); });
+    service->handle(wh::Listener::Api, request("GET", "/v1/data/k/x"),
+                    [&](wh::HttpResponse resp) { answered.set_value(resp.status); });
     int status = answered.get_future().get();
     std::string text = metrics->render(true, "h");
     CHECK(text.find("# TYPE http_request_cancellations counter") != std::string::npos);
-    CHECK(text.find("http_request_cancellations{code=\"" + std::to_string(status) + "\",handler=\"v1/data\",method=\"GET\"} 1") !=
-          std::string::npos);
+    CHECK(text.find("http_request_cancellations{code=\"" + std::to_string(status) +
+                    "\",handler=\"v1/data\",method=\"GET\"} 1") != std::string::npos);
     pool->stop();
 }
 
@@ -415,7 +447,8 @@ TEST_CASE("service: each listener serves its own routes only") {
     auto metrics = std::make_shared<wh::Metrics>();
     wh::Service service(wh::ServiceOptions{}, store, metrics);
     service.set_ready(true);
-    REQUIRE(store->put_policy("p.rego", "package k\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n").ok());
+    REQUIRE(
+        store->put_policy("p.rego", "package k\n\ndeny contains \"no\" if input.request.kind.kind == \"Pod\"\n").ok());
     using L = wh::Listener;
     auto status = [&](L listener, std::string method, std::string target, std::string body = {}) {
         auto req = request(std::move(method), std::move(target), std::move(body));

@@ -56,16 +56,21 @@ TEST_CASE("webhook-config: kinds come from the compiled rules") {
     CHECK(kinds_of("deny contains 1 if input.request.kind.kind == \"Pod\"\n") == Set{"Pod"});
     CHECK(kinds_of("deny contains 1 if \"Service\" == input.request.kind.kind\n") == Set{"Service"});
     CHECK(kinds_of("deny contains 1 if input.request.kind.kind = \"Pod\"\n") == Set{"Pod"});
-    CHECK(kinds_of("deny contains 1 if input.request.kind.kind in {\"Pod\", \"Deployment\"}\n") == Set{"Deployment", "Pod"});
+    CHECK(kinds_of("deny contains 1 if input.request.kind.kind in {\"Pod\", \"Deployment\"}\n") ==
+          Set{"Deployment", "Pod"});
     CHECK(kinds_of("deny contains 1 if input.request.kind.kind in [\"Job\"]\n") == Set{"Job"});
     // Through local variables and some-in.
     CHECK(kinds_of("deny contains 1 if {\n  k := input.request.kind.kind\n  k == \"Ingress\"\n}\n") == Set{"Ingress"});
-    CHECK(kinds_of("deny contains 1 if {\n  kinds := {\"CronJob\"}\n  input.request.kind.kind in kinds\n}\n") == Set{"CronJob"});
-    CHECK(kinds_of("deny contains 1 if {\n  some k in [\"Secret\", \"ConfigMap\"]\n  input.request.kind.kind == k\n}\n") ==
+    CHECK(kinds_of("deny contains 1 if {\n  kinds := {\"CronJob\"}\n  input.request.kind.kind in kinds\n}\n") ==
+          Set{"CronJob"});
+    CHECK(kinds_of(
+              "deny contains 1 if {\n  some k in [\"Secret\", \"ConfigMap\"]\n  input.request.kind.kind == k\n}\n") ==
           Set{"ConfigMap", "Secret"});
-    CHECK(kinds_of("deny contains 1 if {\n  r := input.request\n  r.kind.kind == \"Node\"\n}\n").empty());  // not followed
+    CHECK(kinds_of("deny contains 1 if {\n  r := input.request\n  r.kind.kind == \"Node\"\n}\n")
+              .empty());  // not followed
     // Imports are resolved by the compiler.
-    CHECK(kinds_of("import input.request.kind as k\n\ndeny contains 1 if k.kind == \"Namespace\"\n") == Set{"Namespace"});
+    CHECK(kinds_of("import input.request.kind as k\n\ndeny contains 1 if k.kind == \"Namespace\"\n") ==
+          Set{"Namespace"});
     // Helper rules of the package count; negations and non-constants do not.
     CHECK(kinds_of("is_pod if input.request.kind.kind == \"Pod\"\n\ndeny contains 1 if is_pod\n") == Set{"Pod"});
     CHECK(kinds_of("deny contains 1 if not input.request.kind.kind == \"Pod\"\n").empty());
@@ -76,11 +81,14 @@ TEST_CASE("webhook-config: kinds come from the compiled rules") {
 }
 
 TEST_CASE("webhook-config: operations and packages") {
-    auto p = packages_of({{"a.rego", "package kubernetes.admission\n\ndeny contains msg if {\n  input.request.kind.kind == \"Pod\"\n"
-                                     "  input.request.operation in [\"CREATE\", \"DELETE\"]\n  msg := \"x\"\n}\n"},
-                          {"m.rego", "package kubernetes.mutating\n\npatch contains op if { input.request.kind.kind == \"Pod\"; op := 1 }\n"},
-                          {"s.rego", "package system\n\nmain := {} if input.request.kind.kind == \"Service\"\n"},
-                          {"lib.rego", "package lib\n\nf(x) := x\n"}});
+    auto p = packages_of(
+        {{"a.rego",
+          "package kubernetes.admission\n\ndeny contains msg if {\n  input.request.kind.kind == \"Pod\"\n"
+          "  input.request.operation in [\"CREATE\", \"DELETE\"]\n  msg := \"x\"\n}\n"},
+         {"m.rego",
+          "package kubernetes.mutating\n\npatch contains op if { input.request.kind.kind == \"Pod\"; op := 1 }\n"},
+         {"s.rego", "package system\n\nmain := {} if input.request.kind.kind == \"Service\"\n"},
+         {"lib.rego", "package lib\n\nf(x) := x\n"}});
     REQUIRE(p.size() == 3);
     CHECK(p[0].package == std::vector<std::string>{"kubernetes", "admission"});
     CHECK(p[0].validates);
@@ -92,7 +100,8 @@ TEST_CASE("webhook-config: operations and packages") {
     gavel::EngineOptions eo;
     eo.v0_compatible = true;
     gavel::Engine v0(eo);
-    REQUIRE(v0.add_policy("v0.rego", "package x\n\ndeny[msg] {\n  input.request.kind.kind == \"Pod\"\n  msg := 1\n}\n").empty());
+    REQUIRE(v0.add_policy("v0.rego", "package x\n\ndeny[msg] {\n  input.request.kind.kind == \"Pod\"\n  msg := 1\n}\n")
+                .empty());
     gavel::lang::Diagnostics errors;
     auto q = wh::admission_packages(v0, errors);
     REQUIRE(q.size() == 1);
@@ -121,12 +130,15 @@ TEST_CASE("webhook-config: the resource table and --resource") {
     CHECK_FALSE(wh::parse_resource_flag("Widget", kind, r, error));
     CHECK_FALSE(wh::parse_resource_flag("Widget=a/b/c/d", kind, r, error));
     CHECK_FALSE(wh::parse_resource_flag("Widget=Example.com/v1/widgets", kind, r, error));
-    CHECK(wh::resource_for_kind("Widget", {{"Widget", wh::ApiResource{"x.io", "v1", "widgets", true}}})->group == "x.io");
+    CHECK(wh::resource_for_kind("Widget", {{"Widget", wh::ApiResource{"x.io", "v1", "widgets", true}}})->group ==
+          "x.io");
 }
 
 TEST_CASE("webhook-config: YAML") {
     auto packages = packages_of(
-        {{"a.rego", "package kubernetes.admission\n\ndeny contains 1 if input.request.kind.kind in {\"Pod\", \"Ingress\", \"Service\"}\n"},
+        {{"a.rego",
+          "package kubernetes.admission\n\ndeny contains 1 if input.request.kind.kind in {\"Pod\", \"Ingress\", "
+          "\"Service\"}\n"},
          {"m.rego", "package kubernetes.mutating\n\npatch contains 1 if input.request.kind.kind == \"Pod\"\n"}});
     wh::WebhookConfigOptions o;
     o.service_namespace = o.own_namespace = "policy";
@@ -153,8 +165,9 @@ TEST_CASE("webhook-config: YAML") {
     CHECK(at(v, "webhooks.0.rules.1.resources") == R"(["ingresses"])");
     CHECK(at(v, "webhooks.0.rules.0.operations") == R"(["CREATE","UPDATE"])");
     // Never kube-system, kube-node-lease or gavel's own namespace; never gavel's own Pods.
-    CHECK(at(v, "webhooks.0.namespaceSelector.matchExpressions.0") ==
-          R"({"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","kube-node-lease","policy"]})");
+    CHECK(
+        at(v, "webhooks.0.namespaceSelector.matchExpressions.0") ==
+        R"({"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","kube-node-lease","policy"]})");
     CHECK(at(v, "webhooks.0.objectSelector.matchExpressions.0.values") == R"(["gavel"])");
     CHECK(at(configs[1].yaml, "webhooks.0.failurePolicy") == R"("Ignore")");
     CHECK(at(configs[1].yaml, "webhooks.0.reinvocationPolicy") == R"("Never")");
@@ -175,7 +188,8 @@ TEST_CASE("webhook-config: strings that would read back as another type are quot
     CHECK(at(y, "webhooks.0.clientConfig.service.namespace") == R"("true")");
     CHECK(at(y, "webhooks.0.clientConfig.service.name") == R"("0x10")");
     CHECK(at(y, "webhooks.0.clientConfig.service.port") == "443");
-    CHECK(at(y, "webhooks.0.namespaceSelector.matchExpressions.0.values") == R"(["kube-system","kube-node-lease","null"])");
+    CHECK(at(y, "webhooks.0.namespaceSelector.matchExpressions.0.values") ==
+          R"(["kube-system","kube-node-lease","null"])");
 }
 
 TEST_CASE("webhook-config: resources [\"*\"] only when asked for; unknown kinds") {

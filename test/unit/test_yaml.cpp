@@ -17,7 +17,7 @@ Value yaml_ok(std::string_view text) {
 
 std::string yaml_json(std::string_view text) { return to_json(yaml_ok(text)); }
 
-} // namespace
+}  // namespace
 
 TEST_CASE("yaml: scalar typing as OPA reads YAML (sigs.k8s.io/yaml: go-yaml v2, YAML 1.1)") {
     CHECK(yaml_json("[true, false, True, FALSE]") == "[true,false,true,false]");
@@ -57,7 +57,9 @@ TEST_CASE("yaml: quoted and block scalars are always strings") {
     CHECK(yaml_ok("k: |\n  line1\n  \tline2\n").find("k")->as_string() == "line1\n\tline2\n");
     CHECK(yaml_ok("k: |-\n  123\n").find("k")->as_string() == "123");
     CHECK(yaml_ok("k: >\n  a\n  b\n").find("k")->as_string() == "a b\n");
-    CHECK(yaml_ok(R"("a\tb\u00e9\x41")").as_string() == "a\tb\xc3\xa9" "A");
+    CHECK(yaml_ok(R"("a\tb\u00e9\x41")").as_string() ==
+          "a\tb\xc3\xa9"
+          "A");
 }
 
 TEST_CASE("yaml: explicit tags") {
@@ -78,10 +80,12 @@ TEST_CASE("yaml: explicit tags") {
 }
 
 TEST_CASE("yaml: integers are exact within 64 bits, float64s beyond (as OPA reads them)") {
-    Value v = yaml_ok("[18446744073709551614, 9223372036854775807, -9223372036854775808, "
-                      "123456789012345678901234567890, 340282366920938463463374607431768211456]");
-    CHECK(to_json(v) == "[18446744073709551614,9223372036854775807,-9223372036854775808,"
-                        "1.2345678901234568e+29,3.402823669209385e+38]");
+    Value v = yaml_ok(
+        "[18446744073709551614, 9223372036854775807, -9223372036854775808, "
+        "123456789012345678901234567890, 340282366920938463463374607431768211456]");
+    CHECK(to_json(v) ==
+          "[18446744073709551614,9223372036854775807,-9223372036854775808,"
+          "1.2345678901234568e+29,3.402823669209385e+38]");
 }
 
 TEST_CASE("yaml: mappings, keys as strings, flow collections, comments") {
@@ -90,13 +94,15 @@ TEST_CASE("yaml: mappings, keys as strings, flow collections, comments") {
     CHECK(yaml_json("a: 1\na: 2\n") == R"({"a":2})");
     // A collection as a key: go-yaml's error, the key as Go's %#v writes it.
     CHECK(parse_yaml("? [1, 2]\n: x\n").error.message == "yaml: invalid map key: []interface {}{1, 2}");
-    CHECK(parse_yaml("{[a, 1.5, true, ~, {b: c}]: 1}").error.message ==
-          R"(yaml: invalid map key: []interface {}{"a", 1.5, true, interface {}(nil), map[interface {}]interface {}{"b":"c"}})");
+    CHECK(
+        parse_yaml("{[a, 1.5, true, ~, {b: c}]: 1}").error.message ==
+        R"(yaml: invalid map key: []interface {}{"a", 1.5, true, interface {}(nil), map[interface {}]interface {}{"b":"c"}})");
     // A null key has no JSON text: sigs.k8s.io/yaml's error, with the value as %+#v.
     CHECK(parse_yaml("~: x").error.message == R"(unsupported map key of type: %!s(<nil>), key: <nil>, value: "x")");
     CHECK(parse_yaml("a: {null: [1, a]}").error.message ==
           R"(unsupported map key of type: %!s(<nil>), key: <nil>, value: []interface {}{1, "a"})");
-    CHECK(parse_yaml("!!null '': ~").error.message == "unsupported map key of type: %!s(<nil>), key: <nil>, value: <nil>");
+    CHECK(parse_yaml("!!null '': ~").error.message ==
+          "unsupported map key of type: %!s(<nil>), key: <nil>, value: <nil>");
     CHECK(yaml_json("'': 1") == R"({"":1})");
 }
 
@@ -124,9 +130,10 @@ TEST_CASE("yaml: multi-document streams") {
 }
 
 TEST_CASE("yaml: conformance-style case file") {
-    const char* text = "---\ncases:\n  - note: \"sprintf/big_int\"\n    query: data.test.p = x\n    modules:\n"
-                       "      - |\n        package test\n        p := x if {\n        \tx = 1\n        }\n"
-                       "    data:\n    want_result:\n      - x: \"123\"\n";
+    const char* text =
+        "---\ncases:\n  - note: \"sprintf/big_int\"\n    query: data.test.p = x\n    modules:\n"
+        "      - |\n        package test\n        p := x if {\n        \tx = 1\n        }\n"
+        "    data:\n    want_result:\n      - x: \"123\"\n";
     Value v = yaml_ok(text);
     const Value* cases = v.find("cases");
     REQUIRE(cases);
@@ -175,7 +182,9 @@ TEST_CASE("yaml: syntax errors are go-yaml v2's, byte for byte") {
         {"!x!y a\n", "yaml: found undefined tag handle"},
         {"a: |\n  x\n y\n", "yaml: line 2: did not find expected key"},
         {"key: @foo\n", "yaml: found character that cannot start any token"},
-        {"a\x01" "b\n", "yaml: control characters are not allowed"},
+        {"a\x01"
+         "b\n",
+         "yaml: control characters are not allowed"},
         {"a: \"\x01\"\n", "yaml: control characters are not allowed"},
         {"a: \xc3\n", "yaml: invalid trailing UTF-8 octet"},
         {"a:\n  - b\n  c: d\n", "yaml: line 2: did not find expected '-' indicator"},
@@ -186,7 +195,9 @@ TEST_CASE("yaml: syntax errors are go-yaml v2's, byte for byte") {
         {"|0\n  a\n", "yaml: found an indentation indicator equal to 0"},
         {">+-\n  a\n", "yaml: did not find expected comment or line break"},
         {"a: \n  - 1\n  -2\n", "yaml: line 4: could not find expected ':'"},
-        {"\xef\xbb\xbf" "a: [\n", "yaml: line 1: did not find expected node content"},
+        {"\xef\xbb\xbf"
+         "a: [\n",
+         "yaml: line 1: did not find expected node content"},
         // libyaml 0.2.5 reads YAML 1.2's "\/"; go-yaml does not.
         {"a: \"x\\/y\"\n", "yaml: found unknown escape character"},
         {"\xc3\xa9: 1\nb: \"\xc3\xbc\\/\"\n", "yaml: line 2: found unknown escape character"},
@@ -233,7 +244,7 @@ TEST_CASE("yaml: a data file is its first document; nothing after it is read") {
 
 TEST_CASE("yaml: OPA's util.Unmarshal: JSON when it is JSON, else YAML with YAML's error") {
     CHECK(to_json(parse_json_or_yaml(R"({"a": 1e3})").value) == R"({"a":1e3})");  // JSON keeps its number
-    CHECK(to_json(parse_json_or_yaml("{\"a\": 1,}").value) == R"({"a":1})");  // not JSON, but YAML
+    CHECK(to_json(parse_json_or_yaml("{\"a\": 1,}").value) == R"({"a":1})");      // not JSON, but YAML
     CHECK(parse_json_or_yaml("[1, 2").error.message == "yaml: line 1: did not find expected ',' or ']'");
     CHECK(to_json(parse_json_or_yaml("\xef\xbb\xbf{\"a\": 1}").value) == R"({"a":1})");
 }

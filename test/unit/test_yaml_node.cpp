@@ -20,11 +20,15 @@ std::string error_of(std::string_view text, ErrorDialect dialect) {
 
 TEST_CASE("yaml events: go-yaml v2 and v3 name the line of a parse error differently") {
     // A scanner error: v2 counts the problem's line from 1, v3 the context's first.
-    CHECK(error_of("a: 1\n\tb: 2\n", ErrorDialect::GoYamlV2) == "yaml: line 2: found a tab character that violates indentation");
-    CHECK(error_of("a: 1\n\tb: 2\n", ErrorDialect::GoYamlV3) == "yaml: line 2: found a tab character that violates indentation");
+    CHECK(error_of("a: 1\n\tb: 2\n", ErrorDialect::GoYamlV2) ==
+          "yaml: line 2: found a tab character that violates indentation");
+    CHECK(error_of("a: 1\n\tb: 2\n", ErrorDialect::GoYamlV3) ==
+          "yaml: line 2: found a tab character that violates indentation");
     // A parser error: v2 the problem's line as libyaml counts it (from 0), v3 the context's.
-    CHECK(error_of("a: 1\nb: [1, 2\nc: 3\n", ErrorDialect::GoYamlV2) == "yaml: line 2: did not find expected ',' or ']'");
-    CHECK(error_of("a: 1\nb: [1, 2\nc: 3\n", ErrorDialect::GoYamlV3) == "yaml: line 1: did not find expected ',' or ']'");
+    CHECK(error_of("a: 1\nb: [1, 2\nc: 3\n", ErrorDialect::GoYamlV2) ==
+          "yaml: line 2: did not find expected ',' or ']'");
+    CHECK(error_of("a: 1\nb: [1, 2\nc: 3\n", ErrorDialect::GoYamlV3) ==
+          "yaml: line 1: did not find expected ',' or ']'");
     // Line 0 is not named.
     CHECK(error_of("a: b: c\n", ErrorDialect::GoYamlV2) == "yaml: mapping values are not allowed in this context");
 }
@@ -59,7 +63,8 @@ TEST_CASE("yaml node tree: anchors and limits") {
     CHECK(error_of("a: &x [*x]\n", ErrorDialect::GoYamlV2) == "yaml: anchor 'x' value contains itself");
     NodeLimits small;
     small.max_depth = 3;
-    CHECK(read_documents("[[[1]]]", ErrorDialect::GoYamlV2, small).error == "YAML nesting too deep: more than 3 levels");
+    CHECK(read_documents("[[[1]]]", ErrorDialect::GoYamlV2, small).error ==
+          "YAML nesting too deep: more than 3 levels");
     // An alias counts as deep as what it stands for.
     CHECK_FALSE(read_documents("a: &x [[1]]\nb: [*x]\n", ErrorDialect::GoYamlV2, small).ok);
     // Billion laughs: aliases count as the nodes they stand for.

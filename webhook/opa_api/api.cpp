@@ -13,21 +13,39 @@ namespace gavel::webhook::opa_api {
 namespace {
 
 enum class Handler {
-    None,            // no pattern matches the path: Go's 404
-    WrongMethod,     // patterns match the path, not the method: Go's 405 with Allow
-    CatchAll,        // OPA's methodNotAllowedHandler: a bare 405
-    V1DataGet, V1DataPost, V1DataPut, V1DataPatch, V1DataDelete, V0DataPost, DefaultDecision, Index,
-    PoliciesList, PoliciesGet, PoliciesPut, PoliciesDelete,
-    QueryGet, QueryPost, Compile, CompileFilters, Config, Status,
-    Health, HealthPolicy, Metrics, MetricsAlloc,
+    None,         // no pattern matches the path: Go's 404
+    WrongMethod,  // patterns match the path, not the method: Go's 405 with Allow
+    CatchAll,     // OPA's methodNotAllowedHandler: a bare 405
+    V1DataGet,
+    V1DataPost,
+    V1DataPut,
+    V1DataPatch,
+    V1DataDelete,
+    V0DataPost,
+    DefaultDecision,
+    Index,
+    PoliciesList,
+    PoliciesGet,
+    PoliciesPut,
+    PoliciesDelete,
+    QueryGet,
+    QueryPost,
+    Compile,
+    CompileFilters,
+    Config,
+    Status,
+    Health,
+    HealthPolicy,
+    Metrics,
+    MetricsAlloc,
 };
 
 struct Match {
     Handler handler = Handler::None;
-    std::string allow;       // WrongMethod
-    std::string path_value;  // {path...}, escaped
-    bool opa_wrapped = true; // OPA's DefaultHandler (HEAD -> 405, trailing slash -> 301) applies
-    std::string label;       // metrics handler label
+    std::string allow;        // WrongMethod
+    std::string path_value;   // {path...}, escaped
+    bool opa_wrapped = true;  // OPA's DefaultHandler (HEAD -> 405, trailing slash -> 301) applies
+    std::string label;        // metrics handler label
 };
 
 // A pattern "METHOD /a/b" or "METHOD /a/b/{path...}" ("" method: any).
@@ -86,7 +104,8 @@ constexpr Pattern kCommonPatterns[] = {
 bool matches(const Pattern& p, std::string_view path, std::string& rest) {
     if (!p.rest) return path == p.path;
     if (p.path == "/") return false;
-    if (path.size() < p.path.size() + 1 || path.substr(0, p.path.size()) != p.path || path[p.path.size()] != '/') return false;
+    if (path.size() < p.path.size() + 1 || path.substr(0, p.path.size()) != p.path || path[p.path.size()] != '/')
+        return false;
     rest = std::string(path.substr(p.path.size() + 1));
     return true;
 }
@@ -162,24 +181,24 @@ HttpResponse trailing_slash_redirect(const HttpRequest& req) {
 
 bool is_read(Handler h) {
     switch (h) {
-    case Handler::V1DataGet:
-    case Handler::V1DataPost:
-    case Handler::V0DataPost:
-    case Handler::DefaultDecision:
-    case Handler::PoliciesList:
-    case Handler::PoliciesGet:
-    case Handler::QueryGet:
-    case Handler::QueryPost:
-    case Handler::Compile:
-    case Handler::CompileFilters:
-    case Handler::HealthPolicy: return true;
-    default: return false;
+        case Handler::V1DataGet:
+        case Handler::V1DataPost:
+        case Handler::V0DataPost:
+        case Handler::DefaultDecision:
+        case Handler::PoliciesList:
+        case Handler::PoliciesGet:
+        case Handler::QueryGet:
+        case Handler::QueryPost:
+        case Handler::Compile:
+        case Handler::CompileFilters:
+        case Handler::HealthPolicy: return true;
+        default: return false;
     }
 }
 
 bool is_write(Handler h) {
-    return h == Handler::V1DataPut || h == Handler::V1DataPatch || h == Handler::V1DataDelete || h == Handler::PoliciesPut ||
-           h == Handler::PoliciesDelete;
+    return h == Handler::V1DataPut || h == Handler::V1DataPatch || h == Handler::V1DataDelete ||
+           h == Handler::PoliciesPut || h == Handler::PoliciesDelete;
 }
 
 }  // namespace
@@ -224,8 +243,8 @@ bool OpaApi::cache_lookup(const std::string& key, std::uint64_t generation) {
     return false;
 }
 
-HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<bool>* cancel, std::chrono::nanoseconds timeout,
-                            std::vector<std::string>* instrumented) {
+HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<bool>* cancel,
+                            std::chrono::nanoseconds timeout, std::vector<std::string>* instrumented) {
     std::vector<std::string> ignored;
     if (!instrumented) instrumented = &ignored;
     instrumented->clear();
@@ -240,7 +259,16 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
     // OPA's decoding limits wrap the main router, before anything else reads the request.
     if (router == Router::Main && req.body.size() > settings_.max_request_bytes)
         return error_response(400, "invalid_parameter", "request body too large");
-    Call c{settings_, hooks_, *store_, req, UrlQuery(req.query()), cancel, {}, std::nullopt, false, {},
+    Call c{settings_,
+           hooks_,
+           *store_,
+           req,
+           UrlQuery(req.query()),
+           cancel,
+           {},
+           std::nullopt,
+           false,
+           {},
            timeout.count() > 0 ? timeout : settings_.eval_timeout};
     std::uint64_t generation = store_->current()->generation;
     c.cache_hit = [this, generation](const std::string& key) { return cache_lookup(key, generation); };
@@ -263,34 +291,34 @@ HttpResponse OpaApi::handle(Router router, HttpRequest& req, const std::atomic<b
         if (path != "/" && path.back() == '/') return trailing_slash_redirect(req);
     }
     switch (m.handler) {
-    case Handler::CatchAll: return bare_status(405);
-    case Handler::V1DataGet: return v1_data_get(c);
-    case Handler::V1DataPost: return v1_data_post(c);
-    case Handler::V1DataPut: return v1_data_put(c);
-    case Handler::V1DataPatch: return v1_data_patch(c);
-    case Handler::V1DataDelete: return v1_data_delete(c);
-    case Handler::V0DataPost: return v0_data_post(c, false);
-    case Handler::DefaultDecision: return v0_data_post(c, true);
-    case Handler::Index: return index_get(c);
-    case Handler::PoliciesList: return v1_policies_list(c);
-    case Handler::PoliciesGet: return v1_policies_get(c);
-    case Handler::PoliciesPut: return v1_policies_put(c);
-    case Handler::PoliciesDelete: return v1_policies_delete(c);
-    case Handler::QueryGet: return v1_query_get(c);
-    case Handler::QueryPost: return v1_query_post(c);
-    case Handler::Compile: return v1_compile_post(c);
-    case Handler::CompileFilters: return v1_compile_filters(c);
-    case Handler::Config: return v1_config_get(c);
-    case Handler::Status: return v1_status_get(c);
-    case Handler::Health: return health(c, all_plugins_ok_once_);
-    case Handler::HealthPolicy: return health_policy(c, all_plugins_ok_once_);
-    case Handler::Metrics: return metrics_get(c);
-    case Handler::MetricsAlloc: {
-        HttpResponse r = json_ok("{}", false);
-        return r;
-    }
-    case Handler::None:
-    case Handler::WrongMethod: break;
+        case Handler::CatchAll: return bare_status(405);
+        case Handler::V1DataGet: return v1_data_get(c);
+        case Handler::V1DataPost: return v1_data_post(c);
+        case Handler::V1DataPut: return v1_data_put(c);
+        case Handler::V1DataPatch: return v1_data_patch(c);
+        case Handler::V1DataDelete: return v1_data_delete(c);
+        case Handler::V0DataPost: return v0_data_post(c, false);
+        case Handler::DefaultDecision: return v0_data_post(c, true);
+        case Handler::Index: return index_get(c);
+        case Handler::PoliciesList: return v1_policies_list(c);
+        case Handler::PoliciesGet: return v1_policies_get(c);
+        case Handler::PoliciesPut: return v1_policies_put(c);
+        case Handler::PoliciesDelete: return v1_policies_delete(c);
+        case Handler::QueryGet: return v1_query_get(c);
+        case Handler::QueryPost: return v1_query_post(c);
+        case Handler::Compile: return v1_compile_post(c);
+        case Handler::CompileFilters: return v1_compile_filters(c);
+        case Handler::Config: return v1_config_get(c);
+        case Handler::Status: return v1_status_get(c);
+        case Handler::Health: return health(c, all_plugins_ok_once_);
+        case Handler::HealthPolicy: return health_policy(c, all_plugins_ok_once_);
+        case Handler::Metrics: return metrics_get(c);
+        case Handler::MetricsAlloc: {
+            HttpResponse r = json_ok("{}", false);
+            return r;
+        }
+        case Handler::None:
+        case Handler::WrongMethod: break;
     }
     return go_not_found();
 }

@@ -36,16 +36,16 @@ namespace gavel::webhook::opa_api {
 enum class Authentication { Off, Token, Tls };
 
 struct ApiSettings {
-    std::string default_decision = "/system/main";                   // POST / (config default_decision)
-    std::string authorization_decision = "/system/authz/allow";      // config default_authorization_decision
+    std::string default_decision = "/system/main";               // POST / (config default_decision)
+    std::string authorization_decision = "/system/authz/allow";  // config default_authorization_decision
     Authentication authentication = Authentication::Off;
-    bool authorization = false;                                      // --authorization=basic
-    std::chrono::nanoseconds eval_timeout{0};                        // 0: none (OPA has none)
+    bool authorization = false;                // --authorization=basic
+    std::chrono::nanoseconds eval_timeout{0};  // 0: none (OPA has none)
     std::uint64_t eval_memory_limit = 0;
-    std::string version;                                             // provenance
-    bool decision_ids = false;                                       // decision logs configured: responses carry ids
-    bool v0_compatible = false;                                      // PUT /v1/policies and queries
-    std::size_t max_errors = 10;                                     // compile errors listed (--max-errors)
+    std::string version;          // provenance
+    bool decision_ids = false;    // decision logs configured: responses carry ids
+    bool v0_compatible = false;   // PUT /v1/policies and queries
+    std::size_t max_errors = 10;  // compile errors listed (--max-errors)
     // gavel serve: /health/live and /health/ready answer as liveness and readiness
     // (200, or 503 when not ready) when no system.health rule defines them; gavel run
     // --server answers as OPA (500: undefined).
@@ -58,12 +58,12 @@ struct ApiSettings {
 
 // What the API needs from the rest of the server.
 struct ApiHooks {
-    std::function<bool()> ready;                                      // bundles activated once, not shutting down
+    std::function<bool()> ready;                                        // bundles activated once, not shutting down
     std::function<std::map<std::string, std::string>()> plugin_states;  // plugin name -> "OK", "NOT_READY" ...
-    std::function<std::string()> metrics_text;                        // /metrics
-    std::function<std::string()> config_json;                         // /v1/config: the active config (compact JSON)
-    std::function<std::optional<std::string>()> status_json;          // /v1/status: null when the status plugin is off
-    std::function<void()> after_data_write;                           // e.g. Gatekeeper's inventory
+    std::function<std::string()> metrics_text;                          // /metrics
+    std::function<std::string()> config_json;                           // /v1/config: the active config (compact JSON)
+    std::function<std::optional<std::string>()> status_json;  // /v1/status: null when the status plugin is off
+    std::function<void()> after_data_write;                   // e.g. Gatekeeper's inventory
     std::function<void(std::string_view line, const std::string& decision_id)> print;  // print() in policies
     std::shared_ptr<plugins::DecisionLogger> decision_logger;
 };

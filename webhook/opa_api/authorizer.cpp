@@ -104,7 +104,8 @@ std::optional<HttpResponse> authorize(Call& c) {
     input.insert(Value::string("headers"), multimap(headers));
     if (expects_body(c.req.method, path)) {
         std::string bytes, error;
-        if (!read_body(c.req, c.settings.max_inflated_bytes, bytes, error)) return error_response(400, "invalid_parameter", error);
+        if (!read_body(c.req, c.settings.max_inflated_bytes, bytes, error))
+            return error_response(400, "invalid_parameter", error);
         c.authorized_body_read = true;
         if (!bytes.empty()) {
             Value body;

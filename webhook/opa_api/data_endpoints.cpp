@@ -32,8 +32,9 @@ bool go_atoi(std::string_view s) {
 
 // OPA's Ref.String(): a string that is a variable name (ASCII) and no keyword is written `.x`.
 bool identifier(std::string_view s) {
-    static constexpr std::string_view kKeywords[] = {"not",  "package", "import", "as", "default",  "else", "with", "null",
-                                                     "true", "false",   "some",   "if", "contains", "in",   "every"};
+    static constexpr std::string_view kKeywords[] = {"not",  "package", "import",   "as",   "default",
+                                                     "else", "with",    "null",     "true", "false",
+                                                     "some", "if",      "contains", "in",   "every"};
     for (auto k : kKeywords)
         if (s == k) return false;
     if (s.empty()) return false;
@@ -98,9 +99,9 @@ std::optional<std::string> path_scope_error(const Call& c, const StorePath& path
 // ErrorAuto for a storage error.
 HttpResponse storage_error(const StoreError& e) {
     switch (e.code) {
-    case StoreError::Code::NotFound: return error_response(404, "resource_not_found", e.text());
-    case StoreError::Code::WriteConflict: return error_response(404, "resource_conflict", e.text());
-    case StoreError::Code::InvalidPatch: return error_response(400, "invalid_parameter", e.text());
+        case StoreError::Code::NotFound: return error_response(404, "resource_not_found", e.text());
+        case StoreError::Code::WriteConflict: return error_response(404, "resource_conflict", e.text());
+        case StoreError::Code::InvalidPatch: return error_response(400, "invalid_parameter", e.text());
     }
     return error_response(500, "internal_error", e.text());
 }
@@ -161,7 +162,8 @@ HttpResponse data_read(Call& c, const Value* input, bool post, Clock::time_point
     ResponseMetrics metrics;
     metrics.timer("timer_rego_input_parse_ns", input_parse);
     EvalCall e;
-    e.cache_key = std::string(post ? "v1DataPost::" : "v1DataGet::") + (strict ? "strict-builtin-errors::" : "") + c.path_value;
+    e.cache_key =
+        std::string(post ? "v1DataPost::" : "v1DataGet::") + (strict ? "strict-builtin-errors::" : "") + c.path_value;
     bool hit = c.cache_hit && c.cache_hit(e.cache_key);
     if (!data_ref_text(c.path_value, ref, error))
         return error_response(500, "internal_error", "invalid_parameter: invalid path: " + error);
@@ -185,7 +187,8 @@ HttpResponse data_read(Call& c, const Value* input, bool post, Clock::time_point
         metrics.timer("timer_server_handler_ns", Clock::now() - start);
         resp.metrics = metrics.json();
     }
-    if (!out.result.rows.empty() && !out.result.rows[0].expressions.empty()) resp.result = out.result.rows[0].expressions[0].value;
+    if (!out.result.rows.empty() && !out.result.rows[0].expressions.empty())
+        resp.result = out.result.rows[0].expressions[0].value;
     resp.input_missing = post && !input;
     return json_ok(resp.json(), c.pretty());
 }
@@ -245,7 +248,8 @@ HttpResponse v1_data_get(Call& c) {
     auto parse_start = Clock::now();
     if (!inputs.empty()) {
         runtime::GoDecoded d = runtime::go_unmarshal(inputs.back(), parse_json_document);
-        if (!d.ok) return error_response(400, "invalid_parameter", "parameter contains malformed input document: " + d.error);
+        if (!d.ok)
+            return error_response(400, "invalid_parameter", "parameter contains malformed input document: " + d.error);
         input = std::move(d.value);
     }
     return data_read(c, input ? &*input : nullptr, false, start, Clock::now() - parse_start);
@@ -261,14 +265,16 @@ HttpResponse v1_data_post(Call& c) {
     } else {
         DecodedBody body = decode_body(c.req, c.settings.max_inflated_bytes);
         if (!body.ok) {
-            std::string message = body.error.rfind("could not decompress", 0) == 0 ? body.error
-                                                                                    : "body contains malformed input document: " + body.error;
+            std::string message = body.error.rfind("could not decompress", 0) == 0
+                                      ? body.error
+                                      : "body contains malformed input document: " + body.error;
             return error_response(400, "invalid_parameter", message);
         }
         if (body.present && !body.value.is_null()) {
             if (!body.value.is_object())
                 return error_response(400, "invalid_parameter",
-                                      "body contains malformed input document: " + runtime::go_type_error(body.value, "types.DataRequestV1"));
+                                      "body contains malformed input document: " +
+                                          runtime::go_type_error(body.value, "types.DataRequestV1"));
             if (const Value* in = runtime::go_field(body.value, "input"); in && !in->is_null()) input = *in;
         }
     }
@@ -282,8 +288,9 @@ HttpResponse v0_data_post(Call& c, bool default_decision) {
     } else {
         DecodedBody body = decode_body(c.req, c.settings.max_inflated_bytes);
         if (!body.ok) {
-            std::string message = body.error.rfind("could not decompress", 0) == 0 ? body.error
-                                                                                    : "body contains malformed input document: " + body.error;
+            std::string message = body.error.rfind("could not decompress", 0) == 0
+                                      ? body.error
+                                      : "body contains malformed input document: " + body.error;
             return error_response(400, "invalid_parameter", "unexpected parse error for input: " + message);
         }
         if (body.present) input = std::move(body.value);  // an empty body is null input, as OPA's
@@ -294,7 +301,8 @@ HttpResponse v0_data_post(Call& c, bool default_decision) {
         while (!path.empty() && path.front() == '/') path.erase(0, 1);
     }
     std::string ref, error;
-    if (!data_ref_text(path, ref, error)) return error_response(500, "internal_error", "invalid_parameter: invalid path: " + error);
+    if (!data_ref_text(path, ref, error))
+        return error_response(500, "internal_error", "invalid_parameter: invalid path: " + error);
     ResponseMetrics metrics;
     EvalCall e;
     e.cache_key = "v0QueryPath::" + path;
@@ -308,7 +316,8 @@ HttpResponse v0_data_post(Call& c, bool default_decision) {
     if (out.result.rows.empty() || out.result.rows[0].expressions.empty()) {
         auto snap = c.store.current();
         bool rules = snap->rule_paths.count(ref) > 0;
-        return error_response(404, "undefined_document", std::string(rules ? "document undefined" : "document missing") + ": " + ref);
+        return error_response(404, "undefined_document",
+                              std::string(rules ? "document undefined" : "document missing") + ": " + ref);
     }
     std::string body;
     runtime::append_go_value(body, out.result.rows[0].expressions[0].value);
@@ -368,7 +377,8 @@ HttpResponse v1_data_patch(Call& c) {
     std::string error;
     auto parse_start = Clock::now();
     if (!decode_write_body(c, ops, error)) return error_response(400, "invalid_parameter", error);
-    if (!ops.is_null() && !ops.is_array()) return error_response(400, "invalid_parameter", runtime::go_type_error(ops, "[]types.PatchV1"));
+    if (!ops.is_null() && !ops.is_array())
+        return error_response(400, "invalid_parameter", runtime::go_type_error(ops, "[]types.PatchV1"));
     struct Patch {
         PatchOp op;
         StorePath path;
@@ -380,7 +390,8 @@ HttpResponse v1_data_patch(Call& c) {
     while (!root.empty() && root.back() == '/') root.pop_back();
     root = "/" + root;
     for (const auto& item : ops.array_elements()) {
-        if (!item.is_null() && !item.is_object()) return error_response(400, "invalid_parameter", runtime::go_type_error(item, "types.PatchV1"));
+        if (!item.is_null() && !item.is_object())
+            return error_response(400, "invalid_parameter", runtime::go_type_error(item, "types.PatchV1"));
         const Value* op = runtime::go_field(item, "op");
         const Value* p = runtime::go_field(item, "path");
         if (op && !op->is_null() && !op->is_string())

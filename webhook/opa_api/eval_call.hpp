@@ -33,22 +33,22 @@ private:
 };
 
 struct EvalCall {
-    std::string query_text;          // a Rego query
-    std::string cache_key;           // OPA's prepared-query cache key ("" : never cached)
+    std::string query_text;  // a Rego query
+    std::string cache_key;   // OPA's prepared-query cache key ("" : never cached)
     const runtime::Value* input = nullptr;
     bool strict_builtin_errors = false;
-    bool cache_query = true;         // keep the prepared query in the store's cache
-    std::string decision_path;       // decision log: "a/b" (data queries) ...
-    std::string adhoc_query;         // ... or the query (ad-hoc queries)
-    bool adhoc = false;              // an ad-hoc query: http.send is unsafe in it (OPA's server)
+    bool cache_query = true;    // keep the prepared query in the store's cache
+    std::string decision_path;  // decision log: "a/b" (data queries) ...
+    std::string adhoc_query;    // ... or the query (ad-hoc queries)
+    bool adhoc = false;         // an ad-hoc query: http.send is unsafe in it (OPA's server)
 };
 
 struct EvalOutcome {
-    bool prepared = false;              // false: `compile_errors` say why
+    bool prepared = false;  // false: `compile_errors` say why
     lang::Diagnostics compile_errors;
     EvalResult result;
     bool cache_hit = false;
-    std::string decision_id;            // set when decision logs are on
+    std::string decision_id;  // set when decision logs are on
 };
 
 EvalOutcome evaluate(Call& c, const EvalCall& e, ResponseMetrics& metrics);

@@ -40,7 +40,8 @@ std::optional<std::string> package_scope_error(const Call& c, const lang::Module
     const lang::Term& ref = *module.package.path;
     if (ref.kind == lang::TermKind::Var) path.push_back(ref.text);
     for (std::size_t i = 0; i < ref.elems.size(); ++i)
-        if (!(i == 0 && ref.elems[i]->kind == lang::TermKind::Var && ref.elems[i]->text == "data")) path.push_back(ref.elems[i]->text);
+        if (!(i == 0 && ref.elems[i]->kind == lang::TermKind::Var && ref.elems[i]->text == "data"))
+            path.push_back(ref.elems[i]->text);
     std::string spath = store_path_text(path).substr(1);
     std::vector<std::string> parts = path;
     for (const auto& [name, roots] : snap->bundle_roots) {
@@ -131,7 +132,8 @@ HttpResponse v1_policies_put(Call& c) {
     if (auto it = snap->policies.find(id); it != snap->policies.end()) {
         auto existing = lang::parse_module(id, it->second, parse_options(c));
         if (existing.module)
-            if (auto scope = package_scope_error(c, *existing.module)) return error_response(400, "invalid_parameter", *scope);
+            if (auto scope = package_scope_error(c, *existing.module))
+                return error_response(400, "invalid_parameter", *scope);
         if (it->second == text) {
             std::string out = c.query.flag("metrics") ? "{\"metrics\":" + metrics.json() + "}" : "{}";
             return json_ok(out, c.pretty());
@@ -139,7 +141,8 @@ HttpResponse v1_policies_put(Call& c) {
     }
     auto parse_start = Clock::now();
     // OPA's parser returns no module and no error: the server reports it as a parse error.
-    if (!has_statement(text)) return error_response(400, "invalid_parameter", id + ":0: rego_parse_error: empty module");
+    if (!has_statement(text))
+        return error_response(400, "invalid_parameter", id + ":0: rego_parse_error: empty module");
     auto parsed = lang::parse_module(id, text, parse_options(c));
     metrics.timer("timer_rego_module_parse_ns", Clock::now() - parse_start);
     if (!parsed.module) {
@@ -165,7 +168,8 @@ HttpResponse v1_policies_delete(Call& c) {
         return error_response(404, "resource_not_found", "storage_not_found_error: policy id " + lang::go_quote(id));
     auto existing = lang::parse_module(id, it->second, parse_options(c));
     if (existing.module)
-        if (auto scope = package_scope_error(c, *existing.module)) return error_response(400, "invalid_parameter", *scope);
+        if (auto scope = package_scope_error(c, *existing.module))
+            return error_response(400, "invalid_parameter", *scope);
     auto compile_start = Clock::now();
     WriteResult r = c.store.delete_policy(id);
     metrics.timer("timer_rego_module_compile_ns", Clock::now() - compile_start);

@@ -45,7 +45,8 @@ HttpResponse run_query(Call& c, const std::string& text, const Value* input, boo
     e.adhoc_query = text;
     e.adhoc = true;
     EvalOutcome out = evaluate(c, e, metrics);
-    if (!out.prepared) return error_response(400, "invalid_parameter", "error(s) occurred while compiling query", out.compile_errors);
+    if (!out.prepared)
+        return error_response(400, "invalid_parameter", "error(s) occurred while compiling query", out.compile_errors);
     if (out.result.error) return evaluation_error(*out.result.error);
     std::string body = "{";
     if (with_metrics || instrument) {
@@ -90,8 +91,9 @@ HttpResponse v1_query_post(Call& c) {
     std::optional<Value> input;
     if (!d.value.is_null()) {
         if (!d.value.is_object())
-            return error_response(400, "invalid_parameter",
-                                  "error(s) occurred while decoding request: " + runtime::go_type_error(d.value, "types.QueryRequestV1"));
+            return error_response(
+                400, "invalid_parameter",
+                "error(s) occurred while decoding request: " + runtime::go_type_error(d.value, "types.QueryRequestV1"));
         if (const Value* q = runtime::go_field(d.value, "query"); q && !q->is_null()) {
             if (!q->is_string())
                 return error_response(400, "invalid_parameter",
@@ -116,8 +118,7 @@ std::string term_parse_error(const std::string& text, lang::Diagnostics errors) 
         if (d.details) {
             const lang::JsonTree* line = d.details->find("line");
             const lang::JsonTree* idx = d.details->find("idx");
-            if (line && idx)
-                out += "\n\t" + line->text + "\n\t" + std::string(std::stoul(idx->text), ' ') + "^";
+            if (line && idx) out += "\n\t" + line->text + "\n\t" + std::string(std::stoul(idx->text), ' ') + "^";
         }
     }
     return out;
@@ -149,12 +150,14 @@ bool string_list(const Value& v, std::string_view field, std::vector<std::string
 HttpResponse v1_compile_post(Call& c) {
     auto start = Clock::now();
     std::string bytes, error;
-    if (!read_body(c.req, c.settings.max_inflated_bytes, bytes, error)) return error_response(400, "invalid_parameter", "could not decompress the body");
+    if (!read_body(c.req, c.settings.max_inflated_bytes, bytes, error))
+        return error_response(400, "invalid_parameter", "could not decompress the body");
     runtime::GoDecoded d = runtime::go_decode(bytes, parse_json_document);
     if (!d.ok) return error_response(400, "invalid_parameter", "error(s) occurred while decoding request: " + d.error);
     if (!d.value.is_null() && !d.value.is_object())
-        return error_response(400, "invalid_parameter",
-                              "error(s) occurred while decoding request: " + runtime::go_type_error(d.value, "types.CompileRequestV1"));
+        return error_response(
+            400, "invalid_parameter",
+            "error(s) occurred while decoding request: " + runtime::go_type_error(d.value, "types.CompileRequestV1"));
     auto decode_error = [](const std::string& e) {
         return error_response(400, "invalid_parameter", "error(s) occurred while decoding request: " + e);
     };
@@ -164,7 +167,8 @@ HttpResponse v1_compile_post(Call& c) {
     PartialQueryOptions options;
     if (d.value.is_object()) {
         if (const Value* q = runtime::go_field(d.value, "query"); q && !q->is_null()) {
-            if (!q->is_string()) return decode_error(runtime::go_field_type_error(*q, "CompileRequestV1.query", "string"));
+            if (!q->is_string())
+                return decode_error(runtime::go_field_type_error(*q, "CompileRequestV1.query", "string"));
             text = std::string(q->as_string());
         }
         if (const Value* in = runtime::go_field(d.value, "input"); in && !in->is_null()) input = *in;
@@ -173,13 +177,18 @@ HttpResponse v1_compile_post(Call& c) {
             if (!string_list(*u, "CompileRequestV1.unknowns", *unknowns, error)) return decode_error(error);
         }
         if (const Value* o = runtime::go_field(d.value, "options"); o && !o->is_null()) {
-            if (!o->is_object()) return decode_error(runtime::go_field_type_error(*o, "CompileRequestV1.options", "struct { DisableInlining []string \"json:\\\"disableInlining,omitempty\\\"\"; NondeterministicBuiltins bool \"json:\\\"nondeterministicBuiltins\\\"\" }"));
+            if (!o->is_object())
+                return decode_error(runtime::go_field_type_error(
+                    *o, "CompileRequestV1.options",
+                    "struct { DisableInlining []string \"json:\\\"disableInlining,omitempty\\\"\"; "
+                    "NondeterministicBuiltins bool \"json:\\\"nondeterministicBuiltins\\\"\" }"));
             if (const Value* di = runtime::go_field(*o, "disableInlining"))
                 if (!string_list(*di, "CompileRequestV1.options.disableInlining", options.disable_inlining, error))
                     return decode_error(error);
             if (const Value* nd = runtime::go_field(*o, "nondeterministicBuiltins"); nd && !nd->is_null()) {
                 if (!nd->is_bool())
-                    return decode_error(runtime::go_field_type_error(*nd, "CompileRequestV1.options.nondeterministicBuiltins", "bool"));
+                    return decode_error(
+                        runtime::go_field_type_error(*nd, "CompileRequestV1.options.nondeterministicBuiltins", "bool"));
                 options.nondeterministic_builtins = nd->as_bool();
             }
         }
@@ -198,8 +207,9 @@ HttpResponse v1_compile_post(Call& c) {
         for (const auto& u : *unknowns) {
             auto t = lang::parse_term(u, po, "");
             if (!t.ok())
-                return error_response(400, "invalid_parameter",
-                                      "error(s) occurred while parsing unknowns: " + term_parse_error(u, t.diagnostics));
+                return error_response(
+                    400, "invalid_parameter",
+                    "error(s) occurred while parsing unknowns: " + term_parse_error(u, t.diagnostics));
         }
         options.unknowns = std::move(unknowns);
     }
@@ -221,7 +231,8 @@ HttpResponse v1_compile_post(Call& c) {
     if (!explain.empty() && explain != "off") body += ",\"explanation\":[]";  // gavel traces no partial evaluation
     if (c.query.flag("metrics") || c.query.flag("instrument")) {
         ResponseMetrics metrics;
-        for (const auto& [name, value] : result.metrics) metrics.set(std::string(name), static_cast<std::int64_t>(value));
+        for (const auto& [name, value] : result.metrics)
+            metrics.set(std::string(name), static_cast<std::int64_t>(value));
         metrics.timer("timer_rego_query_parse_ns", parse_ns);
         metrics.set("timer_rego_query_compile_ns", 0);
         metrics.timer("timer_server_handler_ns", Clock::now() - start);
@@ -313,24 +324,28 @@ HttpResponse v1_compile_filters(Call& c) {
     if (!bytes.empty()) {
         runtime::GoDecoded d = runtime::go_decode(bytes, parse_json_document);
         if (!d.ok) return decode_error(d.error);
-        if (!d.value.is_null() && !d.value.is_object()) return decode_error(runtime::go_type_error(d.value, "server.CompileFiltersRequestV1"));
+        if (!d.value.is_null() && !d.value.is_object())
+            return decode_error(runtime::go_type_error(d.value, "server.CompileFiltersRequestV1"));
         if (d.value.is_object()) {
             if (const Value* q = runtime::go_field(d.value, "query"); q && !q->is_null() && !q->is_string())
                 return decode_error(runtime::go_field_type_error(*q, "CompileFiltersRequestV1.query", "string"));
             if (const Value* in = runtime::go_field(d.value, "input"); in && !in->is_null()) req.input = *in;
             if (const Value* u = runtime::go_field(d.value, "unknowns"); u && !u->is_null()) {
                 req.unknowns.emplace();
-                if (!string_list(*u, "CompileFiltersRequestV1.unknowns", *req.unknowns, error)) return decode_error(error);
+                if (!string_list(*u, "CompileFiltersRequestV1.unknowns", *req.unknowns, error))
+                    return decode_error(error);
             }
             if (const Value* o = runtime::go_field(d.value, "options"); o && !o->is_null()) {
-                if (!o->is_object()) return decode_error(runtime::go_field_type_error(*o, "CompileFiltersRequestV1.options", "struct"));
+                if (!o->is_object())
+                    return decode_error(runtime::go_field_type_error(*o, "CompileFiltersRequestV1.options", "struct"));
                 if (const Value* di = runtime::go_field(*o, "disableInlining"))
-                    if (!string_list(*di, "CompileFiltersRequestV1.options.disableInlining", req.disable_inlining, error))
+                    if (!string_list(*di, "CompileFiltersRequestV1.options.disableInlining", req.disable_inlining,
+                                     error))
                         return decode_error(error);
                 if (const Value* m = runtime::go_field(*o, "targetSQLTableMappings"); m && !m->is_null()) {
                     if (!m->is_object())
-                        return decode_error(runtime::go_field_type_error(*m, "CompileFiltersRequestV1.options.targetSQLTableMappings",
-                                                                "map[string]interface {}"));
+                        return decode_error(runtime::go_field_type_error(
+                            *m, "CompileFiltersRequestV1.options.targetSQLTableMappings", "map[string]interface {}"));
                     req.mappings = *m;
                 }
                 if (const Value* td = runtime::go_field(*o, "targetDialects"))
@@ -338,14 +353,16 @@ HttpResponse v1_compile_filters(Call& c) {
                         return decode_error(error);
                 if (const Value* mr = runtime::go_field(*o, "maskRule"); mr && !mr->is_null()) {
                     if (!mr->is_string())
-                        return decode_error(runtime::go_field_type_error(*mr, "CompileFiltersRequestV1.options.maskRule", "string"));
+                        return decode_error(
+                            runtime::go_field_type_error(*mr, "CompileFiltersRequestV1.options.maskRule", "string"));
                     req.mask_rule = std::string(mr->as_string());
                 }
             }
         }
     }
     std::string query;
-    if (!data_ref_text(c.path_value, query, error)) return error_response(400, "invalid_parameter", "invalid path: " + error);
+    if (!data_ref_text(c.path_value, query, error))
+        return error_response(400, "invalid_parameter", "invalid path: " + error);
     StorePath path = parse_store_path("/" + c.path_value);
     lang::ParseOptions po;
     po.v0_compatible = c.settings.v0_compatible;

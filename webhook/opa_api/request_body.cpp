@@ -20,7 +20,9 @@ bool read_body(const HttpRequest& req, std::size_t max_inflated, std::string& ou
         return false;
     }
     // The last four bytes of a gzip stream: the inflated size (mod 2^32), checked first as OPA does.
-    auto b = [&in](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(in[in.size() - 4 + i])); };
+    auto b = [&in](std::size_t i) {
+        return static_cast<std::uint32_t>(static_cast<unsigned char>(in[in.size() - 4 + i]));
+    };
     std::uint32_t size = b(0) | (b(1) << 8) | (b(2) << 16) | (b(3) << 24);
     if (size > max_inflated) {
         error = "gzip payload too large";

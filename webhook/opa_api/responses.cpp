@@ -44,7 +44,8 @@ HttpResponse error_response(int status, std::string_view code, std::string_view 
     return with_body(status, runtime::go_encoded(body, true));
 }
 
-HttpResponse error_response(int status, std::string_view code, std::string_view message, const lang::Diagnostics& errors) {
+HttpResponse error_response(int status, std::string_view code, std::string_view message,
+                            const lang::Diagnostics& errors) {
     if (errors.empty()) return error_response(status, code, message);
     std::string body;
     append_error_head(body, code, message);
@@ -73,9 +74,13 @@ HttpResponse evaluation_error(const EvalError& error) {
     return with_body(500, runtime::go_encoded(body, true));
 }
 
-HttpResponse json_ok(std::string_view compact, bool pretty) { return with_body(200, runtime::go_encoded(compact, pretty)); }
+HttpResponse json_ok(std::string_view compact, bool pretty) {
+    return with_body(200, runtime::go_encoded(compact, pretty));
+}
 
-HttpResponse json_status(int status, std::string_view compact, bool pretty) { return with_body(status, runtime::go_encoded(compact, pretty)); }
+HttpResponse json_status(int status, std::string_view compact, bool pretty) {
+    return with_body(status, runtime::go_encoded(compact, pretty));
+}
 
 HttpResponse go_not_found() {
     HttpResponse r;
@@ -114,12 +119,12 @@ HttpResponse go_redirect(std::string_view location, std::string_view method) {
         std::string escaped;
         for (char c : location) {
             switch (c) {
-            case '<': escaped += "&lt;"; break;
-            case '>': escaped += "&gt;"; break;
-            case '&': escaped += "&amp;"; break;
-            case '\'': escaped += "&#39;"; break;
-            case '"': escaped += "&#34;"; break;
-            default: escaped += c;
+                case '<': escaped += "&lt;"; break;
+                case '>': escaped += "&gt;"; break;
+                case '&': escaped += "&amp;"; break;
+                case '\'': escaped += "&#39;"; break;
+                case '"': escaped += "&#34;"; break;
+                default: escaped += c;
             }
         }
         if (method == "GET") r.body = "<a href=\"" + escaped + "\">Moved Permanently</a>.\n\n";
@@ -138,7 +143,8 @@ void add_parse_details(lang::Diagnostics& errors, std::string_view text) {
         // "`if` keyword is required ...") come without.
         std::string_view m = d.message;
         bool token_error = m.starts_with("unexpected ") || m.starts_with("illegal ") ||
-                           m.find("unterminated") != std::string_view::npos || m.find("non-terminated") != std::string_view::npos;
+                           m.find("unterminated") != std::string_view::npos ||
+                           m.find("non-terminated") != std::string_view::npos;
         if (d.code == "rego_parse_error" && token_error && !d.details && d.line > 0 && !text.empty()) {
             // The error's byte offset from its line and column.
             std::size_t offset = 0;
@@ -146,7 +152,9 @@ void add_parse_details(lang::Diagnostics& errors, std::string_view text) {
                 if (text[offset] == '\n') ++line;
             offset += d.col > 0 ? d.col - 1 : 0;
             if (offset >= text.size()) offset = text.size() - 1;
-            auto space = [](char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f'; };
+            auto space = [](char ch) {
+                return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+            };
             auto newline = [](char ch) { return ch == '\n' || ch == '\r'; };
             while (offset > 0 && space(text[offset])) --offset;
             std::size_t begin = offset;

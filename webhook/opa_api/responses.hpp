@@ -14,7 +14,8 @@ namespace gavel::webhook::opa_api {
 
 // {"code": ..., "message": ...} (and "errors": the compile errors as ast.Error objects).
 HttpResponse error_response(int status, std::string_view code, std::string_view message);
-HttpResponse error_response(int status, std::string_view code, std::string_view message, const lang::Diagnostics& errors);
+HttpResponse error_response(int status, std::string_view code, std::string_view message,
+                            const lang::Diagnostics& errors);
 // An evaluation error as OPA's ErrorAuto answers a topdown error: 500, internal_error,
 // "error(s) occurred while evaluating query" and the error in "errors".
 HttpResponse evaluation_error(const EvalError& error);

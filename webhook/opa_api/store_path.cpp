@@ -33,7 +33,8 @@ bool go_atoi(std::string_view s, long long& out) {
 }
 
 // ptr.ValidateArrayIndex: the position, or a not-found error with its hint.
-bool array_index(const Value& array, const std::string& key, const StorePath& path, std::size_t& pos, StoreError& error) {
+bool array_index(const Value& array, const std::string& key, const StorePath& path, std::size_t& pos,
+                 StoreError& error) {
     long long i = 0;
     if (!go_atoi(key, i)) {
         error = not_found(path, "array index must be integer");
@@ -120,9 +121,9 @@ std::optional<Value> write_at(const Value& node, PatchOp op, const StorePath& pa
 
 std::string StoreError::text() const {
     switch (code) {
-    case Code::NotFound: return "storage_not_found_error: " + message;
-    case Code::WriteConflict: return "storage_write_conflict_error: " + message;
-    case Code::InvalidPatch: return "storage_invalid_patch_error: " + message;
+        case Code::NotFound: return "storage_not_found_error: " + message;
+        case Code::WriteConflict: return "storage_write_conflict_error: " + message;
+        case Code::InvalidPatch: return "storage_invalid_patch_error: " + message;
     }
     return message;
 }
@@ -134,9 +135,9 @@ std::string store_path_text(const StorePath& path) {
         out += '/';
         // url.PathEscape: unreserved and sub-delims stay, '/' and the rest are %XX.
         for (unsigned char c : seg) {
-            bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-                        c == '.' || c == '~' || c == '$' || c == '&' || c == '+' || c == ',' || c == ':' || c == ';' ||
-                        c == '=' || c == '@';
+            bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                        c == '_' || c == '.' || c == '~' || c == '$' || c == '&' || c == '+' || c == ',' || c == ':' ||
+                        c == ';' || c == '=' || c == '@';
             if (keep) {
                 out += static_cast<char>(c);
             } else {
@@ -187,7 +188,8 @@ const Value* store_read(const Value& data, const StorePath& path, StoreError& er
     return node;
 }
 
-std::optional<Value> store_write(const Value& data, PatchOp op, const StorePath& path, const Value& value, StoreError& error) {
+std::optional<Value> store_write(const Value& data, PatchOp op, const StorePath& path, const Value& value,
+                                 StoreError& error) {
     if (path.empty()) {
         if (op == PatchOp::Remove) {
             error = {StoreError::Code::InvalidPatch, "root cannot be removed"};

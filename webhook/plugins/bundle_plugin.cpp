@@ -85,7 +85,8 @@ bool BundlePlugin::activate(std::size_t index, const std::string& bytes, std::st
     }
     if (stopping_) return error = engine::bundle::kReadStopped, false;  // not compiled: shutting down
     PolicyStore::BundleContent content;
-    for (const auto& m : read.bundle->modules) content.modules.emplace_back(bc.name + "/" + m.path, m.text, m.v0_compatible);
+    for (const auto& m : read.bundle->modules)
+        content.modules.emplace_back(bc.name + "/" + m.path, m.text, m.v0_compatible);
     content.data = read.bundle->data;
     content.roots = read.bundle->manifest.effective_roots();
     content.revision = read.bundle->manifest.revision;
@@ -112,20 +113,23 @@ void BundlePlugin::start() {
         if (!bc.persist) continue;
         // As large as a downloaded archive may be (engine/bundle: what it unpacks to, plus framing).
         const std::uint64_t most = std::max<std::uint64_t>(engine::bundle::ArchiveLimits{}.max_total_bytes,
-                                                           static_cast<std::uint64_t>(bc.size_limit_bytes)) + (1u << 20);
+                                                           static_cast<std::uint64_t>(bc.size_limit_bytes)) +
+                                   (1u << 20);
         runtime::FileRead read = runtime::read_whole_file(persist_path(bc), most, runtime::NonRegular::Refuse);
         if (!read.ok) {
             if (read.error != ENOENT)
-                log_line("error", "the persisted bundle cannot be read", {{"name", Value::string(bc.name)}, {"error", Value::string(read.message)}});
+                log_line("error", "the persisted bundle cannot be read",
+                         {{"name", Value::string(bc.name)}, {"error", Value::string(read.message)}});
             continue;
         }
         std::string error;
         if (activate(i, read.text, error)) {
-            log_line("info", "bundle loaded from disk", {{"name", Value::string(bc.name)},
-                                                       {"revision", Value::string(status_[i].active_revision)}});
+            log_line("info", "bundle loaded from disk",
+                     {{"name", Value::string(bc.name)}, {"revision", Value::string(status_[i].active_revision)}});
             metrics_->plugin_set("gavel_bundle_active", label(bc.name), 1, "1 once the bundle was activated.");
         } else {
-            log_line("error", "the persisted bundle does not load", {{"name", Value::string(bc.name)}, {"error", Value::string(error)}});
+            log_line("error", "the persisted bundle does not load",
+                     {{"name", Value::string(bc.name)}, {"error", Value::string(error)}});
         }
     }
     changed();
@@ -204,8 +208,8 @@ bool BundlePlugin::poll_once(std::size_t index) {
     double seconds = std::chrono::duration<double>(elapsed).count();
     set_timer(index, "timer_bundle_request_ns", elapsed);
     std::string code = response.status ? std::to_string(response.status) : "error";
-    metrics_->plugin_add("gavel_bundle_downloads_total", "{name=\"" + bc.name + "\",code=\"" + code + "\"}", 1, "counter",
-                         "Bundle download attempts by HTTP status (error: no answer).");
+    metrics_->plugin_add("gavel_bundle_downloads_total", "{name=\"" + bc.name + "\",code=\"" + code + "\"}", 1,
+                         "counter", "Bundle download attempts by HTTP status (error: no answer).");
     metrics_->plugin_add("gavel_bundle_download_seconds_total", label(bc.name), seconds, "counter",
                          "Time spent downloading bundles.");
     std::string error;
@@ -234,11 +238,11 @@ bool BundlePlugin::poll_once(std::size_t index) {
                 status_[index].message.clear();
                 status_[index].errors.clear();
             }
-            metrics_->plugin_add("gavel_bundle_activations_total", "{name=\"" + bc.name + "\",status=\"success\"}", 1, "counter",
-                                 "Bundle activations by outcome.");
+            metrics_->plugin_add("gavel_bundle_activations_total", "{name=\"" + bc.name + "\",status=\"success\"}", 1,
+                                 "counter", "Bundle activations by outcome.");
             metrics_->plugin_set("gavel_bundle_active", label(bc.name), 1, "1 once the bundle was activated.");
-            log_line("info", "bundle activated", {{"name", Value::string(bc.name)},
-                                                  {"revision", Value::string(status_[index].active_revision)}});
+            log_line("info", "bundle activated",
+                     {{"name", Value::string(bc.name)}, {"revision", Value::string(status_[index].active_revision)}});
             if (bc.persist) {
                 std::error_code ec;
                 fs::path target = persist_path(bc);
@@ -249,7 +253,9 @@ bool BundlePlugin::poll_once(std::size_t index) {
                 out.write(response.body.data(), static_cast<std::streamsize>(response.body.size()));
                 out.close();
                 if (out) fs::rename(tmp, target, ec);
-                if (!out || ec) log_line("warn", "cannot persist the bundle", {{"name", Value::string(bc.name)}, {"path", Value::string(target.string())}});
+                if (!out || ec)
+                    log_line("warn", "cannot persist the bundle",
+                             {{"name", Value::string(bc.name)}, {"path", Value::string(target.string())}});
             }
         } else {
             // The same broken bundle is not downloaded again and again: its ETag is kept.
@@ -264,10 +270,11 @@ bool BundlePlugin::poll_once(std::size_t index) {
     if (!activated && stopping_) return false;  // stopped on the way, not failed
     if (!activated) {
         if (response.status == 200)
-            metrics_->plugin_add("gavel_bundle_activations_total", "{name=\"" + bc.name + "\",status=\"failure\"}", 1, "counter",
-                                 "Bundle activations by outcome.");
-        log_line("error", response.status == 200 ? "bundle activation failed; the last good bundle keeps serving"
-                                                 : "bundle download failed",
+            metrics_->plugin_add("gavel_bundle_activations_total", "{name=\"" + bc.name + "\",status=\"failure\"}", 1,
+                                 "counter", "Bundle activations by outcome.");
+        log_line("error",
+                 response.status == 200 ? "bundle activation failed; the last good bundle keeps serving"
+                                        : "bundle download failed",
                  {{"name", Value::string(bc.name)}, {"error", Value::string(error)}});
         {
             std::lock_guard lock(mutex_);

@@ -32,9 +32,10 @@ namespace gavel::webhook::plugins {
 struct BundleStatus {
     std::string name;
     std::string active_revision;
-    std::string last_successful_activation, last_successful_download, last_request, last_successful_request;  // RFC 3339
-    std::string code;     // "bundle_error" when the last attempt failed
-    std::string message;  // what failed
+    std::string last_successful_activation, last_successful_download, last_request,
+        last_successful_request;  // RFC 3339
+    std::string code;             // "bundle_error" when the last attempt failed
+    std::string message;          // what failed
     std::vector<std::string> errors;
     int http_code = 0;
     bool activated = false;  // at least once (from the service or the persisted copy)
@@ -78,10 +79,10 @@ private:
     std::shared_ptr<Metrics> metrics_;
     std::function<void()> on_change_;
     mutable std::mutex mutex_;
-    std::condition_variable wake_;      // the polling threads' waits between polls
-    std::condition_variable finished_;  // a polling thread ended
+    std::condition_variable wake_;       // the polling threads' waits between polls
+    std::condition_variable finished_;   // a polling thread ended
     std::atomic<bool> stopping_{false};  // set under mutex_
-    std::size_t running_ = 0;  // polling threads not yet ended
+    std::size_t running_ = 0;            // polling threads not yet ended
     std::vector<BundleStatus> status_;
     std::vector<std::string> etags_;
     std::vector<engine::bundle::VerificationConfig> verification_;

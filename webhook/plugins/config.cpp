@@ -29,7 +29,8 @@ struct Reader {
         return false;
     }
     // Reports keys outside `known`.
-    void known(const Value& v, const std::string& where, std::initializer_list<const char*> keys, bool top_level = false) {
+    void known(const Value& v, const std::string& where, std::initializer_list<const char*> keys,
+               bool top_level = false) {
         if (top_level) return;  // OPA keeps unknown top-level keys (Config.Extra)
         std::set<std::string> allowed(keys.begin(), keys.end());
         for (const auto& e : v.object_entries()) {
@@ -71,7 +72,8 @@ struct Reader {
 void read_service(Reader& r, const std::string& name, const Value& v, Config& out) {
     std::string where = "services." + name;
     if (!r.object(v, where)) return;
-    r.known(v, where, {"name", "url", "headers", "credentials", "tls", "allow_insecure_tls", "response_header_timeout_seconds"});
+    r.known(v, where,
+            {"name", "url", "headers", "credentials", "tls", "allow_insecure_tls", "response_header_timeout_seconds"});
     ServiceConfig s;
     s.name = name;
     s.url = r.string(v, "url", where);
@@ -82,7 +84,9 @@ void read_service(Reader& r, const std::string& name, const Value& v, Config& ou
     s.allow_insecure_tls = r.boolean(v, "allow_insecure_tls", where);
     s.response_header_timeout = std::chrono::seconds(r.integer(v, "response_header_timeout_seconds", where, 10));
     if (const Value* h = v.find("headers"); h && r.object(*h, where + ".headers"))
-        for (const auto& e : h->object_entries()) s.headers.emplace_back(key_text(e.key), e.value.is_string() ? std::string(e.value.as_string()) : runtime::to_json(e.value));
+        for (const auto& e : h->object_entries())
+            s.headers.emplace_back(key_text(e.key),
+                                   e.value.is_string() ? std::string(e.value.as_string()) : runtime::to_json(e.value));
     if (const Value* c = v.find("credentials"); c && r.object(*c, where + ".credentials")) {
         r.known(*c, where + ".credentials", {"bearer", "client_tls"});
         if (const Value* b = c->find("bearer"); b && r.object(*b, where + ".credentials.bearer")) {
@@ -192,7 +196,8 @@ bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
         std::int64_t n = 0;
         if (text == "true" || text == "false") value = Value::boolean(text == "true");
         else if (text == "null") value = Value();
-        else if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos && (std::istringstream(text) >> n))
+        else if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos &&
+                 (std::istringstream(text) >> n))
             value = Value::integer(n);
         else value = Value::string(text);
         set_at_key(doc, key, value);
@@ -201,12 +206,13 @@ bool apply_set(Value& doc, const std::string& assignments, std::string& error) {
 }
 
 bool apply_set_file(Value& doc, const std::string& assignments, std::string& error) {
-    return for_each_assignment("--set-file", assignments, error, [&doc, &error](const std::string& key, const std::string& file) {
-        runtime::FileRead read = runtime::read_whole_file(file);
-        if (!read.ok) return error = "--set-file " + key + ": " + read.message, false;
-        set_at_key(doc, key, Value::string(std::move(read.text)));
-        return true;
-    });
+    return for_each_assignment("--set-file", assignments, error,
+                               [&doc, &error](const std::string& key, const std::string& file) {
+                                   runtime::FileRead read = runtime::read_whole_file(file);
+                                   if (!read.ok) return error = "--set-file " + key + ": " + read.message, false;
+                                   set_at_key(doc, key, Value::string(std::move(read.text)));
+                                   return true;
+                               });
 }
 
 std::optional<Config> parse_config(const Value& doc, std::string& error) {
@@ -218,9 +224,10 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
     }
     // OPA's own sections: those gavel has nothing to do for are accepted (caching, tracing ...),
     // and unknown top-level keys are kept as OPA keeps them (its Extra), not refused.
-    r.known(doc, "", {"services", "bundles", "decision_logs", "status", "labels", "keys", "persistence_directory",
-                      "default_decision", "default_authorization_decision", "discovery", "bundle", "plugins", "caching",
-                      "nd_builtin_cache", "distributed_tracing", "server", "storage"},
+    r.known(doc, "",
+            {"services", "bundles", "decision_logs", "status", "labels", "keys", "persistence_directory",
+             "default_decision", "default_authorization_decision", "discovery", "bundle", "plugins", "caching",
+             "nd_builtin_cache", "distributed_tracing", "server", "storage"},
             /*top_level=*/true);
     if (const Value* s = doc.find("services")) {
         if (s->is_array()) {
@@ -244,7 +251,8 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
             kc.scope = r.string(e.value, "scope", where);
             if (kc.key.empty() && r.string(e.value, "private_key", where).empty())
                 r.problem("invalid keys configuration: no keys provided for key ID " + id);
-            if (!engine::bundle::is_supported_algorithm(kc.algorithm)) r.problem("unsupported algorithm '" + kc.algorithm + "'");
+            if (!engine::bundle::is_supported_algorithm(kc.algorithm))
+                r.problem("unsupported algorithm '" + kc.algorithm + "'");
             c.keys[id] = kc;
         }
     }
@@ -282,7 +290,8 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
     if (const Value* d = doc.find("decision_logs"); d && r.object(*d, "decision_logs")) {
         auto& dl = c.decision_logs;
         dl.enabled = true;
-        r.known(*d, "decision_logs", {"console", "service", "resource", "partition_name", "mask_decision", "reporting"});
+        r.known(*d, "decision_logs",
+                {"console", "service", "resource", "partition_name", "mask_decision", "reporting"});
         dl.console = r.boolean(*d, "console", "decision_logs");
         dl.service = r.string(*d, "service", "decision_logs");
         // As OPA: without console logging, the first service is the default.
@@ -290,16 +299,21 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
         if (!dl.service.empty() && !c.services.count(dl.service))
             r.problem("invalid service name \"" + dl.service + "\" in decision_logs");
         dl.resource = r.string(*d, "resource", "decision_logs", "/logs");
-        if (auto partition = r.string(*d, "partition_name", "decision_logs"); !partition.empty()) dl.resource = "/logs/" + partition;
+        if (auto partition = r.string(*d, "partition_name", "decision_logs"); !partition.empty())
+            dl.resource = "/logs/" + partition;
         dl.mask_decision = r.string(*d, "mask_decision", "decision_logs", dl.mask_decision);
         if (const Value* rep = d->find("reporting"); rep && r.object(*rep, "decision_logs.reporting")) {
             r.known(*rep, "decision_logs.reporting",
                     {"min_delay_seconds", "max_delay_seconds", "upload_size_limit_bytes", "buffer_size_limit_bytes"});
             std::tie(dl.min_delay_seconds, dl.max_delay_seconds) = delays(r, *rep, "decision_logs.reporting", 300, 600);
-            dl.upload_size_limit_bytes = r.integer(*rep, "upload_size_limit_bytes", "decision_logs.reporting", dl.upload_size_limit_bytes);
-            dl.buffer_size_limit_bytes = r.integer(*rep, "buffer_size_limit_bytes", "decision_logs.reporting", dl.buffer_size_limit_bytes);
-            if (dl.buffer_size_limit_bytes <= 0) r.problem("invalid decision_log config, 'buffer_size_limit_bytes' must be higher than 0");
-            if (dl.upload_size_limit_bytes <= 0) r.problem("decision_logs.reporting.upload_size_limit_bytes must be higher than 0");
+            dl.upload_size_limit_bytes =
+                r.integer(*rep, "upload_size_limit_bytes", "decision_logs.reporting", dl.upload_size_limit_bytes);
+            dl.buffer_size_limit_bytes =
+                r.integer(*rep, "buffer_size_limit_bytes", "decision_logs.reporting", dl.buffer_size_limit_bytes);
+            if (dl.buffer_size_limit_bytes <= 0)
+                r.problem("invalid decision_log config, 'buffer_size_limit_bytes' must be higher than 0");
+            if (dl.upload_size_limit_bytes <= 0)
+                r.problem("decision_logs.reporting.upload_size_limit_bytes must be higher than 0");
         }
     }
     if (const Value* s = doc.find("status"); s && r.object(*s, "status")) {
@@ -312,9 +326,10 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
         const Value* buckets = s->find("prometheus_config");
         for (std::string_view key : {"collectors", "bundle_loading_duration_ns", "buckets"})
             buckets = buckets && buckets->is_object() ? buckets->find(key) : nullptr;
-        if (std::string error; buckets && !buckets->is_null() &&
-                               !histogram_bounds(*buckets, "status.prometheus_config.collectors.bundle_loading_duration_ns.buckets",
-                                                 c.status.bundle_loading_buckets, error))
+        if (std::string error;
+            buckets && !buckets->is_null() &&
+            !histogram_bounds(*buckets, "status.prometheus_config.collectors.bundle_loading_duration_ns.buckets",
+                              c.status.bundle_loading_buckets, error))
             r.problem(error);
         // As OPA: the first service is the default only when neither console nor Prometheus reporting is on.
         if (c.status.service.empty() && !c.status.console && !c.status.prometheus && !c.service_order.empty())
@@ -324,7 +339,8 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
     }
     if (const Value* l = doc.find("labels"); l && r.object(*l, "labels"))
         for (const auto& e : l->object_entries())
-            c.labels[key_text(e.key)] = e.value.is_string() ? std::string(e.value.as_string()) : runtime::to_json(e.value);
+            c.labels[key_text(e.key)] =
+                e.value.is_string() ? std::string(e.value.as_string()) : runtime::to_json(e.value);
     c.persistence_directory = r.string(doc, "persistence_directory", "config", c.persistence_directory);
     c.default_decision = r.string(doc, "default_decision", "config", c.default_decision);
     c.default_authorization_decision =
@@ -337,8 +353,8 @@ std::optional<Config> parse_config(const Value& doc, std::string& error) {
     return c;
 }
 
-Value active_config(const Value& doc, const std::map<std::string, std::string>& labels, const std::string& default_decision,
-                    const std::string& default_authorization_decision) {
+Value active_config(const Value& doc, const std::map<std::string, std::string>& labels,
+                    const std::string& default_decision, const std::string& default_authorization_decision) {
     // Drops `keys` from each member object of `section` (an object of objects, or a list of them).
     auto without = [](const Value& section, std::initializer_list<std::string_view> drop) {
         auto strip = [&drop](const Value& item) {

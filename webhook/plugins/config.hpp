@@ -59,7 +59,7 @@ struct BundleConfig {
 struct DecisionLogConfig {
     bool enabled = false;  // the section is present
     bool console = false;
-    std::string service;   // empty: no upload
+    std::string service;  // empty: no upload
     std::string resource = "/logs";
     std::string mask_decision = "/system/log/mask";
     std::int64_t min_delay_seconds = 300, max_delay_seconds = 600;

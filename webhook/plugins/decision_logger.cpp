@@ -26,8 +26,8 @@ std::string rfc3339_nano() {
     std::tm tm{};
     gmtime_r(&secs, &tm);
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                  tm.tm_min, tm.tm_sec);
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec);
     std::string out = buf;
     if (nanos) {
         char frac[16];
@@ -226,7 +226,8 @@ void DecisionLogger::log(DecisionEvent e) {
     if (!e.bundles.empty()) {
         runtime::ObjectBuilder bundles;
         for (const auto& [name, revision] : e.bundles)
-            bundles.insert(str(name), revision.empty() ? Value::empty_object() : Value::object({{str("revision"), str(revision)}}));
+            bundles.insert(str(name), revision.empty() ? Value::empty_object()
+                                                       : Value::object({{str("revision"), str(revision)}}));
         b.insert(str("bundles"), bundles.build());
     }
     if (!e.path.empty()) b.insert(str("path"), str(e.path));
@@ -289,8 +290,8 @@ void DecisionLogger::drop_over_limit() {
         buffer_bytes_ -= buffer_.front().size();
         buffer_.pop_front();
         ++dropped_;
-        metrics_->plugin_add("gavel_decision_logs_dropped_total", "{reason=\"buffer_size_limit_bytes_exceeded\"}", 1, "counter",
-                             "Decision log events dropped, by reason.");
+        metrics_->plugin_add("gavel_decision_logs_dropped_total", "{reason=\"buffer_size_limit_bytes_exceeded\"}", 1,
+                             "counter", "Decision log events dropped, by reason.");
     }
 }
 
@@ -318,12 +319,14 @@ bool DecisionLogger::flush() {
     std::size_t start = 0;
     while (start < pending.size()) {
         std::size_t end = start, bytes = 2;
-        while (end < pending.size() && (end == start || bytes + pending[end].size() + 1 <= limit)) bytes += pending[end++].size() + 1;
-        std::vector<std::string> slice(pending.begin() + static_cast<std::ptrdiff_t>(start), pending.begin() + static_cast<std::ptrdiff_t>(end));
+        while (end < pending.size() && (end == start || bytes + pending[end].size() + 1 <= limit))
+            bytes += pending[end++].size() + 1;
+        std::vector<std::string> slice(pending.begin() + static_cast<std::ptrdiff_t>(start),
+                                       pending.begin() + static_cast<std::ptrdiff_t>(end));
         auto chunks = encode_chunks(slice, limit);
         auto response = call_service(*service_, "POST", config_.resource,
-                                     {{"Content-Type", "application/json"}, {"Content-Encoding", "gzip"}}, chunks.front(),
-                                     std::chrono::seconds(10));
+                                     {{"Content-Type", "application/json"}, {"Content-Encoding", "gzip"}},
+                                     chunks.front(), std::chrono::seconds(10));
         if (response.status < 200 || response.status >= 300) {
             ok = false;
             failure = response.status ? "log upload failed, server replied with HTTP " + std::to_string(response.status)
@@ -369,7 +372,8 @@ void DecisionLogger::stop() {
 void DecisionLogger::loop() {
     int retry = 0;
     while (true) {
-        double min = static_cast<double>(config_.min_delay_seconds), max = static_cast<double>(config_.max_delay_seconds);
+        double min = static_cast<double>(config_.min_delay_seconds),
+               max = static_cast<double>(config_.max_delay_seconds);
         // OPA's logs plugin: a random delay after an upload, util.DefaultBackoff after a failure.
         std::chrono::nanoseconds delay = retry == 0 ? random_delay(min, max) : default_backoff(1e8, max * 1e9, retry);
         {

@@ -35,12 +35,12 @@
 namespace gavel::webhook::plugins {
 
 struct DecisionEvent {
-    std::string decision_id;          // the id print() lines carried; a new UUID when empty
-    std::string path;                 // "kubernetes/admission/deny" (no "data.")
-    std::string query;                // ad-hoc queries (/v1/query)
+    std::string decision_id;  // the id print() lines carried; a new UUID when empty
+    std::string path;         // "kubernetes/admission/deny" (no "data.")
+    std::string query;        // ad-hoc queries (/v1/query)
     std::optional<runtime::Value> input;
     std::optional<runtime::Value> result;
-    std::string error;                // evaluation error text, if any
+    std::string error;  // evaluation error text, if any
     std::string requested_by;
     gavel::Metrics metrics;
     std::map<std::string, std::string> bundles;  // name -> revision
@@ -48,7 +48,8 @@ struct DecisionEvent {
 
 // Applies OPA's mask rules (the value of data.system.log.mask) to an event
 // object; returns the masked event. Exposed for tests.
-runtime::Value apply_mask_rules(const runtime::Value& event, const runtime::Value& rules, std::vector<std::string>& errors);
+runtime::Value apply_mask_rules(const runtime::Value& event, const runtime::Value& rules,
+                                std::vector<std::string>& errors);
 
 // Splits encoded events into JSON arrays of at most `limit` bytes (an event
 // larger than the limit goes alone), gzip-compressed. Exposed for tests.

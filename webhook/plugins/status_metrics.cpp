@@ -19,9 +19,9 @@ std::vector<double> default_loading_buckets() {
 
 // The timers OPA's status plugin observes (others a bundle's metrics hold are not).
 bool observed_stage(std::string_view stage) {
-    static constexpr std::array<std::string_view, 5> kStages = {"timer_bundle_request_ns", "timer_rego_data_parse_ns",
-                                                                "timer_rego_module_parse_ns", "timer_rego_module_compile_ns",
-                                                                "timer_rego_load_bundles_ns"};
+    static constexpr std::array<std::string_view, 5> kStages = {
+        "timer_bundle_request_ns", "timer_rego_data_parse_ns", "timer_rego_module_parse_ns",
+        "timer_rego_module_compile_ns", "timer_rego_load_bundles_ns"};
     for (auto s : kStages)
         if (s == stage) return true;
     return false;
@@ -50,7 +50,8 @@ void sample(std::string& out, std::string_view name, const std::string& labels, 
 StatusMetrics::StatusMetrics(std::string version, std::vector<double> buckets)
     : version_(std::move(version)), bounds_(buckets.empty() ? default_loading_buckets() : std::move(buckets)) {}
 
-void StatusMetrics::update(const std::vector<BundleStatus>& bundles, const std::map<std::string, std::string>& plugins) {
+void StatusMetrics::update(const std::vector<BundleStatus>& bundles,
+                           const std::map<std::string, std::string>& plugins) {
     std::lock_guard lock(mutex_);
     plugin_status_.clear();
     for (const auto& [name, state] : plugins) plugin_status_[{name, state}] = 1;
@@ -66,38 +67,46 @@ void StatusMetrics::update(const std::vector<BundleStatus>& bundles, const std::
         last_request_[b.name] = unix_nanos(b.last_request);
         for (const auto& [stage, ns] : b.timers_ns)
             if (observed_stage(stage))
-                loading_.try_emplace({b.name, stage}, bounds_.size()).first->second.observe(bounds_, static_cast<double>(ns));
+                loading_.try_emplace({b.name, stage}, bounds_.size())
+                    .first->second.observe(bounds_, static_cast<double>(ns));
     }
 }
 
 void StatusMetrics::render(std::string& out) const {
     std::lock_guard lock(mutex_);
     // As client_golang's registry: families by name, a family only once it has a series.
-    if (!failed_.empty()) render_family_header(out, "bundle_failed_load_counter", "counter", "Counter for the failed bundle load.");
+    if (!failed_.empty())
+        render_family_header(out, "bundle_failed_load_counter", "counter", "Counter for the failed bundle load.");
     for (const auto& [key, v] : failed_) {
         const auto& [code, message, name] = key;
         sample(out, "bundle_failed_load_counter", labels({{"code", code}, {"message", message}, {"name", name}}), v);
     }
-    if (!loaded_.empty()) render_family_header(out, "bundle_loaded_counter", "counter", "Counter for the bundle loaded.");
+    if (!loaded_.empty())
+        render_family_header(out, "bundle_loaded_counter", "counter", "Counter for the bundle loaded.");
     for (const auto& [name, v] : loaded_) sample(out, "bundle_loaded_counter", labels({{"name", name}}), v);
     if (!loading_.empty())
-        render_family_header(out, "bundle_loading_duration_ns", "histogram", "Histogram for the bundle loading duration by stage.");
+        render_family_header(out, "bundle_loading_duration_ns", "histogram",
+                             "Histogram for the bundle loading duration by stage.");
     for (const auto& [key, series] : loading_)
-        render_histogram(out, "bundle_loading_duration_ns", labels({{"name", key.first}, {"stage", key.second}}), bounds_, series);
+        render_histogram(out, "bundle_loading_duration_ns", labels({{"name", key.first}, {"stage", key.second}}),
+                         bounds_, series);
     auto gauges = [&out](std::string_view family, std::string_view help, const std::map<std::string, double>& values) {
         if (!values.empty()) render_family_header(out, family, "gauge", help);
         for (const auto& [name, v] : values) sample(out, family, labels({{"name", name}}), v);
     };
     gauges("last_bundle_request", "Gauge for the last bundle request.", last_request_);
     if (!last_success_activation_.empty())
-        render_family_header(out, "last_success_bundle_activation", "gauge", "Gauge for the last success bundle activation.");
+        render_family_header(out, "last_success_bundle_activation", "gauge",
+                             "Gauge for the last success bundle activation.");
     for (const auto& [key, v] : last_success_activation_)
-        sample(out, "last_success_bundle_activation", labels({{"active_revision", key.first}, {"name", key.second}}), v);
+        sample(out, "last_success_bundle_activation", labels({{"active_revision", key.first}, {"name", key.second}}),
+               v);
     gauges("last_success_bundle_download", "Gauge for the last success bundle download.", last_success_download_);
     gauges("last_success_bundle_request", "Gauge for the last success bundle request.", last_success_request_);
     render_family_header(out, "opa_info", "gauge", "Information about the OPA environment.");
     sample(out, "opa_info", labels({{"version", version_}}), 1);
-    if (!plugin_status_.empty()) render_family_header(out, "plugin_status_gauge", "gauge", "Gauge for the plugin by status.");
+    if (!plugin_status_.empty())
+        render_family_header(out, "plugin_status_gauge", "gauge", "Gauge for the plugin by status.");
     for (const auto& [key, v] : plugin_status_)
         sample(out, "plugin_status_gauge", labels({{"name", key.first}, {"status", key.second}}), v);
 }

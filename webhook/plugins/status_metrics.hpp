@@ -46,7 +46,7 @@ private:
     std::map<std::tuple<std::string, std::string, std::string>, double> failed_;  // (code, message, name)
     std::map<std::string, double> last_request_, last_success_download_, last_success_request_;
     std::map<std::pair<std::string, std::string>, double> last_success_activation_;  // (active_revision, name)
-    std::map<std::pair<std::string, std::string>, HistogramSeries> loading_;          // (name, stage)
+    std::map<std::pair<std::string, std::string>, HistogramSeries> loading_;         // (name, stage)
 };
 
 }  // namespace gavel::webhook::plugins

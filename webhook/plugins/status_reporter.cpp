@@ -18,12 +18,14 @@ StatusReporter::StatusReporter(StatusConfig config, const Config& full, std::sha
     labels_ = b.build();
     if (config_.prometheus) {
         auto version = labels.find("version");
-        status_metrics_ = std::make_shared<StatusMetrics>(version == labels.end() ? "" : version->second, config_.bundle_loading_buckets);
+        status_metrics_ = std::make_shared<StatusMetrics>(version == labels.end() ? "" : version->second,
+                                                          config_.bundle_loading_buckets);
         metrics_->add_collector([m = status_metrics_](std::string& out) { m->render(out); });
     }
 }
 
-std::map<std::string, std::string> StatusReporter::plugin_states(const std::vector<BundleStatus>& bundles, bool decision_logs) {
+std::map<std::string, std::string> StatusReporter::plugin_states(const std::vector<BundleStatus>& bundles,
+                                                                 bool decision_logs) {
     bool all_ok = true;
     for (const auto& s : bundles)
         if (!s.activated) all_ok = false;
@@ -40,10 +42,13 @@ Value StatusReporter::report(const std::vector<BundleStatus>& bundles, const Val
         runtime::ObjectBuilder b;
         b.insert(str("name"), str(s.name));
         b.insert(str("active_revision"), str(s.active_revision));
-        if (!s.last_successful_activation.empty()) b.insert(str("last_successful_activation"), str(s.last_successful_activation));
-        if (!s.last_successful_download.empty()) b.insert(str("last_successful_download"), str(s.last_successful_download));
+        if (!s.last_successful_activation.empty())
+            b.insert(str("last_successful_activation"), str(s.last_successful_activation));
+        if (!s.last_successful_download.empty())
+            b.insert(str("last_successful_download"), str(s.last_successful_download));
         if (!s.last_request.empty()) b.insert(str("last_request"), str(s.last_request));
-        if (!s.last_successful_request.empty()) b.insert(str("last_successful_request"), str(s.last_successful_request));
+        if (!s.last_successful_request.empty())
+            b.insert(str("last_successful_request"), str(s.last_successful_request));
         if (!s.code.empty()) b.insert(str("code"), str(s.code));
         if (!s.message.empty()) b.insert(str("message"), str(s.message));
         if (!s.errors.empty()) {
@@ -97,14 +102,15 @@ void StatusReporter::loop() {
             r = *pending_;
             pending_.reset();
         }
-        auto response = call_service(*service_, "POST", resource, {{"Content-Type", "application/json"}}, runtime::to_json(r),
-                                     std::chrono::seconds(10));
+        auto response = call_service(*service_, "POST", resource, {{"Content-Type", "application/json"}},
+                                     runtime::to_json(r), std::chrono::seconds(10));
         bool ok = response.status >= 200 && response.status < 300;
-        metrics_->plugin_add("gavel_status_reports_total", ok ? "{status=\"success\"}" : "{status=\"failure\"}", 1, "counter",
-                             "Status reports sent, by outcome.");
+        metrics_->plugin_add("gavel_status_reports_total", ok ? "{status=\"success\"}" : "{status=\"failure\"}", 1,
+                             "counter", "Status reports sent, by outcome.");
         if (!ok)
             log_line("error", "status update failed",
-                     {{"error", str(response.status ? "server replied with HTTP " + std::to_string(response.status) : response.error)}});
+                     {{"error", str(response.status ? "server replied with HTTP " + std::to_string(response.status)
+                                                    : response.error)}});
     }
 }
 

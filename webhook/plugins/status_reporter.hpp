@@ -36,9 +36,11 @@ public:
     // Queues a report of these bundle statuses (replacing one not yet sent).
     void update(const std::vector<BundleStatus>& bundles, bool decision_logs);
 
-    static runtime::Value report(const std::vector<BundleStatus>& bundles, const runtime::Value& labels, bool decision_logs);
+    static runtime::Value report(const std::vector<BundleStatus>& bundles, const runtime::Value& labels,
+                                 bool decision_logs);
     // The plugins a report names, with their states.
-    static std::map<std::string, std::string> plugin_states(const std::vector<BundleStatus>& bundles, bool decision_logs);
+    static std::map<std::string, std::string> plugin_states(const std::vector<BundleStatus>& bundles,
+                                                            bool decision_logs);
 
 private:
     void loop();

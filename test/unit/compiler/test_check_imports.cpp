@@ -19,5 +19,6 @@ TEST_CASE("check_imports: v0 allows it, unless strict") {
     CHECK(errors_of(module, true).empty());
     gavel::compiler::CompileOptions strict;
     strict.strict = true;
-    CHECK(compile_text(module, strict, true).errors == "3:1 rego_compile_error: import must not shadow import data.a\n");
+    CHECK(compile_text(module, strict, true).errors ==
+          "3:1 rego_compile_error: import must not shadow import data.a\n");
 }

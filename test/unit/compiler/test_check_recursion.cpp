@@ -7,14 +7,16 @@
 using gavel::test::errors_of;
 
 TEST_CASE("check_recursion: direct and indirect cycles name the path") {
-    CHECK(errors_of("package p\np if { p }\n") == "2:1 rego_recursion_error: rule data.p.p is recursive: data.p.p -> data.p.p\n");
+    CHECK(errors_of("package p\np if { p }\n") ==
+          "2:1 rego_recursion_error: rule data.p.p is recursive: data.p.p -> data.p.p\n");
     CHECK(errors_of("package p\np if { q }\nq if { p }\n") ==
           "2:1 rego_recursion_error: rule data.p.p is recursive: data.p.p -> data.p.q -> data.p.p\n"
           "3:1 rego_recursion_error: rule data.p.q is recursive: data.p.q -> data.p.p -> data.p.q\n");
 }
 
 TEST_CASE("check_recursion: functions and refs with variables that may reach the rule") {
-    CHECK(errors_of("package p\nf(x) := f(x)\n").find("rego_recursion_error: rule data.p.f is recursive") != std::string::npos);
+    CHECK(errors_of("package p\nf(x) := f(x)\n").find("rego_recursion_error: rule data.p.f is recursive") !=
+          std::string::npos);
     CHECK(errors_of("package p\nq[k] := 1 if { data.p[k] }\n").find("rego_recursion_error") != std::string::npos);
     CHECK(errors_of("package p\nq := 1\nr if { q }\n").empty());
 }

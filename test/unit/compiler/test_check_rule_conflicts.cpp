@@ -8,9 +8,11 @@ using gavel::test::compile_text;
 using gavel::test::errors_of;
 
 TEST_CASE("check_rule_conflicts: kinds, arities and extents") {
-    CHECK(errors_of("package p\nx := 1\nx.y := 2\n") == "2:1 rego_type_error: rule data.p.x conflicts with [data.p.x.y]\n");
+    CHECK(errors_of("package p\nx := 1\nx.y := 2\n") ==
+          "2:1 rego_type_error: rule data.p.x conflicts with [data.p.x.y]\n");
     CHECK(errors_of("package p\na := 1\na contains 2\n") == "2:1 rego_type_error: conflicting rules data.p.a found\n");
-    CHECK(errors_of("package p\nf(x) := 1\nf(x, y) := 2\n") == "2:1 rego_type_error: conflicting rules data.p.f found\n");
+    CHECK(errors_of("package p\nf(x) := 1\nf(x, y) := 2\n") ==
+          "2:1 rego_type_error: conflicting rules data.p.f found\n");
     CHECK(errors_of("package p\nq[x] := 1 if { x := \"a\" }\nq.b.c := 2\n").empty());
 }
 

@@ -70,7 +70,8 @@ TEST_CASE("a builtin's operand of the wrong type: invalid argument(s), with OPA'
           std::string("2:6 rego_type_error: count: invalid argument(s)\n\thave: (number)\n\t") + kCountWant + "\n");
     // The output operand is checked against the result.
     CHECK(errors_of("package t\np if count([1], \"x\")\n") ==
-          std::string("2:6 rego_type_error: count: invalid argument(s)\n\thave: (array<number>, string)\n\t") + kCountWant + "\n");
+          std::string("2:6 rego_type_error: count: invalid argument(s)\n\thave: (array<number>, string)\n\t") +
+              kCountWant + "\n");
     // A union is printed in OPA's type order, whatever order the declaration lists it in.
     CHECK(errors_of("package t\np if concat(\",\", 1)\n") ==
           "2:6 rego_type_error: concat: invalid argument(s)\n\thave: (string, number)\n"
@@ -98,8 +99,9 @@ TEST_CASE("the wrong number of operands is OPA's arity mismatch, with the operan
           "2:6 rego_type_error: count: arity mismatch\n\thave: (number, number, number)\n"
           "\twant: (collection: any<string, array[any], object[any: any], set[any]>)\n");
     // Before type checking a ref into input is `any` and a variable is unknown.
-    CHECK(errors_of("package t\np if {\n\tx := 1\n\tsprintf(input.a)\n}\n") ==
-          "4:2 rego_type_error: sprintf: arity mismatch\n\thave: (any)\n\twant: (format: string, values: array[any])\n");
+    CHECK(
+        errors_of("package t\np if {\n\tx := 1\n\tsprintf(input.a)\n}\n") ==
+        "4:2 rego_type_error: sprintf: arity mismatch\n\thave: (any)\n\twant: (format: string, values: array[any])\n");
     CHECK(errors_of("package t\nf(x) := x\np if f(1, 2, 3)\n") ==
           "3:6 rego_type_error: function data.t.f has arity 1, got 3 arguments\n");
 }
@@ -135,12 +137,14 @@ TEST_CASE("with: a function replaced by one of another arity") {
 // ---- unification -----------------------------------------------------------------------
 
 TEST_CASE("two sides that can never be equal: match error, left and right") {
-    CHECK(errors_of("package t\nq if {\n\t\"a\" = 1\n}\n") == "3:2 rego_type_error: match error\n\tleft  : string\n\tright : number\n");
+    CHECK(errors_of("package t\nq if {\n\t\"a\" = 1\n}\n") ==
+          "3:2 rego_type_error: match error\n\tleft  : string\n\tright : number\n");
     // == in a module is unification too.
     CHECK(errors_of("package t\ns if {\n\tsome x in [1, 2]\n\tx == \"a\"\n}\n") ==
           "4:2 rego_type_error: match error\n\tleft  : number\n\tright : string\n");
-    CHECK(errors_of("package t\np if {\n\t[1, 2] = [1, 2, 3]\n}\n") ==
-          "3:2 rego_type_error: match error\n\tleft  : array<number, number>\n\tright : array<number, number, number>\n");
+    CHECK(
+        errors_of("package t\np if {\n\t[1, 2] = [1, 2, 3]\n}\n") ==
+        "3:2 rego_type_error: match error\n\tleft  : array<number, number>\n\tright : array<number, number, number>\n");
     CHECK(errors_of("package t\np if {\n\t{\"a\": 1} = {\"a\": \"1\"}\n}\n") ==
           "3:2 rego_type_error: match error\n\tleft  : object<a: number>\n\tright : object<a: string>\n");
 }
@@ -176,9 +180,11 @@ TEST_CASE("a ref part of the wrong type names the variables as written") {
     CHECK(errors_of("package t\np if {\n\tarr := [[1]]\n\tk := \"bar\"\n\tarr[0][k]\n}\n") ==
           "5:2 rego_type_error: undefined ref: arr[0][k]\n\tarr[0][k]\n\t       ^\n\t       have (type): string\n"
           "\t       want (type): number\n");
-    CHECK(compile_text(std::vector<std::string>{"package t\np := 1\nq := 2\n", "package u\nr if {\n\tx := true\n\tdata.t[x]\n}\n"})
-              .errors == "4:2 rego_type_error: undefined ref: data.t[x]\n\tdata.t[x]\n\t       ^\n\t       have (type): boolean\n"
-                         "\t       want (one of): [\"p\" \"q\"]\n");
+    CHECK(compile_text(std::vector<std::string>{"package t\np := 1\nq := 2\n",
+                                                "package u\nr if {\n\tx := true\n\tdata.t[x]\n}\n"})
+              .errors ==
+          "4:2 rego_type_error: undefined ref: data.t[x]\n\tdata.t[x]\n\t       ^\n\t       have (type): boolean\n"
+          "\t       want (one of): [\"p\" \"q\"]\n");
 }
 
 // ---- what is reported once ------------------------------------------------------------------
@@ -190,8 +196,10 @@ TEST_CASE("an error inside a comprehension is reported once, not again as the co
 
 TEST_CASE("a rule with a type error is `any` to the rules that use it") {
     CHECK(errors_of("package t\nb if a(1)\na(x) if max(\"foo\")\nm if 1 / \"foo\"\nn if m\nz if m.x.y\n") ==
-          "3:9 rego_type_error: max: invalid argument(s)\n\thave: (string)\n\twant: (collection: any<array[any], set[any]>, n: any)\n"
-          "4:6 rego_type_error: div: invalid argument(s)\n\thave: (number, string)\n\twant: (x: number, y: number, z: number)\n");
+          "3:9 rego_type_error: max: invalid argument(s)\n\thave: (string)\n\twant: (collection: any<array[any], "
+          "set[any]>, n: any)\n"
+          "4:6 rego_type_error: div: invalid argument(s)\n\thave: (number, string)\n\twant: (x: number, y: number, z: "
+          "number)\n");
 }
 
 TEST_CASE("errors come out sorted by location, whatever order the rules are checked in") {
@@ -245,7 +253,8 @@ h if { every x in xs { x > 0 } }
 w if count(input.items) with input as {"items": [1]}
 d if data.base.deep.path[_].x + 1 > 0
 i if input.a.b[_].c + 1 > 0
-)").empty());
+)")
+              .empty());
 }
 
 TEST_CASE("no error: unions, else chains, partial objects and v0 heads") {
@@ -257,12 +266,17 @@ z if x + 1 > 0
 default v := false
 v if input.b
 n if not v
-)").empty());
-    CHECK(errors_of("package t\np[k] = v { k := \"a\"; v := 1 }\nq { p.a + 1 > 0 }\nr[x] { x := \"s\" }\ns { r[_] == \"s\" }\n", true)
+)")
               .empty());
+    CHECK(
+        errors_of(
+            "package t\np[k] = v { k := \"a\"; v := 1 }\nq { p.a + 1 > 0 }\nr[x] { x := \"s\" }\ns { r[_] == \"s\" }\n",
+            true)
+            .empty());
     // Refs to packages are objects of their rules, and anything else under string keys.
     CHECK(errors_of("package t.a\np := 1\n").empty());
-    CHECK(compile_text(std::vector<std::string>{"package t.a\np := 1\n", "package u\nq if data.t.a.p + data.t.a.other > 1\nr if data.t[_].p\n"})
+    CHECK(compile_text(std::vector<std::string>{"package t.a\np := 1\n",
+                                                "package u\nq if data.t.a.p + data.t.a.other > 1\nr if data.t[_].p\n"})
               .errors.empty());
 }
 
@@ -271,7 +285,10 @@ TEST_CASE("no error: calls inside every's body are left to evaluation, as OPA do
 }
 
 TEST_CASE("no error: rego.metadata values are objects") {
-    CHECK(errors_of("package t\n# METADATA\n# title: T\np := rego.metadata.rule().title\nq := rego.metadata.chain()[0].path\n").empty());
+    CHECK(
+        errors_of(
+            "package t\n# METADATA\n# title: T\np := rego.metadata.rule().title\nq := rego.metadata.chain()[0].path\n")
+            .empty());
 }
 
 // ---- the types themselves ------------------------------------------------------------------
@@ -296,7 +313,8 @@ TEST_CASE("a union's members are sorted and merged as OPA's") {
     auto u = types::union_of(types::S, types::union_of(types::N, types::S));
     CHECK(types::to_string(u) == "any<number, string>");
     CHECK(types::to_string(types::union_of(u, types::A)) == "any");
-    CHECK(types::to_string(types::union_of(types::array({}, types::A), types::set(types::N))) == "any<array[any], set[number]>");
+    CHECK(types::to_string(types::union_of(types::array({}, types::A), types::set(types::N))) ==
+          "any<array[any], set[number]>");
     CHECK(types::to_string(types::object({{types::Key{types::Key::Kind::String, "b"}, types::N},
                                           {types::Key{types::Key::Kind::String, "a"}, types::S}},
                                          std::nullopt)) == "object<a: string, b: number>");
@@ -375,11 +393,28 @@ TEST_CASE("rules' types: complete, partial, else, default, refs between rules, p
             {"number_key", "q[x] = y { a = [\"a\", \"b\"]; y = a[x] }"},
             {"non_leaf", "p[x] { data.prefix.i[x][_] }"},
         },
-        {"data.a.trivial", "data.a.complete", "data.a.complete[0].foo", "data.c.else_kw", "data.a.partialset",
-         "data.a.partialobj", "data.a.partialobj.somekey.foo", "data.number_key.q[1]", "data.iteration.values",
-         "data.iteration.keys", "data.disjunction.complete", "data.disjunction.partialset", "data.disjunction.partialobj",
-         "data.b.trivial_ref", "data.b.transitive_ref", "data.prefix.a.b", "data.prefix.i.j[k]", "data.prefix.i.j[k].p",
-         "data.default_rule.x", "data.unknown_type.p", "data.nested_ref.p", "data.non_leaf.p"});
+        {"data.a.trivial",
+         "data.a.complete",
+         "data.a.complete[0].foo",
+         "data.c.else_kw",
+         "data.a.partialset",
+         "data.a.partialobj",
+         "data.a.partialobj.somekey.foo",
+         "data.number_key.q[1]",
+         "data.iteration.values",
+         "data.iteration.keys",
+         "data.disjunction.complete",
+         "data.disjunction.partialset",
+         "data.disjunction.partialobj",
+         "data.b.trivial_ref",
+         "data.b.transitive_ref",
+         "data.prefix.a.b",
+         "data.prefix.i.j[k]",
+         "data.prefix.i.j[k].p",
+         "data.default_rule.x",
+         "data.unknown_type.p",
+         "data.nested_ref.p",
+         "data.non_leaf.p"});
     std::vector<std::string> want{
         "boolean",
         "array<object<foo: number>>",
@@ -431,9 +466,10 @@ TEST_CASE("rules' types: general refs in heads, overlapping and overriding keys"
         },
         {"data.ref_rule_single.p.q.r", "data.ref_rule_single.p", "data.ref_rule_single_with_number_key.p.q[3]",
          "data.ref_rule_single_with_number_key.p", "data.ref_regression_array_key.walker", "data.overlap.p.q.r",
-         "data.overlap.p.q[42]", "data.overlap.p.q2.a", "data.overlap.p.q2[56]", "data.overlap.p.q[1]", "data.overlap.p.q",
-         "data.simple.p.q", "data.simple.p.q.b", "data.simple.p.q.b[1]", "data.mixed.p.q", "data.overrides.p.q",
-         "data.overrides_static.p.q", "data.overrides_static.p.q.foo", "data.overrides_static.p.q.foo.a"});
+         "data.overlap.p.q[42]", "data.overlap.p.q2.a", "data.overlap.p.q2[56]", "data.overlap.p.q[1]",
+         "data.overlap.p.q", "data.simple.p.q", "data.simple.p.q.b", "data.simple.p.q.b[1]", "data.mixed.p.q",
+         "data.overrides.p.q", "data.overrides_static.p.q", "data.overrides_static.p.q.foo",
+         "data.overrides_static.p.q.foo.a"});
     std::vector<std::string> want{
         "boolean",
         "object<q: object<r: boolean>[string: any]>[string: any]",

@@ -8,16 +8,18 @@ using gavel::test::compile_text;
 using gavel::test::rules_of;
 
 TEST_CASE("resolve_refs: a rule of the package, in this module or another, becomes data.<pkg>.<name>") {
-    CHECK(rules_of("package p\nx := 1\ny := x\n") == "x = 1 if { true }\ny = __local0__ if { __local0__ = data.p.x }\n");
+    CHECK(rules_of("package p\nx := 1\ny := x\n") ==
+          "x = 1 if { true }\ny = __local0__ if { __local0__ = data.p.x }\n");
     auto two = compile_text(std::vector<std::string>{"package p\ny := x\n", "package p\nx := 1\n"});
     CHECK(two.errors.empty());
     CHECK(two.rules.find("data.p.x") != std::string::npos);
 }
 
 TEST_CASE("resolve_refs: imports resolve wherever they are written, even after the rules using them") {
-    CHECK(rules_of("package p\nz := y + x\nimport data.q.y\nx := 1\n") ==
-          "z = __local0__ if { __local1__ = data.q.y; __local2__ = data.p.x; plus(__local1__, __local2__, __local0__) }\n"
-          "x = 1 if { true }\n");
+    CHECK(
+        rules_of("package p\nz := y + x\nimport data.q.y\nx := 1\n") ==
+        "z = __local0__ if { __local1__ = data.q.y; __local2__ = data.p.x; plus(__local1__, __local2__, __local0__) }\n"
+        "x = 1 if { true }\n");
     CHECK(rules_of("package p\nimport input.req as r\nok if r.ok\n") == "ok = true if { input.req.ok }\n");
 }
 

@@ -14,5 +14,6 @@ TEST_CASE("rewrite_comprehension_terms: a ref head is evaluated in the body, so 
 
 TEST_CASE("rewrite_comprehension_terms: object comprehension keys and values alike") {
     CHECK(rules_of("package p\no := {input.k[i]: input.v[i] | true}\n") ==
-          "o = __local2__ if { __local2__ = {__local0__: __local1__ | __local0__ = input.k[i]; __local1__ = input.v[i]} }\n");
+          "o = __local2__ if { __local2__ = {__local0__: __local1__ | __local0__ = input.k[i]; __local1__ = "
+          "input.v[i]} }\n");
 }

@@ -9,7 +9,8 @@ using gavel::test::rules_of;
 
 TEST_CASE("rewrite_print_calls: an undefined operand prints <undefined> instead of ending the body") {
     CHECK(rules_of("package p\np if { print(\"x is\", input.x) }\n") ==
-          "p = true if { __local2__ = {__local0__ | __local0__ = \"x is\"}; __local3__ = {__local1__ | __local1__ = input.x}; "
+          "p = true if { __local2__ = {__local0__ | __local0__ = \"x is\"}; __local3__ = {__local1__ | __local1__ = "
+          "input.x}; "
           "internal.print([__local2__, __local3__]) }\n");
 }
 

@@ -7,7 +7,8 @@
 using gavel::test::rules_of;
 
 TEST_CASE("rewrite_rego_metadata_calls: no annotations: rule() is {}") {
-    CHECK(rules_of("package p\nm := rego.metadata.rule()\n") == "m = __local0__ if { __local1__ = {}; __local0__ = __local1__ }\n");
+    CHECK(rules_of("package p\nm := rego.metadata.rule()\n") ==
+          "m = __local0__ if { __local1__ = {}; __local0__ = __local1__ }\n");
 }
 
 TEST_CASE("rewrite_rego_metadata_calls: the rule's METADATA block is read where the rule is written") {

@@ -13,7 +13,8 @@ TEST_CASE("rewrite_template_strings: text stays, a variable is a one-element set
           "m = __local1__ if { __local2__ = {__local0__ | __local0__ = input.x}; "
           "internal.template_string([\"a \", __local2__, \" b\"], __local1__) }\n");
     CHECK(rules_of("package p\nm := s if { x := 1; s := $\"x={x}\" }\n") ==
-          "m = __local1__ if { __local0__ = 1; internal.template_string([\"x=\", {__local0__}], __local2__); __local1__ = __local2__ }\n");
+          "m = __local1__ if { __local0__ = 1; internal.template_string([\"x=\", {__local0__}], __local2__); "
+          "__local1__ = __local2__ }\n");
 }
 
 TEST_CASE("rewrite_template_strings: a part using a variable nothing binds is undeclared") {

@@ -133,8 +133,10 @@ TEST_CASE("anyOf: the union of its members, with the schema's own object type wh
           "any<object<a: string>, object<b: number>>");
     // An object without properties (object[any: any]) does not join.
     CHECK(typed(R"({"type": "object", "anyOf": [{"type": "string"}]})") == "string");
-    CHECK(typed(R"({"anyOf": [{"items": [{"type": "number"}, {"type": "string"}]}, {"items": [{"type": "integer"}]}]})") ==
-          "any<array<number>, array<number, string>>");
+    CHECK(
+        typed(
+            R"({"anyOf": [{"items": [{"type": "number"}, {"type": "string"}]}, {"items": [{"type": "integer"}]}]})") ==
+        "any<array<number>, array<number, string>>");
 }
 
 TEST_CASE("allOf: objects' properties merged, arrays' items by position, types must agree") {
@@ -142,8 +144,10 @@ TEST_CASE("allOf: objects' properties merged, arrays' items by position, types m
                    "allOf": [{"type": "object", "properties": {"b": {"type": "number"}}},
                              {"properties": {"c": {"type": "boolean"}}}]})") ==
           "object<a: string, b: number, c: boolean>");
-    CHECK(typed(R"({"allOf": [{"type": "object", "properties": {"a": {}}}, {"type": "object", "properties": {"b": {}}}]})") ==
-          "object<a: any, b: any>");
+    CHECK(
+        typed(
+            R"({"allOf": [{"type": "object", "properties": {"a": {}}}, {"type": "object", "properties": {"b": {}}}]})") ==
+        "object<a: any, b: any>");
     CHECK(typed(R"({"type": "array", "allOf": [{"items": [{"type": "integer"}, {"type": "integer"}]},
                                                {"items": [{"type": "integer"}, {"type": "integer"}, {"type": "string"}]}]})") ==
           "array<number, number, string>");
@@ -170,8 +174,10 @@ TEST_CASE("$ref: definitions, $defs, any JSON pointer; its siblings are not read
           "object<a: string, b: array[number]>");
     CHECK(typed(R"({"properties": {"a": {"type": "boolean"}, "b": {"$ref": "#/properties/a"}}})") ==
           "object<a: boolean, b: boolean>");
-    CHECK(typed(R"({"properties": {"a": {"$ref": "#/definitions/x", "type": "number"}}, "definitions": {"x": {"type": "string"}}})") ==
-          "object<a: string>");
+    CHECK(
+        typed(
+            R"({"properties": {"a": {"$ref": "#/definitions/x", "type": "number"}}, "definitions": {"x": {"type": "string"}}})") ==
+        "object<a: string>");
     CHECK(typed(R"({"properties": {"a~b": {"type": "string"}, "c": {"$ref": "#/properties/a~0b"}}})") ==
           "object<a~b: string, c: string>");
 }
@@ -186,14 +192,19 @@ TEST_CASE("$ref within an $id: resolved against it, and $ids name subschemas") {
 }
 
 TEST_CASE("references gavel cannot follow, and pointers into nothing") {
-    CHECK(typed(R"({"$ref": "https://example.com/schemas/pod.json"})") ==
-          "ERROR: unable to compile the schema: remote reference loading disabled: https://example.com/schemas/pod.json");
-    CHECK(typed(R"({"$ref": "other.json"})") == "ERROR: unable to compile the schema: Reference /other.json must be canonical");
-    CHECK(typed(R"({"$ref": "#/definitions/none"})") == "ERROR: unable to compile the schema: Object has no key 'definitions'");
+    CHECK(
+        typed(R"({"$ref": "https://example.com/schemas/pod.json"})") ==
+        "ERROR: unable to compile the schema: remote reference loading disabled: https://example.com/schemas/pod.json");
+    CHECK(typed(R"({"$ref": "other.json"})") ==
+          "ERROR: unable to compile the schema: Reference /other.json must be canonical");
+    CHECK(typed(R"({"$ref": "#/definitions/none"})") ==
+          "ERROR: unable to compile the schema: Object has no key 'definitions'");
     CHECK(typed(R"({"$ref": "#/items/3", "items": [{}]})") ==
           "ERROR: unable to compile the schema: Out of bound array[0,3] index '1'");
-    CHECK(typed(R"({"$ref": "#/type/x", "type": "string"})") == "ERROR: unable to compile the schema: Invalid token reference 'x'");
-    CHECK(typed(R"({"$ref": "#foo"})") == "ERROR: unable to compile the schema: JSON pointer must be empty or start with a \"/\"");
+    CHECK(typed(R"({"$ref": "#/type/x", "type": "string"})") ==
+          "ERROR: unable to compile the schema: Invalid token reference 'x'");
+    CHECK(typed(R"({"$ref": "#foo"})") ==
+          "ERROR: unable to compile the schema: JSON pointer must be empty or start with a \"/\"");
     CHECK(typed(R"({"$ref": "#/definitions/x", "definitions": {"x": 3}})") ==
           "ERROR: unable to compile the schema: Invalid type. Expected: Array Of Schemas, given: definitions");
 }
@@ -211,7 +222,10 @@ TEST_CASE("a recursive schema is unfolded a few times, then any; mutual recursio
                    "$ref": "#/definitions/a"})")
               .find("any") != std::string::npos);
     // References that only name each other type nothing.
-    CHECK(typed(R"({"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}}, "$ref": "#/definitions/a"})") == "any");
+    CHECK(
+        typed(
+            R"({"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}}, "$ref": "#/definitions/a"})") ==
+        "any");
     // An allOf that includes itself never ends in OPA; here it is an error.
     CHECK(typed(R"({"allOf": [{"$ref": "#"}]})") == "ERROR: type checking: schema nests deeper than 256 levels");
 }
@@ -219,7 +233,8 @@ TEST_CASE("a recursive schema is unfolded a few times, then any; mutual recursio
 TEST_CASE("a recursive schema whose unfolding would be huge is unfolded less") {
     // Ten recursive properties: ten to the unfolding depth copies, were it not bounded.
     std::string props;
-    for (int i = 0; i < 10; ++i) props += std::string(i ? "," : "") + "\"p" + std::to_string(i) + "\": {\"$ref\": \"#\"}";
+    for (int i = 0; i < 10; ++i)
+        props += std::string(i ? "," : "") + "\"p" + std::to_string(i) + "\": {\"$ref\": \"#\"}";
     auto start = std::chrono::steady_clock::now();
     std::string t = typed("{\"type\": \"object\", \"properties\": {" + props + "}}");
     CHECK(t.rfind("object<p0: object<p0: ", 0) == 0);
@@ -246,7 +261,8 @@ TEST_CASE("a schema nested too deeply is an error, never a deep recursion") {
     std::string defs;
     for (int i = 0; i < 40; ++i) {
         std::string next = "{\"$ref\": \"#/definitions/d" + std::to_string(i + 1) + "\"}";
-        (defs += i ? "," : "") += "\"d" + std::to_string(i) + "\": {\"properties\": {\"a\": " + next + ", \"b\": " + next + "}}";
+        (defs += i ? "," : "") +=
+            "\"d" + std::to_string(i) + "\": {\"properties\": {\"a\": " + next + ", \"b\": " + next + "}}";
     }
     defs += ",\"d40\": {\"type\": \"string\"}";
     CHECK(typed("{\"definitions\": {" + defs + "}, \"$ref\": \"#/definitions/d0\"}") ==
@@ -256,7 +272,8 @@ TEST_CASE("a schema nested too deeply is an error, never a deep recursion") {
 TEST_CASE("malformed schemas: gojsonschema's messages") {
     const std::string prefix = "ERROR: unable to compile the schema: ";
     CHECK(typed(R"({"type": "strin"})") == prefix +
-          "has a primitive type that is NOT VALID -- given: /strin/ Expected valid values are:[array boolean integer number null object string]");
+                                               "has a primitive type that is NOT VALID -- given: /strin/ Expected "
+                                               "valid values are:[array boolean integer number null object string]");
     CHECK(typed(R"({"type": ["string", "string"]})") == prefix + "string type is duplicated");
     CHECK(typed(R"({"type": 3})") == prefix + "Invalid type. Expected: string/Array Of Strings, given: type");
     CHECK(typed(R"({"properties": []})") == prefix + "Properties must be of type object");
@@ -271,7 +288,8 @@ TEST_CASE("malformed schemas: gojsonschema's messages") {
     CHECK(typed(R"({"required": ["a", "a"]})") == prefix + "required items must be unique");
     CHECK(typed(R"({"enum": [1, 1.0]})") == prefix + "enum items must be unique");
     CHECK(typed(R"({"anyOf": {}})") == prefix + "anyOf must be of an array");
-    CHECK(typed(R"({"additionalProperties": 1})") == prefix + "Invalid type. Expected: boolean/Valid Schema, given: additionalProperties");
+    CHECK(typed(R"({"additionalProperties": 1})") ==
+          prefix + "Invalid type. Expected: boolean/Valid Schema, given: additionalProperties");
     CHECK(typed(R"({"$schema": 4})") == prefix + "$schema must be of type string");
     CHECK(typed(R"("a string")") == prefix + "schema is invalid");
     // Draft 4 has no boolean schemas, and its exclusiveMinimum is a boolean.
@@ -320,7 +338,8 @@ TEST_CASE("-s FILE: queries see the input's type too") {
 
 TEST_CASE("a schema for input that does not compile: a type error without a location, and nothing else") {
     std::string errors = errors_with({"package p\n\nallow if input.x\n"}, {{"", R"({"type": "nope"})"}});
-    CHECK(errors.rfind("0:0 rego_type_error: unable to compile the schema: has a primitive type that is NOT VALID", 0) == 0);
+    CHECK(errors.rfind("0:0 rego_type_error: unable to compile the schema: has a primitive type that is NOT VALID",
+                       0) == 0);
     // A JSON null is no schema (OPA's nil).
     CHECK(errors_with({"package p\n\nallow if input.x\n"}, {{"", "null"}}).empty());
 }
@@ -361,14 +380,18 @@ TEST_CASE("an undefined schema is OPA's error at the rule") {
 }
 
 TEST_CASE("inline schemas work with or without -s; a bad one is an error at the rule") {
-    std::string module = "package test\n\n# METADATA\n# schemas:\n# - input: {\"type\": \"string\"}\np if { input = 7 }\n";
+    std::string module =
+        "package test\n\n# METADATA\n# schemas:\n# - input: {\"type\": \"string\"}\np if { input = 7 }\n";
     CHECK(errors_with({module}, {}, false) == "6:8 rego_type_error: match error\n\tleft  : string\n\tright : number\n");
-    std::string yaml = "package test\n\n# METADATA\n# schemas:\n# - input.x:\n#     type: object\n#     properties:\n#       a:\n#         type: number\n"
-                       "p if input.x.b\n";
+    std::string yaml =
+        "package test\n\n# METADATA\n# schemas:\n# - input.x:\n#     type: object\n#     properties:\n#       a:\n#    "
+        "     type: number\n"
+        "p if input.x.b\n";
     CHECK(errors_with({yaml}, {}, false).rfind("10:6 rego_type_error: undefined ref: input.x.b\n", 0) == 0);
     std::string bad = "package test\n\n# METADATA\n# schemas:\n# - input: {\"type\": 3}\np if input\n";
     CHECK(errors_with({bad}, {}, false) ==
-          "6:1 rego_type_error: unable to compile the schema: Invalid type. Expected: string/Array Of Strings, given: type\n");
+          "6:1 rego_type_error: unable to compile the schema: Invalid type. Expected: string/Array Of Strings, given: "
+          "type\n");
 }
 
 TEST_CASE("a schema for a path below input or data: the document's type is rewritten there") {
@@ -404,21 +427,28 @@ typo if input.request.object.spc
           "\t                     have: \"spc\"\n"
           "\t                     want (one of): [\"spec\"]\n");
     // A later entry for the same document wins.
-    std::string twice = "package p\n\n# METADATA\n# schemas:\n#   - input: schema.input\n#   - input: {\"type\": \"number\"}\nq if input = 1\n";
+    std::string twice =
+        "package p\n\n# METADATA\n# schemas:\n#   - input: schema.input\n#   - input: {\"type\": \"number\"}\nq if "
+        "input = 1\n";
     CHECK(errors_with({twice}, {{"input", kInput}}).empty());
 }
 
 TEST_CASE("scopes: subpackages, package, document, rule; the nearer one wins") {
-    const std::map<std::string, std::string> schemas = {{"number", R"({"type": "number"})"}, {"string", R"({"type": "string"})"}};
+    const std::map<std::string, std::string> schemas = {{"number", R"({"type": "number"})"},
+                                                        {"string", R"({"type": "string"})"}};
     auto match_error_at = [](int line, int col) {
         return std::to_string(line) + ":" + std::to_string(col) + " rego_type_error: match error\n";
     };
     // document scope covers every definition of the rule, wherever it is written
-    std::string doc = "package test\n\np if { input.foo = [] }\n\n# METADATA\n# scope: document\n# schemas:\n# - input.foo: schema.number\np if { input.foo = 7 }\n";
+    std::string doc =
+        "package test\n\np if { input.foo = [] }\n\n# METADATA\n# scope: document\n# schemas:\n# - input.foo: "
+        "schema.number\np if { input.foo = 7 }\n";
     CHECK(errors_with({doc}, schemas).rfind(match_error_at(3, 8), 0) == 0);
     // rule scope overrides document scope
-    std::string rule_over_doc = "package test\n\n# METADATA\n# scope: document\n# schemas:\n# - input.foo: schema.number\np if { input.foo = 7 }\n\n"
-                                "# METADATA\n# scope: rule\n# schemas:\n# - input.foo: schema.string\np if { input.foo = \"str\" }\n";
+    std::string rule_over_doc =
+        "package test\n\n# METADATA\n# scope: document\n# schemas:\n# - input.foo: schema.number\np if { input.foo = 7 "
+        "}\n\n"
+        "# METADATA\n# scope: rule\n# schemas:\n# - input.foo: schema.string\np if { input.foo = \"str\" }\n";
     CHECK(errors_with({rule_over_doc}, schemas).empty());
     // package scope, from another module of the package
     std::string pkg = "# METADATA\n# scope: package\n# schemas:\n# - input.foo: schema.string\npackage test\n";
@@ -426,26 +456,39 @@ TEST_CASE("scopes: subpackages, package, document, rule; the nearer one wins") {
     CHECK(errors_with({pkg, "package test.sub\n\np if { input.foo = 7 }\n"}, schemas).empty());
     // subpackages scope reaches packages below
     std::string sub = "# METADATA\n# scope: subpackages\n# schemas:\n# - input: schema.number\npackage test\n";
-    CHECK(errors_with({sub, "package test.a.b\n\np if { input = \"str\" }\n"}, schemas).rfind(match_error_at(3, 8), 0) == 0);
+    CHECK(
+        errors_with({sub, "package test.a.b\n\np if { input = \"str\" }\n"}, schemas).rfind(match_error_at(3, 8), 0) ==
+        0);
     CHECK(errors_with({sub, "package other\n\np if { input = \"str\" }\n"}, schemas).empty());
     // document scope overrides subpackages scope
-    CHECK(errors_with({sub + "\n# METADATA\n# scope: document\n# schemas:\n# - input: schema.string\np if { input = \"str\" }\n"}, schemas)
-              .empty());
+    CHECK(
+        errors_with(
+            {sub + "\n# METADATA\n# scope: document\n# schemas:\n# - input: schema.string\np if { input = \"str\" }\n"},
+            schemas)
+            .empty());
     // a rule's own block does not reach its else branch (OPA attaches it to the first clause)
-    std::string with_else = "package test\n\n# METADATA\n# schemas:\n# - input: schema.number\np := 1 if { input = \"a\" } else := 2 if { input = \"b\" }\n";
+    std::string with_else =
+        "package test\n\n# METADATA\n# schemas:\n# - input: schema.number\np := 1 if { input = \"a\" } else := 2 if { "
+        "input = \"b\" }\n";
     CHECK(errors_with({with_else}, schemas) == match_error_at(6, 13) + "\tleft  : number\n\tright : string\n");
 }
 
 TEST_CASE("an entrypoint block without a scope is of document scope") {
-    std::string module = "package test\n\n# METADATA\n# entrypoint: true\n# schemas:\n# - input: {\"type\": \"number\"}\np if { input = 7 }\n\np if { input = \"a\" }\n";
+    std::string module =
+        "package test\n\n# METADATA\n# entrypoint: true\n# schemas:\n# - input: {\"type\": \"number\"}\np if { input = "
+        "7 }\n\np if { input = \"a\" }\n";
     CHECK(errors_with({module}, {}, false).rfind("9:8 rego_type_error: match error\n", 0) == 0);
 }
 
 TEST_CASE("two package, document or subpackages blocks for one path: OPA's redeclared error") {
     std::string a = "# METADATA\n# scope: package\n# schemas:\n# - input.foo: {\"type\": \"string\"}\npackage test\n";
-    std::string b = "# METADATA\n# scope: package\n# schemas:\n# - input.foo: {\"type\": \"number\"}\npackage test\n\np if { input.foo = 7 }\n";
+    std::string b =
+        "# METADATA\n# scope: package\n# schemas:\n# - input.foo: {\"type\": \"number\"}\npackage test\n\np if { "
+        "input.foo = 7 }\n";
     CHECK(errors_with({a, b}, {}, false) == "1:1 rego_type_error: package annotation redeclared: m0.rego:1\n");
-    std::string doc = "package test\n\n# METADATA\n# scope: document\n# title: one\np := 1\n\n# METADATA\n# scope: document\n# title: two\np := 1\n";
+    std::string doc =
+        "package test\n\n# METADATA\n# scope: document\n# title: one\np := 1\n\n# METADATA\n# scope: document\n# "
+        "title: two\np := 1\n";
     CHECK(errors_with({doc}, {}, false) == "8:1 rego_type_error: document annotation redeclared: m0.rego:3\n");
 }
 
@@ -463,7 +506,8 @@ TEST_CASE("schemas: entries OPA's parser rejects") {
     CHECK(parse_error("#   - input: \"schema[\"\n") == "invalid schema reference");
     CHECK(parse_error("#   - input: 7\n") == "invalid schema declaration for path \"input\"");
     CHECK(parse_error("#   - input: [a]\n") == "invalid schema declaration for path \"input\"");
-    CHECK(parse_error("#   - input\n") == "yaml: unmarshal errors:\n  line 2: cannot unmarshal !!str `input` into map[string]interface {}");
+    CHECK(parse_error("#   - input\n") ==
+          "yaml: unmarshal errors:\n  line 2: cannot unmarshal !!str `input` into map[string]interface {}");
     CHECK(parse_error("#   input: schema.x\n") ==
           "yaml: unmarshal errors:\n  line 2: cannot unmarshal !!map into []map[string]interface {}");
 }
@@ -484,14 +528,16 @@ allow if {
 }
 )";
     CHECK(errors_with({module}, {}, false).empty());
-    CHECK(errors_with({"package policy\n\n# METADATA\n# schemas:\n#   - data.acl: {\"type\": \"object\", \"properties\": {\"alice\": {}}}\n"
+    CHECK(errors_with({"package policy\n\n# METADATA\n# schemas:\n#   - data.acl: {\"type\": \"object\", "
+                       "\"properties\": {\"alice\": {}}}\n"
                        "allow if data.acl.bob\n"},
                       {}, false)
               .rfind("6:10 rego_type_error: undefined ref: data.acl.bob\n", 0) == 0);
 }
 
 TEST_CASE("inline schemas that would blow up: YAML aliases and deep nesting are errors") {
-    std::string bomb = "package p\n\n# METADATA\n# schemas:\n# - input:\n#     l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+    std::string bomb =
+        "package p\n\n# METADATA\n# schemas:\n# - input:\n#     l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
     for (int i = 1; i < 8; ++i) {
         std::string prev = "*l" + std::to_string(i - 1);
         bomb += "#     l" + std::to_string(i) + ": &l" + std::to_string(i) + " [";

@@ -52,19 +52,22 @@ TEST_CASE("type details: types as OPA's types package marshals them, map keys so
     CHECK(json(types::type_detail(types::array({types::S}, types::N))) ==
           R"({"dynamic":{"type":"number"},"static":[{"type":"string"}],"type":"array"})");
     CHECK(json(types::type_detail(types::set(types::A))) == R"({"of":{"type":"any"},"type":"set"})");
-    CHECK(json(types::type_detail(types::object({{types::Key{types::Key::Kind::String, "a"}, types::B}},
-                                                types::DynamicProperty{types::S, types::N}))) ==
-          R"({"dynamic":{"key":{"type":"string"},"value":{"type":"number"}},"static":[{"key":"a","value":{"type":"boolean"}}],"type":"object"})");
+    CHECK(
+        json(types::type_detail(types::object({{types::Key{types::Key::Kind::String, "a"}, types::B}},
+                                              types::DynamicProperty{types::S, types::N}))) ==
+        R"({"dynamic":{"key":{"type":"string"},"value":{"type":"number"}},"static":[{"key":"a","value":{"type":"boolean"}}],"type":"object"})");
     CHECK(json(types::type_detail(types::any_of({types::S, types::N}), "x")) ==
           R"({"name":"x","of":[{"type":"number"},{"type":"string"}],"type":"any"})");
 }
 
 TEST_CASE("type details: each error kind carries its object; the message keeps only its first line") {
-    CHECK(first_details("package p\nx := upper(1)\n") ==
-          R"({"have":[{"type":"number"},null],"want":{"args":[{"name":"x","type":"string"},{"name":"y","type":"string"}]}})");
+    CHECK(
+        first_details("package p\nx := upper(1)\n") ==
+        R"({"have":[{"type":"number"},null],"want":{"args":[{"name":"x","type":"string"},{"name":"y","type":"string"}]}})");
     CHECK(first_details("package p\np if { \"a\" = 1 }\n") == R"({"a":{"type":"string"},"b":{"type":"number"}})");
-    CHECK(first_details("package p\nx := {\"a\": 1}\ny := x.b\n") ==
-          R"({"ref":[{"type":"var","value":"data"},{"type":"string","value":"p"},{"type":"string","value":"x"},{"type":"string","value":"b"}],"pos":3,"want":{"type":"string"},"oneOf":["a"]})");
+    CHECK(
+        first_details("package p\nx := {\"a\": 1}\ny := x.b\n") ==
+        R"({"ref":[{"type":"var","value":"data"},{"type":"string","value":"p"},{"type":"string","value":"x"},{"type":"string","value":"b"}],"pos":3,"want":{"type":"string"},"oneOf":["a"]})");
     // Errors that are not type errors have none.
     CHECK(first_details("package p\np if { x }\n") == "none");
 }
