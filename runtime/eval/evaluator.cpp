@@ -902,7 +902,8 @@ bool Evaluator::names_child(const Frame& f, const DataNode* node, const PTerm& r
 }
 
 // The document at a node of the rule tree: base data merged with every rule below.
-std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* base, std::vector<std::string>& path) {
+std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* base, std::vector<std::string>& path,
+                                            bool in_partial_document) {
     if (base && (!path.empty() || base->size() > 0)) read_base_data_ = true;
     if (!data_overrides_.empty())
         if (const Value* replaced = data_override(path)) return *replaced;
@@ -921,6 +922,7 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
             halt("eval_conflict_error", fmt::format("rule {} conflicts with rules below it", node->rules->dotted()),
                  node->rules->loc);
     }
+    const bool children_in_partial_document = in_partial_document || (node->rules && !all_keys_constant(*node->rules));
     runtime::ObjectBuilder b;
     // As OPA: the data root leaves out data.system (its rules and its base documents).
     const bool root = path.empty();
@@ -938,7 +940,7 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
         if (root && name == "system") continue;
         const Value* base_child = base && base->is_object() ? base->find(std::string_view(name)) : nullptr;
         path.push_back(name);
-        auto v = materialize(child.get(), base_child, path);
+        auto v = materialize(child.get(), base_child, path, children_in_partial_document);
         path.pop_back();
         const Value* mine = own && own->is_object() ? own->find(std::string_view(name)) : nullptr;
         if (mine && v) {
@@ -959,7 +961,9 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
             !node->children.count(opath.back()))
             b.insert(Value::string(opath.back()), *value);
     }
-    return b.build();
+    Value built = b.build();
+    if (in_partial_document && !own && !base && built.size() == 0) return std::nullopt;
+    return built;
 }
 
 // Two documents at one path: a rule's value (`a`, whose leaves lie `depth`
@@ -1257,13 +1261,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
     return std::nullopt;
 }
 
-bool Evaluator::all_keys_constant(const RuleSet& rules) {
-    for (const auto& rule : rules.rules)
-        for (const PRule* r = rule.get(); r; r = r->else_rule.get())
-            for (const PTerm& k : r->key_path)
-                if (k.op != TermOp::Const) return false;
-    return true;
-}
+bool Evaluator::all_keys_constant(const RuleSet& rules) { return eval::all_keys_constant(rules); }
 
 // ---- calls ------------------------------------------------------------------------
 

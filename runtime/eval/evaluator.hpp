@@ -78,7 +78,10 @@ private:
     void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
                    std::vector<std::string>& path, ValueCont k);
     bool names_child(const Frame& f, const DataNode* node, const PTerm& ref, std::size_t i) const;
-    std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path);
+    // `in_partial_document`: below rules with variable keys (`t[x] := ...`), which make their
+    // node one document: the rules below add only the values they define (no empty objects).
+    std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path,
+                                     bool in_partial_document = false);
     const Value* data_override(const std::vector<std::string>& path) const;
     bool overridden_below(const std::vector<std::string>& path) const;
     Value patch_overrides(Value doc, const std::vector<std::string>& path) const;

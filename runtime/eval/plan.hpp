@@ -225,6 +225,15 @@ namespace gavel::eval {
 
 // A compiled set of modules with its data: immutable once built, shared by
 // every evaluation.
+// No rule of the set has a variable key (`p[1] := ...`, not `p[x] := ...`).
+inline bool all_keys_constant(const RuleSet& rules) {
+    for (const auto& rule : rules.rules)
+        for (const PRule* r = rule.get(); r; r = r->else_rule.get())
+            for (const PTerm& k : r->key_path)
+                if (k.op != TermOp::Const) return false;
+    return true;
+}
+
 struct Program {
     std::shared_ptr<const compiler::CompiledModules> compiled;  // what queries are compiled against
     std::vector<std::unique_ptr<RuleSet>> rule_sets;

@@ -976,6 +976,25 @@ std::vector<std::string> split_escaped(std::string_view s, std::string_view deli
     return out;
 }
 
+namespace {
+
+// A rule set with a variable key (`t[x] := ...`) makes its node one document: OPA evaluates
+// the rules below it (`default t["a"] := 2`, `default t.a.b := 2`) as that document's
+// partial rules, where a default has no place, so those defaults never apply.
+void drop_defaults_under_variable_keys(DataNode& root) {
+    std::vector<std::pair<DataNode*, bool>> stack{{&root, false}};
+    while (!stack.empty()) {
+        auto [node, under_variable_keys] = stack.back();
+        stack.pop_back();
+        if (node->rules && under_variable_keys && node->rules->kind == RuleKind::Complete)
+            node->rules->default_rule.reset();
+        bool below = under_variable_keys || (node->rules && !all_keys_constant(*node->rules));
+        for (auto& [name, child] : node->children) stack.emplace_back(child.get(), below);
+    }
+}
+
+}  // namespace
+
 lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> compiled, Program& program) {
     lang::Diagnostics diags;
     program.compiled = compiled;
@@ -1045,6 +1064,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         if (p.rule->is_default) p.set->default_rule = first;
         else p.set->rules.push_back(first);
     }
+    drop_defaults_under_variable_keys(program.root);
     for (auto& set : program.rule_sets) {
         order_like_opa_index(*set);
         build_index(*set);
