@@ -12,7 +12,12 @@ namespace gavel::runtime {
 
 // The stack every gavel thread gets: room for the parser's limits at a few
 // KiB per level, even in sanitizer builds whose frames are several times larger.
+#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer's frames (redzones around every local) are several times larger.
+inline constexpr std::size_t kLargeStackBytes = std::size_t{4} << 30;
+#else
 inline constexpr std::size_t kLargeStackBytes = std::size_t{512} << 20;
+#endif
 
 // Makes threads created from now on (std::thread included) start with
 // `bytes` of stack. Returns false when the platform refuses.
