@@ -95,6 +95,14 @@ rm -f "$work/release"
 clients flood "$capped_port" 4 idle "$work/release" > "$work/flood.out" &
 client=$!
 for _ in $(seq 1 100); do grep -q '^opened' "$work/flood.out" && break; sleep 0.1; done
+# The clients' connect() returns once the kernel has queued a connection; wait until the server
+# has accepted all four (its gauge says so), or a loaded machine races the new request past them.
+admission_open() {
+    curl -sS "http://127.0.0.1:$capped_diag_port/metrics" |
+        awk '/^gavel_connections\{listener="admission"/ {print $2}'
+}
+for _ in $(seq 1 100); do [[ $(admission_open) == 4 ]] && break; sleep 0.1; done
+expect_eq "the four idle connections are accepted" "$(admission_open)" 4
 code=$(curl -sS -o "$work/r.json" -w '%{http_code}' --data-binary @"$fx/reviews/pod-good.json" "$adm/validate/kubernetes/validating")
 expect_eq "4 idle connections at a cap of 4: a new request is served" "$code" 200
 touch "$work/release"
