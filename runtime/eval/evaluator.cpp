@@ -1261,8 +1261,6 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
     return std::nullopt;
 }
 
-bool Evaluator::all_keys_constant(const RuleSet& rules) { return eval::all_keys_constant(rules); }
-
 // ---- calls ------------------------------------------------------------------------
 
 // The value of a builtin call whose arguments are all known now: each is a

@@ -101,7 +101,6 @@ private:
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
     Direct direct_call(const Frame& f, const PTerm& call, Value& out);
-    static bool all_keys_constant(const RuleSet& rules);                // no rule of the set has a variable key
     Direct cached_call(const Frame& f, const PTerm& call, Value& out);  // a user function's cached answer
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);

@@ -223,8 +223,6 @@ struct DataNode {
 
 namespace gavel::eval {
 
-// A compiled set of modules with its data: immutable once built, shared by
-// every evaluation.
 // No rule of the set has a variable key (`p[1] := ...`, not `p[x] := ...`).
 inline bool all_keys_constant(const RuleSet& rules) {
     for (const auto& rule : rules.rules)
@@ -234,6 +232,8 @@ inline bool all_keys_constant(const RuleSet& rules) {
     return true;
 }
 
+// A compiled set of modules with its data: immutable once built, shared by
+// every evaluation.
 struct Program {
     std::shared_ptr<const compiler::CompiledModules> compiled;  // what queries are compiled against
     std::vector<std::unique_ptr<RuleSet>> rule_sets;
