@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "support/split_escaped.hpp"
+
 namespace gavel::partial {
 
 namespace {
@@ -14,25 +16,6 @@ struct RefIndex {
     std::string delimiter;  // glob.match: the value is a pattern split by these characters
     bool glob = false;
 };
-
-// Splits s at characters of `delim` that are not escaped with a backslash.
-std::vector<std::string> split_escaped(const std::string& s, const std::string& delim) {
-    std::vector<std::string> out;
-    std::size_t last = 0;
-    bool escaped = false;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\\' || escaped) {
-            escaped = !escaped;
-            continue;
-        }
-        if (delim.find(s[i]) != std::string::npos) {
-            out.push_back(s.substr(last, i - last));
-            last = i + 1;
-        }
-    }
-    out.push_back(s.substr(last));
-    return out;
-}
 
 // OPA's indexValue: scalars, vars, and arrays of those.
 TermPtr index_value(const TermPtr& b) {
@@ -149,7 +132,7 @@ private:
         const TermPtr& pattern = operand(e, 0);
         if (pattern->kind != TermKind::String) return;
         std::vector<TermPtr> parts;
-        for (const auto& part : split_escaped(pattern->text, delim)) {
+        for (const auto& part : support::split_escaped(pattern->text, delim)) {
             if (part == "*") {
                 parts.push_back(make_var("$globwildcard"));
                 continue;
@@ -216,7 +199,7 @@ struct RuleIndex::Mapper {
     TermPtr map(const TermPtr& v) const {
         if (v->kind != TermKind::String) return v;
         std::vector<TermPtr> parts;
-        for (auto& s : split_escaped(v->text, delimiter)) parts.push_back(make_string(std::move(s)));
+        for (auto& s : support::split_escaped(v->text, delimiter)) parts.push_back(make_string(std::move(s)));
         return make_array(std::move(parts));
     }
 };

@@ -14,6 +14,7 @@
 #include "runtime/stack_limit.hpp"
 #include "runtime/unaligned_load.hpp"
 #include "runtime/value_format.hpp"  // set_path
+#include "support/split_escaped.hpp"
 
 namespace gavel::eval {
 using gavel::set_path;
@@ -1071,7 +1072,7 @@ bool guard_matches(const IndexGuard& g, const Value& v) {
             if (v.is_string())
                 for (const auto& d : g.delimiters) {
                     std::vector<Value> parts;
-                    for (auto& part : split_escaped(v.as_string(), d)) parts.push_back(Value::string(part));
+                    for (auto& part : support::split_escaped(v.as_string(), d)) parts.push_back(Value::string(part));
                     if (array_matches(g, parts)) return true;
                 }
             return false;

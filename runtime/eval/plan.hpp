@@ -155,10 +155,6 @@ struct IndexGuard {
     uint32_t tests = 1;
 };
 
-// OPA's splitStringEscaped (glob.match index): split at any byte of `delim`
-// that a backslash does not escape.
-std::vector<std::string> split_escaped(std::string_view s, std::string_view delim);
-
 // One rule definition (and its else chain).
 struct PRule {
     std::vector<IndexGuard> guards;  // checked before the body (OPA's rule index); this clause only

@@ -13,6 +13,7 @@
 #include "compiler/ast/var_visitor.hpp"
 #include "compiler/ast/walk.hpp"
 #include "runtime/eval/term_values.hpp"
+#include "support/split_escaped.hpp"
 
 namespace gavel::eval {
 
@@ -684,7 +685,7 @@ struct GuardBuilder {
         const lang::Term& match = *compiler::operand(e, 2);
         if (!delim || pattern.kind != TermKind::String || match.kind != TermKind::Var || is_root_name(match)) return;
         std::vector<std::optional<Value>> elems;
-        for (const auto& part : split_escaped(pattern.text, *delim)) {
+        for (const auto& part : support::split_escaped(pattern.text, *delim)) {
             if (part == "*") {
                 elems.emplace_back();
                 continue;
@@ -956,25 +957,6 @@ void fuse_capture_checks(PBody& body) {
 }
 
 }  // namespace
-
-// OPA's splitStringEscaped: split at any byte of `delim` not escaped by a backslash.
-std::vector<std::string> split_escaped(std::string_view s, std::string_view delim) {
-    std::vector<std::string> out;
-    std::size_t last = 0;
-    bool escaped = false;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\\' || escaped) {
-            escaped = !escaped;
-            continue;
-        }
-        if (delim.find(s[i]) != std::string_view::npos) {
-            out.emplace_back(s.substr(last, i - last));
-            last = i + 1;
-        }
-    }
-    out.emplace_back(s.substr(last));
-    return out;
-}
 
 namespace {
 
