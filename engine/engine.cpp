@@ -92,7 +92,9 @@ struct Engine::Impl {
     std::shared_ptr<const partial::Program> partial_program;  // built on first use, with `program`
     lang::Diagnostics program_errors;
     uint64_t compile_ns = 0;
-    bool parsed_released = false;  // compiled once without keep_parsed_modules: the modules went to the compiler
+    // Compiled once without keep_parsed_modules: the modules went to the compiler and
+    // the rules' bodies on into the plan (what reads compiled bodies must refuse).
+    bool parsed_released = false;
 
     void invalidate() {
         program.reset();
@@ -113,14 +115,19 @@ struct Engine::Impl {
                             const compiler::QueryContext& base_context, QueryText& out, lang::Diagnostics& diagnostics,
                             Metrics& metrics);
 
+    static lang::Diagnostics released_error(std::string_view what) {
+        lang::Diagnostics errors;
+        lang::Diagnostic d;
+        d.code = std::string(lang::codes::compile_error);
+        d.message = fmt::format("{} after the engine released its parsed modules (keep_parsed_modules off)", what);
+        errors.add(std::move(d));
+        return errors;
+    }
+
     const eval::Program* compile() {
         if (program) return program.get();
         if (parsed_released) {
-            lang::Diagnostic d;
-            d.code = std::string(lang::codes::compile_error);
-            d.message = "policies or data changed after the engine released its parsed modules";
-            program_errors = {};
-            program_errors.add(std::move(d));
+            program_errors = released_error("policies or data changed");
             return nullptr;
         }
         auto start = std::chrono::steady_clock::now();
@@ -138,22 +145,23 @@ struct Engine::Impl {
         for (const auto& [name, b] : custom) co.custom_builtins[name] = b.decl;
         if (options.check_data_conflicts)
             co.path_exists = [base = data](const std::vector<std::string>& path) { return data_at(base, path); };
-        std::shared_ptr<const compiler::CompiledModules> compiled;
         if (options.keep_parsed_modules) {
             std::vector<const lang::Module*> list;
             for (const auto& [name, m] : modules) list.push_back(&m);
-            compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules(list, co));
+            auto compiled = std::make_shared<const compiler::CompiledModules>(compiler::compile_modules(list, co));
+            program_errors = compiled->diagnostics;
+            if (program_errors.empty()) program_errors = eval::plan_modules(compiled, *p);
         } else {
             std::vector<lang::Module> taken;
             taken.reserve(modules.size());
             for (auto& [name, m] : modules) taken.push_back(std::move(m));
             modules.clear();
             parsed_released = true;
-            compiled = std::make_shared<const compiler::CompiledModules>(
-                compiler::compile_modules_in_place(std::move(taken), co));
+            auto compiled =
+                std::make_shared<compiler::CompiledModules>(compiler::compile_modules_in_place(std::move(taken), co));
+            program_errors = compiled->diagnostics;
+            if (program_errors.empty()) program_errors = eval::plan_modules_taking_bodies(compiled, *p);
         }
-        program_errors = compiled->diagnostics;
-        if (program_errors.empty()) program_errors = eval::plan_modules(compiled, *p);
         compile_ns = elapsed_ns(start);
         if (!program_errors.empty()) return nullptr;
         program = std::move(p);
@@ -417,6 +425,10 @@ std::vector<ComparedConstants> Engine::compared_constants(const std::vector<std:
         errors = impl_->program_errors;
         return {};
     }
+    if (impl_->parsed_released) {  // the compiled rules have no bodies left to read
+        errors = Impl::released_error("compared constants asked for");
+        return {};
+    }
     return find_compared_constants(*program->compiled, refs);
 }
 
@@ -568,6 +580,10 @@ std::optional<lang::TermPtr> parse_ref_text(const std::string& text, std::vector
 
 Prepared<PreparedPartial> Engine::prepare_partial(std::string_view query, const PartialQueryOptions& options) {
     Prepared<PreparedPartial> out;
+    if (impl_->parsed_released) {  // partial evaluation reads the compiled rules' bodies, given to the plan
+        out.diagnostics = Impl::released_error("partial evaluation asked for");
+        return out;
+    }
     compiler::QueryContext context;
     context.rewrite_equals = true;
     Impl::QueryText text;

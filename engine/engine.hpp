@@ -62,8 +62,10 @@ struct EngineOptions {
     std::shared_ptr<const compiler::SchemaSet> schemas = nullptr;
     // Off for a one-shot run (gavel test): the first compilation takes the parsed modules
     // over instead of copying them, so the engine holds one AST of each module, not two.
-    // From then on rules(), parsed_modules() and coverable_lines() list nothing, and a
-    // policy or data change refuses to compile (there is nothing left to compile again).
+    // The rules' bodies then move on from the compiled modules into the evaluation plan.
+    // From then on rules(), parsed_modules() and coverable_lines() list nothing, a policy
+    // or data change refuses to compile (there is nothing left to compile again), and so
+    // do partial evaluation and compared_constants() (they read the bodies).
     bool keep_parsed_modules = true;
 };
 

@@ -185,13 +185,14 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
             });
             return;
         case ExprOp::Unify: unify(f, e.a, e.b, k); return;
-        case ExprOp::Iterate:
-            eval_term(f, e.domain, [&](const Value& domain) {
+        case ExprOp::Iterate: {
+            const PIteration& it = *e.iteration;
+            eval_term(f, it.domain, [&](const Value& domain) {
                 auto each = [&](const Value& key, const Value& value) {
-                    if (e.key_present) {
-                        unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, k); });
+                    if (it.key_present) {
+                        unify_value(f, it.key, key, [&] { unify_value(f, it.value, value, k); });
                     } else {
-                        unify_value(f, e.value, value, k);
+                        unify_value(f, it.value, value, k);
                     }
                 };
                 if (domain.is_array()) {
@@ -211,16 +212,18 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
                 }
             });
             return;
+        }
         case ExprOp::Every: {
             bool all = true;
-            eval_term(f, e.domain, [&](const Value& domain) {
+            const PIteration& it = *e.iteration;
+            eval_term(f, it.domain, [&](const Value& domain) {
                 auto check = [&](const Value& key, const Value& value) {
                     if (!all) return;
                     // Each element is checked on its own; the first success is enough.
                     bool found = first_solution(f, [&](Cont done) {
                         auto body = [&] { eval_body(f, *e.body, 0, done); };
-                        if (e.key_present) unify_value(f, e.key, key, [&] { unify_value(f, e.value, value, body); });
-                        else unify_value(f, e.value, value, body);
+                        if (it.key_present) unify_value(f, it.key, key, [&] { unify_value(f, it.value, value, body); });
+                        else unify_value(f, it.value, value, body);
                     });
                     if (!found) all = false;
                 };
@@ -1518,7 +1521,9 @@ void collect_locals(const PTerm& t, std::vector<std::pair<std::string, uint32_t>
 }
 
 void collect_expr_locals(const PExpr& e, std::vector<std::pair<std::string, uint32_t>>& out) {
-    for (const PTerm* t : {&e.a, &e.b, &e.key, &e.value, &e.domain}) collect_locals(*t, out);
+    for (const PTerm* t : {&e.a, &e.b}) collect_locals(*t, out);
+    if (e.iteration)
+        for (const PTerm* t : {&e.iteration->key, &e.iteration->value, &e.iteration->domain}) collect_locals(*t, out);
     for (const auto& w : e.withs) collect_locals(w.value, out);
 }
 
@@ -1579,7 +1584,7 @@ void Evaluator::trace_expr(Frame& f, const PExpr& e, Cont k) {
         event.file = e.loc.file();
         event.line = e.loc.line;
         event.col = e.loc.col;
-        event.text = e.text.empty() ? e.loc.text() : std::string_view(e.text);
+        event.text = e.loc.text();
         event.depth = static_cast<uint32_t>(depth_);
         event.context = &context;
         event.bindings_fn = &Evaluator::trace_bindings;

@@ -100,16 +100,22 @@ struct PWith {
     lang::Location loc;
 };
 
+// What Iterate and Every range over: `value = domain[key]` (the key may be absent).
+struct PIteration {
+    PTerm key, value, domain;
+    bool key_present = false;
+};
+
 struct PExpr {
     ExprOp op = ExprOp::Truthy;
     PTerm a, b;
-    PTerm key, value, domain;  // Iterate / Every (key may be absent: key_present)
-    bool key_present = false;
+    // Iterate / Every only: kept apart so the common literals stay small (a
+    // program holds one PExpr per literal of every rule).
+    std::unique_ptr<PIteration> iteration;
     std::shared_ptr<PBody> body;                       // Not, Every, And
     std::vector<std::shared_ptr<PBody>> alternatives;  // Or
     std::vector<PWith> withs;
-    lang::Location loc;
-    std::string text;  // the literal's source text, for results and messages
+    lang::Location loc;  // loc.text() is the literal's source text, for results and messages
     // Truthy in a query: the value is also bound here (a captured query
     // expression that must be true: `x.image == "a"` among others).
     int32_t result_slot = -1;

@@ -306,15 +306,15 @@ struct Lowering {
     PExpr expr(const lang::Expr& e) {
         PExpr out;
         out.loc = e.loc;
-        out.text = std::string(e.loc.text());
         switch (e.kind) {
             case ExprKind::Term: term_expr(e, out); break;
             case ExprKind::Every: {
                 out.op = ExprOp::Every;
-                out.domain = term(*e.every.domain);
-                out.key_present = true;
-                out.key = term(*e.every.key);
-                out.value = term(*e.every.value);
+                out.iteration = std::make_unique<PIteration>();
+                out.iteration->domain = term(*e.every.domain);
+                out.iteration->key_present = true;
+                out.iteration->key = term(*e.every.key);
+                out.iteration->value = term(*e.every.value);
                 out.body = std::make_shared<PBody>(body(*e.every.body));
                 break;
             }
@@ -330,7 +330,6 @@ struct Lowering {
                         PExpr block;
                         block.op = ExprOp::And;
                         block.loc = c.loc;
-                        block.text = std::string(c.loc.text());
                         block.body = std::make_shared<PBody>(body(*c.body));
                         out.body->exprs.push_back(std::move(block));
                     } else {
@@ -355,7 +354,6 @@ struct Lowering {
             if (e.kind == ExprKind::Block) inner.withs.clear();
             out = PExpr();
             out.loc = e.loc;
-            out.text = std::string(e.loc.text());
             out.op = ExprOp::Not;
             if (e.kind == ExprKind::Block) {
                 out.body = inner.body;  // `not { ... }`
@@ -410,10 +408,11 @@ struct Lowering {
         auto domain = std::make_shared<lang::Term>(rhs);
         domain->elems.pop_back();
         out.op = ExprOp::Iterate;
-        out.domain = domain->elems.size() == 1 ? term(*domain->elems[0]) : term(*domain);
-        out.key_present = true;
-        out.key = term(key);
-        out.value = std::move(out.a);
+        out.iteration = std::make_unique<PIteration>();
+        out.iteration->domain = domain->elems.size() == 1 ? term(*domain->elems[0]) : term(*domain);
+        out.iteration->key_present = true;
+        out.iteration->key = term(key);
+        out.iteration->value = std::move(out.a);
         return true;
     }
 
@@ -950,7 +949,6 @@ void fuse_capture_checks(PBody& body) {
         fused.a = std::move(*value);
         fused.result_slot = static_cast<int32_t>(check.a.slot);
         fused.loc = bind.loc;
-        fused.text = bind.text;
         exprs[i] = std::move(fused);
         exprs.erase(exprs.begin() + static_cast<long>(i + 1));
     }
@@ -977,11 +975,14 @@ void drop_defaults_under_variable_keys(DataNode& root) {
 
 }  // namespace
 
-lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> compiled, Program& program) {
+namespace {
+
+lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> compiled, Program& program,
+                               bool take_bodies) {
     lang::Diagnostics diags;
     program.compiled = compiled;
     struct Pending {
-        const lang::Rule* rule;
+        lang::Rule* rule;  // the compiled modules' own: mutable only when take_bodies
         RuleSet* set;
         std::size_t static_len;
     };
@@ -995,7 +996,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
             if (!child) child = std::make_unique<DataNode>();
             node = child.get();
         }
-        for (const auto& rule : m->rules) {
+        for (auto& rule : m->rules) {
             std::size_t static_len = static_length(rule.head);
             RuleKind kind = kind_of(rule.head, static_len);
             std::vector<std::string> path = pkg;
@@ -1030,12 +1031,17 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         std::shared_ptr<PRule> first;
         PRule* last = nullptr;
         uint32_t slots = 0;
-        for (const lang::Rule* c = p.rule; c; c = c->else_rule.get()) {
+        for (lang::Rule* c = p.rule; c; c = c->else_rule.get()) {
             lang::Rule clause;
             clause.loc = c->loc;
             clause.is_default = c->is_default;
             clause.head = compiler::copy_head(c->head);
-            clause.body = compiler::copy_body(c->body);
+            if (take_bodies) {
+                clause.body = std::move(c->body);
+                c->body.clear();
+            } else {
+                clause.body = compiler::copy_body(c->body);
+            }
             auto lowered = lower_clause(program, *compiled, std::move(clause), p.set->kind, p.static_len, diags);
             slots = std::max(slots, lowered->slots);
             if (!first) first = lowered;
@@ -1054,6 +1060,16 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         set->guarded_early_exit = !set->early_exit && may_exit_early_when_guarded(*set);
     }
     return diags;
+}
+
+}  // namespace
+
+lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> compiled, Program& program) {
+    return plan_modules(std::move(compiled), program, false);
+}
+
+lang::Diagnostics plan_modules_taking_bodies(std::shared_ptr<compiler::CompiledModules> compiled, Program& program) {
+    return plan_modules(std::move(compiled), program, true);
 }
 
 lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program& program, PlannedQuery& out) {

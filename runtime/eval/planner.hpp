@@ -20,6 +20,13 @@ namespace gavel::eval {
 // Lowers compiled modules into `program` (whose builtins must be set).
 lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> compiled, Program& program);
 
+// The same for modules no one else holds (a one-shot run): each clause's body
+// moves into the plan instead of being copied, so the compiled AST and the
+// plan are never both whole in memory. The compiled modules keep their heads,
+// rule tree and types (what queries compile against), not their bodies:
+// nothing that reads rule bodies (partial evaluation) may use them afterwards.
+lang::Diagnostics plan_modules_taking_bodies(std::shared_ptr<compiler::CompiledModules> compiled, Program& program);
+
 // Lowers a compiled query against a planned program. `capture` maps each
 // result expression's capture variable (generated name) when the query was
 // compiled to capture values.

@@ -640,7 +640,35 @@ TEST_CASE("an engine that does not keep its parsed modules compiles them once, i
     REQUIRE(engine.add_policy("q.rego", "package q\n\nx := 1\n").empty());
     auto after = engine.check();
     REQUIRE(after.size() == 1);
-    CHECK(after.items()[0].message == "policies or data changed after the engine released its parsed modules");
+    CHECK(after.items()[0].message ==
+          "policies or data changed after the engine released its parsed modules (keep_parsed_modules off)");
+}
+
+TEST_CASE("an engine that does not keep its parsed modules plans the rules' bodies without copies") {
+    gavel::EngineOptions options;
+    options.keep_parsed_modules = false;
+    Engine engine(options);
+    REQUIRE(engine
+                .add_policy("p.rego",
+                            "package p\n\nallow if input.x == 1\nelse := 2 if input.x == 2\n"
+                            "f(a) := a + 1\nallow if f(input.x) == 4\n")
+                .empty());
+    auto q = engine.prepare("data.p.allow");
+    REQUIRE(q.ok());
+    for (auto [x, want] : {std::pair{1, "true"}, {2, "2"}, {3, "true"}}) {
+        Value input = Value::object({{Value::string("x"), Value::integer(x)}});
+        EvalOptions o;
+        o.input = &input;
+        CHECK(value_of(q.value->eval(o)) == want);
+    }
+    // The bodies went into the plan: what reads compiled bodies refuses rather than see none.
+    auto partial = engine.prepare_partial("data.p.allow");
+    REQUIRE_FALSE(partial.ok());
+    CHECK(partial.diagnostics.items()[0].message ==
+          "partial evaluation asked for after the engine released its parsed modules (keep_parsed_modules off)");
+    gavel::lang::Diagnostics errors;
+    CHECK(engine.compared_constants({"input.x"}, errors).empty());
+    CHECK(errors.size() == 1);
 }
 
 TEST_CASE("an engine keeps its parsed modules by default and compiles again after a change") {
