@@ -153,7 +153,7 @@ std::string marshal_compact(const Value& v) {
 
 struct Output {
     std::vector<OutputError> errors;
-    std::vector<ResultRow> rows;
+    ResultRows rows;
     std::optional<std::map<std::string, uint64_t>> metrics;
     // --count N > 1: per timer, the statistics of its N values (replacing metrics).
     std::map<std::string, std::vector<std::pair<std::string, std::string>>> aggregated_metrics;
@@ -166,7 +166,7 @@ struct Output {
     std::optional<PartialResult> partial;  // -p
 };
 
-Json result_json(const std::vector<ResultRow>& rows) {
+Json result_json(const ResultRows& rows) {
     Json arr = Json::array();
     for (const auto& row : rows) {
         Json r = Json::object();
@@ -175,7 +175,9 @@ Json result_json(const std::vector<ResultRow>& rows) {
             Json loc = Json::object();
             loc.add("row", Json::integer(e.line)).add("col", Json::integer(e.col));
             Json x = Json::object();
-            x.add("value", Json::of(e.value)).add("text", Json::str(e.text)).add("location", std::move(loc));
+            x.add("value", Json::of(e.value))
+                .add("text", Json::str(std::string(e.text)))
+                .add("location", std::move(loc));
             exprs.push(std::move(x));
         }
         r.add("expressions", std::move(exprs));
@@ -280,7 +282,7 @@ std::string cut(std::string s, std::size_t limit) {
 // expression whose value is not a boolean (every expression when nothing is
 // bound); values as compact JSON cut at 80 bytes; drawn as tablewriter draws
 // it (cli/repl/table.hpp): headers centred, cells left-aligned and wrapped.
-std::string render_table(const std::vector<ResultRow>& rows, std::size_t limit) {
+std::string render_table(const ResultRows& rows, std::size_t limit) {
     struct Key {
         std::string var;       // a binding's name, or empty
         std::size_t expr = 0;  // else the expression's index
@@ -291,7 +293,7 @@ std::string render_table(const std::vector<ResultRow>& rows, std::size_t limit) 
     for (const auto& b : first.bindings) keys.push_back({b.first, 0, b.first});  // sorted by name already
     for (std::size_t i = 0; i < first.expressions.size(); ++i)
         if (!first.expressions[i].value.is_bool() || first.bindings.empty())
-            keys.push_back({"", i, first.expressions[i].text});
+            keys.push_back({"", i, std::string(first.expressions[i].text)});
     std::vector<std::string> header;
     for (const auto& k : keys) header.push_back(k.text);
     std::vector<std::vector<std::string>> cells;

@@ -525,6 +525,7 @@ EvalResult PreparedQuery::eval(const EvalOptions& options) const {
     result.error = evaluator.run(q, [&](std::span<const Value* const> slots) {
         auto value_of = [&](std::size_t slot) { return slots[slot] ? *slots[slot] : Value(); };
         ResultRow row;
+        row.text_owner = state_;
         for (const auto& [name, slot] : q.variables)
             if (name.rfind("$", 0) != 0) row.bindings.emplace_back(name, value_of(slot));
         row.expressions.reserve(q.expressions.size());

@@ -11,6 +11,8 @@
 // A PreparedQuery holds an immutable compiled program and data snapshot; later
 // changes to the Engine do not affect it. No global mutable state.
 
+#include <boost/container/small_vector.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -71,23 +73,26 @@ struct EngineOptions {
 
 struct ExpressionResult {
     runtime::Value value;
-    std::string text;  // the expression's source text
+    std::string_view text;  // the expression's source text (its row keeps it alive)
     uint32_t line = 0;
     uint32_t col = 0;
 };
 
-// One solution of a query.
+// One solution of a query. The containers hold one element inline: most
+// decisions have one row of one expression, and they then allocate nothing.
 struct ResultRow {
-    std::vector<ExpressionResult> expressions;                     // one per query expression
-    std::vector<std::pair<std::string, runtime::Value>> bindings;  // the query's variables, sorted by name
+    boost::container::small_vector<ExpressionResult, 1> expressions;  // one per query expression
+    std::vector<std::pair<std::string, runtime::Value>> bindings;     // the query's variables, sorted by name
+    std::shared_ptr<const void> text_owner;  // what the expressions' text points into (the prepared query)
 };
+using ResultRows = boost::container::small_vector<ResultRow, 1>;
 
 // Named timers in nanoseconds, as `opa eval --metrics` names them (timer_rego_query_eval_ns ...).
 // The names are string literals (static storage), so recording one allocates nothing.
-using Metrics = std::vector<std::pair<std::string_view, uint64_t>>;
+using Metrics = boost::container::small_vector<std::pair<std::string_view, uint64_t>, 2>;
 
 struct EvalResult {
-    std::vector<ResultRow> rows;     // empty: undefined
+    ResultRows rows;                 // empty: undefined
     std::optional<EvalError> error;  // with strict builtin errors, rows found before the error are kept
     Metrics metrics;
     bool ok() const { return !error; }

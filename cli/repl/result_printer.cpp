@@ -25,7 +25,7 @@ void append_nested(std::string& out, const Value& v, int level) {
     }
 }
 
-std::string render_json(const std::vector<ResultRow>& rows) {
+std::string render_json(const ResultRows& rows) {
     if (rows.empty()) return "{}\n";
     std::string out = "{";
     indent(out, 1);
@@ -110,7 +110,7 @@ std::string compact_json(const Value& v) {
     return out;
 }
 
-std::string render_results(const std::vector<ResultRow>& rows, OutputMode mode, std::size_t pretty_limit) {
+std::string render_results(const ResultRows& rows, OutputMode mode, std::size_t pretty_limit) {
     if (mode == OutputMode::Json) return render_json(rows);
     if (rows.empty()) return "undefined\n";
     const ResultRow& first = rows.front();
@@ -128,7 +128,7 @@ std::string render_results(const std::vector<ResultRow>& rows, OutputMode mode, 
     for (const auto& b : first.bindings) header.push_back(b.first);
     for (std::size_t i = 0; i < first.expressions.size(); ++i)
         if (!first.expressions[i].value.is_bool()) {
-            header.push_back(first.expressions[i].text);
+            header.emplace_back(first.expressions[i].text);
             expression_columns.push_back(i);
         }
     if (header.empty()) return "";

@@ -19,7 +19,7 @@ namespace gavel::cli::repl {
 
 enum class OutputMode { Pretty, Json };
 
-std::string render_results(const std::vector<ResultRow>& rows, OutputMode mode, std::size_t pretty_limit = 80);
+std::string render_results(const ResultRows& rows, OutputMode mode, std::size_t pretty_limit = 80);
 
 // A value as Go's json.MarshalIndent(v, "", "  ") writes it.
 std::string pretty_json(const runtime::Value& v);

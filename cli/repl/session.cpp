@@ -287,11 +287,11 @@ std::string Session::run_query(const std::string& text) {
     if (result.error) {
         out += errors_text({result.error->to_string()});
     } else {
-        // The expressions as the user typed them.
+        // The expressions as the user typed them (the rows' text points here until rendered).
+        std::vector<std::string> texts;
         if (!result.rows.empty() && !rq.edits.empty()) {
-            std::vector<std::string> texts;
             for (const auto& e : result.rows.front().expressions)
-                texts.push_back(rq.original_span(text, e.line, e.col, e.text.size(), e.text));
+                texts.push_back(rq.original_span(text, e.line, e.col, e.text.size(), std::string(e.text)));
             for (auto& row : result.rows)
                 for (std::size_t i = 0; i < row.expressions.size() && i < texts.size(); ++i) {
                     row.expressions[i].text = texts[i];

@@ -572,7 +572,7 @@ void Evaluator::eval_term(Frame& f, const PTerm& t, ValueCont k) {
             if (input_) k(*input_);
             return;
         case TermOp::Data: {
-            std::vector<std::string> path;
+            DataPath path;
             if (auto v = materialize(&program_.root, &program_.base_data, path)) k(*v);
             return;
         }
@@ -684,8 +684,7 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
             if (input_) walk_value(f, *input_, ref, 1, k);
             return;
         case TermOp::Data: {
-            std::vector<std::string> path;
-            path.reserve(ref.elems.size() + 2);  // one allocation for the walk down
+            DataPath path;  // most paths fit inline: no allocation for the walk down
             walk_data(f, &program_.root, &program_.base_data, ref, 1, path, k);
             return;
         }
@@ -792,14 +791,14 @@ void Evaluator::walk_value(Frame& f, const Value& start, const PTerm& ref, std::
 }
 
 // Is some data path at or below `path` replaced by `with`?
-bool Evaluator::overridden_below(const std::vector<std::string>& path) const {
+bool Evaluator::overridden_below(const DataPath& path) const {
     for (const auto& [opath, value] : data_overrides_)
         if (opath.size() >= path.size() && std::equal(path.begin(), path.end(), opath.begin())) return true;
     return false;
 }
 
 // `doc` (the document at `path`) with the `with` replacements below it applied, in order.
-Value Evaluator::patch_overrides(Value doc, const std::vector<std::string>& path) const {
+Value Evaluator::patch_overrides(Value doc, const DataPath& path) const {
     for (const auto& [opath, value] : data_overrides_) {
         if (opath.size() <= path.size() || !std::equal(path.begin(), path.end(), opath.begin())) continue;
         doc = set_path(doc, std::span<const std::string>(opath).subspan(path.size()), *value);
@@ -807,14 +806,14 @@ Value Evaluator::patch_overrides(Value doc, const std::vector<std::string>& path
     return doc;
 }
 
-const Value* Evaluator::data_override(const std::vector<std::string>& path) const {
+const Value* Evaluator::data_override(const DataPath& path) const {
     for (auto it = data_overrides_.rbegin(); it != data_overrides_.rend(); ++it)
-        if (it->first == path) return it->second;
+        if (std::ranges::equal(it->first, path)) return it->second;
     return nullptr;
 }
 
 void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
-                          std::vector<std::string>& path, ValueCont k) {
+                          DataPath& path, ValueCont k) {
     // As OPA reads its store: wherever the walk is outside the rule tree, ends at a node
     // that is not a rule, or enumerates a node's keys (evalTree's extent and enumerate).
     if (!node || (!node->rules && (i == ref.elems.size() || has_unbound(f, ref.elems[i])))) read_base_data_ = true;
@@ -906,7 +905,7 @@ bool Evaluator::names_child(const Frame& f, const DataNode* node, const PTerm& r
 }
 
 // The document at a node of the rule tree: base data merged with every rule below.
-std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* base, std::vector<std::string>& path,
+std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* base, DataPath& path,
                                             bool in_partial_document) {
     if (base && (!path.empty() || base->size() > 0)) read_base_data_ = true;
     if (!data_overrides_.empty())

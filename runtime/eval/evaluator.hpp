@@ -54,6 +54,9 @@ public:
     struct Frame;
 
 private:
+    // A data path below `data` as a walk builds it: most fit inline.
+    using DataPath = boost::container::small_vector<std::string, 6>;
+
     using Cont = FunctionRef<void()>;
     using ValueCont = FunctionRef<void(const Value&)>;
 
@@ -75,16 +78,16 @@ private:
     void eval_ref(Frame& f, const PTerm& ref, ValueCont k);
     void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data = false);
     static const Value* ref_child(const Value& v, const Value& key, const LookupHint& hint, bool base_data);
-    void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i,
-                   std::vector<std::string>& path, ValueCont k);
+    void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i, DataPath& path,
+                   ValueCont k);
     bool names_child(const Frame& f, const DataNode* node, const PTerm& ref, std::size_t i) const;
     // `in_partial_document`: below rules with variable keys (`t[x] := ...`), which make their
     // node one document: the rules below add only the values they define (no empty objects).
-    std::optional<Value> materialize(const DataNode* node, const Value* base, std::vector<std::string>& path,
+    std::optional<Value> materialize(const DataNode* node, const Value* base, DataPath& path,
                                      bool in_partial_document = false);
-    const Value* data_override(const std::vector<std::string>& path) const;
-    bool overridden_below(const std::vector<std::string>& path) const;
-    Value patch_overrides(Value doc, const std::vector<std::string>& path) const;
+    const Value* data_override(const DataPath& path) const;
+    bool overridden_below(const DataPath& path) const;
+    Value patch_overrides(Value doc, const DataPath& path) const;
 
     static Value merge_documents(const Value& a, const Value& b, std::size_t depth, bool& conflict);
     std::optional<Value> rule_value(const RuleSet& rules);

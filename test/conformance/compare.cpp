@@ -33,7 +33,7 @@ Value sorted_if_array(const Value& v) {
     return b.build();
 }
 
-Value actual_rows(const std::vector<ResultRow>& rows, bool ignore_generated_vars, bool sort_bindings) {
+Value actual_rows(const ResultRows& rows, bool ignore_generated_vars, bool sort_bindings) {
     SetBuilder set(rows.size());
     for (const auto& row : rows) {
         ObjectBuilder obj(row.bindings.size());

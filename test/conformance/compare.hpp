@@ -25,7 +25,7 @@ Value sorted_if_array(const Value& v);
 // The engine's rows as a set of binding objects {name: json_form(value)};
 // `ignore_generated_vars` drops names starting with "__localq"; `sort_bindings`
 // sorts each top-level binding value.
-Value actual_rows(const std::vector<ResultRow>& rows, bool ignore_generated_vars, bool sort_bindings);
+Value actual_rows(const ResultRows& rows, bool ignore_generated_vars, bool sort_bindings);
 
 // The expected rows (objects from want_result) as a set, sorted the same way.
 Value expected_rows(const std::vector<Value>& rows, bool sort_bindings);
