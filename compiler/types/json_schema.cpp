@@ -162,24 +162,26 @@ std::string percent_decode(const std::string& s) {
     return out;
 }
 
-// Go's url.Parse errors for what gojsonreference parses ("" when it parses):
-// gojsonreference ignores a fragment that is no JSON pointer ("#foo" names the
-// document itself), so only the URL syntax can fail.
+// An invalid %-escape in `s`, in Go's url.unescape words; "" when there is none.
 std::string bad_escape(const std::string& s) {
     auto hex = support::hex_digit_value;
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] != '%') continue;
-        if (i + 2 >= s.size() + 0 || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0)
+        if (i + 2 >= s.size() || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0)
             return "invalid URL escape " + lang::go_quote(s.substr(i, 3));
         i += 2;
     }
     return "";
 }
 
+// Go's url.Parse error for what gojsonreference parses, "" when it parses.
+// gojsonreference ignores a fragment that is no JSON pointer ("#foo" names the
+// document itself), so only the URL syntax can fail. An error before the `#`
+// quotes the URL without its fragment, as url.Parse does.
 std::string url_syntax_error(const std::string& url) {
     std::string before_fragment = url.substr(0, url.find('#'));
     std::string fragment = url.size() > before_fragment.size() ? url.substr(before_fragment.size() + 1) : "";
-    auto error = [&](const std::string& why) { return "parse " + lang::go_quote(url) + ": " + why; };
+    auto error = [&](const std::string& why) { return "parse " + lang::go_quote(before_fragment) + ": " + why; };
     for (unsigned char c : before_fragment)
         if (c < 0x20 || c == 0x7f) return error("net/url: invalid control character in URL");
     if (!before_fragment.empty() && before_fragment[0] == ':') return error("missing protocol scheme");
@@ -188,10 +190,10 @@ std::string url_syntax_error(const std::string& url) {
         std::string first = u.path.substr(0, u.path.find('/'));
         if (first.find(':') != std::string::npos) return error("first path segment in URL cannot contain colon");
     }
-    if (!u.scheme.empty() && !u.has_authority && (u.path.empty() || u.path[0] != '/')) return "";  // opaque
+    bool opaque = !u.scheme.empty() && !u.has_authority && (u.path.empty() || u.path[0] != '/');  // mailto:x
     if (u.has_authority) {
-        std::string host =
-            u.authority.substr(u.authority.rfind('@') == std::string::npos ? 0 : u.authority.rfind('@') + 1);
+        std::size_t at = u.authority.rfind('@');
+        std::string host = u.authority.substr(at == std::string::npos ? 0 : at + 1);
         std::string port;
         if (!host.empty() && host[0] == '[') {
             std::size_t close = host.find(']');
@@ -204,8 +206,9 @@ std::string url_syntax_error(const std::string& url) {
         if (port.size() > 1 && port.find_first_not_of("0123456789", 1) != std::string::npos)
             return error("invalid port " + lang::go_quote(port) + " after host");
     }
-    if (std::string e = bad_escape(u.path); !e.empty()) return error(e);
-    if (std::string e = bad_escape(fragment); !e.empty()) return error(e);
+    if (!opaque)
+        if (std::string e = bad_escape(u.path); !e.empty()) return error(e);
+    if (std::string e = bad_escape(fragment); !e.empty()) return "parse " + lang::go_quote(url) + ": " + e;
     return "";
 }
 

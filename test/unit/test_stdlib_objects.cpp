@@ -353,6 +353,9 @@ TEST_CASE("stdlib objects: json.verify_schema checks and words a schema as OPA d
     CHECK(verify(R"({"$ref": "#/type/x", "type": "string"})") == invalid("Invalid token reference 'x'"));
     CHECK(verify(R"({"$ref": "other.json"})") == invalid("Reference /other.json must be canonical"));
     CHECK(verify(R"({"$ref": "#%zz"})") == invalid(R"(parse \"#%zz\": invalid URL escape \"%zz\")"));
+    CHECK(verify(R"({"$ref": "a%zz#x"})") == invalid(R"(parse \"a%zz\": invalid URL escape \"%zz\")"));
+    CHECK(verify(R"({"$ref": "mailto:x#%zz"})") == invalid(R"(parse \"mailto:x#%zz\": invalid URL escape \"%zz\")"));
+    CHECK(verify(R"({"$id": "http://[::1#x"})") == invalid(R"(parse \"http://[::1\": missing ']' in host)"));
     CHECK(verify(R"({"$ref": "http://example.com/x.json"})") ==
           invalid("remote reference loading disabled: http://example.com/x.json"));
 }
