@@ -8,6 +8,7 @@
 
 #include "runtime/file_read.hpp"
 #include "runtime/json.hpp"
+#include "runtime/value_json_tree.hpp"
 #include "runtime/yaml.hpp"
 
 namespace gavel::engine {
@@ -34,7 +35,7 @@ bool load_one(const std::string& path, lang::JsonTree& out, std::string& error) 
         error = path + ": " + parsed.error.message;
         return false;
     }
-    out = to_json_tree(parsed.value);
+    out = runtime::to_json_tree(parsed.value);
     return true;
 }
 
@@ -78,31 +79,6 @@ bool walk(const std::string& dir, std::vector<std::string>& dirs, compiler::Sche
 }
 
 }  // namespace
-
-lang::JsonTree to_json_tree(const runtime::Value& v) {
-    lang::JsonTree out;
-    using K = lang::JsonTree::Kind;
-    if (v.is_null()) return out;
-    if (v.is_bool()) {
-        out.kind = K::Boolean;
-        out.boolean = v.as_bool();
-    } else if (v.is_number()) {
-        out.kind = K::Number;
-        out.text = runtime::to_json(v);
-    } else if (v.is_string()) {
-        out.kind = K::String;
-        out.text = std::string(v.as_string());
-    } else if (v.is_array() || v.is_set()) {
-        out.kind = K::Array;
-        for (const auto& e : v.is_array() ? v.array_elements() : v.set_elements()) out.items.push_back(to_json_tree(e));
-    } else if (v.is_object()) {
-        out.kind = K::Object;
-        for (const auto& e : v.object_entries())
-            out.members.emplace_back(e.key.is_string() ? std::string(e.key.as_string()) : runtime::to_json(e.key),
-                                     to_json_tree(e.value));
-    }
-    return out;
-}
 
 SchemaLoadResult load_schemas(const std::string& given) {
     SchemaLoadResult out;

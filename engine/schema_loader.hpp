@@ -7,7 +7,8 @@
 // file or directory", "... x.json: <parse error>".
 //
 // The compiler takes schemas as plain JSON trees (lang/json_tree.hpp), not
-// runtime Values: it sits below the runtime, so the conversion happens here.
+// runtime Values: it sits below the runtime, so they are converted here
+// (runtime/value_json_tree.hpp).
 
 #include <memory>
 #include <string>
@@ -24,8 +25,5 @@ struct SchemaLoadResult {
 };
 
 SchemaLoadResult load_schemas(const std::string& path);
-
-// A value as a plain JSON tree (sets as arrays; numbers as their JSON text).
-lang::JsonTree to_json_tree(const runtime::Value& v);
 
 }  // namespace gavel::engine

@@ -4,12 +4,13 @@
 // same order of errors, and the same "closest branch" choice for failed
 // anyOf/oneOf (a score of how much of each branch matched).
 //
-// Without "$schema" the draft is gojsonschema's "hybrid" one: draft 7
-// keywords plus draft 4's boolean exclusiveMinimum/exclusiveMaximum.
-// References ("$ref") may point inside the schema document ("#",
-// "#/definitions/x", "#/properties/a/items"); remote references are refused,
-// as OPA refuses network access by default. Properties are visited in sorted
-// order (gojsonschema iterates Go maps, whose order is random).
+// The schema is compiled by the compiler's JSON Schema compiler
+// (compiler/types/json_schema.hpp: drafts, `$ref`s, well-formedness and its
+// messages); this file validates against the compiled graph. It adds what the
+// compiler layer cannot do: Go regular expressions (`pattern`, as OPA's
+// builtins check it, and `patternProperties`) and exact decimal arithmetic.
+// Properties are visited in sorted order (gojsonschema iterates Go maps, whose
+// order is random).
 
 #include <boost/multiprecision/cpp_int.hpp>
 
@@ -18,13 +19,14 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <variant>
+#include <unordered_map>
 
+#include "compiler/types/json_schema.hpp"
 #include "runtime/json.hpp"
+#include "runtime/value_json_tree.hpp"
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/go_regex.hpp"
 #include "stdlib/object_family.hpp"
-#include "support/json_string.hpp"
 
 namespace gavel::stdlib {
 
@@ -32,13 +34,15 @@ namespace {
 
 using Rational = boost::multiprecision::cpp_rational;
 using BigInt = boost::multiprecision::cpp_int;
+using compiler::types::SubSchema;
+
+// Thrown when the evaluation's budget says stop (compiling or validating).
+struct SchemaStopped {};
 
 // ---- numbers ------------------------------------------------------------------------
 
 // The exact value of a number's decimal text; nullopt beyond a sane exponent.
-std::optional<Rational> to_rational(const runtime::Number& n) {
-    std::string text = n.to_string();
-    std::string_view s = text;
+std::optional<Rational> to_rational(std::string_view s) {
     bool negative = !s.empty() && s[0] == '-';
     if (negative || (!s.empty() && s[0] == '+')) s.remove_prefix(1);
     std::string digits;
@@ -74,455 +78,6 @@ std::string format_g10(const Rational& r) {
     std::snprintf(buf, sizeof buf, "%.10g", d);
     return buf;
 }
-
-// Go's encoding/json formatting of a float64 (what gojsonschema compares
-// enum and const values by after a round trip through float64).
-std::string go_float(double d) {
-    char buf[64];
-    double a = std::fabs(d);
-    bool exp_form = a != 0 && (a < 1e-6 || a >= 1e21);
-    auto res =
-        std::to_chars(buf, buf + sizeof buf, d, exp_form ? std::chars_format::scientific : std::chars_format::fixed);
-    std::string s(buf, res.ptr);
-    if (exp_form) {  // e-07 -> e-7
-        auto e = s.find('e');
-        if (e != std::string::npos && e + 3 < s.size() && s[e + 2] == '0') s.erase(e + 2, 1);
-    }
-    return s;
-}
-
-// ---- JSON as gojsonschema compares it ---------------------------------------------------
-
-void append_canonical(std::string& out, const Value& v) {
-    if (v.is_number()) {
-        out += go_float(v.as_number().to_double());
-    } else if (v.is_string()) {
-        support::append_json_string(out, v.as_string(), {.escape_html = true});  // as Go's json.Marshal
-    } else if (v.is_array()) {
-        out += '[';
-        bool first = true;
-        for (const auto& e : v.array_elements()) {
-            if (!first) out += ',';
-            first = false;
-            append_canonical(out, e);
-        }
-        out += ']';
-    } else if (v.is_object()) {
-        out += '{';
-        bool first = true;
-        for (const auto& e : v.object_entries()) {
-            if (!first) out += ',';
-            first = false;
-            append_canonical(out, e.key);
-            out += ':';
-            append_canonical(out, e.value);
-        }
-        out += '}';
-    } else {
-        out += runtime::to_json(v);
-    }
-}
-
-std::string canonical(const Value& v) {
-    std::string out;
-    append_canonical(out, v);
-    return out;
-}
-
-// ---- the compiled schema ----------------------------------------------------------------
-
-enum class Draft { V4 = 4, V6 = 6, V7 = 7, Hybrid = 100 };
-
-struct SubSchema;
-using SchemaOrBool = std::variant<std::monostate, bool, SubSchema*>;
-
-struct SubSchema {
-    std::optional<bool> pass;  // true/false schemas (draft 6+)
-    SubSchema* ref = nullptr;  // $ref: replaces every other keyword
-    std::vector<std::string> types;
-    std::vector<std::pair<std::string, SubSchema*>> properties;
-    SchemaOrBool additional_properties;
-    std::vector<std::pair<std::shared_ptr<const RE2>, SubSchema*>> pattern_properties;
-    SubSchema* property_names = nullptr;
-    std::vector<std::pair<std::string, std::variant<std::vector<std::string>, SubSchema*>>> dependencies;
-    std::vector<SubSchema*> items;
-    bool items_single = false;
-    SchemaOrBool additional_items;
-    std::optional<Rational> multiple_of, minimum, maximum, exclusive_minimum, exclusive_maximum;
-    std::optional<int64_t> min_length, max_length, min_properties, max_properties, min_items, max_items;
-    std::shared_ptr<const RE2> pattern;
-    std::string pattern_text;
-    std::string format;
-    std::vector<std::string> required;
-    bool unique_items = false;
-    SubSchema* contains = nullptr;
-    std::optional<std::string> const_json;
-    bool enum_present = false;
-    std::vector<std::string> enum_json;
-    std::vector<SubSchema*> one_of, any_of, all_of;
-    SubSchema* not_schema = nullptr;
-    SubSchema* if_schema = nullptr;
-    SubSchema* then_schema = nullptr;
-    SubSchema* else_schema = nullptr;
-
-    bool typed() const { return !types.empty(); }
-    bool has_type(std::string_view t) const { return std::find(types.begin(), types.end(), t) != types.end(); }
-    std::string types_text() const {
-        if (types.size() == 1) return types[0];
-        std::string s = "[";
-        for (std::size_t i = 0; i < types.size(); ++i) s += (i ? "," : "") + types[i];
-        return s + "]";
-    }
-};
-
-struct SchemaError {
-    std::string message;
-};
-
-// Thrown when the evaluation's budget says stop (compiling or validating).
-struct SchemaStopped {};
-
-class Compiler {
-public:
-    Compiler(const Value& document, runtime::WorkBudget& budget) : document_(document), budget_(budget) {}
-
-    SubSchema* compile() {
-        Draft draft = Draft::Hybrid;
-        if (const Value* s = document_.find("$schema"); s && s->is_string()) {
-            std::string_view uri = s->as_string();
-            if (uri.find("draft-04") != std::string_view::npos) draft = Draft::V4;
-            else if (uri.find("draft-06") != std::string_view::npos) draft = Draft::V6;
-            else if (uri.find("draft-07") != std::string_view::npos) draft = Draft::V7;
-        }
-        SubSchema* root = make();
-        refs_["#"] = root;
-        parse(document_, *root, draft);
-        return root;
-    }
-
-    std::vector<std::unique_ptr<SubSchema>> take_nodes() { return std::move(nodes_); }
-
-private:
-    SubSchema* make() {
-        nodes_.push_back(std::make_unique<SubSchema>());
-        return nodes_.back().get();
-    }
-
-    [[noreturn]] static void fail(std::string message) { throw SchemaError{std::move(message)}; }
-    static void invalid_type(std::string_view expected, std::string_view given) {
-        fail("Invalid type. Expected: " + std::string(expected) + ", given: " + std::string(given));
-    }
-    static void must_be_of_a(std::string_view x, std::string_view y) {
-        fail(std::string(x) + " must be of a " + std::string(y));
-    }
-    static void must_be_of_an(std::string_view x, std::string_view y) {
-        fail(std::string(x) + " must be of an " + std::string(y));
-    }
-
-    static bool is_schema(const Value& v) { return v.is_object() || v.is_bool(); }
-
-    SubSchema* child(const Value& v, Draft draft) {
-        if (budget_.spend()) throw SchemaStopped{};
-        SubSchema* s = make();
-        parse(v, *s, draft);
-        return s;
-    }
-
-    static std::optional<std::string> get_string(const Value& m, std::string_view key) {
-        const Value* v = m.find(key);
-        if (!v) return std::nullopt;
-        if (!v->is_string()) invalid_type("string", key);
-        return std::string(v->as_string());
-    }
-
-    static const Value* get_slice(const Value& m, std::string_view key) {
-        const Value* v = m.find(key);
-        if (v && !v->is_array()) must_be_of_an(key, "array");
-        return v;
-    }
-
-    static std::optional<Rational> number(const Value& v) {
-        if (!v.is_number()) return std::nullopt;
-        return to_rational(v.as_number());
-    }
-
-    static std::optional<int64_t> non_negative_integer(const Value& m, std::string_view key) {
-        const Value* v = m.find(key);
-        if (!v) return std::nullopt;
-        int64_t i;
-        if (!v->is_number() || !v->as_number().is_integer() || !v->as_int64(i)) must_be_of_an(key, "integer");
-        if (i < 0) fail(std::string(key) + " must be greater than or equal to 0");
-        return i;
-    }
-
-    // Resolves a reference inside the schema document (JSON pointer fragment).
-    SubSchema* resolve(const std::string& ref, Draft draft) {
-        if (auto it = refs_.find(ref); it != refs_.end()) return it->second;
-        if (ref.empty() || ref[0] != '#')
-            fail("unsupported $ref " + ref + ": only references inside the schema are resolved");
-        std::string_view pointer = std::string_view(ref).substr(1);
-        const Value* node = &document_;
-        if (!pointer.empty()) {
-            if (pointer[0] != '/') fail("Invalid JSON pointer " + std::string(pointer));
-            pointer.remove_prefix(1);
-            while (true) {
-                std::size_t slash = pointer.find('/');
-                std::string token(pointer.substr(0, slash));
-                // ~1 is "/", ~0 is "~"; percent-encoding as in URI fragments.
-                std::string decoded;
-                for (std::size_t i = 0; i < token.size(); ++i) {
-                    if (token[i] == '%' && i + 2 < token.size() + 0 &&
-                        std::isxdigit(static_cast<unsigned char>(token[i + 1])) &&
-                        std::isxdigit(static_cast<unsigned char>(token[i + 2]))) {
-                        decoded += static_cast<char>(std::stoi(token.substr(i + 1, 2), nullptr, 16));
-                        i += 2;
-                    } else {
-                        decoded += token[i];
-                    }
-                }
-                std::string unescaped;
-                for (std::size_t i = 0; i < decoded.size(); ++i) {
-                    if (decoded[i] == '~' && i + 1 < decoded.size() &&
-                        (decoded[i + 1] == '0' || decoded[i + 1] == '1')) {
-                        unescaped += decoded[i + 1] == '0' ? '~' : '/';
-                        ++i;
-                    } else {
-                        unescaped += decoded[i];
-                    }
-                }
-                if (node->is_object()) {
-                    node = node->find(unescaped);
-                    if (!node) fail("Object has no key '" + unescaped + "'");
-                } else if (node->is_array()) {
-                    std::size_t idx = 0;
-                    auto [p, ec] = std::from_chars(unescaped.data(), unescaped.data() + unescaped.size(), idx);
-                    if (ec != std::errc() || p != unescaped.data() + unescaped.size() || idx >= node->size())
-                        fail("Invalid array index '" + unescaped + "'");
-                    node = &node->array_elements()[idx];
-                } else {
-                    fail("Invalid JSON pointer " + ref);
-                }
-                if (slash == std::string_view::npos) break;
-                pointer.remove_prefix(slash + 1);
-            }
-        }
-        if (!is_schema(*node)) fail("schema must be of type object");
-        SubSchema* s = make();
-        refs_[ref] = s;  // before parsing: recursive references reach the same node
-        parse(*node, *s, draft);
-        return s;
-    }
-
-    void parse(const Value& node, SubSchema& s, Draft draft) {
-        if (++depth_ > 512) fail("schema nesting too deep");
-        struct Leave {
-            int& d;
-            ~Leave() { --d; }
-        } leave{depth_};
-        if (draft >= Draft::V6 && node.is_bool()) {
-            s.pass = node.as_bool();
-            return;
-        }
-        if (!node.is_object()) fail("Expected: schema, given: Invalid JSON");
-        const Value& m = node;
-
-        if (const Value* defs = m.find("definitions")) {
-            if (!defs->is_object()) invalid_type("array of schemas", "definitions");
-            for (const auto& e : defs->object_entries()) {
-                if (!is_schema(e.value)) invalid_type("array of schemas", "definitions");
-                child(e.value, draft);  // checked for errors; reached through $ref
-            }
-        }
-        get_string(m, draft == Draft::V4 ? "id" : "$id");
-        get_string(m, "title");
-        get_string(m, "description");
-        if (auto ref = get_string(m, "$ref")) {
-            s.ref = resolve(*ref, draft);
-            return;
-        }
-        if (const Value* t = m.find("type")) {
-            auto add = [&](std::string_view name) {
-                static const char* const valid[] = {"array", "boolean", "integer", "number",
-                                                    "null",  "object",  "string"};
-                if (std::find(std::begin(valid), std::end(valid), name) == std::end(valid))
-                    fail("has a primitive type that is NOT VALID -- given: /" + std::string(name) +
-                         "/ Expected valid values are:[array boolean integer number null object string]");
-                if (s.has_type(name)) fail(std::string(name) + " type is duplicated");
-                s.types.emplace_back(name);
-            };
-            if (t->is_string()) {
-                add(t->as_string());
-            } else if (t->is_array()) {
-                for (const auto& e : t->array_elements()) {
-                    if (!e.is_string()) invalid_type("type", "string/array of strings");
-                    add(e.as_string());
-                }
-            } else {
-                invalid_type("type", "string/array of strings");
-            }
-        }
-        if (const Value* props = m.find("properties")) {
-            if (!props->is_object()) fail("properties must be of type object");
-            for (const auto& e : props->object_entries())
-                s.properties.emplace_back(std::string(e.key.as_string()), child(e.value, draft));
-        }
-        if (const Value* ap = m.find("additionalProperties")) {
-            if (ap->is_bool()) s.additional_properties = ap->as_bool();
-            else if (ap->is_object()) s.additional_properties = child(*ap, draft);
-            else invalid_type("boolean/schema", "additionalProperties");
-        }
-        if (const Value* pp = m.find("patternProperties")) {
-            if (!pp->is_object()) invalid_type("schema", "patternProperties");
-            for (const auto& e : pp->object_entries()) {
-                auto re = goregex::compile(std::string(e.key.as_string()));
-                if (!re.re) fail("Invalid regex pattern '" + std::string(e.key.as_string()) + "'");
-                s.pattern_properties.emplace_back(re.re, child(e.value, draft));
-            }
-        }
-        if (const Value* pn = m.find("propertyNames"); pn && draft >= Draft::V6) {
-            if (!is_schema(*pn)) fail("Invalid type. Expected: schema, given: patternProperties");
-            s.property_names = child(*pn, draft);
-        }
-        if (const Value* deps = m.find("dependencies")) {
-            if (!deps->is_object()) fail("dependencies must be of type object");
-            for (const auto& e : deps->object_entries()) {
-                std::string key(e.key.as_string());
-                if (e.value.is_array()) {
-                    std::vector<std::string> names;
-                    for (const auto& n : e.value.array_elements()) {
-                        if (!n.is_string()) fail("dependency must be of type schema or array of strings");
-                        names.emplace_back(n.as_string());
-                    }
-                    s.dependencies.emplace_back(key, std::move(names));
-                } else if (is_schema(e.value)) {
-                    s.dependencies.emplace_back(key, child(e.value, draft));
-                } else {
-                    fail("dependency must be of type schema or array of strings");
-                }
-            }
-        }
-        if (const Value* items = m.find("items")) {
-            if (items->is_array()) {
-                for (const auto& e : items->array_elements()) {
-                    if (!is_schema(e)) invalid_type("schema/array of schemas", "items");
-                    s.items.push_back(child(e, draft));
-                }
-            } else if (is_schema(*items)) {
-                s.items.push_back(child(*items, draft));
-                s.items_single = true;
-            } else {
-                invalid_type("schema/array of schemas", "items");
-            }
-        }
-        if (const Value* ai = m.find("additionalItems")) {
-            if (ai->is_bool()) s.additional_items = ai->as_bool();
-            else if (ai->is_object()) s.additional_items = child(*ai, draft);
-            else invalid_type("boolean/schema", "additionalItems");
-        }
-        if (const Value* mo = m.find("multipleOf")) {
-            auto r = number(*mo);
-            if (!r) invalid_type("number", "multipleOf");
-            if (*r <= 0) fail("multipleOf must be strictly greater than 0");
-            s.multiple_of = r;
-        }
-        auto bound = [&](const char* key, const char* exclusive_key, std::optional<Rational>& inclusive,
-                         std::optional<Rational>& exclusive) {
-            if (const Value* v = m.find(key)) {
-                inclusive = number(*v);
-                if (!inclusive) must_be_of_a(key, "number");
-            }
-            const Value* ex = m.find(exclusive_key);
-            if (!ex) return;
-            if (draft == Draft::V4 || (draft == Draft::Hybrid && ex->is_bool())) {
-                if (!ex->is_bool()) invalid_type("boolean", exclusive_key);
-                if (!inclusive) fail(std::string(exclusive_key) + " cannot be used without " + key);
-                if (ex->as_bool()) {
-                    exclusive = inclusive;
-                    inclusive.reset();
-                }
-            } else {
-                exclusive = number(*ex);
-                if (!exclusive) invalid_type(draft == Draft::Hybrid ? "boolean/number" : "number", exclusive_key);
-            }
-        };
-        bound("minimum", "exclusiveMinimum", s.minimum, s.exclusive_minimum);
-        bound("maximum", "exclusiveMaximum", s.maximum, s.exclusive_maximum);
-        s.min_length = non_negative_integer(m, "minLength");
-        s.max_length = non_negative_integer(m, "maxLength");
-        if (s.min_length && s.max_length && *s.min_length > *s.max_length)
-            fail("minLength cannot be greater than maxLength");
-        if (auto p = get_string(m, "pattern")) {
-            auto re = goregex::compile(*p);
-            if (!re.re) fail("pattern must be a valid regex");
-            s.pattern = re.re;
-            s.pattern_text = *p;
-        }
-        if (auto f = get_string(m, "format")) s.format = *f;
-        s.min_properties = non_negative_integer(m, "minProperties");
-        s.max_properties = non_negative_integer(m, "maxProperties");
-        if (s.min_properties && s.max_properties && *s.min_properties > *s.max_properties)
-            fail("minProperties cannot be greater than maxProperties");
-        if (const Value* req = get_slice(m, "required")) {
-            for (const auto& e : req->array_elements()) {
-                if (!e.is_string()) invalid_type("string", "required");
-                std::string name(e.as_string());
-                if (budget_.spend(1 + s.required.size())) throw SchemaStopped{};  // the search below
-                if (std::find(s.required.begin(), s.required.end(), name) != s.required.end())
-                    fail("required items must be unique");
-                s.required.push_back(std::move(name));
-            }
-        }
-        s.min_items = non_negative_integer(m, "minItems");
-        s.max_items = non_negative_integer(m, "maxItems");
-        if (const Value* u = m.find("uniqueItems")) {
-            if (!u->is_bool()) must_be_of_a("uniqueItems", "boolean");
-            s.unique_items = u->as_bool();
-        }
-        if (const Value* c = m.find("contains"); c && draft >= Draft::V6) s.contains = child(*c, draft);
-        if (const Value* c = m.find("const"); c && draft >= Draft::V6) s.const_json = canonical(*c);
-        if (const Value* e = get_slice(m, "enum")) {
-            s.enum_present = true;
-            for (const auto& v : e->array_elements()) {
-                std::string text = canonical(v);
-                if (budget_.spend(1 + s.enum_json.size() + text.size() / 16))
-                    throw SchemaStopped{};  // the search below
-                if (std::find(s.enum_json.begin(), s.enum_json.end(), text) != s.enum_json.end())
-                    fail("enum items must be unique");
-                s.enum_json.push_back(std::move(text));
-            }
-        }
-        auto schema_list = [&](const char* key, std::vector<SubSchema*>& out) {
-            if (const Value* list = get_slice(m, key))
-                for (const auto& e : list->array_elements()) out.push_back(child(e, draft));
-        };
-        schema_list("oneOf", s.one_of);
-        schema_list("anyOf", s.any_of);
-        schema_list("allOf", s.all_of);
-        auto single = [&](const char* key, SubSchema*& out) {
-            const Value* v = m.find(key);
-            if (!v) return;
-            if (!is_schema(*v)) must_be_of_an(key, "object");
-            out = child(*v, draft);
-        };
-        single("not", s.not_schema);
-        if (draft >= Draft::V7) {
-            single("if", s.if_schema);
-            single("then", s.then_schema);
-            single("else", s.else_schema);
-        }
-    }
-
-    const Value& document_;
-    runtime::WorkBudget& budget_;
-    std::vector<std::unique_ptr<SubSchema>> nodes_;
-    std::map<std::string, SubSchema*> refs_;
-    int depth_ = 0;
-};
-
-struct CompiledSchema {
-    std::vector<std::unique_ptr<SubSchema>> nodes;
-    SubSchema* root = nullptr;
-};
 
 // ---- formats -----------------------------------------------------------------------------
 
@@ -638,6 +193,58 @@ bool format_ok(const std::string& format, const Value& v) {
     return true;  // unknown formats are not checked
 }
 
+// ---- the compiled schema, made ready to validate with -------------------------------------
+
+// What the compiler keeps as text, as the validator uses it: exact numbers and
+// compiled regular expressions, one entry per subschema (SubSchema::index).
+struct Prepared {
+    std::optional<Rational> multiple_of, minimum, maximum, exclusive_minimum, exclusive_maximum;
+    std::shared_ptr<const RE2> pattern;
+    std::vector<std::shared_ptr<const RE2>> pattern_properties;  // as SubSchema::pattern_properties
+};
+
+struct ReadySchema {
+    std::unique_ptr<compiler::types::CompiledSchema> compiled;
+    std::vector<Prepared> prepared;
+    const Prepared& of(const SubSchema& s) const { return prepared[s.index]; }
+};
+
+std::optional<Rational> exact(const std::optional<std::string>& text) {
+    if (!text) return std::nullopt;
+    return to_rational(*text);
+}
+
+// Compiles `schema` (OPA's builtins check `pattern` too) within the budget.
+std::optional<ReadySchema> compile_schema(const Value& schema, std::string& error, runtime::WorkBudget& budget) {
+    compiler::types::CompileSchemaOptions options;
+    options.regex_compiles = [](const std::string& re) { return goregex::compile(re).re != nullptr; };
+    options.check_pattern = true;
+    options.should_stop = [&budget](std::size_t units) { return budget.spend(units); };
+    options.max_depth = 512;
+    auto result = compiler::types::compile_json_schema(runtime::to_json_tree(schema), options);
+    if (result.stopped) throw SchemaStopped{};
+    if (!result.schema) {
+        error = result.reason;
+        return std::nullopt;
+    }
+    ReadySchema ready{std::move(result.schema), {}};
+    ready.prepared.resize(ready.compiled->nodes.size());
+    for (const auto& node : ready.compiled->nodes) {
+        Prepared& p = ready.prepared[node->index];
+        p.multiple_of = exact(node->multiple_of);
+        p.minimum = exact(node->minimum);
+        p.maximum = exact(node->maximum);
+        p.exclusive_minimum = exact(node->exclusive_minimum);
+        p.exclusive_maximum = exact(node->exclusive_maximum);
+        if (node->pattern) p.pattern = goregex::compile(*node->pattern).re;
+        for (const auto& [re, sub] : node->pattern_properties) p.pattern_properties.push_back(goregex::compile(re).re);
+    }
+    return ready;
+}
+
+// gojsonschema's marshalWithoutNumber of a document's value (enum, const, uniqueItems compare it).
+std::string canonical(const Value& v) { return compiler::types::canonical_json(runtime::to_json_tree(v)); }
+
 // ---- validation ----------------------------------------------------------------------------
 
 struct SchemaErrorEntry {
@@ -671,7 +278,7 @@ struct Context {
 // recurse through $ref make it grow exponentially with the document's depth.
 class Validator {
 public:
-    explicit Validator(runtime::WorkBudget& budget) : budget_(budget) {}
+    Validator(const ReadySchema& schema, runtime::WorkBudget& budget) : schema_(schema), budget_(budget) {}
 
     void validate(const SubSchema& s, const Value& node, Result& result, Context& ctx) {
         if (budget_.spend()) throw SchemaStopped{};
@@ -712,28 +319,36 @@ private:
             validate(*s.ref, node, result, ctx);
             return;
         }
+        auto has_type = [&](std::string_view t) {
+            return std::find(s.types.begin(), s.types.end(), t) != s.types.end();
+        };
+        bool typed = !s.types.empty();
         auto type_error = [&](std::string_view given) {
-            add(result, ctx, "invalid_type",
-                "Invalid type. Expected: " + s.types_text() + ", given: " + std::string(given));
+            std::string expected = s.types.size() == 1 ? s.types[0] : "[";
+            if (s.types.size() != 1) {
+                for (std::size_t i = 0; i < s.types.size(); ++i) expected += (i ? "," : "") + s.types[i];
+                expected += "]";
+            }
+            add(result, ctx, "invalid_type", "Invalid type. Expected: " + expected + ", given: " + std::string(given));
         };
         if (node.is_null()) {
-            if (s.typed() && !s.has_type("null")) return type_error("null");
+            if (typed && !has_type("null")) return type_error("null");
             validate_schema(s, node, result, ctx);
             validate_common(s, node, result, ctx);
         } else if (node.is_number()) {
             bool is_int = node.as_number().is_integer();
-            bool ok = s.has_type("number") || (is_int && s.has_type("integer"));
-            if (s.typed() && !ok) return type_error(is_int ? "integer" : "number");
+            bool ok = has_type("number") || (is_int && has_type("integer"));
+            if (typed && !ok) return type_error(is_int ? "integer" : "number");
             validate_schema(s, node, result, ctx);
             validate_number(s, node, result, ctx);
             validate_common(s, node, result, ctx);
         } else if (node.is_array()) {
-            if (s.typed() && !s.has_type("array")) return type_error("array");
+            if (typed && !has_type("array")) return type_error("array");
             validate_schema(s, node, result, ctx);
             validate_array(s, node, result, ctx);
             validate_common(s, node, result, ctx);
         } else if (node.is_object()) {
-            if (s.typed() && !s.has_type("object")) return type_error("object");
+            if (typed && !has_type("object")) return type_error("object");
             validate_schema(s, node, result, ctx);
             validate_object(s, node, result, ctx);
             validate_common(s, node, result, ctx);
@@ -745,11 +360,11 @@ private:
                 }
             }
         } else if (node.is_bool()) {
-            if (s.typed() && !s.has_type("boolean")) return type_error("boolean");
+            if (typed && !has_type("boolean")) return type_error("boolean");
             validate_schema(s, node, result, ctx);
             validate_common(s, node, result, ctx);
         } else if (node.is_string()) {
-            if (s.typed() && !s.has_type("string")) return type_error("string");
+            if (typed && !has_type("string")) return type_error("string");
             validate_schema(s, node, result, ctx);
             validate_common(s, node, result, ctx);
             validate_string(s, node, result, ctx);
@@ -802,13 +417,13 @@ private:
         if (!s.dependencies.empty() && node.is_object()) {
             for (const auto& e : node.object_entries()) {
                 std::string_view key = e.key.as_string();
-                for (const auto& [name, dep] : s.dependencies) {
-                    if (name != key) continue;
-                    if (const auto* names = std::get_if<std::vector<std::string>>(&dep)) {
-                        for (const auto& n : *names)
-                            if (!node.find(n)) add(result, ctx, "missing_dependency", "Has a dependency on " + n);
+                for (const auto& dep : s.dependencies) {
+                    if (dep.key != key) continue;
+                    if (dep.schema) {
+                        validate(*dep.schema, node, result, ctx);
                     } else {
-                        validate(*std::get<SubSchema*>(dep), node, result, ctx);
+                        for (const auto& n : dep.required)
+                            if (!node.find(n)) add(result, ctx, "missing_dependency", "Has a dependency on " + n);
                     }
                 }
             }
@@ -859,11 +474,12 @@ private:
             std::size_t n = std::min(s.items.size(), elems.size());
             for (std::size_t i = 0; i < n; ++i) result.merge(sub_child(*s.items[i], elems[i], ctx, std::to_string(i)));
             if (s.items.size() < elems.size()) {
-                if (const bool* b = std::get_if<bool>(&s.additional_items)) {
-                    if (!*b) add(result, ctx, "array_no_additional_items", "No additional items allowed on array");
-                } else if (SubSchema* const* extra = std::get_if<SubSchema*>(&s.additional_items)) {
+                if (s.additional_items.boolean) {
+                    if (!*s.additional_items.boolean)
+                        add(result, ctx, "array_no_additional_items", "No additional items allowed on array");
+                } else if (const SubSchema* extra = s.additional_items.schema) {
                     for (std::size_t i = s.items.size(); i < elems.size(); ++i)
-                        result.merge(sub_child(**extra, elems[i], ctx, std::to_string(i)));
+                        result.merge(sub_child(*extra, elems[i], ctx, std::to_string(i)));
                 }
             }
         }
@@ -918,20 +534,21 @@ private:
             bool described =
                 std::any_of(s.properties.begin(), s.properties.end(), [&](const auto& p) { return p.first == key; });
             bool pattern_matched = false;
-            for (const auto& [re, schema] : s.pattern_properties) {
-                if (RE2::PartialMatch(re2::StringPiece(key.data(), key.size()), *re)) {
+            const auto& regexes = schema_.of(s).pattern_properties;
+            for (std::size_t i = 0; i < s.pattern_properties.size(); ++i) {
+                if (regexes[i] && RE2::PartialMatch(re2::StringPiece(key.data(), key.size()), *regexes[i])) {
                     pattern_matched = true;
-                    result.merge(sub_child(*schema, e.value, ctx, key));
+                    result.merge(sub_child(*s.pattern_properties[i].second, e.value, ctx, key));
                 }
             }
             if (pattern_matched) result.score++;
             if (described || pattern_matched) continue;
-            if (const bool* b = std::get_if<bool>(&s.additional_properties)) {
-                if (!*b)
+            if (s.additional_properties.boolean) {
+                if (!*s.additional_properties.boolean)
                     add(result, ctx, "additional_property_not_allowed",
                         "Additional property " + key + " is not allowed");
-            } else if (SubSchema* const* extra = std::get_if<SubSchema*>(&s.additional_properties)) {
-                result.merge(sub_child(**extra, e.value, ctx, key));
+            } else if (const SubSchema* extra = s.additional_properties.schema) {
+                result.merge(sub_child(*extra, e.value, ctx, key));
             }
         }
         if (s.property_names) {
@@ -957,33 +574,36 @@ private:
         if (s.max_length && runes > *s.max_length)
             add(result, ctx, "string_lte",
                 "String length must be less than or equal to " + std::to_string(*s.max_length));
-        if (s.pattern && !RE2::PartialMatch(re2::StringPiece(str.data(), str.size()), *s.pattern))
-            add(result, ctx, "pattern", "Does not match pattern '" + s.pattern_text + "'");
+        const auto& pattern = schema_.of(s).pattern;
+        if (pattern && !RE2::PartialMatch(re2::StringPiece(str.data(), str.size()), *pattern))
+            add(result, ctx, "pattern", "Does not match pattern '" + *s.pattern + "'");
         result.score++;
     }
 
     void validate_number(const SubSchema& s, const Value& node, Result& result, Context& ctx) {
-        auto value = to_rational(node.as_number());
+        auto value = to_rational(node.as_number().to_string());
         if (!value) {
             result.score++;
             return;
         }
-        if (s.multiple_of) {
-            Rational q = *value / *s.multiple_of;
+        const Prepared& p = schema_.of(s);
+        if (p.multiple_of) {
+            Rational q = *value / *p.multiple_of;
             if (boost::multiprecision::denominator(q) != 1)
-                add(result, ctx, "multiple_of", "Must be a multiple of " + format_g10(*s.multiple_of));
+                add(result, ctx, "multiple_of", "Must be a multiple of " + format_g10(*p.multiple_of));
         }
-        if (s.maximum && *value > *s.maximum)
-            add(result, ctx, "number_lte", "Must be less than or equal to " + format_g10(*s.maximum));
-        if (s.exclusive_maximum && *value >= *s.exclusive_maximum)
-            add(result, ctx, "number_lt", "Must be less than " + format_g10(*s.exclusive_maximum));
-        if (s.minimum && *value < *s.minimum)
-            add(result, ctx, "number_gte", "Must be greater than or equal to " + format_g10(*s.minimum));
-        if (s.exclusive_minimum && *value <= *s.exclusive_minimum)
-            add(result, ctx, "number_gt", "Must be greater than " + format_g10(*s.exclusive_minimum));
+        if (p.maximum && *value > *p.maximum)
+            add(result, ctx, "number_lte", "Must be less than or equal to " + format_g10(*p.maximum));
+        if (p.exclusive_maximum && *value >= *p.exclusive_maximum)
+            add(result, ctx, "number_lt", "Must be less than " + format_g10(*p.exclusive_maximum));
+        if (p.minimum && *value < *p.minimum)
+            add(result, ctx, "number_gte", "Must be greater than or equal to " + format_g10(*p.minimum));
+        if (p.exclusive_minimum && *value <= *p.exclusive_minimum)
+            add(result, ctx, "number_gt", "Must be greater than " + format_g10(*p.exclusive_minimum));
         result.score++;
     }
 
+    const ReadySchema& schema_;
     runtime::WorkBudget& budget_;
     int depth_ = 0;
 };
@@ -1018,21 +638,6 @@ std::optional<Value> json_operand(const Value& v, std::string& error, BuiltinCon
     return std::nullopt;
 }
 
-std::optional<CompiledSchema> compile_schema(const Value& schema, std::string& error, runtime::WorkBudget& budget) {
-    try {
-        Compiler c(schema, budget);
-        CompiledSchema out;
-        out.root = c.compile();
-        out.nodes = c.take_nodes();
-        return out;
-    } catch (const SchemaError& e) {
-        error = e.message;
-    } catch (const std::exception& e) {
-        error = e.what();
-    }
-    return std::nullopt;
-}
-
 Value result_pair(bool valid, Value detail) { return Value::array({Value::boolean(valid), std::move(detail)}); }
 
 }  // namespace
@@ -1060,7 +665,7 @@ void register_json_schema(Registry& r) {
             auto schema = compile_schema(*schema_value, error, budget);
             if (!schema) return BuiltinResult::error(error);
             Context ctx;
-            Validator(budget).validate(*schema->root, *document, result, ctx);
+            Validator(*schema, budget).validate(*schema->compiled->root, *document, result, ctx);
         } catch (const SchemaStopped&) {
             return BuiltinResult::cancelled();
         } catch (const std::exception& e) {

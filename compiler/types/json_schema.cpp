@@ -1,9 +1,13 @@
 #include "compiler/types/json_schema.hpp"
 
+#include "lang/go_quote.hpp"
 #include "support/hex_digit.hpp"
+#include "support/json_string.hpp"
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -11,6 +15,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 namespace gavel::compiler::types {
 
@@ -157,10 +162,53 @@ std::string percent_decode(const std::string& s) {
     return out;
 }
 
-// A reference as gojsonreference accepts it: its fragment is a JSON pointer.
-std::string check_reference(const std::string& ref) {
-    std::string fragment = Uri::parse(ref).fragment;
-    if (!fragment.empty() && fragment[0] != '/') return "JSON pointer must be empty or start with a \"/\"";
+// An invalid %-escape in `s`, in Go's url.unescape words; "" when there is none.
+std::string bad_escape(const std::string& s) {
+    auto hex = support::hex_digit_value;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '%') continue;
+        if (i + 2 >= s.size() || hex(s[i + 1]) < 0 || hex(s[i + 2]) < 0)
+            return "invalid URL escape " + lang::go_quote(s.substr(i, 3));
+        i += 2;
+    }
+    return "";
+}
+
+// Go's url.Parse error for what gojsonreference parses, "" when it parses.
+// gojsonreference ignores a fragment that is no JSON pointer ("#foo" names the
+// document itself), so only the URL syntax can fail. An error before the `#`
+// quotes the URL without its fragment, as url.Parse does.
+std::string url_syntax_error(const std::string& url) {
+    std::string before_fragment = url.substr(0, url.find('#'));
+    std::string fragment = url.size() > before_fragment.size() ? url.substr(before_fragment.size() + 1) : "";
+    auto error = [&](const std::string& why) { return "parse " + lang::go_quote(before_fragment) + ": " + why; };
+    for (unsigned char c : before_fragment)
+        if (c < 0x20 || c == 0x7f) return error("net/url: invalid control character in URL");
+    if (!before_fragment.empty() && before_fragment[0] == ':') return error("missing protocol scheme");
+    Uri u = Uri::parse(before_fragment);
+    if (u.scheme.empty() && !u.path.empty() && u.path[0] != '/' && !u.has_authority) {
+        std::string first = u.path.substr(0, u.path.find('/'));
+        if (first.find(':') != std::string::npos) return error("first path segment in URL cannot contain colon");
+    }
+    bool opaque = !u.scheme.empty() && !u.has_authority && (u.path.empty() || u.path[0] != '/');  // mailto:x
+    if (u.has_authority) {
+        std::size_t at = u.authority.rfind('@');
+        std::string host = u.authority.substr(at == std::string::npos ? 0 : at + 1);
+        std::string port;
+        if (!host.empty() && host[0] == '[') {
+            std::size_t close = host.find(']');
+            if (close == std::string::npos) return error("missing ']' in host");
+            port = host.substr(close + 1);
+            if (!port.empty() && port[0] != ':') return error("invalid port " + lang::go_quote(port) + " after host");
+        } else if (std::size_t colon = host.rfind(':'); colon != std::string::npos) {
+            port = host.substr(colon);
+        }
+        if (port.size() > 1 && port.find_first_not_of("0123456789", 1) != std::string::npos)
+            return error("invalid port " + lang::go_quote(port) + " after host");
+    }
+    if (!opaque)
+        if (std::string e = bad_escape(u.path); !e.empty()) return error(e);
+    if (std::string e = bad_escape(fragment); !e.empty()) return "parse " + lang::go_quote(url) + ": " + e;
     return "";
 }
 
@@ -195,8 +243,8 @@ const JsonTree* pointer_get(const JsonTree& doc, const std::string& pointer, std
                 return nullptr;
             }
             if (index < 0 || static_cast<std::size_t>(index) >= node->items.size()) {
-                error = "Out of bound array[0," + std::to_string(index) + "] index '" +
-                        std::to_string(node->items.size()) + "'";
+                error = "Out of bound array[0," + std::to_string(node->items.size()) + "] index '" +
+                        std::to_string(index) + "'";
                 return nullptr;
             }
             node = &node->items[static_cast<std::size_t>(index)];
@@ -213,7 +261,7 @@ const JsonTree* pointer_get(const JsonTree& doc, const std::string& pointer, std
 
 bool is_number(const JsonTree* v) { return v && v->kind == Kind::Number; }
 
-// mustBeInteger: an integer literal that fits an int64.
+// mustBeInteger: an integer literal (no fraction, no exponent) that fits an int64.
 std::optional<long long> integer_of(const JsonTree* v) {
     if (!is_number(v) || v->text.find_first_of(".eE") != std::string::npos) return std::nullopt;
     errno = 0;
@@ -223,78 +271,83 @@ std::optional<long long> integer_of(const JsonTree* v) {
     return n;
 }
 
-double number_of(const JsonTree* v) { return std::strtod(v->text.c_str(), nullptr); }
+// The sign of a number's exact value (as big.Rat reads it): -1, 0 or 1.
+int decimal_sign(const std::string& text) {
+    std::size_t mantissa_end = text.find_first_of("eE");
+    bool nonzero = text.find_first_of("123456789") < mantissa_end;
+    if (!nonzero) return 0;
+    return !text.empty() && text[0] == '-' ? -1 : 1;
+}
 
-// A value as text that is equal for equal JSON values (gojsonschema's
-// marshalWithoutNumber, which `enum` uniqueness compares).
-std::string canonical(const JsonTree& v) {
+// Go's encoding/json text of a float64.
+void append_go_float(std::string& out, double d) {
+    char buf[64];
+    double a = std::fabs(d);
+    bool exp_form = a != 0 && (a < 1e-6 || a >= 1e21);
+    auto res =
+        std::to_chars(buf, buf + sizeof buf, d, exp_form ? std::chars_format::scientific : std::chars_format::fixed);
+    std::string s(buf, res.ptr);
+    if (exp_form) {  // e-07 -> e-7
+        auto e = s.find('e');
+        if (e != std::string::npos && e + 3 < s.size() && s[e + 2] == '0') s.erase(e + 2, 1);
+    }
+    out += s;
+}
+
+void append_canonical(std::string& out, const JsonTree& v) {
     switch (v.kind) {
-        case Kind::Null: return "null";
-        case Kind::Boolean: return v.boolean ? "true" : "false";
-        case Kind::Number: {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%.17g", std::strtod(v.text.c_str(), nullptr));
-            return buf;
-        }
-        case Kind::String: return "\"" + v.text + "\"";
+        case Kind::Null: out += "null"; return;
+        case Kind::Boolean: out += v.boolean ? "true" : "false"; return;
+        case Kind::Number: append_go_float(out, std::strtod(v.text.c_str(), nullptr)); return;
+        case Kind::String: support::append_json_string(out, v.text, {.escape_html = true}); return;
         case Kind::Array: {
-            std::string out = "[";
-            for (const auto& i : v.items) out += canonical(i) + ",";
-            return out + "]";
+            out += '[';
+            for (std::size_t i = 0; i < v.items.size(); ++i) {
+                if (i) out += ',';
+                append_canonical(out, v.items[i]);
+            }
+            out += ']';
+            return;
         }
         case Kind::Object: {
-            std::map<std::string, std::string> sorted;
-            for (const auto& [k, m] : v.members) sorted[k] = canonical(m);
-            std::string out = "{";
-            for (const auto& [k, m] : sorted) out += "\"" + k + "\":" + m + ",";
-            return out + "}";
+            std::vector<const std::pair<std::string, JsonTree>*> sorted;
+            for (const auto& m : v.members) sorted.push_back(&m);
+            std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->first < b->first; });
+            out += '{';
+            for (std::size_t i = 0; i < sorted.size(); ++i) {
+                if (i) out += ',';
+                support::append_json_string(out, sorted[i]->first, {.escape_html = true});
+                out += ':';
+                append_canonical(out, sorted[i]->second);
+            }
+            out += '}';
+            return;
         }
     }
-    return "";
 }
 
 // ---- the compiler ----------------------------------------------------------------------
 
 class SchemaCompiler {
 public:
-    explicit SchemaCompiler(const JsonTree& doc) : doc_(doc), out_(std::make_unique<CompiledSchema>()) {}
+    SchemaCompiler(const JsonTree& doc, const CompileSchemaOptions& options)
+        : doc_(doc), options_(options), out_(std::make_unique<CompiledSchema>()) {}
 
     CompileSchemaResult run() {
         CompileSchemaResult result;
-        if (doc_.kind != Kind::Object && doc_.kind != Kind::Boolean) {
-            result.error = "unable to compile the schema: schema is invalid";
-            return result;
-        }
-        draft_ = Draft::Hybrid;
-        if (doc_.kind == Kind::Object)
-            if (const JsonTree* s = doc_.find("$schema")) {
-                if (s->kind != Kind::String) {
-                    result.error = "unable to compile the schema: $schema must be of type string";
-                    return result;
-                }
-                std::string url = s->text;
-                if (!url.empty() && url.back() == '#') url.pop_back();
-                if (url == "http://json-schema.org/draft-04/schema") draft_ = Draft::D4;
-                if (url == "http://json-schema.org/draft-06/schema") draft_ = Draft::D6;
-                if (url == "http://json-schema.org/draft-07/schema") draft_ = Draft::D7;
-            }
-        if (!register_ids(doc_, "", 0)) {
+        if (!compile()) {
+            result.reason = error_;
             result.error = "unable to compile the schema: " + error_;
+            result.stopped = stopped_;
             return result;
         }
-        pool_[""] = &doc_;
-        SubSchema* root = make();
-        if (!parse_into(doc_, *root)) {
-            result.error = "unable to compile the schema: " + error_;
-            return result;
-        }
-        out_->root = root;
         result.schema = std::move(out_);
         return result;
     }
 
 private:
     const JsonTree& doc_;
+    const CompileSchemaOptions& options_;
     std::unique_ptr<CompiledSchema> out_;
     Draft draft_ = Draft::Hybrid;
     std::map<std::string, const JsonTree*> pool_;            // documents by URI: the root (""), `$id`s
@@ -302,22 +355,60 @@ private:
     std::map<std::string, SubSchema*> ref_pool_;             // a resolved `$ref`'s subschema, parsed once
     std::size_t depth_ = 0;
     std::string error_;
+    bool stopped_ = false;
+
+    bool compile() {
+        if (doc_.kind != Kind::Object && doc_.kind != Kind::Boolean) return fail("schema is invalid");
+        if (doc_.kind == Kind::Object)
+            if (const JsonTree* s = doc_.find("$schema")) {
+                if (s->kind != Kind::String) return fail("$schema must be of type string");
+                std::string url = s->text;
+                if (!url.empty() && url.back() == '#') url.pop_back();
+                if (url == "http://json-schema.org/draft-04/schema") draft_ = Draft::D4;
+                if (url == "http://json-schema.org/draft-06/schema") draft_ = Draft::D6;
+                if (url == "http://json-schema.org/draft-07/schema") draft_ = Draft::D7;
+            }
+        if (!register_ids(doc_, "", 0)) return false;
+        pool_[""] = &doc_;
+        SubSchema* root = make();
+        if (!root || !parse_into(doc_, *root)) return false;
+        out_->root = root;
+        return true;
+    }
+
+    bool spend(std::size_t units = 1) {
+        if (options_.should_stop && options_.should_stop(units)) {
+            stopped_ = true;
+            return fail("stopped");
+        }
+        return true;
+    }
 
     SubSchema* make() {
+        if (out_->nodes.size() >= options_.max_nodes) {
+            fail("schema too large: more than " + std::to_string(options_.max_nodes) + " subschemas");
+            return nullptr;
+        }
+        if (!spend()) return nullptr;
         out_->nodes.push_back(std::make_unique<SubSchema>());
+        out_->nodes.back()->index = out_->nodes.size() - 1;
         return out_->nodes.back().get();
     }
 
     bool fail(std::string message) {
-        error_ = std::move(message);
+        if (error_.empty()) error_ = std::move(message);
         return false;
+    }
+
+    std::string too_deep() const {
+        return "schema nests deeper than " + std::to_string(options_.max_depth) + " levels";
     }
 
     // gojsonschema's parseReferencesRecursive: `$id`s name documents, and each
     // `$ref` is resolved against the `$id` that encloses it.
     bool register_ids(const JsonTree& node, const std::string& scope, std::size_t depth) {
-        if (depth > 4 * kMaxSchemaDepth)
-            return fail("schema nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels");
+        if (depth > 4 * options_.max_depth) return fail(too_deep());
+        if (!spend()) return false;
         if (node.kind == Kind::Array) {
             for (const auto& item : node.items)
                 if (!register_ids(item, scope, depth + 1)) return false;
@@ -326,13 +417,13 @@ private:
         if (node.kind != Kind::Object) return true;
         std::string local = scope;
         const JsonTree* id = node.find("id") ? node.find("id") : node.find("$id");
-        if (id && id->kind == Kind::String && check_reference(id->text).empty()) {
+        if (id && id->kind == Kind::String && url_syntax_error(id->text).empty()) {
             local = inherit(scope, id->text);
             if (pool_.count(local)) return fail("Reference already exists: \"" + local + "\"");
             pool_[local] = &node;
         }
         if (const JsonTree* ref = node.find("$ref");
-            ref && ref->kind == Kind::String && check_reference(ref->text).empty())
+            ref && ref->kind == Kind::String && url_syntax_error(ref->text).empty())
             refs_[&node] = inherit(local, ref->text);
         for (const auto& [key, value] : node.members) {
             if (key == "const" || key == "enum") continue;  // values, not schemas
@@ -352,8 +443,11 @@ private:
         if (auto it = pool_.find(ref); it != pool_.end()) return it->second;
         Uri uri = Uri::parse(ref);
         if (auto it = pool_.find(uri.text(false)); it != pool_.end()) {
+            // A fragment that is no JSON pointer points at the document itself (gojsonreference).
+            std::string pointer = percent_decode(uri.fragment);
+            if (!pointer.empty() && pointer[0] != '/') pointer.clear();
             std::string error;
-            const JsonTree* target = pointer_get(*it->second, percent_decode(uri.fragment), error);
+            const JsonTree* target = pointer_get(*it->second, pointer, error);
             if (!target) {
                 fail(error);
                 return nullptr;
@@ -369,49 +463,55 @@ private:
         return nullptr;
     }
 
-    bool parse_child(const JsonTree& node, SubSchema*& out) {
-        out = make();
-        return parse_into(node, *out);
+    // A child subschema, parsed; null on error.
+    const SubSchema* child(const JsonTree& node) {
+        SubSchema* out = make();
+        return out && parse_into(node, *out) ? out : nullptr;
     }
 
     // One schema where a schema or `true`/`false` may be (gojsonschema's parseSchema).
     bool parse_into(const JsonTree& node, SubSchema& s) {
-        if (depth_ >= kMaxSchemaDepth)
-            return fail("schema nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels");
+        if (depth_ >= options_.max_depth) return fail(too_deep());
         ++depth_;
         bool ok = parse_keywords(node, s);
         --depth_;
         return ok;
     }
 
+    bool regex_ok(const std::string& pattern) const {
+        return !options_.regex_compiles || options_.regex_compiles(pattern);
+    }
+
     bool parse_keywords(const JsonTree& node, SubSchema& s) {
-        if (draft_ >= Draft::D6 && node.kind == Kind::Boolean) return true;  // true / false: no keywords
+        if (draft_ >= Draft::D6 && node.kind == Kind::Boolean) {  // true / false: no keywords
+            s.pass = node.boolean;
+            return true;
+        }
         if (node.kind != Kind::Object) return fail(std::string("Expected: ") + kValidSchema + ", given: Invalid JSON");
         auto get = [&](const char* key) { return node.find(key); };
         auto string_or_absent = [&](const char* key) {
             const JsonTree* v = get(key);
             return !v || v->kind == Kind::String || fail(invalid_type("string", key));
         };
+        auto is_schema = [](const JsonTree& v) { return v.kind == Kind::Boolean || v.kind == Kind::Object; };
 
         const char* id_key = draft_ == Draft::D4 ? "id" : draft_ == Draft::Hybrid && get("id") ? "id" : "$id";
         if (!string_or_absent(id_key)) return false;
         if (const JsonTree* id = get(id_key))
-            if (std::string e = check_reference(id->text); !e.empty()) return fail(e);
+            if (std::string e = url_syntax_error(id->text); !e.empty()) return fail(e);
 
         if (const JsonTree* defs = get("definitions")) {
             if (defs->kind != Kind::Object) return fail(invalid_type(kArrayOfSchemas, "definitions"));
             for (const auto& [name, d] : defs->members) {
-                if (d.kind != Kind::Boolean && d.kind != Kind::Object)
-                    return fail(invalid_type(kArrayOfSchemas, "definitions"));
-                SubSchema* unused = nullptr;
-                if (!parse_child(d, unused)) return false;
+                if (!is_schema(d)) return fail(invalid_type(kArrayOfSchemas, "definitions"));
+                if (!child(d)) return false;  // checked; reached through `$ref`s
             }
         }
         if (!string_or_absent("title") || !string_or_absent("description")) return false;
 
         if (const JsonTree* ref = get("$ref")) {
             if (ref->kind != Kind::String) return fail(invalid_type("string", "$ref"));
-            if (std::string e = check_reference(ref->text); !e.empty()) return fail(e);
+            if (std::string e = url_syntax_error(ref->text); !e.empty()) return fail(e);
             auto resolved = refs_.find(&node);
             std::string target = resolved != refs_.end() ? resolved->second : ref->text;
             // The reference's subschema is parsed once, and is registered before it is
@@ -421,17 +521,18 @@ private:
                 return true;
             }
             SubSchema* named = make();
+            if (!named) return false;
             ref_pool_[target] = named;
             const JsonTree* doc = document(target);
             if (!doc) return false;
-            if (doc->kind != Kind::Boolean && doc->kind != Kind::Object)
-                return fail(std::string(kValidSchema) + " must be of type object");
+            if (!is_schema(*doc)) return fail(std::string(kValidSchema) + " must be of type object");
             if (!parse_into(*doc, *named)) return false;
             s.ref = named;
             return true;  // as gojsonschema: the siblings of a $ref are not read
         }
 
         if (const JsonTree* type = get("type")) {
+            const std::string bad = invalid_type("type", std::string("string/") + kArrayOfStrings);
             auto add = [&](const std::string& t) {
                 if (std::find(kJsonTypes.begin(), kJsonTypes.end(), t) == kJsonTypes.end())
                     return fail("has a primitive type that is NOT VALID -- given: /" + t +
@@ -445,100 +546,103 @@ private:
                 if (!add(type->text)) return false;
             } else if (type->kind == Kind::Array) {
                 for (const auto& t : type->items) {
-                    if (t.kind != Kind::String)
-                        return fail(invalid_type(std::string("string/") + kArrayOfStrings, "type"));
+                    if (t.kind != Kind::String) return fail(bad);
                     if (!add(t.text)) return false;
                 }
             } else {
-                return fail(invalid_type(std::string("string/") + kArrayOfStrings, "type"));
+                return fail(bad);
             }
         }
 
         if (const JsonTree* props = get("properties")) {
             if (props->kind != Kind::Object) return fail("Properties must be of type object");
             for (const auto& [name, p] : props->members) {
-                SubSchema* child = nullptr;
-                if (!parse_child(p, child)) return false;
-                s.properties.emplace_back(name, child);
+                const SubSchema* c = child(p);
+                if (!c) return false;
+                s.properties.emplace_back(name, c);
             }
         }
-        if (const JsonTree* ap = get("additionalProperties")) {
-            if (ap->kind == Kind::Object) {
-                SubSchema* unused = nullptr;
-                if (!parse_child(*ap, unused)) return false;
-            } else if (ap->kind != Kind::Boolean) {
-                return fail(invalid_type(std::string("boolean/") + kValidSchema, "additionalProperties"));
-            }
-        }
+        if (const JsonTree* ap = get("additionalProperties");
+            ap && !additional(*ap, "additionalProperties", s.additional_properties))
+            return false;
         if (const JsonTree* pp = get("patternProperties")) {
             if (pp->kind != Kind::Object) return fail(invalid_type(kValidSchema, "patternProperties"));
             for (const auto& [pattern, p] : pp->members) {
-                SubSchema* unused = nullptr;
-                if (!parse_child(p, unused)) return false;
+                if (!regex_ok(pattern)) return fail("Invalid regex pattern '" + pattern + "'");
+                const SubSchema* c = child(p);
+                if (!c) return false;
+                s.pattern_properties.emplace_back(pattern, c);
             }
         }
         if (const JsonTree* pn = get("propertyNames"); pn && draft_ >= Draft::D6) {
-            if (pn->kind != Kind::Boolean && pn->kind != Kind::Object)
+            if (!is_schema(*pn))
                 return fail(invalid_type(kValidSchema, "patternProperties"));  // sic: gojsonschema names this key
-            SubSchema* unused = nullptr;
-            if (!parse_child(*pn, unused)) return false;
+            if (!(s.property_names = child(*pn))) return false;
         }
         if (const JsonTree* deps = get("dependencies")) {
             if (deps->kind != Kind::Object) return fail("dependencies must be of type object");
             for (const auto& [name, d] : deps->members) {
+                Dependency dep{name, {}, nullptr};
                 if (d.kind == Kind::Array) {
-                    for (const auto& v : d.items)
+                    for (const auto& v : d.items) {
                         if (v.kind != Kind::String)
                             return fail("Dependency must be of type Schema Or Array Of Strings");
-                } else if (d.kind == Kind::Boolean || d.kind == Kind::Object) {
-                    SubSchema* unused = nullptr;
-                    if (!parse_child(d, unused)) return false;
+                        dep.required.push_back(v.text);
+                    }
+                    // gojsonschema records a list only when it has a name in it.
+                    if (dep.required.empty()) continue;
+                } else if (is_schema(d)) {
+                    if (!(dep.schema = child(d))) return false;
                 } else {
                     return fail("Dependency must be of type Schema Or Array Of Strings");
                 }
+                s.dependencies.push_back(std::move(dep));
             }
         }
         if (const JsonTree* items = get("items")) {
             const std::string bad = invalid_type(std::string(kValidSchema) + "/" + kArrayOfSchemas, "items");
             if (items->kind == Kind::Array) {
                 for (const auto& item : items->items) {
-                    if (item.kind != Kind::Object && item.kind != Kind::Boolean) return fail(bad);
-                    SubSchema* child = nullptr;
-                    if (!parse_child(item, child)) return false;
-                    s.items.push_back(child);
+                    if (!is_schema(item)) return fail(bad);
+                    const SubSchema* c = child(item);
+                    if (!c) return false;
+                    s.items.push_back(c);
                 }
                 s.items_single = false;
-            } else if (items->kind == Kind::Object || items->kind == Kind::Boolean) {
-                SubSchema* child = nullptr;
-                if (!parse_child(*items, child)) return false;
-                s.items.push_back(child);
+            } else if (is_schema(*items)) {
+                const SubSchema* c = child(*items);
+                if (!c) return false;
+                s.items.push_back(c);
                 s.items_single = true;
             } else {
                 return fail(bad);
             }
         }
-        if (const JsonTree* ai = get("additionalItems")) {
-            if (ai->kind == Kind::Object) {
-                SubSchema* unused = nullptr;
-                if (!parse_child(*ai, unused)) return false;
-            } else if (ai->kind != Kind::Boolean) {
-                return fail(invalid_type(std::string("boolean/") + kValidSchema, "additionalItems"));
-            }
-        }
+        if (const JsonTree* ai = get("additionalItems"); ai && !additional(*ai, "additionalItems", s.additional_items))
+            return false;
 
         if (const JsonTree* m = get("multipleOf")) {
             if (!is_number(m)) return fail(invalid_type("Number", "multipleOf"));
-            if (number_of(m) <= 0) return fail("multipleOf must be strictly greater than 0");
+            if (decimal_sign(m->text) <= 0) return fail("multipleOf must be strictly greater than 0");
+            s.multiple_of = m->text;
         }
-        if (!bounds("minimum", "exclusiveMinimum", node) || !bounds("maximum", "exclusiveMaximum", node)) return false;
+        if (!bounds("minimum", "exclusiveMinimum", node, s.minimum, s.exclusive_minimum) ||
+            !bounds("maximum", "exclusiveMaximum", node, s.maximum, s.exclusive_maximum))
+            return false;
 
-        std::optional<long long> min_length, max_length, min_props, max_props;
-        if (!count("minLength", node, min_length) || !count("maxLength", node, max_length)) return false;
-        if (min_length && max_length && *min_length > *max_length)
+        if (!count("minLength", node, s.min_length) || !count("maxLength", node, s.max_length)) return false;
+        if (s.min_length && s.max_length && *s.min_length > *s.max_length)
             return fail("minLength cannot be greater than maxLength");
-        if (!string_or_absent("pattern") || !string_or_absent("format")) return false;
-        if (!count("minProperties", node, min_props) || !count("maxProperties", node, max_props)) return false;
-        if (min_props && max_props && *min_props > *max_props)
+        if (!string_or_absent("pattern")) return false;
+        if (const JsonTree* p = get("pattern")) {
+            if (options_.check_pattern && !regex_ok(p->text)) return fail("pattern must be a valid regex");
+            s.pattern = p->text;
+        }
+        if (!string_or_absent("format")) return false;
+        if (const JsonTree* f = get("format")) s.format = f->text;
+        if (!count("minProperties", node, s.min_properties) || !count("maxProperties", node, s.max_properties))
+            return false;
+        if (s.min_properties && s.max_properties && *s.min_properties > *s.max_properties)
             return fail("minProperties cannot be greater than maxProperties");
 
         if (const JsonTree* req = get("required")) {
@@ -546,86 +650,111 @@ private:
             std::set<std::string> seen;
             for (const auto& r : req->items) {
                 if (r.kind != Kind::String) return fail(invalid_type("string", "required"));
+                if (!spend()) return false;
                 if (!seen.insert(r.text).second) return fail("required items must be unique");
+                s.required.push_back(r.text);
             }
         }
 
-        std::optional<long long> unused_count;
-        if (!count("minItems", node, unused_count) || !count("maxItems", node, unused_count)) return false;
-        if (const JsonTree* u = get("uniqueItems"); u && u->kind != Kind::Boolean)
-            return fail("uniqueItems must be of a boolean");
-        if (const JsonTree* c = get("contains"); c && draft_ >= Draft::D6) {
-            SubSchema* unused = nullptr;
-            if (!parse_child(*c, unused)) return false;
+        if (!count("minItems", node, s.min_items) || !count("maxItems", node, s.max_items)) return false;
+        if (const JsonTree* u = get("uniqueItems")) {
+            if (u->kind != Kind::Boolean) return fail("uniqueItems must be of a boolean");
+            s.unique_items = u->boolean;
         }
+        if (const JsonTree* c = get("contains"); c && draft_ >= Draft::D6)
+            if (!(s.contains = child(*c))) return false;
+        if (const JsonTree* c = get("const"); c && draft_ >= Draft::D6) s.const_json = canonical_json(*c);
         if (const JsonTree* e = get("enum")) {
             if (e->kind != Kind::Array) return fail("enum must be of an array");
+            s.enum_present = true;
             std::set<std::string> seen;
-            for (const auto& v : e->items)
-                if (!seen.insert(canonical(v)).second) return fail("enum items must be unique");
+            for (const auto& v : e->items) {
+                std::string text = canonical_json(v);
+                if (!spend(1 + text.size() / 16)) return false;
+                if (!seen.insert(text).second) return fail("enum items must be unique");
+                s.enum_json.push_back(std::move(text));
+            }
         }
 
-        for (const char* key : {"oneOf", "anyOf", "allOf"}) {
-            const JsonTree* list = get(key);
-            if (!list) continue;
-            if (list->kind != Kind::Array) return fail(std::string(key) + " must be of an array");
-            for (const auto& v : list->items) {
-                SubSchema* child = nullptr;
-                if (!parse_child(v, child)) return false;
-                if (std::string_view(key) == "anyOf") s.any_of.push_back(child);
-                if (std::string_view(key) == "allOf") s.all_of.push_back(child);
+        for (auto [key, list] :
+             {std::pair{"oneOf", &s.one_of}, std::pair{"anyOf", &s.any_of}, std::pair{"allOf", &s.all_of}}) {
+            const JsonTree* v = get(key);
+            if (!v) continue;
+            if (v->kind != Kind::Array) return fail(std::string(key) + " must be of an array");
+            for (const auto& item : v->items) {
+                const SubSchema* c = child(item);
+                if (!c) return false;
+                list->push_back(c);
             }
         }
         if (const JsonTree* n = get("not")) {
-            if (n->kind != Kind::Boolean && n->kind != Kind::Object) return fail("not must be of an object");
-            SubSchema* unused = nullptr;
-            if (!parse_child(*n, unused)) return false;
+            if (!is_schema(*n)) return fail("not must be of an object");
+            if (!(s.not_schema = child(*n))) return false;
         }
         if (draft_ >= Draft::D7)
-            for (const char* key : {"if", "then", "else"})
+            for (auto [key, out] :
+                 {std::pair{"if", &s.if_schema}, std::pair{"then", &s.then_schema}, std::pair{"else", &s.else_schema}})
                 if (const JsonTree* c = get(key)) {
-                    if (c->kind != Kind::Boolean && c->kind != Kind::Object)
-                        return fail(std::string(key) + " must be of an object");
-                    SubSchema* unused = nullptr;
-                    if (!parse_child(*c, unused)) return false;
+                    if (!is_schema(*c)) return fail(std::string(key) + " must be of an object");
+                    if (!(*out = child(*c))) return false;
                 }
         return true;
     }
 
+    // additionalProperties / additionalItems: a boolean or a schema.
+    bool additional(const JsonTree& v, const char* key, SchemaOrBool& out) {
+        if (v.kind == Kind::Boolean) {
+            out.boolean = v.boolean;
+            return true;
+        }
+        if (v.kind != Kind::Object) return fail(invalid_type(std::string("boolean/") + kValidSchema, key));
+        return (out.schema = child(v)) != nullptr;
+    }
+
     // minimum/maximum and their exclusive forms, as each draft spells them.
-    bool bounds(const char* key, const char* exclusive_key, const JsonTree& node) {
+    bool bounds(const char* key, const char* exclusive_key, const JsonTree& node, std::optional<std::string>& inclusive,
+                std::optional<std::string>& exclusive) {
         const JsonTree* bound = node.find(key);
         if (bound && !is_number(bound)) return fail(std::string(key) + " must be of a Number");
-        const JsonTree* exclusive = node.find(exclusive_key);
-        if (!exclusive) return true;
-        bool is_bool = exclusive->kind == Kind::Boolean;
-        switch (draft_) {
-            case Draft::D4:
-                if (!is_bool) return fail(invalid_type("boolean", exclusive_key));
-                if (!bound) return fail(std::string(exclusive_key) + " cannot be used without " + key);
-                return true;
-            case Draft::Hybrid:
-                if (is_bool) return bound || fail(std::string(exclusive_key) + " cannot be used without " + key);
-                if (!is_number(exclusive)) return fail(invalid_type("boolean/number", exclusive_key));
-                return true;
-            default: return is_number(exclusive) || fail(invalid_type("number", exclusive_key));
+        if (bound) inclusive = bound->text;
+        const JsonTree* ex = node.find(exclusive_key);
+        if (!ex) return true;
+        bool is_bool = ex->kind == Kind::Boolean;
+        if (draft_ == Draft::D4 && !is_bool) return fail(invalid_type("boolean", exclusive_key));
+        if (draft_ == Draft::D4 || (draft_ == Draft::Hybrid && is_bool)) {
+            if (!bound) return fail(std::string(exclusive_key) + " cannot be used without " + key);
+            if (ex->boolean) exclusive = std::exchange(inclusive, std::nullopt);
+            return true;
         }
+        if (!is_number(ex))
+            return fail(invalid_type(draft_ == Draft::Hybrid ? "boolean/number" : "number", exclusive_key));
+        exclusive = ex->text;
+        return true;
     }
 
     // A non-negative integer keyword (minLength, maxItems ...).
-    bool count(const char* key, const JsonTree& node, std::optional<long long>& out) {
+    bool count(const char* key, const JsonTree& node, std::optional<std::int64_t>& out) {
         const JsonTree* v = node.find(key);
         out.reset();
         if (!v) return true;
-        out = integer_of(v);
-        if (!out) return fail(std::string(key) + " must be of an integer");
-        if (*out < 0) return fail(std::string(key) + " must be greater than or equal to 0");
+        auto n = integer_of(v);
+        if (!n) return fail(std::string(key) + " must be of an integer");
+        if (*n < 0) return fail(std::string(key) + " must be greater than or equal to 0");
+        out = *n;
         return true;
     }
 };
 
 }  // namespace
 
-CompileSchemaResult compile_json_schema(const JsonTree& document) { return SchemaCompiler(document).run(); }
+CompileSchemaResult compile_json_schema(const JsonTree& document, const CompileSchemaOptions& options) {
+    return SchemaCompiler(document, options).run();
+}
+
+std::string canonical_json(const JsonTree& value) {
+    std::string out;
+    append_canonical(out, value);
+    return out;
+}
 
 }  // namespace gavel::compiler::types

@@ -312,6 +312,54 @@ TEST_CASE("stdlib objects: json.verify_schema") {
           "[true,null]");
 }
 
+// Where gavel's two JSON Schema parsers disagreed, OPA 1.7.1's answer (its gojsonschema), now
+// that the builtins compile with the type checker's compiler (compiler/types/json_schema.hpp).
+TEST_CASE("stdlib objects: json.verify_schema checks and words a schema as OPA does") {
+    auto verify = [](std::string_view schema) { return run("json.verify_schema", {S(schema)}); };
+    auto invalid = [](std::string_view why) { return "[false,\"jsonschema: " + std::string(why) + "\"]"; };
+    // Not a schema at all; `$schema` a string, naming a draft exactly.
+    CHECK(verify("[1]") == invalid("schema is invalid"));
+    CHECK(verify(R"({"$schema": 5})") == invalid("$schema must be of type string"));
+    CHECK(verify(R"({"$schema": "https://json-schema.org/draft-04/schema", "minimum": 1, "exclusiveMinimum": 3})") ==
+          "[true,null]");
+    // gojsonschema's names for what it expected.
+    CHECK(verify(R"({"definitions": 3})") == invalid("Invalid type. Expected: Array Of Schemas, given: definitions"));
+    CHECK(verify(R"({"properties": 3})") == invalid("Properties must be of type object"));
+    CHECK(verify(R"({"properties": {"a": 3}})") == invalid("Expected: Valid Schema, given: Invalid JSON"));
+    CHECK(verify(R"({"type": 3})") == invalid("Invalid type. Expected: type, given: string/Array Of Strings"));
+    CHECK(verify(R"({"additionalProperties": 3})") ==
+          invalid("Invalid type. Expected: boolean/Valid Schema, given: additionalProperties"));
+    CHECK(verify(R"({"items": 3})") == invalid("Invalid type. Expected: Valid Schema/Array Of Schemas, given: items"));
+    CHECK(verify(R"({"multipleOf": "a"})") == invalid("Invalid type. Expected: Number, given: multipleOf"));
+    CHECK(verify(R"({"minimum": "a"})") == invalid("minimum must be of a Number"));
+    CHECK(verify(R"({"dependencies": {"a": 3}})") == invalid("Dependency must be of type Schema Or Array Of Strings"));
+    CHECK(verify(R"({"propertyNames": 3})") ==
+          invalid("Invalid type. Expected: Valid Schema, given: patternProperties"));
+    // A count is an integer literal (Go's ParseInt), not any integral number.
+    CHECK(verify(R"({"minLength": 3.0})") == invalid("minLength must be of an integer"));
+    CHECK(verify(R"({"maxItems": 1e3})") == invalid("maxItems must be of an integer"));
+    // The hybrid draft's identifier is `id` where a schema has one.
+    CHECK(verify(R"({"id": 3})") == invalid("Invalid type. Expected: string, given: id"));
+    CHECK(verify(R"({"properties": {"a": {"$id": "http://x.com/s"}, "b": {"$id": "http://x.com/s"}}})") ==
+          invalid(R"(Reference already exists: \"http://x.com/s\")"));
+    // References: resolved against `$id`s, a fragment that is no pointer is the document itself,
+    // and gojsonpointer's and url.Parse's messages.
+    CHECK(
+        verify(
+            R"({"properties": {"a": {"$id": "http://x.com/s", "type": "string"}, "b": {"$ref": "http://x.com/s"}}})") ==
+        "[true,null]");
+    CHECK(verify(R"({"$ref": "#foo"})") == "[true,null]");
+    CHECK(verify(R"({"$ref": "#/items/5", "items": [{}]})") == invalid("Out of bound array[0,1] index '5'"));
+    CHECK(verify(R"({"$ref": "#/type/x", "type": "string"})") == invalid("Invalid token reference 'x'"));
+    CHECK(verify(R"({"$ref": "other.json"})") == invalid("Reference /other.json must be canonical"));
+    CHECK(verify(R"({"$ref": "#%zz"})") == invalid(R"(parse \"#%zz\": invalid URL escape \"%zz\")"));
+    CHECK(verify(R"({"$ref": "a%zz#x"})") == invalid(R"(parse \"a%zz\": invalid URL escape \"%zz\")"));
+    CHECK(verify(R"({"$ref": "mailto:x#%zz"})") == invalid(R"(parse \"mailto:x#%zz\": invalid URL escape \"%zz\")"));
+    CHECK(verify(R"({"$id": "http://[::1#x"})") == invalid(R"(parse \"http://[::1\": missing ']' in host)"));
+    CHECK(verify(R"({"$ref": "http://example.com/x.json"})") ==
+          invalid("remote reference loading disabled: http://example.com/x.json"));
+}
+
 TEST_CASE("stdlib objects: json.match_schema keywords and error objects") {
     auto errors = [](std::string_view doc, std::string_view schema) {
         auto r = call("json.match_schema", {S(doc), J(schema)});  // a string document is JSON text

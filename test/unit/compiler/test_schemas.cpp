@@ -10,7 +10,7 @@
 
 #include "compiler/schema_set.hpp"
 #include "compiler/types/schema_types.hpp"
-#include "engine/schema_loader.hpp"
+#include "runtime/value_json_tree.hpp"
 #include "lang/parse.hpp"
 #include "runtime/json.hpp"
 #include "test/unit/compiler/compile_helpers.hpp"
@@ -24,7 +24,7 @@ namespace types = gavel::compiler::types;
 JsonTree json(const std::string& text) {
     auto r = gavel::runtime::parse_json(text);
     REQUIRE_MESSAGE(r.ok, text);
-    return gavel::engine::to_json_tree(r.value);
+    return gavel::runtime::to_json_tree(r.value);
 }
 
 // A schema's type as OPA prints it, or "ERROR: " and the error.
@@ -199,12 +199,22 @@ TEST_CASE("references gavel cannot follow, and pointers into nothing") {
           "ERROR: unable to compile the schema: Reference /other.json must be canonical");
     CHECK(typed(R"({"$ref": "#/definitions/none"})") ==
           "ERROR: unable to compile the schema: Object has no key 'definitions'");
+    // gojsonpointer's message: the array's length, then the index asked for.
     CHECK(typed(R"({"$ref": "#/items/3", "items": [{}]})") ==
-          "ERROR: unable to compile the schema: Out of bound array[0,3] index '1'");
+          "ERROR: unable to compile the schema: Out of bound array[0,1] index '3'");
     CHECK(typed(R"({"$ref": "#/type/x", "type": "string"})") ==
           "ERROR: unable to compile the schema: Invalid token reference 'x'");
-    CHECK(typed(R"({"$ref": "#foo"})") ==
-          "ERROR: unable to compile the schema: JSON pointer must be empty or start with a \"/\"");
+    // A fragment that is no JSON pointer names the document itself (gojsonreference ignores
+    // it): a reference to itself, which types nothing (OPA's type checker recurses until its
+    // stack is exhausted). Only what url.Parse rejects is an error, in its words.
+    CHECK(typed(R"({"$ref": "#foo"})") == "any");
+    CHECK(typed(R"({"id": "#foo", "properties": {"a": {"$id": "http://x.com/s#bar", "type": "string"}}})") ==
+          "object<a: string>");
+    CHECK(typed(R"({"$ref": "#%zz"})") ==
+          "ERROR: unable to compile the schema: parse \"#%zz\": invalid URL escape \"%zz\"");
+    CHECK(typed(R"({"$id": "http://x.com:abc/s"})") ==
+          "ERROR: unable to compile the schema: parse \"http://x.com:abc/s\": invalid port \":abc\" after host");
+    CHECK(typed(R"({"$ref": ":x"})") == "ERROR: unable to compile the schema: parse \":x\": missing protocol scheme");
     CHECK(typed(R"({"$ref": "#/definitions/x", "definitions": {"x": 3}})") ==
           "ERROR: unable to compile the schema: Invalid type. Expected: Array Of Schemas, given: definitions");
 }
@@ -275,7 +285,10 @@ TEST_CASE("malformed schemas: gojsonschema's messages") {
                                                "has a primitive type that is NOT VALID -- given: /strin/ Expected "
                                                "valid values are:[array boolean integer number null object string]");
     CHECK(typed(R"({"type": ["string", "string"]})") == prefix + "string type is duplicated");
-    CHECK(typed(R"({"type": 3})") == prefix + "Invalid type. Expected: string/Array Of Strings, given: type");
+    // gojsonschema names the keyword as the type expected here, and the types as the one given.
+    CHECK(typed(R"({"type": 3})") == prefix + "Invalid type. Expected: type, given: string/Array Of Strings");
+    CHECK(typed(R"({"type": ["string", 3]})") ==
+          prefix + "Invalid type. Expected: type, given: string/Array Of Strings");
     CHECK(typed(R"({"properties": []})") == prefix + "Properties must be of type object");
     CHECK(typed(R"({"properties": {"a": 3}})") == prefix + "Expected: Valid Schema, given: Invalid JSON");
     CHECK(typed(R"({"items": 3})") == prefix + "Invalid type. Expected: Valid Schema/Array Of Schemas, given: items");
@@ -285,6 +298,9 @@ TEST_CASE("malformed schemas: gojsonschema's messages") {
     CHECK(typed(R"({"minimum": "a"})") == prefix + "minimum must be of a Number");
     CHECK(typed(R"({"exclusiveMinimum": true})") == prefix + "exclusiveMinimum cannot be used without minimum");
     CHECK(typed(R"({"multipleOf": 0})") == prefix + "multipleOf must be strictly greater than 0");
+    CHECK(typed(R"({"multipleOf": -0.0})") == prefix + "multipleOf must be strictly greater than 0");
+    // Compared exactly (big.Rat): a positive number too small for a double is positive.
+    CHECK(typed(R"({"multipleOf": 1e-400})") == "any");
     CHECK(typed(R"({"required": ["a", "a"]})") == prefix + "required items must be unique");
     CHECK(typed(R"({"enum": [1, 1.0]})") == prefix + "enum items must be unique");
     CHECK(typed(R"({"anyOf": {}})") == prefix + "anyOf must be of an array");
@@ -390,8 +406,8 @@ TEST_CASE("inline schemas work with or without -s; a bad one is an error at the 
     CHECK(errors_with({yaml}, {}, false).rfind("10:6 rego_type_error: undefined ref: input.x.b\n", 0) == 0);
     std::string bad = "package test\n\n# METADATA\n# schemas:\n# - input: {\"type\": 3}\np if input\n";
     CHECK(errors_with({bad}, {}, false) ==
-          "6:1 rego_type_error: unable to compile the schema: Invalid type. Expected: string/Array Of Strings, given: "
-          "type\n");
+          "6:1 rego_type_error: unable to compile the schema: Invalid type. Expected: type, given: string/Array Of "
+          "Strings\n");
 }
 
 TEST_CASE("a schema for a path below input or data: the document's type is rewritten there") {
