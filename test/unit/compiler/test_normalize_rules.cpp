@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "test/unit/compiler/compile_helpers.hpp"
 
 using gavel::test::rules_of;
@@ -35,7 +35,7 @@ TEST_CASE("normalize_rules: each _ is a variable of its own") {
     auto compiled = gavel::compiler::compile_modules({&*parsed.module}, {});
     REQUIRE(compiled.ok());
     std::set<std::string> wildcards;
-    gavel::compiler::walk_terms_in_body(compiled.modules.at(0)->rules.at(0).body, [&](gavel::lang::Term& t) {
+    gavel::lang::walk_terms_in_body(compiled.modules.at(0)->rules.at(0).body, [&](gavel::lang::Term& t) {
         if (t.kind == gavel::lang::TermKind::Var && t.text.rfind('$', 0) == 0) wildcards.insert(t.text);
         return false;
     });
