@@ -43,13 +43,10 @@
 #include "support/json_string.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>

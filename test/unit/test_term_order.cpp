@@ -26,9 +26,9 @@ TermPtr term(const std::string& text) {
 TEST_CASE("term order: kinds in OPA's order, template strings between strings and vars") {
     // OPA's valueSortOrder: null, boolean, number, string, template string, var, ref,
     // array, object, set, array/object/set comprehension, call.
-    const std::vector<std::string> ascending = {
-        "null", "false", "true", "-1", "2", "\"a\"", "$\"{1}\"", "[1]", "{\"k\": 1}", "{1}", "[y | y := 1]",
-        "{y: 1 | y := 1}", "{y | y := 1}"};
+    const std::vector<std::string> ascending = {"null",         "false",           "true",        "-1",         "2",
+                                                "\"a\"",        "$\"{1}\"",        "[1]",         "{\"k\": 1}", "{1}",
+                                                "[y | y := 1]", "{y: 1 | y := 1}", "{y | y := 1}"};
     for (std::size_t i = 0; i + 1 < ascending.size(); ++i) {
         CAPTURE(ascending[i]);
         CHECK(compare_terms(term(ascending[i]), term(ascending[i + 1])) < 0);
