@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "compiler/ast/copy.hpp"
+#include "lang/copy.hpp"
+#include "lang/normalize_module.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/var_visitor.hpp"
 #include "compiler/context.hpp"
@@ -131,7 +132,7 @@ CompiledQuery compile_query(const lang::Body& parsed, const CompiledModules& mod
     ctx.query = &context;
     ctx.type_env = modules.type_env;
     lang::Body body = copy_body(parsed);
-    name_wildcards(body);
+    lang::name_wildcards(body);
     VarVisitor names;
     names.walk(body);
     ctx.gen = VarGenerator("__localq", names.vars());

@@ -133,6 +133,20 @@ TermPtr make_ref(std::vector<TermPtr> parts, const Location& loc) {
     return t;
 }
 
+TermPtr make_bool(bool value, const Location& loc) {
+    auto t = make_term(TermKind::Boolean, loc);
+    t->boolean = value;
+    return t;
+}
+
+Expr make_term_expr(TermPtr t, const Location& loc) {
+    Expr e;
+    e.kind = ExprKind::Term;
+    e.loc = loc;
+    e.term = std::move(t);
+    return e;
+}
+
 TermPtr make_call(std::string_view op, std::vector<TermPtr> args, const Location& loc, bool infix) {
     auto t = make_term(TermKind::Call, loc);
     std::vector<TermPtr> parts;

@@ -127,6 +127,9 @@ struct RuleHead {
     AssignOp assign = AssignOp::None;
     bool contains = false;    // written with `contains`
     bool v0_bracket = false;  // written `p[x]` in the v0 style
+    // The value is the `true` OPA's parser adds to a rule written without one
+    // (OPA's Head.generatedValue; set by lang/normalize_module.hpp).
+    bool generated_value = false;
 };
 
 struct Rule {
@@ -137,7 +140,10 @@ struct Rule {
     bool has_if = false;              // written with `if`
     bool literal_body = false;        // the body is one literal after `if`, written without braces
     std::shared_ptr<Rule> else_rule;  // the next clause of an `else` chain (head.value may be null)
-    std::vector<Body> extra_bodies;   // `p { a } { b }`, `p if { a } { b }`: more bodies for the same head
+    // The body is the `true` OPA's parser adds to a rule written without one
+    // (OPA's Rule.generatedBody; set by lang/normalize_module.hpp).
+    bool generated_body = false;
+    std::vector<Body> extra_bodies;  // `p { a } { b }`, `p if { a } { b }`: more bodies for the same head
 
     Rule() = default;
     Rule(const Rule&) = default;
@@ -156,7 +162,7 @@ struct Import {
 
 struct Package {
     Location loc;
-    TermPtr path;  // a Ref rooted at data: `package a.b` is data.a.b
+    TermPtr path;  // as written: `package a.b` is the Ref a.b (OPA's parser roots it at data)
 };
 
 struct Comment {
@@ -202,7 +208,10 @@ TermPtr make_term(TermKind kind, const Location& loc);
 TermPtr make_var(std::string name, const Location& loc);
 TermPtr make_string(std::string value, const Location& loc);
 TermPtr make_ref(std::vector<TermPtr> parts, const Location& loc);
+TermPtr make_bool(bool value, const Location& loc);
 // A Call term with a named operator: make_call("plus", {a, b}, loc).
 TermPtr make_call(std::string_view op, std::vector<TermPtr> args, const Location& loc, bool infix);
+// An expression of one term (`true`, `x`, a call written as a literal).
+Expr make_term_expr(TermPtr t, const Location& loc);
 
 }  // namespace gavel::lang

@@ -18,15 +18,15 @@
 //  - An expression that is a call prints its terms as an array (operator first); `some`
 //    prints a SomeDecl ({"symbols": [...]}, `some x in xs` as the symbol
 //    call internal.member_2(x, xs)); `every` prints an Every.
-//  - What the OPA parser adds is added here too: the package path is rooted at `data`; a rule
-//    without a body gets the body `true`; a rule without a value gets the value `true`; v0
-//    `p[x] { }` is name p, key x; `p[x] if` gets key x; else clauses carry a copy of the
-//    first head; `p { a } { b }` becomes two rules; wildcards `_` are renamed `$0`, `$1` ...
-//    in source order.
+//  - What the OPA parser adds is added here too: a copy of the module is normalised
+//    (lang/normalize_module.hpp: generated values and bodies, else
+//    clauses with their rule's head, `p { a } { b }` as two rules, `_` as `$0`, `$1` ...).
+//    The package path is rooted at `data`. Heads print as OPA's Head: v0 `p[x] = y { }` is
+//    name p, key x; `p[x] if` gets key x.
 //  - Locations are {file, text?, row, col}; `text` (base64 of the node's source text) only
 //    with AstJsonOptions::location_text, as `opa parse --json-include locations` does.
-// Shapes chosen here because OPA had none to copy (said again where they are printed):
-// template strings sort between strings and vars; the experimental `and`/`or` literals print
+// Sets and objects sort in OPA's order of terms (lang/term_order.hpp).
+// Shapes chosen here because OPA had none to copy (said again where they are printed): the experimental `and`/`or` literals print
 // as {"type": "and"|"or", "lhs": body, "rhs": body, "explicit_lhs"?, "explicit_rhs"?},
 // folded to the left.
 
@@ -34,18 +34,19 @@
 
 #include "support/base64.hpp"
 #include "lang/go_quote.hpp"
+#include "lang/copy.hpp"
+#include "lang/ground.hpp"
 #include "lang/json_tree_yaml.hpp"
+#include "lang/normalize_module.hpp"
+#include "lang/term_order.hpp"
 #include "lang/yaml_node.hpp"
 #include "support/json_string.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <functional>
 #include <map>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -161,457 +162,77 @@ private:
 };
 
 // ---------------------------------------------------------------------------
-// OPA's order of terms (ast/compare.go), used to sort sets and object keys.
+// OPA's Head of a normalised rule. gavel keeps the x of `p[x] if` and of v0
+// `p[x] = y { }` in the head's ref only; OPA's Head also has it as the key,
+// and names the rule by the ref's first var where its parser did.
 
-struct Decimal {
-    int sign = 0;        // -1, 0, 1
-    std::string digits;  // significant digits, no leading or trailing zeros
-    long long exp = 0;   // value = 0.digits * 10^exp
-};
-
-Decimal parse_decimal(std::string_view s) {
-    Decimal d;
-    std::size_t i = 0;
-    bool negative = false;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) negative = s[i++] == '-';
-    std::string digits;
-    long long point = 0;
-    bool seen_point = false;
-    for (; i < s.size(); ++i) {
-        char c = s[i];
-        if (c >= '0' && c <= '9') {
-            digits.push_back(c);
-            if (!seen_point) ++point;
-        } else if (c == '.') {
-            seen_point = true;
-        } else {
-            break;
-        }
-    }
-    long long e = 0;
-    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-        ++i;
-        bool eneg = false;
-        if (i < s.size() && (s[i] == '-' || s[i] == '+')) eneg = s[i++] == '-';
-        for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-            if (e < 1000000000000LL) e = e * 10 + (s[i] - '0');
-        }
-        if (eneg) e = -e;
-    }
-    std::size_t lead = 0;
-    while (lead < digits.size() && digits[lead] == '0') ++lead;
-    digits.erase(0, lead);
-    point -= static_cast<long long>(lead);
-    while (!digits.empty() && digits.back() == '0') digits.pop_back();
-    if (digits.empty()) return d;
-    d.sign = negative ? -1 : 1;
-    d.digits = std::move(digits);
-    d.exp = point + e;
-    return d;
-}
-
-int compare_numbers(std::string_view a, std::string_view b) {
-    Decimal x = parse_decimal(a), y = parse_decimal(b);
-    if (x.sign != y.sign) return x.sign < y.sign ? -1 : 1;
-    if (x.sign == 0) return 0;
-    int magnitude = 0;
-    if (x.exp != y.exp) {
-        magnitude = x.exp < y.exp ? -1 : 1;
-    } else {
-        int c = x.digits.compare(y.digits);  // no trailing zeros: plain comparison is numeric
-        magnitude = c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-    return x.sign * magnitude;
-}
-
-int kind_order(TermKind k) {
-    switch (k) {
-        case TermKind::Null: return 0;
-        case TermKind::Boolean: return 1;
-        case TermKind::Number: return 2;
-        case TermKind::String: return 3;
-        case TermKind::Template: return 4;  // our choice: OPA's sort order for template strings is not known to us
-        case TermKind::Var: return 5;
-        case TermKind::Ref: return 6;
-        case TermKind::Array: return 7;
-        case TermKind::Object: return 8;
-        case TermKind::Set: return 9;
-        case TermKind::ArrayComprehension: return 10;
-        case TermKind::ObjectComprehension: return 11;
-        case TermKind::SetComprehension: return 12;
-        case TermKind::Call: return 13;
-    }
-    return 14;
-}
-
-int sign_of(int c) { return c < 0 ? -1 : (c > 0 ? 1 : 0); }
-
-// ---------------------------------------------------------------------------
-// The module as OPA's parser leaves it: normalised heads, generated bodies and
-// values, wildcard names. Built once, printed by both printers.
-
-struct NHead {
+struct OpaHead {
     Location loc;
     std::vector<TermPtr> ref;
     TermPtr key;
     TermPtr value;
     std::string name;
-    std::vector<TermPtr> args;
+    const std::vector<TermPtr>* args = nullptr;
     bool assign = false;
 };
 
-struct NRule {
-    Location loc;
-    bool is_default = false;
-    NHead head;
-    std::shared_ptr<const Body> body;
-    // The else clauses, in order. OPA nests each in the one before; a flat list
-    // lets the printers (and the destructor) go through thousands of them in a loop.
-    std::vector<NRule> else_chain;
-    std::vector<const Annotation*> annotations;
-};
-
-struct NModule {
-    Location package_loc;
-    std::vector<TermPtr> package_path;
-    std::vector<NRule> rules;
-};
-
-bool is_wildcard(const Term& t) { return t.kind == TermKind::Var && t.text == "_"; }
-
-class Normalizer {
-public:
-    std::unordered_map<const Term*, std::string> names;  // wildcard -> $N
-
-    NModule build(const Module& m) {
-        NModule n;
-        n.package_loc = m.package.loc;
-        if (m.package.path) {
-            const auto& p = *m.package.path;
-            std::vector<TermPtr> parts = p.kind == TermKind::Ref ? p.elems : std::vector<TermPtr>{m.package.path};
-            if (!parts.empty() && parts[0]->kind == TermKind::Var && parts[0]->text != "data") {
-                const Location& first = parts[0]->loc;
-                n.package_path.push_back(make_var("data", first));
-                n.package_path.push_back(make_string(parts[0]->text, first));
-                n.package_path.insert(n.package_path.end(), parts.begin() + 1, parts.end());
-            } else {
-                n.package_path = parts;
-            }
-        }
-        for (const auto& t : n.package_path) number(t);
-        for (const auto& imp : m.imports) number(imp.path);
-        for (std::size_t i = 0; i < m.rules.size(); ++i) {
-            std::size_t first = n.rules.size();
-            build_rule(m.rules[i], n.rules);
-            for (const auto& a : m.annotations)
-                if (!a.on_package && a.rule_index == i) n.rules[first].annotations.push_back(&a);
-        }
-        return n;
-    }
-
-    void number(const TermPtr& t) {
-        if (!t) return;
-        if (is_wildcard(*t)) {
-            if (!names.count(t.get())) names[t.get()] = fmt::format("${}", counter_++);
-            return;
-        }
-        for (const auto& e : t->elems) number(e);
-        for (const auto& [k, v] : t->items) {
-            number(k);
-            number(v);
-        }
-        number(t->key);
-        number(t->value);
-        if (t->body) number(*t->body);
-    }
-
-    void number(const Body& body) {
-        for (const auto& e : body) number(e);
-    }
-
-    void number(const Expr& e) {
-        switch (e.kind) {
-            case ExprKind::Term: number(e.term); break;
-            case ExprKind::Some:
-                for (const auto& v : e.some.vars) number(v);
-                number(e.some.in_call);
-                break;
-            case ExprKind::Every:
-                number(e.every.key);
-                number(e.every.value);
-                number(e.every.domain);
-                if (e.every.body) number(*e.every.body);
-                break;
-            case ExprKind::LogicAnd:
-            case ExprKind::LogicOr:
-                for (const auto& c : e.children) number(c);
-                break;
-            case ExprKind::Block:
-                if (e.body) number(*e.body);
-                break;
-        }
-        for (const auto& w : e.withs) {
-            number(w.target);
-            number(w.value);
+OpaHead opa_head(const Rule& r) {
+    const RuleHead& h = r.head;
+    OpaHead o;
+    o.loc = h.loc.source ? h.loc : r.loc;
+    if (h.ref) o.ref = h.ref->kind == TermKind::Ref ? h.ref->elems : std::vector<TermPtr>{h.ref};
+    o.key = h.key;
+    o.value = h.value;
+    o.args = &h.args;
+    o.assign = h.assign == AssignOp::Assign;
+    const bool has_ref_name = !o.ref.empty() && o.ref[0]->kind == TermKind::Var;
+    if (o.ref.size() == 1 && has_ref_name) o.name = o.ref[0]->text;
+    if (!h.contains && !h.key && !r.is_default && o.ref.size() == 2 && h.args.empty()) {
+        if (r.has_if) {
+            // `p[x] if ...` is a single-value rule p[x]; a non-ground x is also its key.
+            const TermPtr& k = o.ref[1];
+            if (!is_ground(*k) || k->kind == TermKind::Ref) o.key = k;
+            if (!h.generated_value && has_ref_name) o.name = o.ref[0]->text;
+        } else if (!r.generated_body) {
+            // v0 `p[x] = y { ... }` (partial object) and `p.q = y { ... }`.
+            if (has_ref_name) o.name = o.ref[0]->text;
+            o.key = o.ref[1];
         }
     }
+    return o;
+}
 
-private:
-    int counter_ = 0;
+// An else clause: its rule's ref, name and key; its own location, arguments and value.
+OpaHead opa_else_head(const OpaHead& first, const Rule& clause) {
+    OpaHead o = first;
+    o.loc = clause.head.loc;
+    o.args = &clause.head.args;
+    o.value = clause.head.value;
+    o.assign = clause.head.assign == AssignOp::Assign;
+    return o;
+}
 
-    static TermPtr make_true(const Location& loc) {
-        auto t = make_term(TermKind::Boolean, loc);
-        t->boolean = true;
-        return t;
-    }
-
-    static std::shared_ptr<const Body> true_body(const Location& loc) {
-        auto body = std::make_shared<Body>();
-        Expr e;
-        e.loc = loc;
-        e.term = make_true(loc);
-        body->push_back(std::move(e));
-        return body;
-    }
-
-    static std::shared_ptr<const Body> alias(const Body& body) {
-        return std::shared_ptr<const Body>(std::shared_ptr<void>(), &body);
-    }
-
-    static bool is_ground(const TermPtr& t) {
-        if (!t) return true;
-        switch (t->kind) {
-            case TermKind::Null:
-            case TermKind::Boolean:
-            case TermKind::Number:
-            case TermKind::String: return true;
-            case TermKind::Var: return false;
-            case TermKind::Ref:
-                for (std::size_t i = 1; i < t->elems.size(); ++i)
-                    if (!is_ground(t->elems[i])) return false;
-                return true;
-            case TermKind::Array:
-            case TermKind::Set:
-            case TermKind::Call:
-                for (const auto& e : t->elems)
-                    if (!is_ground(e)) return false;
-                return true;
-            case TermKind::Object:
-                for (const auto& [k, v] : t->items)
-                    if (!is_ground(k) || !is_ground(v)) return false;
-                return true;
-            default: return false;  // comprehensions and templates: treated as holding vars
-        }
-    }
-
-    // A fresh wildcard in place of a `_` argument, as OPA's parser makes for else
-    // clauses and chained bodies.
-    std::vector<TermPtr> regenerate_args(const std::vector<TermPtr>& args) {
-        std::vector<TermPtr> out;
-        for (const auto& a : args) {
-            if (a && is_wildcard(*a)) {
-                auto fresh = make_var("_", a->loc);
-                number(fresh);
-                out.push_back(fresh);
-            } else {
-                out.push_back(a);
-            }
-        }
-        return out;
-    }
-
-    // A deep copy of t with every node at loc (OPA's setLocRecursive on a chained head).
-    TermPtr clone_at(const TermPtr& t, const Location& loc) {
-        if (!t) return t;
-        auto c = std::make_shared<Term>(*t);
-        c->loc = loc;
-        for (auto& e : c->elems) e = clone_at(e, loc);
-        for (auto& [k, v] : c->items) {
-            k = clone_at(k, loc);
-            v = clone_at(v, loc);
-        }
-        c->key = clone_at(c->key, loc);
-        c->value = clone_at(c->value, loc);
-        if (auto it = names.find(t.get()); it != names.end()) names[c.get()] = it->second;
-        return c;
-    }
-
-    // Where a chained body `{ ... }` starts and ends, found around its literals.
-    static Location brace_location(const Body& body) {
-        if (body.empty() || !body.front().loc.source) return body.empty() ? Location{} : body.front().loc;
-        Location loc = body.front().loc;
-        const std::string& text = loc.source->text();
-        std::size_t start = loc.offset;
-        while (start > 0 && (text[start - 1] == ' ' || text[start - 1] == '\t' || text[start - 1] == '\n' ||
-                             text[start - 1] == '\r'))
-            --start;
-        if (start == 0 || text[start - 1] != '{') return loc;
-        --start;
-        const Location& last = body.back().loc;
-        std::size_t end = std::min<std::size_t>(text.size(), last.offset + last.length);
-        while (end < text.size() && text[end] != '}') ++end;
-        if (end < text.size()) ++end;
-        auto [line, col] = loc.source->line_col(start);
-        loc.offset = static_cast<uint32_t>(start);
-        loc.length = static_cast<uint32_t>(end - start);
-        loc.line = line;
-        loc.col = col;
-        return loc;
-    }
-
-    void build_rule(const Rule& r, std::vector<NRule>& out) {
-        NRule n;
-        n.loc = r.loc;
-        if (!r.extra_bodies.empty() && !r.body.empty()) {
-            // OPA's rule text ends with its own body; each chained body is a rule of its own.
-            Location own = brace_location(r.body);
-            n.loc.length = own.offset + own.length - n.loc.offset;
-        }
-        n.is_default = r.is_default;
-        const RuleHead& h = r.head;
-        NHead& nh = n.head;
-        nh.loc = h.loc.source ? h.loc : r.loc;
-        if (h.ref) nh.ref = h.ref->kind == TermKind::Ref ? h.ref->elems : std::vector<TermPtr>{h.ref};
-        nh.args = h.args;
-        nh.key = h.key;
-        nh.value = h.value;
-        nh.assign = h.assign == AssignOp::Assign;
-        for (const auto& t : nh.ref) number(t);
-        for (const auto& t : nh.args) number(t);
-        number(nh.key);
-        number(nh.value);
-
-        const bool has_ref_name = !nh.ref.empty() && nh.ref[0]->kind == TermKind::Var;
-        if (nh.ref.size() == 1 && has_ref_name) nh.name = nh.ref[0]->text;
-        if (!h.contains && !h.key && !r.is_default && nh.ref.size() == 2 && nh.args.empty()) {
-            if (r.has_if) {
-                // `p[x] if ...` is a single-value rule p[x]; a non-ground x is also its key.
-                const TermPtr& k = nh.ref[1];
-                if (!is_ground(k) || k->kind == TermKind::Ref) nh.key = k;
-                if (!nh.value) {
-                    nh.value = make_true(nh.loc);
-                } else if (has_ref_name) {
-                    nh.name = nh.ref[0]->text;
-                }
-            } else if (!r.body.empty()) {
-                // v0 `p[x] = y { ... }` (partial object) and `p.q { ... }` (partial set).
-                if (has_ref_name) nh.name = nh.ref[0]->text;
-                nh.key = nh.ref[1];
-                if (!nh.value) nh.ref.pop_back();
-            }
-        }
-        if (!nh.value && !nh.key) nh.value = make_true(Location{});  // OPA's generated value has no location
-
-        number(r.body);
-        n.body = r.body.empty() ? true_body(r.loc) : alias(r.body);
-
-        for (const Rule* e = r.else_rule.get(); e; e = e->else_rule.get()) {
-            NRule& en = n.else_chain.emplace_back();
-            en.loc = e->loc;
-            NHead& eh = en.head;
-            eh.loc = e->head.loc.source ? e->head.loc : e->loc;
-            eh.ref = nh.ref;
-            eh.name = nh.name;
-            eh.key = nh.key;
-            eh.args = regenerate_args(nh.args);
-            if (e->head.value) {
-                eh.value = e->head.value;
-                eh.assign = e->head.assign == AssignOp::Assign;
-                number(eh.value);
-            } else {
-                eh.value = make_true(Location{});
-                eh.assign = nh.assign;
-            }
-            number(e->body);
-            en.body = e->body.empty() ? true_body(e->loc) : alias(e->body);
-        }
-        out.push_back(std::move(n));
-        const NHead top = out.back().head;  // a copy: push_back below may move out's elements
-
-        for (const auto& extra : r.extra_bodies) {
-            number(extra);
-            NRule c;
-            c.loc = brace_location(extra);
-            NHead& ch = c.head;
-            ch.loc = c.loc;
-            for (const auto& t : top.ref) ch.ref.push_back(clone_at(t, c.loc));
-            for (const auto& t : regenerate_args(top.args)) ch.args.push_back(clone_at(t, c.loc));
-            ch.key = clone_at(top.key, c.loc);
-            ch.value = clone_at(top.value, c.loc);
-            ch.name = top.name;
-            ch.assign = top.assign;
-            c.body = alias(extra);
-            out.push_back(std::move(c));
-        }
-    }
-};
+// The clauses of a rule's else chain, in order (in a loop: chains can be long).
+std::vector<const Rule*> else_clauses(const Rule& r) {
+    std::vector<const Rule*> out;
+    for (const Rule* e = r.else_rule.get(); e; e = e->else_rule.get()) out.push_back(e);
+    return out;
+}
 
 // ---------------------------------------------------------------------------
 // Shared by both printers.
 
 class Printer {
 public:
-    explicit Printer(const std::unordered_map<const Term*, std::string>& names) : names_(names) {}
-
-    std::string var_name(const Term& t) const {
-        if (auto it = names_.find(&t); it != names_.end()) return it->second;
-        return t.text;
-    }
-
-    int compare(const TermPtr& a, const TermPtr& b) const {
-        if (!a || !b) return a == b ? 0 : (a ? 1 : -1);
-        int oa = kind_order(a->kind), ob = kind_order(b->kind);
-        if (oa != ob) return oa < ob ? -1 : 1;
-        switch (a->kind) {
-            case TermKind::Null: return 0;
-            case TermKind::Boolean: return a->boolean == b->boolean ? 0 : (a->boolean ? 1 : -1);
-            case TermKind::Number: return compare_numbers(a->text, b->text);
-            case TermKind::String: return sign_of(a->text.compare(b->text));
-            case TermKind::Var: return sign_of(var_name(*a).compare(var_name(*b)));
-            case TermKind::Ref:
-            case TermKind::Array:
-            case TermKind::Call: return compare_slices(a->elems, b->elems);
-            case TermKind::Set: return compare_slices(sorted_set(*a), sorted_set(*b));
-            case TermKind::Object: {
-                auto x = sorted_object(*a), y = sorted_object(*b);
-                for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i) {
-                    if (int c = compare(x[i].first, y[i].first)) return c;
-                    if (int c = compare(x[i].second, y[i].second)) return c;
-                }
-                return x.size() == y.size() ? 0 : (x.size() < y.size() ? -1 : 1);
-            }
-            case TermKind::ArrayComprehension:
-            case TermKind::SetComprehension:
-            case TermKind::ObjectComprehension:
-                if (int c = compare(a->key, b->key)) return c;
-                if (int c = compare(a->value, b->value)) return c;
-                return compare_bodies(a->body.get(), b->body.get());
-            case TermKind::Template: return compare_bodies(a->body.get(), b->body.get());
-        }
-        return 0;
-    }
-
-    // Sorted, the first of equal elements kept (a sort, not pairwise compares: sets may be large).
-    std::vector<TermPtr> sorted_set(const Term& t) const {
-        std::vector<TermPtr> out = t.elems;
-        std::stable_sort(out.begin(), out.end(), [&](const TermPtr& x, const TermPtr& y) { return compare(x, y) < 0; });
-        out.erase(
-            std::unique(out.begin(), out.end(), [&](const TermPtr& x, const TermPtr& y) { return compare(x, y) == 0; }),
-            out.end());
-        return out;
-    }
-
-    // Sorted by key; a repeated key keeps its first key term and its last value, as OPA's object insert does.
-    std::vector<std::pair<TermPtr, TermPtr>> sorted_object(const Term& t) const {
-        std::vector<std::pair<TermPtr, TermPtr>> sorted = t.items;
-        std::stable_sort(sorted.begin(), sorted.end(),
-                         [&](const auto& x, const auto& y) { return compare(x.first, y.first) < 0; });
-        std::vector<std::pair<TermPtr, TermPtr>> out;
-        for (auto& item : sorted) {
-            if (!out.empty() && compare(out.back().first, item.first) == 0) out.back().second = std::move(item.second);
-            else out.push_back(std::move(item));
-        }
-        return out;
+    // The package path as OPA's parser roots it at `data` (`package a.b` is data.a.b).
+    static std::vector<TermPtr> package_path(const TermPtr& path) {
+        if (!path) return {};
+        std::vector<TermPtr> parts = path->kind == TermKind::Ref ? path->elems : std::vector<TermPtr>{path};
+        if (parts.empty() || parts[0]->kind != TermKind::Var || parts[0]->text == "data") return parts;
+        const Location& first = parts[0]->loc;
+        std::vector<TermPtr> rooted{make_var("data", first), make_string(parts[0]->text, first)};
+        rooted.insert(rooted.end(), parts.begin() + 1, parts.end());
+        return rooted;
     }
 
     // A template part written as text (as opposed to a `{...}` literal): the
@@ -628,60 +249,6 @@ public:
     }
 
     static bool is_multi_line(const Term& t) { return t.loc.text().substr(0, 2) == "$`"; }
-
-private:
-    const std::unordered_map<const Term*, std::string>& names_;
-
-    int compare_slices(const std::vector<TermPtr>& a, const std::vector<TermPtr>& b) const {
-        for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-            if (int c = compare(a[i], b[i])) return c;
-        return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
-    }
-
-    static int expr_order(const Expr& e) {
-        switch (e.kind) {
-            case ExprKind::Some: return 0;
-            case ExprKind::Term: return e.term && e.term->kind == TermKind::Call ? 2 : 1;
-            case ExprKind::Every: return 3;
-            default: return 4;
-        }
-    }
-
-    int compare_exprs(const Expr& a, const Expr& b) const {
-        if (int oa = expr_order(a), ob = expr_order(b); oa != ob) return oa < ob ? -1 : 1;
-        if (a.negated != b.negated) return a.negated ? 1 : -1;
-        switch (a.kind) {
-            case ExprKind::Term:
-                if (int c = compare(a.term, b.term)) return c;
-                break;
-            case ExprKind::Some:
-                if (int c = compare_slices(a.some.vars, b.some.vars)) return c;
-                if (int c = compare(a.some.in_call, b.some.in_call)) return c;
-                break;
-            case ExprKind::Every:
-                if (int c = compare(a.every.key, b.every.key)) return c;
-                if (int c = compare(a.every.value, b.every.value)) return c;
-                if (int c = compare(a.every.domain, b.every.domain)) return c;
-                if (int c = compare_bodies(a.every.body.get(), b.every.body.get())) return c;
-                break;
-            default:
-                // and/or literals: no OPA order to follow; source position keeps it deterministic.
-                if (a.loc.offset != b.loc.offset) return a.loc.offset < b.loc.offset ? -1 : 1;
-                break;
-        }
-        for (std::size_t i = 0; i < std::min(a.withs.size(), b.withs.size()); ++i) {
-            if (int c = compare(a.withs[i].target, b.withs[i].target)) return c;
-            if (int c = compare(a.withs[i].value, b.withs[i].value)) return c;
-        }
-        return a.withs.size() == b.withs.size() ? 0 : (a.withs.size() < b.withs.size() ? -1 : 1);
-    }
-
-    int compare_bodies(const Body* a, const Body* b) const {
-        if (!a || !b) return a == b ? 0 : (a ? 1 : -1);
-        for (std::size_t i = 0; i < std::min(a->size(), b->size()); ++i)
-            if (int c = compare_exprs((*a)[i], (*b)[i])) return c;
-        return a->size() == b->size() ? 0 : (a->size() < b->size() ? -1 : 1);
-    }
 };
 
 // ---------------------------------------------------------------------------
@@ -720,18 +287,18 @@ void yaml_value(JsonWriter& w, const yaml::Node& node) {
 
 class JsonPrinter : public Printer {
 public:
-    JsonPrinter(const std::unordered_map<const Term*, std::string>& names, const AstJsonOptions& options)
-        : Printer(names), opt_(options) {}
+    explicit JsonPrinter(const AstJsonOptions& options) : opt_(options) {}
 
     JsonWriter w;
 
-    void module(const Module& m, const NModule& n) {
+    // `m` is normalised (lang/normalize_module.hpp).
+    void module(const Module& m) {
         w.begin_object();
         w.key("package");
         w.begin_object();
-        location(n.package_loc);
+        location(m.package.loc);
         w.key("path");
-        ref_terms(n.package_path);
+        ref_terms(package_path(m.package.path));
         w.end_object();
         if (opt_.imports && !m.imports.empty()) {
             w.key("imports");
@@ -755,10 +322,10 @@ public:
             for (const auto& a : m.annotations) annotation(a);
             w.end_array();
         }
-        if (!n.rules.empty()) {
+        if (!m.rules.empty()) {
             w.key("rules");
             w.begin_array();
-            for (const auto& r : n.rules) rule(r);
+            for (std::size_t i = 0; i < m.rules.size(); ++i) rule(m, i);
             w.end_array();
         }
         if (opt_.comments && !m.comments.empty()) {
@@ -849,14 +416,14 @@ private:
             case TermKind::Boolean: w.boolean(t.boolean); break;
             case TermKind::Number: w.raw(t.text.empty() ? "0" : t.text); break;
             case TermKind::String: w.string(t.text); break;
-            case TermKind::Var: w.string(var_name(t)); break;
+            case TermKind::Var: w.string(t.text); break;
             case TermKind::Ref: ref_terms(t.elems); break;
             case TermKind::Array:
             case TermKind::Call: terms(t.elems); break;
-            case TermKind::Set: terms(sorted_set(t)); break;
+            case TermKind::Set: terms(sorted_set_elems(t)); break;
             case TermKind::Object:
                 w.begin_array();
-                for (const auto& [k, v] : sorted_object(t)) {
+                for (const auto& [k, v] : sorted_object_items(t)) {
                     w.begin_array();
                     term(k);
                     term(v);
@@ -1041,7 +608,7 @@ private:
         w.end_array();
     }
 
-    void head(const NHead& h) {
+    void head(const OpaHead& h) {
         w.begin_object();
         location(h.loc);
         w.key("ref");
@@ -1058,9 +625,9 @@ private:
             w.key("name");
             w.string(h.name);
         }
-        if (!h.args.empty()) {
+        if (!h.args->empty()) {
             w.key("args");
-            terms(h.args);
+            terms(*h.args);
         }
         if (h.assign) {
             w.key("assign");
@@ -1072,33 +639,42 @@ private:
     // A rule and its else clauses: each clause is the "else" field of the one before
     // (keys in Go's order: annotations, body, default, else, head, location), written
     // as the openings of the whole chain, then its closings from the innermost out.
-    void rule(const NRule& r) {
-        const std::size_t clauses = 1 + r.else_chain.size();
-        auto clause = [&](std::size_t i) -> const NRule& { return i == 0 ? r : r.else_chain[i - 1]; };
+    void rule(const Module& m, std::size_t index) {
+        const Rule& r = m.rules[index];
+        const std::vector<const Rule*> chain = else_clauses(r);
+        const std::size_t clauses = 1 + chain.size();
+        auto clause = [&](std::size_t i) -> const Rule& { return i == 0 ? r : *chain[i - 1]; };
         for (std::size_t i = 0; i < clauses; ++i) {
-            const NRule& c = clause(i);
+            const Rule& c = clause(i);
             w.begin_object();
-            if (!c.annotations.empty()) {
+            if (i == 0 && annotated(m, index)) {
                 w.key("annotations");
                 w.begin_array();
-                for (const auto* a : c.annotations) annotation(*a);
+                for (const auto& a : m.annotations)
+                    if (!a.on_package && a.rule_index == index) annotation(a);
                 w.end_array();
             }
             w.key("body");
-            body(c.body.get());
+            body(&c.body);
             if (c.is_default) {
                 w.key("default");
                 w.boolean(true);
             }
             if (i + 1 < clauses) w.key("else");
         }
+        const OpaHead first = opa_head(r);
         for (std::size_t i = clauses; i-- > 0;) {
-            const NRule& c = clause(i);
+            const Rule& c = clause(i);
             w.key("head");
-            head(c.head);
+            head(i == 0 ? first : opa_else_head(first, c));
             location(c.loc);
             w.end_object();
         }
+    }
+
+    static bool annotated(const Module& m, std::size_t index) {
+        return std::any_of(m.annotations.begin(), m.annotations.end(),
+                           [&](const Annotation& a) { return !a.on_package && a.rule_index == index; });
     }
 
     // Authors and related resources take OPA's object shapes; other keys are
@@ -1200,21 +776,20 @@ private:
 
 class PrettyPrinter : public Printer {
 public:
-    explicit PrettyPrinter(const std::unordered_map<const Term*, std::string>& names) : Printer(names) {}
-
     std::string out;
 
-    void module(const Module& m, const NModule& n, bool with_comments) {
+    // `m` is normalised (lang/normalize_module.hpp).
+    void module(const Module& m, bool with_comments) {
         line(0, "module");
         line(1, "package");
         line(2, "ref");
-        for (const auto& t : n.package_path) term(t, 3);
+        for (const auto& t : package_path(m.package.path)) term(t, 3);
         for (const auto& imp : m.imports) {
             line(1, "import");
             term(imp.path, 2);
             line(2, imp.alias);
         }
-        for (const auto& r : n.rules) rule_chain(r, 1);
+        for (const auto& r : m.rules) rule_chain(r, 1);
         for (std::size_t i = 0; i < m.annotations.size(); ++i) line(1, "annotations");
         if (with_comments)
             for (std::size_t i = 0; i < m.comments.size(); ++i) line(1, "comment");
@@ -1234,7 +809,9 @@ private:
             case TermKind::Boolean: line(d, t->boolean ? "true" : "false"); break;
             case TermKind::Number: line(d, t->text); break;
             case TermKind::String: line(d, go_quote(t->text)); break;
-            case TermKind::Var: line(d, t->text); break;  // OPA prints wildcards back as `_`
+            case TermKind::Var:
+                line(d, t->text.starts_with('$') ? "_" : t->text);
+                break;  // OPA prints wildcards as `_`
             case TermKind::Ref:
             case TermKind::Array:
             case TermKind::Call:
@@ -1243,11 +820,11 @@ private:
                 break;
             case TermKind::Set:
                 line(d, "set");
-                for (const auto& e : sorted_set(*t)) term(e, d + 1);
+                for (const auto& e : sorted_set_elems(*t)) term(e, d + 1);
                 break;
             case TermKind::Object:
                 line(d, "object");
-                for (const auto& [k, v] : sorted_object(*t)) {
+                for (const auto& [k, v] : sorted_object_items(*t)) {
                     term(k, d + 1);
                     term(v, d + 1);
                 }
@@ -1324,34 +901,36 @@ private:
         }
     }
 
-    void rule(const NRule& r, int d) {
+    void rule(const Rule& r, const OpaHead& h, int d) {
         line(d, "rule");
         line(d + 1, "head");
         // As OPA's visitor: the ref (the key is not visited when there is one), args, value.
         line(d + 2, "ref");
-        for (const auto& t : r.head.ref) term(t, d + 3);
-        if (!r.head.args.empty()) {
+        for (const auto& t : h.ref) term(t, d + 3);
+        if (!h.args->empty()) {
             line(d + 2, "args");
-            for (const auto& a : r.head.args) term(a, d + 3);
+            for (const auto& a : *h.args) term(a, d + 3);
         }
-        term(r.head.value, d + 2);
-        body(r.body.get(), d + 1);
+        term(h.value, d + 2);
+        body(&r.body, d + 1);
     }
 
     // OPA prints each else clause inside the one before, one level deeper.
-    void rule_chain(const NRule& r, int d) {
-        rule(r, d);
-        for (std::size_t i = 0; i < r.else_chain.size(); ++i) rule(r.else_chain[i], d + 1 + static_cast<int>(i));
+    void rule_chain(const Rule& r, int d) {
+        const OpaHead first = opa_head(r);
+        rule(r, first, d);
+        int depth = d;
+        for (const Rule* e : else_clauses(r)) rule(*e, opa_else_head(first, *e), ++depth);
     }
 };
 
 }  // namespace
 
 std::string module_to_json(const Module& module, const AstJsonOptions& options) {
-    Normalizer norm;
-    NModule n = norm.build(module);
-    JsonPrinter p(norm.names, options);
-    p.module(module, n);
+    Module normalized = copy_module(module);
+    normalize_module(normalized);
+    JsonPrinter p(options);
+    p.module(normalized);
     return options.indent ? indent_json(p.w.out) : std::move(p.w.out);
 }
 
@@ -1362,10 +941,10 @@ std::string module_to_json(const Module& module, bool with_locations) {
 }
 
 std::string module_to_pretty(const Module& module, bool with_comments) {
-    Normalizer norm;
-    NModule n = norm.build(module);
-    PrettyPrinter p(norm.names);
-    p.module(module, n, with_comments);
+    Module normalized = copy_module(module);
+    normalize_module(normalized);
+    PrettyPrinter p;
+    p.module(normalized, with_comments);
     return std::move(p.out);
 }
 

@@ -146,26 +146,12 @@ std::string dotted_name(const Term& ref) {
     return out;
 }
 
-TermPtr make_bool(bool value, const lang::Location& loc) {
-    auto t = lang::make_term(TermKind::Boolean, loc);
-    t->boolean = value;
-    return t;
-}
-
 lang::Expr make_equality(TermPtr lhs, TermPtr rhs, const lang::Location& loc, bool generated) {
     lang::Expr e;
     e.kind = ExprKind::Term;
     e.loc = loc;
     e.generated = generated;
     e.term = lang::make_call("eq", {std::move(lhs), std::move(rhs)}, loc, true);
-    return e;
-}
-
-lang::Expr make_term_expr(TermPtr t, const lang::Location& loc) {
-    lang::Expr e;
-    e.kind = ExprKind::Term;
-    e.loc = loc;
-    e.term = std::move(t);
     return e;
 }
 

@@ -43,10 +43,8 @@ const lang::Term& operator_of(const lang::Term& call);
 // string ("io.jwt.decode", "data.a.b"), else "".
 std::string dotted_name(const lang::Term& ref);
 
-lang::TermPtr make_bool(bool value, const lang::Location& loc);
 // `lhs = rhs` as the compiler generates it.
 lang::Expr make_equality(lang::TermPtr lhs, lang::TermPtr rhs, const lang::Location& loc, bool generated);
-lang::Expr make_term_expr(lang::TermPtr t, const lang::Location& loc);
 // OPA's appendToBody: a body that is only `true` is replaced by the first expression.
 void append_to_body(lang::Body& body, lang::Expr e);
 

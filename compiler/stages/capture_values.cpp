@@ -8,7 +8,7 @@
 // generated expression. A single `1 == 2` therefore answers false, not undefined.
 
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {
@@ -54,7 +54,7 @@ lang::Body capture_values(CompileContext& ctx, lang::Body body) {
             }
         }
         if (capture && check) {
-            lang::Expr test = make_term_expr(lang::make_var(capture->text, e.loc), e.loc);
+            lang::Expr test = lang::make_term_expr(lang::make_var(capture->text, e.loc), e.loc);
             test.generated = true;
             checks.push_back(std::move(test));
         }

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "lang/term_string.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

@@ -9,10 +9,10 @@
 
 #include <set>
 
-#include "compiler/ast/copy.hpp"
+#include "lang/copy.hpp"
 #include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

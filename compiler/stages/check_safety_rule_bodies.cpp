@@ -4,7 +4,7 @@
 // "var m is unsafe".
 
 #include "compiler/safety.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

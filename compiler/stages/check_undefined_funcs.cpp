@@ -8,7 +8,7 @@
 
 #include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 #include "compiler/types/builtin_types.hpp"
 #include "compiler/types/checker.hpp"

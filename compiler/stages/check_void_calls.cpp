@@ -7,7 +7,7 @@
 
 #include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

@@ -2,7 +2,7 @@
 // policies use themselves (OPA's initLocalVarGen).
 
 #include "compiler/ast/var_visitor.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

@@ -4,7 +4,7 @@
 // so `[wanted[i] | true]` iterates i as the body would.
 
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

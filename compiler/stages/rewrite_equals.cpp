@@ -4,7 +4,7 @@
 // inside the negation). Queries keep `==`, whose value is true or false.
 
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

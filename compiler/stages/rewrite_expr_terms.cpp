@@ -8,7 +8,7 @@
 // back together.
 
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {
@@ -41,7 +41,7 @@ public:
                 auto output = lang::make_var(gen_.next(), t->loc);
                 TermPtr call = t;
                 call->elems.push_back(output);
-                lang::Expr e = make_term_expr(call, t->loc);
+                lang::Expr e = lang::make_term_expr(call, t->loc);
                 e.generated = true;
                 support.push_back(std::move(e));
                 t = lang::make_var(output->text, t->loc);

@@ -12,11 +12,11 @@
 
 #include <map>
 
-#include "compiler/ast/copy.hpp"
+#include "lang/copy.hpp"
 #include "compiler/ast/output_vars.hpp"
 #include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {
@@ -137,7 +137,7 @@ public:
             }
             if (r) out.push_back(std::move(*r));
         }
-        if (out.empty()) out.push_back(make_term_expr(make_bool(true, {}), {}));
+        if (out.empty()) out.push_back(lang::make_term_expr(lang::make_bool(true, {}), {}));
         check_unused_assigned(original, out, used, errors_before);
         check_unused_declared(original, used, out, errors_before);
         return out;

@@ -10,7 +10,7 @@
 
 #include "compiler/ast/output_vars.hpp"
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {
@@ -77,7 +77,7 @@ public:
             }
             auto array = lang::make_term(TermKind::Array, loc);
             array->elems = std::move(captured);
-            b[i] = make_term_expr(lang::make_call("internal.print", {array}, loc, false), loc);
+            b[i] = lang::make_term_expr(lang::make_call("internal.print", {array}, loc, false), loc);
         }
         return true;
     }

@@ -3,7 +3,7 @@
 //   p[{"foo": data.foo[i]}] if { i < 100 }  ->  p[__local0__] if { i < 100; __local0__ = {"foo": data.foo[i]} }
 
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

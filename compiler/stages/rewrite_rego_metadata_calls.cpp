@@ -13,7 +13,7 @@
 #include "compiler/annotation_chain.hpp"
 #include "compiler/ast/data_paths.hpp"
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {
@@ -67,7 +67,7 @@ void replace_calls(lang::Body& body, std::string_view name, const std::string& v
         const auto& elems = e.term->elems;
         lang::Location loc = e.loc;
         lang::Expr next = elems.size() > 1 ? make_equality(elems[1], lang::make_var(var, loc), loc, true)
-                                           : make_term_expr(lang::make_var(var, loc), loc);
+                                           : lang::make_term_expr(lang::make_var(var, loc), loc);
         next.generated = true;
         e = std::move(next);
         return true;

@@ -9,7 +9,7 @@
 
 #include "compiler/ast/output_vars.hpp"
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
 
 namespace gavel::compiler {

@@ -41,7 +41,6 @@ void check_types(CompileContext& ctx);                  // what is statically a 
 void check_deprecated_builtins(CompileContext& ctx);    // deprecated builtins (v1 modules, strict mode)
 
 // ---- the same rewrites on one body (shared with the query compiler) ----------------
-void name_wildcards(lang::Body& body);  // each `_` a variable of its own, as normalize_rules does
 // Each takes the context for its generator, errors and builtins.
 lang::Body resolve_refs_in_query(CompileContext& ctx, lang::Body body);
 lang::Body capture_values(CompileContext& ctx, lang::Body body);  // OPA's rego RewriteToCaptureValue

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "lang/term_string.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 
 namespace gavel::gatekeeper {
 
@@ -47,12 +47,12 @@ void for_each_term(const lang::Module& m, F&& f) {
     for (const auto& rule : m.rules) {
         for (const lang::Rule* r = &rule; r; r = r->else_rule.get()) {
             const auto& h = r->head;
-            if (h.ref) compiler::walk_terms(*h.ref, visit);
-            for (const auto& a : h.args) compiler::walk_terms(*a, visit);
-            if (h.key) compiler::walk_terms(*h.key, visit);
-            if (h.value) compiler::walk_terms(*h.value, visit);
-            compiler::walk_terms_in_body(r->body, visit);
-            for (const auto& b : r->extra_bodies) compiler::walk_terms_in_body(b, visit);
+            if (h.ref) lang::walk_terms(*h.ref, visit);
+            for (const auto& a : h.args) lang::walk_terms(*a, visit);
+            if (h.key) lang::walk_terms(*h.key, visit);
+            if (h.value) lang::walk_terms(*h.value, visit);
+            lang::walk_terms_in_body(r->body, visit);
+            for (const auto& b : r->extra_bodies) lang::walk_terms_in_body(b, visit);
         }
     }
 }

@@ -10,143 +10,6 @@ namespace gavel::partial {
 
 using runtime::Value;
 
-namespace {
-
-int sign(int c) { return c < 0 ? -1 : (c > 0 ? 1 : 0); }
-
-// OPA's sortOrder of a term's value.
-int kind_order(TermKind k) {
-    switch (k) {
-        case TermKind::Null: return 0;
-        case TermKind::Boolean: return 1;
-        case TermKind::Number: return 2;
-        case TermKind::String: return 3;
-        case TermKind::Var: return 4;
-        case TermKind::Ref: return 5;
-        case TermKind::Array: return 6;
-        case TermKind::Object: return 7;
-        case TermKind::Set: return 8;
-        case TermKind::ArrayComprehension: return 9;
-        case TermKind::ObjectComprehension: return 10;
-        case TermKind::SetComprehension: return 11;
-        case TermKind::Call: return 12;
-        case TermKind::Template: return 13;
-    }
-    return 14;
-}
-
-int compare_numbers(const Term& a, const Term& b) {
-    if (a.text == b.text) return 0;
-    auto x = runtime::Number::parse(a.text), y = runtime::Number::parse(b.text);
-    if (!x.ok || !y.ok) return sign(a.text.compare(b.text));
-    return sign(compare(Value::number(std::move(x.value)), Value::number(std::move(y.value))));
-}
-
-int compare_slices(const std::vector<TermPtr>& a, const std::vector<TermPtr>& b) {
-    std::size_t n = std::min(a.size(), b.size());
-    for (std::size_t i = 0; i < n; ++i)
-        if (int c = compare(*a[i], *b[i])) return c;
-    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
-}
-
-int compare_ptr(const TermPtr& a, const TermPtr& b) {
-    if (!a || !b) return a ? 1 : (b ? -1 : 0);
-    return compare(*a, *b);
-}
-
-bool less(const TermPtr& a, const TermPtr& b) { return compare(*a, *b) < 0; }
-
-bool sorted_unique(const std::vector<TermPtr>& elems) {
-    for (std::size_t i = 1; i < elems.size(); ++i)
-        if (compare(*elems[i - 1], *elems[i]) >= 0) return false;
-    return true;
-}
-
-bool sorted_unique(const std::vector<Item>& items) {
-    for (std::size_t i = 1; i < items.size(); ++i)
-        if (compare(*items[i - 1].first, *items[i].first) >= 0) return false;
-    return true;
-}
-
-}  // namespace
-
-int compare(const Term& a, const Term& b) {
-    if (&a == &b) return 0;
-    int oa = kind_order(a.kind), ob = kind_order(b.kind);
-    if (oa != ob) return oa < ob ? -1 : 1;
-    switch (a.kind) {
-        case TermKind::Null: return 0;
-        case TermKind::Boolean: return a.boolean == b.boolean ? 0 : (a.boolean ? 1 : -1);
-        case TermKind::Number: return compare_numbers(a, b);
-        case TermKind::String:
-        case TermKind::Var: return sign(a.text.compare(b.text));
-        case TermKind::Ref:
-        case TermKind::Array:
-        case TermKind::Call: return compare_slices(a.elems, b.elems);
-        case TermKind::Set: return compare_slices(sorted_elems(a), sorted_elems(b));
-        case TermKind::Object: {
-            auto x = sorted_items(a), y = sorted_items(b);
-            std::size_t n = std::min(x.size(), y.size());
-            for (std::size_t i = 0; i < n; ++i) {
-                if (int c = compare(*x[i].first, *y[i].first)) return c;
-                if (int c = compare(*x[i].second, *y[i].second)) return c;
-            }
-            return x.size() == y.size() ? 0 : (x.size() < y.size() ? -1 : 1);
-        }
-        case TermKind::ArrayComprehension:
-        case TermKind::SetComprehension:
-        case TermKind::ObjectComprehension:
-            if (int c = compare_ptr(a.key, b.key)) return c;
-            if (int c = compare_ptr(a.value, b.value)) return c;
-            return compare_bodies(*a.body, *b.body);
-        case TermKind::Template: return compare_bodies(*a.body, *b.body);
-    }
-    return 0;
-}
-
-namespace {
-
-int expr_order(const Expr& e) {
-    switch (e.kind) {
-        case lang::ExprKind::Some: return 0;
-        case lang::ExprKind::Every: return 3;
-        default: return is_call(e) ? 2 : 1;
-    }
-}
-
-int compare_withs(const std::vector<lang::With>& a, const std::vector<lang::With>& b) {
-    std::size_t n = std::min(a.size(), b.size());
-    for (std::size_t i = 0; i < n; ++i) {
-        if (int c = compare_ptr(a[i].target, b[i].target)) return c;
-        if (int c = compare_ptr(a[i].value, b[i].value)) return c;
-    }
-    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
-}
-
-}  // namespace
-
-int compare_exprs(const Expr& a, const Expr& b) {
-    int oa = expr_order(a), ob = expr_order(b);
-    if (oa != ob) return oa < ob ? -1 : 1;
-    if (a.negated != b.negated) return a.negated ? 1 : -1;
-    if (a.kind == lang::ExprKind::Every) {
-        if (int c = compare_ptr(a.every.key, b.every.key)) return c;
-        if (int c = compare_ptr(a.every.value, b.every.value)) return c;
-        if (int c = compare_ptr(a.every.domain, b.every.domain)) return c;
-        if (int c = compare_bodies(*a.every.body, *b.every.body)) return c;
-    } else if (a.term && b.term) {
-        if (int c = compare(*a.term, *b.term)) return c;
-    }
-    return compare_withs(a.withs, b.withs);
-}
-
-int compare_bodies(const Body& a, const Body& b) {
-    std::size_t n = std::min(a.size(), b.size());
-    for (std::size_t i = 0; i < n; ++i)
-        if (int c = compare_exprs(a[i], b[i])) return c;
-    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
-}
-
 bool is_var(const Term& t, std::string_view name) { return t.kind == TermKind::Var && t.text == name; }
 
 bool is_root_document(const Term& t) { return is_var(t, "data") || is_var(t, "input"); }
@@ -201,28 +64,14 @@ TermPtr make_array(std::vector<TermPtr> elems) { return make_with(TermKind::Arra
 TermPtr make_call(std::vector<TermPtr> parts) { return make_with(TermKind::Call, std::move(parts)); }
 
 TermPtr make_set(std::vector<TermPtr> elems) {
-    if (!sorted_unique(elems)) {
-        std::stable_sort(elems.begin(), elems.end(), less);
-        elems.erase(
-            std::unique(elems.begin(), elems.end(), [](const TermPtr& x, const TermPtr& y) { return equal(*x, *y); }),
-            elems.end());
-    }
+    lang::sort_set_elems(elems);
     return make_with(TermKind::Set, std::move(elems));
 }
 
 TermPtr make_object(std::vector<Item> items) {
     auto t = std::make_shared<Term>();
     t->kind = TermKind::Object;
-    if (!sorted_unique(items)) {
-        std::stable_sort(items.begin(), items.end(),
-                         [](const Item& x, const Item& y) { return less(x.first, y.first); });
-        std::vector<Item> out;
-        for (auto& item : items) {
-            if (!out.empty() && equal(*out.back().first, *item.first)) out.back().second = std::move(item.second);
-            else out.push_back(std::move(item));
-        }
-        items = std::move(out);
-    }
+    lang::sort_object_items(items);
     t->items = std::move(items);
     return t;
 }
@@ -241,27 +90,6 @@ TermPtr with_items(const Term& t, std::vector<Item> items) {
     auto c = make_object(std::move(items));
     c->loc = t.loc;
     return c;
-}
-
-std::vector<TermPtr> sorted_elems(const Term& set) {
-    if (sorted_unique(set.elems)) return set.elems;
-    std::vector<TermPtr> out = set.elems;
-    std::stable_sort(out.begin(), out.end(), less);
-    out.erase(std::unique(out.begin(), out.end(), [](const TermPtr& x, const TermPtr& y) { return equal(*x, *y); }),
-              out.end());
-    return out;
-}
-
-std::vector<Item> sorted_items(const Term& object) {
-    if (sorted_unique(object.items)) return object.items;
-    std::vector<Item> items = object.items;
-    std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return less(x.first, y.first); });
-    std::vector<Item> out;
-    for (auto& item : items) {
-        if (!out.empty() && equal(*out.back().first, *item.first)) out.back().second = std::move(item.second);
-        else out.push_back(std::move(item));
-    }
-    return out;
 }
 
 TermPtr object_get(const Term& object, const Term& key) {

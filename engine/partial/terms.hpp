@@ -17,6 +17,7 @@
 #include "compiler/ast/terms.hpp"
 #include "lang/ast.hpp"
 #include "lang/ground.hpp"
+#include "lang/term_order.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::partial {
@@ -28,18 +29,15 @@ using lang::TermKind;
 using lang::TermPtr;
 using Item = std::pair<TermPtr, TermPtr>;
 
-// OPA's ast.Compare: kinds in OPA's order (null, boolean, number, string, var,
-// ref, array, object, set, comprehensions, call), numbers by value, sets and
-// objects by their sorted elements.
-int compare(const Term& a, const Term& b);
+// OPA's ast.Compare (lang/term_order.hpp).
+inline int compare(const Term& a, const Term& b) { return lang::compare_terms(a, b); }
 inline bool equal(const Term& a, const Term& b) { return compare(a, b) == 0; }
 inline bool equal(const TermPtr& a, const TermPtr& b) {
     if (!a || !b) return a == b;
     return a == b || compare(*a, *b) == 0;
 }
-int compare_bodies(const Body& a, const Body& b);
-// OPA's Expr.Compare, without the index (callers compare positions themselves).
-int compare_exprs(const Expr& a, const Expr& b);
+using lang::compare_bodies;
+using lang::compare_exprs;
 
 // OPA's IsGround (a ref's head aside), IsConstant, IsScalar: the compiler's (compiler/ast/terms.hpp).
 using compiler::is_comprehension;
@@ -67,8 +65,8 @@ TermPtr with_elems(const Term& t, std::vector<TermPtr> elems);
 TermPtr with_items(const Term& t, std::vector<Item> items);
 
 // A set's elements and an object's items in OPA's order (what iteration sees).
-std::vector<TermPtr> sorted_elems(const Term& set);
-std::vector<Item> sorted_items(const Term& object);
+inline std::vector<TermPtr> sorted_elems(const Term& set) { return lang::sorted_set_elems(set); }
+inline std::vector<Item> sorted_items(const Term& object) { return lang::sorted_object_items(object); }
 // The value at `key` in an object (null when absent); element `key` of a set.
 TermPtr object_get(const Term& object, const Term& key);
 bool set_contains(const Term& set, const Term& elem);

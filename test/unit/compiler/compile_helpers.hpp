@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lang/term_string.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/compiler.hpp"
 #include "lang/parse.hpp"
 
@@ -87,7 +87,7 @@ inline std::string query_of(const std::string& query, const std::vector<std::str
     if (!q.ok()) return "PARSE: " + q.diagnostics.format();
     auto result = compiler::compile_query(q.body, compiled, context);
     // Captured values ($termN) would print as `_`, as OPA prints them: show them as termN.
-    compiler::walk_terms_in_body(result.body, [](lang::Term& t) {
+    lang::walk_terms_in_body(result.body, [](lang::Term& t) {
         if (t.kind == lang::TermKind::Var && t.text.rfind("$term", 0) == 0) t.text = t.text.substr(1);
         return false;
     });

@@ -4,7 +4,8 @@
 
 #include <set>
 
-#include "compiler/ast/walk.hpp"
+#include "lang/ast_json.hpp"
+#include "lang/walk.hpp"
 #include "test/unit/compiler/compile_helpers.hpp"
 
 using gavel::test::rules_of;
@@ -35,11 +36,30 @@ TEST_CASE("normalize_rules: each _ is a variable of its own") {
     auto compiled = gavel::compiler::compile_modules({&*parsed.module}, {});
     REQUIRE(compiled.ok());
     std::set<std::string> wildcards;
-    gavel::compiler::walk_terms_in_body(compiled.modules.at(0)->rules.at(0).body, [&](gavel::lang::Term& t) {
+    gavel::lang::walk_terms_in_body(compiled.modules.at(0)->rules.at(0).body, [&](gavel::lang::Term& t) {
         if (t.kind == gavel::lang::TermKind::Var && t.text.rfind('$', 0) == 0) wildcards.insert(t.text);
         return false;
     });
     // Two wildcards never unify with each other: both iterate.
     CHECK(wildcards.size() == 2);
     CHECK(wildcards.count("_") == 0);
+}
+
+TEST_CASE("normalize_rules: a compiled else clause prints with its own head, as OPA's REST API shows it") {
+    // OPA renames a wildcard argument in each clause apart; printing the compiled
+    // module must not give the else clause its rule's head again.
+    auto parsed = gavel::lang::parse_module("m.rego", "package p\ng(_) := 1 if { true } else := 2\n");
+    REQUIRE(parsed.ok());
+    auto compiled = gavel::compiler::compile_modules({&*parsed.module}, {});
+    REQUIRE(compiled.ok());
+    const gavel::lang::Rule& g = compiled.modules.at(0)->rules.at(0);
+    REQUIRE(g.else_rule);
+    const std::string first = g.head.args.at(0)->text, other = g.else_rule->head.args.at(0)->text;
+    REQUIRE(first != other);
+    gavel::lang::AstJsonOptions options;
+    options.generated = true;
+    std::string json = gavel::lang::module_to_json(*compiled.modules.at(0), options);
+    auto args = [](const std::string& name) { return R"("args":[{"type":"var","value":")" + name + R"("}])"; };
+    CHECK(json.find(args(first)) != std::string::npos);
+    CHECK(json.find(args(other)) != std::string::npos);
 }

@@ -1,15 +1,14 @@
-#include "compiler/ast/copy.hpp"
+#include "lang/copy.hpp"
 
-namespace gavel::compiler {
-
-using lang::TermPtr;
+namespace gavel::lang {
 
 TermPtr copy_term(const TermPtr& t) {
     if (!t) return nullptr;
-    auto out = std::make_shared<lang::Term>();
+    auto out = std::make_shared<Term>();
     out->kind = t->kind;
     out->loc = t->loc;
     out->boolean = t->boolean;
+    out->parens = t->parens;
     out->text = t->text;
     out->elems.reserve(t->elems.size());
     for (const auto& e : t->elems) out->elems.push_back(copy_term(e));
@@ -21,13 +20,14 @@ TermPtr copy_term(const TermPtr& t) {
     return out;
 }
 
-lang::Expr copy_expr(const lang::Expr& e) {
-    lang::Expr out;
+Expr copy_expr(const Expr& e) {
+    Expr out;
     out.kind = e.kind;
     out.loc = e.loc;
     out.negated = e.negated;
     out.generated = e.generated;
     out.implicit_body = e.implicit_body;
+    out.call_value = e.call_value;
     out.term = copy_term(e.term);
     for (const auto& v : e.some.vars) out.some.vars.push_back(copy_term(v));
     out.some.in_call = copy_term(e.some.in_call);
@@ -39,24 +39,24 @@ lang::Expr copy_expr(const lang::Expr& e) {
     for (const auto& c : e.children) out.children.push_back(copy_expr(c));
     out.body = copy_body_ptr(e.body);
     out.withs.reserve(e.withs.size());
-    for (const auto& w : e.withs) out.withs.push_back(lang::With{w.loc, copy_term(w.target), copy_term(w.value)});
+    for (const auto& w : e.withs) out.withs.push_back(With{w.loc, copy_term(w.target), copy_term(w.value)});
     return out;
 }
 
-lang::Body copy_body(const lang::Body& b) {
-    lang::Body out;
+Body copy_body(const Body& b) {
+    Body out;
     out.reserve(b.size());
     for (const auto& e : b) out.push_back(copy_expr(e));
     return out;
 }
 
-lang::BodyPtr copy_body_ptr(const lang::BodyPtr& b) {
+BodyPtr copy_body_ptr(const BodyPtr& b) {
     if (!b) return nullptr;
-    return std::make_shared<lang::Body>(copy_body(*b));
+    return std::make_shared<Body>(copy_body(*b));
 }
 
-lang::RuleHead copy_head(const lang::RuleHead& h) {
-    lang::RuleHead out = h;
+RuleHead copy_head(const RuleHead& h) {
+    RuleHead out = h;
     out.ref = copy_term(h.ref);
     for (auto& a : out.args) a = copy_term(a);
     out.key = copy_term(h.key);
@@ -66,34 +66,36 @@ lang::RuleHead copy_head(const lang::RuleHead& h) {
 
 namespace {
 
-lang::Rule copy_one(const lang::Rule& r) {
-    lang::Rule out;
+Rule copy_one(const Rule& r) {
+    Rule out;
     out.loc = r.loc;
     out.is_default = r.is_default;
     out.head = copy_head(r.head);
     out.body = copy_body(r.body);
     out.has_if = r.has_if;
+    out.literal_body = r.literal_body;
+    out.generated_body = r.generated_body;
     for (const auto& b : r.extra_bodies) out.extra_bodies.push_back(copy_body(b));
     return out;
 }
 
 }  // namespace
 
-lang::Rule copy_rule(const lang::Rule& r) {
-    lang::Rule out = copy_one(r);
-    lang::Rule* tail = &out;
-    for (const lang::Rule* e = r.else_rule.get(); e; e = e->else_rule.get()) {
-        tail->else_rule = std::make_shared<lang::Rule>(copy_one(*e));
+Rule copy_rule(const Rule& r) {
+    Rule out = copy_one(r);
+    Rule* tail = &out;
+    for (const Rule* e = r.else_rule.get(); e; e = e->else_rule.get()) {
+        tail->else_rule = std::make_shared<Rule>(copy_one(*e));
         tail = tail->else_rule.get();
     }
     return out;
 }
 
-lang::Module copy_module(const lang::Module& m) {
-    lang::Module out;
+Module copy_module(const Module& m) {
+    Module out;
     out.source = m.source;
-    out.package = lang::Package{m.package.loc, copy_term(m.package.path)};
-    for (const auto& imp : m.imports) out.imports.push_back(lang::Import{imp.loc, copy_term(imp.path), imp.alias});
+    out.package = Package{m.package.loc, copy_term(m.package.path)};
+    for (const auto& imp : m.imports) out.imports.push_back(Import{imp.loc, copy_term(imp.path), imp.alias});
     out.rules.reserve(m.rules.size());
     for (const auto& r : m.rules) out.rules.push_back(copy_rule(r));
     out.comments = m.comments;
@@ -102,4 +104,4 @@ lang::Module copy_module(const lang::Module& m) {
     return out;
 }
 
-}  // namespace gavel::compiler
+}  // namespace gavel::lang
