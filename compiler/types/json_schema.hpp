@@ -98,7 +98,7 @@ struct CompiledSchema {
 };
 
 inline constexpr std::size_t kMaxSchemaDepth = 256;
-inline constexpr std::size_t kMaxSchemaNodes = 1000000;
+inline constexpr std::size_t kMaxSchemaNodes = 250000;  // ~200 MB of compiled subschemas
 
 struct CompileSchemaOptions {
     // Whether a regular expression compiles (Go's regexp syntax). Unset: not checked.
