@@ -62,9 +62,9 @@ int run_parse(const ParseCommandOptions& opts) {
         json.location_text = true;  // `opa parse --json-include locations` adds each node's text
         json.comments = comments;
         json.indent = true;
-        std::cout << lang::module_to_json(*result.module, json) << "\n";
+        std::cout << lang::module_to_json(std::move(*result.module), json) << "\n";
     } else {
-        std::cout << lang::module_to_pretty(*result.module, comments);
+        std::cout << lang::module_to_pretty(std::move(*result.module), comments);
     }
     return 0;
 }

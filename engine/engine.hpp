@@ -11,7 +11,7 @@
 // A PreparedQuery holds an immutable compiled program and data snapshot; later
 // changes to the Engine do not affect it. No global mutable state.
 
-#include <boost/container/small_vector.hpp>
+#include "support/small_vector.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -926,12 +926,15 @@ private:
 
 }  // namespace
 
-std::string module_to_json(const Module& module, const AstJsonOptions& options) {
-    Module normalized = copy_module(module);
-    normalize_module(normalized);
+std::string module_to_json(Module&& module, const AstJsonOptions& options) {
+    normalize_module(module);
     JsonPrinter p(options);
-    p.module(normalized);
+    p.module(module);
     return options.indent ? indent_json(p.w.out) : std::move(p.w.out);
+}
+
+std::string module_to_json(const Module& module, const AstJsonOptions& options) {
+    return module_to_json(copy_module(module), options);
 }
 
 std::string module_to_json(const Module& module, bool with_locations) {
@@ -940,12 +943,15 @@ std::string module_to_json(const Module& module, bool with_locations) {
     return module_to_json(module, options);
 }
 
-std::string module_to_pretty(const Module& module, bool with_comments) {
-    Module normalized = copy_module(module);
-    normalize_module(normalized);
+std::string module_to_pretty(Module&& module, bool with_comments) {
+    normalize_module(module);
     PrettyPrinter p;
-    p.module(normalized, with_comments);
+    p.module(module, with_comments);
     return std::move(p.out);
+}
+
+std::string module_to_pretty(const Module& module, bool with_comments) {
+    return module_to_pretty(copy_module(module), with_comments);
 }
 
 std::string module_to_pretty(const Module& module) { return module_to_pretty(module, true); }

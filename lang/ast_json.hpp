@@ -28,4 +28,9 @@ std::string module_to_json(const Module& module, const AstJsonOptions& options);
 // `with_comments = false` leaves out the trailing `comment` nodes.
 std::string module_to_pretty(const Module& module, bool with_comments);
 
+// The same for a module the caller hands over: normalised in place (OPA's parser's
+// shape, lang/normalize_module.hpp) instead of in a copy.
+std::string module_to_json(Module&& module, const AstJsonOptions& options);
+std::string module_to_pretty(Module&& module, bool with_comments);
+
 }  // namespace gavel::lang

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/container/small_vector.hpp>
+#include "support/small_vector.hpp"
 
 #include "engine/gatekeeper/match.hpp"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <span>
 
-#include <boost/container/small_vector.hpp>
+#include "support/small_vector.hpp"
 
 namespace gavel::gatekeeper {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <span>
 
-#include <boost/container/small_vector.hpp>
+#include "support/small_vector.hpp"
 
 #include "runtime/value.hpp"
 

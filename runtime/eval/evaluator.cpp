@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <boost/container/small_vector.hpp>
+#include "support/small_vector.hpp"
 
 #include <algorithm>
 #include <array>

@@ -4,7 +4,7 @@
 // backtracking is returning from it. One Evaluator per query evaluation: it
 // owns the bindings and caches; the Program it reads is shared and immutable.
 
-#include <boost/container/small_vector.hpp>
+#include "support/small_vector.hpp"
 
 #include <chrono>
 #include <map>

@@ -8,7 +8,7 @@
 // without the work. `with` starts a cache of its own (the evaluator moves this
 // one aside), as OPA pushes a frame.
 
-#include <boost/container/small_vector.hpp>
+#include "support/small_vector.hpp"
 
 #include <cstddef>
 #include <functional>
