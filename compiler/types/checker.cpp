@@ -383,9 +383,6 @@ bool Checker::unify2(const EnvPtr& env, const Term& a, const TypePtr& type_a, co
             break;
         default: break;
     }
-    // A var with no type takes what is known of the other side.
-    if (shape(a) == Shape::Var && !type_a && type_b) return unify1(env, a, type_b, false);
-    if (shape(b) == Shape::Var && !type_b && type_a) return unify1(env, b, type_a, false);
     return false;
 }
 

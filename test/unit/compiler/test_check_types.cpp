@@ -149,6 +149,18 @@ TEST_CASE("two sides that can never be equal: match error, left and right") {
           "3:2 rego_type_error: match error\n\tleft  : object<a: number>\n\tright : object<a: string>\n");
 }
 
+TEST_CASE("a variable unified with a term whose type is not known is a match error, as OPA's unify2") {
+    // A function's argument has no type while its body is checked, so neither side of
+    // `y := {x | ...}` is known: OPA's unify2 has no case for a var against a comprehension.
+    CHECK(errors_of("package t\nf(x) := 1 if {\n\ty := {x | true}\n}\n") ==
+          "3:2 rego_type_error: match error\n\tleft  : ?\?\?\n\tright : set[?\?\?]\n");
+    // A comprehension inside a call's operand is bound to a variable first: the same.
+    CHECK(errors_of("package t\nf(x) if {\n\tsome y in {1: {x: 1 | true}}\n}\n") ==
+          "3:16 rego_type_error: match error\n\tleft  : ?\?\?\n\tright : object[?\?\?: number]\n");
+    // An array comprehension's unknown element type is no unknown type (OPA's types.Nil).
+    CHECK(errors_of("package t\nf(x) := y if {\n\ty := [x | true]\n}\n").empty());
+}
+
 TEST_CASE("a rule's value has the type of its head, and refs to it are typed") {
     CHECK(errors_of("package t\nr := \"s\"\np if {\n\tr == 1\n}\n") ==
           "4:2 rego_type_error: match error\n\tleft  : string\n\tright : number\n");
