@@ -273,11 +273,10 @@ std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr
     if (operands > declared && !fn->variadic) return error("too many arguments", operand_types(env, call));
     if (operands < fn->elems.size()) return error("too few arguments", operand_types(env, call));
 
-    std::vector<TypePtr> pre = operand_types(env, call);
     for (std::size_t i = 0; i < operands; ++i) {
-        // A type known before this call must fit (sum([1, a]) with a a string) ...
-        if (pre[i] && !is_nil(pre[i]) && !unifies(pre[i], expected(i))) return error("invalid argument(s)", pre);
-        // ... and unification types what is not known yet, and checks what is inside composites.
+        // Unification types what is not known yet, and checks what is known. Against a union
+        // it joins (OPA's unify1): a variable inside a composite operand then takes the union
+        // of its type and the one wanted, so sum([x]) with x a string passes, as in OPA.
         if (!unify1(env, *call.elems[i + 1], expected(i), false))
             return error("invalid argument(s)", operand_types(env, call));
     }

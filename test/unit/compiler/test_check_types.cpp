@@ -134,6 +134,15 @@ TEST_CASE("with: a function replaced by one of another arity") {
     CHECK(errors_of("package t\nr if {\n\tcount([1]) == 7 with count as 7\n}\n").empty());
 }
 
+TEST_CASE("a variable inside an operand checked against a union joins the union, as OPA's unify1") {
+    // OPA unifies each member of a union in join mode: x becomes any<number, string> instead
+    // of failing the call; a constant of the wrong type still fails it.
+    CHECK(errors_of("package t\np if {\n\tx := \"a\"\n\ty := sum([x])\n}\n").empty());
+    CHECK(errors_of("package t\nq if {\n\ty := sum([\"a\"])\n}\n") ==
+          "3:7 rego_type_error: sum: invalid argument(s)\n\thave: (array<string>, ?\?\?)\n"
+          "\twant: (collection: any<array[number], set[number]>, n: number)\n");
+}
+
 // ---- unification -----------------------------------------------------------------------
 
 TEST_CASE("two sides that can never be equal: match error, left and right") {
