@@ -238,7 +238,9 @@ lang::TermPtr Checker::shown_ref(const Term& ref) const {
 std::optional<TypeError> Checker::check_expr(const EnvPtr& env, const lang::Expr& e) {
     if (auto err = check_with(env, e)) return err;
     if (!is_call(e)) return std::nullopt;
-    if (dotted_name(operator_of(*e.term)) == "eq") return check_equality(env, e);
+    std::string name = dotted_name(operator_of(*e.term));
+    called_.insert(name);
+    if (name == "eq") return check_equality(env, e);
     return check_call(env, e);
 }
 

@@ -11,6 +11,7 @@
 // is bound before it is used.
 
 #include <functional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -39,6 +40,10 @@ public:
 
     // The type of a term in an environment (OPA's GetByValue).
     TypePtr type_of(const EnvPtr& env, const lang::Term& t);
+
+    // The operators of the call expressions checked so far (OPA's Required.Builtins, which
+    // checkExpr fills): not those in `every` bodies, which the checker never reaches.
+    const std::set<std::string>& called() const { return called_; }
 
 private:
     std::optional<TypeError> check_expr(const EnvPtr& env, const lang::Expr& e);
@@ -70,6 +75,7 @@ private:
 
     std::function<std::string(const std::string&)> original_name_;
     Memo memo_;
+    std::set<std::string> called_;
     // Nested bodies re-check inner comprehensions (as OPA does), which grows
     // with every level of nesting; past this many body checks below one rule
     // or query, inner bodies are taken as unknown instead.
