@@ -170,6 +170,18 @@ TEST_CASE("a variable unified with a term whose type is not known is a match err
     CHECK(errors_of("package t\nf(x) := y if {\n\ty := [x | true]\n}\n").empty());
 }
 
+TEST_CASE("object types unify only when each side has something for every static key of the other") {
+    // u has dynamic string keys besides its static key true; the object literal has nothing
+    // for true (OPA's unifiesObjectsStatic: Select gives nil), so no match, dynamic keys or not.
+    CHECK(errors_of("package t\nu[true].w := \"x\"\nv if {\n\tu == {\"c\": 1}\n}\n") ==
+          "4:2 rego_type_error: match error\n\tleft  : object<true: object<w: string>[string: any]>[string: any]\n"
+          "\tright : object<c: number>\n");
+    // A key the other side's dynamic keys cover is fine.
+    CHECK(errors_of("package t\nu[\"a\"].w := \"x\"\nv if {\n\tx := {k: {\"w\": \"y\"} | some k in [\"b\"]}\n"
+                    "\tu == x\n}\n")
+              .empty());
+}
+
 TEST_CASE("a rule's value has the type of its head, and refs to it are typed") {
     CHECK(errors_of("package t\nr := \"s\"\np if {\n\tr == 1\n}\n") ==
           "4:2 rego_type_error: match error\n\tleft  : string\n\tright : number\n");
