@@ -194,13 +194,16 @@ TypePtr Checker::type_of(const EnvPtr& env, const Term& t) {
         case TermKind::ArrayComprehension:
         case TermKind::SetComprehension:
         case TermKind::ObjectComprehension: {
+            // OPA's GetByValue checks with a checker of its own, without the renaming of refs.
+            ++quiet_;
             auto [inner, errors] = check_body(env, *t.body);
+            --quiet_;
             if (!errors.empty()) return nullptr;
             if (t.kind == TermKind::ArrayComprehension) return array({}, type_of(inner, *t.value));
             if (t.kind == TermKind::SetComprehension) return set(type_of(inner, *t.value));
             return object({}, DynamicProperty{type_of(inner, *t.key), type_of(inner, *t.value)});
         }
-        case TermKind::Ref: return type_of_ref(*env, t, memo_);
+        case TermKind::Ref: return type_of_ref(*env, as_checked(t), memo_);
         case TermKind::Var: return is_root_document(t) ? type_of_ref(*env, t, memo_) : type_of_var(*env, node_key(t));
         case TermKind::Call: {
             // OPA has no call inside a term by now; gavel's rego.metadata rewrite leaves
@@ -477,9 +480,14 @@ void Checker::check_refs_in_term(const EnvPtr& env, const Term& t, TypeErrors& o
             return true;
         }
         if (x.kind != TermKind::Ref) return false;
+        if (const Term& renamed = as_checked(x); &renamed != &x) {  // see rename_as_shown
+            check_refs_in_term(env, renamed, out);
+            return true;
+        }
         // Functions are called, never referred to (OPA's checkApply).
         if (TypePtr fn = type_of_ref(*env, x, memo_); is(fn, Kind::Function)) {
             out.push_back(ref_error_unsupported(x.elems[0]->loc, *shown_ref(x), x.elems.size(), fn));
+            rename_as_shown(x);
             return true;
         }
         if (auto err = check_ref(env, x)) out.push_back(std::move(*err));
@@ -489,10 +497,14 @@ void Checker::check_refs_in_term(const EnvPtr& env, const Term& t, TypeErrors& o
 
 std::optional<TypeError> Checker::check_ref(const EnvPtr& env, const Term& ref) {
     // Where a ref into `data` leaves the known rules, OPA still walks every
-    // subtree there for the types of the variables further on (errors ignored).
+    // subtree there for the types of the variables further on (errors ignored,
+    // though each renames the ref as any error does).
     std::vector<std::pair<const TypeTree*, std::size_t>> spawned;
     auto err = check_ref_from(env, env.get(), &env->tree, ref, 0, &spawned);
-    if (err) return err;
+    if (err) {
+        rename_as_shown(ref);
+        return err;
+    }
     std::vector<std::pair<const TypeTree*, std::size_t>> stack(spawned.rbegin(), spawned.rend());
     const TypeEnv* root = env.get();
     while (root->next) root = root->next.get();
@@ -500,10 +512,21 @@ std::optional<TypeError> Checker::check_ref(const EnvPtr& env, const Term& ref) 
         auto [node, idx] = stack.back();
         stack.pop_back();
         spawned.clear();
-        check_ref_from(env, root, node, ref, idx, &spawned);
+        if (check_ref_from(env, root, node, as_checked(ref), idx, &spawned)) rename_as_shown(ref);
         stack.insert(stack.end(), spawned.rbegin(), spawned.rend());
     }
     return std::nullopt;
+}
+
+const Term& Checker::as_checked(const Term& ref) const {
+    auto it = renamed_.find(&ref);
+    return it == renamed_.end() ? ref : *it->second;
+}
+
+void Checker::rename_as_shown(const Term& ref) {
+    if (quiet_ > 0 || renamed_.count(&ref)) return;
+    lang::TermPtr shown = shown_ref(ref);
+    if (lang::to_string(*shown) != lang::to_string(ref)) renamed_.emplace(&ref, std::move(shown));
 }
 
 std::optional<TypeError> Checker::check_ref_from(const EnvPtr& env, const TypeEnv* curr, const TypeTree* node,
@@ -566,7 +589,7 @@ std::optional<TypeError> Checker::check_ref_leaf(const EnvPtr& env, TypePtr tpe,
                 }
                 break;
             case Shape::Ref:
-                if (TypePtr exist = type_of_ref(*env, head, memo_); exist && !unifies(exist, key_type))
+                if (TypePtr exist = type_of_ref(*env, as_checked(head), memo_); exist && !unifies(exist, key_type))
                     return ref_error_invalid(loc, *shown_ref(ref), idx, exist, key_type, one_of_type(tpe));
                 break;
             case Shape::Array:

@@ -11,6 +11,7 @@
 // is bound before it is used.
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -73,9 +74,18 @@ private:
     std::vector<TypePtr> operand_types(const EnvPtr& env, const lang::Term& call);
     lang::TermPtr shown_ref(const lang::Term& ref) const;  // generated variables renamed as written
 
+    // OPA's errors about a ref rename its variables as written in the AST itself (the
+    // checker's varRewriter transforms the ref in place), so whatever checks that ref
+    // again (the type of a comprehension around it, re-checked) sees variables nothing
+    // binds: the comprehension then has a type, not none. These are those refs.
+    void rename_as_shown(const lang::Term& ref);
+    const lang::Term& as_checked(const lang::Term& ref) const;
+
     std::function<std::string(const std::string&)> original_name_;
     Memo memo_;
     std::set<std::string> called_;
+    std::map<const lang::Term*, lang::TermPtr> renamed_;
+    std::size_t quiet_ = 0;  // > 0 while typing a comprehension (OPA's GetByValue: no renaming there)
     // Nested bodies re-check inner comprehensions (as OPA does), which grows
     // with every level of nesting; past this many body checks below one rule
     // or query, inner bodies are taken as unknown instead.

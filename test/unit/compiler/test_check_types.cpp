@@ -227,6 +227,17 @@ TEST_CASE("an error inside a comprehension is reported once, not again as the co
           std::string("3:14 rego_type_error: count: invalid argument(s)\n\thave: (number)\n\t") + kCountWant + "\n");
 }
 
+TEST_CASE("a comprehension whose ref errors were reported has a type, as OPA's renamed ref gives it one") {
+    // OPA's undefined-ref error renames the ref's variables as written, in the AST: typing the
+    // comprehension again (GetByValue) sees x[_] with an x nothing binds, no error, set[string].
+    CHECK(errors_of("package t\np if {\n\tx := \"a\"\n\ty := {x | x[_]}\n\ty == 1\n}\n") ==
+          "4:12 rego_type_error: undefined ref: x[_]\n\tx[_]\n\t^\n\thave: string\n"
+          "5:2 rego_type_error: match error\n\tleft  : set[string]\n\tright : number\n");
+    // Other errors leave it without a type, as before.
+    CHECK(errors_of("package t\np if {\n\ty := {1 | count(1)}\n\ty == 1\n}\n") ==
+          std::string("3:12 rego_type_error: count: invalid argument(s)\n\thave: (number)\n\t") + kCountWant + "\n");
+}
+
 TEST_CASE("a rule with a type error is `any` to the rules that use it") {
     CHECK(errors_of("package t\nb if a(1)\na(x) if max(\"foo\")\nm if 1 / \"foo\"\nn if m\nz if m.x.y\n") ==
           "3:9 rego_type_error: max: invalid argument(s)\n\thave: (string)\n\twant: (collection: any<array[any], "
