@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,8 @@ public:
     std::map<const lang::Rule*, std::vector<const lang::Rule*>> rule_graph;
     // Rules' and builtins' types, set by check_types (for a query: the compiled modules').
     std::shared_ptr<types::TypeEnv> type_env;
+    // The operators of the call expressions check_types reached (OPA's Required.Builtins).
+    std::set<std::string> called_by_checked_exprs;
     // The METADATA blocks by scope, set by set_annotation_set.
     std::shared_ptr<const AnnotationSet> annotation_set;
     // The type of `input` from the schema given with -s (CompileOptions::schemas), or null.

@@ -33,7 +33,8 @@ bool ref_safe(const Term& ref, const Bound& safe) {
     const Term& head = *ref.elems[0];
     if (head.kind == TermKind::Var) return safe.contains(head.text);
     if (head.kind == TermKind::Call) return call_safe(head, safe);
-    return safe.missing(vars_of(head, safety_params())) == 0;
+    // Every variable of a composite head, those local to a comprehension in it included (OPA's Term.Vars).
+    return safe.missing(vars_of(head)) == 0;
 }
 
 VarVisitorParams pattern_params() {

@@ -39,6 +39,12 @@ void check_deprecated_builtins_in(CompileContext& ctx, const lang::Body& body, b
 }
 
 void check_deprecated_builtins(CompileContext& ctx) {
+    // OPA looks only when the type checker met a call of a deprecated builtin (its
+    // Required.Builtins): one called only inside `every` bodies goes unnoticed.
+    bool needed = false;
+    for (const auto& name : ctx.called_by_checked_exprs)
+        if (const lang::BuiltinDecl* b = ctx.builtin(name); b && b->deprecated) needed = true;
+    if (!needed) return;
     for (const lang::Module* m : ctx.modules) {
         if (!(ctx.options.strict || m->rego_v1)) continue;
         for_each_rule(*m, [&](const lang::Rule& r) {

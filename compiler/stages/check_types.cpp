@@ -130,6 +130,7 @@ void check_types(CompileContext& ctx) {
     for (const auto& e : errors)
         if (!ctx.error(e.diagnostic())) break;
     ctx.type_env = global;
+    ctx.called_by_checked_exprs = checker.called();
 }
 
 void check_types_in(CompileContext& ctx, const lang::Body& body) {

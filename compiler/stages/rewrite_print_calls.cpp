@@ -52,8 +52,6 @@ public:
             lang::Body before(b.begin(), b.begin() + static_cast<long>(i));
             VarSet safe = output_vars_for_body(before, ctx_.arity_fn(), globals);
             add_all(safe, globals);
-            for (const auto& v : vars_of(before))
-                if (is_generated_var(v)) safe.insert(v);
             bool ok = true;
             const auto& args = b[i].term->elems;
             for (std::size_t j = 1; j < args.size(); ++j)

@@ -3,6 +3,8 @@
 // or a function; a value that needs evaluation is bound first, so
 // `[v | v := input.x with input.x as xs[_]]` iterates xs.
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "lang/term_string.hpp"
@@ -106,12 +108,20 @@ std::optional<bool> validate(CompileContext& ctx, lang::With& w) {
 bool rewrite_body(CompileContext& ctx, lang::Body& body) {
     lang::Body out;
     out.reserve(body.size());
+    // Expressions split off one with modifiers (rewrite_expr_terms) share its values; OPA's
+    // share the modifier itself, so its value is bound once, before the first of them.
+    std::map<const Term*, std::string> bound;
     for (auto& e : body) {
         for (auto& w : e.withs) {
+            if (auto it = bound.find(w.value.get()); it != bound.end()) {
+                w.value = lang::make_var(it->second, w.value->loc);
+                continue;
+            }
             auto eval = validate(ctx, w);
             if (!eval) return false;
             if (*eval) {
                 auto var = lang::make_var(ctx.gen.next(), w.value->loc);
+                bound.emplace(w.value.get(), var->text);
                 out.push_back(make_equality(var, w.value, w.value->loc, true));
                 w.value = lang::make_var(var->text, w.value->loc);
             }

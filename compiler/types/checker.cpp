@@ -194,13 +194,16 @@ TypePtr Checker::type_of(const EnvPtr& env, const Term& t) {
         case TermKind::ArrayComprehension:
         case TermKind::SetComprehension:
         case TermKind::ObjectComprehension: {
+            // OPA's GetByValue checks with a checker of its own, without the renaming of refs.
+            ++quiet_;
             auto [inner, errors] = check_body(env, *t.body);
+            --quiet_;
             if (!errors.empty()) return nullptr;
             if (t.kind == TermKind::ArrayComprehension) return array({}, type_of(inner, *t.value));
             if (t.kind == TermKind::SetComprehension) return set(type_of(inner, *t.value));
             return object({}, DynamicProperty{type_of(inner, *t.key), type_of(inner, *t.value)});
         }
-        case TermKind::Ref: return type_of_ref(*env, t, memo_);
+        case TermKind::Ref: return type_of_ref(*env, as_checked(t), memo_);
         case TermKind::Var: return is_root_document(t) ? type_of_ref(*env, t, memo_) : type_of_var(*env, node_key(t));
         case TermKind::Call: {
             // OPA has no call inside a term by now; gavel's rego.metadata rewrite leaves
@@ -238,7 +241,9 @@ lang::TermPtr Checker::shown_ref(const Term& ref) const {
 std::optional<TypeError> Checker::check_expr(const EnvPtr& env, const lang::Expr& e) {
     if (auto err = check_with(env, e)) return err;
     if (!is_call(e)) return std::nullopt;
-    if (dotted_name(operator_of(*e.term)) == "eq") return check_equality(env, e);
+    std::string name = dotted_name(operator_of(*e.term));
+    called_.insert(name);
+    if (name == "eq") return check_equality(env, e);
     return check_call(env, e);
 }
 
@@ -273,11 +278,10 @@ std::optional<TypeError> Checker::check_call(const EnvPtr& env, const lang::Expr
     if (operands > declared && !fn->variadic) return error("too many arguments", operand_types(env, call));
     if (operands < fn->elems.size()) return error("too few arguments", operand_types(env, call));
 
-    std::vector<TypePtr> pre = operand_types(env, call);
     for (std::size_t i = 0; i < operands; ++i) {
-        // A type known before this call must fit (sum([1, a]) with a a string) ...
-        if (pre[i] && !is_nil(pre[i]) && !unifies(pre[i], expected(i))) return error("invalid argument(s)", pre);
-        // ... and unification types what is not known yet, and checks what is inside composites.
+        // Unification types what is not known yet, and checks what is known. Against a union
+        // it joins (OPA's unify1): a variable inside a composite operand then takes the union
+        // of its type and the one wanted, so sum([x]) with x a string passes, as in OPA.
         if (!unify1(env, *call.elems[i + 1], expected(i), false))
             return error("invalid argument(s)", operand_types(env, call));
     }
@@ -383,9 +387,6 @@ bool Checker::unify2(const EnvPtr& env, const Term& a, const TypePtr& type_a, co
             break;
         default: break;
     }
-    // A var with no type takes what is known of the other side.
-    if (shape(a) == Shape::Var && !type_a && type_b) return unify1(env, a, type_b, false);
-    if (shape(b) == Shape::Var && !type_b && type_a) return unify1(env, b, type_a, false);
     return false;
 }
 
@@ -479,9 +480,14 @@ void Checker::check_refs_in_term(const EnvPtr& env, const Term& t, TypeErrors& o
             return true;
         }
         if (x.kind != TermKind::Ref) return false;
+        if (const Term& renamed = as_checked(x); &renamed != &x) {  // see rename_as_shown
+            check_refs_in_term(env, renamed, out);
+            return true;
+        }
         // Functions are called, never referred to (OPA's checkApply).
         if (TypePtr fn = type_of_ref(*env, x, memo_); is(fn, Kind::Function)) {
             out.push_back(ref_error_unsupported(x.elems[0]->loc, *shown_ref(x), x.elems.size(), fn));
+            rename_as_shown(x);
             return true;
         }
         if (auto err = check_ref(env, x)) out.push_back(std::move(*err));
@@ -491,10 +497,14 @@ void Checker::check_refs_in_term(const EnvPtr& env, const Term& t, TypeErrors& o
 
 std::optional<TypeError> Checker::check_ref(const EnvPtr& env, const Term& ref) {
     // Where a ref into `data` leaves the known rules, OPA still walks every
-    // subtree there for the types of the variables further on (errors ignored).
+    // subtree there for the types of the variables further on (errors ignored,
+    // though each renames the ref as any error does).
     std::vector<std::pair<const TypeTree*, std::size_t>> spawned;
     auto err = check_ref_from(env, env.get(), &env->tree, ref, 0, &spawned);
-    if (err) return err;
+    if (err) {
+        rename_as_shown(ref);
+        return err;
+    }
     std::vector<std::pair<const TypeTree*, std::size_t>> stack(spawned.rbegin(), spawned.rend());
     const TypeEnv* root = env.get();
     while (root->next) root = root->next.get();
@@ -502,10 +512,21 @@ std::optional<TypeError> Checker::check_ref(const EnvPtr& env, const Term& ref) 
         auto [node, idx] = stack.back();
         stack.pop_back();
         spawned.clear();
-        check_ref_from(env, root, node, ref, idx, &spawned);
+        if (check_ref_from(env, root, node, as_checked(ref), idx, &spawned)) rename_as_shown(ref);
         stack.insert(stack.end(), spawned.rbegin(), spawned.rend());
     }
     return std::nullopt;
+}
+
+const Term& Checker::as_checked(const Term& ref) const {
+    auto it = renamed_.find(&ref);
+    return it == renamed_.end() ? ref : *it->second;
+}
+
+void Checker::rename_as_shown(const Term& ref) {
+    if (quiet_ > 0 || renamed_.count(&ref)) return;
+    lang::TermPtr shown = shown_ref(ref);
+    if (lang::to_string(*shown) != lang::to_string(ref)) renamed_.emplace(&ref, std::move(shown));
 }
 
 std::optional<TypeError> Checker::check_ref_from(const EnvPtr& env, const TypeEnv* curr, const TypeTree* node,
@@ -568,7 +589,7 @@ std::optional<TypeError> Checker::check_ref_leaf(const EnvPtr& env, TypePtr tpe,
                 }
                 break;
             case Shape::Ref:
-                if (TypePtr exist = type_of_ref(*env, head, memo_); exist && !unifies(exist, key_type))
+                if (TypePtr exist = type_of_ref(*env, as_checked(head), memo_); exist && !unifies(exist, key_type))
                     return ref_error_invalid(loc, *shown_ref(ref), idx, exist, key_type, one_of_type(tpe));
                 break;
             case Shape::Array:

@@ -11,6 +11,8 @@
 // is bound before it is used.
 
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -40,6 +42,10 @@ public:
     // The type of a term in an environment (OPA's GetByValue).
     TypePtr type_of(const EnvPtr& env, const lang::Term& t);
 
+    // The operators of the call expressions checked so far (OPA's Required.Builtins, which
+    // checkExpr fills): not those in `every` bodies, which the checker never reaches.
+    const std::set<std::string>& called() const { return called_; }
+
 private:
     std::optional<TypeError> check_expr(const EnvPtr& env, const lang::Expr& e);
     std::optional<TypeError> check_with(const EnvPtr& env, const lang::Expr& e);
@@ -68,8 +74,18 @@ private:
     std::vector<TypePtr> operand_types(const EnvPtr& env, const lang::Term& call);
     lang::TermPtr shown_ref(const lang::Term& ref) const;  // generated variables renamed as written
 
+    // OPA's errors about a ref rename its variables as written in the AST itself (the
+    // checker's varRewriter transforms the ref in place), so whatever checks that ref
+    // again (the type of a comprehension around it, re-checked) sees variables nothing
+    // binds: the comprehension then has a type, not none. These are those refs.
+    void rename_as_shown(const lang::Term& ref);
+    const lang::Term& as_checked(const lang::Term& ref) const;
+
     std::function<std::string(const std::string&)> original_name_;
     Memo memo_;
+    std::set<std::string> called_;
+    std::map<const lang::Term*, lang::TermPtr> renamed_;
+    std::size_t quiet_ = 0;  // > 0 while typing a comprehension (OPA's GetByValue: no renaming there)
     // Nested bodies re-check inner comprehensions (as OPA does), which grows
     // with every level of nesting; past this many body checks below one rule
     // or query, inner bodies are taken as unknown instead.

@@ -20,17 +20,12 @@ bool unifies_arrays_static(const Type& a, const Type& b) {
     return true;
 }
 
-// Each static key of `a` unifies with what `b` has for it; a key `b` lacks is
-// fine only when either has dynamic keys.
-bool unifies_objects_static(const Type& a, const Type& b, const TypePtr& bp) {
-    for (const auto& p : a.props) {
-        TypePtr other = select(bp, p.key);
-        if (!other) {
-            if (a.dyn || b.dyn) continue;
-            return false;
-        }
-        if (!unifies(p.value, other)) return false;
-    }
+// Each static key of `a` unifies with what `b` has for it (OPA's Select: a static
+// property, else the dynamic value when the key's type fits the dynamic key); a key
+// `b` has nothing for fails.
+bool unifies_objects_static(const Type& a, const TypePtr& b) {
+    for (const auto& p : a.props)
+        if (!unifies(p.value, select(b, p.key))) return false;
     return true;
 }
 
@@ -48,7 +43,7 @@ bool unifies(const TypePtr& a, const TypePtr& b) {
             if (!unifies_arrays_static(*a, *b) || !unifies_arrays_static(*b, *a)) return false;
             return !a->of || !b->of || unifies(a->of, b->of);
         case Kind::Object: {
-            if (!unifies_objects_static(*a, *b, b) || !unifies_objects_static(*b, *a, a)) return false;
+            if (!unifies_objects_static(*a, b) || !unifies_objects_static(*b, a)) return false;
             TypePtr va = a->dyn ? a->dyn->value : nullptr, vb = b->dyn ? b->dyn->value : nullptr;
             return !va || !vb || unifies(va, vb);
         }

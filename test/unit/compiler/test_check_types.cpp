@@ -134,6 +134,15 @@ TEST_CASE("with: a function replaced by one of another arity") {
     CHECK(errors_of("package t\nr if {\n\tcount([1]) == 7 with count as 7\n}\n").empty());
 }
 
+TEST_CASE("a variable inside an operand checked against a union joins the union, as OPA's unify1") {
+    // OPA unifies each member of a union in join mode: x becomes any<number, string> instead
+    // of failing the call; a constant of the wrong type still fails it.
+    CHECK(errors_of("package t\np if {\n\tx := \"a\"\n\ty := sum([x])\n}\n").empty());
+    CHECK(errors_of("package t\nq if {\n\ty := sum([\"a\"])\n}\n") ==
+          "3:7 rego_type_error: sum: invalid argument(s)\n\thave: (array<string>, ?\?\?)\n"
+          "\twant: (collection: any<array[number], set[number]>, n: number)\n");
+}
+
 // ---- unification -----------------------------------------------------------------------
 
 TEST_CASE("two sides that can never be equal: match error, left and right") {
@@ -147,6 +156,30 @@ TEST_CASE("two sides that can never be equal: match error, left and right") {
         "3:2 rego_type_error: match error\n\tleft  : array<number, number>\n\tright : array<number, number, number>\n");
     CHECK(errors_of("package t\np if {\n\t{\"a\": 1} = {\"a\": \"1\"}\n}\n") ==
           "3:2 rego_type_error: match error\n\tleft  : object<a: number>\n\tright : object<a: string>\n");
+}
+
+TEST_CASE("a variable unified with a term whose type is not known is a match error, as OPA's unify2") {
+    // A function's argument has no type while its body is checked, so neither side of
+    // `y := {x | ...}` is known: OPA's unify2 has no case for a var against a comprehension.
+    CHECK(errors_of("package t\nf(x) := 1 if {\n\ty := {x | true}\n}\n") ==
+          "3:2 rego_type_error: match error\n\tleft  : ?\?\?\n\tright : set[?\?\?]\n");
+    // A comprehension inside a call's operand is bound to a variable first: the same.
+    CHECK(errors_of("package t\nf(x) if {\n\tsome y in {1: {x: 1 | true}}\n}\n") ==
+          "3:16 rego_type_error: match error\n\tleft  : ?\?\?\n\tright : object[?\?\?: number]\n");
+    // An array comprehension's unknown element type is no unknown type (OPA's types.Nil).
+    CHECK(errors_of("package t\nf(x) := y if {\n\ty := [x | true]\n}\n").empty());
+}
+
+TEST_CASE("object types unify only when each side has something for every static key of the other") {
+    // u has dynamic string keys besides its static key true; the object literal has nothing
+    // for true (OPA's unifiesObjectsStatic: Select gives nil), so no match, dynamic keys or not.
+    CHECK(errors_of("package t\nu[true].w := \"x\"\nv if {\n\tu == {\"c\": 1}\n}\n") ==
+          "4:2 rego_type_error: match error\n\tleft  : object<true: object<w: string>[string: any]>[string: any]\n"
+          "\tright : object<c: number>\n");
+    // A key the other side's dynamic keys cover is fine.
+    CHECK(errors_of("package t\nu[\"a\"].w := \"x\"\nv if {\n\tx := {k: {\"w\": \"y\"} | some k in [\"b\"]}\n"
+                    "\tu == x\n}\n")
+              .empty());
 }
 
 TEST_CASE("a rule's value has the type of its head, and refs to it are typed") {
@@ -192,6 +225,17 @@ TEST_CASE("a ref part of the wrong type names the variables as written") {
 TEST_CASE("an error inside a comprehension is reported once, not again as the comprehension's") {
     CHECK(errors_of("package t\np if {\n\t_ = [true | count(1)]\n}\n") ==
           std::string("3:14 rego_type_error: count: invalid argument(s)\n\thave: (number)\n\t") + kCountWant + "\n");
+}
+
+TEST_CASE("a comprehension whose ref errors were reported has a type, as OPA's renamed ref gives it one") {
+    // OPA's undefined-ref error renames the ref's variables as written, in the AST: typing the
+    // comprehension again (GetByValue) sees x[_] with an x nothing binds, no error, set[string].
+    CHECK(errors_of("package t\np if {\n\tx := \"a\"\n\ty := {x | x[_]}\n\ty == 1\n}\n") ==
+          "4:12 rego_type_error: undefined ref: x[_]\n\tx[_]\n\t^\n\thave: string\n"
+          "5:2 rego_type_error: match error\n\tleft  : set[string]\n\tright : number\n");
+    // Other errors leave it without a type, as before.
+    CHECK(errors_of("package t\np if {\n\ty := {1 | count(1)}\n\ty == 1\n}\n") ==
+          std::string("3:12 rego_type_error: count: invalid argument(s)\n\thave: (number)\n\t") + kCountWant + "\n");
 }
 
 TEST_CASE("a rule with a type error is `any` to the rules that use it") {

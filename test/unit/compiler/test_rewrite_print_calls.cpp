@@ -20,3 +20,13 @@ TEST_CASE("rewrite_print_calls: an operand using a variable nothing binds before
     CHECK(errors_of("package p\np if { print(x); x := 1 }\n") == "2:18 rego_compile_error: var x referenced above\n");
     CHECK(errors_of("package p\np if { x := 1; print(x) }\n").empty());
 }
+
+TEST_CASE("rewrite_print_calls: what is safe before the print is what binds it, as OPA's outputVarsForBody") {
+    // `some x in {1, [y | y := 1]}` is `x = {1, [...]}[k]`: a ref whose head holds a variable local
+    // to a comprehension, which OPA's isRefSafe (Term.Vars) counts, so the ref binds nothing and x
+    // is undeclared for print (comprehension terms are lifted out only later).
+    CHECK(errors_of("package p\np if {\n\tsome x in {1, [y | y := 1]}\n\tprint(x)\n}\n") ==
+          "4:8 rego_compile_error: var x is undeclared\n");
+    CHECK(errors_of("package p\np if {\n\tsome x in {1, [2]}\n\tprint(x)\n}\n").empty());
+    CHECK(errors_of("package p\nf(z) if {\n\tsome x in {1, [z | true]}\n\tprint(x)\n}\n").empty());
+}

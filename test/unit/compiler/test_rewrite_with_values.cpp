@@ -23,3 +23,12 @@ TEST_CASE("rewrite_with_values: targets OPA refuses") {
           "2:20 rego_compile_error: with keyword replacing built-in function: replacement of internal function "
           "\"internal.print\" invalid\n");
 }
+
+TEST_CASE("rewrite_with_values: expressions split off one expression bind its with value once, as OPA's share it") {
+    // upper(...) is split off the call with the modifier (rewrite_expr_terms); OPA's split-off
+    // expression shares the modifier, so the comprehension is bound once and type checked once.
+    CHECK(
+        rules_of("package p\nr if { startswith(upper(\"a\"), \"A\") with input as [v | v := 1] }\n") ==
+        "r = true if { __local2__ = [__local0__ | __local0__ = 1]; upper(\"a\", __local1__) with input as __local2__; "
+        "startswith(__local1__, \"A\") with input as __local2__ }\n");
+}
