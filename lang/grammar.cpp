@@ -26,6 +26,7 @@
 #include <string>
 
 #include "lang/lexical.hpp"
+#include "lang/term_order.hpp"
 
 namespace gavel::lang::grammar {
 
@@ -251,12 +252,14 @@ struct set_elems {
     void operator()(Ctx& ctx) const {
         _val(ctx)->kind = K;
         _val(ctx)->elems = std::move(_attr(ctx));
+        if constexpr (K == TermKind::Set) drop_repeated_elems(_val(ctx)->elems);  // as OPA's parser
     }
 };
 
 const auto set_items = [](auto& ctx) {
     _val(ctx)->kind = TermKind::Object;
     _val(ctx)->items = std::move(_attr(ctx));
+    drop_repeated_keys(_val(ctx)->items);  // as OPA's parser: the first key, the last value
 };
 
 // `[head | body]`, `{head | body}`

@@ -237,4 +237,48 @@ std::vector<std::pair<TermPtr, TermPtr>> sorted_object_items(const Term& object)
     return out;
 }
 
+namespace {
+
+// Positions of `n` terms grouped by equality (stable: each group in written order).
+template <class KeyOf>
+std::vector<std::size_t> grouped_positions(std::size_t n, KeyOf key_of) {
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return less(key_of(x), key_of(y)); });
+    return order;
+}
+
+}  // namespace
+
+void drop_repeated_elems(std::vector<TermPtr>& elems) {
+    if (elems.size() < 2) return;
+    auto order = grouped_positions(elems.size(), [&](std::size_t i) -> const TermPtr& { return elems[i]; });
+    std::vector<bool> repeated(elems.size(), false);
+    for (std::size_t g = 1; g < order.size(); ++g)
+        if (same(elems[order[g - 1]], elems[order[g]])) repeated[order[g]] = true;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < elems.size(); ++i)
+        if (!repeated[i]) elems[kept++] = std::move(elems[i]);
+    elems.resize(kept);
+}
+
+void drop_repeated_keys(std::vector<std::pair<TermPtr, TermPtr>>& items) {
+    if (items.size() < 2) return;
+    auto order = grouped_positions(items.size(), [&](std::size_t i) -> const TermPtr& { return items[i].first; });
+    std::vector<bool> repeated(items.size(), false);
+    for (std::size_t g = 1, first = order[0]; g < order.size(); ++g) {
+        if (!same(items[first].first, items[order[g]].first)) {
+            first = order[g];
+            continue;
+        }
+        repeated[order[g]] = true;
+        items[first].second = std::move(items[order[g]].second);  // written later: its value wins
+    }
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        if (!repeated[i]) items[kept++] = std::move(items[i]);
+    items.resize(kept);
+}
+
 }  // namespace gavel::lang

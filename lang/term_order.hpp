@@ -34,4 +34,10 @@ std::vector<TermPtr> sorted_set_elems(const Term& set);
 void sort_object_items(std::vector<std::pair<TermPtr, TermPtr>>& items);
 std::vector<std::pair<TermPtr, TermPtr>> sorted_object_items(const Term& object);
 
+// As OPA's parser builds a set or object literal (ast.NewSet, ast.NewObject): a
+// repeated element is dropped, the first kept; a repeated key keeps its first key
+// term and the value written last. What remains stays in the order written.
+void drop_repeated_elems(std::vector<TermPtr>& elems);
+void drop_repeated_keys(std::vector<std::pair<TermPtr, TermPtr>>& items);
+
 }  // namespace gavel::lang

@@ -228,3 +228,13 @@ TEST_CASE("a block as an operand of and/or") {
     CHECK(query("{ a := 1; a > 0 } and b", opts) == "{(and (block {(assign a 1); (gt a 0)}) b)}");
     CHECK(query("a or { b }", opts) == "{(or a (block {b}))}");
 }
+
+TEST_CASE("set and object literals drop repeated elements and keys, as OPA's parser") {
+    // ast.NewSet keeps the first of equal elements (1 and 1.0 are equal terms);
+    // ast.NewObject keeps the first key term with the value written last.
+    CHECK(term("{1, 1.0, \"a\", [1], [1.0], \"a\"}") == "(set 1 \"a\" (array 1))");
+    CHECK(term("{1: \"a\", 1.0: \"b\", \"k\": \"c\", \"k\": \"d\", x: 1, x: 2}") == "(object 1:\"b\" \"k\":\"d\" x:2)");
+    // The dropped value is gone from the program: its calls are never evaluated or checked.
+    CHECK(term("{0.1: [y | y := f(1)], 0.1: null}") == "(object 0.1:null)");
+    CHECK(term("{f(x), f(x)}") == "(set (f x))");
+}
