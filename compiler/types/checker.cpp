@@ -2,7 +2,7 @@
 
 #include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "compiler/types/unifies.hpp"
 
 namespace gavel::compiler::types {
@@ -126,7 +126,7 @@ void Checker::check_rule(const EnvPtr& global, const lang::Rule& rule, const Ter
     if (!head.args.empty()) {
         // Arguments the body never types are `any`.
         for (const auto& arg : head.args)
-            walk_terms(*arg, [&](const Term& t) {
+            lang::walk_terms(*arg, [&](const Term& t) {
                 if (shape(t) == Shape::Var && !type_of(body_env, t)) body_env->tree.put_one(node_key(t), A);
                 return false;
             });
@@ -148,7 +148,7 @@ TypeErrors Checker::check_closures(const EnvPtr& env, const lang::Expr& e) {
     // As OPA: a comprehension with errors stands for all of them (the last such one
     // wins); one without is searched for further comprehensions inside.
     TypeErrors result;
-    walk_terms_in_expr(e, [&](const Term& t) {
+    lang::walk_terms_in_expr(e, [&](const Term& t) {
         if (shape(t) != Shape::Comprehension) return false;
         auto errors = check_body(env, *t.body).second;
         if (errors.empty()) return false;
@@ -473,7 +473,7 @@ void Checker::check_refs_in_expr(const EnvPtr& env, const lang::Expr& e, TypeErr
 }
 
 void Checker::check_refs_in_term(const EnvPtr& env, const Term& t, TypeErrors& out) {
-    walk_terms(t, [&](const Term& x) {
+    lang::walk_terms(t, [&](const Term& x) {
         if (shape(x) == Shape::Comprehension) return true;  // checked as closures
         if (x.kind == TermKind::Call) {                     // see type_of: only its operands are refs to check
             for (std::size_t i = 1; i < x.elems.size(); ++i) check_refs_in_term(env, *x.elems[i], out);

@@ -2,7 +2,7 @@
 
 #include <unordered_set>
 
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 
 namespace gavel::compiler::types {
 
@@ -39,7 +39,7 @@ std::vector<const lang::Rule*> rules_in_dependency_order(const CompileContext& c
             stack.pop_back();
         }
     };
-    for (const lang::Module* m : ctx.modules) for_each_rule(*m, [&](const lang::Rule& r) { visit(&r); });
+    for (const lang::Module* m : ctx.modules) lang::for_each_rule(*m, [&](const lang::Rule& r) { visit(&r); });
     return order;
 }
 

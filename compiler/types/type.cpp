@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "lang/term_order.hpp"
+
 namespace gavel::compiler::types {
 
 namespace {
@@ -22,12 +24,6 @@ TypePtr scalar(Kind k) {
 }
 
 int order(const TypePtr& t) { return t ? static_cast<int>(t->kind) : -1; }
-
-int compare_numbers(const std::string& a, const std::string& b) {
-    if (a == b) return 0;
-    long double x = std::strtold(a.c_str(), nullptr), y = std::strtold(b.c_str(), nullptr);
-    return x < y ? -1 : x > y ? 1 : 0;
-}
 
 int compare_lists(const std::vector<TypePtr>& a, const std::vector<TypePtr>& b) {
     std::size_t n = std::min(a.size(), b.size());
@@ -124,7 +120,7 @@ int compare(const Key& a, const Key& b) {
     switch (a.kind) {
         case Key::Kind::Null: return 0;
         case Key::Kind::Boolean: return a.text == b.text ? 0 : a.text == "false" ? -1 : 1;
-        case Key::Kind::Number: return compare_numbers(a.text, b.text);
+        case Key::Kind::Number: return lang::compare_numbers(a.text, b.text);  // exact, as OPA's Compare
         case Key::Kind::String: return a.text < b.text ? -1 : a.text > b.text ? 1 : 0;
     }
     return 0;
