@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "lang/go_quote.hpp"
+#include "webhook/opa_api/bundle_scope.hpp"
 #include "webhook/opa_api/endpoints.hpp"
 #include "webhook/opa_api/eval_call.hpp"
 #include "runtime/go_json_decode.hpp"
@@ -72,28 +73,9 @@ std::string provenance_json(const Call& c, const std::map<std::string, std::stri
 std::optional<std::string> path_scope_error(const Call& c, const StorePath& path) {
     auto snap = c.store.current();
     if (snap->bundle_roots.empty()) return std::nullopt;
-    std::string spath = store_path_text(path);
-    while (!spath.empty() && spath.front() == '/') spath.erase(0, 1);
-    while (!spath.empty() && spath.back() == '/') spath.pop_back();
+    std::string spath = trim_slashes(store_path_text(path));
     if (spath.empty()) return std::string("can't write to document root with bundle roots configured");
-    std::vector<std::string> parts = parse_store_path("/" + spath);
-    for (const auto& [name, roots] : snap->bundle_roots) {
-        for (const auto& root : roots) {
-            if (root.empty()) return "all paths owned by bundle \"" + name + "\"";
-            std::vector<std::string> root_parts;
-            for (std::size_t p = 0;;) {
-                auto slash = root.find('/', p);
-                root_parts.push_back(root.substr(p, slash == std::string::npos ? std::string::npos : slash - p));
-                if (slash == std::string::npos) break;
-                p = slash + 1;
-            }
-            bool owned = true;
-            for (std::size_t i = 0; i < parts.size() && i < root_parts.size(); ++i)
-                if (parts[i] != root_parts[i]) owned = false;
-            if (owned) return "path " + spath + " is owned by bundle \"" + name + "\"";
-        }
-    }
-    return std::nullopt;
+    return bundle_owner_error(*snap, parse_store_path("/" + spath), spath);
 }
 
 // ErrorAuto for a storage error.
@@ -208,6 +190,38 @@ HttpResponse write_metrics_or_204(const Call& c, ResponseMetrics& metrics, Clock
     if (!c.query.flag("metrics")) return bare_status(204);
     metrics.timer("timer_server_handler_ns", Clock::now() - start);
     return json_ok("{\"metrics\":" + metrics.json() + "}", false);
+}
+
+// One write of a data request (PUT, PATCH, DELETE): `edit(data, refuse)` changes the
+// document, or calls `refuse(response)` and returns false to leave it as it was.
+// Then OPA's answer: the refusal, the store's own failure, or 204 (with metrics).
+template <class Edit>
+HttpResponse write_data(Call& c, ResponseMetrics& metrics, Clock::time_point start, Edit edit) {
+    std::optional<HttpResponse> refusal;
+    WriteResult r = c.store.modify_data([&](Value& data, WriteResult& failure) {
+        auto refuse = [&](HttpResponse response, const char* code) {
+            refusal = std::move(response);
+            failure.code = code;
+        };
+        return edit(data, refuse);
+    });
+    if (refusal) return *refusal;
+    if (!r.ok()) return write_outcome(r);
+    if (c.hooks.after_data_write) c.hooks.after_data_write();
+    return write_metrics_or_204(c, metrics, start);
+}
+
+// `data` with one store write applied; false (the write refused with OPA's storage error) when it fails.
+template <class Refuse>
+bool apply_write(Value& data, PatchOp op, const StorePath& path, const Value& value, Refuse& refuse) {
+    StoreError se;
+    auto written = store_write(data, op, path, value, se);
+    if (!written) {
+        refuse(storage_error(se), "storage");
+        return false;
+    }
+    data = std::move(*written);
+    return true;
 }
 
 }  // namespace
@@ -332,42 +346,25 @@ HttpResponse v1_data_put(Call& c) {
     auto parse_start = Clock::now();
     if (!decode_write_body(c, value, error)) return error_response(400, "invalid_parameter", error);
     metrics.timer("timer_rego_input_parse_ns", Clock::now() - parse_start);
-    std::string trimmed = c.path_value;
-    while (!trimmed.empty() && trimmed.front() == '/') trimmed.erase(0, 1);
-    while (!trimmed.empty() && trimmed.back() == '/') trimmed.pop_back();
-    StorePath path = parse_store_path("/" + trimmed);
+    StorePath path = parse_store_path("/" + trim_slashes(c.path_value));
     if (auto scope = path_scope_error(c, path)) return error_response(400, "invalid_parameter", *scope);
     bool if_none_match = c.req.header("If-None-Match") == "*";
-    std::optional<HttpResponse> refusal;
-    WriteResult r = c.store.modify_data([&](Value& data, WriteResult& failure) {
+    return write_data(c, metrics, start, [&](Value& data, auto& refuse) {
         StoreError se;
         if (store_read(data, path, se)) {
             if (if_none_match) {
-                failure.status = 304;
-                failure.code = "not_modified";
+                refuse(bare_status(304), "not_modified");
                 return false;
             }
         } else if (!path.empty()) {
             StorePath parent(path.begin(), path.end() - 1);
             if (!store_make_dir(data, parent, se)) {
-                refusal = storage_error(se);
-                failure.code = "storage";
+                refuse(storage_error(se), "storage");
                 return false;
             }
         }
-        auto written = store_write(data, PatchOp::Add, path, value, se);
-        if (!written) {
-            refusal = storage_error(se);
-            failure.code = "storage";
-            return false;
-        }
-        data = std::move(*written);
-        return true;
+        return apply_write(data, PatchOp::Add, path, value, refuse);
     });
-    if (refusal) return *refusal;
-    if (!r.ok()) return write_outcome(r);
-    if (c.hooks.after_data_write) c.hooks.after_data_write();
-    return write_metrics_or_204(c, metrics, start);
 }
 
 HttpResponse v1_data_patch(Call& c) {
@@ -385,10 +382,7 @@ HttpResponse v1_data_patch(Call& c) {
         Value value;
     };
     std::vector<Patch> patches;
-    std::string root = c.path_value;
-    while (!root.empty() && root.front() == '/') root.erase(0, 1);
-    while (!root.empty() && root.back() == '/') root.pop_back();
-    root = "/" + root;
+    std::string root = "/" + trim_slashes(c.path_value);
     for (const auto& item : ops.array_elements()) {
         if (!item.is_null() && !item.is_object())
             return error_response(400, "invalid_parameter", runtime::go_type_error(item, "types.PatchV1"));
@@ -410,32 +404,10 @@ HttpResponse v1_data_patch(Call& c) {
         else if (op_name == "remove") patch.op = PatchOp::Remove;
         else if (op_name == "replace") patch.op = PatchOp::Replace;
         else return error_response(400, "invalid_parameter", "bad patch operation: " + op_name);
-        std::string rel = p && p->is_string() ? std::string(p->as_string()) : "";
-        while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
-        while (!rel.empty() && rel.back() == '/') rel.pop_back();
+        std::string rel = trim_slashes(p && p->is_string() ? p->as_string() : std::string_view());
         std::string full = rel.empty() ? root : (root == "/" ? root + rel : root + "/" + rel);
         patch.path = parse_store_path(full);
-        for (auto& seg : patch.path) {
-            // JSON Pointer escapes (RFC 6901), after the URL unescaping.
-            std::string out;
-            for (std::size_t i = 0; i < seg.size(); ++i) {
-                if (seg[i] == '~' && i + 1 < seg.size() && seg[i + 1] == '1') {
-                    out += '/';
-                    ++i;
-                } else {
-                    out += seg[i];
-                }
-            }
-            seg.clear();
-            for (std::size_t i = 0; i < out.size(); ++i) {
-                if (out[i] == '~' && i + 1 < out.size() && out[i + 1] == '0') {
-                    seg += '~';
-                    ++i;
-                } else {
-                    seg += out[i];
-                }
-            }
-        }
+        unescape_pointer_segments(patch.path);
         if (patch.path.size() > kMaxPathSegments)
             return error_response(400, "invalid_parameter",
                                   "path too deep: " + std::to_string(patch.path.size()) + " segments (the limit is " +
@@ -443,56 +415,31 @@ HttpResponse v1_data_patch(Call& c) {
         if (v) patch.value = *v;
         patches.push_back(std::move(patch));
     }
-    std::optional<HttpResponse> refusal;
-    WriteResult r = c.store.modify_data([&](Value& data, WriteResult& failure) {
+    return write_data(c, metrics, start, [&](Value& data, auto& refuse) {
         for (const auto& patch : patches) {
             if (auto scope = path_scope_error(c, patch.path)) {
-                refusal = error_response(400, "invalid_parameter", *scope);
-                failure.code = "scope";
+                refuse(error_response(400, "invalid_parameter", *scope), "scope");
                 return false;
             }
-            StoreError se;
-            auto written = store_write(data, patch.op, patch.path, patch.value, se);
-            if (!written) {
-                refusal = storage_error(se);
-                failure.code = "storage";
-                return false;
-            }
-            data = std::move(*written);
+            if (!apply_write(data, patch.op, patch.path, patch.value, refuse)) return false;
         }
         return true;
     });
-    if (refusal) return *refusal;
-    if (!r.ok()) return write_outcome(r);
-    if (c.hooks.after_data_write) c.hooks.after_data_write();
-    return write_metrics_or_204(c, metrics, start);
 }
 
 HttpResponse v1_data_delete(Call& c) {
     auto start = Clock::now();
     ResponseMetrics metrics;
-    std::string trimmed = c.path_value;
-    while (!trimmed.empty() && trimmed.front() == '/') trimmed.erase(0, 1);
-    while (!trimmed.empty() && trimmed.back() == '/') trimmed.pop_back();
-    StorePath path = parse_store_path("/" + trimmed);
+    StorePath path = parse_store_path("/" + trim_slashes(c.path_value));
     if (auto scope = path_scope_error(c, path)) return error_response(400, "invalid_parameter", *scope);
-    std::optional<HttpResponse> refusal;
-    WriteResult r = c.store.modify_data([&](Value& data, WriteResult& failure) {
+    return write_data(c, metrics, start, [&](Value& data, auto& refuse) {
         StoreError se;
-        std::optional<Value> written;
-        if (store_read(data, path, se)) written = store_write(data, PatchOp::Remove, path, Value(), se);
-        if (!written) {
-            refusal = storage_error(se);
-            failure.code = "storage";
+        if (!store_read(data, path, se)) {
+            refuse(storage_error(se), "storage");
             return false;
         }
-        data = std::move(*written);
-        return true;
+        return apply_write(data, PatchOp::Remove, path, Value(), refuse);
     });
-    if (refusal) return *refusal;
-    if (!r.ok()) return write_outcome(r);
-    if (c.hooks.after_data_write) c.hooks.after_data_write();
-    return write_metrics_or_204(c, metrics, start);
 }
 
 }  // namespace gavel::webhook::opa_api

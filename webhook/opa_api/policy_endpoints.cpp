@@ -5,6 +5,7 @@
 
 #include "lang/go_quote.hpp"
 #include "lang/parse.hpp"
+#include "webhook/opa_api/bundle_scope.hpp"
 #include "webhook/opa_api/endpoints.hpp"
 #include "webhook/opa_api/eval_call.hpp"
 #include "runtime/go_json_writer.hpp"
@@ -42,25 +43,7 @@ std::optional<std::string> package_scope_error(const Call& c, const lang::Module
     for (std::size_t i = 0; i < ref.elems.size(); ++i)
         if (!(i == 0 && ref.elems[i]->kind == lang::TermKind::Var && ref.elems[i]->text == "data"))
             path.push_back(ref.elems[i]->text);
-    std::string spath = store_path_text(path).substr(1);
-    std::vector<std::string> parts = path;
-    for (const auto& [name, roots] : snap->bundle_roots) {
-        for (const auto& root : roots) {
-            if (root.empty()) return "all paths owned by bundle \"" + name + "\"";
-            std::vector<std::string> root_parts;
-            for (std::size_t p = 0;;) {
-                auto slash = root.find('/', p);
-                root_parts.push_back(root.substr(p, slash == std::string::npos ? std::string::npos : slash - p));
-                if (slash == std::string::npos) break;
-                p = slash + 1;
-            }
-            bool owned = true;
-            for (std::size_t i = 0; i < parts.size() && i < root_parts.size(); ++i)
-                if (parts[i] != root_parts[i]) owned = false;
-            if (owned) return "path " + spath + " is owned by bundle \"" + name + "\"";
-        }
-    }
-    return std::nullopt;
+    return bundle_owner_error(*snap, path, store_path_text(path).substr(1));
 }
 
 lang::ParseOptions parse_options(const Call& c) {

@@ -167,6 +167,34 @@ StorePath parse_store_path(std::string_view escaped) {
     return out;
 }
 
+std::string trim_slashes(std::string_view path) {
+    while (!path.empty() && path.front() == '/') path.remove_prefix(1);
+    while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+    return std::string(path);
+}
+
+namespace {
+
+// Every `from` in `s` replaced by the character `to`, left to right.
+std::string replace_all(std::string_view s, std::string_view from, char to) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s.substr(i, from.size()) == from) {
+            out += to;
+            i += from.size() - 1;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+void unescape_pointer_segments(StorePath& path) {
+    for (auto& segment : path) segment = replace_all(replace_all(segment, "~1", '/'), "~0", '~');
+}
+
 const Value* store_read(const Value& data, const StorePath& path, StoreError& error) {
     const Value* node = &data;
     for (const auto& key : path) {

@@ -34,6 +34,14 @@ std::string store_path_text(const StorePath& path);
 // storage.ParsePathEscaped("/a/b%20c") -> {"a", "b c"} (a bad escape leaves the segment as is).
 StorePath parse_store_path(std::string_view escaped);
 
+// `path` without its leading and trailing slashes ("/a/b/" -> "a/b"), as OPA's
+// handlers strings.Trim the path they are given.
+std::string trim_slashes(std::string_view path);
+
+// A data PATCH's JSON Pointer escapes in each segment, after the URL unescaping,
+// as OPA's server replaces them: "~1" is '/', then "~0" is '~'.
+void unescape_pointer_segments(StorePath& path);
+
 // The document at `path`, or null with `error`.
 const runtime::Value* store_read(const runtime::Value& data, const StorePath& path, StoreError& error);
 
