@@ -730,6 +730,7 @@ int run_eval(EvalCliOptions opts) {
         eval_options.strict_builtin_errors = opts.strict_builtin_errors;
         eval_options.timeout = timeout;
         eval_options.max_memory = memory_limit;
+        eval_options.metrics = true;
         if (!tracers.empty()) eval_options.tracer = &tracers;
         auto eval_start = std::chrono::steady_clock::now();
         EvalResult result = prepared.value->eval(eval_options);

@@ -111,6 +111,9 @@ struct EvalOptions {
     // Enforced only in programs that count allocations (runtime/memory_meter.hpp:
     // the gavel binary does); elsewhere it has no effect.
     std::uint64_t max_memory = 0;
+    // Time the evaluation into EvalResult::metrics (timer_rego_query_eval_ns ...), as
+    // OPA's rego.Metrics asks for; off, a decision reads no clock (unless it has a timeout).
+    bool metrics = false;
 };
 
 class Program;  // compiled modules + data snapshot (runtime/eval)

@@ -381,6 +381,7 @@ bool TestRunner::run_quietly(std::size_t i, uint64_t* eval_ns) const {
     if (!impl_->queries[i]) return false;
     EvalOptions eval;
     eval.print = [](std::string_view) {};
+    eval.metrics = eval_ns != nullptr;
     EvalResult result = impl_->queries[i]->eval(eval);
     if (eval_ns)
         for (const auto& [name, ns] : result.metrics)

@@ -9,6 +9,7 @@ EvalOptions EvalLimits::eval_options(const runtime::Value* input) const {
     eo.cancel = cancel;
     eo.max_memory = max_memory;
     eo.print = print;
+    eo.metrics = true;  // for ?metrics=true answers and decision logs
     return eo;
 }
 

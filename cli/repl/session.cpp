@@ -273,6 +273,7 @@ std::string Session::run_query(const std::string& text) {
     EvalOptions options;
     options.input = input();
     options.cancel = cancel_;
+    options.metrics = metrics_;
     std::string out;
     TracePrinter tracer(text, [&](uint32_t line, uint32_t col, std::string_view expression) {
         return rq.original_span(text, line, col, expression.size(), std::string(expression));

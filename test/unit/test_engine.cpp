@@ -682,3 +682,17 @@ TEST_CASE("an engine keeps its parsed modules by default and compiles again afte
     REQUIRE(q.ok());
     CHECK(value_of(q.value->eval()) == "1");
 }
+
+TEST_CASE("a decision is timed only when metrics are asked for") {
+    Engine engine;
+    REQUIRE(engine.add_policy("p.rego", "package p\n\nallow := true\n").empty());
+    auto q = engine.prepare("data.p.allow");
+    REQUIRE(q.ok());
+    CHECK(q.value->eval().metrics.empty());  // OPA's rego package without rego.Metrics: no clock read
+    EvalOptions o;
+    o.metrics = true;
+    auto timed = q.value->eval(o);
+    REQUIRE(timed.metrics.size() == 1);
+    CHECK(timed.metrics[0].first == "timer_rego_query_eval_ns");
+    CHECK(value_of(timed) == "true");
+}
