@@ -1215,7 +1215,9 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                     eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                         eval_term(frame, clause.value, [&](const Value& v) { set.insert(v); });
                     });
-                return set.build();
+                Value built = set.build();
+                if (rules.below_variable_keys && built.size() == 0) return std::nullopt;
+                return built;
             }
             [[fallthrough]];
         case RuleKind::PartialObject: {
@@ -1246,6 +1248,8 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                     });
                 }
             }
+            for (const auto& node : rules.tree_nodes) document.ensure(node.keys, node.set);
+            if (rules.below_variable_keys && document.empty()) return std::nullopt;
             return document.build();
         }
         case RuleKind::Function: {
