@@ -234,3 +234,16 @@ TEST_CASE("expressions and the calls built from terms span the parentheses writt
     auto q = parse_query("x := (1 + 2)");
     CHECK(q.body.at(0).term->elems.at(2)->loc.text() == "1 + 2");
 }
+
+TEST_CASE("`some x in xs in ys` chains its `in`s on the left, as OPA's parseSome reads one infix term") {
+    using gavel::lang::parse_query;
+    auto q = parse_query("some x in xs in ys");
+    REQUIRE(q.ok());
+    CHECK(sexpr(q.body.at(0)) == "(some (internal.member_2 (internal.member_2 x xs) ys))");
+    CHECK(q.body.at(0).loc.text() == "some x in xs in ys");
+    // A literal after a line break continues the collection: `[1] - 1.0 in [1]`.
+    auto r = parse_query("some x in [1]\n-1.0 in [1]");
+    REQUIRE(r.ok());
+    REQUIRE(r.body.size() == 1);
+    CHECK(sexpr(r.body.at(0)) == "(some (internal.member_2 (internal.member_2 x (minus (array 1) 1.0)) (array 1)))");
+}
