@@ -913,26 +913,10 @@ std::string capture_of(const lang::Expr& e) {
     return {};
 }
 
-// rego's capture appends `$termN` (the captured value must be true) after the
-// whole query; moved right after the expression that binds it, the pair is
-// one expression again (below), which is also what a trace shows.
-void place_capture_checks(lang::Body& body) {
-    for (std::size_t i = 0; i < body.size(); ++i) {
-        const lang::Expr& check = body[i];
-        if (!check.generated || check.kind != ExprKind::Term || check.term->kind != TermKind::Var ||
-            !is_capture_var(check.term->text))
-            continue;
-        for (std::size_t j = 0; j < i; ++j) {
-            if (capture_of(body[j]) != check.term->text) continue;
-            lang::Expr moved = std::move(body[i]);
-            body.erase(body.begin() + static_cast<long>(i));
-            body.insert(body.begin() + static_cast<long>(j + 1), std::move(moved));
-            break;
-        }
-    }
-}
-
 // `$t = X` (or `X = $t`) followed by `$t`: X must be true, and its value is the capture.
+// rego's capture appends the tests `$t` after the whole query, and there they stay, as in
+// OPA: a false comparison does not stop the expressions after it (their builtin errors and
+// prints happen). Only a test that directly follows its expression fuses with it.
 void fuse_capture_checks(PBody& body) {
     auto& exprs = body.exprs;
     for (std::size_t i = 0; i + 1 < exprs.size(); ++i) {
@@ -1110,7 +1094,6 @@ lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program
     for (std::size_t i = 0; i < results.size(); ++i)
         if (!results[i].second.empty()) out.expressions[i].slot = static_cast<int32_t>(low.slot(results[i].second));
     fuse_all(body, counts);
-    place_capture_checks(body);
     out.body = low.body(body);
     fuse_capture_checks(out.body);
     out.slots = static_cast<uint32_t>(low.slots.size());
