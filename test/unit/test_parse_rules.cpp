@@ -247,3 +247,13 @@ TEST_CASE("`some x in xs in ys` chains its `in`s on the left, as OPA's parseSome
     REQUIRE(r.body.size() == 1);
     CHECK(sexpr(r.body.at(0)) == "(some (internal.member_2 (internal.member_2 x (minus (array 1) 1.0)) (array 1)))");
 }
+
+TEST_CASE("columns count characters, as OPA's scanner does") {
+    using gavel::lang::parse_query;
+    auto q = parse_query("x8 := \"\xC3\xBC\"; x9 := 2");  // "ü" is two bytes, one column
+    REQUIRE(q.ok());
+    CHECK(q.body.at(1).loc.col == 12);
+    auto r = parse_query("[\"\xE6\x97\xA5\xE6\x9C\xAC\"]\ny := 1");  // a later line starts again at 1
+    REQUIRE(r.ok());
+    CHECK(r.body.at(1).loc.col == 1);
+}
