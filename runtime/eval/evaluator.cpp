@@ -1222,8 +1222,12 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     const PRule* r = &clause;
                     eval_term(frame, r->value, [&](const Value& v) {
-                        if (result && *result != v)
-                            halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
+                        if (result) {
+                            // An equal value (2 after 2.0) leaves the first in place, as in OPA.
+                            if (*result != v)
+                                halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
+                            return;
+                        }
                         result = v;
                         // Every rule gives this one value: the first success settles it (OPA's early exit).
                         if (early_exit) cut_ = true;
