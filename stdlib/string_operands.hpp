@@ -48,7 +48,7 @@ inline bool int_operand(const Value& v, std::size_t pos, std::int64_t& out, Buil
         err = type_error(pos, "number", v);
         return false;
     }
-    if (!v.as_number().written_int64(out)) {
+    if (!v.as_written_int64(out)) {
         err = BuiltinResult::type_error(
             fmt::format("operand {} must be integer number but got floating-point number", pos));
         return false;

@@ -767,7 +767,7 @@ const Value* Evaluator::ref_child(const Value& v, const Value& key, const Lookup
         // As OPA: an index is a number written as an integer (`a[1.0]` is undefined); base data
         // is stored JSON, read by path strings, so there `data.a["1"]` is element 1 too.
         int64_t index;
-        bool is_index = key.is_number()                ? key.as_number().written_int64(index)
+        bool is_index = key.is_number()                ? key.as_written_int64(index)
                         : base_data && key.is_string() ? go_atoi(key.as_string(), index)
                                                        : false;
         if (is_index && index >= 0 && static_cast<std::size_t>(index) < v.size())

@@ -76,8 +76,10 @@ TEST_CASE("stdlib objects: object.remove / filter take arrays, sets and object k
     CHECK(run("object.remove", {obj, J(R"({"b":0,"c":0})")}) == R"({"a":1})");
     CHECK(run("object.filter", {obj, Value::set({S("c"), S("zz")})}) == R"({"c":3})");
     CHECK(run("object.filter", {obj, S("a")}) == "type: operand 2 must be one of {object, set, array} but got string");
-    // Keys compare by value: 1 and 1.0 are the same key.
-    CHECK(run("object.remove", {Value::object({{Value::integer(1), S("x")}}), J("[1.0]")}) == "{}");
+    // As OPA, whose set of keys to remove compares 1 only with numbers written as integers:
+    // 1.0 does not remove the key 1.
+    CHECK(run("object.remove", {Value::object({{Value::integer(1), S("x")}}), J("[1.0]")}) == R"({"1":"x"})");
+    CHECK(run("object.remove", {Value::object({{Value::integer(1), S("x")}}), J("[1]")}) == "{}");
 }
 
 TEST_CASE("stdlib objects: object.union merges nested objects, right wins otherwise") {
@@ -404,4 +406,21 @@ TEST_CASE("stdlib objects: walk emits every path/value pair in OPA's order") {
     };
     gavel::stdlib::walk_pairs(J("[1,2,3]"), {}, false, first_only);
     CHECK(seen == std::vector<std::string>{"[null,[1,2,3]]"});
+}
+
+TEST_CASE("stdlib sets: |, & and - keep numbers as OPA's set does (2 is compared only with integers)") {
+    auto set = [](std::initializer_list<const char*> texts) {
+        gavel::runtime::SetBuilder b;
+        for (const char* t : texts) b.insert(J(t));
+        return b.build();
+    };
+    // Union adds the first set's elements, then the second's: 2 after 2.0 stays.
+    CHECK(run("or", {set({"2.0", "3"}), set({"1", "2"})}) == "[1,2.0,2,3]");
+    CHECK(run("or", {set({"1", "2"}), set({"2.0", "3"})}) == "[1,2,3]");
+    // Intersection looks the smaller set's elements up in the other (the first when equal).
+    CHECK(run("and", {set({"1", "2"}), set({"2.0", "3"})}) == "[]");
+    CHECK(run("and", {set({"2.0", "3"}), set({"1", "2"})}) == "[2.0]");
+    CHECK(run("and", {set({"2.0"}), set({"1", "2"})}) == "[2.0]");
+    CHECK(run("minus", {set({"1", "2"}), set({"2.0", "3"})}) == "[1,2]");
+    CHECK(run("minus", {set({"2.0", "3"}), set({"1", "2"})}) == "[3]");
 }
