@@ -342,12 +342,18 @@ const auto some_expr = [](auto& ctx) {
             state_of(ctx).fail_at(start, "at most two variables before `in`");
             return;
         }
-        Location loc = span(ctx, outer_start(*symbols.front()), outer_end(**domain));
+        const std::vector<TermPtr>& domains = domain->terms;
+        Location loc = span(ctx, outer_start(*symbols.front()), outer_end(*domains.front()));
         std::vector<TermPtr> args = symbols;
-        args.push_back(*domain);
-        e.some.in_call =
+        args.push_back(domains.front());
+        TermPtr call =
             make_call(symbols.size() == 1 ? "internal.member_2" : "internal.member_3", std::move(args), loc, true);
-        e.loc = span(ctx, start, outer_end(**domain));
+        for (std::size_t i = 1; i < domains.size(); ++i) {
+            loc = span(ctx, outer_start(*symbols.front()), outer_end(*domains[i]));
+            call = make_call("internal.member_2", {call, domains[i]}, loc, true);
+        }
+        e.some.in_call = std::move(call);
+        e.loc = span(ctx, start, outer_end(*domains.back()));
     } else {
         for (auto& s : symbols) {
             if (s->kind != TermKind::Var) {
@@ -591,6 +597,11 @@ x3::rule<class scalar_class, TermPtr> const scalar_keyword = "scalar";
 x3::rule<class args_class, std::vector<TermPtr>> const args = "arguments";
 x3::rule<class maybe_args_class, std::vector<TermPtr>> const maybe_args = "arguments";
 x3::rule<class with_class, With> const with_modifier = "with";
+// The collections of `some ... in xs in ys`: a struct, so X3 does not merge them with the symbols.
+struct SomeDomains {
+    std::vector<TermPtr> terms;
+};
+x3::rule<class some_domains_class, SomeDomains> const some_domains = "collection";
 x3::rule<class some_class, Expr> const some_decl = "some";
 x3::rule<class every_class, Expr> const every_decl = "every";
 x3::rule<class term_literal_class, Expr> const term_literal = "expression";
@@ -744,7 +755,10 @@ const auto expr_top_def = expr_kv[set_val] >> -(assign_op >> expr_kv)[assign_exp
 
 const auto with_modifier_def = (mark >> kw("with") >> term >> kw("as") >> expr_in)[make_with];
 
-const auto some_decl_def = (mark >> kw("some") >> (relation % tok(",")) >> -(kw_in >> relation))[some_expr];
+// As OPA's parseSome, which reads the declaration as one infix term: further `in`s chain on
+// the left (`some x in xs in ys` declares `(x in xs) in ys`, whose x the compiler finds unsafe).
+const auto some_domains_def = (relation % kw_in)[([](auto& ctx) { _val(ctx).terms = std::move(_attr(ctx)); })];
+const auto some_decl_def = (mark >> kw("some") >> (relation % tok(",")) >> -(kw_in >> some_domains))[some_expr];
 
 const auto every_decl_def =
     (mark >> kw_every >> term >> -(tok(",") >> term) >> kw_in >> relation >> braced_body >> here)[every_expr];
@@ -810,9 +824,9 @@ const auto package_def = (mark >> kw("package") >> path >> here)[package_stmt];
 
 BOOST_SPIRIT_DEFINE(term_rule, postfix_term, ref_term, primary, factor, arith, band, bor, relation, expr_in, expr_kv,
                     expr_top, array, brace, items, object_item, object_items, paren, template_string, scalar_keyword,
-                    args, maybe_args, with_modifier, some_decl, every_decl, term_literal, literal_core, simple_literal,
-                    block, negatable, logic_unit, logic_and, logic_or, literal, body, braced_body, head_ref,
-                    else_clause, rule, path, import, package)
+                    args, maybe_args, with_modifier, some_domains, some_decl, every_decl, term_literal, literal_core,
+                    simple_literal, block, negatable, logic_unit, logic_and, logic_or, literal, body, braced_body,
+                    head_ref, else_clause, rule, path, import, package)
 
 template <class Parser, class Attr>
 bool run(const Parser& p, const char*& first, const char* last, ParseState& st, Attr& out) {

@@ -19,7 +19,8 @@ public:
     const std::string& name() const { return name_; }
     const std::string& text() const { return text_; }
 
-    // 1-based line and column (in bytes) of a byte offset.
+    // 1-based line and column of a byte offset. The column counts characters (UTF-8 code
+    // points), as OPA's scanner does: `"ü"; x` has x at column 6, not 7.
     std::pair<uint32_t, uint32_t> line_col(std::size_t offset) const;
     // The text of a 1-based line, without its line break.
     std::string_view line_text(uint32_t line) const;
@@ -28,6 +29,7 @@ private:
     std::string name_;
     std::string text_;
     std::vector<std::size_t> line_starts_;
+    std::vector<std::size_t> continuation_bytes_;  // offsets of UTF-8 continuation bytes (ascending)
 };
 
 using SourcePtr = std::shared_ptr<const Source>;
@@ -37,7 +39,7 @@ struct Location {
     uint32_t offset = 0;             // byte offset of the node's first character
     uint32_t length = 0;             // bytes of source text the node spans
     uint32_t line = 0;               // 1-based
-    uint32_t col = 0;                // 1-based, in bytes
+    uint32_t col = 0;                // 1-based, in characters (Source::line_col)
 
     std::string_view file() const;
     std::string_view text() const;  // the node's source text

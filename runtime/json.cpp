@@ -786,18 +786,21 @@ private:
             for (std::size_t i = 0; i < entries.size(); ++i)
                 member(entries[i].key.as_string(), entries[i].value, i == 0, indent);
         } else {
-            // Non-string keys: key text is the key's compact JSON; order by it.
+            // Non-string keys: key text is the key's compact JSON; order by it. OPA writes that
+            // text with Go's json.Encoder (ast.valueToInterface), which escapes <, > and &.
             struct K {
                 std::string text;
                 const Value* val;
             };
             std::vector<K> keys;
             keys.reserve(entries.size());
+            JsonWriteOptions key_options;
+            key_options.escape_html = true;
             for (const auto& e : entries) {
                 K k{{}, &e.value};
                 if (e.key.is_string()) k.text.assign(e.key.as_string());
-                else if (!out_.budget()) append_json(k.text, e.key, JsonStyle::Compact);
-                else if (!append_json(k.text, e.key, JsonWriteOptions{}, *out_.budget())) throw WriteStopped{};
+                else if (!out_.budget()) append_json(k.text, e.key, key_options);
+                else if (!append_json(k.text, e.key, key_options, *out_.budget())) throw WriteStopped{};
                 keys.push_back(std::move(k));
             }
             std::stable_sort(keys.begin(), keys.end(), [](const K& a, const K& b) { return a.text < b.text; });

@@ -326,6 +326,15 @@ bool Number::to_int64(std::int64_t& out) const noexcept {
     return false;
 }
 
+bool Number::written_int64(std::int64_t& out) const noexcept {
+    if (rep_ == Rep::Int) {
+        out = i_;
+        return true;
+    }
+    if (literal().find_first_of(".eE") != std::string_view::npos) return false;
+    return to_int64(out);
+}
+
 double Number::to_double() const noexcept {
     if (rep_ == Rep::Int) return static_cast<double>(i_);
     if (rep_ == Rep::Float) return d_;

@@ -96,8 +96,11 @@ public:
     Rep rep() const noexcept { return rep_; }
     bool is_integer() const noexcept;                 // value is integral (3.0 is)
     bool to_int64(std::int64_t& out) const noexcept;  // integral and in range
-    double to_double() const noexcept;                // nearest double (may be +-inf)
-    int sign() const noexcept;                        // -1, 0, 1
+    // OPA's Number.Int64 (Go's json.Number.Int64): the text, as written, is an integer in
+    // int64 range. 1.0 and 1e3 are not (where to_int64 takes them).
+    bool written_int64(std::int64_t& out) const noexcept;
+    double to_double() const noexcept;  // nearest double (may be +-inf)
+    int sign() const noexcept;          // -1, 0, 1
     bool is_zero() const noexcept { return sign() == 0; }
     bool is_decimal() const noexcept;           // held as an exact decimal (see above)
     std::string_view literal() const noexcept;  // original text, or empty

@@ -230,13 +230,39 @@ const Value* Value::find(const Value& key) const noexcept {
     return nullptr;
 }
 
+namespace {
+
+// OPA's set (ast/term.go, set.insert and set.get) compares a number written as an
+// integer (json.Number.Int64 reads it: "2", not "2.0" or "1e0") only with numbers
+// written so; any other number equals every number of its value. So a set that
+// gets 2.0 and then 2 holds both, one that gets 2 and then 2.0 holds 2.
+bool written_as_int(const Value& v) {
+    std::int64_t i;
+    return v.as_written_int64(i);
+}
+
+// Whether OPA's set finds `member` when it looks up `probe` (both of one value).
+bool set_lookup_matches(const Value& probe, const Value& member) {
+    return !probe.is_number() || !written_as_int(probe) || written_as_int(member);
+}
+
+}  // namespace
+
 bool Value::contains(const Value& v) const noexcept {
     auto elems = set_elements();
     std::size_t lo = 0, hi = elems.size();
     while (lo < hi) {
         std::size_t mid = lo + (hi - lo) / 2;
         int c = compare(elems[mid], v);
-        if (c == 0) return true;
+        if (c == 0) {
+            if (set_lookup_matches(v, elems[mid])) return true;
+            // 2 looked up where 2.0 is: only a 2 written so next to it is found (OPA's set.get).
+            for (std::size_t i = mid; i-- > 0 && elems[i] == v;)
+                if (set_lookup_matches(v, elems[i])) return true;
+            for (std::size_t i = mid + 1; i < elems.size() && elems[i] == v; ++i)
+                if (set_lookup_matches(v, elems[i])) return true;
+            return false;
+        }
         if (c < 0) lo = mid + 1;
         else hi = mid;
     }
@@ -354,6 +380,34 @@ Value ArrayBuilder::build() {
     return v;
 }
 
+namespace {
+
+// De-duplicates stably sorted elements as OPA's set inserts them in that order: of a
+// run of equal values the first stays, and a number written as an integer after a
+// first one that is not (2 after 2.0) stays too.
+void unique_as_opa_inserts(std::vector<Value>& items) {
+    std::size_t w = 0;
+    for (std::size_t r = 0; r < items.size();) {
+        std::size_t end = r + 1;
+        while (end < items.size() && items[end] == items[r]) ++end;
+        bool also_int = items[r].is_number() && !written_as_int(items[r]);
+        std::size_t first = r;
+        if (w != r) items[w] = std::move(items[r]);
+        ++w;
+        if (also_int)
+            for (std::size_t i = first + 1; i < end; ++i)
+                if (written_as_int(items[i])) {
+                    if (w != i) items[w] = std::move(items[i]);
+                    ++w;
+                    break;
+                }
+        r = end;
+    }
+    items.erase(items.begin() + static_cast<std::ptrdiff_t>(w), items.end());
+}
+
+}  // namespace
+
 Value SetBuilder::build() {
     // Sets of strings (messages of deny rules) are the common case: compare
     // their bytes directly instead of dispatching on the type of each pair.
@@ -361,9 +415,10 @@ Value SetBuilder::build() {
     if (all_strings) {
         sort_unique_strings(items_);
     } else {
+        // Stable: equal elements keep the order they came in (unique_as_opa_inserts).
         auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
-        if (!std::is_sorted(items_.begin(), items_.end(), less)) std::sort(items_.begin(), items_.end(), less);
-        items_.erase(std::unique(items_.begin(), items_.end()), items_.end());
+        if (!std::is_sorted(items_.begin(), items_.end(), less)) std::stable_sort(items_.begin(), items_.end(), less);
+        unique_as_opa_inserts(items_);
     }
     Value v = make_seq(Value::Tag::Set, NodeType::Set, items_, items_.size());
     items_.clear();
@@ -394,13 +449,18 @@ bool SetBuilder::insert(Value v, WorkBudget& budget) {
 }
 
 std::optional<Value> SetBuilder::build(WorkBudget& budget) {
-    auto less = [](const Value& a, const Value& b) { return compare(a, b) < 0; };
-    if (!std::is_sorted(items_.begin(), items_.end(), less) &&
-        !budgeted_sort(items_.begin(), items_.end(), less, budget)) {
+    struct Stop {};
+    auto less = [&](const Value& a, const Value& b) {
+        if (budget.spend()) throw Stop{};
+        return compare(a, b) < 0;
+    };
+    try {
+        if (!std::is_sorted(items_.begin(), items_.end(), less)) std::stable_sort(items_.begin(), items_.end(), less);
+    } catch (const Stop&) {
         items_.clear();
         return std::nullopt;
     }
-    items_.erase(std::unique(items_.begin(), items_.end()), items_.end());
+    unique_as_opa_inserts(items_);
     if (!budget.affords(sizeof(detail::SeqNode) + items_.size() * sizeof(Value))) {
         items_.clear();
         return std::nullopt;

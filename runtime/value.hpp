@@ -118,6 +118,14 @@ public:
         }
         return tag_ == Tag::NumHeap && as_number().to_int64(out);
     }
+    // A number written as an integer (Number::written_int64; 1.0 and 1e0 are not).
+    bool as_written_int64(std::int64_t& out) const noexcept {
+        if (tag_ == Tag::Int) {
+            out = i_;
+            return true;
+        }
+        return tag_ == Tag::NumHeap && as_number().written_int64(out);
+    }
     inline std::string_view as_string() const noexcept;
     inline std::span<const Value> array_elements() const noexcept;
     inline std::span<const Value> set_elements() const noexcept;

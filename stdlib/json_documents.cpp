@@ -399,37 +399,34 @@ PatchOutcome apply_patch_operation(PatchedDocument& doc, std::string_view op, co
 
 BuiltinResult json_patch(Args a, BuiltinContext& ctx) {
     if (!a[1].is_array()) return type_error(2, "array", a[1]);
-    const std::string not_patch = "operand 2 must be an array of JSON-Patch objects";
     PatchedDocument doc(a[0]);
     for (const auto& op_value : a[1].array_elements()) {
-        if (!op_value.is_object()) return BuiltinResult::type_error(not_patch);
+        // As OPA's builtinJSONPatch: a malformed operation (not an object, no or an unknown
+        // `op`, a missing or bad `path`, `from` or `value`) makes the result undefined, no error.
+        if (!op_value.is_object()) return BuiltinResult::undefined();
         auto attribute = [&](std::string_view name) { return op_value.find(name); };
-        auto missing = [](std::string_view name) {
-            return BuiltinResult::type_error("operand 2 patch is missing '" + std::string(name) + "' attribute");
-        };
         const Value* op = attribute("op");
-        if (!op) return missing("op");
-        if (!op->is_string()) return BuiltinResult::type_error("operand 2 patch attribute 'op' must be a string");
-        auto path_attribute = [&](std::string_view name, Path& out) -> std::optional<BuiltinResult> {
+        if (!op || !op->is_string()) return BuiltinResult::undefined();
+        auto path_attribute = [&](std::string_view name, Path& out) {
             const Value* v = attribute(name);
-            if (!v) return missing(name);
+            if (!v) return false;
             auto p = parse_path(*v);
-            if (!p) return BuiltinResult::type_error(bad_path_message(*v));
+            if (!p) return false;
             out = std::move(*p);
-            return std::nullopt;
+            return true;
         };
         Path path;
-        if (auto err = path_attribute("path", path)) return *err;
+        if (!path_attribute("path", path)) return BuiltinResult::undefined();
         std::string_view name = op->as_string();
         const Value* value = nullptr;
         Path from;
         if (name == "add" || name == "replace" || name == "test") {
             value = attribute("value");
-            if (!value) return missing("value");
+            if (!value) return BuiltinResult::undefined();
         } else if (name == "move" || name == "copy") {
-            if (auto err = path_attribute("from", from)) return *err;
+            if (!path_attribute("from", from)) return BuiltinResult::undefined();
         } else if (name != "remove") {
-            return BuiltinResult::type_error(not_patch);
+            return BuiltinResult::undefined();
         }
         // Patches apply atomically: the first failing operation makes the result undefined.
         switch (apply_patch_operation(doc, name, path, from, value)) {

@@ -8,8 +8,8 @@ namespace gavel::stdlib {
 
 namespace {
 
-// Two sets' elements, both sorted, merged into one set (sorted, no
-// duplicates) in one pass; nullopt when the evaluation must stop.
+// Two sets' elements, both sorted, merged into one set in one pass; nullopt when the
+// evaluation must stop.
 std::optional<runtime::SetBuilder> merged(std::span<const Value> x, std::span<const Value> y, BuiltinContext& ctx) {
     if (!ctx.affords(2 * (x.size() + y.size()) * sizeof(Value))) return std::nullopt;  // the list, then the set
     runtime::SetBuilder b(x.size() + y.size());
@@ -17,9 +17,10 @@ std::optional<runtime::SetBuilder> merged(std::span<const Value> x, std::span<co
     while (i < x.size() || j < y.size()) {
         if (ctx.spend()) return std::nullopt;
         int c = i == x.size() ? 1 : j == y.size() ? -1 : compare(x[i], y[j]);
-        b.insert(c <= 0 ? x[i] : y[j]);
-        if (c <= 0) ++i;
-        if (c >= 0) ++j;
+        // Equal elements both go in, x's first: the set keeps what OPA's Union keeps adding
+        // x's elements, then y's (2.0 from x and 2 from y both stay; runtime::SetBuilder).
+        if (c <= 0) b.insert(x[i++]);
+        if (c >= 0) b.insert(y[j++]);
     }
     return b;
 }
@@ -53,10 +54,15 @@ void register_sets(Registry& r) {
     declare(r, "and", 2, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_set()) return type_error(1, "set", a[0]);
         if (!a[1].is_set()) return type_error(2, "set", a[1]);
+        // As OPA's Intersect: the smaller set's elements are looked up in the other (a
+        // lookup of 2 does not find 2.0, one of 2.0 finds 2: see Value::contains).
+        const bool swap = a[1].size() < a[0].size();
+        const Value& small = swap ? a[1] : a[0];
+        const Value& other = swap ? a[0] : a[1];
         runtime::SetBuilder b;
-        for (const auto& v : a[0].set_elements()) {
+        for (const auto& v : small.set_elements()) {
             if (ctx.spend()) return BuiltinResult::cancelled();
-            if (a[1].contains(v)) b.insert(v);
+            if (other.contains(v)) b.insert(v);
         }
         return set_result(std::move(b), ctx);
     });

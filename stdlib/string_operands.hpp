@@ -48,9 +48,7 @@ inline bool int_operand(const Value& v, std::size_t pos, std::int64_t& out, Buil
         err = type_error(pos, "number", v);
         return false;
     }
-    auto lit = v.as_number().literal();
-    bool plain = lit.empty() || lit.find_first_of(".eE") == std::string_view::npos;
-    if (!plain || !v.as_int64(out)) {
+    if (!v.as_written_int64(out)) {
         err = BuiltinResult::type_error(
             fmt::format("operand {} must be integer number but got floating-point number", pos));
         return false;

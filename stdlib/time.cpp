@@ -8,6 +8,7 @@
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/civil_time.hpp"
 #include "stdlib/go_time.hpp"
+#include "stdlib/string_operands.hpp"
 #include "stdlib/zoneinfo.hpp"
 
 namespace gavel::stdlib {
@@ -114,14 +115,6 @@ std::int64_t date_to_unix(std::int64_t year, std::int64_t month, std::int64_t da
     int offset = zone.lookup(local).seconds;
     if (offset != 0) offset = zone.lookup(local - offset).seconds;
     return local - offset;
-}
-
-BuiltinResult int_operand(const Value& v, std::size_t pos, std::int64_t& out) {
-    if (!v.is_number()) return type_error(pos, "number", v);
-    if (!v.as_int64(out))
-        return BuiltinResult::type_error(
-            fmt::format("operand {} must be integer number but got floating-point number", pos));
-    return BuiltinResult::of(Value());
 }
 
 BuiltinResult parse_to_ns(std::string_view layout, std::string_view value) {
@@ -238,9 +231,9 @@ void register_time(Registry& r) {
         auto t = zoned_time(a[0], err);
         if (!t) return err;
         std::int64_t years = 0, months = 0, days = 0;
-        if (auto e = int_operand(a[1], 2, years); e.status != BuiltinResult::Status::Value) return e;
-        if (auto e = int_operand(a[2], 3, months); e.status != BuiltinResult::Status::Value) return e;
-        if (auto e = int_operand(a[3], 4, days); e.status != BuiltinResult::Status::Value) return e;
+        // OPA's IntOperand: 1.0 is not an integer operand.
+        if (!int_operand(a[1], 2, years, err) || !int_operand(a[2], 3, months, err) || !int_operand(a[3], 4, days, err))
+            return err;
         // Far beyond the representable range (and keeps the arithmetic in int64).
         constexpr std::int64_t kLimit = 1'000'000'000;
         if (years > kLimit || years < -kLimit || months > kLimit || months < -kLimit || days > kLimit || days < -kLimit)

@@ -43,6 +43,18 @@ public:
         return node->kind != Node::Absent;
     }
 
+    // Makes the path `keys` present, as an empty object (an empty set when `set`), unless a
+    // value is there or above it already; call it after the inserts.
+    void ensure(std::span<const runtime::Value> keys, bool set) {
+        Node* node = &root_;
+        for (const auto& key : keys) {
+            if (node->kind == Node::Leaf || node->kind == Node::Set) return;
+            node->kind = Node::Object;
+            node = &node->children[key];
+        }
+        if (node->kind == Node::Absent) node->kind = set ? Node::Set : Node::Object;
+    }
+
     runtime::Value build() const { return to_value(root_); }
 
 private:

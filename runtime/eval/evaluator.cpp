@@ -735,6 +735,29 @@ const Value* find_hinted(const Value& obj, const Value& key, const LookupHint& h
 
 // One step of a ref: `v[key]`, or null when undefined. A set member is its
 // own value, so `key` must outlive the walk. `hint`: where the key was found last.
+namespace {
+
+// Go's strconv.Atoi: an optional sign and decimal digits, within int64.
+bool go_atoi(std::string_view s, int64_t& out) {
+    bool negative = false;
+    if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+        negative = s[0] == '-';
+        s.remove_prefix(1);
+    }
+    if (s.empty()) return false;
+    unsigned __int128 magnitude = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        magnitude = magnitude * 10 + static_cast<unsigned>(c - '0');
+        if (magnitude > static_cast<unsigned __int128>(INT64_MAX) + 1) return false;
+    }
+    if (!negative && magnitude > static_cast<unsigned __int128>(INT64_MAX)) return false;
+    out = negative ? static_cast<int64_t>(-static_cast<__int128>(magnitude)) : static_cast<int64_t>(magnitude);
+    return true;
+}
+
+}  // namespace
+
 const Value* Evaluator::ref_child(const Value& v, const Value& key, const LookupHint& hint, bool base_data) {
     if (v.is_object()) {
         if (const Value* child = key.is_string() ? find_hinted(v, key, hint) : v.find(key)) return child;
@@ -743,8 +766,13 @@ const Value* Evaluator::ref_child(const Value& v, const Value& key, const Lookup
         return nullptr;
     }
     if (v.is_array()) {
+        // As OPA: an index is a number written as an integer (`a[1.0]` is undefined); base data
+        // is stored JSON, read by path strings, so there `data.a["1"]` is element 1 too.
         int64_t index;
-        if (key.is_number() && key.as_int64(index) && index >= 0 && static_cast<std::size_t>(index) < v.size())
+        bool is_index = key.is_number()                ? key.as_written_int64(index)
+                        : base_data && key.is_string() ? go_atoi(key.as_string(), index)
+                                                       : false;
+        if (is_index && index >= 0 && static_cast<std::size_t>(index) < v.size())
             return &v.array_elements()[static_cast<std::size_t>(index)];
         return nullptr;
     }
@@ -1196,8 +1224,12 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                 eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                     const PRule* r = &clause;
                     eval_term(frame, r->value, [&](const Value& v) {
-                        if (result && *result != v)
-                            halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
+                        if (result) {
+                            // An equal value (2 after 2.0) leaves the first in place, as in OPA.
+                            if (*result != v)
+                                halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
+                            return;
+                        }
                         result = v;
                         // Every rule gives this one value: the first success settles it (OPA's early exit).
                         if (early_exit) cut_ = true;
@@ -1217,7 +1249,9 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                     eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
                         eval_term(frame, clause.value, [&](const Value& v) { set.insert(v); });
                     });
-                return set.build();
+                Value built = set.build();
+                if (rules.below_variable_keys && built.size() == 0) return std::nullopt;
+                return built;
             }
             [[fallthrough]];
         case RuleKind::PartialObject: {
@@ -1248,6 +1282,8 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                     });
                 }
             }
+            for (const auto& node : rules.tree_nodes) document.ensure(node.keys, node.set);
+            if (rules.below_variable_keys && document.empty()) return std::nullopt;
             return document.build();
         }
         case RuleKind::Function: {

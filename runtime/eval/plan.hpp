@@ -210,6 +210,20 @@ struct RuleSet {
     // Some clause has guards, and the clauses without any produce one constant:
     // the clauses a lookup keeps may all produce one value, and OPA exits early then.
     bool guarded_early_exit = false;
+    // OPA's rule tree has a node for every constant key of a ref head (`p[1][2] := v`,
+    // `p[null].a := v`, `p[1] contains v`), and a node no rule put a value at or below
+    // still shows in the document: {} (an empty set where the rule is a partial set).
+    // The key paths of those nodes below this set's path (none when a rule has a variable
+    // first key: the whole set is then one document).
+    struct TreeNode {
+        std::vector<Value> keys;
+        bool set = false;
+    };
+    std::vector<TreeNode> tree_nodes;
+    // A rule set above this one has a variable key (`p[x] := ...` over `p.a[y] := ...`): OPA
+    // evaluates this set as part of that document, where a partial set or object that
+    // produced nothing is no key at all (undefined, not empty).
+    bool below_variable_keys = false;
     lang::Location loc;
     std::string dotted() const;
 };

@@ -912,26 +912,10 @@ std::string capture_of(const lang::Expr& e) {
     return {};
 }
 
-// rego's capture appends `$termN` (the captured value must be true) after the
-// whole query; moved right after the expression that binds it, the pair is
-// one expression again (below), which is also what a trace shows.
-void place_capture_checks(lang::Body& body) {
-    for (std::size_t i = 0; i < body.size(); ++i) {
-        const lang::Expr& check = body[i];
-        if (!check.generated || check.kind != ExprKind::Term || check.term->kind != TermKind::Var ||
-            !is_capture_var(check.term->text))
-            continue;
-        for (std::size_t j = 0; j < i; ++j) {
-            if (capture_of(body[j]) != check.term->text) continue;
-            lang::Expr moved = std::move(body[i]);
-            body.erase(body.begin() + static_cast<long>(i));
-            body.insert(body.begin() + static_cast<long>(j + 1), std::move(moved));
-            break;
-        }
-    }
-}
-
 // `$t = X` (or `X = $t`) followed by `$t`: X must be true, and its value is the capture.
+// rego's capture appends the tests `$t` after the whole query, and there they stay, as in
+// OPA: a false comparison does not stop the expressions after it (their builtin errors and
+// prints happen). Only a test that directly follows its expression fuses with it.
 void fuse_capture_checks(PBody& body) {
     auto& exprs = body.exprs;
     for (std::size_t i = 0; i + 1 < exprs.size(); ++i) {
@@ -960,17 +944,53 @@ namespace {
 
 // A rule set with a variable key (`t[x] := ...`) makes its node one document: OPA evaluates
 // the rules below it (`default t["a"] := 2`, `default t.a.b := 2`) as that document's
-// partial rules, where a default has no place, so those defaults never apply.
-void drop_defaults_under_variable_keys(DataNode& root) {
+// partial rules, where a default has no place, so those defaults never apply
+// (RuleSet::below_variable_keys).
+void mark_sets_under_variable_keys(DataNode& root) {
     std::vector<std::pair<DataNode*, bool>> stack{{&root, false}};
     while (!stack.empty()) {
         auto [node, under_variable_keys] = stack.back();
         stack.pop_back();
-        if (node->rules && under_variable_keys && node->rules->kind == RuleKind::Complete)
-            node->rules->default_rule.reset();
+        if (node->rules && under_variable_keys) {
+            node->rules->below_variable_keys = true;
+            if (node->rules->kind == RuleKind::Complete) node->rules->default_rule.reset();
+        }
         bool below = under_variable_keys || (node->rules && !all_keys_constant(*node->rules));
         for (auto& [name, child] : node->children) stack.emplace_back(child.get(), below);
     }
+}
+
+// The nodes OPA's rule tree has below a set's path for the constant keys of its rules'
+// heads (RuleSet::tree_nodes). A rule with a variable key after constant ones is a partial
+// document at the node of its constant keys: nodes below that one are part of it, not shown.
+void find_tree_nodes(RuleSet& set) {
+    if ((set.kind != RuleKind::PartialObject && set.kind != RuleKind::PartialSet) || set.below_variable_keys) return;
+    std::vector<const PRule*> heads;
+    for (const auto& rule : set.rules) heads.push_back(rule.get());
+    if (set.default_rule) heads.push_back(set.default_rule.get());
+    std::vector<std::vector<Value>> partial_nodes;  // where a rule with a variable key sits
+    std::vector<RuleSet::TreeNode> nodes;
+    for (const PRule* rule : heads) {
+        std::size_t ground = 0;
+        while (ground < rule->key_path.size() && rule->key_path[ground].op == TermOp::Const) ++ground;
+        if (ground == 0) return;  // a rule at the set's own path: the set is one document
+        std::vector<Value> keys;
+        for (std::size_t i = 0; i < ground; ++i) keys.push_back(rule->key_path[i].value);
+        const bool all_ground = ground == rule->key_path.size();
+        // A complete rule's own node is its value (none when undefined); a partial set's is a set.
+        const std::size_t shown = all_ground && set.kind == RuleKind::PartialObject ? ground - 1 : ground;
+        for (std::size_t n = 1; n <= shown; ++n)
+            nodes.push_back(
+                {std::vector<Value>(keys.begin(), keys.begin() + static_cast<long>(n)), n == ground && all_ground});
+        if (!all_ground) partial_nodes.push_back(std::move(keys));
+    }
+    auto inside_partial = [&](const std::vector<Value>& keys) {
+        for (const auto& p : partial_nodes)
+            if (p.size() < keys.size() && std::equal(p.begin(), p.end(), keys.begin())) return true;
+        return false;
+    };
+    for (auto& node : nodes)
+        if (!inside_partial(node.keys)) set.tree_nodes.push_back(std::move(node));
 }
 
 }  // namespace
@@ -1052,10 +1072,11 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         if (p.rule->is_default) p.set->default_rule = first;
         else p.set->rules.push_back(first);
     }
-    drop_defaults_under_variable_keys(program.root);
+    mark_sets_under_variable_keys(program.root);
     for (auto& set : program.rule_sets) {
         order_like_opa_index(*set);
         build_index(*set);
+        find_tree_nodes(*set);
         set->early_exit = has_one_constant_value(*set);
         set->guarded_early_exit = !set->early_exit && may_exit_early_when_guarded(*set);
     }
@@ -1089,7 +1110,6 @@ lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program
     for (std::size_t i = 0; i < results.size(); ++i)
         if (!results[i].second.empty()) out.expressions[i].slot = static_cast<int32_t>(low.slot(results[i].second));
     fuse_all(body, counts);
-    place_capture_checks(body);
     out.body = low.body(body);
     fuse_capture_checks(out.body);
     out.slots = static_cast<uint32_t>(low.slots.size());

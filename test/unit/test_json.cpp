@@ -80,6 +80,10 @@ TEST_CASE("json: sets print as arrays, non-string keys as strings") {
                              {Value::array({Value::integer(1)}), Value::integer(2)},
                              {Value::string("0"), Value::boolean(true)}});
     CHECK(to_json(o) == R"({"0":true,"1":"a","[1]":2})");
+    // The key text is written as Go's json.Encoder writes it (OPA's valueToInterface): <, > and &
+    // escaped, whatever the escaping of the document around it.
+    Value html_key = Value::object({{Value::array({Value::string("a&b<")}), Value::integer(1)}});
+    CHECK(to_json(html_key) == R"({"[\"a\\u0026b\\u003c\"]":1})");
     Value clash =
         Value::object({{Value::integer(1), Value::string("num")}, {Value::string("1"), Value::string("str")}});
     CHECK(to_json(clash) == R"({"1":"num"})");

@@ -234,3 +234,26 @@ TEST_CASE("expressions and the calls built from terms span the parentheses writt
     auto q = parse_query("x := (1 + 2)");
     CHECK(q.body.at(0).term->elems.at(2)->loc.text() == "1 + 2");
 }
+
+TEST_CASE("`some x in xs in ys` chains its `in`s on the left, as OPA's parseSome reads one infix term") {
+    using gavel::lang::parse_query;
+    auto q = parse_query("some x in xs in ys");
+    REQUIRE(q.ok());
+    CHECK(sexpr(q.body.at(0)) == "(some (internal.member_2 (internal.member_2 x xs) ys))");
+    CHECK(q.body.at(0).loc.text() == "some x in xs in ys");
+    // A literal after a line break continues the collection: `[1] - 1.0 in [1]`.
+    auto r = parse_query("some x in [1]\n-1.0 in [1]");
+    REQUIRE(r.ok());
+    REQUIRE(r.body.size() == 1);
+    CHECK(sexpr(r.body.at(0)) == "(some (internal.member_2 (internal.member_2 x (minus (array 1) 1.0)) (array 1)))");
+}
+
+TEST_CASE("columns count characters, as OPA's scanner does") {
+    using gavel::lang::parse_query;
+    auto q = parse_query("x8 := \"\xC3\xBC\"; x9 := 2");  // "ü" is two bytes, one column
+    REQUIRE(q.ok());
+    CHECK(q.body.at(1).loc.col == 12);
+    auto r = parse_query("[\"\xE6\x97\xA5\xE6\x9C\xAC\"]\ny := 1");  // a later line starts again at 1
+    REQUIRE(r.ok());
+    CHECK(r.body.at(1).loc.col == 1);
+}

@@ -271,6 +271,11 @@ TEST_CASE("stdlib encoding: add_date and diff") {
           "1710086400000000000");
     CHECK(eval("time.add_date", {"0", "1.5", "0", "0"}) ==
           "type error: operand 2 must be integer number but got floating-point number");
+    // An integral value written with a fraction or exponent is no integer operand either (OPA's IntOperand).
+    CHECK(eval("time.add_date", {"0", "0", "1.0", "0"}) ==
+          "type error: operand 3 must be integer number but got floating-point number");
+    CHECK(eval("time.add_date", {"0", "0", "0", "1e0"}) ==
+          "type error: operand 4 must be integer number but got floating-point number");
     CHECK(eval("time.add_date", {"0", "99999999999", "0", "0"}) == "error: time outside of valid range");
     CHECK(eval("time.diff", {"0", "1000000000"}) == "[0,0,0,0,0,1]");
     CHECK(eval("time.diff", {"1706659200000000000", "1709251200000000000"}) == "[0,1,1,0,0,0]");

@@ -1,0 +1,45 @@
+// Array lookups as OPA does them: an index is a number written as an integer (`a[1.0]` is
+// undefined, as Go's json.Number.Int64 reads "1.0"), while base data, which OPA's store
+// reads by path strings, takes a string that strconv.Atoi reads (`data.a["1"]`, "+1").
+// Expected values are OPA 1.7.1's.
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "engine/engine.hpp"
+#include "runtime/json.hpp"
+
+namespace {
+
+std::string outcome(const char* query) {
+    gavel::Engine engine;
+    REQUIRE(!engine.add_data(gavel::runtime::parse_json(R"({"d": {"list": [1.0, -1.0]}})").value));
+    auto q = engine.prepare(query);
+    REQUIRE(q.ok());
+    auto input = gavel::runtime::parse_json(R"({"b": [{}, []]})");
+    gavel::EvalOptions o;
+    o.input = &input.value;
+    auto r = q.value->eval(o);
+    if (!r.ok()) return r.error->code;
+    if (r.rows.empty()) return "undefined";
+    return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+}
+
+}  // namespace
+
+TEST_CASE("an array index is a number written as an integer") {
+    CHECK(outcome("input.b[1]") == "[]");
+    CHECK(outcome("input.b[1.0]") == "undefined");
+    CHECK(outcome("y := 1e0; input.b[y]") == "undefined");
+    CHECK(outcome(R"(input.b["1"])") == "undefined");
+}
+
+TEST_CASE("base data arrays are read by path strings") {
+    CHECK(outcome(R"(data.d.list["1"])") == "-1.0");
+    CHECK(outcome(R"(data.d.list["+1"])") == "-1.0");
+    CHECK(outcome("data.d.list[1.0]") == "undefined");
+    CHECK(outcome(R"(data.d.list["1.0"])") == "undefined");
+    // A value taken out of data is a value: no path strings there.
+    CHECK(outcome(R"(y := data.d.list; y["1"])") == "undefined");
+}

@@ -1,0 +1,40 @@
+// A complete rule whose definitions produce equal values written differently (2.0 and 2) has
+// the first value OPA's evaluation finds (evalVirtualComplete keeps it; an equal later one is
+// no conflict). Expected values are OPA 1.7.1's.
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "engine/engine.hpp"
+#include "runtime/json.hpp"
+
+namespace {
+
+const char* kPolicy = R"(package p
+
+allow := 2.0
+allow = 1 if {
+	false
+} else := x if {
+	some x in [2]
+}
+)";
+
+std::string outcome(const char* query) {
+    gavel::Engine engine;
+    REQUIRE(engine.add_policy("complete.rego", kPolicy).empty());
+    auto q = engine.prepare(query);
+    REQUIRE(q.ok());
+    auto r = q.value->eval(gavel::EvalOptions{});
+    if (!r.ok()) return r.error->code;
+    if (r.rows.empty()) return "undefined";
+    return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+}
+
+}  // namespace
+
+TEST_CASE("equal values of a complete rule: the first one found is its value") {
+    CHECK(outcome("data.p") == R"({"allow":2.0})");
+    CHECK(outcome("data.p.allow") == "2.0");
+}
