@@ -209,8 +209,8 @@ int compare_bodies(const Body& a, const Body& b) {
 // Sorting is skipped for elements already in order (partial evaluation keeps its sets sorted).
 void sort_set_elems(std::vector<TermPtr>& elems) {
     if (sorted_unique(elems)) return;
+    drop_repeated_elems(elems);
     std::stable_sort(elems.begin(), elems.end(), less);
-    elems.erase(std::unique(elems.begin(), elems.end(), same), elems.end());
 }
 
 std::vector<TermPtr> sorted_set_elems(const Term& set) {
@@ -221,14 +221,8 @@ std::vector<TermPtr> sorted_set_elems(const Term& set) {
 
 void sort_object_items(std::vector<std::pair<TermPtr, TermPtr>>& items) {
     if (sorted_unique(items)) return;
+    drop_repeated_keys(items);
     std::stable_sort(items.begin(), items.end(), [](const auto& x, const auto& y) { return less(x.first, y.first); });
-    std::vector<std::pair<TermPtr, TermPtr>> out;
-    out.reserve(items.size());
-    for (auto& item : items) {
-        if (!out.empty() && same(out.back().first, item.first)) out.back().second = std::move(item.second);
-        else out.push_back(std::move(item));
-    }
-    items = std::move(out);
 }
 
 std::vector<std::pair<TermPtr, TermPtr>> sorted_object_items(const Term& object) {
@@ -239,45 +233,77 @@ std::vector<std::pair<TermPtr, TermPtr>> sorted_object_items(const Term& object)
 
 namespace {
 
-// Positions of `n` terms grouped by equality (stable: each group in written order).
-template <class KeyOf>
-std::vector<std::size_t> grouped_positions(std::size_t n, KeyOf key_of) {
+// Go's json.Number(text).Int64() succeeds: an optional sign and decimal digits within int64.
+bool written_int64(std::string_view text) {
+    std::string_view digits = text;
+    if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) digits.remove_prefix(1);
+    if (digits.empty() || digits.size() > 19) return false;
+    for (char c : digits)
+        if (c < '0' || c > '9') return false;
+    if (digits.size() < 19) return true;
+    return digits <=
+           (text[0] == '-' ? std::string_view("9223372036854775808") : std::string_view("9223372036854775807"));
+}
+
+// Whether OPA's set and object insert take `inserted` for the `existing` element
+// or key: terms that compare equal, except that a number written as an integer
+// (json.Number's Int64 reads it) matches only numbers written so, while any
+// other number matches every number of its value. So {2.0, 2} has two
+// elements and {2, 2.0} one (ast/term.go set.insert, object.insert).
+bool inserted_matches(const Term& existing, const Term& inserted) {
+    if (inserted.kind != TermKind::Number || existing.kind != TermKind::Number)
+        return compare_terms(existing, inserted) == 0;
+    if (written_int64(inserted.text) && !written_int64(existing.text)) return false;
+    return compare_numbers(existing.text, inserted.text) == 0;
+}
+
+// For each of `n` terms the kept position it repeats, or itself when it is kept.
+// Where a term matches several kept ones (2.00 after 2.0 and 2), OPA's set finds
+// the earliest (open addressing), its object the latest (each hash bucket's list
+// starts with the newest key): `newest_first`.
+template <class TermAt>
+std::vector<std::size_t> repeated_of(std::size_t n, TermAt term_at, bool newest_first) {
     std::vector<std::size_t> order(n);
     for (std::size_t i = 0; i < n; ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return less(key_of(x), key_of(y)); });
-    return order;
+                     [&](std::size_t x, std::size_t y) { return less(term_at(x), term_at(y)); });
+    std::vector<std::size_t> same_as(n);
+    std::vector<std::size_t> kept;  // of the current group of equal-ordered terms
+    for (std::size_t g = 0; g < n; ++g) {
+        std::size_t i = order[g];
+        if (g > 0 && !same(term_at(order[g - 1]), term_at(i))) kept.clear();
+        same_as[i] = i;
+        for (std::size_t k : kept) {
+            if (!inserted_matches(*term_at(k), *term_at(i))) continue;
+            same_as[i] = k;
+            if (!newest_first) break;
+        }
+        if (same_as[i] == i) kept.push_back(i);
+    }
+    return same_as;
 }
 
 }  // namespace
 
 void drop_repeated_elems(std::vector<TermPtr>& elems) {
     if (elems.size() < 2) return;
-    auto order = grouped_positions(elems.size(), [&](std::size_t i) -> const TermPtr& { return elems[i]; });
-    std::vector<bool> repeated(elems.size(), false);
-    for (std::size_t g = 1; g < order.size(); ++g)
-        if (same(elems[order[g - 1]], elems[order[g]])) repeated[order[g]] = true;
+    auto same_as = repeated_of(
+        elems.size(), [&](std::size_t i) -> const TermPtr& { return elems[i]; }, false);
     std::size_t kept = 0;
     for (std::size_t i = 0; i < elems.size(); ++i)
-        if (!repeated[i]) elems[kept++] = std::move(elems[i]);
+        if (same_as[i] == i) elems[kept++] = std::move(elems[i]);
     elems.resize(kept);
 }
 
 void drop_repeated_keys(std::vector<std::pair<TermPtr, TermPtr>>& items) {
     if (items.size() < 2) return;
-    auto order = grouped_positions(items.size(), [&](std::size_t i) -> const TermPtr& { return items[i].first; });
-    std::vector<bool> repeated(items.size(), false);
-    for (std::size_t g = 1, first = order[0]; g < order.size(); ++g) {
-        if (!same(items[first].first, items[order[g]].first)) {
-            first = order[g];
-            continue;
-        }
-        repeated[order[g]] = true;
-        items[first].second = std::move(items[order[g]].second);  // written later: its value wins
-    }
+    auto same_as = repeated_of(
+        items.size(), [&](std::size_t i) -> const TermPtr& { return items[i].first; }, true);
+    for (std::size_t i = 0; i < items.size(); ++i)  // in written order: the last value written wins
+        if (same_as[i] != i) items[same_as[i]].second = std::move(items[i].second);
     std::size_t kept = 0;
     for (std::size_t i = 0; i < items.size(); ++i)
-        if (!repeated[i]) items[kept++] = std::move(items[i]);
+        if (same_as[i] == i) items[kept++] = std::move(items[i]);
     items.resize(kept);
 }
 

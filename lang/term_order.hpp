@@ -26,7 +26,7 @@ int compare_bodies(const Body& a, const Body& b);
 // Numbers written as literals (`1`, `1.0`, `-2e3`), by value.
 int compare_numbers(std::string_view a, std::string_view b);
 
-// A set's elements in OPA's order, the first of equal elements kept.
+// A set's elements in OPA's order, repeats dropped as drop_repeated_elems does.
 void sort_set_elems(std::vector<TermPtr>& elems);
 std::vector<TermPtr> sorted_set_elems(const Term& set);
 // An object's items by key; a repeated key keeps its first key term and its
@@ -37,6 +37,8 @@ std::vector<std::pair<TermPtr, TermPtr>> sorted_object_items(const Term& object)
 // As OPA's parser builds a set or object literal (ast.NewSet, ast.NewObject): a
 // repeated element is dropped, the first kept; a repeated key keeps its first key
 // term and the value written last. What remains stays in the order written.
+// "Repeated" is OPA's insert test: equal terms, except that a number written as an
+// integer repeats only numbers written so ({2.0, 2} keeps both, {2, 2.0} one).
 void drop_repeated_elems(std::vector<TermPtr>& elems);
 void drop_repeated_keys(std::vector<std::pair<TermPtr, TermPtr>>& items);
 

@@ -7,11 +7,11 @@
 #include <optional>
 #include <set>
 
-#include "compiler/ast/copy.hpp"
+#include "lang/copy.hpp"
 #include "compiler/ast/data_paths.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/var_visitor.hpp"
-#include "compiler/ast/walk.hpp"
+#include "lang/walk.hpp"
 #include "runtime/eval/term_values.hpp"
 #include "support/split_escaped.hpp"
 
@@ -59,14 +59,14 @@ bool is_generated_name(std::string_view v) { return v.rfind("__local", 0) == 0; 
 using Counts = std::map<std::string, std::size_t>;
 
 void count_vars(const lang::Term& t, Counts& counts) {
-    compiler::walk_terms(t, [&](const lang::Term& x) {
+    lang::walk_terms(t, [&](const lang::Term& x) {
         if (x.kind == TermKind::Var) ++counts[x.text];
         return false;
     });
 }
 
 void count_vars(const lang::Body& b, Counts& counts) {
-    compiler::walk_terms_in_body(b, [&](const lang::Term& x) {
+    lang::walk_terms_in_body(b, [&](const lang::Term& x) {
         if (x.kind == TermKind::Var) ++counts[x.text];
         return false;
     });
@@ -140,7 +140,7 @@ void fuse(lang::Body& body, const Counts& counts) {
 // Every body of a rule, nested ones included.
 void fuse_all(lang::Body& body, const Counts& counts) {
     fuse(body, counts);
-    compiler::walk_terms_in_body(body, [&](lang::Term& t) {
+    lang::walk_terms_in_body(body, [&](lang::Term& t) {
         if (t.body && t.kind != TermKind::Template) fuse_all(*t.body, counts);
         return t.body != nullptr;
     });
@@ -1055,12 +1055,12 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
             lang::Rule clause;
             clause.loc = c->loc;
             clause.is_default = c->is_default;
-            clause.head = compiler::copy_head(c->head);
+            clause.head = lang::copy_head(c->head);
             if (take_bodies) {
                 clause.body = std::move(c->body);
                 c->body.clear();
             } else {
-                clause.body = compiler::copy_body(c->body);
+                clause.body = lang::copy_body(c->body);
             }
             auto lowered = lower_clause(program, *compiled, std::move(clause), p.set->kind, p.static_len, diags);
             slots = std::max(slots, lowered->slots);
@@ -1095,7 +1095,7 @@ lang::Diagnostics plan_modules_taking_bodies(std::shared_ptr<compiler::CompiledM
 
 lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program& program, PlannedQuery& out) {
     lang::Diagnostics diags;
-    lang::Body body = compiler::copy_body(query.body);
+    lang::Body body = lang::copy_body(query.body);
     Counts counts;
     count_vars(body, counts);
     // The result's expressions come from the compiled query before fusing changes it.

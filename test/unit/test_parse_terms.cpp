@@ -230,10 +230,14 @@ TEST_CASE("a block as an operand of and/or") {
 }
 
 TEST_CASE("set and object literals drop repeated elements and keys, as OPA's parser") {
-    // ast.NewSet keeps the first of equal elements (1 and 1.0 are equal terms);
-    // ast.NewObject keeps the first key term with the value written last.
+    // ast.NewSet keeps the first of equal elements; ast.NewObject keeps the first key
+    // term with the value written last. A number written as an integer repeats only
+    // numbers written so: 1.0 after 1 is a repeat, 2 after 2.0 is not.
     CHECK(term("{1, 1.0, \"a\", [1], [1.0], \"a\"}") == "(set 1 \"a\" (array 1))");
     CHECK(term("{1: \"a\", 1.0: \"b\", \"k\": \"c\", \"k\": \"d\", x: 1, x: 2}") == "(object 1:\"b\" \"k\":\"d\" x:2)");
+    // Several matches: a set finds the first kept element, an object the newest key (OPA 1.7.1).
+    CHECK(term("{2.0, 2, 2e0}") == "(set 2.0 2)");
+    CHECK(term("{2.0: \"a\", 2: \"b\", 2.00: \"c\"}") == "(object 2.0:\"a\" 2:\"c\")");
     // The dropped value is gone from the program: its calls are never evaluated or checked.
     CHECK(term("{0.1: [y | y := f(1)], 0.1: null}") == "(object 0.1:null)");
     CHECK(term("{f(x), f(x)}") == "(set (f x))");
