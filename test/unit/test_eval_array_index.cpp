@@ -9,6 +9,7 @@
 
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
+#include "test/unit/eval_outcome.hpp"
 
 namespace {
 
@@ -21,9 +22,7 @@ std::string outcome(const char* query) {
     gavel::EvalOptions o;
     o.input = &input.value;
     auto r = q.value->eval(o);
-    if (!r.ok()) return r.error->code;
-    if (r.rows.empty()) return "undefined";
-    return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+    return gavel::test::outcome_text(r);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "runtime/json.hpp"
+#include "test/unit/eval_outcome.hpp"
 
 namespace {
 
@@ -27,9 +27,7 @@ std::string outcome(const char* query) {
     auto q = engine.prepare(query);
     REQUIRE(q.ok());
     auto r = q.value->eval(gavel::EvalOptions{});
-    if (!r.ok()) return r.error->code;
-    if (r.rows.empty()) return "undefined";
-    return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+    return gavel::test::outcome_text(r);
 }
 
 }  // namespace

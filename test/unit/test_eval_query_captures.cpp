@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "runtime/json.hpp"
+#include "test/unit/eval_outcome.hpp"
 
 namespace {
 
@@ -19,9 +19,7 @@ std::string strict_outcome(const char* query) {
     gavel::EvalOptions o;
     o.strict_builtin_errors = true;
     auto r = q.value->eval(o);
-    if (!r.ok()) return r.error->code;
-    if (r.rows.empty()) return "undefined";
-    return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+    return gavel::test::outcome_text(r);
 }
 
 }  // namespace
