@@ -26,6 +26,9 @@ int compare_bodies(const Body& a, const Body& b);
 // Numbers written as literals (`1`, `1.0`, `-2e3`), by value.
 int compare_numbers(std::string_view a, std::string_view b);
 
+// Terms in OPA's order, equal ones as they were (no repeats dropped): how OPA's
+// compiler visits a set literal's elements when it rewrites them.
+void stable_sort_terms(std::vector<TermPtr>& terms);
 // A set's elements in OPA's order, repeats dropped as drop_repeated_elems does.
 void sort_set_elems(std::vector<TermPtr>& elems);
 std::vector<TermPtr> sorted_set_elems(const Term& set);

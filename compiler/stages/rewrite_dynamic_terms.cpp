@@ -7,6 +7,7 @@
 
 #include "compiler/ast/terms.hpp"
 #include "compiler/stages/stages.hpp"
+#include "lang/term_order.hpp"
 
 namespace gavel::compiler {
 
@@ -98,7 +99,12 @@ private:
                 hoist(t, result);
                 return;
             case TermKind::Array:
+                for (auto& e : t->elems) one(e, result);
+                return;
             case TermKind::Set:
+                // OPA visits a set's elements in its term order: `{input.s, input.b}` binds
+                // input.b first (which decides the order of strict errors and prints).
+                lang::stable_sort_terms(t->elems);
                 for (auto& e : t->elems) one(e, result);
                 return;
             case TermKind::Object:

@@ -10,6 +10,7 @@
 #include "compiler/ast/terms.hpp"
 #include "lang/walk.hpp"
 #include "compiler/stages/stages.hpp"
+#include "lang/term_order.hpp"
 
 namespace gavel::compiler {
 
@@ -48,8 +49,10 @@ public:
                 return support;
             }
             case TermKind::Ref: return ref(*t);
-            case TermKind::Array:
             case TermKind::Set:
+                lang::stable_sort_terms(t->elems);  // OPA rewrites a set's elements in its term order
+                [[fallthrough]];
+            case TermKind::Array:
                 for (auto& e : t->elems) append(support, term(e));
                 return support;
             case TermKind::Object:
