@@ -1168,8 +1168,6 @@ void Evaluator::complete_rule_then(const RuleSet& rules, ValueCont k) {
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep", rules.loc);
     RuleList candidates;
     candidate_rules(rules, candidates);
-    const bool early_exit = rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
-    std::optional<Value> result;
     bool consumer_cut = false;  // the rest of the query set cut_: it has what it needed
     auto settle = [&](const Value& v) {
         RuleCache& c = cache_[rules.index];
@@ -1181,23 +1179,7 @@ void Evaluator::complete_rule_then(const RuleSet& rules, ValueCont k) {
         consumer_cut = cut_;  // it has what it needed; the other rules still run, for conflicts
         cut_ = false;
     };
-    for (const PRule* rule : candidates) {
-        if (result && early_exit) break;
-        eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
-            const PRule* r = &clause;
-            eval_term(frame, r->value, [&](const Value& v) {
-                if (result) {
-                    if (*result != v)
-                        halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
-                    return;
-                }
-                result = v;
-                settle(*result);
-                if (early_exit) cut_ = true;  // every rule gives this one value: the first success settles it
-            });
-        });
-        cut_ = false;
-    }
+    std::optional<Value> result = complete_value(rules, candidates, settle);
     --depth_;
     if (result) {
         cut_ = consumer_cut;  // OPA's deferred early exit
@@ -1211,32 +1193,38 @@ void Evaluator::complete_rule_then(const RuleSet& rules, ValueCont k) {
     if (fallback) k(*fallback);
 }
 
+// The value the candidate clauses of a complete rule produce, without its default: the
+// first one found goes to `first` at once; a different later value is a conflict, an equal
+// one (2 after 2.0) leaves the first in place, as in OPA. When every clause gives one and
+// the same value, the first success ends the search (OPA's early exit).
+std::optional<Value> Evaluator::complete_value(const RuleSet& rules, const RuleList& candidates, ValueCont first) {
+    std::optional<Value> result;
+    const bool early_exit = rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
+    for (const PRule* rule : candidates) {
+        if (result && early_exit) break;
+        eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
+            eval_term(frame, clause.value, [&](const Value& v) {
+                if (result) {
+                    if (*result != v)
+                        halt("eval_conflict_error", "complete rules must not produce multiple outputs", clause.loc);
+                    return;
+                }
+                result = v;
+                first(*result);
+                if (early_exit) cut_ = true;
+            });
+        });
+        cut_ = false;
+    }
+    return result;
+}
+
 std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
     RuleList candidates;
     candidate_rules(rules, candidates);
     switch (rules.kind) {
         case RuleKind::Complete: {
-            std::optional<Value> result;
-            const bool early_exit =
-                rules.early_exit || (rules.guarded_early_exit && lookup_exits_early(rules, nullptr));
-            for (const PRule* rule : candidates) {
-                if (result && early_exit) break;
-                eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
-                    const PRule* r = &clause;
-                    eval_term(frame, r->value, [&](const Value& v) {
-                        if (result) {
-                            // An equal value (2 after 2.0) leaves the first in place, as in OPA.
-                            if (*result != v)
-                                halt("eval_conflict_error", "complete rules must not produce multiple outputs", r->loc);
-                            return;
-                        }
-                        result = v;
-                        // Every rule gives this one value: the first success settles it (OPA's early exit).
-                        if (early_exit) cut_ = true;
-                    });
-                });
-                cut_ = false;
-            }
+            std::optional<Value> result = complete_value(rules, candidates, [](const Value&) {});
             if (!result && rules.default_rule) {
                 result = default_value(*rules.default_rule);
             }

@@ -98,6 +98,7 @@ private:
     const Value* input_at(const std::vector<Value>& path) const;
     using RuleList = boost::container::small_vector<const PRule*, 8>;
     void candidate_rules(const RuleSet& rules, RuleList& out) const;
+    std::optional<Value> complete_value(const RuleSet& rules, const RuleList& candidates, ValueCont first);
     bool guards_hold(const PRule& r, const ValueList* args);
     bool lookup_exits_early(const RuleSet& rules, const ValueList* args);
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
