@@ -20,4 +20,17 @@ std::vector<std::string> split_escaped(std::string_view s, std::string_view deli
     return out;
 }
 
+bool has_glob_metachar(std::string_view part) {
+    bool escaped = false;
+    for (char c : part) {
+        if (c == '\\') {
+            escaped = !escaped;
+            continue;
+        }
+        if (!escaped && (c == '[' || c == '?' || c == '{' || c == '*')) return true;
+        escaped = false;
+    }
+    return false;
+}
+
 }  // namespace gavel::support

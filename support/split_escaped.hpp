@@ -1,6 +1,6 @@
 #pragma once
-// OPA's splitStringEscaped (its rule index for glob.match, in evaluation and in partial
-// evaluation): split at any byte of `delim` that a backslash does not escape.
+// How OPA's rule index reads a glob.match pattern (in evaluation and in partial
+// evaluation): splitStringEscaped, and whether a part can be looked up as a literal.
 
 #include <string>
 #include <string_view>
@@ -8,6 +8,11 @@
 
 namespace gavel::support {
 
+// Split at any byte of `delim` that a backslash does not escape.
 std::vector<std::string> split_escaped(std::string_view s, std::string_view delim);
+
+// A part holds a glob metacharacter (`[`, `?`, `{`, `*`) no backslash escapes: the
+// index cannot look it up as a literal.
+bool has_glob_metachar(std::string_view part);
 
 }  // namespace gavel::support

@@ -137,15 +137,7 @@ private:
                 parts.push_back(make_var("$globwildcard"));
                 continue;
             }
-            bool escaped = false;
-            for (char c : part) {
-                if (c == '\\') {
-                    escaped = !escaped;
-                    continue;
-                }
-                if (!escaped && (c == '[' || c == '?' || c == '{' || c == '*')) return;
-                escaped = false;
-            }
+            if (support::has_glob_metachar(part)) return;  // not indexed
             parts.push_back(make_string(part));
         }
         const TermPtr& match = operand(e, 2);

@@ -689,15 +689,7 @@ struct GuardBuilder {
                 elems.emplace_back();
                 continue;
             }
-            bool escaped = false;
-            for (char c : part) {
-                if (c == '\\') {
-                    escaped = !escaped;
-                    continue;
-                }
-                if (!escaped && (c == '[' || c == '?' || c == '{' || c == '*')) return;  // not indexed
-                escaped = false;
-            }
+            if (support::has_glob_metachar(part)) return;  // not indexed
             elems.emplace_back(Value::string(part));
         }
         // The tested value: a variable an earlier guard bound to a ref, or a parameter.
