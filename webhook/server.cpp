@@ -61,27 +61,33 @@ void Server::Impl::accept() {
     else accept_on(acceptor);
 }
 
+ConnectionExecutor Server::Impl::connection_executor() {
+    std::size_t lane = next_lane++ % (lanes.size() + 1);
+    return lane == 0 ? io.get_executor() : lanes[lane - 1]->get_executor();
+}
+
 template <class Acceptor>
 void Server::Impl::accept_on(Acceptor& acc) {
-    acc.async_accept(asio::make_strand(io), [self = shared_from_this()](
-                                                beast::error_code ec, typename Acceptor::protocol_type::socket socket) {
-        if (self->stopping) return;
-        if (ec) {
-            // Out of file descriptors (EMFILE, ENFILE) or similar: back off instead of
-            // spinning on accept; the pending connections wait in the kernel's backlog.
-            if (ec != asio::error::operation_aborted && self->accept_error_log.allow())
-                log_line("warn", "accept failed; retrying",
-                         {{"listener", runtime::Value::string(self->options.name)},
-                          {"error", runtime::Value::string(ec.message())}});
-            auto timer = std::make_shared<asio::steady_timer>(self->control, std::chrono::milliseconds(50));
-            timer->async_wait([self, timer](beast::error_code) {
-                if (!self->stopping) self->accept();
-            });
-            return;
-        }
-        self->admit(std::move(socket));
-        self->accept();
-    });
+    acc.async_accept(
+        connection_executor(),
+        [self = shared_from_this()](beast::error_code ec, ConnectionSocket<typename Acceptor::protocol_type> socket) {
+            if (self->stopping) return;
+            if (ec) {
+                // Out of file descriptors (EMFILE, ENFILE) or similar: back off instead of
+                // spinning on accept; the pending connections wait in the kernel's backlog.
+                if (ec != asio::error::operation_aborted && self->accept_error_log.allow())
+                    log_line("warn", "accept failed; retrying",
+                             {{"listener", runtime::Value::string(self->options.name)},
+                              {"error", runtime::Value::string(ec.message())}});
+                auto timer = std::make_shared<asio::steady_timer>(self->control, std::chrono::milliseconds(50));
+                timer->async_wait([self, timer](beast::error_code) {
+                    if (!self->stopping) self->accept();
+                });
+                return;
+            }
+            self->admit(std::move(socket));
+            self->accept();
+        });
 }
 
 template <class Socket>
@@ -175,9 +181,14 @@ std::uint64_t Server::evicted_connections() const { return impl_->evicted.load()
 
 void Server::start() {
     impl_->keep_running.emplace(asio::make_work_guard(impl_->io));
-    impl_->accept();
     unsigned n = impl_->options.threads ? impl_->options.threads : std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned i = 0; i < n; ++i) threads_.emplace_back([impl = impl_] { impl->io.run(); });
+    for (unsigned i = 1; i < n; ++i) {
+        auto& lane = *impl_->lanes.emplace_back(std::make_unique<asio::io_context>(1));
+        impl_->lanes_running.push_back(asio::make_work_guard(lane));
+    }
+    impl_->accept();
+    threads_.emplace_back([impl = impl_] { impl->io.run(); });
+    for (auto& lane : impl_->lanes) threads_.emplace_back([impl = impl_, io = lane.get()] { io->run(); });
 }
 
 void Server::stop_accepting() {
@@ -192,7 +203,9 @@ bool Server::drained() const {
 
 void Server::stop() {
     impl_->keep_running.reset();
+    impl_->lanes_running.clear();
     impl_->io.stop();
+    for (auto& lane : impl_->lanes) lane->stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
 }

@@ -67,12 +67,14 @@ using namespace session_detail;  // NOLINT: the helpers above, in this header on
 // or TLS (beast::ssl_stream over it).
 template <class Protocol, bool kTls>
 class Session : public Connection, public std::enable_shared_from_this<Session<Protocol, kTls>> {
-    using PlainStream = beast::basic_stream<Protocol>;
+    using PlainStream = beast::basic_stream<Protocol, ConnectionExecutor>;
+    using Timer = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>,
+                                             ConnectionExecutor>;
     using TlsStream = beast::ssl_stream<PlainStream>;
     using Stream = std::conditional_t<kTls, TlsStream, PlainStream>;
 
 public:
-    Session(typename Protocol::socket socket, std::shared_ptr<asio::ssl::context> ctx,
+    Session(ConnectionSocket<Protocol> socket, std::shared_ptr<asio::ssl::context> ctx,
             std::shared_ptr<Server::Impl> server)
         : server_(std::move(server)), ctx_(std::move(ctx)), tcp_(std::move(socket)), share_(*server_->body_budget),
           slot_(server_->connections.add()) {}
@@ -104,7 +106,7 @@ private:
         return tcp_;
     }
     // Set at construction and never changed (the TLS stream takes over the same socket).
-    asio::any_io_executor lowest_executor() { return executor_; }
+    ConnectionExecutor lowest_executor() { return executor_; }
     Stream& stream() {
         if constexpr (kTls) return *tls_;
         else return tcp_;
@@ -255,7 +257,7 @@ private:
         if (parser_->is_done()) return handle();
         wait_for_client();
         lowest().expires_never();
-        if (!body_timer_) body_timer_ = std::make_unique<asio::steady_timer>(lowest_executor());
+        if (!body_timer_) body_timer_ = std::make_unique<Timer>(lowest_executor());
         reading_body_ = true;
         body_deadline_passed_ = false;
         body_timer_->expires_after(server_->options.body_timeout);
@@ -381,7 +383,7 @@ private:
     std::shared_ptr<Server::Impl> server_;
     std::shared_ptr<asio::ssl::context> ctx_;  // before the streams: a TLS stream refers to it
     PlainStream tcp_;                          // TLS: moved into tls_ once the handshake starts
-    asio::any_io_executor executor_{tcp_.get_executor()};
+    ConnectionExecutor executor_{tcp_.get_executor()};
     std::optional<TlsStream> tls_;
     // TLS before the handshake: the first record, as it arrives.
     std::array<unsigned char, kTlsRecordHeader> record_header_{};
@@ -393,7 +395,7 @@ private:
     beast::flat_buffer buffer_;
     std::unique_ptr<http::request_parser<BudgetedBody>> parser_;  // while a request is read
     BodyBudget::Share share_;
-    std::unique_ptr<asio::steady_timer> body_timer_;  // made for the first body
+    std::unique_ptr<Timer> body_timer_;  // made for the first body
     bool reading_body_ = false;
     bool body_deadline_passed_ = false;
     std::string client_subject_;
@@ -404,7 +406,7 @@ private:
 };
 
 template <class Protocol, bool kTls>
-void start_session(typename Protocol::socket socket, std::shared_ptr<asio::ssl::context> ctx,
+void start_session(ConnectionSocket<Protocol> socket, std::shared_ptr<asio::ssl::context> ctx,
                    std::shared_ptr<Server::Impl> server) {
     std::make_shared<Session<Protocol, kTls>>(std::move(socket), std::move(ctx), std::move(server))->start();
 }

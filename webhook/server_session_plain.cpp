@@ -4,9 +4,9 @@
 
 namespace gavel::webhook {
 
-template void start_session<tcp, false>(tcp::socket, std::shared_ptr<asio::ssl::context>,
+template void start_session<tcp, false>(ConnectionSocket<tcp>, std::shared_ptr<asio::ssl::context>,
                                         std::shared_ptr<Server::Impl>);
-template void start_session<Server::Impl::local, false>(Server::Impl::local::socket,
+template void start_session<Server::Impl::local, false>(ConnectionSocket<Server::Impl::local>,
                                                         std::shared_ptr<asio::ssl::context>,
                                                         std::shared_ptr<Server::Impl>);
 

@@ -4,8 +4,10 @@
 
 namespace gavel::webhook {
 
-template void start_session<tcp, true>(tcp::socket, std::shared_ptr<asio::ssl::context>, std::shared_ptr<Server::Impl>);
-template void start_session<Server::Impl::local, true>(Server::Impl::local::socket, std::shared_ptr<asio::ssl::context>,
+template void start_session<tcp, true>(ConnectionSocket<tcp>, std::shared_ptr<asio::ssl::context>,
+                                       std::shared_ptr<Server::Impl>);
+template void start_session<Server::Impl::local, true>(ConnectionSocket<Server::Impl::local>,
+                                                       std::shared_ptr<asio::ssl::context>,
                                                        std::shared_ptr<Server::Impl>);
 
 }  // namespace gavel::webhook
