@@ -262,6 +262,16 @@ private:
 
 GoDecoded decode_first(std::string_view text, JsonDocumentReader read) {
     GoDecoded out;
+    // A body that is one valid JSON value (every request of a well-behaved client) is the
+    // value Go's decoder reads first: read it at once. Go's scanner runs only when the reader
+    // refuses the text (an error to word as Go does, several values, invalid UTF-8 Go reads
+    // as U+FFFD), not a second time over every good body.
+    if (runtime::ParseResult whole = read(text); whole.ok) {
+        out.ok = true;
+        out.value = std::move(whole.value);
+        out.end = text.size();
+        return out;
+    }
     Scanner scanner;
     std::size_t end = 0;
     std::string error;
