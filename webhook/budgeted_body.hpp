@@ -91,7 +91,10 @@ struct BudgetedBody {
             bytes.swap(larger);
         }
 
-        static constexpr std::size_t kFirstCapacity = 4096;
+        // An admission review of a Pod is a few to a few tens of KB: most bodies fit the first
+        // block (or their declared length, when below it) without regrowing, while a client that
+        // trickles bytes holds at most this much beyond what it sent.
+        static constexpr std::size_t kFirstCapacity = 16u << 10;
         value_type& body_;
         std::size_t declared_ = 0;  // 0: unknown (chunked)
     };

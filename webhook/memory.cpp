@@ -12,6 +12,13 @@ namespace {
 std::atomic<bool> requested{false};
 }
 
+void tune_allocator_for_serving() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 4 << 20);
+#endif
+}
+
 void request_memory_release() { requested.store(true, std::memory_order_relaxed); }
 
 void release_memory_if_requested() {

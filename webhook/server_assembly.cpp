@@ -131,6 +131,7 @@ int run_server(const ServerAssemblyOptions& o) {
         std::cerr << cmd << ": " << message << "\n";
         return 1;
     };
+    tune_allocator_for_serving();
     // OPA's configuration file (-c, --set): services, bundles, decision logs, status, labels, keys.
     std::optional<plugins::Config> config;
     if (std::string error; !read_config(o, config, error)) return fail(error);

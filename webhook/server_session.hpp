@@ -255,6 +255,11 @@ private:
     // would close the socket, and the client should learn why its request failed.
     void read_body() {
         if (parser_->is_done()) return handle();
+        // Beast reads what the buffer has room for, at least 512 bytes: room for the body, up
+        // to a TLS record's worth, turns a 13 KB review's 26 reads (system calls in plain
+        // HTTP, TLS engine round trips over TLS) into one or two.
+        auto length = parser_->content_length_remaining();
+        buffer_.reserve(buffer_.size() + std::min<std::size_t>(length.value_or(kBodyReadChunk), kBodyReadChunk));
         wait_for_client();
         lowest().expires_never();
         if (!body_timer_) body_timer_ = std::make_unique<Timer>(lowest_executor());
@@ -293,15 +298,16 @@ private:
             req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
         req.body = std::move(message.body().bytes);
         req.client_subject = client_subject_;
-        {
+        if (remote_addr_.empty()) {  // once per connection: a system call
             boost::system::error_code peer_ec;
             auto peer = lowest().socket().remote_endpoint(peer_ec);
             if constexpr (std::is_same_v<Protocol, tcp>) {
-                if (!peer_ec) req.remote_addr = peer.address().to_string() + ":" + std::to_string(peer.port());
+                if (!peer_ec) remote_addr_ = peer.address().to_string() + ":" + std::to_string(peer.port());
             } else {
-                req.remote_addr = "@";  // as Go names a unix socket's peer
+                remote_addr_ = "@";  // as Go names a unix socket's peer
             }
         }
+        req.remote_addr = remote_addr_;
         req.received = std::chrono::steady_clock::now();
         ++server_->in_flight;
         bool keep_alive = message.keep_alive();
@@ -399,10 +405,12 @@ private:
     bool reading_body_ = false;
     bool body_deadline_passed_ = false;
     std::string client_subject_;
-    bool idle_ = false;     // no request in progress (shutdown closes the connection)
-    bool waiting_ = false;  // a read from the client is pending (the table may close the connection)
+    std::string remote_addr_;  // the peer's address, known after the first request
+    bool idle_ = false;        // no request in progress (shutdown closes the connection)
+    bool waiting_ = false;     // a read from the client is pending (the table may close the connection)
     ConnectionTable::Slot slot_;
     static constexpr std::size_t kDrainChunk = 4096;
+    static constexpr std::size_t kBodyReadChunk = 16384;  // a TLS record's plaintext
 };
 
 template <class Protocol, bool kTls>
