@@ -1,6 +1,6 @@
 #pragma once
-// One HTTP/1.1 listener on Boost.Beast: its own threads running its own
-// io_context, one strand per connection, keep-alive, a request body limit
+// One HTTP/1.1 listener on Boost.Beast: its own threads, each running an
+// io_context of its own that a connection stays on (no strand needed), keep-alive, a request body limit
 // (413 beyond it), header/body read timeouts, optional TLS (TlsContexts).
 //
 // gavel serve runs three of them (admission, REST API, diagnostics), so that
