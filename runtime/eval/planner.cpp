@@ -11,6 +11,7 @@
 #include "compiler/ast/data_paths.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/var_visitor.hpp"
+#include "lang/term_order.hpp"
 #include "lang/walk.hpp"
 #include "runtime/eval/term_values.hpp"
 #include "support/split_escaped.hpp"
@@ -150,6 +151,16 @@ void fuse_all(lang::Body& body, const Counts& counts) {
         for (auto& c : e.children)
             if (c.body) fuse_all(*c.body, counts);
     }
+}
+
+// OPA's set literal is an ast.Set: it keeps its terms in its term order, compared as
+// the compiler left them (`{__local10__, __local9__}`: by name), and iterates them in
+// that order. Sorted before fusing puts refs and calls back in the variables' places.
+void order_set_literals(lang::Body& body) {
+    lang::walk_terms_in_body(body, [](lang::Term& t) {
+        if (t.kind == TermKind::Set) lang::stable_sort_terms(t.elems);
+        return false;
+    });
 }
 
 // ---- lowering ---------------------------------------------------------------------------
@@ -498,6 +509,7 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
     for (std::size_t i = 1; i < clause.head.ref->elems.size(); ++i) count_vars(*clause.head.ref->elems[i], counts);
     count_vars(clause.body, counts);
     std::vector<IndexGuard> guards = index_guards(program, clause);
+    order_set_literals(clause.body);
     fuse_all(clause.body, counts);
 
     Lowering low{program, compiled.rewritten_vars, nullptr, diags, {}, std::move(counts)};
@@ -1101,6 +1113,7 @@ lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program
     // Captures and user variables get their slots first, so fusing can't lose them.
     for (std::size_t i = 0; i < results.size(); ++i)
         if (!results[i].second.empty()) out.expressions[i].slot = static_cast<int32_t>(low.slot(results[i].second));
+    order_set_literals(body);
     fuse_all(body, counts);
     out.body = low.body(body);
     fuse_capture_checks(out.body);
