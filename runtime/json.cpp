@@ -806,7 +806,9 @@ private:
             std::stable_sort(keys.begin(), keys.end(), [](const K& a, const K& b) { return a.text < b.text; });
             bool first = true;
             for (std::size_t i = 0; i < keys.size(); ++i) {
-                if (i > 0 && keys[i].text == keys[i - 1].text) continue;
+                // Keys that write one text (1 and "1"): OPA fills a Go map in canonical order,
+                // so the last one's value is written.
+                if (i + 1 < keys.size() && keys[i].text == keys[i + 1].text) continue;
                 member(keys[i].text, *keys[i].val, first, indent);
                 first = false;
             }

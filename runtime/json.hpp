@@ -22,8 +22,8 @@
 //     sorted as Go sorts map keys. Non-string keys are written as their compact
 //     JSON text inside a string (key 1 -> "1", key [1] -> "[1]"); if an object
 //     has such keys, entries are ordered by the written key text and, should
-//     two keys write the same text (1 and "1"), the first in canonical order
-//     is kept.
+//     two keys write the same text (1 and "1"), the last in canonical order
+//     is kept (OPA fills a Go map in that order).
 //   * sets are written as arrays in canonical order.
 //   * escapes: \" \\ \n \r \t \b \f, other control characters as \u00XX,
 //     U+2028/U+2029 as \u2028/\u2029; invalid UTF-8 bytes as \ufffd;

@@ -340,10 +340,12 @@ void emit_mapping(std::string& out, const Value& v, std::size_t indent, BuiltinC
     for (const auto& e : v.object_entries()) entries.emplace_back(key_text(e.key), &e.value);
     std::stable_sort(entries.begin(), entries.end(),
                      [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
-    // Keys that print alike (1 and "1") keep the first, as JSON would.
-    entries.erase(
-        std::unique(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-        entries.end());
+    // Keys that print alike (1 and "1"): the last in canonical order, as OPA's conversion to
+    // JSON (a Go map filled in that order) keeps.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        if (i + 1 == entries.size() || entries[i].first != entries[i + 1].first) entries[kept++] = entries[i];
+    entries.resize(kept);
     bool first = true;
     for (const auto& [key, value] : entries) {
         need(out, indent + 4 * key.size() + 8, ctx);
