@@ -755,6 +755,28 @@ std::vector<IndexGuard> index_guards(const Program& program, const lang::Rule& c
     return std::move(builder.guards);
 }
 
+// OPA's rule tree keeps a rule at the node of its head's ground prefix (`r[1][x]` at r[1],
+// `r[x]` at r) and hands an index a node's rules, then its children's depth first (a node
+// without rules: its children in key order). So rules sit in the order of their leading
+// constant keys, a node's own before those below it; rules at one node as written.
+void order_like_opa_rule_tree(RuleSet& set) {
+    auto ground_keys = [](const PRule& r) {
+        std::size_t n = 0;
+        while (n < r.key_path.size() && r.key_path[n].op == TermOp::Const) ++n;
+        return n;
+    };
+    std::stable_sort(set.rules.begin(), set.rules.end(), [&](const auto& a, const auto& b) {
+        std::size_t na = ground_keys(*a), nb = ground_keys(*b);
+        for (std::size_t i = 0; i < std::min(na, nb); ++i) {
+            const Value& x = a->key_path[i].value;
+            const Value& y = b->key_path[i].value;
+            if (x < y) return true;
+            if (y < x) return false;
+        }
+        return na < nb;
+    });
+}
+
 // OPA evaluates the rules an index lookup keeps in the order its trie traversal meets
 // them (v1/ast/index.go): rules without guards first, then depth first over the refs
 // tested (most tested first, then by where first tested), trying at each ref the rules
@@ -1078,6 +1100,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
     }
     mark_sets_under_variable_keys(program.root);
     for (auto& set : program.rule_sets) {
+        if (set->kind == RuleKind::PartialObject || set->kind == RuleKind::PartialSet) order_like_opa_rule_tree(*set);
         order_like_opa_index(*set);
         build_index(*set);
         find_tree_nodes(*set);
