@@ -108,20 +108,6 @@ void register_numbers(Registry& r) {
         return make_range(*from, *to, 1, ctx);
     });
     declare(r, "numbers.range_step", 3, [](Args a, BuiltinContext& ctx) {
-        constexpr const char* kNotPositive = "numbers.range_step: step must be a positive number above zero";
-        // OPA's shortcut for bounds written as integers from -1 to 512 (its interned terms):
-        // it tests the second bound again where it meant the step, then reads the step as 0
-        // when it is no integer written so (2.0, 0.5, "a"): "not positive" rather than the
-        // operand error.
-        auto cheap_int = [](const Value& v, std::int64_t& out) {
-            return v.is_number() && v.as_written_int64(out) && out >= -1 && out <= 512;
-        };
-        std::int64_t lo = 0, hi = 0, written_step = 0;
-        if (cheap_int(a[0], lo) && cheap_int(a[1], hi)) {
-            if (!a[2].is_number() || !a[2].as_written_int64(written_step) || written_step <= 0)
-                return BuiltinResult::error(kNotPositive);
-            return make_range(BigInt(lo), BigInt(hi), BigInt(written_step), ctx);
-        }
         BuiltinResult err;
         auto from = integer_operand(a[0], 1, err);
         if (!from) return err;
@@ -129,7 +115,7 @@ void register_numbers(Registry& r) {
         if (!to) return err;
         auto step = integer_operand(a[2], 3, err);
         if (!step) return err;
-        if (*step <= 0) return BuiltinResult::error(kNotPositive);
+        if (*step <= 0) return BuiltinResult::error("step must be a positive integer");
         return make_range(*from, *to, *step, ctx);
     });
 
