@@ -24,7 +24,8 @@ std::string first_error(const char* policy, const char* query) {
     return r.error->code + ": " + r.error->message;
 }
 
-const std::string kSubstring = "eval_type_error: substring: operand 3 must be integer number but got floating-point number";
+const std::string kSubstring =
+    "eval_type_error: substring: operand 3 must be integer number but got floating-point number";
 
 }  // namespace
 
