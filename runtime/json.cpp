@@ -827,6 +827,15 @@ private:
 
 void append_json_string(std::string& out, std::string_view s) { support::append_json_string(out, s); }
 
+std::string json_key_text(const Value& key) {
+    if (key.is_string()) return std::string(key.as_string());
+    JsonWriteOptions options;
+    options.escape_html = true;
+    std::string text;
+    append_json(text, key, options);
+    return text;
+}
+
 void append_json(std::string& out, const Value& v, JsonStyle style) {
     Out o(out);
     Writer w(o, style);

@@ -60,6 +60,12 @@ void append_json(std::string& out, const Value& v, JsonStyle style = JsonStyle::
 // Appends `s` as a JSON string literal, quotes included.
 void append_json_string(std::string& out, std::string_view s);
 
+// The text an object key has once OPA turns a value into Go's JSON types (ast.JSON, as
+// json.marshal, yaml.marshal and urlquery.encode_object do): a string as it is, any other
+// key its compact JSON as Go's json.Encoder writes it (<, > and & escaped). Keys of one
+// text are then one: the last in canonical order keeps its value.
+std::string json_key_text(const Value& key);
+
 // As Go's json.Encoder writes: `escape_html` escapes <, > and & as \u003c,
 // \u003e and \u0026 (Go's default, which OPA's server keeps); `indent`
 // starts pretty output that many levels in (a value inside a larger document).

@@ -270,6 +270,9 @@ TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
     // Keys that print alike: the last in canonical order, as OPA's JSON of the value keeps.
     Value clash = Value::object({{Value::integer(1), S("num")}, {S("1"), S("str")}, {S("a"), Value::integer(2)}});
     CHECK(run("yaml.marshal", {clash}) == R"("\"1\": str\na: 2\n")");
+    // A key that is no string is its JSON text as Go's encoder writes it (< escaped).
+    CHECK(run("yaml.marshal", {Value::object({{Value::array({S("<")}), Value::integer(1)}})}) ==
+          R"("'[\"\\u003c\"]': 1\n")");
     // Natural key order: digit runs compare by value.
     CHECK(run("yaml.marshal", {J(R"({"a10":1,"a2":2})")}) == R"("a2: 2\na10: 1\n")");
     // Numbers as go-yaml reads their JSON text again (OPA 1.7.1's outputs): int64 and uint64 in
