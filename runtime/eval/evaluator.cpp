@@ -450,7 +450,14 @@ void Evaluator::unify(Frame& f, const PTerm& a, const PTerm& b, Cont k) {
     if (has_unbound(f, a)) {
         eval_term(f, b, [&](const Value& v) { unify_value(f, a, v, k); });
     } else {
-        eval_term(f, a, [&](const Value& v) { unify_value(f, b, v, k); });
+        eval_term(f, a, [&](const Value& v) {
+            // OPA (biunify) fails a value against a comprehension of another kind without
+            // evaluating it: `x = {k: v | ...}` with x bound to 1 runs none of its calls.
+            if ((b.op == TermOp::ArrayCompr && !v.is_array()) || (b.op == TermOp::SetCompr && !v.is_set()) ||
+                (b.op == TermOp::ObjectCompr && !v.is_object()))
+                return;
+            unify_value(f, b, v, k);
+        });
     }
 }
 
