@@ -1154,9 +1154,11 @@ bool Evaluator::guards_hold(const PRule& r, const ValueList* args) {
                 if (!args || g.arg >= args->size() || !guard_matches(g, (*args)[g.arg])) return false;
                 break;
             case IndexGuard::Root::Data: {
+                // OPA's index reads the store: base data (and `with` replacements), never rules.
                 std::optional<Value> found;
                 Frame frame(0);
-                eval_ref(frame, g.ref, [&](const Value& v) { found = v; });
+                DataPath path;
+                walk_data(frame, nullptr, &program_.base_data, g.ref, 1, path, [&](const Value& v) { found = v; });
                 if (!found || !guard_matches(g, *found)) return false;
                 break;
             }

@@ -543,15 +543,43 @@ bool is_scalar_kind(TermKind k) {
 
 bool is_root_name(const lang::Term& t) { return t.kind == TermKind::Var && (t.text == "input" || t.text == "data"); }
 
-// OPA's isVirtual: the ref's path reaches a rule, or ends inside the rule tree.
+// A key of OPA's rule tree: its nodes are a map by value, where numbers are their text.
+bool same_tree_key(const Value& a, const Value& b) {
+    if (a.is_number() && b.is_number()) return a.as_number().to_string() == b.as_number().to_string();
+    return a.kind() == b.kind() && a == b;
+}
+
+// OPA's isVirtual: the ref's path reaches a node of the rule tree that holds rules, or ends
+// inside the tree. A rule sits at its head's ground prefix, so below a set's path the nodes
+// are its rules' constant keys (`r[1000000] := 1` makes r[1000000] a node and r none: a ref
+// to r[1] is no virtual document to OPA's index, which then reads it from the store).
 bool is_virtual(const Program& program, const std::vector<Value>& path) {
     const DataNode* node = &program.root;
-    for (const auto& p : path) {
-        if (!p.is_string()) return false;
-        auto it = node->children.find(std::string(p.as_string()));
-        if (it == node->children.end()) return false;
-        if (it->second->rules) return true;
-        node = it->second.get();
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        const DataNode* child = nullptr;
+        if (path[i].is_string()) {
+            auto it = node->children.find(std::string(path[i].as_string()));
+            if (it != node->children.end()) child = it->second.get();
+        }
+        if (!child) {
+            if (!node->rules) return false;
+            // Below a set's path: the nodes of its rules' constant keys.
+            std::vector<const std::vector<Value>*> rules;
+            for (const auto& keys : node->rules->head_ground_keys) rules.push_back(&keys);
+            for (std::size_t d = 0; i + d < path.size(); ++d) {
+                std::erase_if(rules, [&](const std::vector<Value>* keys) {
+                    return keys->size() <= d || !same_tree_key((*keys)[d], path[i + d]);
+                });
+                if (rules.empty()) return false;
+                for (const auto* keys : rules)
+                    if (keys->size() == d + 1) return true;  // a rule sits at this node
+            }
+            return true;
+        }
+        if (child->rules)
+            for (const auto& keys : child->rules->head_ground_keys)
+                if (keys.empty()) return true;  // a rule sits at the set's own path
+        node = child;
     }
     return true;
 }
@@ -1069,6 +1097,15 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
                           fmt::format("conflicting rules {} found", at->rules->dotted()));
                 continue;
             }
+            std::vector<Value> ground;
+            for (std::size_t i = static_len; i < rule.head.ref->elems.size(); ++i) {
+                const lang::Term& key = *rule.head.ref->elems[i];
+                if (!is_scalar_kind(key.kind)) break;
+                auto v = scalar_value(key);
+                if (!v.ok) break;
+                ground.push_back(std::move(v.value));
+            }
+            at->rules->head_ground_keys.push_back(std::move(ground));
             pending.push_back({&rule, at->rules, static_len});
         }
     }
