@@ -66,7 +66,7 @@ BuiltinImpl on_string(std::size_t growth, F f) {
 BuiltinResult urlquery_encode_object(const Value& obj, BuiltinContext& ctx) {
     if (!obj.is_object()) return type_error(1, "object", obj);
     const auto bad_value = [] {
-        return BuiltinResult::error("operand 1 values must be string, array[string], or set[string]");
+        return BuiltinResult::type_error("operand 1 values must be string, array[string], or set[string]");
     };
     // OPA encodes the object as Go's JSON types (ast.JSON): keys become their JSON text, and
     // of keys of one text (1 and "1") the last in canonical order stays (stable sort).

@@ -90,8 +90,9 @@ TEST_CASE("stdlib encoding: urlquery") {
     CHECK(eval("urlquery.decode", {R"("%zz")"}) == R"(error: invalid URL escape "%zz")");
     CHECK(eval("urlquery.decode", {R"("abc%4")"}) == R"(error: invalid URL escape "%4")");
     CHECK(eval("urlquery.encode_object", {R"({"b": ["2", "1"], "a": "x y"})"}) == R"("a=x+y&b=2&b=1")");
+    // An operand error, as OPA's (eval_type_error).
     CHECK(eval("urlquery.encode_object", {R"({"a": 1})"}) ==
-          "error: operand 1 values must be string, array[string], or set[string]");
+          "type error: operand 1 values must be string, array[string], or set[string]");
     CHECK(eval("urlquery.encode_object", {"[]"}) == "type error: operand 1 must be object but got array");
     {
         // Any key, as OPA's JSON of the object writes it (OPA 1.7.1: {1.1: "a"} -> "1.1=a"); of
