@@ -118,9 +118,52 @@ bool substitute(TermPtr& t, const Temporary& tmp) {
     }
 }
 
+// Whether `var` is reached in `t` before anything that may be undefined or fail: a ref (or a
+// lookup in one before the variable's key), a call, a comprehension. Fused there it runs
+// first, as OPA runs the expression the compiler hoisted it into (`input.a == f(x)`: f's
+// error comes before input.a's absence). `found` is set where it occurs.
+bool reached_first(const lang::Term& t, const std::string& var, bool& found) {
+    auto may_fail = [](const lang::Term& x) {
+        bool fails = false;
+        lang::walk_terms(x, [&](const lang::Term& y) {
+            if (y.kind == TermKind::Ref || y.kind == TermKind::Call || y.body || y.kind == TermKind::Template)
+                fails = true;
+            return fails;
+        });
+        return fails;
+    };
+    switch (t.kind) {
+        case TermKind::Var: found = t.text == var; return true;
+        case TermKind::Ref:
+            // Looking up the parts before the variable's may end the ref first.
+            return reached_first(*t.elems[0], var, found);
+        case TermKind::Array:
+        case TermKind::Set:
+        case TermKind::Call:
+            for (std::size_t i = t.kind == TermKind::Call ? 1 : 0; i < t.elems.size(); ++i) {
+                if (!reached_first(*t.elems[i], var, found)) return false;
+                if (found) return true;
+                if (may_fail(*t.elems[i])) return false;
+            }
+            return true;
+        case TermKind::Object:
+            for (const auto& [k, v] : t.items)
+                for (const auto* x : {k.get(), v.get()}) {
+                    if (!reached_first(*x, var, found)) return false;
+                    if (found) return true;
+                    if (may_fail(*x)) return false;
+                }
+            return true;
+        default: return true;
+    }
+}
+
 bool substitute_into(lang::Expr& e, const Temporary& tmp) {
     if (e.negated || !e.withs.empty()) return false;
-    if (e.kind == ExprKind::Term) return substitute(e.term, tmp);
+    if (e.kind == ExprKind::Term) {
+        bool found = false;
+        return reached_first(*e.term, tmp.var, found) && found && substitute(e.term, tmp);
+    }
     if (e.kind == ExprKind::Every) return substitute(e.every.domain, tmp);
     return false;
 }
