@@ -67,6 +67,10 @@ TEST_CASE("a set literal is iterated term by term, in its term order") {
 z := [x | y1 := [w | w := input.a[_]]; y2 := [w | w := input.a[_]]; some x in {input.b, input.d}]
 )";
     CHECK(value_of("data.p.z", policy) == "[5,1]");
+    // In a query, as OPA names them: each of its compiler's stages counts __localqN__ from 0
+    // past the names in use, so the refs here become __localq9__ and __localq10__.
+    CHECK(value_of("[x | y1 := [w | w := input.a[_]]; y2 := [w | w := input.a[_]]; y3 := [w | w := input.a[_]]; "
+                   "some x in {input.a, input.b}]") == "[1,2]");
     // An undefined term: nothing to iterate.
     CHECK(value_of("[x | some x in {input.c, input.none}]") == "[]");
     // Everywhere else the literal is a set.
