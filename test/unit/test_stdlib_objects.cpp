@@ -232,7 +232,8 @@ TEST_CASE("stdlib objects: json.patch move and copy to the same place, into a ch
 }
 
 TEST_CASE("stdlib objects: json marshal / unmarshal / is_valid") {
-    CHECK(run("json.marshal", {J(R"({"b":"<&>","a":[1.5,"é"]})")}) == R"("{\"a\":[1.5,\"é\"],\"b\":\"<&>\"}")");
+    CHECK(run("json.marshal", {J(R"({"b":"<&>","a":[1.5,"é"]})")}) ==
+          R"("{\"a\":[1.5,\"é\"],\"b\":\"\\u003c\\u0026\\u003e\"}")");
     CHECK(run("json.marshal_with_options", {J(R"({"a":[]})"), J(R"({"pretty":true})")}) == R"("{\n\t\"a\": []\n}")");
     CHECK(run("json.marshal_with_options", {J(R"("x:[{")"), J(R"({"indent":" "})")}) == R"("\"x:[{\"")");
     CHECK(run("json.marshal_with_options", {J("[]"), J(R"({"pretty":1})")}) ==
@@ -248,6 +249,12 @@ TEST_CASE("stdlib objects: json marshal / unmarshal / is_valid") {
     CHECK(run("json.is_valid", {S("[1,]")}) == "false");
     CHECK(run("json.is_valid", {S(" 1 ")}) == "true");
     CHECK(run("json.is_valid", {J("[]")}) == "false");
+}
+
+// Go's json.Marshal and MarshalIndent, which OPA calls, escape <, > and & (OPA 1.7.1's texts).
+TEST_CASE("stdlib objects: json marshal escapes HTML characters as Go's json.Marshal") {
+    CHECK(run("json.marshal", {J(R"({"a&": "<b>"})")}) == R"("{\"a\\u0026\":\"\\u003cb\\u003e\"}")");
+    CHECK(run("json.marshal_with_options", {J(R"(["&"])"), J(R"({"pretty": true})")}) == R"("[\n\t\"\\u0026\"\n]")");
 }
 
 TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
