@@ -53,6 +53,14 @@ TEST_CASE("the calls of a set literal run in the set's term order") {
           "to_number: strconv.ParseFloat: parsing \"x\": invalid syntax");
 }
 
+TEST_CASE("the calls of an object literal run in the order of its keys") {
+    // OPA rewrites an object's items by key (object.Map): 0.1's, then 1's, then "a"'s.
+    const std::string from_b = "to_number: strconv.ParseFloat: parsing \"y\": invalid syntax";
+    CHECK(strict_error(R"(x := {"b": to_number(input.s), "a": to_number(input.b)})") == from_b);
+    CHECK(strict_error(R"(x := {"a": to_number(input.b), "b": to_number(input.s)})") == from_b);
+    CHECK(strict_error(R"(x := {"a": format_int(10, 1.5), 1: to_number(input.b)})") == from_b);
+}
+
 TEST_CASE("a set literal is iterated term by term, in its term order") {
     // Equal values are not merged; constants sort before the variables refs became.
     CHECK(value_of(R"([x | some x in {"a", input.c, input.s}])") == R"(["a",null,null])");
