@@ -215,6 +215,50 @@ struct Lowering {
     lang::Diagnostics& diags;
     std::map<std::string, uint32_t> slots;
     Counts counts;  // occurrences per variable in what is being lowered
+    // OPA binds a variable to a set literal as a term (`s := {input.c, input.s}`) and iterates
+    // that term's elements (`some x in s`: null twice). The variables of the expressions
+    // lowered so far, and those a set literal of plain terms bound where they first occur.
+    std::set<std::string> seen;
+    std::map<std::string, TermPtr> set_literals;
+    bool has_with = false;  // refs in a literal may read other documents under a `with`
+
+    void find_withs(const lang::Body& b) {
+        lang::walk_exprs(b, [&](const lang::Expr& e) {
+            has_with = has_with || !e.withs.empty();
+            return has_with;
+        });
+    }
+
+    void note_vars(const lang::Expr& e) {
+        lang::walk_terms_in_expr(e, [&](const lang::Term& t) {
+            if (t.kind == TermKind::Var) seen.insert(t.text);
+            return false;
+        });
+    }
+
+    // `v = {a, input.b}` (either way round) where v occurs for the first time: a literal
+    // whose elements can be evaluated again without effect (variables, scalars, refs by them).
+    void note_set_literal(const lang::Expr& e) {
+        if (e.negated || has_with) return;
+        auto plain = [](const lang::Term& set) {
+            bool ok = true;
+            for (const auto& elem : set.elems)
+                lang::walk_terms(*elem, [&](const lang::Term& y) {
+                    ok = ok && (y.kind == TermKind::Var || y.kind == TermKind::Ref || compiler::is_scalar(y));
+                    return !ok;
+                });
+            return ok;
+        };
+        const TermPtr& a = e.term->elems[1];
+        const TermPtr& b = e.term->elems[2];
+        for (auto [v, literal] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+            const lang::Term& var = **v;
+            if (var.kind != TermKind::Var || var.text == "input" || var.text == "data" || seen.count(var.text))
+                continue;
+            if ((*literal)->kind != TermKind::Set || !plain(**literal)) continue;
+            set_literals[var.text] = *literal;
+        }
+    }
 
     uint32_t slot(const std::string& name) {
         auto [it, fresh] = slots.emplace(name, static_cast<uint32_t>(slots.size()));
@@ -424,6 +468,7 @@ struct Lowering {
         const lang::Term& t = *e.term;
         if (compiler::is_equality(e) || compiler::is_assignment(e)) {
             if (t.elems.size() == 3) {
+                note_set_literal(e);
                 out.op = ExprOp::Unify;
                 out.a = term(*t.elems[1]);
                 if (!iterate(e, out)) out.b = term(*t.elems[2]);
@@ -463,7 +508,9 @@ struct Lowering {
         domain->elems.pop_back();
         out.op = ExprOp::Iterate;
         out.iteration = std::make_unique<PIteration>();
-        out.iteration->domain = domain->elems.size() == 1 ? term(*domain->elems[0]) : term(*domain);
+        const lang::Term& whole = domain->elems.size() == 1 ? *domain->elems[0] : *domain;
+        auto literal = whole.kind == TermKind::Var ? set_literals.find(whole.text) : set_literals.end();
+        out.iteration->domain = literal != set_literals.end() ? term(*literal->second) : term(whole);
         out.iteration->key_present = true;
         out.iteration->key = term(key);
         out.iteration->value = std::move(out.a);
@@ -511,7 +558,10 @@ struct Lowering {
     PBody body(const lang::Body& b) {
         PBody out;
         out.exprs.reserve(b.size());
-        for (const auto& e : b) out.exprs.push_back(expr(e));
+        for (const auto& e : b) {
+            out.exprs.push_back(expr(e));
+            note_vars(e);
+        }
         return out;
     }
 
@@ -556,6 +606,12 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
     fuse_all(clause.body, counts);
 
     Lowering low{program, compiled.rewritten_vars, nullptr, diags, {}, std::move(counts)};
+    for (const auto& a : clause.head.args)  // bound before the body: no set literal binds them
+        lang::walk_terms(*a, [&](const lang::Term& t) {
+            if (t.kind == TermKind::Var) low.seen.insert(t.text);
+            return false;
+        });
+    low.find_withs(clause.body);
     auto out = std::make_shared<PRule>();
     out->loc = clause.loc;
     out->is_default = clause.is_default;
@@ -1218,6 +1274,7 @@ lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program
         if (!results[i].second.empty()) out.expressions[i].slot = static_cast<int32_t>(low.slot(results[i].second));
     order_set_literals(body);
     fuse_all(body, counts);
+    low.find_withs(body);
     out.body = low.body(body);
     fuse_capture_checks(out.body);
     out.slots = static_cast<uint32_t>(low.slots.size());

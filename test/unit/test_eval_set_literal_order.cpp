@@ -81,7 +81,12 @@ z := [x | y1 := [w | w := input.a[_]]; y2 := [w | w := input.a[_]]; some x in {i
                    "some x in {input.a, input.b}]") == "[1,2]");
     // An undefined term: nothing to iterate.
     CHECK(value_of("[x | some x in {input.c, input.none}]") == "[]");
+    // Bound to a variable where it first occurs, and iterated there or in a closure.
+    CHECK(value_of("[x | s := {input.c, input.s}; some x in s]") == "[null,null]");
+    CHECK(value_of("[x | s = {input.c, input.s}; some x in s]") == "[null,null]");
+    CHECK(value_of("[y | s := {input.c, input.s}; y := [x | some x in s]]") == "[[null,null]]");
     // Everywhere else the literal is a set.
+    CHECK(value_of("[x | s := {input.c, input.s}; x := count(s)]") == "[1]");
     CHECK(value_of("count({input.c, input.s})") == "1");
     CHECK(value_of("{input.c, input.s}") == "[null]");
     CHECK(value_of("{input.c, input.s} == {null}") == "true");
