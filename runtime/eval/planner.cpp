@@ -325,7 +325,13 @@ struct Lowering {
                 }
                 return local(t.text, t.loc);
             case TermKind::Ref: {
-                PTerm head = term(*t.elems[0]);
+                // `s[x]` with x first here (unbound): over the set literal s was bound to, term by term.
+                const lang::Term& first = *t.elems[0];
+                auto literal = first.kind == TermKind::Var && t.elems.size() >= 2 &&
+                                       t.elems[1]->kind == TermKind::Var && !seen.count(t.elems[1]->text)
+                                   ? set_literals.find(first.text)
+                                   : set_literals.end();
+                PTerm head = literal != set_literals.end() ? term(*literal->second) : term(first);
                 if (head.op == TermOp::Ref) {
                     out = std::move(head);  // a ref on a ref (a fused temporary): one ref
                 } else {

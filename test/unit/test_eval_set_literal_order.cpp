@@ -85,6 +85,8 @@ z := [x | y1 := [w | w := input.a[_]]; y2 := [w | w := input.a[_]]; some x in {i
     CHECK(value_of("[x | s := {input.c, input.s}; some x in s]") == "[null,null]");
     CHECK(value_of("[x | s = {input.c, input.s}; some x in s]") == "[null,null]");
     CHECK(value_of("[y | s := {input.c, input.s}; y := [x | some x in s]]") == "[[null,null]]");
+    CHECK(value_of("[x | s := {input.c, input.s}; s[x]]") == "[null,null]");
+    CHECK(value_of("[x | s := {input.c, input.s}; x := null; s[x]]") == "[null]");
     // Everywhere else the literal is a set.
     CHECK(value_of("[x | s := {input.c, input.s}; x := count(s)]") == "[1]");
     CHECK(value_of("count({input.c, input.s})") == "1");
