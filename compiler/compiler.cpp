@@ -133,9 +133,16 @@ CompiledQuery compile_query(const lang::Body& parsed, const CompiledModules& mod
     ctx.type_env = modules.type_env;
     lang::Body body = copy_body(parsed);
     lang::name_wildcards(body);
-    VarVisitor names;
-    names.walk(body);
-    ctx.gen = VarGenerator("__localq", names.vars());
+    // OPA's query stages each make their own generator of `__localqN__` names, counting
+    // from 0 past the names the query has by then (newLocalVarGenerator("q", body)): a name
+    // an earlier stage renamed away is given again. The numbers decide the order in which
+    // a set literal of them is iterated.
+    auto fresh_names = [&] {
+        VarVisitor names;
+        names.walk(body);
+        ctx.gen = VarGenerator("__localq", names.vars());
+    };
+    fresh_names();
 
     // OPA's query stages, in order; each stops the compilation when it reports an error.
     auto step = [&](auto&& stage) {
@@ -148,19 +155,37 @@ CompiledQuery compile_query(const lang::Body& parsed, const CompiledModules& mod
     step([&] {
         if (context.capture_values) body = capture_values(ctx, std::move(body));
     });
-    step([&] { body = rewrite_local_vars_in_query(ctx, std::move(body)); });
+    step([&] {
+        fresh_names();
+        body = rewrite_local_vars_in_query(ctx, std::move(body));
+    });
     step([&] { body = rewrite_template_strings_in_query(ctx, std::move(body)); });
     step([&] { check_void_calls_in(ctx, body); });
-    step([&] { body = rewrite_print_calls_in_query(ctx, std::move(body)); });
-    step([&] { body = rewrite_expr_terms_in_body(ctx.gen, std::move(body)); });
-    step([&] { rewrite_comprehension_terms_in(ctx, body); });
-    step([&] { body = rewrite_with_values_in(ctx, std::move(body)); });
+    step([&] {
+        fresh_names();
+        body = rewrite_print_calls_in_query(ctx, std::move(body));
+    });
+    step([&] {
+        fresh_names();
+        body = rewrite_expr_terms_in_body(ctx.gen, std::move(body));
+    });
+    step([&] {
+        fresh_names();
+        rewrite_comprehension_terms_in(ctx, body);
+    });
+    step([&] {
+        fresh_names();
+        body = rewrite_with_values_in(ctx, std::move(body));
+    });
     step([&] { check_undefined_funcs_in(ctx, body); });
     step([&] { body = check_query_safety(ctx, std::move(body)); });
     step([&] {
         if (context.rewrite_equals) rewrite_equals_in(body);
     });
-    step([&] { body = rewrite_dynamic_terms_in(ctx.gen, std::move(body)); });
+    step([&] {
+        fresh_names();
+        body = rewrite_dynamic_terms_in(ctx.gen, std::move(body));
+    });
     step([&] { check_types_in(ctx, body); });
     step([&] { check_unsafe_builtins_in(ctx, body, context.unsafe_builtins); });
     step([&] { check_deprecated_builtins_in(ctx, body, modules.options.strict); });

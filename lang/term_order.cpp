@@ -209,6 +209,10 @@ int compare_bodies(const Body& a, const Body& b) {
 // Sorting is skipped for elements already in order (partial evaluation keeps its sets sorted).
 void stable_sort_terms(std::vector<TermPtr>& terms) { std::stable_sort(terms.begin(), terms.end(), less); }
 
+void stable_sort_items(std::vector<std::pair<TermPtr, TermPtr>>& items) {
+    std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return less(a.first, b.first); });
+}
+
 void sort_set_elems(std::vector<TermPtr>& elems) {
     if (sorted_unique(elems)) return;
     drop_repeated_elems(elems);

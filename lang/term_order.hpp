@@ -29,6 +29,9 @@ int compare_numbers(std::string_view a, std::string_view b);
 // Terms in OPA's order, equal ones as they were (no repeats dropped): how OPA's
 // compiler visits a set literal's elements when it rewrites them.
 void stable_sort_terms(std::vector<TermPtr>& terms);
+// An object literal's items by key in OPA's order, equal keys as they were: how OPA's
+// compiler visits them when it rewrites the literal (object.Map goes by sorted keys).
+void stable_sort_items(std::vector<std::pair<TermPtr, TermPtr>>& items);
 // A set's elements in OPA's order, repeats dropped as drop_repeated_elems does.
 void sort_set_elems(std::vector<TermPtr>& elems);
 std::vector<TermPtr> sorted_set_elems(const Term& set);

@@ -806,7 +806,9 @@ private:
             std::stable_sort(keys.begin(), keys.end(), [](const K& a, const K& b) { return a.text < b.text; });
             bool first = true;
             for (std::size_t i = 0; i < keys.size(); ++i) {
-                if (i > 0 && keys[i].text == keys[i - 1].text) continue;
+                // Keys that write one text (1 and "1"): OPA fills a Go map in canonical order,
+                // so the last one's value is written.
+                if (i + 1 < keys.size() && keys[i].text == keys[i + 1].text) continue;
                 member(keys[i].text, *keys[i].val, first, indent);
                 first = false;
             }
@@ -824,6 +826,15 @@ private:
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) { support::append_json_string(out, s); }
+
+std::string json_key_text(const Value& key) {
+    if (key.is_string()) return std::string(key.as_string());
+    JsonWriteOptions options;
+    options.escape_html = true;
+    std::string text;
+    append_json(text, key, options);
+    return text;
+}
 
 void append_json(std::string& out, const Value& v, JsonStyle style) {
     Out o(out);

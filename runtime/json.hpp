@@ -22,8 +22,8 @@
 //     sorted as Go sorts map keys. Non-string keys are written as their compact
 //     JSON text inside a string (key 1 -> "1", key [1] -> "[1]"); if an object
 //     has such keys, entries are ordered by the written key text and, should
-//     two keys write the same text (1 and "1"), the first in canonical order
-//     is kept.
+//     two keys write the same text (1 and "1"), the last in canonical order
+//     is kept (OPA fills a Go map in that order).
 //   * sets are written as arrays in canonical order.
 //   * escapes: \" \\ \n \r \t \b \f, other control characters as \u00XX,
 //     U+2028/U+2029 as \u2028/\u2029; invalid UTF-8 bytes as \ufffd;
@@ -59,6 +59,12 @@ void append_json(std::string& out, const Value& v, JsonStyle style = JsonStyle::
 
 // Appends `s` as a JSON string literal, quotes included.
 void append_json_string(std::string& out, std::string_view s);
+
+// The text an object key has once OPA turns a value into Go's JSON types (ast.JSON, as
+// json.marshal, yaml.marshal and urlquery.encode_object do): a string as it is, any other
+// key its compact JSON as Go's json.Encoder writes it (<, > and & escaped). Keys of one
+// text are then one: the last in canonical order keeps its value.
+std::string json_key_text(const Value& key);
 
 // As Go's json.Encoder writes: `escape_html` escapes <, > and & as \u003c,
 // \u003e and \u0026 (Go's default, which OPA's server keeps); `indent`

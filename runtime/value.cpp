@@ -216,6 +216,11 @@ const Value* Value::find(std::string_view key) const noexcept {
     return nullptr;
 }
 
+namespace {
+bool written_as_int(const Value& v);
+const ObjectEntry* find_number_key(std::span<const ObjectEntry> entries, std::size_t at, const Value& key);
+}  // namespace
+
 const Value* Value::find(const Value& key) const noexcept {
     if (key.tag_ == Tag::String) return find(key.as_string());
     auto entries = object_entries();
@@ -223,7 +228,11 @@ const Value* Value::find(const Value& key) const noexcept {
     while (lo < hi) {
         std::size_t mid = lo + (hi - lo) / 2;
         int c = compare(entries[mid].key, key);
-        if (c == 0) return &entries[mid].value;
+        if (c == 0) {
+            if (!key.is_number()) return &entries[mid].value;
+            const ObjectEntry* e = find_number_key(entries, mid, key);
+            return e ? &e->value : nullptr;
+        }
         if (c < 0) lo = mid + 1;
         else hi = mid;
     }
@@ -244,6 +253,20 @@ bool written_as_int(const Value& v) {
 // Whether OPA's set finds `member` when it looks up `probe` (both of one value).
 bool set_lookup_matches(const Value& probe, const Value& member) {
     return !probe.is_number() || !written_as_int(probe) || written_as_int(member);
+}
+
+// OPA's object (object.insert and object.get) compares number keys by the same test, and
+// of the keys it matches takes the one inserted last (its hash chain's head): objects keep
+// keys of one value in insertion order, so that is the last of their run that matches.
+// `at` is an entry whose key equals `key` in value.
+const ObjectEntry* find_number_key(std::span<const ObjectEntry> entries, std::size_t at, const Value& key) {
+    std::size_t end = at + 1;
+    while (end < entries.size() && entries[end].key == key) ++end;
+    std::size_t begin = at;
+    while (begin > 0 && entries[begin - 1].key == key) --begin;
+    for (std::size_t i = end; i-- > begin;)
+        if (set_lookup_matches(key, entries[i].key)) return &entries[i];
+    return nullptr;
 }
 
 }  // namespace
@@ -503,19 +526,43 @@ Value make_object(std::vector<ObjectEntry>& items, std::size_t n) {
 
 }  // namespace
 
-Value ObjectBuilder::build(DuplicateKeys dup) {
-    sort_entries(items_);
-    // Compact runs of equal keys (stable sort keeps insertion order in a run).
+namespace {
+
+// Inserts sorted entries (equal keys in insertion order) into themselves as OPA's object
+// does, compacting in place: an entry whose key matches one kept before (find_number_key's
+// test, the latest kept first) goes to `merge(kept, entry)`, any other is kept. Returns the
+// number kept, or stops early when merge returns false.
+template <typename Merge>
+std::size_t insert_as_opa(std::vector<ObjectEntry>& items, Merge merge) {
     std::size_t w = 0;
-    for (std::size_t r = 0; r < items_.size(); ++r) {
-        if (w > 0 && items_[w - 1].key == items_[r].key) {
-            if (dup == DuplicateKeys::LastWins) items_[w - 1].value = std::move(items_[r].value);
+    std::size_t run = 0;  // where the kept entries equal to the current key begin
+    for (std::size_t r = 0; r < items.size(); ++r) {
+        if (w == 0 || !(items[w - 1].key == items[r].key)) run = w;
+        std::size_t match = w;
+        for (std::size_t i = w; i-- > run;)
+            if (set_lookup_matches(items[r].key, items[i].key)) {
+                match = i;
+                break;
+            }
+        if (match < w) {
+            if (!merge(items[match], items[r])) return w;
             continue;
         }
-        if (w != r) items_[w] = std::move(items_[r]);
+        if (w != r) items[w] = std::move(items[r]);
         ++w;
     }
-    Value v = make_object(items_, w);
+    return w;
+}
+
+}  // namespace
+
+Value ObjectBuilder::build(DuplicateKeys dup) {
+    sort_entries(items_);
+    std::size_t n = insert_as_opa(items_, [&](ObjectEntry& kept, ObjectEntry& e) {
+        if (dup == DuplicateKeys::LastWins) kept.value = std::move(e.value);
+        return true;
+    });
+    Value v = make_object(items_, n);
     items_.clear();
     return v;
 }
@@ -523,17 +570,20 @@ Value ObjectBuilder::build(DuplicateKeys dup) {
 ObjectBuilder::Checked ObjectBuilder::build_checked() {
     sort_entries(items_);
     Checked out;
-    for (std::size_t r = 1; r < items_.size(); ++r) {
-        if (items_[r - 1].key == items_[r].key && !(items_[r - 1].value == items_[r].value)) {
-            out.conflict = true;
-            out.key = items_[r].key;
-            out.first = items_[r - 1].value;
-            out.second = items_[r].value;
-            items_.clear();
-            return out;
-        }
+    std::size_t n = insert_as_opa(items_, [&](ObjectEntry& kept, ObjectEntry& e) {
+        if (kept.value == e.value) return true;
+        out.conflict = true;
+        out.key = e.key;
+        out.first = kept.value;
+        out.second = e.value;
+        return false;
+    });
+    if (out.conflict) {
+        items_.clear();
+        return out;
     }
-    out.value = build(DuplicateKeys::LastWins);
+    out.value = make_object(items_, n);
+    items_.clear();
     return out;
 }
 

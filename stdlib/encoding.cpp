@@ -66,17 +66,23 @@ BuiltinImpl on_string(std::size_t growth, F f) {
 BuiltinResult urlquery_encode_object(const Value& obj, BuiltinContext& ctx) {
     if (!obj.is_object()) return type_error(1, "object", obj);
     const auto bad_value = [] {
-        return BuiltinResult::error("operand 1 values must be string, array[string], or set[string]");
+        return BuiltinResult::type_error("operand 1 values must be string, array[string], or set[string]");
     };
+    // OPA encodes the object as Go's JSON types (ast.JSON): keys become their JSON text, and
+    // of keys of one text (1 and "1") the last in canonical order stays (stable sort).
+    std::vector<std::pair<std::string, const Value*>> entries;
+    for (const auto& e : obj.object_entries()) entries.emplace_back(runtime::json_key_text(e.key), &e.value);
+    std::stable_sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     // url.Values.Encode: keys sorted bytewise, values in their given order.
     std::vector<std::pair<std::string, std::vector<std::string>>> pairs;
-    for (const auto& e : obj.object_entries()) {
-        if (!e.key.is_string()) return BuiltinResult::error("operand 1 keys must be strings");
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (i + 1 < entries.size() && entries[i].first == entries[i + 1].first) continue;
+        const Value& value = *entries[i].second;
         std::vector<std::string> values;
-        if (e.value.is_string()) {
-            values.emplace_back(e.value.as_string());
-        } else if (e.value.is_array() || e.value.is_set()) {
-            auto xs = e.value.is_array() ? e.value.array_elements() : e.value.set_elements();
+        if (value.is_string()) {
+            values.emplace_back(value.as_string());
+        } else if (value.is_array() || value.is_set()) {
+            auto xs = value.is_array() ? value.array_elements() : value.set_elements();
             for (const auto& x : xs) {
                 if (!x.is_string()) return bad_value();
                 values.emplace_back(x.as_string());
@@ -84,9 +90,8 @@ BuiltinResult urlquery_encode_object(const Value& obj, BuiltinContext& ctx) {
         } else {
             return bad_value();
         }
-        pairs.emplace_back(std::string(e.key.as_string()), std::move(values));
+        pairs.emplace_back(std::move(entries[i].first), std::move(values));
     }
-    std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::string out;
     for (const auto& [key, values] : pairs) {
         std::string k = go_url::query_escape(key);

@@ -107,7 +107,7 @@ BuiltinResult marshal_with_options(Args a, BuiltinContext& ctx) {
         }
         ++idx;
     }
-    auto compact = json_text(a[0], ctx);
+    auto compact = json_text(a[0], ctx, true);  // Go's json.Marshal(Indent): <, > and & escaped
     if (!compact) return BuiltinResult::cancelled();
     if (!explicit_pretty.value_or(implicit_pretty)) return text_result(ctx, *compact);
     auto indented = indent_json(*compact, prefix, indent, ctx);
@@ -119,7 +119,7 @@ BuiltinResult marshal_with_options(Args a, BuiltinContext& ctx) {
 
 void register_json(Registry& r) {
     declare(r, "json.marshal", 1, [](Args a, BuiltinContext& ctx) {
-        auto text = json_text(a[0], ctx);
+        auto text = json_text(a[0], ctx, true);  // Go's json.Marshal: <, > and & escaped
         if (!text) return BuiltinResult::cancelled();
         return text_result(ctx, *text);
     });

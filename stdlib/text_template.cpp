@@ -1,5 +1,6 @@
 #include "stdlib/text_template.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -31,6 +32,12 @@ struct TemplateStopped {};
     throw TemplateError(fmt::format("template: template:{}: {}", line, msg));
 }
 
+// An execution error as Go reports it: where, and the node being evaluated (as written).
+[[noreturn]] void fail_at(int line, int col, const std::string& node, const std::string& msg) {
+    throw TemplateError(
+        fmt::format("template: template:{}:{}: executing \"template\" at <{}>: {}", line, col, node, msg));
+}
+
 // ---- lexing -------------------------------------------------------------------
 
 struct Token {
@@ -38,6 +45,8 @@ struct Token {
     std::string text;                // identifier, string value, number text, variable name
     std::vector<std::string> chain;  // field names (Field, Var, and after RParen)
     bool adjacent = false;           // no space before (a field chain after ')')
+    std::size_t pos = 0;             // where Go's parser places the node: offset in the action
+    std::string src;                 // the token as written
 };
 
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -64,7 +73,8 @@ std::vector<Token> lex_action(std::string_view s, int line) {
             space_before = true;
             continue;
         }
-        Token t{Token::Dot, {}, {}, !space_before};
+        Token t{Token::Dot, {}, {}, !space_before, i, {}};
+        const std::size_t start = i;
         space_before = false;
         if (c == '.') {
             auto chain = read_chain(s, i);
@@ -73,6 +83,8 @@ std::vector<Token> lex_action(std::string_view s, int line) {
                 t.kind = Token::Dot;
             } else {
                 t.kind = Token::Field;
+                // Go's parser places a chain `.a.b` at its second field.
+                if (chain.size() > 1) t.pos += chain[0].size() + 1;
                 t.chain = std::move(chain);
             }
         } else if (c == '$') {
@@ -81,6 +93,7 @@ std::vector<Token> lex_action(std::string_view s, int line) {
             t.kind = Token::Var;
             t.text = std::string(s.substr(i, j - i));
             i = j;
+            if (i < s.size() && s[i] == '.') t.pos = i;  // `$v.a`: at its first field
             t.chain = read_chain(s, i);
         } else if (c == '"') {
             std::size_t j = i + 1;
@@ -145,6 +158,7 @@ std::vector<Token> lex_action(std::string_view s, int line) {
         } else {
             fail(line, fmt::format("unexpected \"{}\" in command", c));
         }
+        t.src = std::string(s.substr(start, i - start));
         out.push_back(std::move(t));
     }
     return out;
@@ -158,6 +172,8 @@ struct Term {
     enum Kind { Dot, Field, Var, String, Int, Bool, Nil, Func, Sub } kind = Dot;
     std::string text;
     std::vector<std::string> chain;
+    int line = 1, col = 0;  // Go's position of the node, for "line:col" in execution errors
+    std::string src;        // as written, for "at <...>" in execution errors
     std::int64_t i = 0;
     bool b = false;
     std::shared_ptr<Pipeline> sub;
@@ -165,6 +181,11 @@ struct Term {
 
 struct Command {
     std::vector<Term> args;
+    std::string src() const {
+        std::string out;
+        for (const auto& a : args) out += (out.empty() ? "" : " ") + a.src;
+        return out;
+    }
 };
 
 struct Pipeline {
@@ -172,6 +193,13 @@ struct Pipeline {
     bool declare = false;
     std::vector<Command> cmds;
     int line = 1;
+    std::string src() const {
+        std::string out;
+        for (const auto& v : vars) out += (out.empty() ? "" : ", ") + v;
+        if (!vars.empty()) out += declare ? " := " : " = ";
+        for (std::size_t i = 0; i < cmds.size(); ++i) out += (i ? " | " : "") + cmds[i].src();
+        return out;
+    }
 };
 
 struct Node;
@@ -189,6 +217,7 @@ struct Item {
     bool action = false;
     std::string text;
     int line = 1;
+    int col = 0;  // byte offset of an action's text from the start of its line
 };
 
 std::vector<Item> split_items(std::string_view t) {
@@ -235,7 +264,12 @@ std::vector<Item> split_items(std::string_view t) {
         std::string_view body = t.substr(start, body_end - start);
         std::string_view trimmed = body;
         while (!trimmed.empty() && is_space(trimmed.front())) trimmed.remove_prefix(1);
-        if (!trimmed.starts_with("/*")) items.push_back({true, std::string(body), line});
+        if (!trimmed.starts_with("/*")) {
+            auto newline = t.rfind('\n', start == 0 ? 0 : start - 1);
+            int col =
+                static_cast<int>(newline == std::string_view::npos || newline >= start ? start : start - newline - 1);
+            items.push_back({true, std::string(body), line, col});
+        }
         count_lines(t.substr(open, close + 2 - open));
         i = close + 2;
     }
@@ -257,7 +291,17 @@ private:
     std::vector<Item> items_;
     std::size_t pos_ = 0;
     int line_ = 1;
-    std::vector<Token> rest_;  // tokens after "else" in "{{else if ...}}"
+    std::vector<Token> rest_;     // tokens after "else" in "{{else if ...}}"
+    const Item* item_ = nullptr;  // the action being parsed
+
+    // Line and column (Go's ErrorContext: bytes since the line's start) of a token.
+    void place(Term& term, const Token& t) const {
+        if (!item_) return;
+        std::string_view before = std::string_view(item_->text).substr(0, t.pos);
+        auto newline = before.rfind('\n');
+        term.line = item_->line + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+        term.col = static_cast<int>(newline == std::string_view::npos ? item_->col + t.pos : t.pos - newline - 1);
+    }
 
     // Parses until {{end}} / {{else ...}} (reported in `stop`) or the end.
     NodeList parse_list(std::string& stop, int depth) {
@@ -274,6 +318,7 @@ private:
                 list.push_back(std::move(n));
                 continue;
             }
+            item_ = &item;
             auto toks = lex_action(item.text, item.line);
             if (toks.empty()) fail(line_, "missing value for command");
             if (toks[0].kind == Token::Ident) {
@@ -365,6 +410,8 @@ private:
     Term parse_term(const std::vector<Token>& toks, std::size_t& i) {
         const Token& t = toks[i++];
         Term term;
+        place(term, t);
+        term.src = t.src;
         switch (t.kind) {
             case Token::Dot: term.kind = Term::Dot; break;
             case Token::Field:
@@ -411,8 +458,12 @@ private:
                                          toks.begin() + static_cast<std::ptrdiff_t>(j));
                 term.kind = Term::Sub;
                 term.sub = std::make_shared<Pipeline>(parse_pipeline(inner, false));
+                term.src = "(" + term.sub->src() + ")";
                 i = j + 1;
-                if (i < toks.size() && toks[i].kind == Token::Field && toks[i].adjacent) term.chain = toks[i++].chain;
+                if (i < toks.size() && toks[i].kind == Token::Field && toks[i].adjacent) {
+                    term.src += toks[i].src;
+                    term.chain = toks[i++].chain;
+                }
                 break;
             }
             default: fail(line_, "unexpected token in operand");
@@ -423,8 +474,10 @@ private:
 
 // ---- execution --------------------------------------------------------------------
 
-// A value as Go's template engine sees it: JSON data, or a Go int (range
-// indexes, literals), or the zero value of a missing map key.
+// A value as Go's template engine sees it: JSON data (null is Go's nil, as is
+// what `index` finds for a missing key), or a Go int (range indexes, literals),
+// or a field a map lacks: OPA's newest release renders it `<undefined>` (1.7.1
+// stopped with missingkey=error).
 struct TV {
     Value v;
     bool go_int = false;
@@ -473,7 +526,6 @@ std::string go_string(const TV& t, bool top) {
 
 // Go template truth: JSON numbers are json.Number strings (true unless empty).
 bool truth(const TV& t) {
-    if (t.missing) return false;
     if (t.go_int) {
         std::int64_t i = 0;
         t.v.as_int64(i);
@@ -554,13 +606,13 @@ private:
             vars_.resize(inner);
         };
         bool any = false;
-        if (!coll.missing && (coll.v.is_array() || coll.v.is_set())) {
+        if (coll.v.is_array() || coll.v.is_set()) {
             auto elems = coll.v.is_array() ? coll.v.array_elements() : coll.v.set_elements();
             for (std::size_t i = 0; i < elems.size(); ++i) {
                 any = true;
                 body(TV{Value::integer(static_cast<std::int64_t>(i)), true}, TV{elems[i]});
             }
-        } else if (!coll.missing && coll.v.is_object()) {
+        } else if (coll.v.is_object()) {
             for (const auto& e : coll.v.object_entries()) {
                 any = true;
                 body(TV{e.key}, TV{e.value});
@@ -573,11 +625,19 @@ private:
                 step();
                 body(TV{Value::integer(i), true}, TV{Value::integer(i), true});
             }
-        } else if (!coll.missing && !coll.v.is_null()) {
-            fail(line_, fmt::format("range can't iterate over {}", go_string(coll, false)));
+        } else if (!coll.v.is_null()) {
+            fail_here(fmt::format("range can't iterate over {}", go_string(coll, false)));
         }
         if (!any) run(n.else_list, dot);
         vars_.resize(mark);
+    }
+
+    const Command* cmd_ = nullptr;  // the command whose function is being called
+
+    // An error of the called function, placed at its command as Go places it.
+    [[noreturn]] void fail_call(const std::string& msg) {
+        if (!cmd_) fail(line_, msg);
+        fail_at(cmd_->args[0].line, cmd_->args[0].col, cmd_->src(), msg);
     }
 
     TV lookup_var(const std::string& name) {
@@ -586,16 +646,26 @@ private:
         fail(line_, fmt::format("undefined variable: {}", name));
     }
 
-    TV field_chain(TV v, const std::vector<std::string>& chain) {
-        for (const auto& f : chain) {
+    // The node Go's executor is at (state.at: the last field, variable or command begun), which
+    // its errors name.
+    const Term* at_ = nullptr;
+
+    [[noreturn]] void fail_here(const std::string& msg) {
+        if (!at_) fail(line_, msg);
+        fail_at(at_->line, at_->col, at_->src, msg);
+    }
+
+    // Data values are Go's interface {} (decoded JSON), range indexes and literals ints.
+    TV field_chain(TV v, const Term& t) {
+        if (t.kind != Term::Sub) at_ = &t;  // a chain after (...) is placed where its pipeline ended
+        for (const auto& f : t.chain) {
             if (v.missing) return v;
             if (!v.v.is_object() || v.go_int) {
-                if (v.v.is_null()) fail(line_, fmt::format("nil pointer evaluating interface {{}}.{}", f));
-                fail(line_, fmt::format("can't evaluate field {} in type {}", f,
-                                        v.go_int ? "int" : std::string(v.v.type_name())));
+                if (v.v.is_null()) fail_here(fmt::format("nil pointer evaluating interface {{}}.{}", f));
+                fail_here(fmt::format("can't evaluate field {} in type {}", f, v.go_int ? "int" : "interface {}"));
             }
             const Value* next = v.v.find(f);
-            if (!next) return TV{Value(), false, true};
+            if (!next) return TV{Value::null(), false, true};
             v = TV{*next};
         }
         return v;
@@ -604,14 +674,14 @@ private:
     TV eval_term(const Term& t, const TV& dot) {
         switch (t.kind) {
             case Term::Dot: return dot;
-            case Term::Field: return field_chain(dot, t.chain);
-            case Term::Var: return field_chain(lookup_var(t.text), t.chain);
+            case Term::Field: return field_chain(dot, t);
+            case Term::Var: return field_chain(lookup_var(t.text), t);
             case Term::String: return TV{Value::string(t.text)};
             case Term::Int: return TV{Value::integer(t.i), true};
             case Term::Bool: return TV{Value::boolean(t.b)};
             case Term::Nil: fail(line_, "nil is not a command");
             case Term::Func: return call(t.text, {}, dot);
-            case Term::Sub: return field_chain(eval_pipeline(*t.sub, dot), t.chain);
+            case Term::Sub: return field_chain(eval_pipeline(*t.sub, dot), t);
         }
         return TV{};
     }
@@ -621,10 +691,14 @@ private:
         for (const auto& cmd : p.cmds) {
             const Term& head = cmd.args[0];
             if (head.kind == Term::Func) {
+                at_ = &head;  // Go's state.at(cmd), before the arguments
                 std::vector<TV> args;
                 for (std::size_t i = 1; i < cmd.args.size(); ++i) args.push_back(eval_term(cmd.args[i], dot));
                 if (prev) args.push_back(*prev);
+                const Command* outer = cmd_;
+                cmd_ = &cmd;
                 prev = call(head.text, args, dot);
+                cmd_ = outer;
             } else {
                 if (cmd.args.size() > 1 || prev) fail(line_, "can't give argument to non-function");
                 prev = eval_term(head, dot);
@@ -648,17 +722,65 @@ private:
         return result;
     }
 
-    static std::optional<double> as_number(const TV& t) {
-        if (t.missing || !t.v.is_number()) return std::nullopt;
-        return t.v.as_number().to_double();
+    // Go's basicKind of an operand: json.Number is a string type; nil and composites have none.
+    enum class GoKind { Bool, Int, String, Nil, Other };
+    static GoKind go_kind(const TV& t) {
+        if (t.go_int) return GoKind::Int;
+        switch (t.v.kind()) {
+            case runtime::Kind::Null: return GoKind::Nil;
+            case runtime::Kind::Boolean: return GoKind::Bool;
+            case runtime::Kind::Number:
+            case runtime::Kind::String: return GoKind::String;
+            default: return GoKind::Other;
+        }
+    }
+    static std::string go_text(const TV& t) {
+        return t.v.is_string() ? std::string(t.v.as_string()) : t.v.as_number().to_string();
+    }
+    static std::int64_t go_int(const TV& t) {
+        std::int64_t i = 0;
+        t.v.as_int64(i);
+        return i;
     }
 
-    int compare_values(const TV& a, const TV& b) {
-        auto x = as_number(a), y = as_number(b);
-        if (x && y) return *x < *y ? -1 : *x > *y ? 1 : 0;
-        if (!a.missing && !b.missing && a.v.is_string() && b.v.is_string())
-            return a.v.as_string().compare(b.v.as_string());
-        fail(line_, "incompatible types for comparison");
+    // text/template's eq: operands of one basic kind compare, nil equals nil, anything else
+    // against nil is false, other mixes are errors, as are composites.
+    bool go_eq(const std::string& name, const TV& a, const std::vector<TV>& others) {
+        GoKind k1 = go_kind(a);
+        for (const auto& b : others) {
+            GoKind k2 = go_kind(b);
+            bool truth = false;
+            if (k1 != k2) {
+                if (k1 != GoKind::Nil && k2 != GoKind::Nil)
+                    fail_call("error calling " + name + ": incompatible types for comparison");
+            } else {
+                switch (k1) {
+                    case GoKind::Bool: truth = a.v.as_bool() == b.v.as_bool(); break;
+                    case GoKind::Int: truth = go_int(a) == go_int(b); break;
+                    case GoKind::String: truth = go_text(a) == go_text(b); break;
+                    case GoKind::Nil: truth = true; break;
+                    case GoKind::Other:
+                        if (go_type_name(a) != go_type_name(b))
+                            fail_call(fmt::format("error calling {}: non-comparable types {}: {}, {}: {}", name,
+                                                  go_string(a, false), go_type_name(a), go_type_name(b),
+                                                  go_string(b, false)));
+                        fail_call(fmt::format("error calling {}: non-comparable type {}: {}", name, go_string(b, false),
+                                              go_type_name(b)));
+                }
+            }
+            if (truth) return true;
+        }
+        return false;
+    }
+
+    // text/template's lt: ints by value, strings (json.Number too) bytewise.
+    bool go_lt(const std::string& name, const TV& a, const TV& b) {
+        GoKind k1 = go_kind(a), k2 = go_kind(b);
+        auto basic = [](GoKind k) { return k != GoKind::Nil && k != GoKind::Other; };
+        if (!basic(k1) || !basic(k2)) fail_call("error calling " + name + ": invalid type for comparison");
+        if (k1 != k2) fail_call("error calling " + name + ": incompatible types for comparison");
+        if (k1 == GoKind::Bool) fail_call("error calling " + name + ": invalid type for comparison");
+        return k1 == GoKind::Int ? go_int(a) < go_int(b) : go_text(a) < go_text(b);
     }
 
     TV call(const std::string& name, const std::vector<TV>& args, const TV&) {
@@ -669,8 +791,11 @@ private:
         if (name == "len") {
             need(1);
             const TV& a = args[0];
-            if (a.missing || a.go_int || !(a.v.is_string() || a.v.is_array() || a.v.is_set() || a.v.is_object()))
-                fail(line_, "error calling len: len of type " + std::string(a.v.type_name()));
+            // A json.Number is a string: its length is its text's.
+            if (!a.go_int && a.v.is_number())
+                return TV{Value::integer(static_cast<std::int64_t>(go_text(a).size())), true};
+            if (a.go_int || !(a.v.is_string() || a.v.is_array() || a.v.is_set() || a.v.is_object()))
+                fail_call("error calling len: len of type " + go_type_name(a));
             return TV{Value::integer(static_cast<std::int64_t>(a.v.size())), true};
         }
         if (name == "index") {
@@ -678,18 +803,19 @@ private:
             TV v = args[0];
             for (std::size_t i = 1; i < args.size(); ++i) {
                 const TV& k = args[i];
-                if (v.v.is_array() && !v.missing) {
+                if (v.v.is_array()) {
                     std::int64_t idx = 0;
                     if (!k.go_int || !k.v.as_int64(idx))
-                        fail(line_, "error calling index: cannot index slice/array with non-integer");
+                        fail_call("error calling index: cannot index slice/array with non-integer");
                     if (idx < 0 || static_cast<std::size_t>(idx) >= v.v.size())
-                        fail(line_, fmt::format("error calling index: index out of range: {}", idx));
+                        fail_call(fmt::format("error calling index: index out of range: {}", idx));
                     v = TV{v.v.array_elements()[static_cast<std::size_t>(idx)]};
-                } else if (v.v.is_object() && !v.missing) {
+                } else if (v.v.is_object()) {
+                    // A missing key gives the map's zero value, nil (missingkey is for fields).
                     const Value* next = v.v.find(k.v);
-                    v = next ? TV{*next} : TV{Value(), false, true};
+                    v = next ? TV{*next} : TV{Value::null()};
                 } else {
-                    fail(line_, "error calling index: can't index item");
+                    fail_call("error calling index: can't index item");
                 }
             }
             return v;
@@ -706,25 +832,26 @@ private:
             return args.back();
         }
         if (name == "eq" || name == "ne") {
+            if (name == "eq" && args.size() < 2) fail_call("error calling eq: missing argument for comparison");
             need(2);
-            bool eq = false;
-            for (std::size_t i = 1; i < args.size() && !eq; ++i) {
-                auto x = as_number(args[0]), y = as_number(args[i]);
-                eq = (x && y) ? *x == *y : (!args[0].missing && !args[i].missing && args[0].v == args[i].v);
-            }
+            bool eq = go_eq(name, args[0], std::vector<TV>(args.begin() + 1, args.end()));
             return TV{Value::boolean(name == "eq" ? eq : !eq)};
         }
         if (name == "lt" || name == "le" || name == "gt" || name == "ge") {
             need(2);
-            int c = compare_values(args[0], args[1]);
-            bool r = name == "lt" ? c < 0 : name == "le" ? c <= 0 : name == "gt" ? c > 0 : c >= 0;
+            // As Go: le is lt or eq, gt is not le, ge is not lt.
+            bool r = false;
+            if (name == "lt" || name == "ge") r = go_lt(name, args[0], args[1]) == (name == "lt");
+            else r = (go_lt(name, args[0], args[1]) || go_eq(name, args[0], {args[1]})) == (name == "le");
             return TV{Value::boolean(r)};
         }
         if (name == "print" || name == "println") {
             std::string s;
             for (std::size_t i = 0; i < args.size(); ++i) {
-                bool is_str = !args[i].missing && !args[i].go_int && args[i].v.is_string();
-                bool prev_str = i > 0 && !args[i - 1].missing && !args[i - 1].go_int && args[i - 1].v.is_string();
+                // Go's Sprint spaces operands neither of which is a string (json.Number is one).
+                auto is_string = [](const TV& t) { return go_kind(t) == GoKind::String; };
+                bool is_str = is_string(args[i]);
+                bool prev_str = i > 0 && is_string(args[i - 1]);
                 if (i > 0 && (name == "println" || (!is_str && !prev_str))) s += ' ';
                 s += go_string(args[i], false);
             }
@@ -733,8 +860,8 @@ private:
         }
         if (name == "printf") {
             need(1);
-            if (args[0].missing || args[0].go_int || !args[0].v.is_string())
-                fail(line_, "wrong type for value; expected string; got " + go_type_name(args[0]));
+            if (args[0].go_int || !args[0].v.is_string())
+                fail_here("wrong type for value; expected string; got " + go_type_name(args[0]));
             std::vector<gofmt::Arg> operands;
             for (std::size_t i = 1; i < args.size(); ++i) operands.push_back(go_fmt_arg(args[i]));
             return TV{Value::string(gofmt::sprintf(args[0].v.as_string(), operands))};
@@ -745,7 +872,7 @@ private:
     // The Go type a template operand has: data arrives as OPA hands it to Go's
     // template, decoded JSON (numbers are json.Number), constants as Go's.
     static std::string go_type_name(const TV& t) {
-        if (t.missing || t.v.is_null()) return "<nil>";
+        if (t.v.is_null()) return "<nil>";
         if (t.go_int) return "int";
         switch (t.v.kind()) {
             case runtime::Kind::Boolean: return "bool";
@@ -757,7 +884,7 @@ private:
     }
 
     static gofmt::Arg go_fmt_arg(const TV& t) {
-        if (t.missing || t.v.is_null()) return gofmt::Arg::nil();
+        if (t.v.is_null()) return gofmt::Arg::nil();
         std::int64_t i = 0;
         if (t.go_int && t.v.as_int64(i)) return gofmt::Arg::integer(i);
         switch (t.v.kind()) {

@@ -279,9 +279,6 @@ bool natural_less(std::string_view as, std::string_view bs) {
     return a.size() < b.size();
 }
 
-// JSON object keys: strings as they are, other keys as their JSON text.
-std::string key_text(const Value& k) { return k.is_string() ? std::string(k.as_string()) : runtime::to_json(k); }
-
 bool is_block_collection(const Value& v) { return ((v.is_array() || v.is_set() || v.is_object()) && v.size() > 0); }
 
 std::span<const Value> sequence(const Value& v) { return v.is_array() ? v.array_elements() : v.set_elements(); }
@@ -337,13 +334,15 @@ void emit_scalar(std::string& out, const Value& v, std::size_t indent, BuiltinCo
 // Emits a block mapping whose first key goes where the cursor already is.
 void emit_mapping(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx) {
     std::vector<std::pair<std::string, const Value*>> entries;
-    for (const auto& e : v.object_entries()) entries.emplace_back(key_text(e.key), &e.value);
+    for (const auto& e : v.object_entries()) entries.emplace_back(runtime::json_key_text(e.key), &e.value);
     std::stable_sort(entries.begin(), entries.end(),
                      [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
-    // Keys that print alike (1 and "1") keep the first, as JSON would.
-    entries.erase(
-        std::unique(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
-        entries.end());
+    // Keys that print alike (1 and "1"): the last in canonical order, as OPA's conversion to
+    // JSON (a Go map filled in that order) keeps.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i)
+        if (i + 1 == entries.size() || entries[i].first != entries[i + 1].first) entries[kept++] = entries[i];
+    entries.resize(kept);
     bool first = true;
     for (const auto& [key, value] : entries) {
         need(out, indent + 4 * key.size() + 8, ctx);

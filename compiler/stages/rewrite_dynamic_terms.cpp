@@ -108,6 +108,7 @@ private:
                 for (auto& e : t->elems) one(e, result);
                 return;
             case TermKind::Object:
+                lang::stable_sort_items(t->items);  // as a set's: OPA visits the items by key
                 for (auto& [k, v] : t->items) {
                     one(k, result);
                     one(v, result);

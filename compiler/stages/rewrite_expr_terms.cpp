@@ -56,6 +56,7 @@ public:
                 for (auto& e : t->elems) append(support, term(e));
                 return support;
             case TermKind::Object:
+                lang::stable_sort_items(t->items);  // OPA rewrites an object's items by key
                 for (auto& [k, v] : t->items) {
                     append(support, term(k));
                     append(support, term(v));

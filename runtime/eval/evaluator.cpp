@@ -187,14 +187,24 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
         case ExprOp::Unify: unify(f, e.a, e.b, k); return;
         case ExprOp::Iterate: {
             const PIteration& it = *e.iteration;
+            auto each = [&](const Value& key, const Value& value) {
+                if (it.key_present) {
+                    unify_value(f, it.key, key, [&] { unify_value(f, it.value, value, k); });
+                } else {
+                    unify_value(f, it.value, value, k);
+                }
+            };
+            if (it.domain.op == TermOp::Set) {
+                // A set literal that is no constant (`some x in {input.b, __local9__}`): OPA
+                // iterates its terms (in the order the planner sorted them), without merging
+                // equal values.
+                ValueList acc;
+                eval_elems(f, it.domain.elems, 0, acc, [&](ValueList& values) {
+                    for (std::size_t i = 0; i < values.size() && !cut_; ++i) each(values[i], values[i]);
+                });
+                return;
+            }
             eval_term(f, it.domain, [&](const Value& domain) {
-                auto each = [&](const Value& key, const Value& value) {
-                    if (it.key_present) {
-                        unify_value(f, it.key, key, [&] { unify_value(f, it.value, value, k); });
-                    } else {
-                        unify_value(f, it.value, value, k);
-                    }
-                };
                 if (domain.is_array()) {
                     auto elems = domain.array_elements();
                     for (std::size_t i = 0; i < elems.size() && !cut_; ++i)
@@ -440,7 +450,14 @@ void Evaluator::unify(Frame& f, const PTerm& a, const PTerm& b, Cont k) {
     if (has_unbound(f, a)) {
         eval_term(f, b, [&](const Value& v) { unify_value(f, a, v, k); });
     } else {
-        eval_term(f, a, [&](const Value& v) { unify_value(f, b, v, k); });
+        eval_term(f, a, [&](const Value& v) {
+            // OPA (biunify) fails a value against a comprehension of another kind without
+            // evaluating it: `x = {k: v | ...}` with x bound to 1 runs none of its calls.
+            if ((b.op == TermOp::ArrayCompr && !v.is_array()) || (b.op == TermOp::SetCompr && !v.is_set()) ||
+                (b.op == TermOp::ObjectCompr && !v.is_object()))
+                return;
+            unify_value(f, b, v, k);
+        });
     }
 }
 
@@ -688,6 +705,18 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
             walk_data(f, &program_.root, &program_.base_data, ref, 1, path, k);
             return;
         }
+        case TermOp::Set:
+            if (has_unbound(f, ref.elems[1])) {
+                // `{input.b, __local9__}[x]`: OPA iterates the literal's terms, without
+                // merging equal values (as ExprOp::Iterate does).
+                ValueList acc;
+                eval_elems(f, head.elems, 0, acc, [&](ValueList& values) {
+                    for (std::size_t i = 0; i < values.size() && !cut_; ++i)
+                        unify_value(f, ref.elems[1], values[i], [&] { walk_value(f, values[i], ref, 2, k); });
+                });
+                return;
+            }
+            [[fallthrough]];
         default: eval_term(f, head, [&](const Value& v) { walk_value(f, v, ref, 1, k); });
     }
 }
@@ -1125,9 +1154,11 @@ bool Evaluator::guards_hold(const PRule& r, const ValueList* args) {
                 if (!args || g.arg >= args->size() || !guard_matches(g, (*args)[g.arg])) return false;
                 break;
             case IndexGuard::Root::Data: {
+                // OPA's index reads the store: base data (and `with` replacements), never rules.
                 std::optional<Value> found;
                 Frame frame(0);
-                eval_ref(frame, g.ref, [&](const Value& v) { found = v; });
+                DataPath path;
+                walk_data(frame, nullptr, &program_.base_data, g.ref, 1, path, [&](const Value& v) { found = v; });
                 if (!found || !guard_matches(g, *found)) return false;
                 break;
             }

@@ -224,6 +224,9 @@ struct RuleSet {
     // evaluates this set as part of that document, where a partial set or object that
     // produced nothing is no key at all (undefined, not empty).
     bool below_variable_keys = false;
+    // Each rule's head's constant keys after this set's path, up to its first variable
+    // key: the node of OPA's rule tree the rule sits at (its head's ground prefix).
+    std::vector<std::vector<Value>> head_ground_keys;
     lang::Location loc;
     std::string dotted() const;
 };

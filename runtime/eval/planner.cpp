@@ -11,6 +11,7 @@
 #include "compiler/ast/data_paths.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/var_visitor.hpp"
+#include "lang/term_order.hpp"
 #include "lang/walk.hpp"
 #include "runtime/eval/term_values.hpp"
 #include "support/split_escaped.hpp"
@@ -117,9 +118,52 @@ bool substitute(TermPtr& t, const Temporary& tmp) {
     }
 }
 
+// Whether `var` is reached in `t` before anything that may be undefined or fail: a ref (or a
+// lookup in one before the variable's key), a call, a comprehension. Fused there it runs
+// first, as OPA runs the expression the compiler hoisted it into (`input.a == f(x)`: f's
+// error comes before input.a's absence). `found` is set where it occurs.
+bool reached_first(const lang::Term& t, const std::string& var, bool& found) {
+    auto may_fail = [](const lang::Term& x) {
+        bool fails = false;
+        lang::walk_terms(x, [&](const lang::Term& y) {
+            if (y.kind == TermKind::Ref || y.kind == TermKind::Call || y.body || y.kind == TermKind::Template)
+                fails = true;
+            return fails;
+        });
+        return fails;
+    };
+    switch (t.kind) {
+        case TermKind::Var: found = t.text == var; return true;
+        case TermKind::Ref:
+            // Looking up the parts before the variable's may end the ref first.
+            return reached_first(*t.elems[0], var, found);
+        case TermKind::Array:
+        case TermKind::Set:
+        case TermKind::Call:
+            for (std::size_t i = t.kind == TermKind::Call ? 1 : 0; i < t.elems.size(); ++i) {
+                if (!reached_first(*t.elems[i], var, found)) return false;
+                if (found) return true;
+                if (may_fail(*t.elems[i])) return false;
+            }
+            return true;
+        case TermKind::Object:
+            for (const auto& [k, v] : t.items)
+                for (const auto* x : {k.get(), v.get()}) {
+                    if (!reached_first(*x, var, found)) return false;
+                    if (found) return true;
+                    if (may_fail(*x)) return false;
+                }
+            return true;
+        default: return true;
+    }
+}
+
 bool substitute_into(lang::Expr& e, const Temporary& tmp) {
     if (e.negated || !e.withs.empty()) return false;
-    if (e.kind == ExprKind::Term) return substitute(e.term, tmp);
+    if (e.kind == ExprKind::Term) {
+        bool found = false;
+        return reached_first(*e.term, tmp.var, found) && found && substitute(e.term, tmp);
+    }
     if (e.kind == ExprKind::Every) return substitute(e.every.domain, tmp);
     return false;
 }
@@ -152,6 +196,16 @@ void fuse_all(lang::Body& body, const Counts& counts) {
     }
 }
 
+// OPA's set literal is an ast.Set: it keeps its terms in its term order, compared as
+// the compiler left them (`{__local10__, __local9__}`: by name), and iterates them in
+// that order. Sorted before fusing puts refs and calls back in the variables' places.
+void order_set_literals(lang::Body& body) {
+    lang::walk_terms_in_body(body, [](lang::Term& t) {
+        if (t.kind == TermKind::Set) lang::stable_sort_terms(t.elems);
+        return false;
+    });
+}
+
 // ---- lowering ---------------------------------------------------------------------------
 
 struct Lowering {
@@ -161,6 +215,50 @@ struct Lowering {
     lang::Diagnostics& diags;
     std::map<std::string, uint32_t> slots;
     Counts counts;  // occurrences per variable in what is being lowered
+    // OPA binds a variable to a set literal as a term (`s := {input.c, input.s}`) and iterates
+    // that term's elements (`some x in s`: null twice). The variables of the expressions
+    // lowered so far, and those a set literal of plain terms bound where they first occur.
+    std::set<std::string> seen;
+    std::map<std::string, TermPtr> set_literals;
+    bool has_with = false;  // refs in a literal may read other documents under a `with`
+
+    void find_withs(const lang::Body& b) {
+        lang::walk_exprs(b, [&](const lang::Expr& e) {
+            has_with = has_with || !e.withs.empty();
+            return has_with;
+        });
+    }
+
+    void note_vars(const lang::Expr& e) {
+        lang::walk_terms_in_expr(e, [&](const lang::Term& t) {
+            if (t.kind == TermKind::Var) seen.insert(t.text);
+            return false;
+        });
+    }
+
+    // `v = {a, input.b}` (either way round) where v occurs for the first time: a literal
+    // whose elements can be evaluated again without effect (variables, scalars, refs by them).
+    void note_set_literal(const lang::Expr& e) {
+        if (e.negated || has_with) return;
+        auto plain = [](const lang::Term& set) {
+            bool ok = true;
+            for (const auto& elem : set.elems)
+                lang::walk_terms(*elem, [&](const lang::Term& y) {
+                    ok = ok && (y.kind == TermKind::Var || y.kind == TermKind::Ref || compiler::is_scalar(y));
+                    return !ok;
+                });
+            return ok;
+        };
+        const TermPtr& a = e.term->elems[1];
+        const TermPtr& b = e.term->elems[2];
+        for (auto [v, literal] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+            const lang::Term& var = **v;
+            if (var.kind != TermKind::Var || var.text == "input" || var.text == "data" || seen.count(var.text))
+                continue;
+            if ((*literal)->kind != TermKind::Set || !plain(**literal)) continue;
+            set_literals[var.text] = *literal;
+        }
+    }
 
     uint32_t slot(const std::string& name) {
         auto [it, fresh] = slots.emplace(name, static_cast<uint32_t>(slots.size()));
@@ -227,7 +325,13 @@ struct Lowering {
                 }
                 return local(t.text, t.loc);
             case TermKind::Ref: {
-                PTerm head = term(*t.elems[0]);
+                // `s[x]` with x first here (unbound): over the set literal s was bound to, term by term.
+                const lang::Term& first = *t.elems[0];
+                auto literal = first.kind == TermKind::Var && t.elems.size() >= 2 &&
+                                       t.elems[1]->kind == TermKind::Var && !seen.count(t.elems[1]->text)
+                                   ? set_literals.find(first.text)
+                                   : set_literals.end();
+                PTerm head = literal != set_literals.end() ? term(*literal->second) : term(first);
                 if (head.op == TermOp::Ref) {
                     out = std::move(head);  // a ref on a ref (a fused temporary): one ref
                 } else {
@@ -370,6 +474,7 @@ struct Lowering {
         const lang::Term& t = *e.term;
         if (compiler::is_equality(e) || compiler::is_assignment(e)) {
             if (t.elems.size() == 3) {
+                note_set_literal(e);
                 out.op = ExprOp::Unify;
                 out.a = term(*t.elems[1]);
                 if (!iterate(e, out)) out.b = term(*t.elems[2]);
@@ -409,7 +514,9 @@ struct Lowering {
         domain->elems.pop_back();
         out.op = ExprOp::Iterate;
         out.iteration = std::make_unique<PIteration>();
-        out.iteration->domain = domain->elems.size() == 1 ? term(*domain->elems[0]) : term(*domain);
+        const lang::Term& whole = domain->elems.size() == 1 ? *domain->elems[0] : *domain;
+        auto literal = whole.kind == TermKind::Var ? set_literals.find(whole.text) : set_literals.end();
+        out.iteration->domain = literal != set_literals.end() ? term(*literal->second) : term(whole);
         out.iteration->key_present = true;
         out.iteration->key = term(key);
         out.iteration->value = std::move(out.a);
@@ -457,7 +564,10 @@ struct Lowering {
     PBody body(const lang::Body& b) {
         PBody out;
         out.exprs.reserve(b.size());
-        for (const auto& e : b) out.exprs.push_back(expr(e));
+        for (const auto& e : b) {
+            out.exprs.push_back(expr(e));
+            note_vars(e);
+        }
         return out;
     }
 
@@ -498,9 +608,16 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
     for (std::size_t i = 1; i < clause.head.ref->elems.size(); ++i) count_vars(*clause.head.ref->elems[i], counts);
     count_vars(clause.body, counts);
     std::vector<IndexGuard> guards = index_guards(program, clause);
+    order_set_literals(clause.body);
     fuse_all(clause.body, counts);
 
     Lowering low{program, compiled.rewritten_vars, nullptr, diags, {}, std::move(counts)};
+    for (const auto& a : clause.head.args)  // bound before the body: no set literal binds them
+        lang::walk_terms(*a, [&](const lang::Term& t) {
+            if (t.kind == TermKind::Var) low.seen.insert(t.text);
+            return false;
+        });
+    low.find_withs(clause.body);
     auto out = std::make_shared<PRule>();
     out->loc = clause.loc;
     out->is_default = clause.is_default;
@@ -531,15 +648,43 @@ bool is_scalar_kind(TermKind k) {
 
 bool is_root_name(const lang::Term& t) { return t.kind == TermKind::Var && (t.text == "input" || t.text == "data"); }
 
-// OPA's isVirtual: the ref's path reaches a rule, or ends inside the rule tree.
+// A key of OPA's rule tree: its nodes are a map by value, where numbers are their text.
+bool same_tree_key(const Value& a, const Value& b) {
+    if (a.is_number() && b.is_number()) return a.as_number().to_string() == b.as_number().to_string();
+    return a.kind() == b.kind() && a == b;
+}
+
+// OPA's isVirtual: the ref's path reaches a node of the rule tree that holds rules, or ends
+// inside the tree. A rule sits at its head's ground prefix, so below a set's path the nodes
+// are its rules' constant keys (`r[1000000] := 1` makes r[1000000] a node and r none: a ref
+// to r[1] is no virtual document to OPA's index, which then reads it from the store).
 bool is_virtual(const Program& program, const std::vector<Value>& path) {
     const DataNode* node = &program.root;
-    for (const auto& p : path) {
-        if (!p.is_string()) return false;
-        auto it = node->children.find(std::string(p.as_string()));
-        if (it == node->children.end()) return false;
-        if (it->second->rules) return true;
-        node = it->second.get();
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        const DataNode* child = nullptr;
+        if (path[i].is_string()) {
+            auto it = node->children.find(std::string(path[i].as_string()));
+            if (it != node->children.end()) child = it->second.get();
+        }
+        if (!child) {
+            if (!node->rules) return false;
+            // Below a set's path: the nodes of its rules' constant keys.
+            std::vector<const std::vector<Value>*> rules;
+            for (const auto& keys : node->rules->head_ground_keys) rules.push_back(&keys);
+            for (std::size_t d = 0; i + d < path.size(); ++d) {
+                std::erase_if(rules, [&](const std::vector<Value>* keys) {
+                    return keys->size() <= d || !same_tree_key((*keys)[d], path[i + d]);
+                });
+                if (rules.empty()) return false;
+                for (const auto* keys : rules)
+                    if (keys->size() == d + 1) return true;  // a rule sits at this node
+            }
+            return true;
+        }
+        if (child->rules)
+            for (const auto& keys : child->rules->head_ground_keys)
+                if (keys.empty()) return true;  // a rule sits at the set's own path
+        node = child;
     }
     return true;
 }
@@ -741,6 +886,28 @@ std::vector<IndexGuard> index_guards(const Program& program, const lang::Rule& c
     GuardBuilder builder{program, clause.head.args, {}, {}};
     builder.body(clause.body);
     return std::move(builder.guards);
+}
+
+// OPA's rule tree keeps a rule at the node of its head's ground prefix (`r[1][x]` at r[1],
+// `r[x]` at r) and hands an index a node's rules, then its children's depth first (a node
+// without rules: its children in key order). So rules sit in the order of their leading
+// constant keys, a node's own before those below it; rules at one node as written.
+void order_like_opa_rule_tree(RuleSet& set) {
+    auto ground_keys = [](const PRule& r) {
+        std::size_t n = 0;
+        while (n < r.key_path.size() && r.key_path[n].op == TermOp::Const) ++n;
+        return n;
+    };
+    std::stable_sort(set.rules.begin(), set.rules.end(), [&](const auto& a, const auto& b) {
+        std::size_t na = ground_keys(*a), nb = ground_keys(*b);
+        for (std::size_t i = 0; i < std::min(na, nb); ++i) {
+            const Value& x = a->key_path[i].value;
+            const Value& y = b->key_path[i].value;
+            if (x < y) return true;
+            if (y < x) return false;
+        }
+        return na < nb;
+    });
 }
 
 // OPA evaluates the rules an index lookup keeps in the order its trie traversal meets
@@ -1035,6 +1202,15 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
                           fmt::format("conflicting rules {} found", at->rules->dotted()));
                 continue;
             }
+            std::vector<Value> ground;
+            for (std::size_t i = static_len; i < rule.head.ref->elems.size(); ++i) {
+                const lang::Term& key = *rule.head.ref->elems[i];
+                if (!is_scalar_kind(key.kind)) break;
+                auto v = scalar_value(key);
+                if (!v.ok) break;
+                ground.push_back(std::move(v.value));
+            }
+            at->rules->head_ground_keys.push_back(std::move(ground));
             pending.push_back({&rule, at->rules, static_len});
         }
     }
@@ -1066,6 +1242,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
     }
     mark_sets_under_variable_keys(program.root);
     for (auto& set : program.rule_sets) {
+        if (set->kind == RuleKind::PartialObject || set->kind == RuleKind::PartialSet) order_like_opa_rule_tree(*set);
         order_like_opa_index(*set);
         build_index(*set);
         find_tree_nodes(*set);
@@ -1101,7 +1278,9 @@ lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program
     // Captures and user variables get their slots first, so fusing can't lose them.
     for (std::size_t i = 0; i < results.size(); ++i)
         if (!results[i].second.empty()) out.expressions[i].slot = static_cast<int32_t>(low.slot(results[i].second));
+    order_set_literals(body);
     fuse_all(body, counts);
+    low.find_withs(body);
     out.body = low.body(body);
     fuse_capture_checks(out.body);
     out.slots = static_cast<uint32_t>(low.slots.size());

@@ -193,3 +193,53 @@ TEST_CASE("rules run in the order OPA's index trie meets them: unguarded first, 
     CHECK(strict_outcome("data.p.v", both) ==
           "line 92: eval_conflict_error: complete rules must not produce multiple outputs");
 }
+
+// OPA's index takes a ref for virtual only when it reaches a node of the rule tree that holds
+// rules: below a rule set's path the nodes are its rules' constant keys (numbers by their
+// text). A ref past them (q[1] where only `default q[true]` is, r[2.0] where r[2] is) is read
+// from the store: undefined, so the clause is skipped before its builtin error.
+TEST_CASE("a ref into a partial document where the rule tree has no node is indexed as base data") {
+    const char* policy = R"(package p
+
+default q[true] := "t"
+
+r[2] := 1
+
+r[1][x] := 1 if { x := "a" }
+
+v1 := x if {
+	to_number("v1")
+	x := q[1]
+}
+
+v2 := x if {
+	to_number("v2")
+	x := q[true]
+}
+
+v3 := x if {
+	to_number("v3")
+	x := r[2.0]
+}
+
+v4 := x if {
+	to_number("v4")
+	x := r[1]["b"]
+}
+)";
+    auto outcome = [&](const char* query) {
+        Engine engine;
+        REQUIRE(engine.add_policy("tree.rego", policy).empty());
+        auto q = engine.prepare(query);
+        REQUIRE(q.ok());
+        EvalOptions o;
+        o.strict_builtin_errors = true;
+        auto r = q.value->eval(o);
+        if (!r.ok()) return r.error->code;
+        return r.rows.empty() ? std::string("undefined") : gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+    };
+    CHECK(outcome("data.p.v1") == "undefined");
+    CHECK(outcome("data.p.v2") == "eval_builtin_error");
+    CHECK(outcome("data.p.v3") == "undefined");
+    CHECK(outcome("data.p.v4") == "eval_builtin_error");
+}

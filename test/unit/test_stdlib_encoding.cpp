@@ -90,9 +90,22 @@ TEST_CASE("stdlib encoding: urlquery") {
     CHECK(eval("urlquery.decode", {R"("%zz")"}) == R"(error: invalid URL escape "%zz")");
     CHECK(eval("urlquery.decode", {R"("abc%4")"}) == R"(error: invalid URL escape "%4")");
     CHECK(eval("urlquery.encode_object", {R"({"b": ["2", "1"], "a": "x y"})"}) == R"("a=x+y&b=2&b=1")");
+    // An operand error, as OPA's (eval_type_error).
     CHECK(eval("urlquery.encode_object", {R"({"a": 1})"}) ==
-          "error: operand 1 values must be string, array[string], or set[string]");
+          "type error: operand 1 values must be string, array[string], or set[string]");
     CHECK(eval("urlquery.encode_object", {"[]"}) == "type error: operand 1 must be object but got array");
+    {
+        // Any key, as OPA's JSON of the object writes it (OPA 1.7.1: {1.1: "a"} -> "1.1=a"); of
+        // keys of one text the last in canonical order stays ({1: "n", "1": "s"} -> "1=s").
+        BuiltinContext ctx;
+        const auto* b = gavel::stdlib::standard_registry().find("urlquery.encode_object");
+        REQUIRE(b != nullptr);
+        Value keys = Value::object({{Value::integer(1), Value::string("n")},
+                                    {Value::string("1"), Value::string("s")},
+                                    {Value::array({Value::string("<")}), Value::string("a")},
+                                    {Value::boolean(true), Value::string("t")}});
+        CHECK(describe(b->impl(std::vector<Value>{keys}, ctx)) == R"("1=s&%5B%22%5Cu003c%22%5D=a&true=t")");
+    }
     CHECK(eval("urlquery.decode_object", {R"("a=1&&a=2&b=%41")"}) == R"({"a":["1","2"],"b":["A"]})");
     CHECK(eval("urlquery.decode_object", {R"("a=1;b=2")"}) == "error: invalid semicolon separator in query");
 }

@@ -232,7 +232,8 @@ TEST_CASE("stdlib objects: json.patch move and copy to the same place, into a ch
 }
 
 TEST_CASE("stdlib objects: json marshal / unmarshal / is_valid") {
-    CHECK(run("json.marshal", {J(R"({"b":"<&>","a":[1.5,"é"]})")}) == R"("{\"a\":[1.5,\"é\"],\"b\":\"<&>\"}")");
+    CHECK(run("json.marshal", {J(R"({"b":"<&>","a":[1.5,"é"]})")}) ==
+          R"("{\"a\":[1.5,\"é\"],\"b\":\"\\u003c\\u0026\\u003e\"}")");
     CHECK(run("json.marshal_with_options", {J(R"({"a":[]})"), J(R"({"pretty":true})")}) == R"("{\n\t\"a\": []\n}")");
     CHECK(run("json.marshal_with_options", {J(R"("x:[{")"), J(R"({"indent":" "})")}) == R"("\"x:[{\"")");
     CHECK(run("json.marshal_with_options", {J("[]"), J(R"({"pretty":1})")}) ==
@@ -248,6 +249,12 @@ TEST_CASE("stdlib objects: json marshal / unmarshal / is_valid") {
     CHECK(run("json.is_valid", {S("[1,]")}) == "false");
     CHECK(run("json.is_valid", {S(" 1 ")}) == "true");
     CHECK(run("json.is_valid", {J("[]")}) == "false");
+}
+
+// Go's json.Marshal and MarshalIndent, which OPA calls, escape <, > and & (OPA 1.7.1's texts).
+TEST_CASE("stdlib objects: json marshal escapes HTML characters as Go's json.Marshal") {
+    CHECK(run("json.marshal", {J(R"({"a&": "<b>"})")}) == R"("{\"a\\u0026\":\"\\u003cb\\u003e\"}")");
+    CHECK(run("json.marshal_with_options", {J(R"(["&"])"), J(R"({"pretty": true})")}) == R"("[\n\t\"\\u0026\"\n]")");
 }
 
 TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
@@ -267,6 +274,12 @@ TEST_CASE("stdlib objects: yaml marshal follows go-yaml's layout and quoting") {
     // Keys rune by rune: a non-letter (an emoji) before a letter, letters by code point.
     CHECK(run("yaml.marshal", {J(R"({"k😀": 2, "😀": 1, "é": 3, "z": 4})")}) ==
           R"("\"\\U0001F600\": 1\n\"k\\U0001F600\": 2\nz: 4\né: 3\n")");
+    // Keys that print alike: the last in canonical order, as OPA's JSON of the value keeps.
+    Value clash = Value::object({{Value::integer(1), S("num")}, {S("1"), S("str")}, {S("a"), Value::integer(2)}});
+    CHECK(run("yaml.marshal", {clash}) == R"("\"1\": str\na: 2\n")");
+    // A key that is no string is its JSON text as Go's encoder writes it (< escaped).
+    CHECK(run("yaml.marshal", {Value::object({{Value::array({S("<")}), Value::integer(1)}})}) ==
+          R"("'[\"\\u003c\"]': 1\n")");
     // Natural key order: digit runs compare by value.
     CHECK(run("yaml.marshal", {J(R"({"a10":1,"a2":2})")}) == R"("a2: 2\na10: 1\n")");
     // Numbers as go-yaml reads their JSON text again (OPA 1.7.1's outputs): int64 and uint64 in

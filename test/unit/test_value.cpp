@@ -241,6 +241,42 @@ TEST_CASE("value: object builder duplicates and conflicts") {
     }
 }
 
+// As OPA's object (ast/term.go object.insert and object.get), number keys compare as its set
+// does: a key written as an integer matches only keys written so, any other number every key
+// of its value, the one inserted last. (OPA 1.7.1: {1e0: "a", 1: "b"} has two keys,
+// {1: "a", 1e0: "b"} one, and {1e0: "a"}[1] is undefined.)
+TEST_CASE("value: number keys are inserted and found as OPA's object does") {
+    Value two = Value::object({{N("1e0"), S("a")}, {I(1), S("b")}});
+    REQUIRE(two.size() == 2);
+    CHECK(two.object_entries()[0].key.as_number().to_string() == "1e0");
+    CHECK(*two.find(I(1)) == S("b"));
+    CHECK(*two.find(N("1.0")) == S("b"));  // the key inserted last
+    Value one = Value::object({{I(1), S("a")}, {N("1e0"), S("b")}});
+    REQUIRE(one.size() == 1);
+    CHECK(one.object_entries()[0].key.as_number().to_string() == "1");
+    CHECK(*one.find(I(1)) == S("b"));
+    CHECK(Value::object({{N("1e0"), S("a")}}).find(I(1)) == nullptr);
+    CHECK(*Value::object({{I(1), S("a")}}).find(N("1e0")) == S("a"));
+    Value three = Value::object({{N("1e0"), S("a")}, {I(1), S("b")}, {N("1.0"), S("c")}});
+    REQUIRE(three.size() == 2);
+    CHECK(*three.find(I(1)) == S("c"));
+    // Conflicts as a comprehension finds them: a key that matches one inserted before.
+    {
+        ObjectBuilder b;
+        b.insert(N("1e0"), I(0));
+        b.insert(I(1), I(1));
+        auto r = b.build_checked();
+        CHECK_FALSE(r.conflict);
+        CHECK(r.value.size() == 2);
+    }
+    {
+        ObjectBuilder b;
+        b.insert(I(1), I(0));
+        b.insert(N("1e0"), I(1));
+        CHECK(b.build_checked().conflict);
+    }
+}
+
 TEST_CASE("value: builders move elements without copying") {
     ArrayBuilder ab(3);
     Value big = S(std::string(1000, 'x'));
