@@ -2,6 +2,8 @@
 // What a query decided, as the evaluation tests compare it with OPA's answer:
 // the first expression's value as JSON, "undefined", or the error's code.
 
+#include <doctest/doctest.h>
+
 #include <string>
 
 #include "engine/engine.hpp"
@@ -13,6 +15,30 @@ inline std::string outcome_text(const EvalResult& r) {
     if (!r.ok()) return r.error->code;
     if (r.rows.empty()) return "undefined";
     return runtime::to_json(r.rows[0].expressions.at(0).value);
+}
+
+// A query's outcome over one policy, base data and input (JSON texts; null: none).
+struct Setup {
+    const char* policy = nullptr;
+    const char* data = nullptr;
+    const char* input = nullptr;
+    bool strict_builtin_errors = false;
+};
+
+inline std::string outcome_of(const char* query, const Setup& s) {
+    Engine engine;
+    if (s.policy) REQUIRE(engine.add_policy("test.rego", s.policy).empty());
+    if (s.data) REQUIRE_FALSE(engine.add_data(runtime::parse_json(s.data).value).has_value());
+    auto q = engine.prepare(query);
+    REQUIRE(q.ok());
+    runtime::ParseResult input;
+    EvalOptions o;
+    if (s.input) {
+        input = runtime::parse_json(s.input);
+        o.input = &input.value;
+    }
+    o.strict_builtin_errors = s.strict_builtin_errors;
+    return outcome_text(q.value->eval(o));
 }
 
 }  // namespace gavel::test

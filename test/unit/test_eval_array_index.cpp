@@ -14,15 +14,8 @@
 namespace {
 
 std::string outcome(const char* query) {
-    gavel::Engine engine;
-    REQUIRE(!engine.add_data(gavel::runtime::parse_json(R"({"d": {"list": [1.0, -1.0]}})").value));
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    auto input = gavel::runtime::parse_json(R"({"b": [{}, []]})");
-    gavel::EvalOptions o;
-    o.input = &input.value;
-    auto r = q.value->eval(o);
-    return gavel::test::outcome_text(r);
+    return gavel::test::outcome_of(
+        query, gavel::test::Setup{.data = R"({"d": {"list": [1.0, -1.0]}})", .input = R"({"b": [{}, []]})"});
 }
 
 }  // namespace

@@ -21,14 +21,7 @@ allow = 1 if {
 }
 )";
 
-std::string outcome(const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("complete.rego", kPolicy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    auto r = q.value->eval(gavel::EvalOptions{});
-    return gavel::test::outcome_text(r);
-}
+std::string outcome(const char* query) { return gavel::test::outcome_of(query, gavel::test::Setup{.policy = kPolicy}); }
 
 }  // namespace
 

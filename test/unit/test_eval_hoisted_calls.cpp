@@ -29,15 +29,9 @@ d := 1 if {
 )";
 
 std::string outcome(const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("hoisted.rego", kPolicy).empty());
-    auto data = gavel::runtime::parse_json(R"({"d": {"list": null}})");
-    REQUIRE_FALSE(engine.add_data(data.value).has_value());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    gavel::EvalOptions o;
-    o.strict_builtin_errors = true;
-    return gavel::test::outcome_text(q.value->eval(o));
+    return gavel::test::outcome_of(
+        query,
+        gavel::test::Setup{.policy = kPolicy, .data = R"({"d": {"list": null}})", .strict_builtin_errors = true});
 }
 
 }  // namespace

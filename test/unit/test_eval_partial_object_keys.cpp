@@ -22,13 +22,7 @@ u[x] contains 1 if { some x in [1e0, 1] }
 w[x] := 1 if { some x in [1e0, 1, 1.0] }
 )";
 
-std::string outcome(const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("keys.rego", kPolicy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    return gavel::test::outcome_text(q.value->eval(gavel::EvalOptions{}));
-}
+std::string outcome(const char* query) { return gavel::test::outcome_of(query, gavel::test::Setup{.policy = kPolicy}); }
 
 }  // namespace
 

@@ -39,14 +39,7 @@ w["a"] contains 1 if false
 w[x] := 2 if { x := "c"; false }
 )";
 
-std::string outcome(const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("tree.rego", kPolicy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    auto r = q.value->eval(gavel::EvalOptions{});
-    return gavel::test::outcome_text(r);
-}
+std::string outcome(const char* query) { return gavel::test::outcome_of(query, gavel::test::Setup{.policy = kPolicy}); }
 
 }  // namespace
 

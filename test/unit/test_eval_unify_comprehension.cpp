@@ -26,15 +26,9 @@ d if { x := input.one; [y | y := to_number("z")] = x }
 )";
 
 std::string outcome(const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("unify.rego", kPolicy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    auto input = gavel::runtime::parse_json(R"({"one": 1, "arr": [1]})");
-    gavel::EvalOptions o;
-    o.input = &input.value;
-    o.strict_builtin_errors = true;
-    return gavel::test::outcome_text(q.value->eval(o));
+    return gavel::test::outcome_of(
+        query,
+        gavel::test::Setup{.policy = kPolicy, .input = R"({"one": 1, "arr": [1]})", .strict_builtin_errors = true});
 }
 
 }  // namespace
