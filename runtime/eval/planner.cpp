@@ -218,8 +218,8 @@ struct Lowering {
     // OPA binds a variable to a set literal as a term (`s := {input.c, input.s}`) and iterates
     // that term's elements (`some x in s`: null twice). The variables of the expressions
     // lowered so far, and those a set literal of plain terms bound where they first occur.
-    std::set<std::string> seen;
-    std::map<std::string, TermPtr> set_literals;
+    std::set<std::string> seen{};
+    std::map<std::string, TermPtr> set_literals{};
     bool has_with = false;  // refs in a literal may read other documents under a `with`
 
     void find_withs(const lang::Body& b) {
