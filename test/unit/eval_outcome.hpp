@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <string_view>
 
 #include "engine/engine.hpp"
 #include "runtime/json.hpp"
@@ -25,11 +26,12 @@ struct Setup {
     bool strict_builtin_errors = false;
 };
 
-inline std::string outcome_of(const char* query, const Setup& s) {
+// A query evaluated over one policy, base data and input.
+inline EvalResult eval_of(std::string_view query, const Setup& s) {
     Engine engine;
     if (s.policy) REQUIRE(engine.add_policy("test.rego", s.policy).empty());
     if (s.data) REQUIRE_FALSE(engine.add_data(runtime::parse_json(s.data).value).has_value());
-    auto q = engine.prepare(query);
+    auto q = engine.prepare(std::string(query));
     REQUIRE(q.ok());
     runtime::ParseResult input;
     EvalOptions o;
@@ -38,7 +40,16 @@ inline std::string outcome_of(const char* query, const Setup& s) {
         o.input = &input.value;
     }
     o.strict_builtin_errors = s.strict_builtin_errors;
-    return outcome_text(q.value->eval(o));
+    return q.value->eval(o);
+}
+
+inline std::string outcome_of(std::string_view query, const Setup& s) { return outcome_text(eval_of(query, s)); }
+
+// The first expression's value as JSON, "undefined", or the error's code and message.
+inline std::string value_or_error_text(const EvalResult& r) {
+    if (!r.ok()) return r.error->code + ": " + r.error->message;
+    if (r.rows.empty()) return "undefined";
+    return runtime::to_json(r.rows[0].expressions.at(0).value);
 }
 
 }  // namespace gavel::test

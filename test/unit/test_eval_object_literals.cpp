@@ -7,19 +7,13 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "test/unit/eval_outcome.hpp"
 #include "runtime/json.hpp"
 
 namespace {
 
 std::string value_of(const char* policy, const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("dup.rego", policy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    auto r = q.value->eval();
-    if (!r.ok()) return r.error->code + ": " + r.error->message;
-    if (r.rows.empty()) return "undefined";
-    return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+    return gavel::test::value_or_error_text(gavel::test::eval_of(query, {.policy = policy}));
 }
 
 const char* kPolicy = R"(package p

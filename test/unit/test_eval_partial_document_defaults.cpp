@@ -7,19 +7,15 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "test/unit/eval_outcome.hpp"
 #include "runtime/json.hpp"
 
 namespace {
 
 std::string outcome(const char* policy, const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("d.rego", policy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    auto r = q.value->eval({});
+    auto r = gavel::test::eval_of(query, {.policy = policy});
     REQUIRE(r.ok());
-    if (r.rows.empty()) return "undefined";
-    return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+    return gavel::test::outcome_text(r);
 }
 
 }  // namespace

@@ -13,13 +13,7 @@
 namespace {
 
 std::string strict_outcome(const char* query) {
-    gavel::Engine engine;
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    gavel::EvalOptions o;
-    o.strict_builtin_errors = true;
-    auto r = q.value->eval(o);
-    return gavel::test::outcome_text(r);
+    return gavel::test::outcome_of(query, {.strict_builtin_errors = true});
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "test/unit/eval_outcome.hpp"
 #include "runtime/json.hpp"
 
 namespace {
@@ -24,13 +25,7 @@ s if u.q == 2
 )";
 
 std::string strict_outcome(const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("tree.rego", kPolicy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    gavel::EvalOptions o;
-    o.strict_builtin_errors = true;
-    auto r = q.value->eval(o);
+    auto r = gavel::test::eval_of(query, {.policy = kPolicy, .strict_builtin_errors = true});
     if (!r.ok()) return "line " + std::to_string(r.error->line) + ": " + r.error->code;
     if (r.rows.empty()) return "undefined";
     return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);

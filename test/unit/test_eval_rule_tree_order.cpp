@@ -9,17 +9,12 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "test/unit/eval_outcome.hpp"
 
 namespace {
 
 std::string first_error(const char* policy, const char* query) {
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("order.rego", policy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    gavel::EvalOptions o;
-    o.strict_builtin_errors = true;
-    auto r = q.value->eval(o);
+    auto r = gavel::test::eval_of(query, {.policy = policy, .strict_builtin_errors = true});
     REQUIRE_FALSE(r.ok());
     return r.error->code + ": " + r.error->message;
 }

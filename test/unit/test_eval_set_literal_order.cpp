@@ -10,35 +10,20 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "test/unit/eval_outcome.hpp"
 #include "runtime/json.hpp"
 
 namespace {
 
 std::string strict_error(const char* query) {
-    gavel::Engine engine;
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    auto input = gavel::runtime::parse_json(R"({"s": "x", "b": "y"})");
-    gavel::EvalOptions o;
-    o.input = &input.value;
-    o.strict_builtin_errors = true;
-    auto r = q.value->eval(o);
+    auto r = gavel::test::eval_of(query, {.input = R"({"s": "x", "b": "y"})", .strict_builtin_errors = true});
     REQUIRE_FALSE(r.ok());
     return r.error->message;
 }
 
 std::string value_of(const std::string& query, const char* policy = nullptr) {
-    gavel::Engine engine;
-    if (policy) REQUIRE(engine.add_policy("p.rego", policy).empty());
-    auto q = engine.prepare(query);
-    REQUIRE(q.ok());
-    auto input = gavel::runtime::parse_json(R"({"c": null, "s": null, "a": 2, "b": 1, "d": 5})");
-    gavel::EvalOptions o;
-    o.input = &input.value;
-    auto r = q.value->eval(o);
-    if (!r.ok()) return r.error->code + ": " + r.error->message;
-    if (r.rows.empty()) return "undefined";
-    return gavel::runtime::to_json(r.rows[0].expressions.at(0).value);
+    return gavel::test::value_or_error_text(
+        gavel::test::eval_of(query, {.policy = policy, .input = R"({"c": null, "s": null, "a": 2, "b": 1, "d": 5})"}));
 }
 
 }  // namespace
