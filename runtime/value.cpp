@@ -370,6 +370,7 @@ bool operator==(const Value& a, const Value& b) noexcept {
 
 int compare(const Value& a, const Value& b) noexcept {
     using Tag = Value::Tag;
+    if (a.tag_ == b.tag_ && a.i_ == b.i_) return 0;  // the same inline value or the same node
     Kind ka = a.kind(), kb = b.kind();
     if (ka != kb) return ka < kb ? -1 : 1;
     switch (ka) {

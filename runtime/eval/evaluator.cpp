@@ -415,14 +415,14 @@ void Evaluator::unify(Frame& f, const PTerm& a, const PTerm& b, Cont k) {
     if (a.op == TermOp::Array && b.op == TermOp::Array) {
         if (a.elems.size() != b.elems.size()) return;
         // Element-wise, so both sides may hold unbound variables.
-        std::function<void(std::size_t)> step = [&](std::size_t i) {
+        auto step = [&](auto& self, std::size_t i) -> void {
             if (i == a.elems.size()) {
                 k();
                 return;
             }
-            unify(f, a.elems[i], b.elems[i], [&] { step(i + 1); });
+            unify(f, a.elems[i], b.elems[i], [&] { self(self, i + 1); });
         };
-        step(0);
+        step(step, 0);
         return;
     }
     if (a.op == TermOp::Object && b.op == TermOp::Object && a.items.size() == b.items.size() && has_unbound(f, a) &&
@@ -437,14 +437,14 @@ void Evaluator::unify(Frame& f, const PTerm& a, const PTerm& b, Cont k) {
             if (!match) return;
             pairs.emplace_back(&va, match);
         }
-        std::function<void(std::size_t)> step = [&](std::size_t i) {
+        auto step = [&](auto& self, std::size_t i) -> void {
             if (i == pairs.size()) {
                 k();
                 return;
             }
-            unify(f, *pairs[i].first, *pairs[i].second, [&] { step(i + 1); });
+            unify(f, *pairs[i].first, *pairs[i].second, [&] { self(self, i + 1); });
         };
-        step(0);
+        step(step, 0);
         return;
     }
     if (has_unbound(f, a)) {
@@ -477,30 +477,30 @@ void Evaluator::unify_value(Frame& f, const PTerm& p, const Value& v, Cont k) {
             if (!has_unbound(f, p)) break;
             if (!v.is_array() || v.size() != p.elems.size()) return;
             auto elems = v.array_elements();
-            std::function<void(std::size_t)> step = [&](std::size_t i) {
+            auto step = [&](auto& self, std::size_t i) -> void {
                 if (i == p.elems.size()) {
                     k();
                     return;
                 }
-                unify_value(f, p.elems[i], elems[i], [&] { step(i + 1); });
+                unify_value(f, p.elems[i], elems[i], [&] { self(self, i + 1); });
             };
-            step(0);
+            step(step, 0);
             return;
         }
         case TermOp::Object: {
             if (!has_unbound(f, p)) break;
             if (!v.is_object() || v.size() != p.items.size()) return;
-            std::function<void(std::size_t)> step = [&](std::size_t i) {
+            auto step = [&](auto& self, std::size_t i) -> void {
                 if (i == p.items.size()) {
                     k();
                     return;
                 }
                 eval_term(f, p.items[i].first, [&](const Value& key) {
                     const Value* found = v.find(key);
-                    if (found) unify_value(f, p.items[i].second, *found, [&] { step(i + 1); });
+                    if (found) unify_value(f, p.items[i].second, *found, [&] { self(self, i + 1); });
                 });
             };
-            step(0);
+            step(step, 0);
             return;
         }
         default: break;
@@ -1510,7 +1510,7 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
             bool any = false;
             if (settings_.tracer) [[unlikely]]
                 trace_clause(TraceOp::Enter, *r, frame);
-            std::function<void(std::size_t)> bind_params = [&](std::size_t i) {
+            auto bind_params = [&](auto& self, std::size_t i) -> void {
                 if (i == r->params.size()) {
                     eval_body(frame, r->body, 0, [&] {
                         any = true;
@@ -1526,9 +1526,9 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
                     });
                     return;
                 }
-                unify_value(frame, r->params[i], args[i], [&] { bind_params(i + 1); });
+                unify_value(frame, r->params[i], args[i], [&] { self(self, i + 1); });
             };
-            bind_params(0);
+            bind_params(bind_params, 0);
             cut_ = false;
             if (any) break;
         }

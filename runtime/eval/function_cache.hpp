@@ -14,7 +14,8 @@
 #include <functional>
 #include <optional>
 #include <span>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "runtime/value.hpp"
 
@@ -26,48 +27,55 @@ class FunctionCache {
 public:
     // The cached answer (nullopt inside: undefined), or null when there is none.
     const std::optional<runtime::Value>* find(const RuleSet& fn, std::span<const runtime::Value> args) const {
-        if (entries_.empty()) return nullptr;
-        auto it = entries_.find(KeyView{&fn, args});
-        return it == entries_.end() ? nullptr : &it->second;
+        if (size_ == 0) return nullptr;
+        const std::uint64_t h = hash_of(&fn, args);
+        for (std::size_t i = h & mask(); slots_[i].fn; i = (i + 1) & mask())
+            if (slots_[i].hash == h && same(slots_[i], &fn, args)) return &slots_[i].result;
+        return nullptr;
     }
     void put(const RuleSet& fn, std::span<const runtime::Value> args, std::optional<runtime::Value> result) {
-        entries_.emplace(Key{&fn, Args(args.begin(), args.end())}, std::move(result));
+        if (2 * (size_ + 1) > slots_.size()) grow();
+        const std::uint64_t h = hash_of(&fn, args);
+        std::size_t i = h & mask();
+        for (; slots_[i].fn; i = (i + 1) & mask())
+            if (slots_[i].hash == h && same(slots_[i], &fn, args)) return;  // already there
+        slots_[i] = Slot{h, &fn, Args(args.begin(), args.end()), std::move(result)};
+        ++size_;
     }
 
 private:
+    // Open addressing with linear probing in one block: a decision's handful of
+    // entries cost one allocation, not one each (a node-based map's).
     using Args = boost::container::small_vector<runtime::Value, 3>;
-    struct KeyView {
-        const RuleSet* fn;
-        std::span<const runtime::Value> args;
-    };
-    struct Key {
-        const RuleSet* fn;
+    struct Slot {
+        std::uint64_t hash = 0;
+        const RuleSet* fn = nullptr;  // null: free
         Args args;
-        KeyView view() const { return {fn, {args.data(), args.size()}}; }
+        std::optional<runtime::Value> result;
     };
-    static std::size_t hash_of(KeyView k) noexcept {
-        std::size_t h = std::hash<const void*>{}(k.fn);
-        for (const auto& a : k.args) h = (h ^ a.hash()) * 0x100000001b3ull;
-        return h;
+    std::size_t mask() const noexcept { return slots_.size() - 1; }
+    static std::uint64_t hash_of(const RuleSet* fn, std::span<const runtime::Value> args) noexcept {
+        std::uint64_t h = std::hash<const void*>{}(fn);
+        for (const auto& a : args) h = (h ^ a.hash()) * 0x100000001b3ull;
+        return h ^ (h >> 29);
     }
-    static bool same(KeyView a, KeyView b) noexcept {
-        if (a.fn != b.fn || a.args.size() != b.args.size()) return false;
-        for (std::size_t i = 0; i < a.args.size(); ++i)
-            if (!(a.args[i] == b.args[i])) return false;
+    static bool same(const Slot& s, const RuleSet* fn, std::span<const runtime::Value> args) noexcept {
+        if (s.fn != fn || s.args.size() != args.size()) return false;
+        for (std::size_t i = 0; i < args.size(); ++i)
+            if (!(s.args[i] == args[i])) return false;
         return true;
     }
-    struct Hash {
-        using is_transparent = void;
-        std::size_t operator()(const Key& k) const noexcept { return hash_of(k.view()); }
-        std::size_t operator()(const KeyView& k) const noexcept { return hash_of(k); }
-    };
-    struct Equal {
-        using is_transparent = void;
-        bool operator()(const Key& a, const Key& b) const noexcept { return same(a.view(), b.view()); }
-        bool operator()(const KeyView& a, const Key& b) const noexcept { return same(a, b.view()); }
-        bool operator()(const Key& a, const KeyView& b) const noexcept { return same(a.view(), b); }
-    };
-    std::unordered_map<Key, std::optional<runtime::Value>, Hash, Equal> entries_;
+    void grow() {
+        std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(slots_.empty() ? 16 : 2 * slots_.size()));
+        for (Slot& s : old) {
+            if (!s.fn) continue;
+            std::size_t i = s.hash & mask();
+            while (slots_[i].fn) i = (i + 1) & mask();
+            slots_[i] = std::move(s);
+        }
+    }
+    std::vector<Slot> slots_;  // a power of two in size, at most half full
+    std::size_t size_ = 0;
 };
 
 }  // namespace gavel::eval
