@@ -702,6 +702,17 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
             return;
         case TermOp::Data: {
             DataPath path;  // most paths fit inline: no allocation for the walk down
+            if (ref.data_prefix && data_overrides_.empty()) {
+                // The walk's first steps, planned: only base data is looked up along them.
+                const Value* base = &program_.base_data;
+                for (std::size_t i = 1; i <= ref.data_prefix_length; ++i) {
+                    std::string_view name = ref.elems[i].value.as_string();
+                    base = base && base->is_object() ? base->find(name) : nullptr;
+                    path.emplace_back(name);
+                }
+                walk_data(f, ref.data_prefix, base, ref, 1 + ref.data_prefix_length, path, k);
+                return;
+            }
             walk_data(f, &program_.root, &program_.base_data, ref, 1, path, k);
             return;
         }

@@ -60,11 +60,18 @@ struct LookupHint {
     }
 };
 
+struct DataNode;
+
 struct PTerm {
     TermOp op = TermOp::Const;
     Value value;
     LookupHint hint;  // Const parts of refs
     uint32_t slot = 0;
+    // A ref into data whose leading keys are constant strings naming nodes of the
+    // rule tree with no rules on the way (`data.kubernetes.admission.deny`): the
+    // node they reach, found once when planned, and how many keys that is.
+    const DataNode* data_prefix = nullptr;
+    uint32_t data_prefix_length = 0;
     std::vector<PTerm> elems;
     std::vector<PTermPair> items;
     std::shared_ptr<const Callee> callee;

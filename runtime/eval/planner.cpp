@@ -340,6 +340,7 @@ struct Lowering {
                 }
                 out.loc = t.loc;
                 for (std::size_t i = 1; i < t.elems.size(); ++i) out.elems.push_back(term(*t.elems[i]));
+                if (out.elems[0].op == TermOp::Data) find_data_prefix(out);
                 return out;
             }
             case TermKind::Array:
@@ -370,6 +371,24 @@ struct Lowering {
                 return out;
         }
         return out;
+    }
+
+    // The rule-tree node a data ref's leading constant keys reach, each step one the
+    // evaluator's walk takes without a decision (a node without rules, a child of that name).
+    void find_data_prefix(PTerm& ref) const {
+        const DataNode* node = &program.root;
+        uint32_t length = 0;
+        for (std::size_t i = 1; i < ref.elems.size(); ++i) {
+            const PTerm& part = ref.elems[i];
+            if (part.op != TermOp::Const || !part.value.is_string() || node->rules) break;
+            auto child = node->children.find(std::string(part.value.as_string()));
+            if (child == node->children.end()) break;
+            node = child->second.get();
+            ++length;
+        }
+        if (length == 0) return;
+        ref.data_prefix = node;
+        ref.data_prefix_length = length;
     }
 
     // The function a call's operator names: a user function (data path) or a builtin.
