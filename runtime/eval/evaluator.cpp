@@ -920,9 +920,9 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         return;
     }
     const PTerm& part = ref.elems[i];
-    auto step = [&](const std::string& name) {
+    auto step = [&](std::string_view name) {
         auto child = node->children.find(name);
-        const Value* base_child = base && base->is_object() ? base->find(std::string_view(name)) : nullptr;
+        const Value* base_child = base && base->is_object() ? base->find(name) : nullptr;
         path.push_back(name);
         if (child != node->children.end()) {
             walk_data(f, child->second.get(), base_child, ref, i + 1, path, k);
@@ -938,7 +938,7 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
         for (const auto& [name, child] : node->children) names.push_back(name);
         if (base && base->is_object())
             for (const auto& entry : base->object_entries())
-                if (entry.key.is_string() && !node->children.count(std::string(entry.key.as_string())))
+                if (entry.key.is_string() && !node->children.count(entry.key.as_string()))
                     names.emplace_back(entry.key.as_string());
         // As OPA: data.system is not part of a walk of the data root (only named, it is read).
         if (path.empty()) names.erase(std::remove(names.begin(), names.end(), "system"), names.end());
@@ -949,8 +949,8 @@ void Evaluator::walk_data(Frame& f, const DataNode* node, const Value* base, con
     }
     eval_term(f, part, [&](const Value& key) {
         // Data is JSON: its keys are strings, and `data[2]` means `data["2"]`, as in OPA.
-        if (key.is_string()) step(std::string(key.as_string()));
-        else if (key.is_number()) step(key.as_number().to_string());
+        if (key.is_string()) step(key.as_string());
+        else if (key.is_number()) step(key.as_number().to_string());  // the text lives until step returns
     });
 }
 
@@ -967,7 +967,7 @@ bool Evaluator::names_child(const Frame& f, const DataNode* node, const PTerm& r
     if (i >= ref.elems.size()) return true;
     const Value* key = nullptr;
     if (direct_value(f, ref.elems[i], key) != Direct::Found || !key) return true;
-    if (key->is_string()) return node->children.count(std::string(key->as_string())) > 0;
+    if (key->is_string()) return node->children.count(key->as_string()) > 0;
     if (key->is_number()) return node->children.count(key->as_number().to_string()) > 0;
     return false;
 }
@@ -1000,12 +1000,11 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
     auto hidden = [root](const Value& key) { return root && key.is_string() && key.as_string() == "system"; };
     if (own)
         for (const auto& entry : own->object_entries())
-            if (!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string())))
+            if (!entry.key.is_string() || !node->children.count(entry.key.as_string()))
                 b.insert(entry.key, entry.value);
     if (base && base->is_object())
         for (const auto& entry : base->object_entries())
-            if ((!entry.key.is_string() || !node->children.count(std::string(entry.key.as_string()))) &&
-                !hidden(entry.key))
+            if ((!entry.key.is_string() || !node->children.count(entry.key.as_string())) && !hidden(entry.key))
                 b.insert(entry.key, entry.value);
     for (const auto& [name, child] : node->children) {
         if (root && name == "system") continue;

@@ -54,8 +54,10 @@ public:
     struct Frame;
 
 private:
-    // A data path below `data` as a walk builds it: most fit inline.
-    using DataPath = boost::container::small_vector<std::string, 6>;
+    // A data path below `data` as a walk builds it: most fit inline. Each name is a view of
+    // a key that outlives the nested walk (the plan's, the rule tree's, base data's, or the
+    // value a key term evaluated to, alive while its continuation runs).
+    using DataPath = boost::container::small_vector<std::string_view, 8>;
 
     using Cont = FunctionRef<void()>;
     using ValueCont = FunctionRef<void(const Value&)>;

@@ -240,7 +240,8 @@ struct RuleSet {
 
 // The rule tree: packages and rules by path, for walking `data`.
 struct DataNode {
-    std::map<std::string, std::unique_ptr<DataNode>> children;
+    // By name; std::less<> finds a string_view without making a string of it.
+    std::map<std::string, std::unique_ptr<DataNode>, std::less<>> children;
     RuleSet* rules = nullptr;  // the rules defined exactly at this path
     bool has_rules_below = false;
 };

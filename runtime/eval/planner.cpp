@@ -381,7 +381,7 @@ struct Lowering {
         for (std::size_t i = 1; i < ref.elems.size(); ++i) {
             const PTerm& part = ref.elems[i];
             if (part.op != TermOp::Const || !part.value.is_string() || node->rules) break;
-            auto child = node->children.find(std::string(part.value.as_string()));
+            auto child = node->children.find(part.value.as_string());
             if (child == node->children.end()) break;
             node = child->second.get();
             ++length;
@@ -682,7 +682,7 @@ bool is_virtual(const Program& program, const std::vector<Value>& path) {
     for (std::size_t i = 0; i < path.size(); ++i) {
         const DataNode* child = nullptr;
         if (path[i].is_string()) {
-            auto it = node->children.find(std::string(path[i].as_string()));
+            auto it = node->children.find(path[i].as_string());
             if (it != node->children.end()) child = it->second.get();
         }
         if (!child) {
