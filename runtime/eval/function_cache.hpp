@@ -8,9 +8,8 @@
 // without the work. `with` starts a cache of its own (the evaluator moves this
 // one aside), as OPA pushes a frame.
 
-#include "support/small_vector.hpp"
-
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -27,55 +26,59 @@ class FunctionCache {
 public:
     // The cached answer (nullopt inside: undefined), or null when there is none.
     const std::optional<runtime::Value>* find(const RuleSet& fn, std::span<const runtime::Value> args) const {
-        if (size_ == 0) return nullptr;
+        if (entries_.empty()) return nullptr;
         const std::uint64_t h = hash_of(&fn, args);
-        for (std::size_t i = h & mask(); slots_[i].fn; i = (i + 1) & mask())
-            if (slots_[i].hash == h && same(slots_[i], &fn, args)) return &slots_[i].result;
+        for (std::size_t i = h & mask(); index_[i]; i = (i + 1) & mask()) {
+            const Entry& e = entries_[index_[i] - 1];
+            if (e.hash == h && same(e, &fn, args)) return &e.result;
+        }
         return nullptr;
     }
     void put(const RuleSet& fn, std::span<const runtime::Value> args, std::optional<runtime::Value> result) {
-        if (2 * (size_ + 1) > slots_.size()) grow();
+        if (2 * (entries_.size() + 1) > index_.size()) grow();
         const std::uint64_t h = hash_of(&fn, args);
         std::size_t i = h & mask();
-        for (; slots_[i].fn; i = (i + 1) & mask())
-            if (slots_[i].hash == h && same(slots_[i], &fn, args)) return;  // already there
-        slots_[i] = Slot{h, &fn, Args(args.begin(), args.end()), std::move(result)};
-        ++size_;
+        for (; index_[i]; i = (i + 1) & mask())
+            if (entries_[index_[i] - 1].hash == h && same(entries_[index_[i] - 1], &fn, args)) return;  // there
+        entries_.push_back(Entry{h, &fn, static_cast<std::uint32_t>(args_.size()),
+                                 static_cast<std::uint32_t>(args.size()), std::move(result)});
+        args_.insert(args_.end(), args.begin(), args.end());
+        index_[i] = static_cast<std::uint32_t>(entries_.size());
     }
 
 private:
-    // Open addressing with linear probing in one block: a decision's handful of
-    // entries cost one allocation, not one each (a node-based map's).
-    using Args = boost::container::small_vector<runtime::Value, 3>;
-    struct Slot {
-        std::uint64_t hash = 0;
-        const RuleSet* fn = nullptr;  // null: free
-        Args args;
+    // Entries in the order they came, their arguments in one list, and an open-addressed
+    // index of entry numbers (linear probing, at most half full): a decision's handful
+    // of entries cost a few allocations, not one each, and growing moves no values.
+    struct Entry {
+        std::uint64_t hash;
+        const RuleSet* fn;
+        std::uint32_t first_arg, arg_count;
         std::optional<runtime::Value> result;
     };
-    std::size_t mask() const noexcept { return slots_.size() - 1; }
+    std::size_t mask() const noexcept { return index_.size() - 1; }
     static std::uint64_t hash_of(const RuleSet* fn, std::span<const runtime::Value> args) noexcept {
         std::uint64_t h = std::hash<const void*>{}(fn);
         for (const auto& a : args) h = (h ^ a.hash()) * 0x100000001b3ull;
         return h ^ (h >> 29);
     }
-    static bool same(const Slot& s, const RuleSet* fn, std::span<const runtime::Value> args) noexcept {
-        if (s.fn != fn || s.args.size() != args.size()) return false;
+    bool same(const Entry& e, const RuleSet* fn, std::span<const runtime::Value> args) const noexcept {
+        if (e.fn != fn || e.arg_count != args.size()) return false;
         for (std::size_t i = 0; i < args.size(); ++i)
-            if (!(s.args[i] == args[i])) return false;
+            if (!(args_[e.first_arg + i] == args[i])) return false;
         return true;
     }
     void grow() {
-        std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(slots_.empty() ? 16 : 2 * slots_.size()));
-        for (Slot& s : old) {
-            if (!s.fn) continue;
-            std::size_t i = s.hash & mask();
-            while (slots_[i].fn) i = (i + 1) & mask();
-            slots_[i] = std::move(s);
+        index_.assign(index_.empty() ? 32 : 2 * index_.size(), 0);
+        for (std::size_t n = 0; n < entries_.size(); ++n) {
+            std::size_t i = entries_[n].hash & mask();
+            while (index_[i]) i = (i + 1) & mask();
+            index_[i] = static_cast<std::uint32_t>(n + 1);
         }
     }
-    std::vector<Slot> slots_;  // a power of two in size, at most half full
-    std::size_t size_ = 0;
+    std::vector<std::uint32_t> index_;  // entry number + 1; 0: free
+    std::vector<Entry> entries_;
+    std::vector<runtime::Value> args_;
 };
 
 }  // namespace gavel::eval
