@@ -1401,10 +1401,15 @@ Evaluator::Direct Evaluator::cached_call(const Frame& f, const PTerm& call, Valu
             return d == Direct::Undefined ? d : Direct::Unknown;
     ValueList args;
     for (std::size_t i = 0; i < n; ++i) args.push_back(*known[i]);
-    const std::optional<Value>* cached = function_cache_.find(*call.callee->function, {args.data(), args.size()});
-    if (!cached) return Direct::Unknown;
-    if (!*cached) return Direct::Undefined;
-    out = **cached;
+    const RuleSet& fn = *call.callee->function;
+    const std::span<const Value> arg_values(args.data(), args.size());
+    const std::uint64_t key_hash = FunctionCache::key_hash(fn, arg_values);
+    const std::optional<Value>* cached = function_cache_.find(fn, arg_values, key_hash);
+    // Not cached: its arguments are known, so it runs now, as eval_call would run it.
+    std::optional<Value> computed = cached ? std::nullopt : run_function(fn, args, call, key_hash);
+    const std::optional<Value>& answer = cached ? *cached : computed;
+    if (!answer) return Direct::Undefined;
+    out = *answer;
     return Direct::Found;
 }
 
@@ -1502,11 +1507,17 @@ void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::strin
 }
 
 void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k) {
-    std::span<const Value> arg_values(args.data(), args.size());
-    if (const std::optional<Value>* cached = function_cache_.find(fn, arg_values)) {
+    const std::span<const Value> arg_values(args.data(), args.size());
+    const std::uint64_t key_hash = FunctionCache::key_hash(fn, arg_values);
+    if (const std::optional<Value>* cached = function_cache_.find(fn, arg_values, key_hash)) {
         if (*cached) k(**cached);
         return;
     }
+    if (std::optional<Value> result = run_function(fn, args, call, key_hash)) k(*result);
+}
+
+std::optional<Value> Evaluator::run_function(const RuleSet& fn, const ValueList& args, const PTerm& call,
+                                             std::uint64_t key_hash) {
     const std::uint64_t prints_before = builtin_context_.prints;
     if (++depth_ > settings_.max_depth)
         halt("eval_internal_error", "evaluation too deep (recursive function?)", call.loc);
@@ -1546,8 +1557,8 @@ void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PT
     if (!result && fn.default_rule) result = default_value(*fn.default_rule);
     --depth_;
     if (result || (builtin_context_.prints == prints_before && !settings_.tracer))
-        function_cache_.put(fn, arg_values, result);
-    if (result) k(*result);
+        function_cache_.put(fn, {args.data(), args.size()}, key_hash, result);
+    return result;
 }
 
 // ---- tracing (settings_.tracer set; see TraceEvent in engine/engine.hpp) -------------

@@ -110,6 +110,10 @@ private:
     Direct cached_call(const Frame& f, const PTerm& call, Value& out);  // a user function's cached answer
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
+    // A user function's answer to arguments the cache has no answer for (`key_hash`: the
+    // cache's hash of them), which it then keeps.
+    std::optional<Value> run_function(const RuleSet& fn, const ValueList& args, const PTerm& call,
+                                      std::uint64_t key_hash);
     void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);

@@ -24,19 +24,25 @@ struct RuleSet;
 
 class FunctionCache {
 public:
+    // What find and put take: one hash of the function and its arguments per call.
+    static std::uint64_t key_hash(const RuleSet& fn, std::span<const runtime::Value> args) noexcept {
+        std::uint64_t h = std::hash<const void*>{}(&fn);
+        for (const auto& a : args) h = (h ^ a.hash()) * 0x100000001b3ull;
+        return h ^ (h >> 29);
+    }
     // The cached answer (nullopt inside: undefined), or null when there is none.
-    const std::optional<runtime::Value>* find(const RuleSet& fn, std::span<const runtime::Value> args) const {
+    const std::optional<runtime::Value>* find(const RuleSet& fn, std::span<const runtime::Value> args,
+                                              std::uint64_t h) const {
         if (entries_.empty()) return nullptr;
-        const std::uint64_t h = hash_of(&fn, args);
         for (std::size_t i = h & mask(); index_[i]; i = (i + 1) & mask()) {
             const Entry& e = entries_[index_[i] - 1];
             if (e.hash == h && same(e, &fn, args)) return &e.result;
         }
         return nullptr;
     }
-    void put(const RuleSet& fn, std::span<const runtime::Value> args, std::optional<runtime::Value> result) {
+    void put(const RuleSet& fn, std::span<const runtime::Value> args, std::uint64_t h,
+             std::optional<runtime::Value> result) {
         if (2 * (entries_.size() + 1) > index_.size()) grow();
-        const std::uint64_t h = hash_of(&fn, args);
         std::size_t i = h & mask();
         for (; index_[i]; i = (i + 1) & mask())
             if (entries_[index_[i] - 1].hash == h && same(entries_[index_[i] - 1], &fn, args)) return;  // there
@@ -57,11 +63,6 @@ private:
         std::optional<runtime::Value> result;
     };
     std::size_t mask() const noexcept { return index_.size() - 1; }
-    static std::uint64_t hash_of(const RuleSet* fn, std::span<const runtime::Value> args) noexcept {
-        std::uint64_t h = std::hash<const void*>{}(fn);
-        for (const auto& a : args) h = (h ^ a.hash()) * 0x100000001b3ull;
-        return h ^ (h >> 29);
-    }
     bool same(const Entry& e, const RuleSet* fn, std::span<const runtime::Value> args) const noexcept {
         if (e.fn != fn || e.arg_count != args.size()) return false;
         for (std::size_t i = 0; i < args.size(); ++i)
