@@ -60,14 +60,26 @@ const LoadSet& load_set() {
     return loaded;
 }
 
-void BM_GatekeeperReview40Constraints(benchmark::State& state) {
+// The load set, or null when there is none: the benchmark is then skipped, saying why.
+const LoadSet* usable_load_set(benchmark::State& state) {
     const LoadSet& s = load_set();
-    if (!s.review) {
-        state.SkipWithError(s.error.c_str());
-        return;
-    }
+    if (s.review) return &s;
+    state.SkipWithError(s.error.c_str());
+    return nullptr;
+}
+
+// As `serve --gatekeeper` reviews an admission request.
+gatekeeper::ReviewOptions admission_options() {
     gatekeeper::ReviewOptions options;
     options.filter_operations = true;
+    return options;
+}
+
+void BM_GatekeeperReview40Constraints(benchmark::State& state) {
+    const LoadSet* loaded = usable_load_set(state);
+    if (!loaded) return;
+    const LoadSet& s = *loaded;
+    const gatekeeper::ReviewOptions options = admission_options();
     std::size_t violations = 0;
     for (auto _ : state) {
         auto outcome = s.set->review(*s.review, options);
@@ -84,13 +96,10 @@ BENCHMARK(BM_GatekeeperReview40Constraints)->Unit(benchmark::kMicrosecond);
 // time, so nothing a previous review computed on its values (hashes, lazily read
 // members) is there to reuse.
 void BM_GatekeeperReview40ConstraintsFromBody(benchmark::State& state) {
-    const LoadSet& s = load_set();
-    if (!s.review) {
-        state.SkipWithError(s.error.c_str());
-        return;
-    }
-    gatekeeper::ReviewOptions options;
-    options.filter_operations = true;
+    const LoadSet* loaded = usable_load_set(state);
+    if (!loaded) return;
+    const LoadSet& s = *loaded;
+    const gatekeeper::ReviewOptions options = admission_options();
     for (auto _ : state) {
         auto parsed = runtime::parse_json(s.review_text);
         std::string why;
@@ -108,11 +117,9 @@ BENCHMARK(BM_GatekeeperReview40ConstraintsFromBody)->Unit(benchmark::kMicrosecon
 
 // The same review against the i-th (template, constraint) pair alone: where the time goes.
 void BM_GatekeeperReviewOneConstraint(benchmark::State& state) {
-    const LoadSet& s = load_set();
-    if (!s.review) {
-        state.SkipWithError(s.error.c_str());
-        return;
-    }
+    const LoadSet* loaded = usable_load_set(state);
+    if (!loaded) return;
+    const LoadSet& s = *loaded;
     char name[8];
     std::snprintf(name, sizeof name, "%02d", static_cast<int>(state.range(0)));
     const char* dir = std::getenv("GAVEL_GATEKEEPER_LOAD_SET");
@@ -126,8 +133,7 @@ void BM_GatekeeperReviewOneConstraint(benchmark::State& state) {
         state.SkipWithError("the pair does not compile");
         return;
     }
-    gatekeeper::ReviewOptions options;
-    options.filter_operations = true;
+    const gatekeeper::ReviewOptions options = admission_options();
     std::size_t violations = 0;
     for (auto _ : state) {
         auto outcome = set->review(*s.review, options);
@@ -142,11 +148,9 @@ BENCHMARK(BM_GatekeeperReviewOneConstraint)->DenseRange(0, 39)->Unit(benchmark::
 // One template with N constraints, all matching a Pod, none violated: what each
 // constraint costs beyond the template's own work (here a comparison).
 void BM_GatekeeperOneTemplateManyConstraints(benchmark::State& state) {
-    const LoadSet& s = load_set();
-    if (!s.review) {
-        state.SkipWithError(s.error.c_str());
-        return;
-    }
+    const LoadSet* loaded = usable_load_set(state);
+    if (!loaded) return;
+    const LoadSet& s = *loaded;
     std::string text = R"(apiVersion: templates.gatekeeper.sh/v1
 kind: ConstraintTemplate
 metadata: {name: k8sminreplicas}
@@ -174,8 +178,7 @@ spec:
         state.SkipWithError("the synthetic template does not compile");
         return;
     }
-    gatekeeper::ReviewOptions options;
-    options.filter_operations = true;
+    const gatekeeper::ReviewOptions options = admission_options();
     for (auto _ : state) {
         auto outcome = set->review(*s.review, options);
         if (!outcome.violations.empty()) state.SkipWithError("unexpected violations");
