@@ -1,6 +1,7 @@
 #include "runtime/eval/evaluator.hpp"
 #include "runtime/eval/document_builder.hpp"
 
+#include <boost/container/static_vector.hpp>
 #include <fmt/format.h>
 
 #include "support/small_vector.hpp"
@@ -1331,42 +1332,80 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
 
 // ---- calls ------------------------------------------------------------------------
 
-// The value of a builtin call whose arguments are all known now: each is a
-// value direct_value has, or one array literal of such (`sprintf(fmt, [x])`).
-// The builtin is called once, with no continuation per argument. A user
-// function's answer the function cache has is taken the same way. Unknown:
-// evaluate it with eval_call (other user function calls, relations, mocks,
-// arguments that iterate or call).
-Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Value& out) {
-    const Callee& callee = *call.callee;
-    const runtime::Builtin* builtin = callee.builtin;
-    constexpr std::size_t kMaxArgs = 6;
-    const std::size_t n = call.elems.size();
-    if (!function_overrides_.empty() || n > kMaxArgs) return Direct::Unknown;
-    if (callee.function) return cached_call(f, call, out);
-    if (!builtin || !builtin->impl) return Direct::Unknown;
-    // Borrowed, as in ValueList: each argument outlives the call.
+namespace {
+
+constexpr std::size_t kMaxDirectArgs = 6;
+// How deep calls nested in arguments are taken directly (`x + 1 > 5`, `substring(s, count(s) - 1, -1)`);
+// deeper ones go through eval_call.
+constexpr std::size_t kMaxDirectNesting = 4;
+
+}  // namespace
+
+// The arguments of a call taken at once, borrowed (as in ValueList: each outlives the
+// call): values direct_value has, values of nested calls (owned here), and at the top
+// one array literal of known values (`sprintf(fmt, [x])`), which borrows its items
+// (runtime/scratch_array.hpp).
+struct Evaluator::DirectArgs {
     struct alignas(Value) Slot {
         unsigned char bytes[sizeof(Value)];
     };
-    std::array<Slot, kMaxArgs> args;
-    // An array literal's value, alive through the call: its items are
-    // values known now, so it borrows them (runtime/scratch_array.hpp).
-    struct FinishArray {
-        runtime::ScratchArray* array = nullptr;
-        ~FinishArray() {
-            if (array) array->finish();
+    std::array<Slot, kMaxDirectArgs> slots;
+    boost::container::static_vector<Value, kMaxDirectArgs> nested;  // made only for nested calls
+    std::size_t size = 0;
+    runtime::ScratchArray* array = nullptr;
+    ~DirectArgs() {
+        if (array) array->finish();
+    }
+    void set(std::size_t i, const Value& v) noexcept { std::memcpy(&slots[i], &v, sizeof(Value)); }
+    std::span<const Value> values() const noexcept { return {reinterpret_cast<const Value*>(slots.data()), size}; }
+};
+
+// An argument that is an array literal is taken at once at the top of a direct call only,
+// with few items, one such array at a time (scratch_array_).
+bool Evaluator::direct_array_literal(const PTerm& arg, std::size_t depth) const {
+    return arg.op == TermOp::Array && depth == 0 && arg.elems.size() <= kMaxDirectArgs && !scratch_array_.busy();
+}
+
+bool Evaluator::direct_args_known(const Frame& f, const PTerm& call, std::size_t depth) const {
+    if (call.elems.size() > kMaxDirectArgs || depth > kMaxDirectNesting) return false;
+    for (const PTerm& arg : call.elems) {
+        if (arg.op == TermOp::Call) {
+            const Callee& callee = *arg.callee;
+            const bool direct = callee.function ? !settings_.tracer
+                                                : callee.builtin && callee.builtin->impl && !callee.builtin->relation;
+            if (!direct || !direct_args_known(f, arg, depth + 1)) return false;
+            continue;
         }
-    } finish;
-    for (std::size_t i = 0; i < n; ++i) {
+        const Value* v = nullptr;
+        if (direct_value(f, arg, v) != Direct::Unknown) continue;  // known, or undefined: the call is
+        if (!direct_array_literal(arg, depth)) return false;
+        for (const PTerm& item : arg.elems)
+            if (direct_value(f, item, v) == Direct::Unknown) return false;
+    }
+    return true;
+}
+
+// In order, as eval_elems takes them: the first undefined argument ends it.
+Evaluator::Direct Evaluator::direct_args(const Frame& f, const PTerm& call, std::size_t depth, DirectArgs& out) {
+    // Without nested calls nothing runs before an unknown argument is met: no check first.
+    if (depth == 0 &&
+        std::any_of(call.elems.begin(), call.elems.end(), [](const PTerm& arg) { return arg.op == TermOp::Call; }) &&
+        !direct_args_known(f, call, 0))
+        return Direct::Unknown;
+    out.size = call.elems.size();
+    for (std::size_t i = 0; i < out.size; ++i) {
         const PTerm& arg = call.elems[i];
+        if (arg.op == TermOp::Call) {
+            Value& value = out.nested.emplace_back();
+            if (Direct d = direct_call(f, arg, value, depth + 1); d != Direct::Found) return d;
+            out.set(i, value);
+            continue;
+        }
         const Value* v = nullptr;
         Direct d = direct_value(f, arg, v);
-        if (d != Direct::Found) {
-            if (d == Direct::Undefined || arg.op != TermOp::Array || scratch_array_.busy() ||
-                arg.elems.size() > kMaxArgs)
-                return d;
-            std::array<Slot, kMaxArgs> items;
+        if (d == Direct::Unknown) {  // an array literal of known values (direct_args_known)
+            if (!direct_array_literal(arg, depth)) return Direct::Unknown;
+            std::array<DirectArgs::Slot, kMaxDirectArgs> items;
             for (std::size_t j = 0; j < arg.elems.size(); ++j) {
                 const Value* item = nullptr;
                 if (Direct di = direct_value(f, arg.elems[j], item); di != Direct::Found) return di;
@@ -1374,14 +1413,30 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
             }
             v = &scratch_array_.make(
                 std::span<const Value>(reinterpret_cast<const Value*>(items.data()), arg.elems.size()));
-            finish.array = &scratch_array_;
+            out.array = &scratch_array_;
+        } else if (d == Direct::Undefined) {
+            return d;
         }
-        std::memcpy(&args[i], v, sizeof(Value));
+        out.set(i, *v);
     }
+    return Direct::Found;
+}
+
+// The value of a builtin call whose arguments are all known now (direct_args): the
+// builtin is called once, with no continuation per argument. A user function's answer
+// the same way (cached_call). Unknown: evaluate it with eval_call (relations, mocks,
+// arguments that iterate, nesting deeper than kMaxDirectNesting).
+Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Value& out, std::size_t depth) {
+    const Callee& callee = *call.callee;
+    const runtime::Builtin* builtin = callee.builtin;
+    if (!function_overrides_.empty() || call.elems.size() > kMaxDirectArgs) return Direct::Unknown;
+    if (callee.function) return cached_call(f, call, out, depth);
+    if (!builtin || !builtin->impl) return Direct::Unknown;
+    DirectArgs args;
+    if (Direct d = direct_args(f, call, depth, args); d != Direct::Found) return d;
     if (settings_.tracer) [[unlikely]]
         traced_call_ = &call.loc;  // where a trace() note comes from
-    runtime::BuiltinResult r =
-        builtin->impl(std::span<const Value>(reinterpret_cast<const Value*>(args.data()), n), builtin_context_);
+    runtime::BuiltinResult r = builtin->impl(args.values(), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
         tick(result_work(r.value));
         out = std::move(r.value);
@@ -1391,16 +1446,12 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
     return Direct::Undefined;
 }
 
-Evaluator::Direct Evaluator::cached_call(const Frame& f, const PTerm& call, Value& out) {
+Evaluator::Direct Evaluator::cached_call(const Frame& f, const PTerm& call, Value& out, std::size_t depth) {
     if (settings_.tracer) return Direct::Unknown;  // the call's evaluation is traced
-    constexpr std::size_t kMaxArgs = 6;
-    std::array<const Value*, kMaxArgs> known;
-    const std::size_t n = call.elems.size();
-    for (std::size_t i = 0; i < n; ++i)
-        if (Direct d = direct_value(f, call.elems[i], known[i]); d != Direct::Found)
-            return d == Direct::Undefined ? d : Direct::Unknown;
+    DirectArgs direct;
+    if (Direct d = direct_args(f, call, depth, direct); d != Direct::Found) return d;
     ValueList args;
-    for (std::size_t i = 0; i < n; ++i) args.push_back(*known[i]);
+    for (const Value& v : direct.values()) args.push_back(v);
     const RuleSet& fn = *call.callee->function;
     const std::span<const Value> arg_values(args.data(), args.size());
     const std::uint64_t key_hash = FunctionCache::key_hash(fn, arg_values);

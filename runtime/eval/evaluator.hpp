@@ -106,8 +106,14 @@ private:
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
-    Direct direct_call(const Frame& f, const PTerm& call, Value& out);
-    Direct cached_call(const Frame& f, const PTerm& call, Value& out);  // a user function's cached answer
+    struct DirectArgs;
+    // Whether a call's arguments are all known now, nested calls included, so that
+    // direct_args evaluates them in order without meeting one it cannot (nothing runs here).
+    bool direct_args_known(const Frame& f, const PTerm& call, std::size_t depth) const;
+    bool direct_array_literal(const PTerm& arg, std::size_t depth) const;
+    Direct direct_args(const Frame& f, const PTerm& call, std::size_t depth, DirectArgs& out);
+    Direct direct_call(const Frame& f, const PTerm& call, Value& out, std::size_t depth = 0);
+    Direct cached_call(const Frame& f, const PTerm& call, Value& out, std::size_t depth);
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
     // A user function's answer to arguments the cache has no answer for (`key_hash`: the
