@@ -1388,10 +1388,7 @@ bool Evaluator::direct_args_known(const Frame& f, const PTerm& call, std::size_t
 // In order, as eval_elems takes them: the first undefined argument ends it.
 Evaluator::Direct Evaluator::direct_args(const Frame& f, const PTerm& call, std::size_t depth, DirectArgs& out) {
     // Without nested calls nothing runs before an unknown argument is met: no check first.
-    if (depth == 0 &&
-        std::any_of(call.elems.begin(), call.elems.end(), [](const PTerm& arg) { return arg.op == TermOp::Call; }) &&
-        !direct_args_known(f, call, 0))
-        return Direct::Unknown;
+    if (depth == 0 && call.nested_calls && !direct_args_known(f, call, 0)) return Direct::Unknown;
     out.size = call.elems.size();
     for (std::size_t i = 0; i < out.size; ++i) {
         const PTerm& arg = call.elems[i];

@@ -64,6 +64,7 @@ struct DataNode;
 
 struct PTerm {
     TermOp op = TermOp::Const;
+    bool nested_calls = false;  // a Call with calls among its arguments
     Value value;
     LookupHint hint;  // Const parts of refs
     uint32_t slot = 0;

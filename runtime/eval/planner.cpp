@@ -417,6 +417,8 @@ struct Lowering {
         if (!out.callee->builtin && !out.callee->function)
             diags.add(t.loc, lang::codes::type_error, fmt::format("undefined function {}", out.callee->name));
         for (std::size_t i = 1; i <= argc; ++i) out.elems.push_back(term(*t.elems[i]));
+        out.nested_calls =
+            std::any_of(out.elems.begin(), out.elems.end(), [](const PTerm& arg) { return arg.op == TermOp::Call; });
         return out;
     }
 
