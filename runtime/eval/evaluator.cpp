@@ -195,14 +195,8 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
                     unify_value(f, it.value, value, k);
                 }
             };
-            if (it.domain.op == TermOp::Set) {
-                // A set literal that is no constant (`some x in {input.b, __local9__}`): OPA
-                // iterates its terms (in the order the planner sorted them), without merging
-                // equal values.
-                ValueList acc;
-                eval_elems(f, it.domain.elems, 0, acc, [&](ValueList& values) {
-                    for (std::size_t i = 0; i < values.size() && !cut_; ++i) each(values[i], values[i]);
-                });
+            if (it.domain.op == TermOp::Set) {  // `some x in {input.b, __local9__}`
+                each_set_literal_term(f, it.domain, [&](const Value& v) { each(v, v); });
                 return;
             }
             eval_term(f, it.domain, [&](const Value& domain) {
@@ -718,19 +712,24 @@ void Evaluator::eval_ref(Frame& f, const PTerm& ref, ValueCont k) {
             return;
         }
         case TermOp::Set:
-            if (has_unbound(f, ref.elems[1])) {
-                // `{input.b, __local9__}[x]`: OPA iterates the literal's terms, without
-                // merging equal values (as ExprOp::Iterate does).
-                ValueList acc;
-                eval_elems(f, head.elems, 0, acc, [&](ValueList& values) {
-                    for (std::size_t i = 0; i < values.size() && !cut_; ++i)
-                        unify_value(f, ref.elems[1], values[i], [&] { walk_value(f, values[i], ref, 2, k); });
+            if (has_unbound(f, ref.elems[1])) {  // `{input.b, __local9__}[x]`
+                each_set_literal_term(f, head, [&](const Value& v) {
+                    unify_value(f, ref.elems[1], v, [&] { walk_value(f, v, ref, 2, k); });
                 });
                 return;
             }
             [[fallthrough]];
         default: eval_term(f, head, [&](const Value& v) { walk_value(f, v, ref, 1, k); });
     }
+}
+
+// A set literal that is no constant, iterated where it is written: OPA takes its terms
+// one by one (in the order the planner sorted them), without merging equal values.
+void Evaluator::each_set_literal_term(Frame& f, const PTerm& set, ValueCont each) {
+    ValueList acc;
+    eval_elems(f, set.elems, 0, acc, [&](ValueList& values) {
+        for (std::size_t i = 0; i < values.size() && !cut_; ++i) each(values[i]);
+    });
 }
 
 namespace {

@@ -78,6 +78,7 @@ private:
     enum class Direct : uint8_t { Unknown, Undefined, Found };
     Direct direct_value(const Frame& f, const PTerm& t, const Value*& out) const;
     void eval_ref(Frame& f, const PTerm& ref, ValueCont k);
+    void each_set_literal_term(Frame& f, const PTerm& set, ValueCont each);
     void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data = false);
     static const Value* ref_child(const Value& v, const Value& key, const LookupHint& hint, bool base_data);
     void walk_data(Frame& f, const DataNode* node, const Value* base, const PTerm& ref, std::size_t i, DataPath& path,
