@@ -37,8 +37,11 @@
 #include "runtime/value.hpp"
 #include "runtime/work_budget.hpp"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace gavel::runtime {
 
@@ -65,6 +68,25 @@ void append_json_string(std::string& out, std::string_view s);
 // key its compact JSON as Go's json.Encoder writes it (<, > and & escaped). Keys of one
 // text are then one: the last in canonical order keeps its value.
 std::string json_key_text(const Value& key);
+
+// An object's entries by json_key_text, stably sorted by `less` over the texts (so in
+// canonical order within one text), with only the last of adjacent entries of one text
+// kept: the object as a Go map filled in canonical order holds it.
+template <class Less>
+std::vector<std::pair<std::string, const Value*>> json_key_text_entries(const Value& object, Less less) {
+    std::vector<std::pair<std::string, const Value*>> entries;
+    for (const auto& e : object.object_entries()) entries.emplace_back(json_key_text(e.key), &e.value);
+    std::stable_sort(entries.begin(), entries.end(),
+                     [&](const auto& x, const auto& y) { return less(x.first, y.first); });
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (i + 1 < entries.size() && entries[i].first == entries[i + 1].first) continue;
+        if (kept != i) entries[kept] = std::move(entries[i]);
+        ++kept;
+    }
+    entries.resize(kept);
+    return entries;
+}
 
 // As Go's json.Encoder writes: `escape_html` escapes <, > and & as \u003c,
 // \u003e and \u0026 (Go's default, which OPA's server keeps); `indent`

@@ -69,14 +69,11 @@ BuiltinResult urlquery_encode_object(const Value& obj, BuiltinContext& ctx) {
         return BuiltinResult::type_error("operand 1 values must be string, array[string], or set[string]");
     };
     // OPA encodes the object as Go's JSON types (ast.JSON): keys become their JSON text, and
-    // of keys of one text (1 and "1") the last in canonical order stays (stable sort).
-    std::vector<std::pair<std::string, const Value*>> entries;
-    for (const auto& e : obj.object_entries()) entries.emplace_back(runtime::json_key_text(e.key), &e.value);
-    std::stable_sort(entries.begin(), entries.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    // url.Values.Encode: keys sorted bytewise, values in their given order.
+    // of keys of one text (1 and "1") the last in canonical order stays. url.Values.Encode:
+    // keys sorted bytewise, values in their given order.
+    auto entries = runtime::json_key_text_entries(obj, std::less<>());
     std::vector<std::pair<std::string, std::vector<std::string>>> pairs;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        if (i + 1 < entries.size() && entries[i].first == entries[i + 1].first) continue;
         const Value& value = *entries[i].second;
         std::vector<std::string> values;
         if (value.is_string()) {

@@ -333,16 +333,9 @@ void emit_scalar(std::string& out, const Value& v, std::size_t indent, BuiltinCo
 
 // Emits a block mapping whose first key goes where the cursor already is.
 void emit_mapping(std::string& out, const Value& v, std::size_t indent, BuiltinContext& ctx) {
-    std::vector<std::pair<std::string, const Value*>> entries;
-    for (const auto& e : v.object_entries()) entries.emplace_back(runtime::json_key_text(e.key), &e.value);
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const auto& x, const auto& y) { return natural_less(x.first, y.first); });
     // Keys that print alike (1 and "1"): the last in canonical order, as OPA's conversion to
     // JSON (a Go map filled in that order) keeps.
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < entries.size(); ++i)
-        if (i + 1 == entries.size() || entries[i].first != entries[i + 1].first) entries[kept++] = entries[i];
-    entries.resize(kept);
+    auto entries = runtime::json_key_text_entries(v, natural_less);
     bool first = true;
     for (const auto& [key, value] : entries) {
         need(out, indent + 4 * key.size() + 8, ctx);
