@@ -144,8 +144,8 @@ std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink 
 
 // ---- bodies and expressions -------------------------------------------------------
 
-void Evaluator::eval_body(Frame& f, const PBody& body, std::size_t i, Cont k) {
-    if (i == body.exprs.size()) {
+void Evaluator::eval_body_until(Frame& f, const PBody& body, std::size_t i, std::size_t end, Cont k) {
+    if (i == end) {
         k();
         return;
     }
@@ -158,7 +158,7 @@ void Evaluator::eval_body(Frame& f, const PBody& body, std::size_t i, Cont k) {
                          runtime::stack_size() / 1024),
              body.exprs[i].loc);
     tick();
-    eval_expr(f, body.exprs[i], [&] { eval_body(f, body, i + 1, k); });
+    eval_expr(f, body.exprs[i], [&] { eval_body_until(f, body, i + 1, end, k); });
 }
 
 void Evaluator::eval_expr(Frame& f, const PExpr& e, Cont k) {
@@ -1095,6 +1095,78 @@ void Evaluator::eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, cons
     }
 }
 
+// The solutions of one group's shared literals, recorded by the first clause of the
+// group that runs: per solution, the value of each slot of SharedPrefix::slots (or none).
+struct Evaluator::PrefixSolutions {
+    enum class State : uint8_t { None, Recorded, Abandoned } state = State::None;
+    std::size_t count = 0;  // solutions (a group's literals may name no variable)
+    std::vector<std::optional<Value>> values;
+};
+
+namespace {
+
+// Beyond this many recorded values a group's clauses search on their own (memory).
+constexpr std::size_t kMaxRecordedValues = 1 << 16;
+
+}  // namespace
+
+void Evaluator::eval_clauses(const RuleSet& rules, const RuleList& candidates,
+                             FunctionRef<void(Frame&, const PRule&)> k) {
+    if (rules.shared_prefixes.empty() || settings_.tracer) {
+        for (const PRule* rule : candidates) eval_rule_chain(*rule, k);
+        return;
+    }
+    boost::container::small_vector<PrefixSolutions, 2> solutions(rules.shared_prefixes.size());
+    for (const PRule* rule : candidates) {
+        if (rule->shared_prefix < 0) {
+            eval_rule_chain(*rule, k);
+            continue;
+        }
+        const SharedPrefix& shared = rules.shared_prefixes[static_cast<std::size_t>(rule->shared_prefix)];
+        PrefixSolutions& found = solutions[static_cast<std::size_t>(rule->shared_prefix)];
+        const std::vector<uint32_t>& slots = shared.slots[rule->shared_prefix_member];
+        if (found.state == PrefixSolutions::State::Abandoned) {
+            eval_rule_chain(*rule, k);
+            continue;
+        }
+        if (rule->check_guards && !guards_hold(*rule, nullptr)) continue;  // the index skips it (as eval_rule_chain)
+        Frame frame(rule->slots);
+        auto rest = [&] {
+            eval_body_until(frame, rule->body, shared.length, rule->body.exprs.size(), [&] { k(frame, *rule); });
+        };
+        if (found.state == PrefixSolutions::State::Recorded) {
+            for (std::size_t n = 0; n < found.count && !cut_; ++n) {
+                for (std::size_t j = 0; j < slots.size(); ++j) {
+                    const std::optional<Value>& v = found.values[n * slots.size() + j];
+                    frame.slots[slots[j]] = v ? &*v : nullptr;
+                }
+                rest();
+            }
+            for (uint32_t s : slots) frame.slots[s] = nullptr;
+            continue;
+        }
+        bool recording = true;
+        eval_body_until(frame, rule->body, 0, shared.length, [&] {
+            if (recording &&
+                (found.values.size() + slots.size() > kMaxRecordedValues || found.count == kMaxRecordedValues)) {
+                recording = false;
+                found.values = {};
+            }
+            if (recording) {
+                ++found.count;
+                for (uint32_t s : slots) {
+                    const Value* v = frame.slots[s];
+                    found.values.push_back(v ? std::optional<Value>(*v) : std::nullopt);
+                }
+            }
+            rest();
+        });
+        // A search cut short has not seen every solution.
+        found.state = recording && !cut_ ? PrefixSolutions::State::Recorded : PrefixSolutions::State::Abandoned;
+        if (found.state == PrefixSolutions::State::Abandoned) found.values = {};
+    }
+}
+
 // The input document at a constant path, or null.
 const Value* Evaluator::input_at(const std::vector<Value>& path) const {
     LookupHint no_hint;
@@ -1274,10 +1346,9 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
         case RuleKind::PartialSet:
             if (rules.rules.empty() || rules.rules[0]->key_path.empty()) {
                 runtime::SetBuilder set;
-                for (const PRule* rule : candidates)
-                    eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
-                        eval_term(frame, clause.value, [&](const Value& v) { set.insert(v); });
-                    });
+                eval_clauses(rules, candidates, [&](Frame& frame, const PRule& clause) {
+                    eval_term(frame, clause.value, [&](const Value& v) { set.insert(v); });
+                });
                 Value built = set.build();
                 if (rules.below_variable_keys && built.size() == 0) return std::nullopt;
                 return built;
@@ -1285,16 +1356,15 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
             [[fallthrough]];
         case RuleKind::PartialObject: {
             DocumentBuilder document(rules.kind == RuleKind::PartialSet);
-            for (const PRule* rule : candidates)
-                eval_rule_chain(*rule, [&](Frame& frame, const PRule& clause) {
-                    ValueList keys;
-                    eval_elems(frame, clause.key_path, 0, keys, [&](ValueList& key_values) {
-                        eval_term(frame, clause.value, [&](const Value& v) {
-                            if (!document.insert(std::span<const Value>(key_values.data(), key_values.size()), v))
-                                halt("eval_conflict_error", "object keys must be unique", rule->loc);
-                        });
+            eval_clauses(rules, candidates, [&](Frame& frame, const PRule& clause) {
+                ValueList keys;
+                eval_elems(frame, clause.key_path, 0, keys, [&](ValueList& key_values) {
+                    eval_term(frame, clause.value, [&](const Value& v) {
+                        if (!document.insert(std::span<const Value>(key_values.data(), key_values.size()), v))
+                            halt("eval_conflict_error", "object keys must be unique", clause.loc);
                     });
                 });
+            });
             if (const PRule* d = rules.default_rule.get()) {
                 if (d->key_path.empty()) {
                     if (document.empty()) return default_value(*d);

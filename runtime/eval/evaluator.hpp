@@ -62,7 +62,11 @@ private:
     using Cont = FunctionRef<void()>;
     using ValueCont = FunctionRef<void(const Value&)>;
 
-    void eval_body(Frame& f, const PBody& body, std::size_t i, Cont k);
+    void eval_body(Frame& f, const PBody& body, std::size_t i, Cont k) {
+        eval_body_until(f, body, i, body.exprs.size(), k);
+    }
+    // Literals [i, end) of a body; `k` at `end`.
+    void eval_body_until(Frame& f, const PBody& body, std::size_t i, std::size_t end, Cont k);
     void eval_expr(Frame& f, const PExpr& e, Cont k);
     void eval_expr_plain(Frame& f, const PExpr& e, Cont k);
     void eval_term(Frame& f, const PTerm& t, ValueCont k);
@@ -105,6 +109,10 @@ private:
     bool guards_hold(const PRule& r, const ValueList* args);
     bool lookup_exits_early(const RuleSet& rules, const ValueList* args);
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
+    // Each candidate clause of a partial set or object (eval_rule_chain), the literals its
+    // group shares searched once (RuleSet::shared_prefixes).
+    void eval_clauses(const RuleSet& rules, const RuleList& candidates, FunctionRef<void(Frame&, const PRule&)> k);
+    struct PrefixSolutions;
 
     void eval_call(Frame& f, const PTerm& call, ValueCont k);
     struct DirectArgs;

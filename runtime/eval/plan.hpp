@@ -180,6 +180,10 @@ struct PRule {
     std::shared_ptr<PRule> else_rule;
     uint32_t slots = 0;  // frame size
     bool is_default = false;
+    // Its place among the clauses that share leading literals (RuleSet::shared_prefixes): the
+    // group's position there (-1: none), and its own among the group's members.
+    int32_t shared_prefix = -1;
+    uint32_t shared_prefix_member = 0;
     lang::Location loc;
 
     PRule() = default;
@@ -203,6 +207,18 @@ struct RuleIndex {
     std::vector<std::size_t> unindexed;                            // rules without a condition on path
 };
 
+// Clauses of one partial set or object that begin with the same literals, up to the
+// names of their variables (Gatekeeper's `container := input.review.object.spec[field][_];
+// not is_exempt(container)` before each of a dozen checks). The first of them to run
+// records the solutions of those literals; the others take the recorded solutions in the
+// same order instead of searching again (runtime/eval/shared_prefix.hpp).
+struct SharedPrefix {
+    uint32_t length = 0;  // the literals shared
+    // Per member clause (PRule::shared_prefix_member): the slots the shared literals name,
+    // in one order for every member (a solution is their values in that order).
+    std::vector<std::vector<uint32_t>> slots;
+};
+
 // All definitions of one rule path.
 struct RuleSet {
     std::unique_ptr<RuleIndex> rule_index;  // when enough rules test the same input path
@@ -211,7 +227,8 @@ struct RuleSet {
     std::size_t arity = 0;
     std::vector<std::shared_ptr<PRule>> rules;
     std::shared_ptr<PRule> default_rule;
-    std::size_t index = 0;  // position in Program::rule_sets (cache slot)
+    std::vector<SharedPrefix> shared_prefixes;  // PartialSet and PartialObject only
+    std::size_t index = 0;                      // position in Program::rule_sets (cache slot)
     // Complete rules or functions whose every clause has one and the same
     // constant value: the first success is the answer (OPA's early exit).
     bool early_exit = false;

@@ -1,4 +1,5 @@
 #include "runtime/eval/planner.hpp"
+#include "runtime/eval/shared_prefix.hpp"
 
 #include <fmt/format.h>
 
@@ -1269,6 +1270,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         find_tree_nodes(*set);
         set->early_exit = has_one_constant_value(*set);
         set->guarded_early_exit = !set->early_exit && may_exit_early_when_guarded(*set);
+        find_shared_prefixes(*set, program);
     }
     return diags;
 }

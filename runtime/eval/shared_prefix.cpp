@@ -1,0 +1,263 @@
+#include "runtime/eval/shared_prefix.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "runtime/hash.hpp"
+#include "runtime/json.hpp"
+
+namespace gavel::eval {
+
+namespace {
+
+// Terms nested deeper than this are never taken as equal (the comparison recurses).
+constexpr std::size_t kMaxDepth = 64;
+
+// Slots of one clause paired with slots of another, one to one.
+struct SlotPairing {
+    std::unordered_map<uint32_t, uint32_t> forward, backward;
+    bool pair(uint32_t a, uint32_t b) {
+        auto [f, fresh_f] = forward.emplace(a, b);
+        auto [r, fresh_r] = backward.emplace(b, a);
+        return f->second == b && r->second == a;
+    }
+};
+
+// Constants alike down to their spelling (`1` and `1.0` are equal values, written apart).
+bool same_constant(const Value& a, const Value& b) {
+    return a.kind() == b.kind() && a == b && runtime::to_json(a) == runtime::to_json(b);
+}
+
+bool same_body(const PBody& a, const PBody& b, SlotPairing& slots, std::size_t depth);
+bool same_expr(const PExpr& a, const PExpr& b, SlotPairing& slots, std::size_t depth);
+
+bool same_callee(const std::shared_ptr<const Callee>& a, const std::shared_ptr<const Callee>& b) {
+    if (!a || !b) return a == b;
+    return a->name == b->name && a->builtin == b->builtin && a->function == b->function;
+}
+
+bool same_term(const PTerm& a, const PTerm& b, SlotPairing& slots, std::size_t depth) {
+    if (depth > kMaxDepth || a.op != b.op || a.elems.size() != b.elems.size() || a.items.size() != b.items.size() ||
+        a.data_prefix != b.data_prefix || a.data_prefix_length != b.data_prefix_length || !a.body != !b.body)
+        return false;
+    if (a.op == TermOp::Const && !same_constant(a.value, b.value)) return false;
+    if (a.op == TermOp::Local && !slots.pair(a.slot, b.slot)) return false;
+    if (!same_callee(a.callee, b.callee)) return false;
+    for (std::size_t i = 0; i < a.elems.size(); ++i)
+        if (!same_term(a.elems[i], b.elems[i], slots, depth + 1)) return false;
+    for (std::size_t i = 0; i < a.items.size(); ++i)
+        if (!same_term(a.items[i].first, b.items[i].first, slots, depth + 1) ||
+            !same_term(a.items[i].second, b.items[i].second, slots, depth + 1))
+            return false;
+    return !a.body || same_body(*a.body, *b.body, slots, depth + 1);
+}
+
+bool same_body(const PBody& a, const PBody& b, SlotPairing& slots, std::size_t depth) {
+    if (a.exprs.size() != b.exprs.size()) return false;
+    for (std::size_t i = 0; i < a.exprs.size(); ++i)
+        if (!same_expr(a.exprs[i], b.exprs[i], slots, depth)) return false;
+    return true;
+}
+
+bool same_expr(const PExpr& a, const PExpr& b, SlotPairing& slots, std::size_t depth) {
+    if (depth > kMaxDepth || a.op != b.op || !a.withs.empty() || !b.withs.empty() || a.result_slot != b.result_slot ||
+        !a.iteration != !b.iteration || !a.body != !b.body || a.alternatives.size() != b.alternatives.size())
+        return false;
+    if (!same_term(a.a, b.a, slots, depth + 1) || !same_term(a.b, b.b, slots, depth + 1)) return false;
+    if (a.iteration) {
+        const PIteration& x = *a.iteration;
+        const PIteration& y = *b.iteration;
+        if (x.key_present != y.key_present || !same_term(x.key, y.key, slots, depth + 1) ||
+            !same_term(x.value, y.value, slots, depth + 1) || !same_term(x.domain, y.domain, slots, depth + 1))
+            return false;
+    }
+    if (a.body && !same_body(*a.body, *b.body, slots, depth + 1)) return false;
+    for (std::size_t i = 0; i < a.alternatives.size(); ++i)
+        if (!same_body(*a.alternatives[i], *b.alternatives[i], slots, depth + 1)) return false;
+    return true;
+}
+
+// Whether evaluating a literal twice shows nothing once would not (see the header). A
+// function called is looked at too: OPA keeps a function's defined results only, so one
+// that is undefined runs again, and would print again.
+class Repeatable {
+public:
+    explicit Repeatable(const Program& program) : program_(program) {}
+
+    bool expr(const PExpr& e, std::size_t depth) {
+        if (depth > kMaxDepth || !e.withs.empty()) return false;
+        if (!term(e.a, depth + 1) || !term(e.b, depth + 1)) return false;
+        if (e.iteration && (!term(e.iteration->key, depth + 1) || !term(e.iteration->value, depth + 1) ||
+                            !term(e.iteration->domain, depth + 1)))
+            return false;
+        if (e.body && !body(*e.body, depth + 1)) return false;
+        for (const auto& alternative : e.alternatives)
+            if (!body(*alternative, depth + 1)) return false;
+        return true;
+    }
+
+private:
+    bool body(const PBody& b, std::size_t depth) {
+        for (const PExpr& e : b.exprs)
+            if (!expr(e, depth)) return false;
+        return true;
+    }
+
+    bool term(const PTerm& t, std::size_t depth) {
+        if (depth > kMaxDepth) return false;
+        if (t.op == TermOp::Call && t.callee) {
+            if (const runtime::Builtin* b = t.callee->builtin) {
+                if (!builtin(*b)) return false;
+            } else if (!t.callee->function || !function(*t.callee->function, depth + 1)) {
+                return false;
+            }
+        }
+        for (const PTerm& e : t.elems)
+            if (!term(e, depth + 1)) return false;
+        for (const PTermPair& item : t.items)
+            if (!term(item.first, depth + 1) || !term(item.second, depth + 1)) return false;
+        return !t.body || body(*t.body, depth + 1);
+    }
+
+    bool builtin(const runtime::Builtin& b) const {
+        const bool standard = program_.builtins && program_.builtins->find(b.name) == &b &&
+                              !program_.custom_builtins.contains(b.name);
+        // print() is internal.print after compiling; trace notes and test-case names reach the tracer.
+        static constexpr std::string_view kEffects[] = {"internal.print", "print", "trace", "internal.test_case"};
+        for (std::string_view name : kEffects)
+            if (b.name == name) return false;
+        return standard && !(b.decl && b.decl->nondeterministic);
+    }
+
+    bool function(const RuleSet& fn, std::size_t depth) {
+        if (auto it = functions_.find(&fn); it != functions_.end()) return it->second;
+        functions_[&fn] = true;  // while looked at (a recursive function is a compile error anyway)
+        bool ok = true;
+        auto clause = [&](const PRule& r) {
+            for (const PTerm& p : r.params) ok = ok && term(p, depth + 1);
+            ok = ok && body(r.body, depth + 1) && term(r.value, depth + 1);
+        };
+        for (const auto& rule : fn.rules)
+            for (const PRule* r = rule.get(); r && ok; r = r->else_rule.get()) clause(*r);
+        if (fn.default_rule && ok) clause(*fn.default_rule);
+        functions_[&fn] = ok;
+        return ok;
+    }
+
+    const Program& program_;
+    std::unordered_map<const RuleSet*, bool> functions_;
+};
+
+// How many leading literals two clauses share, and the pairing of their slots there.
+std::size_t shared_length(const PRule& a, const PRule& b, Repeatable& repeatable, SlotPairing& slots,
+                          std::size_t at_most) {
+    const auto& x = a.body.exprs;
+    const auto& y = b.body.exprs;
+    std::size_t n = 0;
+    while (n < at_most && n < x.size() && n < y.size() && repeatable.expr(x[n], 0) && same_expr(x[n], y[n], slots, 0)) ++n;
+    return n;
+}
+
+// The slots a clause's literals [0, length) name, each once, in the order met.
+void collect_slots(const PTerm& t, std::vector<uint32_t>& out);
+
+void collect_slots(const PBody& body, std::size_t length, std::vector<uint32_t>& out) {
+    auto term = [&](const PTerm& t) { collect_slots(t, out); };
+    for (std::size_t i = 0; i < length && i < body.exprs.size(); ++i) {
+        const PExpr& e = body.exprs[i];
+        term(e.a);
+        term(e.b);
+        if (e.iteration) {
+            term(e.iteration->key);
+            term(e.iteration->value);
+            term(e.iteration->domain);
+        }
+        if (e.body) collect_slots(*e.body, e.body->exprs.size(), out);
+        for (const auto& alternative : e.alternatives) collect_slots(*alternative, alternative->exprs.size(), out);
+    }
+}
+
+void collect_slots(const PTerm& t, std::vector<uint32_t>& out) {
+    if (t.op == TermOp::Local && std::find(out.begin(), out.end(), t.slot) == out.end()) out.push_back(t.slot);
+    for (const PTerm& e : t.elems) collect_slots(e, out);
+    for (const PTermPair& item : t.items) {
+        collect_slots(item.first, out);
+        collect_slots(item.second, out);
+    }
+    if (t.body) collect_slots(*t.body, t.body->exprs.size(), out);
+}
+
+// A cheap fingerprint of a literal's outer shape, so only clauses whose first literals
+// may be alike are compared (a set can have thousands of clauses).
+std::uint64_t outer_shape(const PExpr& e) {
+    auto term = [](const PTerm& t) {
+        std::uint64_t h = runtime::hash_mix(static_cast<std::uint64_t>(t.op) + 1);
+        h = runtime::hash_combine(h, t.elems.size());
+        if (t.op == TermOp::Const) h = runtime::hash_combine(h, t.value.hash());
+        if (t.callee) h = runtime::hash_combine(h, std::hash<std::string>{}(t.callee->name));
+        return h;
+    };
+    std::uint64_t h = runtime::hash_combine(static_cast<std::uint64_t>(e.op), term(e.a));
+    h = runtime::hash_combine(h, term(e.b));
+    if (e.iteration) h = runtime::hash_combine(h, term(e.iteration->domain));
+    return h;
+}
+
+}  // namespace
+
+void find_shared_prefixes(RuleSet& set, const Program& program) {
+    set.shared_prefixes.clear();
+    if (set.kind != RuleKind::PartialSet && set.kind != RuleKind::PartialObject) return;
+    struct Group {
+        std::size_t length = 0;  // 0 while the leader is alone
+        std::vector<std::size_t> members;
+    };
+    std::vector<Group> groups;
+    Repeatable repeatable(program);
+    std::unordered_map<std::uint64_t, std::vector<std::size_t>> groups_by_shape;  // of the leader's first literal
+    for (std::size_t i = 0; i < set.rules.size(); ++i) {
+        PRule& rule = *set.rules[i];
+        rule.shared_prefix = -1;
+        // An else chain's clauses are tried in turn: its first clause's solutions decide more than its own body.
+        if (rule.else_rule || rule.body.exprs.empty() || !repeatable.expr(rule.body.exprs[0], 0)) continue;
+        auto& candidates = groups_by_shape[outer_shape(rule.body.exprs[0])];
+        std::size_t best = groups.size(), best_length = 0;
+        for (std::size_t g : candidates) {
+            const Group& group = groups[g];
+            SlotPairing slots;
+            std::size_t at_most = group.length ? group.length : SIZE_MAX;
+            std::size_t n = shared_length(*set.rules[group.members[0]], rule, repeatable, slots, at_most);
+            // A group keeps its length: a clause sharing fewer literals does not join it.
+            if (n == 0 || (group.length && n < group.length)) continue;
+            if (n > best_length) best = g, best_length = n;
+        }
+        if (best < groups.size()) {
+            groups[best].length = best_length;
+            groups[best].members.push_back(i);
+            continue;
+        }
+        candidates.push_back(groups.size());
+        groups.push_back({0, {i}});
+    }
+    for (const Group& group : groups) {
+        if (group.members.size() < 2) continue;
+        const PRule& leader = *set.rules[group.members[0]];
+        SharedPrefix shared;
+        shared.length = static_cast<uint32_t>(group.length);
+        std::vector<uint32_t> leader_slots;
+        collect_slots(leader.body, group.length, leader_slots);
+        for (std::size_t member = 0; member < group.members.size(); ++member) {
+            PRule& rule = *set.rules[group.members[member]];
+            SlotPairing pairing;
+            shared_length(leader, rule, repeatable, pairing, group.length);
+            std::vector<uint32_t> slots;
+            for (uint32_t s : leader_slots) slots.push_back(pairing.forward.at(s));
+            shared.slots.push_back(std::move(slots));
+            rule.shared_prefix = static_cast<int32_t>(set.shared_prefixes.size());
+            rule.shared_prefix_member = static_cast<uint32_t>(member);
+        }
+        set.shared_prefixes.push_back(std::move(shared));
+    }
+}
+
+}  // namespace gavel::eval
