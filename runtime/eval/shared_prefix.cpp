@@ -120,8 +120,8 @@ private:
     }
 
     bool builtin(const runtime::Builtin& b) const {
-        const bool standard = program_.builtins && program_.builtins->find(b.name) == &b &&
-                              !program_.custom_builtins.contains(b.name);
+        const bool standard =
+            program_.builtins && program_.builtins->find(b.name) == &b && !program_.custom_builtins.contains(b.name);
         // print() is internal.print after compiling; trace notes and test-case names reach the tracer.
         static constexpr std::string_view kEffects[] = {"internal.print", "print", "trace", "internal.test_case"};
         for (std::string_view name : kEffects)
@@ -154,7 +154,8 @@ std::size_t shared_length(const PRule& a, const PRule& b, Repeatable& repeatable
     const auto& x = a.body.exprs;
     const auto& y = b.body.exprs;
     std::size_t n = 0;
-    while (n < at_most && n < x.size() && n < y.size() && repeatable.expr(x[n], 0) && same_expr(x[n], y[n], slots, 0)) ++n;
+    while (n < at_most && n < x.size() && n < y.size() && repeatable.expr(x[n], 0) && same_expr(x[n], y[n], slots, 0))
+        ++n;
     return n;
 }
 

@@ -153,6 +153,14 @@ TEST_CASE("stdlib strings: to_number") {
     CHECK(eval("to_number", {"\"-Inf\""}) == "type error: operand 1 must be valid number string but got string");
     CHECK(eval("to_number", {"[]"}) ==
           "type error: operand 1 must be one of {null, boolean, number, string} but got array");
+    // Plain integers (read without the general path) and their edges, as that path reads them.
+    CHECK(eval("to_number", {"\"128\""}) == "128");
+    CHECK(eval("to_number", {"\"-5\""}) == "-5");
+    CHECK(eval("to_number", {"\"007\""}) == "7");
+    CHECK(eval("to_number", {"\"-0\""}) == "-0");
+    CHECK(eval("to_number", {"\"-\""}) == "error: strconv.ParseFloat: parsing \"-\": invalid syntax");
+    CHECK(eval("to_number", {"\"1234567890123456789\""}) == "1234567890123456789");
+    CHECK(eval("to_number", {"\"12a\""}) == "error: strconv.ParseFloat: parsing \"12a\": invalid syntax");
 }
 
 TEST_CASE("stdlib regex: Go's regexp semantics and error messages") {
