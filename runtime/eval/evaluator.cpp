@@ -144,19 +144,34 @@ std::optional<EvalError> Evaluator::run(const PlannedQuery& query, SolutionSink 
 
 // ---- bodies and expressions -------------------------------------------------------
 
-void Evaluator::eval_body_until(Frame& f, const PBody& body, std::size_t i, std::size_t end, Cont k) {
-    if (i == end) {
-        k();
-        return;
-    }
-    // Each expression of a body nests the evaluation of the next: a body long
-    // enough, or rules nested deep enough, would exhaust the stack.
-    if (runtime::stack_position() < stack_floor_) [[unlikely]]
+// Each expression of a body nests the evaluation of the next: a body long
+// enough, or rules nested deep enough, would exhaust the stack.
+void Evaluator::check_stack(const PBody& body, std::size_t i) {
+    if (runtime::stack_position() < stack_floor_)
         halt("eval_internal_error",
              fmt::format("evaluation too deep: it reached the limit of this thread's stack ({} KiB); "
                          "a body, rule chain or recursion this deep cannot be evaluated",
                          runtime::stack_size() / 1024),
              body.exprs[i].loc);
+}
+
+void Evaluator::eval_body(Frame& f, const PBody& body, std::size_t i, Cont k) {
+    if (i == body.exprs.size()) {
+        k();
+        return;
+    }
+    if (runtime::stack_position() < stack_floor_) [[unlikely]]
+        check_stack(body, i);
+    tick();
+    eval_expr(f, body.exprs[i], [&] { eval_body(f, body, i + 1, k); });
+}
+
+void Evaluator::eval_body_until(Frame& f, const PBody& body, std::size_t i, std::size_t end, Cont k) {
+    if (i == end) {
+        k();
+        return;
+    }
+    check_stack(body, i);
     tick();
     eval_expr(f, body.exprs[i], [&] { eval_body_until(f, body, i + 1, end, k); });
 }
@@ -1112,10 +1127,6 @@ constexpr std::size_t kMaxRecordedValues = 1 << 16;
 
 void Evaluator::eval_clauses(const RuleSet& rules, const RuleList& candidates,
                              FunctionRef<void(Frame&, const PRule&)> k) {
-    if (rules.shared_prefixes.empty() || settings_.tracer) {
-        for (const PRule* rule : candidates) eval_rule_chain(*rule, k);
-        return;
-    }
     boost::container::small_vector<PrefixSolutions, 2> solutions(rules.shared_prefixes.size());
     for (const PRule* rule : candidates) {
         if (rule->shared_prefix < 0) {
@@ -1346,9 +1357,12 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
         case RuleKind::PartialSet:
             if (rules.rules.empty() || rules.rules[0]->key_path.empty()) {
                 runtime::SetBuilder set;
-                eval_clauses(rules, candidates, [&](Frame& frame, const PRule& clause) {
+                auto element = [&](Frame& frame, const PRule& clause) {
                     eval_term(frame, clause.value, [&](const Value& v) { set.insert(v); });
-                });
+                };
+                if (shares_prefixes(rules)) eval_clauses(rules, candidates, element);
+                else
+                    for (const PRule* rule : candidates) eval_rule_chain(*rule, element);
                 Value built = set.build();
                 if (rules.below_variable_keys && built.size() == 0) return std::nullopt;
                 return built;
@@ -1356,7 +1370,7 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
             [[fallthrough]];
         case RuleKind::PartialObject: {
             DocumentBuilder document(rules.kind == RuleKind::PartialSet);
-            eval_clauses(rules, candidates, [&](Frame& frame, const PRule& clause) {
+            auto entry = [&](Frame& frame, const PRule& clause) {
                 ValueList keys;
                 eval_elems(frame, clause.key_path, 0, keys, [&](ValueList& key_values) {
                     eval_term(frame, clause.value, [&](const Value& v) {
@@ -1364,7 +1378,10 @@ std::optional<Value> Evaluator::compute_rule(const RuleSet& rules) {
                             halt("eval_conflict_error", "object keys must be unique", clause.loc);
                     });
                 });
-            });
+            };
+            if (shares_prefixes(rules)) eval_clauses(rules, candidates, entry);
+            else
+                for (const PRule* rule : candidates) eval_rule_chain(*rule, entry);
             if (const PRule* d = rules.default_rule.get()) {
                 if (d->key_path.empty()) {
                     if (document.empty()) return default_value(*d);

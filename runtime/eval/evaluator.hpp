@@ -62,11 +62,10 @@ private:
     using Cont = FunctionRef<void()>;
     using ValueCont = FunctionRef<void(const Value&)>;
 
-    void eval_body(Frame& f, const PBody& body, std::size_t i, Cont k) {
-        eval_body_until(f, body, i, body.exprs.size(), k);
-    }
-    // Literals [i, end) of a body; `k` at `end`.
+    void eval_body(Frame& f, const PBody& body, std::size_t i, Cont k);
+    // Literals [i, end) of a body; `k` at `end` (eval_body stays the hot path's own).
     void eval_body_until(Frame& f, const PBody& body, std::size_t i, std::size_t end, Cont k);
+    void check_stack(const PBody& body, std::size_t i);
     void eval_expr(Frame& f, const PExpr& e, Cont k);
     void eval_expr_plain(Frame& f, const PExpr& e, Cont k);
     void eval_term(Frame& f, const PTerm& t, ValueCont k);
@@ -110,7 +109,8 @@ private:
     bool lookup_exits_early(const RuleSet& rules, const ValueList* args);
     void eval_rule_chain(const PRule& rule, FunctionRef<void(Frame&, const PRule&)> k);
     // Each candidate clause of a partial set or object (eval_rule_chain), the literals its
-    // group shares searched once (RuleSet::shared_prefixes).
+    // group shares searched once (RuleSet::shared_prefixes), when shares_prefixes().
+    bool shares_prefixes(const RuleSet& rules) const { return !rules.shared_prefixes.empty() && !settings_.tracer; }
     void eval_clauses(const RuleSet& rules, const RuleList& candidates, FunctionRef<void(Frame&, const PRule&)> k);
     struct PrefixSolutions;
 
