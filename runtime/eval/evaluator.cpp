@@ -1537,8 +1537,8 @@ Evaluator::Direct Evaluator::cached_call(const Frame& f, const PTerm& call, Valu
     for (const Value& v : direct.values()) args.push_back(v);
     const RuleSet& fn = *call.callee->function;
     const std::span<const Value> arg_values(args.data(), args.size());
-    const std::uint64_t key_hash = FunctionCache::key_hash(fn, arg_values);
-    const std::optional<Value>* cached = function_cache_.find(fn, arg_values, key_hash);
+    const std::uint64_t key_hash = FunctionCache::key_hash(fn, arg_values, fn.quiet);
+    const std::optional<Value>* cached = function_cache_.find(fn, arg_values, key_hash, fn.quiet);
     // Not cached: its arguments are known, so it runs now, as eval_call would run it.
     std::optional<Value> computed = cached ? std::nullopt : run_function(fn, args, call, key_hash);
     const std::optional<Value>& answer = cached ? *cached : computed;
@@ -1642,9 +1642,14 @@ void Evaluator::builtin_failed(const runtime::BuiltinResult& r, const std::strin
 
 void Evaluator::call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k) {
     const std::span<const Value> arg_values(args.data(), args.size());
-    const std::uint64_t key_hash = FunctionCache::key_hash(fn, arg_values);
-    if (const std::optional<Value>* cached = function_cache_.find(fn, arg_values, key_hash)) {
-        if (*cached) k(**cached);
+    const std::uint64_t key_hash = FunctionCache::key_hash(fn, arg_values, fn.quiet);
+    if (const std::optional<Value>* cached = function_cache_.find(fn, arg_values, key_hash, fn.quiet)) {
+        // A copy: what `k` goes on to evaluate may add entries, which moves the cache's
+        // own, while the rest of the query still borrows this value (an argument list).
+        if (*cached) {
+            const Value answer = **cached;
+            k(answer);
+        }
         return;
     }
     if (std::optional<Value> result = run_function(fn, args, call, key_hash)) k(*result);
@@ -1691,7 +1696,7 @@ std::optional<Value> Evaluator::run_function(const RuleSet& fn, const ValueList&
     if (!result && fn.default_rule) result = default_value(*fn.default_rule);
     --depth_;
     if (result || (builtin_context_.prints == prints_before && !settings_.tracer))
-        function_cache_.put(fn, {args.data(), args.size()}, key_hash, result);
+        function_cache_.put(fn, {args.data(), args.size()}, key_hash, fn.quiet, result);
     return result;
 }
 

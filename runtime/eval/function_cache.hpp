@@ -7,6 +7,11 @@
 // different (it printed nothing and no tracer listens): the same answer,
 // without the work. `with` starts a cache of its own (the evaluator moves this
 // one aside), as OPA pushes a frame.
+//
+// A quiet function (RuleSet::quiet: running it again shows nothing) has its array,
+// set and object arguments keyed by identity: the same node hits, an equal copy runs
+// the body again, which no one can tell. A fresh admission review is then never hashed
+// whole because `is_exempt(container)` or `is_update(input.review)` was called with it.
 
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/hash.hpp"
 #include "runtime/value.hpp"
 
 namespace gavel::eval {
@@ -25,27 +31,34 @@ struct RuleSet;
 class FunctionCache {
 public:
     // What find and put take: one hash of the function and its arguments per call.
-    static std::uint64_t key_hash(const RuleSet& fn, std::span<const runtime::Value> args) noexcept {
+    // `by_identity`: the function is quiet (the same for every call of it).
+    static std::uint64_t key_hash(const RuleSet& fn, std::span<const runtime::Value> args, bool by_identity) noexcept {
         std::uint64_t h = std::hash<const void*>{}(&fn);
-        for (const auto& a : args) h = (h ^ a.hash()) * 0x100000001b3ull;
+        for (const auto& a : args) {
+            const std::uint64_t ah = by_identity && is_container(a)
+                                         ? runtime::hash_mix(reinterpret_cast<std::uintptr_t>(a.node()))
+                                         : a.hash();
+            h = (h ^ ah) * 0x100000001b3ull;
+        }
         return h ^ (h >> 29);
     }
     // The cached answer (nullopt inside: undefined), or null when there is none.
-    const std::optional<runtime::Value>* find(const RuleSet& fn, std::span<const runtime::Value> args,
-                                              std::uint64_t h) const {
+    const std::optional<runtime::Value>* find(const RuleSet& fn, std::span<const runtime::Value> args, std::uint64_t h,
+                                              bool by_identity) const {
         if (entries_.empty()) return nullptr;
         for (std::size_t i = h & mask(); index_[i]; i = (i + 1) & mask()) {
             const Entry& e = entries_[index_[i] - 1];
-            if (e.hash == h && same(e, &fn, args)) return &e.result;
+            if (e.hash == h && same(e, &fn, args, by_identity)) return &e.result;
         }
         return nullptr;
     }
-    void put(const RuleSet& fn, std::span<const runtime::Value> args, std::uint64_t h,
+    void put(const RuleSet& fn, std::span<const runtime::Value> args, std::uint64_t h, bool by_identity,
              std::optional<runtime::Value> result) {
         if (2 * (entries_.size() + 1) > index_.size()) grow();
         std::size_t i = h & mask();
         for (; index_[i]; i = (i + 1) & mask())
-            if (entries_[index_[i] - 1].hash == h && same(entries_[index_[i] - 1], &fn, args)) return;  // there
+            if (entries_[index_[i] - 1].hash == h && same(entries_[index_[i] - 1], &fn, args, by_identity))
+                return;  // there
         entries_.push_back(Entry{h, &fn, static_cast<std::uint32_t>(args_.size()),
                                  static_cast<std::uint32_t>(args.size()), std::move(result)});
         args_.insert(args_.end(), args.begin(), args.end());
@@ -63,10 +76,14 @@ private:
         std::optional<runtime::Value> result;
     };
     std::size_t mask() const noexcept { return index_.size() - 1; }
-    bool same(const Entry& e, const RuleSet* fn, std::span<const runtime::Value> args) const noexcept {
+    static bool is_container(const runtime::Value& v) noexcept { return v.is_array() || v.is_object() || v.is_set(); }
+    bool same(const Entry& e, const RuleSet* fn, std::span<const runtime::Value> args,
+              bool by_identity) const noexcept {
         if (e.fn != fn || e.arg_count != args.size()) return false;
-        for (std::size_t i = 0; i < args.size(); ++i)
-            if (!(args_[e.first_arg + i] == args[i])) return false;
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            const runtime::Value& kept = args_[e.first_arg + i];
+            if (by_identity && is_container(args[i]) ? !kept.identical(args[i]) : !(kept == args[i])) return false;
+        }
         return true;
     }
     void grow() {

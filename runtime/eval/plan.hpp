@@ -228,7 +228,10 @@ struct RuleSet {
     std::vector<std::shared_ptr<PRule>> rules;
     std::shared_ptr<PRule> default_rule;
     std::vector<SharedPrefix> shared_prefixes;  // PartialSet and PartialObject only
-    std::size_t index = 0;                      // position in Program::rule_sets (cache slot)
+    // Function: running it again shows nothing (repeatable.hpp), so its cache entries
+    // may key container arguments by identity (function_cache.hpp).
+    bool quiet = false;
+    std::size_t index = 0;  // position in Program::rule_sets (cache slot)
     // Complete rules or functions whose every clause has one and the same
     // constant value: the first success is the answer (OPA's early exit).
     bool early_exit = false;

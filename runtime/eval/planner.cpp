@@ -1,4 +1,5 @@
 #include "runtime/eval/planner.hpp"
+#include "runtime/eval/repeatable.hpp"
 #include "runtime/eval/shared_prefix.hpp"
 
 #include <fmt/format.h>
@@ -1263,6 +1264,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         else p.set->rules.push_back(first);
     }
     mark_sets_under_variable_keys(program.root);
+    Repeatable repeatable(program);
     for (auto& set : program.rule_sets) {
         if (set->kind == RuleKind::PartialObject || set->kind == RuleKind::PartialSet) order_like_opa_rule_tree(*set);
         order_like_opa_index(*set);
@@ -1271,6 +1273,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         set->early_exit = has_one_constant_value(*set);
         set->guarded_early_exit = !set->early_exit && may_exit_early_when_guarded(*set);
         find_shared_prefixes(*set, program);
+        set->quiet = set->kind == RuleKind::Function && repeatable.function(*set);
     }
     return diags;
 }
