@@ -87,6 +87,10 @@ private:
         return true;
     }
     void grow() {
+        if (index_.empty()) {  // room for a decision's usual handful at once, not five reallocations
+            entries_.reserve(16);
+            args_.reserve(32);
+        }
         index_.assign(index_.empty() ? 32 : 2 * index_.size(), 0);
         for (std::size_t n = 0; n < entries_.size(); ++n) {
             std::size_t i = entries_[n].hash & mask();
