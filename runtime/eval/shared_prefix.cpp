@@ -118,19 +118,31 @@ void collect_slots(const PTerm& t, std::vector<uint32_t>& out) {
     if (t.body) collect_slots(*t.body, t.body->exprs.size(), out);
 }
 
-// A cheap fingerprint of a literal's outer shape, so only clauses whose first literals
-// may be alike are compared (a set can have thousands of clauses).
-std::uint64_t outer_shape(const PExpr& e) {
-    auto term = [](const PTerm& t) {
-        std::uint64_t h = runtime::hash_mix(static_cast<std::uint64_t>(t.op) + 1);
-        h = runtime::hash_combine(h, t.elems.size());
-        if (t.op == TermOp::Const) h = runtime::hash_combine(h, t.value.hash());
-        if (t.callee) h = runtime::hash_combine(h, std::hash<std::string>{}(t.callee->name));
-        return h;
-    };
-    std::uint64_t h = runtime::hash_combine(static_cast<std::uint64_t>(e.op), term(e.a));
-    h = runtime::hash_combine(h, term(e.b));
-    if (e.iteration) h = runtime::hash_combine(h, term(e.iteration->domain));
+// A fingerprint of a literal's shape down to a few levels, variables left out, so only
+// clauses whose first literals may be alike are compared (a set can have thousands of
+// clauses); and no more than kMaxCompared groups of one fingerprint are compared.
+constexpr std::size_t kShapeDepth = 6;
+constexpr std::size_t kMaxCompared = 16;
+
+std::uint64_t shape(const PTerm& t, std::size_t depth) {
+    std::uint64_t h = runtime::hash_mix(static_cast<std::uint64_t>(t.op) + 1);
+    h = runtime::hash_combine(h, t.elems.size() + 31 * t.items.size());
+    if (t.op == TermOp::Const) h = runtime::hash_combine(h, t.value.hash());
+    if (t.callee) h = runtime::hash_combine(h, std::hash<std::string>{}(t.callee->name));
+    if (depth < kShapeDepth) {
+        for (const PTerm& e : t.elems) h = runtime::hash_combine(h, shape(e, depth + 1));
+        for (const PTermPair& item : t.items) {
+            h = runtime::hash_combine(h, shape(item.first, depth + 1));
+            h = runtime::hash_combine(h, shape(item.second, depth + 1));
+        }
+    }
+    return h;
+}
+
+std::uint64_t shape(const PExpr& e) {
+    std::uint64_t h = runtime::hash_combine(static_cast<std::uint64_t>(e.op), shape(e.a, 0));
+    h = runtime::hash_combine(h, shape(e.b, 0));
+    if (e.iteration) h = runtime::hash_combine(h, shape(e.iteration->domain, 0));
     return h;
 }
 
@@ -151,10 +163,12 @@ void find_shared_prefixes(RuleSet& set, const Program& program) {
         rule.shared_prefix = -1;
         // An else chain's clauses are tried in turn: its first clause's solutions decide more than its own body.
         if (rule.else_rule || rule.body.exprs.empty() || !repeatable.expr(rule.body.exprs[0], 0)) continue;
-        auto& candidates = groups_by_shape[outer_shape(rule.body.exprs[0])];
+        auto& candidates = groups_by_shape[shape(rule.body.exprs[0])];
         std::size_t best = groups.size(), best_length = 0;
-        for (std::size_t g : candidates) {
-            const Group& group = groups[g];
+        const std::size_t first = candidates.size() > kMaxCompared ? candidates.size() - kMaxCompared : 0;
+        for (std::size_t c = first; c < candidates.size(); ++c) {
+            const Group& group = groups[candidates[c]];
+            const std::size_t g = candidates[c];
             SlotPairing slots;
             std::size_t at_most = group.length ? group.length : SIZE_MAX;
             std::size_t n = shared_length(*set.rules[group.members[0]], rule, repeatable, slots, at_most);

@@ -37,7 +37,8 @@ TEST_CASE("function cache: containers by identity for a quiet function, by value
         REQUIRE(hit != nullptr);
         CHECK(**hit == Value::integer(7));
         const Value equal_copy[] = {copy, text};
-        const auto* found = cache.find(fn, equal_copy, FunctionCache::key_hash(fn, equal_copy, by_identity), by_identity);
+        const auto* found =
+            cache.find(fn, equal_copy, FunctionCache::key_hash(fn, equal_copy, by_identity), by_identity);
         CHECK((found != nullptr) == !by_identity);
     }
 }
@@ -71,7 +72,9 @@ g(x) := x.a + 1
 TEST_CASE("function cache: an answer taken from the cache stays valid while later calls add entries") {
     // The first f(...) answer is borrowed by the array under construction while the g(...)
     // calls after it add cache entries (which once moved the entries, and the answer with them).
-    std::string policy = "package h\n\nf(x) := x.a if {\n\tprint(x.a)\n}\n\ng(x) := x + 1\n\np := [f({\"a\": input.n}), f({\"a\": input.n})";
+    std::string policy =
+        "package h\n\nf(x) := x.a if {\n\tprint(x.a)\n}\n\ng(x) := x + 1\n\np := [f({\"a\": input.n}), f({\"a\": "
+        "input.n})";
     for (int i = 0; i < 100; ++i) policy += ", g(" + std::to_string(i) + ")";
     policy += "]\n";
     gavel::Engine engine;
