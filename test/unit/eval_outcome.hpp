@@ -26,8 +26,9 @@ struct Setup {
     bool strict_builtin_errors = false;
 };
 
-// A query evaluated over one policy, base data and input.
-inline EvalResult eval_of(std::string_view query, const Setup& s) {
+// A query evaluated over one policy, base data and input; print() lines (each ending in
+// a newline) go to `printed` when given.
+inline EvalResult eval_of(std::string_view query, const Setup& s, std::string* printed = nullptr) {
     Engine engine;
     if (s.policy) REQUIRE(engine.add_policy("test.rego", s.policy).empty());
     if (s.data) REQUIRE_FALSE(engine.add_data(runtime::parse_json(s.data).value).has_value());
@@ -40,6 +41,7 @@ inline EvalResult eval_of(std::string_view query, const Setup& s) {
         o.input = &input.value;
     }
     o.strict_builtin_errors = s.strict_builtin_errors;
+    if (printed) o.print = [printed](std::string_view line) { *printed += std::string(line) + "\n"; };
     return q.value->eval(o);
 }
 

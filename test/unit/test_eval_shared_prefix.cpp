@@ -135,16 +135,8 @@ TEST_CASE("clauses sharing their first literals still conflict and fail as in OP
 
 TEST_CASE("a shared literal calling a function that prints is searched by each clause") {
     // f is undefined for these arguments, so OPA runs it (and prints) for each clause.
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("test.rego", kPolicy).empty());
-    auto q = engine.prepare("data.t.p");
-    REQUIRE(q.ok());
-    auto input = gavel::runtime::parse_json(kInput);
-    gavel::EvalOptions options;
-    options.input = &input.value;
     std::string printed;
-    options.print = [&](std::string_view line) { printed += std::string(line) + "\n"; };
-    CHECK(gavel::test::outcome_text(q.value->eval(options)) == "[1,2]");
+    CHECK(gavel::test::outcome_text(gavel::test::eval_of("data.t.p", setup(), &printed)) == "[1,2]");
     CHECK(printed == "f 1\nf 2\nf 1\nf 2\n");
 }
 

@@ -44,9 +44,7 @@ TEST_CASE("function cache: containers by identity for a quiet function, by value
 }
 
 TEST_CASE("function cache: a function that prints is keyed by value, as in OPA") {
-    gavel::Engine engine;
-    REQUIRE(engine
-                .add_policy("test.rego", R"(package f
+    const char* policy = R"(package f
 
 f(x) := x.a if {
 	print("f", x.a)
@@ -56,16 +54,10 @@ f(x) := x.a if {
 p := [f({"a": input.n}), f({"a": input.n}), g({"a": input.n}), g({"a": input.n})]
 
 g(x) := x.a + 1
-)")
-                .empty());
-    auto q = engine.prepare("data.f.p");
-    REQUIRE(q.ok());
-    auto input = gavel::runtime::parse_json(R"({"n": 5})");
-    gavel::EvalOptions options;
-    options.input = &input.value;
+)";
     std::string printed;
-    options.print = [&](std::string_view line) { printed += std::string(line) + "\n"; };
-    CHECK(gavel::test::outcome_text(q.value->eval(options)) == "[5,5,6,6]");
+    CHECK(gavel::test::outcome_text(gavel::test::eval_of("data.f.p", {policy, nullptr, R"({"n": 5})"}, &printed)) ==
+          "[5,5,6,6]");
     CHECK(printed == "f 5\n");
 }
 
@@ -77,13 +69,7 @@ TEST_CASE("function cache: an answer taken from the cache stays valid while late
         "input.n})";
     for (int i = 0; i < 100; ++i) policy += ", g(" + std::to_string(i) + ")";
     policy += "]\n";
-    gavel::Engine engine;
-    REQUIRE(engine.add_policy("test.rego", policy).empty());
-    auto q = engine.prepare("data.h.p[1]");
-    REQUIRE(q.ok());
-    auto input = gavel::runtime::parse_json(R"({"n": 1})");
-    gavel::EvalOptions options;
-    options.input = &input.value;
-    options.print = [](std::string_view) {};
-    CHECK(gavel::test::outcome_text(q.value->eval(options)) == "1");
+    std::string printed;
+    CHECK(gavel::test::outcome_text(
+              gavel::test::eval_of("data.h.p[1]", {policy.c_str(), nullptr, R"({"n": 1})"}, &printed)) == "1");
 }
