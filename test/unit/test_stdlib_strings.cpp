@@ -144,6 +144,15 @@ TEST_CASE("stdlib strings: format_int truncates and handles big integers") {
     CHECK(eval("format_int", {"5", "3"}) == "type error: operand 2 must be one of {2, 8, 10, 16}");
 }
 
+TEST_CASE("stdlib strings: format_int reads a number not written as plain digits as a 64-bit float") {
+    // OPA 1.7.1's outcomes: big.Float.SetString at 64 bits, then truncated.
+    CHECK(eval("format_int", {"1e30", "16"}) == "\"c9f2c9cd04674edf000000000\"");
+    CHECK(eval("format_int", {"12345678901234567890123.5", "16"}) == "\"29d42b64e7671424400\"");
+    CHECK(eval("format_int", {"-1.5e30", "8"}) == "\"-2273541353160646573116000000000000\"");
+    // Plain digits stay exact, as newer OPA formats the big.Int of the text.
+    CHECK(eval("format_int", {"999999999999999999999", "16"}) == "\"3635c9adc5de9fffff\"");
+}
+
 TEST_CASE("stdlib strings: to_number") {
     CHECK(eval("to_number", {"\"+1.50\""}) == "1.50");
     CHECK(eval("to_number", {"\".5\""}) == "0.5");
