@@ -78,6 +78,9 @@ BuiltinResult to_number(Args a) {
     // Exactly the decimal forms ParseFloat takes: [+-]digits[.digits][e[+-]digits], ".5", "5.", hex floats.
     if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || s.find('_') != std::string::npos)
         return syntax_error();
+    // A hexadecimal mantissa needs a binary exponent in Go ("0x1p4"); strtod also reads "0x10".
+    bool hex_text = lowered.size() > 1 && lowered[0] == '0' && lowered[1] == 'x';
+    if (hex_text && lowered.find('p') == std::string::npos) return syntax_error();
     errno = 0;
     char* end = nullptr;
     double d = std::strtod(s.c_str(), &end);

@@ -159,6 +159,9 @@ TEST_CASE("stdlib strings: to_number") {
     CHECK(eval("to_number", {"\"123456789012345678901234567890\""}) == "123456789012345678901234567890");
     CHECK(eval("to_number", {"\"1e400\""}) == "error: strconv.ParseFloat: parsing \"1e400\": value out of range");
     CHECK(eval("to_number", {"\" 1\""}) == "error: strconv.ParseFloat: parsing \" 1\": invalid syntax");
+    // Go's ParseFloat reads a hexadecimal mantissa only with a binary exponent (p).
+    CHECK(eval("to_number", {"\"0x10\""}) == "error: strconv.ParseFloat: parsing \"0x10\": invalid syntax");
+    CHECK(eval("to_number", {"\"-0X1F\""}) == "error: strconv.ParseFloat: parsing \"-0X1F\": invalid syntax");
     CHECK(eval("to_number", {"\"-Inf\""}) == "type error: operand 1 must be valid number string but got string");
     CHECK(eval("to_number", {"[]"}) ==
           "type error: operand 1 must be one of {null, boolean, number, string} but got array");
