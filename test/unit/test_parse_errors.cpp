@@ -322,3 +322,26 @@ TEST_CASE("a string left open in a rule body is the scanner's error and the pars
     CHECK(r.diagnostics.items()[1].line == 4);
     CHECK(r.diagnostics.items()[1].col == 9);
 }
+
+TEST_CASE("a ref cannot start at a scalar or a parenthesised ref: OPA's 'illegal ref (head cannot be ...)'") {
+    auto errors_of = [](const std::string& text) {
+        auto r = parse_module("r.rego", text);
+        std::string out;
+        for (const auto& d : r.diagnostics.items())
+            out += d.message + " @" + std::to_string(d.line) + ":" + std::to_string(d.col) + "\n";
+        return out;
+    };
+    // OPA 1.7.1's errors for these modules.
+    CHECK(errors_of("package p\n\nr := [3[0], \"a\".b.c, (input.a).b[1]]\n\ns := null.x\n") ==
+          "illegal ref (head cannot be number) @3:7\n"
+          "illegal ref (head cannot be string) @3:13\n"
+          "illegal ref (head cannot be ref) @3:23\n");
+    CHECK(errors_of("package p\n\nr if {\n\tx := true[_]\n\ty := (data.d)[0]\n}\n") ==
+          "illegal ref (head cannot be boolean) @4:7\n"
+          "illegal ref (head cannot be ref) @5:8\n");
+    CHECK(errors_of("package p\n\nr := f(2.5[1])\n\nf(x) := x\n") == "illegal ref (head cannot be number) @3:8\n");
+    CHECK(errors_of("package p\n\nr := {k: 1 | some k in -1[0]}\n") == "illegal ref (head cannot be number) @3:24\n");
+    // Collections, comprehensions, calls and parenthesised non-refs head refs.
+    CHECK(parse_module("r.rego", "package p\n\nr := [[1][0], {\"a\": 1}.a, {1}[1], [x | x := 1][0], (1 + 2)[0], (x)[0]]\n")
+              .ok());
+}
