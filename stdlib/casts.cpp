@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -54,6 +55,31 @@ BuiltinResult format_int(Args a) {
     return BuiltinResult::of(Value::string(gofmt::sprintf(verb, {gofmt::Arg::big_integer(*v)})));
 }
 
+// Whether the underscores in a number's text separate digits, as Go's ParseFloat wants them: each
+// between two digits, or between a base prefix (0x) and a digit.
+bool digit_separators_ok(std::string_view t) {
+    if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.remove_prefix(1);
+    bool hex = false;
+    char last = '^';  // '^' start, 'd' digit or base prefix, '_' underscore, 'o' anything else
+    if (t.size() >= 2 && t[0] == '0' && std::strchr("bBoOxX", t[1])) {
+        hex = t[1] == 'x' || t[1] == 'X';
+        last = 'd';
+        t.remove_prefix(2);
+    }
+    for (char c : t) {
+        if (std::isdigit(static_cast<unsigned char>(c)) || (hex && std::isxdigit(static_cast<unsigned char>(c)))) {
+            last = 'd';
+        } else if (c == '_') {
+            if (last != 'd') return false;
+            last = '_';
+        } else {
+            if (last == '_') return false;
+            last = 'o';
+        }
+    }
+    return last != '_';
+}
+
 // Go's strconv.ParseFloat acceptance for to_number.
 BuiltinResult to_number(Args a) {
     const Value& v = a[0];
@@ -76,14 +102,19 @@ BuiltinResult to_number(Args a) {
         return BuiltinResult::error(fmt::format("strconv.ParseFloat: parsing {}: invalid syntax", q));
     };
     // Exactly the decimal forms ParseFloat takes: [+-]digits[.digits][e[+-]digits], ".5", "5.", hex floats.
-    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || s.find('_') != std::string::npos)
-        return syntax_error();
+    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return syntax_error();
+    // ParseFloat also reads underscores between digits ("1_000", "1e1_0"): they carry no value.
+    std::string digits = s;
+    if (s.find('_') != std::string::npos) {
+        if (!digit_separators_ok(s)) return syntax_error();
+        std::erase(digits, '_');
+    }
     // A hexadecimal mantissa needs a binary exponent in Go ("0x1p4"); strtod also reads "0x10".
     bool hex_text = lowered.size() > 1 && lowered[0] == '0' && lowered[1] == 'x';
     if (hex_text && lowered.find('p') == std::string::npos) return syntax_error();
     errno = 0;
     char* end = nullptr;
-    double d = std::strtod(s.c_str(), &end);
+    double d = std::strtod(digits.c_str(), &end);
     if (!end || *end != '\0') return syntax_error();
     if (lowered.find("inf") != std::string::npos || lowered.find("nan") != std::string::npos) return syntax_error();
     if (std::isinf(d)) {
@@ -94,7 +125,7 @@ BuiltinResult to_number(Args a) {
     // Keep the exact decimal (big integers stay exact); normalise the forms
     // Rego's number syntax lacks: "+1", ".5", "5.", leading zeros.
     std::string norm;
-    std::string_view body = s;
+    std::string_view body = digits;
     if (body[0] == '+' || body[0] == '-') {
         if (body[0] == '-') norm += '-';
         body.remove_prefix(1);

@@ -162,6 +162,13 @@ TEST_CASE("stdlib strings: to_number") {
     // Go's ParseFloat reads a hexadecimal mantissa only with a binary exponent (p).
     CHECK(eval("to_number", {"\"0x10\""}) == "error: strconv.ParseFloat: parsing \"0x10\": invalid syntax");
     CHECK(eval("to_number", {"\"-0X1F\""}) == "error: strconv.ParseFloat: parsing \"-0X1F\": invalid syntax");
+    // Underscores between digits are Go syntax (OPA keeps such a number as it is written).
+    CHECK(eval("to_number", {"\"1_000.5\""}) == "1000.5");
+    CHECK(eval("to_number", {"\"-1e1_0\""}) == "-1e10");
+    CHECK(eval("to_number", {"\"1__0\""}) == "error: strconv.ParseFloat: parsing \"1__0\": invalid syntax");
+    CHECK(eval("to_number", {"\"_1\""}) == "error: strconv.ParseFloat: parsing \"_1\": invalid syntax");
+    CHECK(eval("to_number", {"\"1_.5\""}) == "error: strconv.ParseFloat: parsing \"1_.5\": invalid syntax");
+    CHECK(eval("to_number", {"\"1_\""}) == "error: strconv.ParseFloat: parsing \"1_\": invalid syntax");
     CHECK(eval("to_number", {"\"-Inf\""}) == "type error: operand 1 must be valid number string but got string");
     CHECK(eval("to_number", {"[]"}) ==
           "type error: operand 1 must be one of {null, boolean, number, string} but got array");
