@@ -320,6 +320,14 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         });
         if (!got) return;  // an undefined with value makes the expression undefined
     }
+    // Values bound before this expression may live in the caches set aside below (an inline
+    // small_vector moves its elements, leaving fresh entries where they were): while the
+    // expression runs, the frame reads copies of them; afterwards the caches are back in place.
+    Frame::Slots before = f.slots;
+    boost::container::small_vector<Value, 16> pinned;
+    pinned.reserve(f.slots.size());
+    for (auto& slot : f.slots)
+        if (slot) slot = &pinned.emplace_back(*slot);
     // `values` stays put until this call returns: the members below point into it.
     const Value* saved_input = input_;
     auto saved_data = data_overrides_;
@@ -328,6 +336,7 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
     cache_.assign(program_.rule_sets.size(), RuleCache{});
     FunctionCache saved_function_cache = std::exchange(function_cache_, FunctionCache{});
     auto restore = [&] {
+        f.slots = before;
         function_cache_ = std::move(saved_function_cache);
         input_ = saved_input;
         data_overrides_ = std::move(saved_data);
@@ -363,7 +372,6 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
     }
     restore();
     if (solutions.empty()) return;
-    Frame::Slots before = f.slots;
     for (const auto& copy : solutions) {
         if (cut_) break;
         for (std::size_t i = 0; i < copy.size(); ++i) f.slots[i] = copy[i] ? &*copy[i] : nullptr;
