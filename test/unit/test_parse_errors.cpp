@@ -342,6 +342,7 @@ TEST_CASE("a ref cannot start at a scalar or a parenthesised ref: OPA's 'illegal
     CHECK(errors_of("package p\n\nr := f(2.5[1])\n\nf(x) := x\n") == "illegal ref (head cannot be number) @3:8\n");
     CHECK(errors_of("package p\n\nr := {k: 1 | some k in -1[0]}\n") == "illegal ref (head cannot be number) @3:24\n");
     // Collections, comprehensions, calls and parenthesised non-refs head refs.
-    CHECK(parse_module("r.rego", "package p\n\nr := [[1][0], {\"a\": 1}.a, {1}[1], [x | x := 1][0], (1 + 2)[0], (x)[0]]\n")
+    CHECK(parse_module("r.rego",
+                       "package p\n\nr := [[1][0], {\"a\": 1}.a, {1}[1], [x | x := 1][0], (1 + 2)[0], (x)[0]]\n")
               .ok());
 }
