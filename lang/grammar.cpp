@@ -820,9 +820,10 @@ const auto rule_bodies =
     -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body]) >> *braced_body[add_body]) |
       +braced_body[add_body]);
 
-// An else clause has one body (OPA's parseElse): braced, or one literal after `if`.
+// An else clause has one body (OPA's parseElse): braced, or one literal after `if`. A `{`
+// after `if` always opens a body there (`else := 1 if {x | ...}` is no comprehension).
 const auto else_body =
-    -((kw_if[set_if] >> (braced_body[add_body] | literal[add_literal_body])) | braced_body[add_body]);
+    -((kw_if[set_if] >> (braced_body[add_body] | (!tok("{") >> literal[add_literal_body]))) | braced_body[add_body]);
 
 const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> else_body
                              >> here[rule_end];

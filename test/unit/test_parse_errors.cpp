@@ -282,6 +282,21 @@ TEST_CASE("else follows only a rule with a body, as in OPA's parseRules") {
     CHECK(parse_module("e.rego", "package p\nr := 1 if true else := 2\n").ok());
 }
 
+TEST_CASE("a { after an else clause's if opens its body, never a comprehension literal (OPA's parseElse)") {
+    // OPA 1.7.1's errors: the braces hold a body, where `x: y` and `x | some` cannot stand.
+    auto obj =
+        parse_module("e.rego", "package p\n\nv := 1 if {\n\tfalse\n} else = 2 if {x: y | some x, y in {\"a\": 1}}\n");
+    REQUIRE(obj.diagnostics.size() == 1);
+    CHECK(obj.diagnostics.items()[0].message == "unexpected : token: expected \\n or ; or }");
+    CHECK(obj.diagnostics.items()[0].line == 5);
+    CHECK(obj.diagnostics.items()[0].col == 17);
+    auto set = parse_module("e.rego", "package p\n\nv := 1 if { false } else := 2 if {x | some x in [1]}\n");
+    REQUIRE(set.diagnostics.size() == 1);
+    CHECK(set.diagnostics.items()[0].message == "unexpected some keyword");
+    CHECK(set.diagnostics.items()[0].col == 39);
+    CHECK(parse_module("e.rego", "package p\n\nv := 1 if { false } else := 2 if {true}\n").ok());
+}
+
 TEST_CASE("a rule value left unfinished is two errors, as OPA's parseHead reports it") {
     struct Case {
         const char* text;
