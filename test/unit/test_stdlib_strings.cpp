@@ -70,6 +70,11 @@ TEST_CASE("stdlib strings: sprintf follows Go's fmt for each operand type") {
     CHECK(fmt_go("%T %T %T %T", "[1, 1.5, \"s\", 123456789012345678901234567890]") == "int float64 string *big.Int");
 }
 
+TEST_CASE("stdlib strings: sprintf's %#v writes a float as %v does (OPA 1.7.1's texts)") {
+    CHECK(fmt_go("%#v|%v|%#v|%#v|%#v", "[1234567.5, 1234567.5, 1.5e20, 123456.5, -1000000.3]") ==
+          "1.2345675e+06|1.2345675e+06|1.5e+20|123456.5|-1.0000003e+06");
+}
+
 TEST_CASE("stdlib strings: sprintf error forms are Go's") {
     CHECK(fmt_go("%d %s", "[1]") == "1 %!s(MISSING)");
     CHECK(fmt_go("x", "[1, \"y\"]") == "x%!(EXTRA int=1, string=y)");
