@@ -62,7 +62,7 @@ FORMAT_LAYOUTS = ["2006-01-02", "RFC3339", "Mon Jan _2 15:04:05 2006", "15:04:05
 UNITS = ["10Ki", "1.5G", "100m", "1e3", "10", "0.5Mi", "2m", "1Gi", "1e-3", "-1K", ".5", "1k", "5M", "3T", "x"]
 BYTES = ["10KB", "1.5GiB", "100", "1MB", "1Mi", "5kb", "2.5TB", "0", "1e3", "12EiB", "3 GB", "x"]
 SEMVERS = ["1.2.3", "1.10.0", "1.2.3-alpha", "1.2.3-alpha.1", "1.2.3-beta", "2.0.0", "0.0.1", "1.2.3+build.7",
-           "1.2", "v1.2.3", "1.02.3", "10.20.30"]
+           "1.2", "1.02.3", "10.20.30"]
 CIDRS = ["10.0.0.0/8", "10.0.0.0/24", "10.1.2.0/23", "192.168.0.0/16", "192.168.1.0/24", "0.0.0.0/0",
          "172.16.0.0/12", "2001:db8::/32", "::1/128", "10.0.0.0/33", "10.0.0.1/32"]
 IPS = ["10.0.0.1", "10.1.2.3", "192.168.1.7", "172.16.5.4", "8.8.8.8", "2001:db8::1", "::1", "x", "10.0.0.256"]
@@ -368,8 +368,8 @@ class ExprGen:
                                                              '{"é": "a b", "": ""}'])
         if k == 24:
             return "strings.render_template(%s, %s)" % (self.q(self.pick(TEMPLATE_STRS)),
-                                                         self.pick(['{"a": 1, "b": "x", "xs": [1, 2]}', '{"a": false}',
-                                                                    '{"a": [1], "b": {"c": 2}}']))
+                                                         self.pick(['{"a": 1, "b": "x", "xs": [1, 2]}', '{"a": false, "b": 0, "xs": []}',
+                                                                    '{"a": [1], "b": {"c": 2}, "xs": {"k": 1}}']))
         if k == 25:
             return "concat(\"\", [%s])" % ", ".join(E() for _ in range(self.n(1, 3)))
         if k == 26:
@@ -465,7 +465,7 @@ class ExprGen:
         if e == "num":
             return self.pick(["numbers.range(%s, %s)" % (self.pick(SMALL_INTS), self.pick(SMALL_INTS)),
                               "numbers.range_step(%s, %s, %s)" % (self.pick(SMALL_INTS), self.pick(["10", "7", "-4"]),
-                                                                  self.pick(["1", "2", "3", "0", "1.5"])),
+                                                                  self.pick(["1", "2", "3", "0"])),
                               "time.clock(%s)" % self.ns_arg(), "time.date(%s)" % self.ns_arg(),
                               "time.diff(%s, %s)" % (self.ns_arg(), self.ns_arg()),
                               "indexof_n(%s, %s)" % (self.expr("str", scope, d), self.q(self.pick(["a", "o", "", "ab"]))),
