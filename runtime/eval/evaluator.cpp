@@ -312,7 +312,7 @@ bool Evaluator::first_solution(Frame& f, FunctionRef<void(Cont)> search) {
 void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
     std::vector<Value> values(e.withs.size());
     for (std::size_t i = 0; i < e.withs.size(); ++i) {
-        if (e.withs[i].replacement) continue;
+        if (e.withs[i].replacement || e.withs[i].deferred) continue;
         bool got = false;
         eval_term(f, e.withs[i].value, [&](const Value& v) {
             if (!got) values[i] = v;
@@ -352,8 +352,9 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
                 break;
             case PWith::Target::Data: data_overrides_.emplace_back(w.path, &values[i]); break;
             case PWith::Target::Function:
-                if (w.replacement) function_overrides_[w.function_name] = {w.replacement, nullptr};
-                else function_overrides_[w.function_name] = {nullptr, &values[i]};
+                if (w.replacement) function_overrides_[w.function_name] = {w.replacement, nullptr, nullptr};
+                else if (w.deferred) function_overrides_[w.function_name] = {nullptr, nullptr, &w.value};
+                else function_overrides_[w.function_name] = {nullptr, &values[i], nullptr};
                 break;
         }
     }
@@ -1500,11 +1501,16 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
     if (!function_overrides_.empty()) {
         auto it = function_overrides_.find(callee.name);
         if (it != function_overrides_.end()) {
-            if (it->second.second) {
-                k(*it->second.second);
+            if (it->second.value) {
+                k(*it->second.value);
                 return;
             }
-            const Callee& replacement = *it->second.first;
+            if (it->second.deferred) {  // a ref into data: no locals to read
+                Frame none(0);
+                eval_term(none, *it->second.deferred, k);
+                return;
+            }
+            const Callee& replacement = *it->second.function;
             // A mock runs with no mocks in force: it may call what it replaces,
             // and never another mock (OPA's semantics).
             auto saved = std::move(function_overrides_);
