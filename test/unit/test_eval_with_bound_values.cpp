@@ -44,3 +44,28 @@ TEST_CASE("with: variables bound before it keep their values, inside and after i
     CHECK(outcome("data.p") == R"({"a":5,"b":5,"c":5,"d":[5,1],"t":5})");
     CHECK(outcome("[data.p.a, data.p.b, data.p.c, data.p.d]") == "[5,5,5,[5,1]]");
 }
+
+TEST_CASE("with: each solution continues the body at once, so a later strict builtin error comes before a conflict") {
+    // info's second value (a conflict) is looked for only after the rest of allow's body ran on
+    // the first (OPA's evalWithPop/Push around the rest of the query). OPA 1.7.1's outcomes.
+    const char* policy = R"(package p
+
+info := x if { some x in [1, 2] }
+
+allow := 1 if {
+	x := info with input.q as 1
+	semver.compare(input.a, "a")
+}
+
+plain := 1 if {
+	x := info with input.q as 1
+}
+)";
+    auto strict = [&](const char* query) {
+        return gavel::test::value_or_error_text(
+            gavel::test::eval_of(query, {.policy = policy, .input = R"({"a": "b"})", .strict_builtin_errors = true}));
+    };
+    CHECK(strict("data.p.allow") ==
+          "eval_builtin_error: semver.compare: operand 1: string \"b\" is not a valid SemVer");
+    CHECK(strict("data.p.plain") == "eval_conflict_error: complete rules must not produce multiple outputs");
+}
