@@ -10,6 +10,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <unordered_map>
 
 #include "runtime/json.hpp"
 #include "runtime/stack_limit.hpp"
@@ -683,10 +684,20 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
     runtime::SetBuilder set;
     runtime::ObjectBuilder object;
     bool conflict = false;
+    // Under strict builtin errors, which comes first matters: a key given a second value is
+    // a conflict at once, before a later solution's builtin error (OPA inserts as it goes).
+    std::unordered_map<Value, Value> keys_seen;
     eval_body(f, *t.body, 0, [&] {
         if (t.op == TermOp::ObjectCompr) {
             eval_term(f, t.elems[0], [&](const Value& key) {
-                eval_term(f, t.elems[1], [&](const Value& value) { object.insert(key, value); });
+                eval_term(f, t.elems[1], [&](const Value& value) {
+                    if (settings_.strict_builtin_errors) {
+                        auto [seen, fresh] = keys_seen.try_emplace(key, value);
+                        if (!fresh && seen->second != value)
+                            halt("eval_conflict_error", "object keys must be unique", t.loc);
+                    }
+                    object.insert(key, value);
+                });
             });
         } else {
             eval_term(f, t.elems[0], [&](const Value& v) {
