@@ -135,11 +135,28 @@ TermPtr infix(const Ctx& ctx, std::string_view op, TermPtr lhs, TermPtr rhs) {
     return make_call(op, {std::move(lhs), std::move(rhs)}, loc, true);
 }
 
+// What OPA's parseRef names a term that cannot head a ref (`3[0]`, `"a".b`, `(a.b).c`), or null:
+// a ref starts at a variable, a collection, a comprehension or a call.
+const char* illegal_ref_head(const Term& t) {
+    switch (t.kind) {
+        case TermKind::Null: return "null";
+        case TermKind::Boolean: return "boolean";
+        case TermKind::Number: return "number";
+        case TermKind::String: return "string";
+        case TermKind::Ref: return t.parens > 0 ? "ref" : nullptr;
+        default: return nullptr;
+    }
+}
+
 // Extends `base` with one more path part: refs grow, other terms become a ref head.
 template <class Ctx>
 void append_ref_part(const Ctx& ctx, TermPtr& base, TermPtr part, const char* end) {
     Location loc = span(ctx, start_of(*base), end);
-    if (base->kind == TermKind::Ref) {
+    if (const char* name = illegal_ref_head(*base)) {
+        auto& st = state_of(ctx);
+        st.error(st.begin + base->loc.offset, std::string("illegal ref (head cannot be ") + name + ")");
+        base = make_ref({base, std::move(part)}, loc);  // the parts after it extend this one
+    } else if (base->kind == TermKind::Ref) {
         base->elems.push_back(std::move(part));
         base->loc = loc;
     } else {
@@ -803,9 +820,10 @@ const auto rule_bodies =
     -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body]) >> *braced_body[add_body]) |
       +braced_body[add_body]);
 
-// An else clause has one body (OPA's parseElse): braced, or one literal after `if`.
+// An else clause has one body (OPA's parseElse): braced, or one literal after `if`. A `{`
+// after `if` always opens a body there (`else := 1 if {x | ...}` is no comprehension).
 const auto else_body =
-    -((kw_if[set_if] >> (braced_body[add_body] | literal[add_literal_body])) | braced_body[add_body]);
+    -((kw_if[set_if] >> (braced_body[add_body] | (!tok("{") >> literal[add_literal_body]))) | braced_body[add_body]);
 
 const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> else_body
                              >> here[rule_end];

@@ -1,5 +1,7 @@
 #include "runtime/yaml_scalar.hpp"
 
+#include "runtime/decimal.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -60,6 +62,19 @@ std::string go_json_float(double f) {
     std::array<char, 64> buf{};
     double a = std::fabs(f);
     bool exp = a != 0 && (a < 1e-6 || a >= 1e21);
+    if (!exp && a != 0) {
+        // The shortest digits, then zeros: 2^64 is 18446744073709552000 (Go's 'f' with precision
+        // -1), where a fixed to_chars writes the double's exact 18446744073709551616.
+        Decimal d = Decimal::of_double(f);
+        auto n = static_cast<std::int64_t>(d.digits.size());
+        std::string out = d.neg ? "-" : "";
+        if (d.exp <= 0) out += "0." + std::string(static_cast<std::size_t>(-d.exp), '0') + d.digits;
+        else if (d.exp >= n) out += d.digits + std::string(static_cast<std::size_t>(d.exp - n), '0');
+        else
+            out += d.digits.substr(0, static_cast<std::size_t>(d.exp)) + "." +
+                   d.digits.substr(static_cast<std::size_t>(d.exp));
+        return out;
+    }
     auto r = std::to_chars(buf.data(), buf.data() + buf.size(), f,
                            exp ? std::chars_format::scientific : std::chars_format::fixed);
     std::string out(buf.data(), r.ptr);

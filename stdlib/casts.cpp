@@ -3,10 +3,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 
+#include "runtime/big_float.hpp"
 #include "runtime/bigint.hpp"
+#include "runtime/decimal.hpp"
 #include "stdlib/builtin_helpers.hpp"
 #include "stdlib/go_format.hpp"
 #include "stdlib/string_operands.hpp"
@@ -19,51 +22,26 @@ namespace {
 using runtime::BigInt;
 using runtime::Number;
 
-// Exponents beyond this are refused by format_int (10^100000 has 100k digits).
-constexpr std::int64_t kMaxFormatExponent = 100000;
+// Digits beyond this are refused by format_int (10^100000 has 100k digits).
+constexpr std::int64_t kMaxFormatDigits = 100000;
 
-// The integer part (truncated toward zero) of a decimal number text such as
-// "-15.9", "1e3", "18446744073709551617"; nullopt if malformed or too large.
-std::optional<BigInt> truncate_decimal(std::string_view t) {
-    bool neg = false;
-    if (!t.empty() && (t[0] == '-' || t[0] == '+')) {
-        neg = t[0] == '-';
-        t.remove_prefix(1);
-    }
-    std::string digits;
-    std::int64_t exp = 0;
-    std::size_t i = 0;
-    for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) digits += t[i];
-    if (i < t.size() && t[i] == '.') {
-        for (++i; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
-            digits += t[i];
-            --exp;
-        }
-    }
-    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-        ++i;
-        bool eneg = false;
-        if (i < t.size() && (t[i] == '-' || t[i] == '+')) eneg = t[i++] == '-';
-        std::int64_t e = 0;
-        if (i >= t.size()) return std::nullopt;
-        for (; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
-            e = e * 10 + (t[i] - '0');
-            if (e > 10 * kMaxFormatExponent) return std::nullopt;
-        }
-        exp += eneg ? -e : e;
-    }
-    if (i != t.size() || digits.empty()) return std::nullopt;
-    if (exp > kMaxFormatExponent) return std::nullopt;
-    if (exp < 0) {
-        auto drop = static_cast<std::size_t>(-exp);
-        digits = drop >= digits.size() ? "0" : digits.substr(0, digits.size() - drop);
-    } else {
-        digits.append(static_cast<std::size_t>(exp), '0');
-    }
-    auto first = digits.find_first_not_of('0');
-    if (first == std::string::npos) return BigInt(0);
-    BigInt v(digits.substr(first));
-    return neg ? BigInt(-v) : v;
+// Whether OPA's format_int takes the number's text as an exact integer (big.Int.SetString in
+// base 10: an optional sign and digits); other spellings (1e30, 15.9) are read as a float.
+bool plain_integer_text(std::string_view t) {
+    if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+    return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// The integer format_int prints: a plain integer exactly (newer OPA; 1.7.1 rounded it too), any
+// other number as big.Float.SetString reads it, at 64 bits, truncated toward zero.
+std::optional<BigInt> format_int_operand(const Number& n) {
+    std::string text = n.to_string();
+    auto dec = runtime::Decimal::parse(text);
+    if (!dec) return std::nullopt;
+    if (plain_integer_text(text)) return dec->to_big_int(kMaxFormatDigits);
+    auto f = runtime::BigFloat::from_decimal(*dec);
+    if (!f) return std::nullopt;
+    return f->trunc();
 }
 
 BuiltinResult format_int(Args a) {
@@ -72,16 +50,34 @@ BuiltinResult format_int(Args a) {
     std::string base = a[1].as_number().to_string();  // OPA compares the number's text
     const char* verb = base == "2" ? "%b" : base == "8" ? "%o" : base == "10" ? "%d" : base == "16" ? "%x" : nullptr;
     if (!verb) return BuiltinResult::type_error("operand 2 must be one of {2, 8, 10, 16}");
-    std::string text = a[0].as_number().to_string();
-    auto v = truncate_decimal(text);
-    if (!v) {
-        // A plain double (e.g. shortest text of a computed float).
-        double d = a[0].as_number().to_double();
-        if (!std::isfinite(d)) return BuiltinResult::error("number too large");
-        v = truncate_decimal(fmt::format("{:.0f}", std::trunc(d)));
-        if (!v) return BuiltinResult::error("number too large");
-    }
+    auto v = format_int_operand(a[0].as_number());
+    if (!v) return BuiltinResult::error("number too large");
     return BuiltinResult::of(Value::string(gofmt::sprintf(verb, {gofmt::Arg::big_integer(*v)})));
+}
+
+// Whether the underscores in a number's text separate digits, as Go's ParseFloat wants them: each
+// between two digits, or between a base prefix (0x) and a digit.
+bool digit_separators_ok(std::string_view t) {
+    if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.remove_prefix(1);
+    bool hex = false;
+    char last = '^';  // '^' start, 'd' digit or base prefix, '_' underscore, 'o' anything else
+    if (t.size() >= 2 && t[0] == '0' && std::strchr("bBoOxX", t[1])) {
+        hex = t[1] == 'x' || t[1] == 'X';
+        last = 'd';
+        t.remove_prefix(2);
+    }
+    for (char c : t) {
+        if (std::isdigit(static_cast<unsigned char>(c)) || (hex && std::isxdigit(static_cast<unsigned char>(c)))) {
+            last = 'd';
+        } else if (c == '_') {
+            if (last != 'd') return false;
+            last = '_';
+        } else {
+            if (last == '_') return false;
+            last = 'o';
+        }
+    }
+    return last != '_';
 }
 
 // Go's strconv.ParseFloat acceptance for to_number.
@@ -122,11 +118,19 @@ BuiltinResult to_number(Args a) {
         return BuiltinResult::error(fmt::format("strconv.ParseFloat: parsing {}: invalid syntax", q));
     };
     // Exactly the decimal forms ParseFloat takes: [+-]digits[.digits][e[+-]digits], ".5", "5.", hex floats.
-    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || s.find('_') != std::string::npos)
-        return syntax_error();
+    if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return syntax_error();
+    // ParseFloat also reads underscores between digits ("1_000", "1e1_0"): they carry no value.
+    std::string digits = s;
+    if (s.find('_') != std::string::npos) {
+        if (!digit_separators_ok(s)) return syntax_error();
+        std::erase(digits, '_');
+    }
+    // A hexadecimal mantissa needs a binary exponent in Go ("0x1p4"); strtod also reads "0x10".
+    bool hex_text = lowered.size() > 1 && lowered[0] == '0' && lowered[1] == 'x';
+    if (hex_text && lowered.find('p') == std::string::npos) return syntax_error();
     errno = 0;
     char* end = nullptr;
-    double d = std::strtod(s.c_str(), &end);
+    double d = std::strtod(digits.c_str(), &end);
     if (!end || *end != '\0') return syntax_error();
     if (lowered.find("inf") != std::string::npos || lowered.find("nan") != std::string::npos) return syntax_error();
     if (std::isinf(d)) {
@@ -137,7 +141,7 @@ BuiltinResult to_number(Args a) {
     // Keep the exact decimal (big integers stay exact); normalise the forms
     // Rego's number syntax lacks: "+1", ".5", "5.", leading zeros.
     std::string norm;
-    std::string_view body = s;
+    std::string_view body = digits;
     if (body[0] == '+' || body[0] == '-') {
         if (body[0] == '-') norm += '-';
         body.remove_prefix(1);

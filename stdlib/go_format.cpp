@@ -136,8 +136,8 @@ void append_exponent(std::string& out, char e, int exp, int min_digits) {
     out += d;
 }
 
-// Go's strconv.FormatFloat(v, 'g'/'G', -1, 64) with the given %e threshold.
-std::string shortest_g(double v, bool upper, int eprec) {
+// Go's strconv.FormatFloat(v, 'g'/'G', -1, 64): the exponent form from 1e+06 and below 1e-04.
+std::string shortest_g(double v, bool upper) {
     std::string digits;
     int dp = 0;
     shortest_digits(v, digits, dp);
@@ -149,7 +149,7 @@ std::string shortest_g(double v, bool upper, int eprec) {
         return out;
     }
     int exp = dp - 1;
-    if (exp < -4 || exp >= eprec) {
+    if (exp < -4 || exp >= 6) {
         out += digits[0];
         if (nd > 1) {
             out += '.';
@@ -213,7 +213,7 @@ std::string format_float(double v, char verb, int prec) {
         case 'X': return float_hex(v, prec, verb == 'X');
         case 'g':
         case 'G':
-            if (prec < 0) return shortest_g(v, verb == 'G', 6);
+            if (prec < 0) return shortest_g(v, verb == 'G');
             break;
         default: break;
     }
@@ -790,9 +790,8 @@ private:
             default: bad_verb(a, verb); return;
         }
         if (prec_present_) prec = static_cast<int>(prec_);
-        std::string num;
-        if (sharp_v_ && prec < 0 && v == 'g') num = shortest_g(a.f, false, 21);
-        else num = format_float(a.f, v, prec);
+        // %#v is %v here: Go's fmt writes a float64 alike for both.
+        std::string num = format_float(a.f, v, prec);
         if (num[0] != '-' && num[0] != '+') num.insert(num.begin(), '+');
         if (space_ && num[0] == '+' && !plus_) num[0] = ' ';
         if (sharp_ && v != 'b') apply_sharp(num, v, prec);

@@ -218,6 +218,8 @@ void register_objects(Registry& r) {
     declare(r, "object.union", 2, [](Args a, BuiltinContext&) {
         if (!a[0].is_object()) return type_error(1, "object", a[0]);
         if (!a[1].is_object()) return type_error(2, "object", a[1]);
+        // Equal objects give the first as it is (OPA's shortcut): {"a": 0.0} with {"a": 0} is {"a": 0.0}.
+        if (a[0] == a[1]) return BuiltinResult::of(a[0]);
         return BuiltinResult::of(merge_with_overwrite(a[0], a[1]));
     });
     declare(r, "object.union_n", 1, [](Args a, BuiltinContext& ctx) {

@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "lang/term_order.hpp"
 #include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
 #include "compiler/ast/var_visitor.hpp"
@@ -105,9 +106,13 @@ public:
                 }
                 return;
             case TermKind::Array:
-            case TermKind::Set:
             case TermKind::Call:
                 for (auto& e : t->elems) term(e);
+                return;
+            case TermKind::Set:
+                for (auto& e : t->elems) term(e);
+                // OPA rebuilds the set (Set.Map): elements that became equal (`{w, data.p.w}`) are one.
+                lang::drop_repeated_elems(t->elems);
                 return;
             case TermKind::ArrayComprehension:
             case TermKind::SetComprehension:

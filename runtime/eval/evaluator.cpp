@@ -10,6 +10,7 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <unordered_map>
 
 #include "runtime/json.hpp"
 #include "runtime/stack_limit.hpp"
@@ -323,11 +324,14 @@ bool Evaluator::first_solution(Frame& f, FunctionRef<void(Cont)> search) {
 }
 
 // `with`: evaluate the expression under replaced input, data or functions, with
-// fresh caches; then continue, outside that context, with each solution found.
+// fresh caches; each solution found continues at once, outside that context, which
+// comes back for the next one (OPA's evalWithPop / evalWithPush around the rest of the
+// query): a strict builtin error after the expression comes before a conflict in its
+// later solutions, as in OPA.
 void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
     std::vector<Value> values(e.withs.size());
     for (std::size_t i = 0; i < e.withs.size(); ++i) {
-        if (e.withs[i].replacement) continue;
+        if (e.withs[i].replacement || e.withs[i].deferred) continue;
         bool got = false;
         eval_term(f, e.withs[i].value, [&](const Value& v) {
             if (!got) values[i] = v;
@@ -335,55 +339,71 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         });
         if (!got) return;  // an undefined with value makes the expression undefined
     }
-    // `values` stays put until this call returns: the members below point into it.
-    const Value* saved_input = input_;
-    auto saved_data = data_overrides_;
-    auto saved_functions = function_overrides_;
-    RuleCaches saved_cache = std::move(cache_);
-    cache_.assign(program_.rule_sets.size(), RuleCache{});
-    FunctionCache saved_function_cache = std::exchange(function_cache_, FunctionCache{});
-    auto restore = [&] {
-        function_cache_ = std::move(saved_function_cache);
-        input_ = saved_input;
-        data_overrides_ = std::move(saved_data);
-        function_overrides_ = std::move(saved_functions);
-        cache_ = std::move(saved_cache);
-    };
+    // Values bound before this expression may live in the caches set aside below (an inline
+    // small_vector moves its elements, leaving fresh entries where they were): while the
+    // expression runs, the frame reads copies of them; outside it the caches are in place.
+    Frame::Slots before = f.slots;
+    boost::container::small_vector<Value, 16> pinned;
+    pinned.reserve(f.slots.size());
+    for (auto& slot : f.slots)
+        if (slot) slot = &pinned.emplace_back(*slot);
+    // The other context: first the one the expression runs in, then, once swapped in, the one
+    // outside it. `values` stays put until this call returns: the members below point into it.
+    struct Context {
+        const Value* input;
+        decltype(data_overrides_) data;
+        decltype(function_overrides_) functions;
+        RuleCaches cache;
+        FunctionCache function_cache;
+    } other{input_, data_overrides_, function_overrides_, RuleCaches(program_.rule_sets.size()), FunctionCache{}};
     for (std::size_t i = 0; i < e.withs.size(); ++i) {
         const PWith& w = e.withs[i];
         switch (w.target) {
             case PWith::Target::Input:
-                if (!w.path.empty()) values[i] = set_path(input_ ? *input_ : Value::empty_object(), w.path, values[i]);
-                input_ = &values[i];
+                if (!w.path.empty())
+                    values[i] = set_path(other.input ? *other.input : Value::empty_object(), w.path, values[i]);
+                other.input = &values[i];
                 break;
-            case PWith::Target::Data: data_overrides_.emplace_back(w.path, &values[i]); break;
+            case PWith::Target::Data: other.data.emplace_back(w.path, &values[i]); break;
             case PWith::Target::Function:
-                if (w.replacement) function_overrides_[w.function_name] = {w.replacement, nullptr};
-                else function_overrides_[w.function_name] = {nullptr, &values[i]};
+                if (w.replacement) other.functions[w.function_name] = {w.replacement, nullptr, nullptr};
+                else if (w.deferred) other.functions[w.function_name] = {nullptr, nullptr, &w.value};
+                else other.functions[w.function_name] = {nullptr, &values[i], nullptr};
                 break;
         }
     }
-    // A solution's bindings may point at values that go away with the
-    // replacements (a `with` input, a value computed inside): keep copies.
-    std::vector<std::vector<std::optional<Value>>> solutions;
+    auto swap_context = [&] {
+        std::swap(input_, other.input);
+        data_overrides_.swap(other.data);
+        function_overrides_.swap(other.functions);
+        cache_.swap(other.cache);
+        std::swap(function_cache_, other.function_cache);
+    };
+    swap_context();
+    bool inside = true;
     try {
         eval_expr_plain(f, e, [&] {
-            auto& copy = solutions.emplace_back(f.slots.size());
+            // A solution's bindings may point at values that go away with the replacements
+            // (a `with` input, a value computed inside): the continuation reads copies.
+            std::vector<std::optional<Value>> copy(f.slots.size());
             for (std::size_t i = 0; i < f.slots.size(); ++i)
                 if (f.slots[i]) copy[i] = *f.slots[i];
+            Frame::Slots inner = f.slots;
+            for (std::size_t i = 0; i < copy.size(); ++i)
+                f.slots[i] = before[i] ? before[i] : copy[i] ? &*copy[i] : nullptr;
+            swap_context();
+            inside = false;
+            k();
+            swap_context();
+            inside = true;
+            f.slots = std::move(inner);
         });
     } catch (...) {
-        restore();
+        if (inside) swap_context();
+        f.slots = std::move(before);
         throw;
     }
-    restore();
-    if (solutions.empty()) return;
-    Frame::Slots before = f.slots;
-    for (const auto& copy : solutions) {
-        if (cut_) break;
-        for (std::size_t i = 0; i < copy.size(); ++i) f.slots[i] = copy[i] ? &*copy[i] : nullptr;
-        k();
-    }
+    swap_context();
     f.slots = std::move(before);
 }
 
@@ -679,10 +699,20 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
     runtime::SetBuilder set;
     runtime::ObjectBuilder object;
     bool conflict = false;
+    // Under strict builtin errors, which comes first matters: a key given a second value is
+    // a conflict at once, before a later solution's builtin error (OPA inserts as it goes).
+    std::unordered_map<Value, Value> keys_seen;
     eval_body(f, *t.body, 0, [&] {
         if (t.op == TermOp::ObjectCompr) {
             eval_term(f, t.elems[0], [&](const Value& key) {
-                eval_term(f, t.elems[1], [&](const Value& value) { object.insert(key, value); });
+                eval_term(f, t.elems[1], [&](const Value& value) {
+                    if (settings_.strict_builtin_errors) {
+                        auto [seen, fresh] = keys_seen.try_emplace(key, value);
+                        if (!fresh && seen->second != value)
+                            halt("eval_conflict_error", "object keys must be unique", t.loc);
+                    }
+                    object.insert(key, value);
+                });
             });
         } else {
             eval_term(f, t.elems[0], [&](const Value& v) {
@@ -1579,11 +1609,16 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
     if (!function_overrides_.empty()) {
         auto it = function_overrides_.find(callee.name);
         if (it != function_overrides_.end()) {
-            if (it->second.second) {
-                k(*it->second.second);
+            if (it->second.value) {
+                k(*it->second.value);
                 return;
             }
-            const Callee& replacement = *it->second.first;
+            if (it->second.deferred) {  // a ref into data: no locals to read
+                Frame none(0);
+                eval_term(none, *it->second.deferred, k);
+                return;
+            }
+            const Callee& replacement = *it->second.function;
             // A mock runs with no mocks in force: it may call what it replaces,
             // and never another mock (OPA's semantics).
             auto saved = std::move(function_overrides_);

@@ -157,7 +157,13 @@ private:
     // the eval_with call that installed them (null: no input / a mock function).
     const Value* input_ = nullptr;
     std::vector<std::pair<std::vector<std::string>, const Value*>> data_overrides_;
-    std::map<std::string, std::pair<std::shared_ptr<const Callee>, const Value*>> function_overrides_;
+    // A replaced function's replacement: another function, a value, or a deferred ref (PWith).
+    struct FunctionOverride {
+        std::shared_ptr<const Callee> function;
+        const Value* value = nullptr;
+        const PTerm* deferred = nullptr;
+    };
+    std::map<std::string, FunctionOverride> function_overrides_;
 
     struct RuleCache {
         enum class State : uint8_t { Unknown, InProgress, Done } state = State::Unknown;

@@ -105,6 +105,9 @@ struct PWith {
     std::string function_name;      // dotted name of the builtin or function replaced
     PTerm value;
     std::shared_ptr<const Callee> replacement;  // Function target replaced by another function
+    // Function target replaced by a ref naming a node of the rule tree (`with f as r`): OPA keeps
+    // such a value unevaluated, so it is evaluated where the function is called, if it is.
+    bool deferred = false;
     lang::Location loc;
 };
 

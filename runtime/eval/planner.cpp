@@ -568,11 +568,23 @@ struct Lowering {
             out.path = std::move(path);
             return out;
         }
+        // A ref naming a node of the rule tree replacing a function stays unevaluated (OPA's
+        // validateWithFunctionValue): a rule, or a package, found by its constant path.
+        auto defer_rule_ref = [&] {
+            if (out.replacement || !compiler::is_ref_to(value, "data")) return;
+            std::vector<std::string> value_path;
+            for (std::size_t i = 1; i < value.elems.size(); ++i) {
+                if (value.elems[i]->kind != TermKind::String) return;
+                value_path.push_back(value.elems[i]->text);
+            }
+            out.deferred = program.node_at(value_path) != nullptr;
+        };
         if (root == "data") {
             const DataNode* node = program.node_at(path);
             if (node && node->rules && node->rules->kind == RuleKind::Function) {
                 out.target = PWith::Target::Function;
                 out.function_name = node->rules->dotted();
+                defer_rule_ref();
             } else {
                 out.target = PWith::Target::Data;
             }
@@ -581,6 +593,7 @@ struct Lowering {
         }
         out.target = PWith::Target::Function;
         out.function_name = compiler::dotted_name(target);
+        defer_rule_ref();
         return out;
     }
 

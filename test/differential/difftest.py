@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Differential testing of gavel against OPA on generated programs.
 
-    difftest.py record  --opa BIN --seeds A:B --out cases/NAME.jsonl
+    difftest.py record  --opa BIN --seeds A:B --out cases/NAME.jsonl [--style classic|exprs]
     difftest.py replay  --gavel BIN [--baseline passing.txt | --update-baseline passing.txt] [ID...]
-    difftest.py explore --opa BIN --gavel BIN --seeds A:B [--save DIR] [--mode plain|strict]
-    difftest.py show    ID|SEED
+    difftest.py explore --opa BIN --gavel BIN --seeds A:B [--style classic|exprs] [--save DIR] [--mode plain|strict]
+    difftest.py show    ID|SEED [--style classic|exprs]
+
+--style picks the generator of new cases: classic (generator.py, ids v<N>-SEED) or exprs
+(generator_exprs.py, deep expressions and compositions, ids e<N>-SEED).
 
 record   generates the cases of seeds A..B-1 (generator.py) and stores each with OPA's outcomes in
          both modes (plain `eval` and `--strict-builtin-errors`) as one JSON line.
@@ -26,6 +29,14 @@ import sys
 
 import engines
 import generator
+import generator_exprs
+
+# Generation styles: generator.py's statement-heavy programs, generator_exprs.py's deep expressions.
+STYLES = {"classic": generator.generate, "exprs": generator_exprs.generate}
+
+
+def generate(seed, style="classic"):
+    return STYLES[style](seed)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES_GLOB = os.path.join(HERE, "cases", "*.jsonl")
@@ -60,7 +71,7 @@ def cmd_record(args):
     seeds = parse_seeds(args.seeds)
 
     def one(seed):
-        case = generator.generate(seed)
+        case = generate(seed, args.style)
         plain = engines.run(args.opa, case, "plain")
         strict = engines.run(args.opa, case, "strict")
         case["opa"] = {"plain": plain, "strict": "same" if strict == plain else strict}
@@ -174,7 +185,7 @@ def cmd_explore(args):
     modes = [args.mode] if args.mode else list(engines.MODES)
 
     def one(seed):
-        case = generator.generate(seed)
+        case = generate(seed, args.style)
         out = []
         for mode in modes:
             expected = engines.run(args.opa, case, mode)
@@ -219,7 +230,7 @@ def cmd_show(args):
     target = args.id
     case = None
     if target.isdigit():
-        case = generator.generate(int(target))
+        case = generate(int(target), args.style)
     else:
         for c in load_cases():
             if c["id"] == target.split("/")[0]:
@@ -246,6 +257,7 @@ def main():
     r.add_argument("--opa", required=True)
     r.add_argument("--seeds", required=True)
     r.add_argument("--out", required=True)
+    r.add_argument("--style", choices=sorted(STYLES), default="classic")
     p = sub.add_parser("replay")
     p.add_argument("--gavel", required=True)
     p.add_argument("--baseline")
@@ -258,12 +270,14 @@ def main():
     e.add_argument("--opa", required=True)
     e.add_argument("--gavel", required=True)
     e.add_argument("--seeds", required=True)
+    e.add_argument("--style", choices=sorted(STYLES), default="classic")
     e.add_argument("--mode", choices=engines.MODES)
     e.add_argument("--save")
     e.add_argument("--examples", type=int, default=2)
     e.add_argument("--details", action="store_true", help="also count differences in messages and prints")
     s = sub.add_parser("show")
     s.add_argument("id")
+    s.add_argument("--style", choices=sorted(STYLES), default="classic")
     args = ap.parse_args()
     return {"record": cmd_record, "replay": cmd_replay, "explore": cmd_explore, "show": cmd_show}[args.cmd](args)
 

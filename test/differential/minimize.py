@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Shrinks a case on which gavel and OPA differ to a small one that differs in the same way.
 
-    minimize.py --opa BIN --gavel BIN [--mode plain|strict] [--out FILE] SEED | ID | FILE.json
+    minimize.py --opa BIN --gavel BIN [--mode plain|strict] [--style classic|exprs] [--out FILE] SEED | ID | FILE.json
 
 The case is a generated seed, a recorded id (cases/*.jsonl) or a JSON file (as `explore --save`
 writes). "The same way" is the same difference class (engines.signature: e.g. `value`,
@@ -172,12 +172,12 @@ def minimize(case, oracle):
     return best
 
 
-def load(target):
+def load(target, style="classic"):
     if os.path.exists(target):
         with open(target, encoding="utf-8") as f:
             return json.load(f)
     if target.isdigit():
-        return generator.generate(int(target))
+        return difftest.generate(int(target), style)
     for c in difftest.load_cases():
         if c["id"] == target.split("/")[0]:
             return c
@@ -190,9 +190,10 @@ def main():
     ap.add_argument("--gavel", required=True)
     ap.add_argument("--mode", choices=engines.MODES)
     ap.add_argument("--out")
+    ap.add_argument("--style", choices=sorted(difftest.STYLES), default="classic", help="the generator of a SEED")
     ap.add_argument("case")
     args = ap.parse_args()
-    case = load(args.case)
+    case = load(args.case, args.style)
     mode = args.mode or case.get("mode") or ("strict" if args.case.endswith("/strict") else "plain")
     case = {k: v for k, v in case.items() if k in ("id", "seed", "modules", "data", "input", "query")}
     probe = Oracle(args.opa, args.gavel, mode, None)

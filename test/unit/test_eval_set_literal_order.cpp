@@ -78,3 +78,18 @@ z := [x | y1 := [w | w := input.a[_]]; y2 := [w | w := input.a[_]]; some x in {i
     CHECK(value_of("{input.c, input.s}") == "[null]");
     CHECK(value_of("{input.c, input.s} == {null}") == "true");
 }
+
+TEST_CASE("a set literal's terms that name one document once resolved are one term (OPA's Set.Map)") {
+    const char* policy = R"(package p
+
+import input.s as sv
+
+w := ""
+
+m := [x | some x in {sv, input.s, w}]
+
+n := [x | some x in {w, data.p.w, input.c}]
+)";
+    CHECK(value_of("data.p.m", policy) == R"(["",null])");
+    CHECK(value_of("data.p.n", policy) == R"(["",null])");
+}

@@ -282,6 +282,21 @@ TEST_CASE("else follows only a rule with a body, as in OPA's parseRules") {
     CHECK(parse_module("e.rego", "package p\nr := 1 if true else := 2\n").ok());
 }
 
+TEST_CASE("a { after an else clause's if opens its body, never a comprehension literal (OPA's parseElse)") {
+    // OPA 1.7.1's errors: the braces hold a body, where `x: y` and `x | some` cannot stand.
+    auto obj =
+        parse_module("e.rego", "package p\n\nv := 1 if {\n\tfalse\n} else = 2 if {x: y | some x, y in {\"a\": 1}}\n");
+    REQUIRE(obj.diagnostics.size() == 1);
+    CHECK(obj.diagnostics.items()[0].message == "unexpected : token: expected \\n or ; or }");
+    CHECK(obj.diagnostics.items()[0].line == 5);
+    CHECK(obj.diagnostics.items()[0].col == 17);
+    auto set = parse_module("e.rego", "package p\n\nv := 1 if { false } else := 2 if {x | some x in [1]}\n");
+    REQUIRE(set.diagnostics.size() == 1);
+    CHECK(set.diagnostics.items()[0].message == "unexpected some keyword");
+    CHECK(set.diagnostics.items()[0].col == 39);
+    CHECK(parse_module("e.rego", "package p\n\nv := 1 if { false } else := 2 if {true}\n").ok());
+}
+
 TEST_CASE("a rule value left unfinished is two errors, as OPA's parseHead reports it") {
     struct Case {
         const char* text;
@@ -321,4 +336,28 @@ TEST_CASE("a string left open in a rule body is the scanner's error and the pars
     CHECK(r.diagnostics.items()[1].message == "illegal token");
     CHECK(r.diagnostics.items()[1].line == 4);
     CHECK(r.diagnostics.items()[1].col == 9);
+}
+
+TEST_CASE("a ref cannot start at a scalar or a parenthesised ref: OPA's 'illegal ref (head cannot be ...)'") {
+    auto errors_of = [](const std::string& text) {
+        auto r = parse_module("r.rego", text);
+        std::string out;
+        for (const auto& d : r.diagnostics.items())
+            out += d.message + " @" + std::to_string(d.line) + ":" + std::to_string(d.col) + "\n";
+        return out;
+    };
+    // OPA 1.7.1's errors for these modules.
+    CHECK(errors_of("package p\n\nr := [3[0], \"a\".b.c, (input.a).b[1]]\n\ns := null.x\n") ==
+          "illegal ref (head cannot be number) @3:7\n"
+          "illegal ref (head cannot be string) @3:13\n"
+          "illegal ref (head cannot be ref) @3:23\n");
+    CHECK(errors_of("package p\n\nr if {\n\tx := true[_]\n\ty := (data.d)[0]\n}\n") ==
+          "illegal ref (head cannot be boolean) @4:7\n"
+          "illegal ref (head cannot be ref) @5:8\n");
+    CHECK(errors_of("package p\n\nr := f(2.5[1])\n\nf(x) := x\n") == "illegal ref (head cannot be number) @3:8\n");
+    CHECK(errors_of("package p\n\nr := {k: 1 | some k in -1[0]}\n") == "illegal ref (head cannot be number) @3:24\n");
+    // Collections, comprehensions, calls and parenthesised non-refs head refs.
+    CHECK(parse_module("r.rego",
+                       "package p\n\nr := [[1][0], {\"a\": 1}.a, {1}[1], [x | x := 1][0], (1 + 2)[0], (x)[0]]\n")
+              .ok());
 }

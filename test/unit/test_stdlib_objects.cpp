@@ -82,6 +82,13 @@ TEST_CASE("stdlib objects: object.remove / filter take arrays, sets and object k
     CHECK(run("object.remove", {Value::object({{Value::integer(1), S("x")}}), J("[1]")}) == "{}");
 }
 
+TEST_CASE("stdlib objects: object.union of equal objects is the first as written (OPA 1.7.1's values)") {
+    CHECK(run("object.union", {J(R"({"a":0.0})"), J(R"({"a":0})")}) == R"({"a":0.0})");
+    CHECK(run("object.union", {J(R"({"a":{"b":1.0}})"), J(R"({"a":{"b":1}})")}) == R"({"a":{"b":1.0}})");
+    // Unequal objects merge; a value in both is the right-hand one, however spelled.
+    CHECK(run("object.union", {J(R"({"a":0.0,"c":1})"), J(R"({"a":0})")}) == R"({"a":0,"c":1})");
+}
+
 TEST_CASE("stdlib objects: object.union merges nested objects, right wins otherwise") {
     CHECK(run("object.union", {J(R"({"a":{"b":1,"c":2}})"), J(R"({"a":{"c":3}})")}) == R"({"a":{"b":1,"c":3}})");
     CHECK(run("object.union", {J(R"({"a":{"b":1}})"), J(R"({"a":[1]})")}) == R"({"a":[1]})");

@@ -70,6 +70,11 @@ TEST_CASE("stdlib strings: sprintf follows Go's fmt for each operand type") {
     CHECK(fmt_go("%T %T %T %T", "[1, 1.5, \"s\", 123456789012345678901234567890]") == "int float64 string *big.Int");
 }
 
+TEST_CASE("stdlib strings: sprintf's %#v writes a float as %v does (OPA 1.7.1's texts)") {
+    CHECK(fmt_go("%#v|%v|%#v|%#v|%#v", "[1234567.5, 1234567.5, 1.5e20, 123456.5, -1000000.3]") ==
+          "1.2345675e+06|1.2345675e+06|1.5e+20|123456.5|-1.0000003e+06");
+}
+
 TEST_CASE("stdlib strings: sprintf error forms are Go's") {
     CHECK(fmt_go("%d %s", "[1]") == "1 %!s(MISSING)");
     CHECK(fmt_go("x", "[1, \"y\"]") == "x%!(EXTRA int=1, string=y)");
@@ -144,12 +149,31 @@ TEST_CASE("stdlib strings: format_int truncates and handles big integers") {
     CHECK(eval("format_int", {"5", "3"}) == "type error: operand 2 must be one of {2, 8, 10, 16}");
 }
 
+TEST_CASE("stdlib strings: format_int reads a number not written as plain digits as a 64-bit float") {
+    // OPA 1.7.1's outcomes: big.Float.SetString at 64 bits, then truncated.
+    CHECK(eval("format_int", {"1e30", "16"}) == "\"c9f2c9cd04674edf000000000\"");
+    CHECK(eval("format_int", {"12345678901234567890123.5", "16"}) == "\"29d42b64e7671424400\"");
+    CHECK(eval("format_int", {"-1.5e30", "8"}) == "\"-2273541353160646573116000000000000\"");
+    // Plain digits stay exact, as newer OPA formats the big.Int of the text.
+    CHECK(eval("format_int", {"999999999999999999999", "16"}) == "\"3635c9adc5de9fffff\"");
+}
+
 TEST_CASE("stdlib strings: to_number") {
     CHECK(eval("to_number", {"\"+1.50\""}) == "1.50");
     CHECK(eval("to_number", {"\".5\""}) == "0.5");
     CHECK(eval("to_number", {"\"123456789012345678901234567890\""}) == "123456789012345678901234567890");
     CHECK(eval("to_number", {"\"1e400\""}) == "error: strconv.ParseFloat: parsing \"1e400\": value out of range");
     CHECK(eval("to_number", {"\" 1\""}) == "error: strconv.ParseFloat: parsing \" 1\": invalid syntax");
+    // Go's ParseFloat reads a hexadecimal mantissa only with a binary exponent (p).
+    CHECK(eval("to_number", {"\"0x10\""}) == "error: strconv.ParseFloat: parsing \"0x10\": invalid syntax");
+    CHECK(eval("to_number", {"\"-0X1F\""}) == "error: strconv.ParseFloat: parsing \"-0X1F\": invalid syntax");
+    // Underscores between digits are Go syntax (OPA keeps such a number as it is written).
+    CHECK(eval("to_number", {"\"1_000.5\""}) == "1000.5");
+    CHECK(eval("to_number", {"\"-1e1_0\""}) == "-1e10");
+    CHECK(eval("to_number", {"\"1__0\""}) == "error: strconv.ParseFloat: parsing \"1__0\": invalid syntax");
+    CHECK(eval("to_number", {"\"_1\""}) == "error: strconv.ParseFloat: parsing \"_1\": invalid syntax");
+    CHECK(eval("to_number", {"\"1_.5\""}) == "error: strconv.ParseFloat: parsing \"1_.5\": invalid syntax");
+    CHECK(eval("to_number", {"\"1_\""}) == "error: strconv.ParseFloat: parsing \"1_\": invalid syntax");
     CHECK(eval("to_number", {"\"-Inf\""}) == "type error: operand 1 must be valid number string but got string");
     CHECK(eval("to_number", {"[]"}) ==
           "type error: operand 1 must be one of {null, boolean, number, string} but got array");

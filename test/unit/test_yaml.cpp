@@ -86,6 +86,10 @@ TEST_CASE("yaml: integers are exact within 64 bits, float64s beyond (as OPA read
     CHECK(to_json(v) ==
           "[18446744073709551614,9223372036854775807,-9223372036854775808,"
           "1.2345678901234568e+29,3.402823669209385e+38]");
+    // Below 1e21 a float64 is written in fixed notation with its shortest digits, then zeros
+    // (Go's encoding/json; OPA 1.7.1's values), not the double's exact integer.
+    CHECK(yaml_json("[18446744073709551616, 123456789012345678.5, 1.5e-6, -2e19, 9.999e20]") ==
+          "[18446744073709552000,123456789012345680,0.0000015,-20000000000000000000,999900000000000000000]");
 }
 
 TEST_CASE("yaml: mappings, keys as strings, flow collections, comments") {
