@@ -329,7 +329,7 @@ bool Evaluator::first_solution(Frame& f, FunctionRef<void(Cont)> search) {
 // query): a strict builtin error after the expression comes before a conflict in its
 // later solutions, as in OPA.
 void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
-    std::vector<Value> values(e.withs.size());
+    boost::container::small_vector<Value, 4> values(e.withs.size());
     for (std::size_t i = 0; i < e.withs.size(); ++i) {
         if (e.withs[i].replacement || e.withs[i].deferred) continue;
         bool got = false;
@@ -385,7 +385,7 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         eval_expr_plain(f, e, [&] {
             // A solution's bindings may point at values that go away with the replacements
             // (a `with` input, a value computed inside): the continuation reads copies.
-            std::vector<std::optional<Value>> copy(f.slots.size());
+            boost::container::small_vector<std::optional<Value>, 16> copy(f.slots.size());
             for (std::size_t i = 0; i < f.slots.size(); ++i)
                 if (f.slots[i]) copy[i] = *f.slots[i];
             Frame::Slots inner = f.slots;
