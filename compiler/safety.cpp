@@ -175,12 +175,13 @@ UnsafeVars reorder_within(const ArityFn& arity, const EnclosingVars& globals, la
 
     std::vector<std::size_t> order;
     std::vector<bool> done(body.size(), false);
+    VarSet scratch;  // OPA's `output`, shared by every expression's outputs (output_vars_for_expr)
     while (true) {
         std::size_t n = order.size();
         for (std::size_t i = 0; i < body.size(); ++i) {
             if (done[i]) continue;
             const lang::Expr& e = body[i];
-            VarSet outputs = output_vars_for_expr(e, arity, safe);
+            VarSet outputs = output_vars_for_expr(e, arity, safe, &scratch);
             // Variables the expression's closures use from this body must be bound already.
             VarVisitor in_closures;
             closure_vars(e, in_closures);

@@ -25,8 +25,9 @@ using runtime::Number;
 // Digits beyond this are refused by format_int (10^100000 has 100k digits).
 constexpr std::int64_t kMaxFormatDigits = 100000;
 
-// Whether OPA's format_int takes the number's text as an exact integer (big.Int.SetString in
-// base 10: an optional sign and digits); other spellings (1e30, 15.9) are read as a float.
+// Whether Go reads a number's text as an integer (strconv.ParseInt, big.Int.SetString in base
+// 10: an optional sign and digits): format_int takes it exactly, and sprintf hands Go an int for
+// it; other spellings (1e30, 15.9, and to_number's "1_0", "5.", "0x1p4") are read as a float.
 bool plain_integer_text(std::string_view t) {
     if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
     return !t.empty() && t.find_first_not_of("0123456789") == std::string_view::npos;
@@ -96,6 +97,18 @@ std::optional<int64_t> plain_integer(std::string_view s) {
     return negative ? -n : n;
 }
 
+// The number of a string Go reads as a float (OPA keeps to_number's string as the number's
+// text): an integral value is spelled with a fraction
+// (10.0), so what looks at its text (sprintf's operand types, array indexes) sees a float, as
+// in OPA; its value, and arithmetic and comparisons on it, are the number's.
+Value float_spelled(Number n) {
+    std::string text = n.to_string();
+    if (text.find_first_of(".eE") == std::string::npos) {
+        if (auto parsed = Number::parse(text + ".0")) return Value::number(std::move(parsed.value));
+    }
+    return Value::number(std::move(n));
+}
+
 BuiltinResult to_number(Args a) {
     const Value& v = a[0];
     switch (v.kind()) {
@@ -159,9 +172,12 @@ BuiltinResult to_number(Args a) {
         if (!fp.empty()) norm += "." + fp;
         norm += exp;
         auto parsed = Number::parse(norm);
-        if (parsed) return BuiltinResult::of(Value::number(std::move(parsed.value)));
+        if (parsed) {
+            if (plain_integer_text(s)) return BuiltinResult::of(Value::number(std::move(parsed.value)));
+            return BuiltinResult::of(float_spelled(std::move(parsed.value)));
+        }
     }
-    return BuiltinResult::of(Value::from_double(d));
+    return BuiltinResult::of(float_spelled(Value::from_double(d).as_number()));
 }
 
 void declare_deprecated(Registry& r, std::string name, BuiltinImpl impl) {

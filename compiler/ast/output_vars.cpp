@@ -200,9 +200,13 @@ const Term* Unifier::find_value(const Term& object, const Term& key) {
     return nullptr;
 }
 
-VarSet output_vars_for_expr_eq(const lang::Expr& e, const VarSet& safe) {
+VarSet output_vars_for_expr_eq(const lang::Expr& e, const VarSet& safe, VarSet* scratch) {
     if (operand_count(e) != 2) return safe;  // as OPA: an invalid equality "binds" what is already bound
     VarSet output;
+    if (scratch) {
+        output = std::move(*scratch);  // what an earlier call left there (then emptied, as OPA clears it)
+        scratch->clear();
+    }
     output_vars_for_terms(e, safe, output);
     // Unified given what is safe and what the expression's refs bind (OPA copies both into one set).
     Unifier u(Bound{safe, &output});
@@ -212,12 +216,19 @@ VarSet output_vars_for_expr_eq(const lang::Expr& e, const VarSet& safe) {
     return output;
 }
 
-VarSet output_vars_for_expr_call(const lang::Expr& e, int arity, const VarSet& safe) {
+VarSet output_vars_for_expr_call(const lang::Expr& e, int arity, const VarSet& safe, VarSet* scratch) {
     VarSet output;
     output_vars_for_terms(e, safe, output);
+    // Left in the shared set whatever the outcome: the refs' outputs, then the call's.
+    auto leave = [&] {
+        if (scratch) *scratch = output;
+    };
     const auto& terms = e.term->elems;  // operator, then operands
     std::size_t inputs = static_cast<std::size_t>(arity) + 1;
-    if (inputs >= terms.size()) return output;
+    if (inputs >= terms.size()) {
+        leave();
+        return output;
+    }
     VarVisitorParams params;
     params.skip_closures = true;
     params.skip_sets = true;
@@ -225,10 +236,14 @@ VarSet output_vars_for_expr_call(const lang::Expr& e, int arity, const VarSet& s
     params.skip_ref_head = true;
     VarVisitor in(params);
     for (std::size_t i = 0; i < inputs; ++i) in.walk(*terms[i]);
-    if (difference_count(difference(in.vars(), output), safe) > 0) return {};
+    if (difference_count(difference(in.vars(), output), safe) > 0) {
+        leave();
+        return {};
+    }
     VarVisitor out(params);
     for (std::size_t i = inputs; i < terms.size(); ++i) out.walk(*terms[i]);
     add_all(output, out.vars());
+    leave();
     return output;
 }
 
@@ -283,7 +298,7 @@ void output_vars_for_terms(const lang::Expr& e, const VarSet& safe, VarSet& out)
     }
 }
 
-VarSet output_vars_for_expr(const lang::Expr& e, const ArityFn& arity, const VarSet& safe) {
+VarSet output_vars_for_expr(const lang::Expr& e, const ArityFn& arity, const VarSet& safe, VarSet* scratch) {
     if (e.negated) return {};
     for (const auto& w : e.withs) {
         VarVisitor v(safety_params());
@@ -297,12 +312,12 @@ VarSet output_vars_for_expr(const lang::Expr& e, const ArityFn& arity, const Var
                 output_vars_for_terms(e, safe, out);
                 return out;
             }
-            if (is_equality(e)) return output_vars_for_expr_eq(e, safe);
+            if (is_equality(e)) return output_vars_for_expr_eq(e, safe, scratch);
             const Term& op = operator_of(*e.term);
             if (op.kind != TermKind::Ref) return {};
             int n = arity(op);
             if (n < 0) return {};
-            return output_vars_for_expr_call(e, n, safe);
+            return output_vars_for_expr_call(e, n, safe, scratch);
         }
         case ExprKind::Every: {
             VarSet out;
@@ -315,7 +330,8 @@ VarSet output_vars_for_expr(const lang::Expr& e, const ArityFn& arity, const Var
 
 VarSet output_vars_for_body(const lang::Body& body, const ArityFn& arity, const VarSet& safe) {
     VarSet o = safe;
-    for (const auto& e : body) add_all(o, output_vars_for_expr(e, arity, o));
+    VarSet scratch;
+    for (const auto& e : body) add_all(o, output_vars_for_expr(e, arity, o, &scratch));
     return difference(o, safe);
 }
 
@@ -333,7 +349,7 @@ VarSet unsafe_implicit_body_vars(const lang::Body& body, const ArityFn& arity) {
     for (const auto& e : body) {
         if (!is_call_expr(e)) continue;
         if (is_equality(e)) {
-            add_all(bindings, output_vars_for_expr_eq(e, {}));
+            add_all(bindings, output_vars_for_expr_eq(e, {}, nullptr));
             continue;
         }
         const Term& op = operator_of(*e.term);

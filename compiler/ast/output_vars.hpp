@@ -17,7 +17,13 @@ bool is_ref_safe(const lang::Term& ref, const VarSet& safe);
 bool is_call_safe(const lang::Term& call, const VarSet& safe);
 
 // The variables `e` binds given `safe` (never including `safe`).
-VarSet output_vars_for_expr(const lang::Expr& e, const ArityFn& arity, const VarSet& safe);
+//
+// `scratch`, when given, is OPA's `output` set, shared by the expressions of one body as the
+// safety check and outputVarsForBody share it: a call leaves its outputs there (those of its
+// refs alone when its inputs are unsafe) and the next equality unifies with them as if bound.
+// So in `count({w}, z); y = z`, with `w` unsafe (a set operand does not block a call's output),
+// `y = z` binds `y` and `z` and only `w` is reported unsafe, as in OPA.
+VarSet output_vars_for_expr(const lang::Expr& e, const ArityFn& arity, const VarSet& safe, VarSet* scratch = nullptr);
 // The variables a body binds, expression by expression in order, given `safe`.
 VarSet output_vars_for_body(const lang::Body& body, const ArityFn& arity, const VarSet& safe);
 // The variables bound by the refs of an expression or term (iteration).

@@ -195,6 +195,13 @@ void Evaluator::eval_expr_plain(Frame& f, const PExpr& e, Cont k) {
     }
     switch (e.op) {
         case ExprOp::Truthy:
+            if (e.result_slot < 0 && e.a.op == TermOp::Call && replaced_by_rule_ref(*e.a.callee)) {
+                // A condition's call of a function replaced by a rule ref holds once its arguments
+                // are known: OPA's evalCallValue tests the unevaluated ref against `false`.
+                ValueList args;
+                eval_elems(f, e.a.elems, 0, args, [&](ValueList&) { k(); });
+                return;
+            }
             eval_term(f, e.a, [&](const Value& v) {
                 if (!truthy(v)) return;
                 if (e.result_slot < 0) k();
@@ -1603,6 +1610,12 @@ void Evaluator::eval_call(Frame& f, const PTerm& call, ValueCont k) {
         for (std::size_t i = 0; i < values.size(); ++i) args.set(position[i], values[i]);
         invoke(callee, args, call, k);
     });
+}
+
+bool Evaluator::replaced_by_rule_ref(const Callee& callee) const {
+    if (function_overrides_.empty()) return false;
+    auto it = function_overrides_.find(callee.name);
+    return it != function_overrides_.end() && it->second.deferred;
 }
 
 void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k) {

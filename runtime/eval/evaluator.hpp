@@ -124,6 +124,8 @@ private:
     Direct direct_call(const Frame& f, const PTerm& call, Value& out, std::size_t depth = 0);
     Direct cached_call(const Frame& f, const PTerm& call, Value& out, std::size_t depth);
     void invoke(const Callee& callee, ValueList& args, const PTerm& call, ValueCont k);
+    // Whether a `with` in force replaces this function or builtin by an unevaluated rule ref.
+    bool replaced_by_rule_ref(const Callee& callee) const;
     void call_function(const RuleSet& fn, const ValueList& args, const PTerm& call, ValueCont k);
     // A user function's answer to arguments the cache has no answer for (`key_hash`: the
     // cache's hash of them), which it then keeps.

@@ -8,6 +8,7 @@
 
 #include "runtime/json.hpp"
 #include "stdlib/registry.hpp"
+#include "test/unit/eval_outcome.hpp"
 
 namespace {
 
@@ -185,6 +186,26 @@ TEST_CASE("stdlib strings: to_number") {
     CHECK(eval("to_number", {"\"-\""}) == "error: strconv.ParseFloat: parsing \"-\": invalid syntax");
     CHECK(eval("to_number", {"\"1234567890123456789\""}) == "1234567890123456789");
     CHECK(eval("to_number", {"\"12a\""}) == "error: strconv.ParseFloat: parsing \"12a\": invalid syntax");
+}
+
+TEST_CASE("stdlib strings: to_number keeps what Go reads as an int, a *big.Int or a float64 for sprintf") {
+    // OPA keeps the string as the number's text; sprintf hands Go an int only where that text
+    // is [+-]digits (ParseInt), so "1_0", "5." and "0x1p4" are float64 (OPA 1.7.1's answers).
+    auto types = [](const char* texts) {
+        return gavel::test::outcome_of(std::string("[sprintf(\"%T\", [to_number(x)]) | some x in ") + texts + "]",
+                                       gavel::test::Setup{});
+    };
+    CHECK(types(R"(["1_0", "5.", "0x1p4", "1e1", "1_000_000_000_000_000_000_000"])") ==
+          R"(["float64","float64","float64","float64","float64"])");
+    CHECK(types(R"(["+1", "007", "-0", "10", "12345678901234567890123", "+12345678901234567890123"])") ==
+          R"(["int","int","int","int","*big.Int","*big.Int"])");
+    CHECK(gavel::test::outcome_of(R"(sprintf("%v %d %x", [to_number("1_0"), to_number("5."), to_number("1_0")]))",
+                                  gavel::test::Setup{}) == R"("10 %!d(float64=5) 0x1.4p+03")");
+    CHECK(gavel::test::outcome_of(R"(sprintf("%v", [to_number("1_000_000_000_000_000_000_000")]))",
+                                  gavel::test::Setup{}) == R"("1e+21")");
+    // Its value is the number's: arithmetic and comparisons are unchanged.
+    CHECK(gavel::test::outcome_of(R"([to_number("1_0") + 1, to_number("5.") == 5])", gavel::test::Setup{}) ==
+          "[11,true]");
 }
 
 TEST_CASE("stdlib regex: Go's regexp semantics and error messages") {

@@ -26,3 +26,14 @@ TEST_CASE("check_safety_rule_bodies: comprehension bodies are checked with the o
     CHECK(errors_of("package p\np if { y := 1; s := [x | x := y + 1]; s }\n").empty());
     CHECK(errors_of("package p\np if { s := [x | x := z + 1]; s }\n").find("var z is unsafe") != std::string::npos);
 }
+
+TEST_CASE("check_safety_rule_bodies: a call's outputs stay known to the next equality, as OPA's shared output set") {
+    // A set operand does not keep a call from binding its output (SkipSets): `z` stays in OPA's
+    // shared `output` set although `w` keeps the call unsafe, and `y = z` then binds both.
+    CHECK(errors_of("package p\np if { count({w}, z); y = z }\n") == "2:8 rego_unsafe_var_error: var w is unsafe\n");
+    CHECK(errors_of("package p\np if { y := count({1, w}) }\n") == "2:13 rego_unsafe_var_error: var w is unsafe\n");
+    // An array operand does block it: nothing is left for `y = z`.
+    CHECK(errors_of("package p\np if { count([w], z); y = z }\n") ==
+          "2:8 rego_unsafe_var_error: var w is unsafe\n2:8 rego_unsafe_var_error: var z is unsafe\n"
+          "2:23 rego_unsafe_var_error: var y is unsafe\n");
+}
