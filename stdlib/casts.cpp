@@ -1,5 +1,6 @@
 // to_number, format_int and the deprecated cast_* builtins (v0 only).
 
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -81,20 +82,15 @@ bool digit_separators_ok(std::string_view t) {
     return last != '_';
 }
 
-// Go's strconv.ParseFloat acceptance for to_number.
 // "128", "-5", "007": what quantities hold most often, read without the general path's
 // copies (which gives the same integer). Not "-0", "+1" or anything longer than 18 digits.
 std::optional<int64_t> plain_integer(std::string_view s) {
-    const bool negative = !s.empty() && s[0] == '-';
-    std::string_view digits = negative ? s.substr(1) : s;
-    if (digits.empty() || digits.size() > 18) return std::nullopt;
+    const std::size_t digits = s.size() - (!s.empty() && s[0] == '-');
+    if (!plain_integer_text(s) || s[0] == '+' || digits > 18) return std::nullopt;
     int64_t n = 0;
-    for (char c : digits) {
-        if (c < '0' || c > '9') return std::nullopt;
-        n = n * 10 + (c - '0');
-    }
-    if (negative && n == 0) return std::nullopt;
-    return negative ? -n : n;
+    std::from_chars(s.data(), s.data() + s.size(), n);
+    if (n == 0 && s[0] == '-') return std::nullopt;
+    return n;
 }
 
 // The number of a string Go reads as a float (OPA keeps to_number's string as the number's
@@ -109,6 +105,7 @@ Value float_spelled(Number n) {
     return Value::number(std::move(n));
 }
 
+// Go's strconv.ParseFloat acceptance for to_number.
 BuiltinResult to_number(Args a) {
     const Value& v = a[0];
     switch (v.kind()) {
