@@ -945,14 +945,3 @@ def generate(seed):
         case["input"] = dump_json(g.input_doc())
     return case
 
-
-if __name__ == "__main__":
-    import sys
-    for s in sys.argv[1:]:
-        c = generate(int(s))
-        for name, text in c["modules"].items():
-            print("# ---- %s" % name)
-            print(text)
-        print("# data:", c["data"])
-        print("# input:", c.get("input"))
-        print("# query:", c["query"])
