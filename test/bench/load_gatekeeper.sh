@@ -13,6 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 library=$(realpath "$1")
+[[ -d $library/library ]] || { echo "$1: not a gatekeeper-library checkout (no library/ in it)"; exit 1; }
 gavel=$(realpath "${2:-$root/build/cli/gavel}")
 duration=${3:-30s}
 connections=${4:-32}
