@@ -21,7 +21,7 @@ import os
 import random
 
 # Bumped whenever a seed's program changes, so recorded ids (v<version>-<seed>) stay unique.
-VERSION = 2
+VERSION = 3
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -676,7 +676,7 @@ class Gen:
                            "object.remove", "object.union", "json.marshal", "count", "sum", "max", "sort",
                            "array.concat", "array.slice", "format_int", "strings.reverse", "trim_left",
                            "numbers.range", "object.keys", "is_number", "product", "min"])
-            arity = {b["name"]: len(b["decl"]["args"]) for b in BUILTINS if "decl" in b}.get(f, 1)
+            arity = {b["name"]: len(b["args"]) for b in BUILTINS}.get(f, 1)
             args = [self.pick(["1", "\"a\"", "[1, \"b\"]", "{\"a\": 1}", "{1}", "null", "true", "input.s",
                                "input.n", "input.obj", "-1", "1.5", "[]", "\"\""]) for _ in range(arity)]
             return "%s := %s(%s)" % (v, f, ", ".join(args)), {v: None}
