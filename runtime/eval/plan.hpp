@@ -274,6 +274,29 @@ struct DataNode {
 
 namespace gavel::eval {
 
+// The parts a walk over a plan visits, in order: a term's elements, items and comprehension
+// body; a literal's operands, iteration terms and nested bodies (not its `with`s). Stops at
+// the first visit that returns false, and says whether all returned true.
+template <class TermVisit, class BodyVisit>
+bool each_part(const PTerm& t, TermVisit&& term, BodyVisit&& body) {
+    for (const PTerm& e : t.elems)
+        if (!term(e)) return false;
+    for (const PTermPair& item : t.items)
+        if (!term(item.first) || !term(item.second)) return false;
+    return !t.body || body(*t.body);
+}
+
+template <class TermVisit, class BodyVisit>
+bool each_part(const PExpr& e, TermVisit&& term, BodyVisit&& body) {
+    if (!term(e.a) || !term(e.b)) return false;
+    if (e.iteration && (!term(e.iteration->key) || !term(e.iteration->value) || !term(e.iteration->domain)))
+        return false;
+    if (e.body && !body(*e.body)) return false;
+    for (const auto& alternative : e.alternatives)
+        if (!body(*alternative)) return false;
+    return true;
+}
+
 // No rule of the set has a variable key (`p[1] := ...`, not `p[x] := ...`).
 inline bool all_keys_constant(const RuleSet& rules) {
     for (const auto& rule : rules.rules)

@@ -1285,7 +1285,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         find_tree_nodes(*set);
         set->early_exit = has_one_constant_value(*set);
         set->guarded_early_exit = !set->early_exit && may_exit_early_when_guarded(*set);
-        find_shared_prefixes(*set, program);
+        find_shared_prefixes(*set, repeatable);
         set->quiet = set->kind == RuleKind::Function && repeatable.function(*set);
     }
     return diags;

@@ -13,14 +13,8 @@ constexpr std::size_t kMaxDepth = 64;
 
 bool Repeatable::expr(const PExpr& e, std::size_t depth) {
     if (depth > kMaxDepth || !e.withs.empty()) return false;
-    if (!term(e.a, depth + 1) || !term(e.b, depth + 1)) return false;
-    if (e.iteration && (!term(e.iteration->key, depth + 1) || !term(e.iteration->value, depth + 1) ||
-                        !term(e.iteration->domain, depth + 1)))
-        return false;
-    if (e.body && !body(*e.body, depth + 1)) return false;
-    for (const auto& alternative : e.alternatives)
-        if (!body(*alternative, depth + 1)) return false;
-    return true;
+    return each_part(
+        e, [&](const PTerm& t) { return term(t, depth + 1); }, [&](const PBody& b) { return body(b, depth + 1); });
 }
 
 bool Repeatable::body(const PBody& b, std::size_t depth) {
@@ -38,11 +32,8 @@ bool Repeatable::term(const PTerm& t, std::size_t depth) {
             return false;
         }
     }
-    for (const PTerm& e : t.elems)
-        if (!term(e, depth + 1)) return false;
-    for (const PTermPair& item : t.items)
-        if (!term(item.first, depth + 1) || !term(item.second, depth + 1)) return false;
-    return !t.body || body(*t.body, depth + 1);
+    return each_part(
+        t, [&](const PTerm& e) { return term(e, depth + 1); }, [&](const PBody& b) { return body(b, depth + 1); });
 }
 
 bool Repeatable::builtin(const runtime::Builtin& b) const {

@@ -5,7 +5,6 @@
 
 #include "runtime/hash.hpp"
 #include "runtime/json.hpp"
-#include "runtime/eval/repeatable.hpp"
 
 namespace gavel::eval {
 
@@ -91,31 +90,28 @@ std::size_t shared_length(const PRule& a, const PRule& b, Repeatable& repeatable
 
 // The slots a clause's literals [0, length) name, each once, in the order met.
 void collect_slots(const PTerm& t, std::vector<uint32_t>& out);
+void collect_slots(const PBody& body, std::size_t length, std::vector<uint32_t>& out);
+
+bool collect_parts(const auto& part, std::vector<uint32_t>& out) {
+    return each_part(
+        part,
+        [&](const PTerm& t) {
+            collect_slots(t, out);
+            return true;
+        },
+        [&](const PBody& b) {
+            collect_slots(b, b.exprs.size(), out);
+            return true;
+        });
+}
 
 void collect_slots(const PBody& body, std::size_t length, std::vector<uint32_t>& out) {
-    auto term = [&](const PTerm& t) { collect_slots(t, out); };
-    for (std::size_t i = 0; i < length && i < body.exprs.size(); ++i) {
-        const PExpr& e = body.exprs[i];
-        term(e.a);
-        term(e.b);
-        if (e.iteration) {
-            term(e.iteration->key);
-            term(e.iteration->value);
-            term(e.iteration->domain);
-        }
-        if (e.body) collect_slots(*e.body, e.body->exprs.size(), out);
-        for (const auto& alternative : e.alternatives) collect_slots(*alternative, alternative->exprs.size(), out);
-    }
+    for (std::size_t i = 0; i < length && i < body.exprs.size(); ++i) collect_parts(body.exprs[i], out);
 }
 
 void collect_slots(const PTerm& t, std::vector<uint32_t>& out) {
     if (t.op == TermOp::Local && std::find(out.begin(), out.end(), t.slot) == out.end()) out.push_back(t.slot);
-    for (const PTerm& e : t.elems) collect_slots(e, out);
-    for (const PTermPair& item : t.items) {
-        collect_slots(item.first, out);
-        collect_slots(item.second, out);
-    }
-    if (t.body) collect_slots(*t.body, t.body->exprs.size(), out);
+    collect_parts(t, out);
 }
 
 // A fingerprint of a literal's shape down to a few levels, variables left out, so only
@@ -148,7 +144,7 @@ std::uint64_t shape(const PExpr& e) {
 
 }  // namespace
 
-void find_shared_prefixes(RuleSet& set, const Program& program) {
+void find_shared_prefixes(RuleSet& set, Repeatable& repeatable) {
     set.shared_prefixes.clear();
     if (set.kind != RuleKind::PartialSet && set.kind != RuleKind::PartialObject) return;
     struct Group {
@@ -156,7 +152,6 @@ void find_shared_prefixes(RuleSet& set, const Program& program) {
         std::vector<std::size_t> members;
     };
     std::vector<Group> groups;
-    Repeatable repeatable(program);
     std::unordered_map<std::uint64_t, std::vector<std::size_t>> groups_by_shape;  // of the leader's first literal
     for (std::size_t i = 0; i < set.rules.size(); ++i) {
         PRule& rule = *set.rules[i];

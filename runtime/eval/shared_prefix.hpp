@@ -12,9 +12,11 @@
 // the first clause met them, as they would.
 
 #include "runtime/eval/plan.hpp"
+#include "runtime/eval/repeatable.hpp"
 
 namespace gavel::eval {
 
-void find_shared_prefixes(RuleSet& set, const Program& program);
+// `repeatable`: the planner's, whose answers about functions hold for the whole program.
+void find_shared_prefixes(RuleSet& set, Repeatable& repeatable);
 
 }  // namespace gavel::eval
