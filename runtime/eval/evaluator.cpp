@@ -61,6 +61,13 @@ inline const Value* known_value(const Evaluator::Frame& f, const PTerm& t) {
     return nullptr;
 }
 
+// The values of several slots as one key: an array of them, in the slots' order.
+Value key_of(const Evaluator::Frame& f, const std::vector<uint32_t>& slots) {
+    runtime::ArrayBuilder b(slots.size());
+    for (uint32_t slot : slots) b.push_back(*f.slots[slot]);
+    return b.build();
+}
+
 }  // namespace
 
 Evaluator::Evaluator(const Program& program, const EvalSettings& settings)
@@ -362,7 +369,9 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         decltype(function_overrides_) functions;
         RuleCaches cache;
         FunctionCache function_cache;
-    } other{input_, data_overrides_, function_overrides_, RuleCaches(program_.rule_sets.size()), FunctionCache{}};
+        ComprehensionIndexes comprehension_indexes;
+    } other{input_,          data_overrides_,       function_overrides_, RuleCaches(program_.rule_sets.size()),
+            FunctionCache{}, ComprehensionIndexes{}};
     for (std::size_t i = 0; i < e.withs.size(); ++i) {
         const PWith& w = e.withs[i];
         switch (w.target) {
@@ -385,6 +394,7 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         function_overrides_.swap(other.functions);
         cache_.swap(other.cache);
         std::swap(function_cache_, other.function_cache);
+        comprehension_indexes_.swap(other.comprehension_indexes);
     };
     swap_context();
     bool inside = true;
@@ -701,6 +711,14 @@ Value Evaluator::object_with_duplicates(const PTerm& t, const ValueList& values)
 }
 
 void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
+    if (!t.body->index_keys.empty() && !settings_.tracer) {
+        if (const Value* indexed = indexed_comprehension(f, t)) {
+            // A copy: what `k` goes on to evaluate may build other indexes.
+            const Value answer = *indexed;
+            k(answer);
+            return;
+        }
+    }
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep", t.loc);
     runtime::ArrayBuilder array;
     runtime::SetBuilder set;
@@ -737,6 +755,57 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
         return;
     }
     k(t.op == TermOp::ArrayCompr ? array.build() : set.build());
+}
+
+const Value* Evaluator::indexed_comprehension(const Frame& f, const PTerm& t) {
+    const auto& keys = t.body->index_keys;
+    for (uint32_t slot : keys)
+        if (!f.bound(slot)) return nullptr;  // OPA looks up the unbound variable itself: no answer
+    auto index = comprehension_indexes_.find(&t);
+    if (index == comprehension_indexes_.end()) {
+        ComprehensionIndex built = build_comprehension_index(f, t);
+        index = comprehension_indexes_.emplace(&t, std::move(built)).first;
+    }
+    auto found = index->second.find(keys.size() == 1 ? *f.slots[keys[0]] : key_of(f, keys));
+    return found == index->second.end() ? nullptr : &found->second;
+}
+
+Evaluator::ComprehensionIndex Evaluator::build_comprehension_index(const Frame& outer, const PTerm& t) {
+    if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep", t.loc);
+    const auto& keys = t.body->index_keys;
+    // The body names no outer variable but its keys (comprehension_index.hpp): a frame of
+    // the same layout with nothing bound.
+    Frame frame(static_cast<uint32_t>(outer.slots.size()));
+    struct Group {
+        runtime::ArrayBuilder array;
+        runtime::SetBuilder set;
+        runtime::ObjectBuilder object;
+    };
+    std::unordered_map<Value, Group> groups;
+    eval_body(frame, *t.body, 0, [&] {
+        for (uint32_t slot : keys)
+            if (!frame.bound(slot)) return;  // no outer value can ask for this solution
+        Group& group = groups[keys.size() == 1 ? *frame.slots[keys[0]] : key_of(frame, keys)];
+        if (t.op == TermOp::ObjectCompr) {
+            // OPA inserts into the cached object without a conflict check: a later value wins.
+            eval_term(frame, t.elems[0], [&](const Value& key) {
+                eval_term(frame, t.elems[1], [&](const Value& value) { group.object.insert(key, value); });
+            });
+        } else {
+            eval_term(frame, t.elems[0], [&](const Value& v) {
+                if (t.op == TermOp::ArrayCompr) group.array.push_back(v);
+                else group.set.insert(v);
+            });
+        }
+    });
+    --depth_;
+    ComprehensionIndex out;
+    out.reserve(groups.size());
+    for (auto& [key, group] : groups)
+        out.emplace(key, t.op == TermOp::ArrayCompr ? group.array.build()
+                         : t.op == TermOp::SetCompr ? group.set.build()
+                                                    : group.object.build(runtime::DuplicateKeys::LastWins));
+    return out;
 }
 
 // ---- references ---------------------------------------------------------------------

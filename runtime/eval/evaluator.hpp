@@ -134,6 +134,15 @@ private:
     void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
+    // An indexed comprehension's answer for the values its keys have in `f` (null: not
+    // all bound, or nothing for them: evaluate it as any other).
+    const Value* indexed_comprehension(const Frame& f, const PTerm& t);
+    // Indexed comprehensions' answers, each built on first use by evaluating its body
+    // once with its keys unbound: its collections by key value (one key: that value;
+    // several: an array of them), OPA's comprehension cache.
+    using ComprehensionIndex = std::unordered_map<Value, Value>;
+    using ComprehensionIndexes = std::unordered_map<const PTerm*, ComprehensionIndex>;
+    ComprehensionIndex build_comprehension_index(const Frame& outer, const PTerm& t);
     static Value object_with_duplicates(const PTerm& t, const ValueList& values);
     void eval_with(Frame& f, const PExpr& e, Cont k);
     bool first_solution(Frame& f, FunctionRef<void(Cont)> search);
@@ -175,6 +184,7 @@ private:
     using RuleCaches = boost::container::small_vector<RuleCache, 8>;
     RuleCaches cache_;
     FunctionCache function_cache_;
+    ComprehensionIndexes comprehension_indexes_;  // as the rule cache: one per `with` context
     std::optional<EvalError> first_builtin_error_;
     runtime::BuiltinContext builtin_context_;
     const lang::Location* traced_call_ = nullptr;  // with a tracer: the builtin call running now

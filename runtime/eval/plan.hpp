@@ -135,6 +135,9 @@ struct PExpr {
 struct PBody {
     std::vector<PExpr> exprs;
     uint32_t first_local = 0;  // slots below this belong to enclosing bodies
+    // A comprehension's body that OPA indexes: the slots of the outer variables it binds
+    // itself, by whose values its answers are grouped (comprehension_index.hpp).
+    std::vector<uint32_t> index_keys;
 };
 
 enum class RuleKind : uint8_t { Complete, PartialSet, PartialObject, Function };

@@ -1,4 +1,5 @@
 #include "runtime/eval/planner.hpp"
+#include "runtime/eval/comprehension_index.hpp"
 #include "runtime/eval/repeatable.hpp"
 #include "runtime/eval/shared_prefix.hpp"
 
@@ -223,6 +224,8 @@ struct Lowering {
     std::set<std::string> seen{};
     std::map<std::string, TermPtr> set_literals{};
     bool has_with = false;  // refs in a literal may read other documents under a `with`
+    // The comprehensions OPA indexes, found before fusing (comprehension_index.hpp).
+    ComprehensionIndexKeys comprehension_keys{};
 
     void find_withs(const lang::Body& b) {
         lang::walk_exprs(b, [&](const lang::Expr& e) {
@@ -358,6 +361,8 @@ struct Lowering {
             case TermKind::SetComprehension:
             case TermKind::ObjectComprehension: {
                 out.body = std::make_shared<PBody>(body(*t.body));
+                if (auto keys = comprehension_keys.find(t.body.get()); keys != comprehension_keys.end())
+                    for (const auto& name : keys->second) out.body->index_keys.push_back(slot(name));
                 if (t.kind == TermKind::ObjectComprehension) {
                     out.op = TermOp::ObjectCompr;
                     out.elems.push_back(term(*t.key));
@@ -644,10 +649,17 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
     for (std::size_t i = 1; i < clause.head.ref->elems.size(); ++i) count_vars(*clause.head.ref->elems[i], counts);
     count_vars(clause.body, counts);
     std::vector<IndexGuard> guards = index_guards(program, clause);
+    ComprehensionIndexKeys comprehension_keys;
+    compiler::VarSet arguments;
+    for (const auto& a : clause.head.args) compiler::add_all(arguments, compiler::vars_of(*a));
+    find_comprehension_indexes(
+        clause.body, std::move(arguments), [&](const lang::Term& op) { return compiled.arity(op); },
+        comprehension_keys);
     order_set_literals(clause.body);
     fuse_all(clause.body, counts);
 
     Lowering low{program, compiled.rewritten_vars, nullptr, diags, {}, std::move(counts)};
+    low.comprehension_keys = std::move(comprehension_keys);
     for (const auto& a : clause.head.args)  // bound before the body: no set literal binds them
         lang::walk_terms(*a, [&](const lang::Term& t) {
             if (t.kind == TermKind::Var) low.seen.insert(t.text);
@@ -1314,6 +1326,9 @@ lang::Diagnostics plan_query(const compiler::CompiledQuery& query, const Program
     static const std::map<std::string, std::string> none;
     const auto& module_vars = program.compiled ? program.compiled->rewritten_vars : none;
     Lowering low{program, module_vars, &query.rewritten_vars, diags, {}, counts};
+    if (program.compiled)
+        find_comprehension_indexes(
+            body, {}, [&](const lang::Term& op) { return program.compiled->arity(op); }, low.comprehension_keys);
     // Captures and user variables get their slots first, so fusing can't lose them.
     for (std::size_t i = 0; i < results.size(); ++i)
         if (!results[i].second.empty()) out.expressions[i].slot = static_cast<int32_t>(low.slot(results[i].second));
