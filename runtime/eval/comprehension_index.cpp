@@ -45,8 +45,8 @@ private:
             e.term->call_name() == "walk")
             check(compiler::vars_of(*e.term->elems[2]));
         // OPA's visitor order: the expression's terms, then its nested bodies, then its withs.
-        for (const Term* t : {e.term.get(), e.some.in_call.get(), e.every.key.get(), e.every.value.get(),
-                              e.every.domain.get()})
+        for (const Term* t :
+             {e.term.get(), e.some.in_call.get(), e.every.key.get(), e.every.value.get(), e.every.domain.get()})
             if (t) visit(*t);
         for (const auto& v : e.some.vars) visit(*v);
         if (e.every.body) visit(*e.every.body);
@@ -98,25 +98,33 @@ bool nested_closes_over(const Body& body, const VarSet& candidates) {
     return found;
 }
 
-// OPA's getComprehensionIndex for one literal.
-void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& arity, ComprehensionIndexKeys& out) {
+// The comprehension of a literal `v = <comprehension>` (either way round, not negated, no
+// `with`): the only literals OPA indexes.
+const Term* assigned_comprehension(const Expr& e) {
     if (e.kind != ExprKind::Term || e.negated || !e.withs.empty() || !compiler::is_equality(e) ||
         compiler::operand_count(e) != 2)
-        return;
+        return nullptr;
     const Term& lhs = *compiler::operand(e, 0);
     const Term& rhs = *compiler::operand(e, 1);
     const Term* comprehension = lhs.kind == TermKind::Var && compiler::is_comprehension(rhs)   ? &rhs
                                 : rhs.kind == TermKind::Var && compiler::is_comprehension(lhs) ? &lhs
                                                                                                : nullptr;
-    if (!comprehension || !comprehension->body) return;
+    return comprehension && comprehension->body ? comprehension : nullptr;
+}
+
+// OPA's getComprehensionIndex for one literal.
+void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& arity, ComprehensionIndexKeys& out) {
+    const Term* comprehension = assigned_comprehension(e);
+    if (!comprehension) return;
     const Body& body = *comprehension->body;
     const VarSet outputs = compiler::output_vars_for_body(body, arity, reserved_vars());
     for (const auto& v : compiler::vars_of(body, compiler::safety_params()))
         if (!outputs.count(v) && !reserved_vars().count(v)) return;  // it needs the outer bindings
     if (RegressionCheck(candidates).worse(body) || nested_closes_over(body, candidates)) return;
-    VarSet keys = compiler::intersection(candidates, outputs);
-    if (keys.empty()) return;
-    out[&body] = std::vector<std::string>(keys.begin(), keys.end());
+    std::vector<std::string> keys;  // sorted, as outputs are; candidates may be many more
+    for (const auto& v : outputs)
+        if (candidates.count(v)) keys.push_back(v);
+    if (!keys.empty()) out[&body] = std::move(keys);
 }
 
 // OPA's buildComprehensionIndices: the literals of a body in order, each one's variables
@@ -140,8 +148,8 @@ void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& 
         });
     };
     for (const Expr& e : body) {
-        for (const Term* t : {e.term.get(), e.some.in_call.get(), e.every.key.get(), e.every.value.get(),
-                              e.every.domain.get()})
+        for (const Term* t :
+             {e.term.get(), e.some.in_call.get(), e.every.key.get(), e.every.value.get(), e.every.domain.get()})
             if (t) nested_in(nested_in, *t);
         if (e.every.body) walk_bodies(*e.every.body, candidates, arity, out);
         for (const Expr& c : e.children) {
@@ -157,6 +165,13 @@ void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& 
 
 void find_comprehension_indexes(const lang::Body& body, compiler::VarSet candidates, const compiler::ArityFn& arity,
                                 ComprehensionIndexKeys& out) {
+    // Most bodies have no such literal: no variable sets are collected for them.
+    bool any = false;
+    lang::walk_exprs(body, [&](const Expr& e) {
+        any = any || assigned_comprehension(e);
+        return any;
+    });
+    if (!any) return;
     compiler::add_all(candidates, reserved_vars());
     walk_bodies(body, candidates, arity, out);
 }
