@@ -101,6 +101,19 @@ struct Engine::Impl {
         partial_program.reset();
     }
 
+    // Test rules sharing a name are numbered over all modules at once, when the modules are
+    // next read (OPA's compiler stage does it on the sorted modules): numbering at every
+    // add_policy went over all modules each time, quadratic in a test run's files.
+    bool tests_unnumbered = false;
+    void number_tests() {
+        if (!tests_unnumbered) return;
+        tests_unnumbered = false;
+        std::vector<lang::Module*> all;
+        all.reserve(modules.size());
+        for (auto& [name, m] : modules) all.push_back(&m);
+        lang::number_duplicate_tests(all);
+    }
+
     // What preparing a query for evaluation and for partial evaluation share: the program
     // compiled (timer_rego_module_compile_ns), the query parsed (timer_rego_query_parse_ns)
     // and compiled in its package and imports (timer_rego_query_compile_ns, closed by the
@@ -130,6 +143,7 @@ struct Engine::Impl {
             program_errors = released_error("policies or data changed");
             return nullptr;
         }
+        number_tests();
         auto start = std::chrono::steady_clock::now();
         auto p = std::make_shared<eval::Program>();
         p->builtins = &stdlib::standard_registry();
@@ -196,11 +210,7 @@ lang::Diagnostics Engine::add_policy(std::string file, std::string text, const P
     auto r = lang::parse_module(file, std::move(text), po);
     if (!r.ok()) return r.diagnostics;
     impl_->modules.insert_or_assign(file, std::move(*r.module));
-    if (impl_->options.number_duplicate_tests) {
-        std::vector<lang::Module*> all;
-        for (auto& [name, m] : impl_->modules) all.push_back(&m);
-        lang::number_duplicate_tests(all);
-    }
+    impl_->tests_unnumbered = impl_->options.number_duplicate_tests;
     impl_->invalidate();
     return {};
 }
@@ -339,6 +349,7 @@ runtime::Value Engine::capabilities() const {
 }
 
 std::vector<std::pair<std::string_view, const lang::Module*>> Engine::parsed_modules() const {
+    impl_->number_tests();
     std::vector<std::pair<std::string_view, const lang::Module*>> out;
     out.reserve(impl_->modules.size());
     for (const auto& [file, module] : impl_->modules) out.emplace_back(file, &module);
@@ -346,12 +357,14 @@ std::vector<std::pair<std::string_view, const lang::Module*>> Engine::parsed_mod
 }
 
 std::map<std::string, std::set<uint32_t>> Engine::coverable_lines() const {
+    impl_->number_tests();
     std::map<std::string, std::set<uint32_t>> out;
     for (const auto& [file, module] : impl_->modules) coverage::add_coverable_lines(module, out[file]);
     return out;
 }
 
 std::vector<RuleInfo> Engine::rules() const {
+    impl_->number_tests();
     std::vector<RuleInfo> out;
     for (const auto& [file, module] : impl_->modules) {
         // `package a.b` is data.a.b: the parser keeps the parts after `package`.
