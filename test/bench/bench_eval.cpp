@@ -115,8 +115,12 @@ void BM_ComprehensionJoin(benchmark::State& state) {
     const auto n = static_cast<int>(state.range(0));
     std::string pods, services;
     for (int i = 0; i < n; ++i) {
-        pods += (i ? "," : "") + fmt::format(R"({{"name": "p{}", "app": "a{}"}})", i, i % 200);
-        services += (i ? "," : "") + fmt::format(R"({{"name": "s{}", "app": "a{}"}})", i, i % 250);
+        if (i) {
+            pods += ',';
+            services += ',';
+        }
+        pods += fmt::format(R"({{"name": "p{}", "app": "a{}"}})", i, i % 200);
+        services += fmt::format(R"({{"name": "s{}", "app": "a{}"}})", i, i % 250);
     }
     gavel::Engine engine;
     if (!engine
