@@ -12,7 +12,6 @@
 
 #include <map>
 
-#include "lang/copy.hpp"
 #include "compiler/ast/output_vars.hpp"
 #include "lang/term_string.hpp"
 #include "compiler/ast/terms.hpp"
@@ -115,7 +114,9 @@ public:
 
     // A body in the current scope; `used` are names its context uses (a rule head, a comprehension's term).
     lang::Body body(lang::Body in, const VarSet& used) {
-        lang::Body original = copy_body(in);
+        // What the unused-variable checks need of the body as written: not a copy of it, which
+        // at every level of nested comprehensions copied all the levels below (quadratic).
+        const BodyAsWritten original = as_written(in);
         lang::Body out;
         std::size_t errors_before = errors.size();
         for (auto& e : in) {
@@ -402,7 +403,28 @@ private:
         return e;
     }
 
-    void check_unused_assigned(const lang::Body& original, const lang::Body& rewritten, const VarSet& used,
+    // Of a body before rewriting: where it starts, and what each `some` declares, by name as written.
+    struct BodyAsWritten {
+        lang::Location start;
+        std::vector<std::pair<lang::Location, VarSet>> declarations;
+    };
+
+    static BodyAsWritten as_written(const lang::Body& in) {
+        BodyAsWritten out;
+        if (!in.empty()) out.start = in.front().loc;
+        for (const auto& e : in) {
+            if (e.kind != ExprKind::Some) continue;
+            VarSet names;
+            for (const auto& v : e.some.vars) names.insert(v->text);
+            if (e.some.in_call)
+                for (std::size_t i = 1; i + 1 < e.some.in_call->elems.size(); ++i)
+                    add_all(names, vars_of(*e.some.in_call->elems[i]));
+            out.declarations.emplace_back(e.loc, std::move(names));
+        }
+        return out;
+    }
+
+    void check_unused_assigned(const BodyAsWritten& original, const lang::Body& rewritten, const VarSet& used,
                                std::size_t errors_before) {
         if (!strict_ || errors.size() > errors_before) return;
         Scope& s = scopes_.peek();
@@ -422,11 +444,11 @@ private:
                     at = &e.loc;
                     break;
                 }
-            error(at ? *at : original.front().loc, fmt::format("assigned var {} unused", reversed[gv]));
+            error(at ? *at : original.start, fmt::format("assigned var {} unused", reversed[gv]));
         }
     }
 
-    void check_unused_declared(const lang::Body& original, const VarSet& used, const lang::Body& rewritten,
+    void check_unused_declared(const BodyAsWritten& original, const VarSet& used, const lang::Body& rewritten,
                                std::size_t errors_before) {
         if (errors.size() > errors_before) return;
         Scope& s = scopes_.peek();
@@ -443,20 +465,12 @@ private:
             const std::string& name = reversed[gv];
             if (is_generated_var(name)) continue;
             const lang::Location* at = nullptr;
-            for (const auto& e : original) {
-                bool declares = false;
-                if (e.kind == ExprKind::Some) {
-                    for (const auto& v : e.some.vars) declares |= v->text == name;
-                    if (e.some.in_call)
-                        for (std::size_t i = 1; i + 1 < e.some.in_call->elems.size(); ++i)
-                            declares |= vars_of(*e.some.in_call->elems[i]).count(name) > 0;
-                }
-                if (declares) {
-                    at = &e.loc;
+            for (const auto& [loc, names] : original.declarations)
+                if (names.count(name)) {
+                    at = &loc;
                     break;
                 }
-            }
-            error(at ? *at : original.front().loc, fmt::format("declared var {} unused", display_var(name)));
+            error(at ? *at : original.start, fmt::format("declared var {} unused", display_var(name)));
         }
     }
 
