@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "lang/annotations.hpp"
 #include "lang/ast_depth.hpp"
@@ -292,15 +293,15 @@ void normalize_rule(ParseState& st, Rule& rule) {
     if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && !head.has_args) {
         std::size_t parts = head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
         if (parts == 1) {
-            st.error(st.begin + head.ref->loc.offset, "var cannot be used for rule name");
+            st.module_error(st.begin + head.ref->loc.offset, "var cannot be used for rule name");
             return;
         }
         if (st.v1 && parts == 2) {
-            st.error(st.begin + rule.loc.offset, "`contains` keyword is required for partial set rules");
+            st.module_error(st.begin + rule.loc.offset, "`contains` keyword is required for partial set rules");
             return;
         }
         if (st.v1) {
-            st.error(st.begin + rule.loc.offset, "rule must have value assignment and/or body declaration");
+            st.module_error(st.begin + rule.loc.offset, "rule must have value assignment and/or body declaration");
             return;
         }
     }
@@ -311,9 +312,11 @@ void normalize_rule(ParseState& st, Rule& rule) {
             bool partial_set = r == &rule && !head.value && !head.contains && !head.has_args && head.ref &&
                                head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2;
             // OPA reports the missing `if`, and for a partial set the missing `contains` too.
-            st.error(st.begin + r->loc.offset, "`if` keyword is required before rule body",
-                     "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
-            if (partial_set) st.error(st.begin + r->loc.offset, "`contains` keyword is required for partial set rules");
+            st.module_error(
+                st.begin + r->loc.offset, "`if` keyword is required before rule body",
+                "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
+            if (partial_set)
+                st.module_error(st.begin + r->loc.offset, "`contains` keyword is required for partial set rules");
         }
     }
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
@@ -401,7 +404,7 @@ bool report_path_too_long(ParseState& st, const char* start, const Module& modul
 // could not finish (`r := [1,`, `f(x) := g(1,`), reports that too: a second error
 // at the first one's place, naming what the head wanted.
 void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& diagnostics, std::size_t before) {
-    if (diagnostics.size() != before + 1 || !st.furthest) return;
+    if (diagnostics.size() <= before || !st.furthest) return;
     const char* q = start;
     bool function = false;
     int depth = 0;
@@ -466,12 +469,209 @@ void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& d
     diagnostics.add(std::move(second));
 }
 
+namespace {
+
+// One open bracket between a statement's start and where its parse failed, as OPA's parser
+// would have entered it: a list it parses term by term, or a body it parses literal by literal.
+struct OpenBracket {
+    enum Kind { Array, Brace, Call, Paren, Index, Body } kind;
+    int element = 0;               // commas seen at this level
+    bool colon = false;            // `k: v` in the first element (an object)
+    bool pair_colon = false;       // the current element has its `:`
+    bool first_value_ops = false;  // the first pair's value has an operator (OPA does not re-read it)
+    bool operators = false;        // an infix operator at this level in the current element (or literal)
+    bool bar = false;              // a comprehension's `|`: a body follows
+    bool some_literal = false;     // the current literal of a body starts with `some`
+};
+
+bool is_operand_end(char c) { return is_ident_char(c) || c == ')' || c == ']' || c == '}' || c == '"' || c == '`'; }
+
+struct OpenBrackets {
+    std::vector<OpenBracket> stack;
+    bool after_operator = false;  // the last token before `at` is an infix operator
+};
+
+// The brackets open at `at`, read from `start`; nullopt when the text has something this
+// reading does not follow (a string running past `at`).
+std::optional<OpenBrackets> open_brackets(const ParseState& st, const char* start, const char* at) {
+    std::vector<OpenBracket> stack;
+    bool after_operator = false;
+    char prev = 0;  // the last significant character
+    std::string_view prev_word;
+    bool line_start = true;  // in a body: the next word starts a literal
+    auto level = [&]() -> OpenBracket* { return stack.empty() ? nullptr : &stack.back(); };
+    auto mark_operator = [&]() {
+        if (OpenBracket* b = level()) b->operators = true;
+        after_operator = true;
+    };
+    for (const char* p = start; p < at;) {
+        char c = *p;
+        if (c == '\n' || c == ';') {
+            if (OpenBracket* b = level(); b && (b->kind == OpenBracket::Body || b->bar)) {
+                b->operators = false;
+                b->some_literal = false;
+                line_start = true;
+            }
+            prev = c == ';' ? ';' : prev;
+            ++p;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ++p;
+            continue;
+        }
+        if (c == '#') {
+            while (p < at && *p != '\n') ++p;
+            continue;
+        }
+        if (c == '"' || c == '`') {
+            const char* q = p + 1;
+            while (q < st.end && *q != c && !(c == '"' && *q == '\n')) q += (c == '"' && *q == '\\') ? 2 : 1;
+            if (q >= at) return std::nullopt;
+            p = q + 1;
+            prev = c;
+            prev_word = {};
+            line_start = false;
+            after_operator = false;
+            continue;
+        }
+        if (is_ident_start(c) || lexical::is_digit(c)) {
+            const char* q = p;
+            while (q < at && (is_ident_char(*q) || *q == '.')) ++q;
+            std::string_view word(p, static_cast<std::size_t>(q - p));
+            after_operator = false;
+            if (OpenBracket* b = level(); b && line_start && word == "some") b->some_literal = true;
+            if (word == "in" && is_active_keyword(st, word) && prev != 0 && prev != ',') mark_operator();
+            line_start = false;
+            prev = q[-1];
+            prev_word = word;
+            p = q;
+            continue;
+        }
+        line_start = false;
+        after_operator = false;
+        bool adjacent = p > start && is_operand_end(p[-1]);
+        if (c == '[' || c == '(' || c == '{') {
+            OpenBracket b{OpenBracket::Array};
+            if (c == '[') {
+                b.kind = adjacent ? OpenBracket::Index : OpenBracket::Array;
+            } else if (c == '(') {
+                b.kind = adjacent ? OpenBracket::Call : OpenBracket::Paren;
+            } else {
+                // A brace after an operand (`if {`, `p {`, `every x in xs {`) opens a body.
+                b.kind = is_operand_end(prev) || prev_word == "if" || prev_word == "else" ? OpenBracket::Body
+                                                                                          : OpenBracket::Brace;
+                line_start = b.kind == OpenBracket::Body;
+            }
+            stack.push_back(b);
+            prev = c;
+            prev_word = {};
+            ++p;
+            continue;
+        }
+        if (c == ']' || c == ')' || c == '}') {
+            if (!stack.empty()) stack.pop_back();
+            prev = c;
+            prev_word = {};
+            ++p;
+            continue;
+        }
+        OpenBracket* b = level();
+        if (c == ',') {
+            if (b && !b->bar && b->kind != OpenBracket::Body) {
+                if (b->element == 0 && b->colon) b->first_value_ops = b->operators;
+                ++b->element;
+                b->operators = false;
+                b->pair_colon = false;
+            }
+        } else if (c == ':' && !(p + 1 < at && p[1] == '=')) {
+            if (b && !b->bar) {
+                b->colon = b->colon || b->element == 0;
+                b->pair_colon = true;
+                b->operators = false;  // the value's operators count from here
+            }
+        } else if (c == '|' && b && (b->kind == OpenBracket::Array || b->kind == OpenBracket::Brace) && !b->bar &&
+                   b->element == 0 && !b->operators) {
+            // OPA reads `[t | ...]` as a comprehension when t is one term.
+            b->bar = true;
+            b->operators = false;
+            line_start = true;
+        } else if (std::string_view("*/%+-&|=!<>").find(c) != std::string_view::npos) {
+            bool assign = c == '=' && !(p + 1 < at && p[1] == '=');
+            bool unary_minus = c == '-' && !is_operand_end(prev);
+            if (!assign && !unary_minus) mark_operator();
+            if (assign && b) b->operators = false;  // `x := ...` in a body: the value is a new term
+            if (p + 1 < at && (p[1] == '=' || (c == ':' && p[1] == '='))) ++p;
+        }
+        prev = c;
+        prev_word = {};
+        ++p;
+    }
+    return OpenBrackets{std::move(stack), after_operator};
+}
+
+}  // namespace
+
+// OPA's parser, when the operand after an infix operator fails (`[x * 2 | some x in xs]`:
+// `|` is the union operator there, as `x * 2` is no single term), keeps what it read before
+// the operator; the list around it then finds the failed token where a `,` or its end should
+// be and reports that too. Each enclosing list whose element failed after an operator adds
+// such an error, at the first one's place.
+void report_failed_operand(ParseState& st, const char* start, Diagnostics& diagnostics, std::size_t before) {
+    if (diagnostics.size() != before + 1 || !st.furthest) return;
+    const char* at = st.furthest;
+    if (at < st.end && std::string_view(",)]}\n*/%+-&|=!<>").find(*at) != std::string_view::npos) return;
+    // An operator where the operand failed continues the expression in OPA's parser.
+    if (at < st.end && is_ident_start(*at) && next_word(at, st.end) == "in") return;
+    auto open = open_brackets(st, start, at);
+    if (!open) return;
+    std::vector<std::string> notes;
+    bool innermost = true;
+    for (auto b = open->stack.rbegin(); b != open->stack.rend(); ++b) {
+        // Innermost, the operand failed right after an operator, or the element's term was whole
+        // (or empty) there and the list's own error is the one reported.
+        bool failed_operand = innermost ? open->after_operator : b->operators;
+        innermost = false;
+        if (b->some_literal) return;              // OPA reads `some x in ...` twice, and reports the second reading
+        if (b->kind == OpenBracket::Body) break;  // a literal ends the chain
+        if (b->kind == OpenBracket::Index) return;
+        if (b->bar) {
+            // A comprehension whose body failed is no term; an object's is read again (OPA restores).
+            if (b->colon) return;
+            continue;
+        }
+        if (b->kind == OpenBracket::Brace && b->colon && b->element > 0 && !b->first_value_ops) {
+            return;  // OPA re-reads an object after its first pair and reports that instead
+        }
+        if (!failed_operand) continue;  // the failed term was the element's first operand: no term, no note
+        switch (b->kind) {
+            case OpenBracket::Array: notes.emplace_back(": expected \",\" or \"]\""); break;
+            case OpenBracket::Call: notes.emplace_back(": expected \",\" or \")\""); break;
+            case OpenBracket::Paren: notes.emplace_back("non-terminated expression"); break;
+            default:
+                if (b->element == 0) notes.emplace_back(b->colon ? ": non-terminated object" : ": non-terminated set");
+                else if (b->colon && !b->pair_colon) notes.emplace_back(": expected \":\"");
+                else notes.emplace_back(": expected \",\" or \"}\"");
+        }
+    }
+    const Diagnostic first = diagnostics.items()[before];
+    const std::string unexpected = fmt::format("unexpected {} {}", describe_token(at, st.end), token_kind(st, at));
+    for (const auto& note : notes) {
+        Diagnostic d = first;
+        d.hint.clear();
+        d.message = note.front() == ':' ? unexpected + note : note;
+        diagnostics.add(std::move(d));
+    }
+}
+
 ModuleResult parse_module(std::string file, std::string text, const ParseOptions& options) {
     ModuleResult result;
     auto source = std::make_shared<Source>(std::move(file), std::move(text));
     Module module;
     module.source = source;
     ParseState st = make_state(*source, options, result.diagnostics);
+    Diagnostics module_checks;
+    st.module_checks = &module_checks;
 
     if (source->text().size() > options.max_bytes) {
         st.error(st.begin, fmt::format("module is {} bytes, more than the limit of {}", source->text().size(),
@@ -501,7 +701,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 module.package = std::move(pkg);
                 have_package = true;
             } else if (word != "package") {
-                st.error(start, "package expected");
+                st.module_error(start, "package expected");
                 have_package = true;  // report once, then keep checking the rest
                 p = start;
                 continue;
@@ -533,6 +733,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 // A rule is judged as a whole only once its statement ended where it should.
                 std::size_t before = result.diagnostics.size();
                 if (!statement_ends_line(st, p)) {  // OPA stops at the first statement it cannot read
+                    report_failed_operand(st, start, result.diagnostics, before);
                     report_rule_value_failure(st, start, result.diagnostics, before);
                     break;
                 }
@@ -548,12 +749,17 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         if (!ok) {
             std::size_t before = result.diagnostics.size();
             report_syntax_error(st, start);
-            if (word != "import" && word != "package") report_rule_value_failure(st, start, result.diagnostics, before);
+            if (word != "import" && word != "package") {
+                report_failed_operand(st, start, result.diagnostics, before);
+                report_rule_value_failure(st, start, result.diagnostics, before);
+            }
             break;
         }
         if (!statement_ends_line(st, p)) break;
     }
     if (!have_package) st.error(st.begin, "package expected");
+    // OPA's parseModule runs only on statements that all parsed.
+    if (result.diagnostics.empty()) result.diagnostics.append(module_checks);
     module.rego_v1 = st.v1;
     attach_annotations(module, result.diagnostics);
     if (result.diagnostics.empty()) result.module = std::move(module);

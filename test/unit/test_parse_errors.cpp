@@ -361,3 +361,55 @@ TEST_CASE("a ref cannot start at a scalar or a parenthesised ref: OPA's 'illegal
                        "package p\n\nr := [[1][0], {\"a\": 1}.a, {1}[1], [x | x := 1][0], (1 + 2)[0], (x)[0]]\n")
               .ok());
 }
+
+TEST_CASE("an operand that fails after an infix operator: the list around it reports it too, as OPA") {
+    // `x * 2` is no single term, so `|` is the union operator and `some` its failed operand;
+    // OPA's parser keeps `x * 2` and the array then finds `some` where `,` or `]` should be.
+    auto array = parse_module("m.rego", "package p\n\nr if {\n\ty := [x * 2 | some x in [1]]\n}\n");
+    REQUIRE(array.diagnostics.size() == 2);
+    CHECK(array.diagnostics.items()[0].message == "unexpected some keyword");
+    CHECK(array.diagnostics.items()[1].message == "unexpected some keyword: expected \",\" or \"]\"");
+    CHECK(array.diagnostics.items()[1].col == array.diagnostics.items()[0].col);
+    auto set = parse_module("m.rego", "package p\n\nr if {\n\ty := {x * 2 | some x in [1]}\n}\n");
+    REQUIRE(set.diagnostics.size() == 2);
+    CHECK(set.diagnostics.items()[1].message == "unexpected some keyword: non-terminated set");
+    auto object = parse_module("m.rego", "package p\n\nr if {\n\ty := {\"k\": x * 2 | some x in [1]}\n}\n");
+    REQUIRE(object.diagnostics.size() == 2);
+    CHECK(object.diagnostics.items()[1].message == "unexpected some keyword: non-terminated object");
+    auto call = parse_module("m.rego", "package p\n\nr if {\n\ty := count(a, b * not c)\n}\n");
+    REQUIRE(call.diagnostics.size() == 2);
+    CHECK(call.diagnostics.items()[1].message == "unexpected not keyword: expected \",\" or \")\"");
+    auto paren = parse_module("m.rego", "package p\n\nr if {\n\ty := (x * 2 | some x)\n}\n");
+    REQUIRE(paren.diagnostics.size() == 2);
+    CHECK(paren.diagnostics.items()[1].message == "non-terminated expression");
+    // Each enclosing list whose element failed after an operator adds one.
+    auto nested = parse_module("m.rego", "package p\n\nr if {\n\ty := [1 + [a * f(some)]]\n}\n");
+    CHECK(nested.diagnostics.size() == 3);
+    // A rule's value: the list's error, then the head's.
+    auto value = parse_module("m.rego", "package p\n\nr := [x * 2 | some x in [1]]\n");
+    REQUIRE(value.diagnostics.size() == 3);
+    CHECK(value.diagnostics.items()[2].message ==
+          "unexpected some keyword: expected rule value term (e.g., r := <VALUE> { ... })");
+    // Not after an operator, or a comprehension (one term before `|`): one error.
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\ty := [x | some]\n}\n").diagnostics.size() == 1);
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\ty := [1 + ]\n}\n").diagnostics.size() == 1);
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\ty := x * 2 | some\n}\n").diagnostics.size() == 1);
+    // Inside `some x in ...` OPA reads the declaration again and reports that reading only.
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\tsome x in [b * some]\n}\n").diagnostics.size() == 1);
+}
+
+TEST_CASE("a syntax error hides the errors OPA finds only once every statement parsed") {
+    // v0 rules in a v1 module are reported (OPA's parseModule checks) ...
+    auto v0 = parse_module("m.rego", "package p\n\na[x] {\n\tx := 1\n}\n\nb := 1\n");
+    REQUIRE(v0.diagnostics.size() == 2);
+    CHECK(v0.diagnostics.items()[0].message == "`if` keyword is required before rule body");
+    CHECK(v0.diagnostics.items()[1].message == "`contains` keyword is required for partial set rules");
+    // ... but not when a later statement cannot be read: OPA stops at its syntax errors.
+    auto broken = parse_module("m.rego", "package p\n\na[x] {\n\tx := 1\n}\n\nb := [1,\n");
+    REQUIRE(broken.diagnostics.size() == 2);
+    CHECK(broken.diagnostics.items()[0].message == "unexpected eof token");
+    CHECK(broken.diagnostics.items()[0].line == 8);
+    auto no_package = parse_module("m.rego", "x := 1\n\ny := [1 +\n");
+    REQUIRE(no_package.diagnostics.size() == 3);  // the operand, the array, the rule's value: all at the end
+    for (const auto& d : no_package.diagnostics.items()) CHECK(d.message != "package expected");
+}
