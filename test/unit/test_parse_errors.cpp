@@ -413,3 +413,19 @@ TEST_CASE("a syntax error hides the errors OPA finds only once every statement p
     REQUIRE(no_package.diagnostics.size() == 3);  // the operand, the array, the rule's value: all at the end
     for (const auto& d : no_package.diagnostics.items()) CHECK(d.message != "package expected");
 }
+
+TEST_CASE("every's key and value must be variables; `input` and `data` are documents") {
+    auto check = [](const char* every, const char* message, int col) {
+        auto r = parse_module("m.rego", std::string("package p\n\nr if {\n\t") + every + "\n}\n");
+        REQUIRE(r.diagnostics.size() == 1);
+        CHECK(r.diagnostics.items()[0].message == message);
+        CHECK(r.diagnostics.items()[0].line == 4);
+        CHECK(r.diagnostics.items()[0].col == col);  // the body's `{`, which OPA does not read
+    };
+    check("every 1 in [1] { true }", "unexpected { token: expected value to be a variable", 17);
+    check("every x.y in [1] { true }", "unexpected { token: expected value to be a variable", 19);
+    check("every data in [1] { true }", "unexpected { token: expected value to be a variable", 20);
+    check("every input, v in [1] { v }", "unexpected { token: expected key to be a variable", 24);
+    check("every k, 1 in [1] { k }", "unexpected { token: expected value to be a variable", 20);
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\tevery k, v in [1] { k; v }\n}\n").ok());
+}
