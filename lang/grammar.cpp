@@ -886,6 +886,10 @@ bool parse_rule(const char*& first, const char* last, ParseState& st, Rule& out)
 bool parse_body(const char*& first, const char* last, ParseState& st, Body& out) {
     return run(body, first, last, st, out);
 }
+bool parse_query_statement(const char*& first, const char* last, ParseState& st, Body& out) {
+    static const auto statement = x3::rule<class query_statement_class, Body>{"query statement"} = literal % tok(";");
+    return run(statement, first, last, st, out);
+}
 bool parse_term(const char*& first, const char* last, ParseState& st, TermPtr& out) {
     return run(expr_in, first, last, st, out);
 }

@@ -12,6 +12,7 @@
 
 #include "lang/annotations.hpp"
 #include "lang/ast_depth.hpp"
+#include "lang/builtins.hpp"
 #include "lang/grammar.hpp"
 #include "lang/lexical.hpp"
 #include "lang/source_scan.hpp"
@@ -305,6 +306,12 @@ void normalize_rule(ParseState& st, Rule& rule) {
             return;
         }
     }
+    // A call of a builtin alone (`count(1)`): OPA reads it as a query, which cannot be a rule.
+    if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && head.has_args &&
+        find_builtin_decl(head.ref->kind == TermKind::Var ? head.ref->text : head.ref->ref_dotted())) {
+        st.module_error(st.begin + rule.loc.offset, "rule name conflicts with built-in function");
+        return;
+    }
     for (Rule* r = &rule; r; r = r->else_rule.get()) {
         bool has_body = !r->body.empty();
         if (st.v1 && has_body && !r->has_if) {
@@ -398,6 +405,52 @@ bool report_path_too_long(ParseState& st, const char* start, const Module& modul
     return false;
 }
 
+// Why OPA's parseModule (ParseRuleFromBody) cannot read a query statement as a rule, where
+// gavel's rule grammar has no rule to offer either; nullopt where OPA reads a rule (or gavel's
+// grammar judges the statement itself: `x = 1`, `x := 1`, refs, calls of functions).
+std::optional<std::string> query_rule_error(const Body& body) {
+    if (body.size() != 1) return "multiple expressions cannot be used for rule head";
+    const Expr& e = body.front();
+    if (!e.withs.empty()) return "expressions using with keyword cannot be used for rule head";
+    if (e.negated) return "negated expressions cannot be used for rule head";
+    if (e.kind == ExprKind::Some) return "'some' declarations cannot be used for rule head";
+    if (e.kind != ExprKind::Term || !e.term) return "expression cannot be used for rule head";
+    const Term& t = *e.term;
+    if (t.kind == TermKind::Call) {
+        std::string op = t.call_name();
+        if (op == "eq" || op == "assign" || !find_builtin_decl(op)) return std::nullopt;
+        return "rule name conflicts with built-in function";
+    }
+    if (t.kind == TermKind::Ref || t.kind == TermKind::Var) return std::nullopt;
+    return fmt::format("{} cannot be used for rule name", value_name(t.kind));
+}
+
+// OPA's parser reads a statement that is no rule as a query (literals separated by `;`, to
+// the end of the line); its parseModule then says why that query is no rule. That is an
+// error of the module stage: the parse goes on after the statement. True when so read.
+bool read_as_query_statement(ParseState& st, const char* start, const char*& p) {
+    if (next_word(start, st.end) == "default") return false;
+    ParseState::Failures failures = st.failures();
+    Diagnostics scratch;
+    Diagnostics* errors = st.diagnostics;
+    st.diagnostics = &scratch;
+    const char* q = start;
+    Body body;
+    bool read = grammar::parse_query_statement(q, st.end, st, body) && scratch.empty();
+    st.diagnostics = errors;
+    const char* after = q;
+    while (after < st.end && (*after == ' ' || *after == '\t' || *after == '\r')) ++after;
+    std::optional<std::string> why;
+    if (read && (after == st.end || *after == '\n' || *after == '#')) why = query_rule_error(body);
+    if (!why) {
+        st.restore(std::move(failures));
+        return false;
+    }
+    st.module_error(st.begin + body.front().loc.offset, std::move(*why));
+    p = q;
+    return true;
+}
+
 }  // namespace
 
 // OPA's parseHead, when the rule's value (or key, after `contains`) is a term it
@@ -465,7 +518,8 @@ void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& d
     }
     Diagnostic second = diagnostics.items()[before];
     second.hint.clear();
-    second.message = second.message.substr(0, second.message.find(':')) + ": " + note;
+    second.message = fmt::format("unexpected {} {}: {}", describe_token(st.furthest, st.end),
+                                 token_kind(st, st.furthest), note);
     diagnostics.add(std::move(second));
 }
 
@@ -730,9 +784,23 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 break;
             }
             if (ok) {
+                // `x := 1 with input as 2` is no rule: perhaps a query OPA reads.
+                const char* next = p;
+                while (next < st.end && (*next == ' ' || *next == '\t')) ++next;
+                if (const char* q = start; next_word(next, st.end) == "with" && read_as_query_statement(st, start, q)) {
+                    p = q;
+                    continue;
+                }
                 // A rule is judged as a whole only once its statement ended where it should.
                 std::size_t before = result.diagnostics.size();
-                if (!statement_ends_line(st, p)) {  // OPA stops at the first statement it cannot read
+                if (!statement_ends_line(st, p)) {
+                    // Not a rule after all (`x := 1 with input as 2`): perhaps a query OPA reads.
+                    if (const char* q = start; read_as_query_statement(st, start, q)) {
+                        result.diagnostics.truncate(before);
+                        p = q;
+                        continue;
+                    }
+                    // OPA stops at the first statement it cannot read
                     report_failed_operand(st, start, result.diagnostics, before);
                     report_rule_value_failure(st, start, result.diagnostics, before);
                     break;
@@ -746,6 +814,13 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             }
         }
         // OPA's parser stops at the first statement it cannot read: the errors are that statement's.
+        if (!ok && word != "import" && word != "package") {
+            const char* q = start;
+            if (read_as_query_statement(st, start, q)) {
+                p = q;
+                continue;
+            }
+        }
         if (!ok) {
             std::size_t before = result.diagnostics.size();
             report_syntax_error(st, start);

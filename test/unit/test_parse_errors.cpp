@@ -429,3 +429,25 @@ TEST_CASE("every's key and value must be variables; `input` and `data` are docum
     check("every k, 1 in [1] { k }", "unexpected { token: expected value to be a variable", 20);
     CHECK(parse_module("m.rego", "package p\n\nr if {\n\tevery k, v in [1] { k; v }\n}\n").ok());
 }
+
+TEST_CASE("a statement that is a query, not a rule: OPA's module stage says why, and reads on") {
+    auto one = [](const std::string& statement) {
+        auto r = parse_module("m.rego", "package p\n\n" + statement + "\n\nb := 1\n");
+        return r.diagnostics.size() == 1 ? r.diagnostics.items()[0].message : std::string("several or none");
+    };
+    CHECK(one("bad := input.x with input as 1") == "expressions using with keyword cannot be used for rule head");
+    CHECK(one("p.q with input as 1") == "expressions using with keyword cannot be used for rule head");
+    CHECK(one("x := 1; y := 2") == "multiple expressions cannot be used for rule head");
+    CHECK(one("not x") == "negated expressions cannot be used for rule head");
+    CHECK(one("some x") == "'some' declarations cannot be used for rule head");
+    CHECK(one("1 == 2") == "rule name conflicts with built-in function");
+    CHECK(one("count(1)") == "rule name conflicts with built-in function");
+    CHECK(one("io.jwt.decode(1)") == "rule name conflicts with built-in function");
+    CHECK(one("\"str\"") == "string cannot be used for rule name");
+    // Errors of the module stage: those of later statements come too (here OPA's v0 checks) ...
+    auto v0 = parse_module("m.rego", "package p\n\nnot x\n\na[x] {\n\tx := 1\n}\n");
+    CHECK(v0.diagnostics.size() == 3);
+    // ... unless the query does not end the statement: then it is a syntax error, the only one.
+    auto broken = parse_module("m.rego", "package p\n\nbad := 1 with input as 1 if true\n\na[x] {\n\tx := 1\n}\n");
+    CHECK(broken.diagnostics.size() == 1);
+}
