@@ -568,6 +568,141 @@ class PolicyGen(generator.Draws):
                            "data.api.rate_limits[sprintf(\"%v\", [tier])]"]), needs_token=True)
         return self.decision_rule()
 
+    # ---- builtins over the domain's documents --------------------------------------------------
+    # Paths into each domain's input and data by what they usually hold (sometimes they hold
+    # something else, or nothing: the documents vary).
+    PATHS = {
+        "k8s": {"str": ["input.request.object.metadata.name", "input.request.namespace", "input.request.userInfo.username",
+                        "input.request.object.spec.containers[0].image", "input.request.object.metadata.annotations.ttl",
+                        "input.request.object.metadata.creationTimestamp", "input.request.operation",
+                        "input.request.object.spec.containers[0].resources.limits.memory"],
+                "num": ["input.request.object.spec.replicas", "input.request.object.spec.containers[0].ports[0].containerPort",
+                        "data.k8s.namespaces.prod.quota.pods", "input.request.object.spec.containers[0].securityContext.runAsUser"],
+                "obj": ["input.request.object.metadata.labels", "input.request.object.metadata.annotations", "data.k8s.namespaces",
+                        "input.request.object.spec", "data.k8s.ports", "input.request.object.spec.containers[0]"],
+                "arr": ["input.request.object.spec.containers", "input.request.userInfo.groups", "data.k8s.registries",
+                        "data.k8s.required_labels", "input.request.object.spec.volumes"]},
+        "terraform": {"str": ["input.resource_changes[0].address", "input.resource_changes[0].type", "input.terraform_version",
+                              "input.timestamp", "input.variables.region.value", "input.resource_changes[0].change.after.instance_type"],
+                      "num": ["input.variables.max_instances.value", "data.tf.max_monthly", "data.tf.costs[\"t3.micro\"]",
+                              "input.resource_changes[0].change.after.root_block_device[0].volume_size"],
+                      "obj": ["input.resource_changes[0].change.after", "data.tf.costs", "input.variables", "data.tf.blocked_ports",
+                              "input.resource_changes[0].change.after.tags"],
+                      "arr": ["input.resource_changes", "data.tf.allowed_types", "data.tf.required_tags",
+                              "input.resource_changes[0].change.actions"]},
+        "rbac": {"str": ["input.user", "input.action", "input.resource.id", "input.resource.owner", "input.context.time",
+                         "input.context.ip", "input.resource.classification"],
+                 "num": ["input.context.session.age_seconds", "data.rbac.levels.secret", "data.rbac.clearance.alice"],
+                 "obj": ["data.rbac.user_roles", "data.rbac.grants", "data.rbac.levels", "input.resource", "input.context"],
+                 "arr": ["input.resource.tags", "data.rbac.trusted_cidrs", "data.rbac.user_roles.alice", "data.rbac.grants.admin"]},
+        "http": {"str": ["input.method", "input.path", "input.headers.Authorization", "input.headers[\"X-Forwarded-For\"]",
+                         "input.time", "input.source_ip", "input.token.payload.scope", "input.query.limit[0]"],
+                 "num": ["input.token.payload.iat", "input.token.payload.exp", "input.body.amount", "data.api.max_limit",
+                         "input.body.items[0].price"],
+                 "obj": ["input.headers", "input.query", "input.body", "input.token.payload", "data.api.rate_limits", "data.api.tiers"],
+                 "arr": ["data.api.routes", "input.body.items", "input.token.payload.aud", "data.api.blocked_cidrs",
+                         "input.token.payload.roles"]},
+    }
+
+    def path(self, kind):
+        return self.pick(self.PATHS[self.domain][kind])
+
+    def builtin_expr(self):
+        """One expression of the builtin families policies use, over the domain's documents."""
+        s, s2, n, o, a = self.path("str"), self.path("str"), self.path("num"), self.path("obj"), self.path("arr")
+        x = self.fresh("v")
+        return self.pick([
+            lambda: "lower(%s)" % s, lambda: "upper(trim_space(%s))" % s,
+            lambda: "split(%s, %s)" % (s, q(self.pick(["/", ".", ":", ",", " ", ""]))),
+            lambda: "concat(%s, %s)" % (q(self.pick([",", "/", ""])), self.pick(["[%s, %s]" % (s, s2), "{%s, %s}" % (s, s2),
+                                                                                 "[sprintf(\"%%v\", [x]) | some x in %s]" % a])),
+            lambda: "substring(%s, %s, %s)" % (s, self.pick(["0", "1", "3"]), self.pick(["-1", "2", "100"])),
+            lambda: "indexof(%s, %s)" % (s, q(self.pick(["/", "a", "é", ""]))),
+            lambda: "strings.replace_n({%s: %s}, %s)" % (q(self.pick(["/", "a", "-"])), q(self.pick(["_", "", "ä"])), s),
+            lambda: "replace(%s, %s, %s)" % (s, q(self.pick(["a", "-", "."])), q(self.pick(["", "_"]))),
+            lambda: "trim(%s, %s)" % (s, q(self.pick(["/", " ", "v1"]))), lambda: "count(%s)" % self.pick([s, o, a]),
+            lambda: "sprintf(%s, [%s])" % (q(self.pick(["%v", "%s=%v", "%d items", "%q", "%v|%v", "%.2f", "%x", "%T"])),
+                                           ", ".join(self.pick([s, n, o, a]) for _ in range(self.n(1, 2)))),
+            lambda: "format_int(to_number(%s), %s)" % (n, self.pick(["10", "16", "2"])),
+            lambda: "to_number(%s)" % self.pick([n, s]), lambda: "round(to_number(%s) * 100) / 100" % n,
+            lambda: "%s %s %s" % (n, self.pick(["+", "-", "*", "/", "%"]), self.pick(["1", "2.5", "0", "1e3", n])),
+            lambda: "%s %s %s" % (n, self.pick(["<", ">=", "==", "!="]), self.pick(["\"10\"", "10", n, s])),
+            lambda: "%s %s %s" % (s, self.pick(["<", ">", "=="]), s2),
+            lambda: "json.marshal(%s)" % self.pick([o, a, "{%s: %s}" % (s, n)]),
+            lambda: "json.unmarshal(json.marshal(%s))" % self.pick([o, a]),
+            lambda: "yaml.marshal(%s)" % self.pick([o, a]), lambda: "base64.encode(%s)" % s,
+            lambda: "base64url.decode(%s)" % s, lambda: "urlquery.encode(%s)" % s,
+            lambda: "urlquery.encode_object(%s)" % self.pick(["input.query", "{\"a\": %s}" % s, "{\"k\": [%s, \"x\"]}" % s]),
+            lambda: "object.keys(%s)" % o, lambda: "sort(object.keys(%s))" % o,
+            lambda: "object.get(%s, %s, %s)" % (o, self.pick(["\"a\"", "[\"a\", 0]", "[]", "[0]", "\"1\""]), self.pick(["null", "{}", "0"])),
+            lambda: "object.filter(%s, %s)" % (o, self.pick(["[\"a\", \"1\"]", "{\"prod\", \"app\"}", "object.keys(%s)" % o])),
+            lambda: "object.union_n([%s, %s])" % (o, self.pick(["{}", o, "{\"z\": null}"])),
+            lambda: "json.filter(%s, [%s])" % (o, q(self.pick(["a", "a/b", "1", "0/name", "labels/app"]))),
+            lambda: "json.remove(%s, [%s])" % (o, q(self.pick(["a", "a/b", "1", "0"]))),
+            lambda: "json.patch(%s, [{\"op\": %s, \"path\": %s, \"value\": 1}])" % (o, q(self.pick(["add", "replace", "remove"])),
+                                                                                q(self.pick(["/a", "/0", "/-", "/a/b", ""]))),
+            lambda: "[%s | some %s in %s]" % (self.head("count(%s)" % x if self.chance(0.5) else "%s" % x), x, a),
+            lambda: "{k | some k, _ in %s}" % o, lambda: "{k: count(%s) | some k, %s in %s}" % (x, x, o),
+            lambda: "[v | walk(%s, [p, v]); is_string(v)]" % o,
+            lambda: "[p | walk(%s, [p, v]); is_number(v)]" % o,
+            lambda: "sort([%s | some %s in %s])" % (x, x, a), lambda: "max([to_number(%s) | some %s in %s])" % (x, x, a),
+            lambda: "sum([1 | some _ in %s])" % a, lambda: "array.slice(%s, 1, %s)" % (a, self.pick(["2", "-1", "100"])),
+            lambda: "array.reverse(%s)" % a, lambda: "array.concat(%s, [%s])" % (a, s), lambda: "{x | some x in %s} & {%s}" % (a, s),
+            lambda: "%s in %s" % (s, self.pick([a, o, "{%s}" % s2])), lambda: "[k, v] := [%s, %s]" % (s, n),
+            lambda: "glob.match(%s, %s, %s)" % (q(self.pick(["*", "**", "a*", "*.io/*", "/v1/*", "[a-c]*", "{a,b}*"])),
+                                                self.pick(["[]", "[\"/\"]", "[\".\"]", "null"]), s),
+            lambda: "glob.quote_meta(%s)" % s,
+            lambda: "regex.match(%s, %s)" % (q(self.pick(["^[a-z]+$", "(?i)ADMIN", "\\\\d+", "^/v1/", "[", "é"])), s),
+            lambda: "regex.find_n(%s, %s, %s)" % (q(self.pick(["[a-z]+", "\\\\d", "/[^/]*"])), s, self.pick(["-1", "1", "0"])),
+            lambda: "regex.split(%s, %s)" % (q(self.pick(["/", "[.:]", "\\\\s*,\\\\s*"])), s),
+            lambda: "regex.replace(%s, %s, %s)" % (s, q(self.pick(["[0-9]", "(\\\\w+)", "^"])), q(self.pick(["#", "$1$1", ""]))),
+            lambda: "regex.find_all_string_submatch_n(%s, %s, -1)" % (q(self.pick(["(\\\\w)(\\\\w)", "([a-z]+)/(\\\\d+)"])), s),
+            lambda: "strings.any_prefix_match(%s, %s)" % (s, self.pick(["[\"a\", \"/v1\"]", a])),
+            lambda: "startswith(%s, %s)" % (s, s2), lambda: "endswith(%s, %s)" % (s, q(self.pick(["Z", ":latest", "s", ""]))),
+            lambda: "contains(%s, %s)" % (s, s2),
+            lambda: "time.parse_rfc3339_ns(%s)" % s,
+            lambda: "time.format([time.parse_rfc3339_ns(%s), %s, %s])" % (
+                self.pick(["input.time", "input.timestamp", "input.context.time", q(self.ts())] if True else []),
+                q(self.pick(["UTC", "Asia/Tokyo", "America/New_York"])), q(self.pick(["2006-01-02", "Mon Jan 2 15:04", "RFC3339"]))),
+            lambda: "time.date(time.parse_rfc3339_ns(%s))" % q(self.ts()),
+            lambda: "time.add_date(time.parse_rfc3339_ns(%s), %s, %s, %s)" % (q(self.ts()), self.pick(["0", "1", "-1"]),
+                                                                             self.pick(["0", "1", "13"]), self.pick(["0", "31", "-1"])),
+            lambda: "time.diff(time.parse_rfc3339_ns(%s), time.parse_rfc3339_ns(%s))" % (q(self.ts()), q(self.ts())),
+            lambda: "time.parse_duration_ns(%s)" % q(self.pick(["24h", "1h30m", "90s", "1.5h", "-1m", "x", "1h1h"])),
+            lambda: "time.parse_ns(%s, %s)" % (q(self.pick(["2006-01-02", "2006-01-02T15:04:05Z07:00", "Jan 2 2006"])),
+                                               q(self.pick(["2024-01-02", "2024-01-02T03:04:05Z", "Feb 29 2023"]))),
+            lambda: "units.parse(%s)" % self.pick([s, q(self.pick(CPUS))]),
+            lambda: "units.parse_bytes(%s)" % self.pick([s, q(self.pick(MEMS))]),
+            lambda: "net.cidr_contains(%s, %s)" % (q(self.pick(CIDRS)), self.pick([s, q(self.pick(IPS))])),
+            lambda: "net.cidr_intersects(%s, %s)" % (q(self.pick(CIDRS)), q(self.pick(CIDRS))),
+            lambda: "net.cidr_merge(%s)" % self.pick([a, "[%s, %s]" % (q(self.pick(CIDRS)), q(self.pick(CIDRS)))]),
+            lambda: "net.cidr_is_valid(%s)" % s,
+            lambda: "semver.compare(%s, %s)" % (q(self.pick(["1.2.3", "1.10.0", "2.0.0-rc.1"])), q(self.pick(["1.2.3", "1.9.9"]))),
+            lambda: "graph.reachable(%s, [%s])" % (self.pick(["data.rbac.inherits", "{\"a\": [\"b\"], \"b\": [\"a\"]}"]), s),
+            lambda: "io.jwt.decode(%s)" % self.pick([s, "trim_prefix(input.headers.Authorization, \"Bearer \")"]),
+            lambda: "crypto.sha256(%s)" % s, lambda: "hex.encode(%s)" % s,
+            lambda: "numbers.range(0, count(%s))" % a, lambda: "type_name(%s)" % self.pick([s, n, o, a]),
+            lambda: "is_object(%s)" % o, lambda: "to_number(%s) > 0" % self.pick([n, s]),
+            lambda: "uuid.parse(%s)" % s, lambda: "strings.reverse(%s)" % s,
+            lambda: "sprintf(\"%%v\", [{%s: %s, %s: %s}])" % (q("b"), n, q("a"), self.pick([s, a, "{%s}" % s])),
+        ])()
+
+    def builtin_rule(self):
+        """A rule built from a few builtin expressions over the documents."""
+        k = self.n(0, 3)
+        e = self.builtin_expr()
+        name = self.pick(["info", "facts", "derived", "out"])
+        if " := " in e:
+            return self.value_rule(name, [e], "[k, v]")
+        if k == 0:
+            return self.value_rule(name, ["x := %s" % e], "x") if self.chance(0.8) else self.value_rule(name, [], e)
+        if k == 1:
+            return self.bool_rule(self.pick(["allow", "flagged", "ok"]), [e, self.builtin_expr()], default=self.chance(0.5))
+        if k == 2:
+            return self.violation_rule(["v := %s" % e, self.pick(["v", "v != null", "count(v) > 0", "v == v"])],
+                                       "%v", ["v"], {"value": "v"})
+        return self.refhead_rule("facts", self.pick(["by", "about"]), [], ["v := %s" % e], "v")
+
     # ---- rule shapes shared by the domains ---------------------------------------------------
     def token_line(self):
         return self.pick(["token := input.token.payload",
@@ -768,6 +903,23 @@ class PolicyGen(generator.Draws):
             "bad contains x if {\n\tx := [1][\"0\"]\n}",
             "bad := sprintf(\"%v\")",
             "bad := time.parse_rfc3339_ns(1)",
+            "bad := {\"a\": x | some x in [1, 2]}",                                           # conflicting keys
+            "sev(x) := 1 if x > 0\n\nsev(x) := 2 if x > 1\n\nbad := sev(5)",                # conflicting outputs
+            "bad[msg] if {\n\tsome msg in [\"a\", \"b\"]\n}",                               # a partial object, true
+            "input := 1",                                                                 # rules named like roots
+            "data := {\"a\": 1}",
+            "count := 1\n\nbad := count([1])",
+            "bad if {\n\tsome i\n\tinput.request.object.spec.containers[i].x\n\ti > \"0\"\n}",
+            "bad if not startswith(input.path, 1)",
+            "bad := x if {\n\tx := y\n\ty := x\n}",
+            "bad contains x if {\n\tx := [y | y := input[_]]\n} else := 1",
+            "import future.keywords.in",                                                   # an import after rules
+            "bad := data.lib.missing.fn(1)",
+            "bad := [x | x := 1; x := 2]",
+            "default bad := input.x",
+            "bad if {\n\tevery x in [1] {\n\t\tx > \"a\"\n\t}\n}",
+            "bad := object.get(input, [\"a\", \"b\"])",
+            "bad := json.filter({\"a\": 1}, \"a\")",
         ])
 
     def duplicate_import(self, text, imp):
@@ -798,7 +950,7 @@ class PolicyGen(generator.Draws):
             rules.append("trusted_image(img) := false if img == \"\" else := true if {\n\tsome reg in data.k8s.registries\n"
                          "\tstartswith(img, reg)\n} else := false")
         for _ in range(self.n(2, 5)):
-            rules.append(rule_fn())
+            rules.append(rule_fn() if self.chance(0.6) else self.builtin_rule())
         if self.lib and self.chance(0.8):
             rules.append(self.pick(self.lib_use())())
         for _ in range(self.n(0, 2)):
