@@ -881,7 +881,7 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
     const char* query_start = p;
     if (!grammar::parse_body(p, st.end, st, result.body)) {
         report_syntax_error(st, p);
-        report_query_as_rule(st, query_start, result.diagnostics);
+        if (!options.skip_rules) report_query_as_rule(st, query_start, result.diagnostics);
         return result;
     }
     if (!report_too_deep(st, find_too_deep(result.body, options.max_depth), options)) result.body.clear();
@@ -889,7 +889,7 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
     if (p != st.end) {
         if (!st.furthest || st.furthest < p) st.furthest = p;
         report_syntax_error(st, p);
-        report_query_as_rule(st, query_start, result.diagnostics);
+        if (!options.skip_rules) report_query_as_rule(st, query_start, result.diagnostics);
     }
     return result;
 }

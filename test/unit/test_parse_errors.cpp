@@ -451,3 +451,13 @@ TEST_CASE("a statement that is a query, not a rule: OPA's module stage says why,
     auto broken = parse_module("m.rego", "package p\n\nbad := 1 with input as 1 if true\n\na[x] {\n\tx := 1\n}\n");
     CHECK(broken.diagnostics.size() == 1);
 }
+
+TEST_CASE("a broken `x := ...` query: a rule's value error unless rules are skipped, as `opa eval` does") {
+    gavel::lang::ParseOptions as_server;
+    CHECK(parse_query("x := [1,", as_server).diagnostics.size() == 2);  // OPA's server reads it as a rule too
+    gavel::lang::ParseOptions as_eval;
+    as_eval.skip_rules = true;
+    auto one = parse_query("x := [1,", as_eval);
+    REQUIRE(one.diagnostics.size() == 1);
+    CHECK(one.diagnostics.items()[0].message == "unexpected eof token");
+}
