@@ -119,17 +119,6 @@ void report_syntax_error(ParseState& st, const char* fallback) {
     st.error(at, std::move(message), std::move(hint));
 }
 
-// After an error, continue at the next line that starts a statement in column one.
-const char* recover(const ParseState& st, const char* from) {
-    const char* p = from;
-    while (p < st.end) {
-        while (p < st.end && *p != '\n') ++p;
-        if (p < st.end) ++p;
-        if (p < st.end && (is_ident_start(*p) || *p == '#')) return p;
-    }
-    return st.end;
-}
-
 // The keyword that starts a statement; a word followed by `.` is a rule's ref head instead.
 
 std::string_view next_word(const char* p, const char* end) {
@@ -319,11 +308,17 @@ void normalize_rule(ParseState& st, Rule& rule) {
             bool partial_set = r == &rule && !head.value && !head.contains && !head.has_args && head.ref &&
                                head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2;
             // OPA reports the missing `if`, and for a partial set the missing `contains` too.
-            st.module_error(
-                st.begin + r->loc.offset, "`if` keyword is required before rule body",
-                "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
-            if (partial_set)
-                st.module_error(st.begin + r->loc.offset, "`contains` keyword is required for partial set rules");
+            // Each further body (`p { a } { b }`) is a rule of its own to OPA, with the same errors.
+            std::size_t rules = r == &rule ? 1 + rule.extra_bodies.size() : 1;
+            for (std::size_t i = 0; i < rules; ++i) {
+                st.module_error(
+                    st.begin + r->loc.offset,
+                    head.has_args ? "`if` keyword is required before function body"
+                                  : "`if` keyword is required before rule body",
+                    "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
+                if (partial_set)
+                    st.module_error(st.begin + r->loc.offset, "`contains` keyword is required for partial set rules");
+            }
         }
     }
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
@@ -761,9 +756,14 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 continue;
             }
         } else if (word == "package") {
-            st.error(start, "unexpected package keyword: a module has one package declaration");
-            p = recover(st, start);
-            continue;
+            // A second package reads as one; OPA's module stage refuses it, and the parse goes on.
+            Package again;
+            if (grammar::parse_package(p, st.end, st, again)) {
+                st.module_error(start, "unexpected package", "a module has one package declaration");
+                if (!statement_ends_line(st, p)) break;
+                continue;
+            }
+            ok = false;
         } else if (word == "import") {
             Import imp;
             // OPA's parser takes statements in any order: an import may follow rules.
@@ -775,7 +775,31 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         } else {
             Rule rule;
             std::size_t errors_before = result.diagnostics.size();
+            // OPA's parser reads `contains` as a name where a rule starts (`contains[x] { ... }`),
+            // and its module stage refuses the keyword as a rule's whole name.
             ok = grammar::parse_rule(p, st.end, st, rule);
+            if (!ok && st.keywords.contains && st.end - start > 8 && std::string_view(start, 8) == "contains" &&
+                !is_ident_char(start[8])) {
+                ParseState::Failures failures = st.failures();
+                const std::size_t errors = result.diagnostics.size();
+                const char* q = start;
+                Rule named;
+                st.keywords.contains = false;
+                bool read = grammar::parse_rule(q, st.end, st, named);
+                st.keywords.contains = true;
+                if (read && result.diagnostics.size() == errors) {
+                    rule = std::move(named);
+                    p = q;
+                    ok = true;
+                    const RuleHead& head = rule.head;
+                    std::size_t parts = head.ref && head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
+                    if (parts == 2 && !head.value && !head.has_args && !rule.has_if) parts = 1;  // a v0 partial set
+                    if (parts < 2) st.module_error(start, "contains keyword cannot be used for rule name");
+                } else {
+                    result.diagnostics.truncate(errors);
+                    st.restore(std::move(failures));
+                }
+            }
             // An error the grammar reported itself (an else where none may stand, too many
             // else branches) ends the parse there, as OPA's parseRules does.
             // A string the scanner could not end is also the parser's "illegal token" there.
@@ -807,8 +831,11 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 }
                 if (report_too_deep(st, find_too_deep(rule, options.max_depth), options) &&
                     report_path_too_long(st, start, module, rule, options)) {
+                    std::size_t rule_errors = result.diagnostics.size();
                     normalize_rule(st, rule);
                     module.rules.push_back(std::move(rule));
+                    // Its syntax errors (an else where none may stand, a bad default) end OPA's parse.
+                    if (result.diagnostics.size() > rule_errors) break;
                 }
                 continue;
             }

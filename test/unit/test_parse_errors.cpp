@@ -461,3 +461,31 @@ TEST_CASE("a broken `x := ...` query: a rule's value error unless rules are skip
     REQUIRE(one.diagnostics.size() == 1);
     CHECK(one.diagnostics.items()[0].message == "unexpected eof token");
 }
+
+TEST_CASE("module-stage errors OPA reports for statements that parse: second package, extra bodies, `contains` as a name") {
+    auto messages = [](const std::string& text) {
+        std::vector<std::string> out;
+        auto parsed = parse_module("m.rego", text);
+        for (const auto& d : parsed.diagnostics.items()) out.push_back(d.message);
+        return out;
+    };
+    // A second package is read and refused, and the parse goes on (here to a v0 rule).
+    CHECK(messages("package p\n\npackage q\n\na { true }\n") ==
+          std::vector<std::string>{"unexpected package", "`if` keyword is required before rule body"});
+    // `p { a } { b }` is two rules to OPA: each lacks its `if` (and a partial set its `contains`).
+    CHECK(messages("package p\n\nq[x] { x := 1 } { x := 2 }\n").size() == 4);
+    CHECK(messages("package p\n\nf(x) { x } { true }\n") ==
+          std::vector<std::string>{"`if` keyword is required before function body",
+                                   "`if` keyword is required before function body"});
+    // `contains` is read as a name where a rule starts; as the whole name it is refused.
+    CHECK(messages("package p\n\ncontains[x] { x := 1 }\n") ==
+          std::vector<std::string>{"contains keyword cannot be used for rule name",
+                                   "`if` keyword is required before rule body",
+                                   "`contains` keyword is required for partial set rules"});
+    CHECK(messages("package p\n\ncontains := 1\n") ==
+          std::vector<std::string>{"contains keyword cannot be used for rule name"});
+    CHECK(parse_module("m.rego", "package p\n\ncontains.x := 1\n").ok());
+    // An else where none may stand ends the parse, as OPA's parseRules: nothing after it is read.
+    CHECK(messages("package p\n\np[x] := 1 if { x := 1 } else := 3\n\nb := [1,\n") ==
+          std::vector<std::string>{"else keyword cannot be used on rules with variables in head"});
+}
