@@ -513,8 +513,8 @@ void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& d
     }
     Diagnostic second = diagnostics.items()[before];
     second.hint.clear();
-    second.message = fmt::format("unexpected {} {}: {}", describe_token(st.furthest, st.end),
-                                 token_kind(st, st.furthest), note);
+    second.message =
+        fmt::format("unexpected {} {}: {}", describe_token(st.furthest, st.end), token_kind(st, st.furthest), note);
     diagnostics.add(std::move(second));
 }
 

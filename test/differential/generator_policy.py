@@ -26,7 +26,7 @@ import generator
 from generator import JsonPairs, RawNumber, dump_json
 
 # Bumped whenever a seed's program changes, so recorded ids (q<version>-<seed>) stay unique.
-VERSION = 1
+VERSION = 2
 
 DOMAINS = ["k8s", "terraform", "rbac", "http"]
 
@@ -846,6 +846,39 @@ class PolicyGen(generator.Draws):
             self.value_rule("total", [], "sum([1 | some _ in %s])" % s),
         ])()
 
+    # ---- tests: rules evaluated under `with` ---------------------------------------------------
+    def test_rule(self):
+        """A test-like rule: an earlier rule evaluated with input, data, a function or a builtin replaced."""
+        names = [n for n, k in self.rules if k in ("bool", "set", "value", "obj")]
+        if not names:
+            return None
+        target = self.pick(names)
+        kind = dict(self.rules)[target]
+        doc = {"k8s": self.k8s_input, "terraform": self.terraform_input, "rbac": self.rbac_input,
+               "http": self.http_input}[self.domain]
+        replacement = self.pick([
+            lambda: "input as %s" % dump_json(doc()),
+            lambda: "input as %s" % self.pick(["{}", "null", "[]", "{\"request\": {}}"]),
+            lambda: "%s as %s" % (self.path(self.pick(["str", "num", "obj", "arr"])).replace("[0]", ""),
+                                  self.pick(["\"x\"", "0", "{}", "[]", "null", q(self.pick(USERS))])),
+            lambda: "%s as %s" % (self.pick(["count", "lower", "startswith", "concat", "sprintf", "to_number", "glob.match",
+                                             "regex.match", "object.get", "time.parse_rfc3339_ns", "units.parse_bytes"]),
+                                  self.pick(["1", "true", "\"mocked\"", "null"])),
+            lambda: "%s as %s" % self.pick([("count", "product"), ("lower", "upper"), ("startswith", "endswith"),
+                                            ("to_number", "count"), ("sum", "max"), ("concat", "sprintf")]),
+            lambda: "%s as %s" % (self.pick([n for n, _ in self.funcs] or ["trusted_image"]), self.pick(["true", "\"none\"", "3"]))
+            if self.funcs or self.domain == "k8s" else "input as {}",
+        ])()
+        check = {"bool": target, "set": self.pick(["count(%s) == 0" % target, "count(%s) > 0" % target, target]),
+                 "value": self.pick([target, "%s == %s" % (target, target)]),
+                 "obj": self.pick([target, "count(%s) >= 0" % target])}[kind]
+        name = self.unique("test_" + target.replace("_", "")[:12])
+        self.rules.append((name, "bool"))
+        lines = ["%s with %s" % (check, replacement)]
+        if self.chance(0.3):
+            lines.append("r := %s with %s" % (target, replacement))
+        return self.render_rule(name, lines)
+
     # ---- the helper package -----------------------------------------------------------------
     def lib_module(self):
         alias = self.pick(["lib", "util", "h", self.domain])
@@ -955,6 +988,10 @@ class PolicyGen(generator.Draws):
             rules.append(self.pick(self.lib_use())())
         for _ in range(self.n(0, 2)):
             r = self.summary_rule() if self.chance(0.6) else self.decision_rule()
+            if r:
+                rules.append(r)
+        for _ in range(self.n(0, 2) if self.chance(0.35) else 0):
+            r = self.test_rule()
             if r:
                 rules.append(r)
         rules = self.pending + rules

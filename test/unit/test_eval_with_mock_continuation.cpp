@@ -46,6 +46,7 @@ TEST_CASE("a mocked call's strict error still comes from the mock") {
 o := c if { c := count([]) }
 
 b := x if { x := [y | y := count([5, "a", o])] with count as product }
-)", nullptr, nullptr, true};
+)",
+                         nullptr, nullptr, true};
     CHECK(outcome_of("data.p.b", s) == "eval_type_error");
 }

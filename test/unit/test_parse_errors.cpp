@@ -462,7 +462,8 @@ TEST_CASE("a broken `x := ...` query: a rule's value error unless rules are skip
     CHECK(one.diagnostics.items()[0].message == "unexpected eof token");
 }
 
-TEST_CASE("module-stage errors OPA reports for statements that parse: second package, extra bodies, `contains` as a name") {
+TEST_CASE(
+    "module-stage errors OPA reports for statements that parse: second package, extra bodies, `contains` as a name") {
     auto messages = [](const std::string& text) {
         std::vector<std::string> out;
         auto parsed = parse_module("m.rego", text);
