@@ -481,6 +481,8 @@ bool Engine::Impl::compile_query_text(std::string_view query, const std::string&
     lang::ParseOptions po;
     po.v0_compatible = options.v0_compatible;
     po.experimental_keywords = options.experimental_keywords;
+    // The rego package's parse (`opa eval`), not the REPL's: a query is not also read as a rule.
+    po.skip_rules = base_context.capture_values;
     auto parsed = lang::parse_query(std::string(query), po, "");  // OPA names no file for the query
     metrics.emplace_back("timer_rego_query_parse_ns", elapsed_ns(start));
     if (!parsed.ok()) {

@@ -63,6 +63,10 @@ public:
         items_.push_back(Diagnostic::at(loc, code, std::move(message)));
     }
     void append(const Diagnostics& other) { items_.insert(items_.end(), other.items_.begin(), other.items_.end()); }
+    // Drops the diagnostics after the first n (a parse that reads a statement again).
+    void truncate(std::size_t n) {
+        if (n < items_.size()) items_.resize(n);
+    }
 
     bool empty() const { return items_.empty(); }
     std::size_t size() const { return items_.size(); }

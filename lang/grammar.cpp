@@ -346,6 +346,10 @@ const auto term_expr = [](auto& ctx) {
     _val(ctx) = std::move(e);
 };
 
+// `input` and `data` alone are references to the documents, never variables (OPA's
+// parseTermFinish makes them refs as it reads them): `some input in xs` tests membership.
+bool is_root_document(const Term& t) { return t.kind == TermKind::Var && (t.text == "input" || t.text == "data"); }
+
 const auto some_expr = [](auto& ctx) {
     auto& a = _attr(ctx);
     const char* start = at_c<0>(a);
@@ -359,6 +363,8 @@ const auto some_expr = [](auto& ctx) {
             state_of(ctx).fail_at(start, "at most two variables before `in`");
             return;
         }
+        for (auto& s : symbols)
+            if (is_root_document(*s)) s = make_ref({s}, s->loc);
         const std::vector<TermPtr>& domains = domain->terms;
         Location loc = span(ctx, outer_start(*symbols.front()), outer_end(*domains.front()));
         std::vector<TermPtr> args = symbols;
@@ -399,6 +405,17 @@ const auto every_expr = [](auto& ctx) {
         e.every.value = first;
     }
     e.every.domain = at_c<3>(a);
+    // OPA's parseEvery: the key and the value are variables (`input` and `data` are refs), or
+    // the token after the domain (the body's `{`) is reported, before the body is read.
+    for (const auto& [term, what] : {std::pair{e.every.key, "key"}, std::pair{e.every.value, "value"}}) {
+        if (!term || (term->kind == TermKind::Var && !is_root_document(*term))) continue;
+        const char* body = outer_end(*e.every.domain);
+        skip_blank(body, state_of(ctx).end);
+        _pass(ctx) = false;
+        // The error is there, not where reading the body (which OPA does not do) stopped.
+        state_of(ctx).restore({body, {}, std::string("expected ") + what + " to be a variable"});
+        return;
+    }
     e.every.body = std::make_shared<Body>(std::move(at_c<4>(a)));
     e.loc = span(ctx, start, at_c<5>(a));
     _val(ctx) = std::move(e);
@@ -868,6 +885,10 @@ bool parse_rule(const char*& first, const char* last, ParseState& st, Rule& out)
 }
 bool parse_body(const char*& first, const char* last, ParseState& st, Body& out) {
     return run(body, first, last, st, out);
+}
+bool parse_query_statement(const char*& first, const char* last, ParseState& st, Body& out) {
+    static const auto statement = x3::rule<class query_statement_class, Body>{"query statement"} = literal % tok(";");
+    return run(statement, first, last, st, out);
 }
 bool parse_term(const char*& first, const char* last, ParseState& st, TermPtr& out) {
     return run(expr_in, first, last, st, out);

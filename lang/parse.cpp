@@ -8,9 +8,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "lang/annotations.hpp"
 #include "lang/ast_depth.hpp"
+#include "lang/builtins.hpp"
 #include "lang/grammar.hpp"
 #include "lang/lexical.hpp"
 #include "lang/source_scan.hpp"
@@ -115,17 +117,6 @@ void report_syntax_error(ParseState& st, const char* fallback) {
         hint = "expected a term";
     }
     st.error(at, std::move(message), std::move(hint));
-}
-
-// After an error, continue at the next line that starts a statement in column one.
-const char* recover(const ParseState& st, const char* from) {
-    const char* p = from;
-    while (p < st.end) {
-        while (p < st.end && *p != '\n') ++p;
-        if (p < st.end) ++p;
-        if (p < st.end && (is_ident_start(*p) || *p == '#')) return p;
-    }
-    return st.end;
 }
 
 // The keyword that starts a statement; a word followed by `.` is a rule's ref head instead.
@@ -292,17 +283,23 @@ void normalize_rule(ParseState& st, Rule& rule) {
     if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && !head.has_args) {
         std::size_t parts = head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
         if (parts == 1) {
-            st.error(st.begin + head.ref->loc.offset, "var cannot be used for rule name");
+            st.module_error(st.begin + head.ref->loc.offset, "var cannot be used for rule name");
             return;
         }
         if (st.v1 && parts == 2) {
-            st.error(st.begin + rule.loc.offset, "`contains` keyword is required for partial set rules");
+            st.module_error(st.begin + rule.loc.offset, "`contains` keyword is required for partial set rules");
             return;
         }
         if (st.v1) {
-            st.error(st.begin + rule.loc.offset, "rule must have value assignment and/or body declaration");
+            st.module_error(st.begin + rule.loc.offset, "rule must have value assignment and/or body declaration");
             return;
         }
+    }
+    // A call of a builtin alone (`count(1)`): OPA reads it as a query, which cannot be a rule.
+    if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && head.has_args &&
+        find_builtin_decl(head.ref->kind == TermKind::Var ? head.ref->text : head.ref->ref_dotted())) {
+        st.module_error(st.begin + rule.loc.offset, "rule name conflicts with built-in function");
+        return;
     }
     for (Rule* r = &rule; r; r = r->else_rule.get()) {
         bool has_body = !r->body.empty();
@@ -311,9 +308,17 @@ void normalize_rule(ParseState& st, Rule& rule) {
             bool partial_set = r == &rule && !head.value && !head.contains && !head.has_args && head.ref &&
                                head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2;
             // OPA reports the missing `if`, and for a partial set the missing `contains` too.
-            st.error(st.begin + r->loc.offset, "`if` keyword is required before rule body",
-                     "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
-            if (partial_set) st.error(st.begin + r->loc.offset, "`contains` keyword is required for partial set rules");
+            // Each further body (`p { a } { b }`) is a rule of its own to OPA, with the same errors.
+            std::size_t rules = r == &rule ? 1 + rule.extra_bodies.size() : 1;
+            for (std::size_t i = 0; i < rules; ++i) {
+                st.module_error(
+                    st.begin + r->loc.offset,
+                    head.has_args ? "`if` keyword is required before function body"
+                                  : "`if` keyword is required before rule body",
+                    "this is pre-1.0 Rego: add `if` (and `contains` for partial sets), or pass --v0-compatible");
+                if (partial_set)
+                    st.module_error(st.begin + r->loc.offset, "`contains` keyword is required for partial set rules");
+            }
         }
     }
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
@@ -395,13 +400,59 @@ bool report_path_too_long(ParseState& st, const char* start, const Module& modul
     return false;
 }
 
+// Why OPA's parseModule (ParseRuleFromBody) cannot read a query statement as a rule, where
+// gavel's rule grammar has no rule to offer either; nullopt where OPA reads a rule (or gavel's
+// grammar judges the statement itself: `x = 1`, `x := 1`, refs, calls of functions).
+std::optional<std::string> query_rule_error(const Body& body) {
+    if (body.size() != 1) return "multiple expressions cannot be used for rule head";
+    const Expr& e = body.front();
+    if (!e.withs.empty()) return "expressions using with keyword cannot be used for rule head";
+    if (e.negated) return "negated expressions cannot be used for rule head";
+    if (e.kind == ExprKind::Some) return "'some' declarations cannot be used for rule head";
+    if (e.kind != ExprKind::Term || !e.term) return "expression cannot be used for rule head";
+    const Term& t = *e.term;
+    if (t.kind == TermKind::Call) {
+        std::string op = t.call_name();
+        if (op == "eq" || op == "assign" || !find_builtin_decl(op)) return std::nullopt;
+        return "rule name conflicts with built-in function";
+    }
+    if (t.kind == TermKind::Ref || t.kind == TermKind::Var) return std::nullopt;
+    return fmt::format("{} cannot be used for rule name", value_name(t.kind));
+}
+
+// OPA's parser reads a statement that is no rule as a query (literals separated by `;`, to
+// the end of the line); its parseModule then says why that query is no rule. That is an
+// error of the module stage: the parse goes on after the statement. True when so read.
+bool read_as_query_statement(ParseState& st, const char* start, const char*& p) {
+    if (next_word(start, st.end) == "default") return false;
+    ParseState::Failures failures = st.failures();
+    Diagnostics scratch;
+    Diagnostics* errors = st.diagnostics;
+    st.diagnostics = &scratch;
+    const char* q = start;
+    Body body;
+    bool read = grammar::parse_query_statement(q, st.end, st, body) && scratch.empty();
+    st.diagnostics = errors;
+    const char* after = q;
+    while (after < st.end && (*after == ' ' || *after == '\t' || *after == '\r')) ++after;
+    std::optional<std::string> why;
+    if (read && (after == st.end || *after == '\n' || *after == '#')) why = query_rule_error(body);
+    if (!why) {
+        st.restore(std::move(failures));
+        return false;
+    }
+    st.module_error(st.begin + body.front().loc.offset, std::move(*why));
+    p = q;
+    return true;
+}
+
 }  // namespace
 
 // OPA's parseHead, when the rule's value (or key, after `contains`) is a term it
 // could not finish (`r := [1,`, `f(x) := g(1,`), reports that too: a second error
 // at the first one's place, naming what the head wanted.
 void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& diagnostics, std::size_t before) {
-    if (diagnostics.size() != before + 1 || !st.furthest) return;
+    if (diagnostics.size() <= before || !st.furthest) return;
     const char* q = start;
     bool function = false;
     int depth = 0;
@@ -462,8 +513,204 @@ void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& d
     }
     Diagnostic second = diagnostics.items()[before];
     second.hint.clear();
-    second.message = second.message.substr(0, second.message.find(':')) + ": " + note;
+    second.message =
+        fmt::format("unexpected {} {}: {}", describe_token(st.furthest, st.end), token_kind(st, st.furthest), note);
     diagnostics.add(std::move(second));
+}
+
+namespace {
+
+// One open bracket between a statement's start and where its parse failed, as OPA's parser
+// would have entered it: a list it parses term by term, or a body it parses literal by literal.
+struct OpenBracket {
+    enum Kind { Array, Brace, Call, Paren, Index, Body } kind;
+    int element = 0;               // commas seen at this level
+    bool colon = false;            // `k: v` in the first element (an object)
+    bool pair_colon = false;       // the current element has its `:`
+    bool first_value_ops = false;  // the first pair's value has an operator (OPA does not re-read it)
+    bool operators = false;        // an infix operator at this level in the current element (or literal)
+    bool bar = false;              // a comprehension's `|`: a body follows
+    bool some_literal = false;     // the current literal of a body starts with `some`
+};
+
+bool is_operand_end(char c) { return is_ident_char(c) || c == ')' || c == ']' || c == '}' || c == '"' || c == '`'; }
+
+struct OpenBrackets {
+    std::vector<OpenBracket> stack;
+    bool after_operator = false;  // the last token before `at` is an infix operator
+};
+
+// The brackets open at `at`, read from `start`; nullopt when the text has something this
+// reading does not follow (a string running past `at`).
+std::optional<OpenBrackets> open_brackets(const ParseState& st, const char* start, const char* at) {
+    std::vector<OpenBracket> stack;
+    bool after_operator = false;
+    char prev = 0;  // the last significant character
+    std::string_view prev_word;
+    bool line_start = true;  // in a body: the next word starts a literal
+    auto level = [&]() -> OpenBracket* { return stack.empty() ? nullptr : &stack.back(); };
+    auto mark_operator = [&]() {
+        if (OpenBracket* b = level()) b->operators = true;
+        after_operator = true;
+    };
+    for (const char* p = start; p < at;) {
+        char c = *p;
+        if (c == '\n' || c == ';') {
+            if (OpenBracket* b = level(); b && (b->kind == OpenBracket::Body || b->bar)) {
+                b->operators = false;
+                b->some_literal = false;
+                line_start = true;
+            }
+            prev = c == ';' ? ';' : prev;
+            ++p;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ++p;
+            continue;
+        }
+        if (c == '#') {
+            while (p < at && *p != '\n') ++p;
+            continue;
+        }
+        if (c == '"' || c == '`') {
+            const char* q = p + 1;
+            while (q < st.end && *q != c && !(c == '"' && *q == '\n')) q += (c == '"' && *q == '\\') ? 2 : 1;
+            if (q >= at) return std::nullopt;
+            p = q + 1;
+            prev = c;
+            prev_word = {};
+            line_start = false;
+            after_operator = false;
+            continue;
+        }
+        if (is_ident_start(c) || lexical::is_digit(c)) {
+            const char* q = p;
+            while (q < at && (is_ident_char(*q) || *q == '.')) ++q;
+            std::string_view word(p, static_cast<std::size_t>(q - p));
+            after_operator = false;
+            if (OpenBracket* b = level(); b && line_start && word == "some") b->some_literal = true;
+            if (word == "in" && is_active_keyword(st, word) && prev != 0 && prev != ',') mark_operator();
+            line_start = false;
+            prev = q[-1];
+            prev_word = word;
+            p = q;
+            continue;
+        }
+        line_start = false;
+        after_operator = false;
+        bool adjacent = p > start && is_operand_end(p[-1]);
+        if (c == '[' || c == '(' || c == '{') {
+            OpenBracket b{OpenBracket::Array};
+            if (c == '[') {
+                b.kind = adjacent ? OpenBracket::Index : OpenBracket::Array;
+            } else if (c == '(') {
+                b.kind = adjacent ? OpenBracket::Call : OpenBracket::Paren;
+            } else {
+                // A brace after an operand (`if {`, `p {`, `every x in xs {`) opens a body.
+                b.kind = is_operand_end(prev) || prev_word == "if" || prev_word == "else" ? OpenBracket::Body
+                                                                                          : OpenBracket::Brace;
+                line_start = b.kind == OpenBracket::Body;
+            }
+            stack.push_back(b);
+            prev = c;
+            prev_word = {};
+            ++p;
+            continue;
+        }
+        if (c == ']' || c == ')' || c == '}') {
+            if (!stack.empty()) stack.pop_back();
+            prev = c;
+            prev_word = {};
+            ++p;
+            continue;
+        }
+        OpenBracket* b = level();
+        if (c == ',') {
+            if (b && !b->bar && b->kind != OpenBracket::Body) {
+                if (b->element == 0 && b->colon) b->first_value_ops = b->operators;
+                ++b->element;
+                b->operators = false;
+                b->pair_colon = false;
+            }
+        } else if (c == ':' && !(p + 1 < at && p[1] == '=')) {
+            if (b && !b->bar) {
+                b->colon = b->colon || b->element == 0;
+                b->pair_colon = true;
+                b->operators = false;  // the value's operators count from here
+            }
+        } else if (c == '|' && b && (b->kind == OpenBracket::Array || b->kind == OpenBracket::Brace) && !b->bar &&
+                   b->element == 0 && !b->operators) {
+            // OPA reads `[t | ...]` as a comprehension when t is one term.
+            b->bar = true;
+            b->operators = false;
+            line_start = true;
+        } else if (std::string_view("*/%+-&|=!<>").find(c) != std::string_view::npos) {
+            bool assign = c == '=' && !(p + 1 < at && p[1] == '=');
+            bool unary_minus = c == '-' && !is_operand_end(prev);
+            if (!assign && !unary_minus) mark_operator();
+            if (assign && b) b->operators = false;  // `x := ...` in a body: the value is a new term
+            if (p + 1 < at && (p[1] == '=' || (c == ':' && p[1] == '='))) ++p;
+        }
+        prev = c;
+        prev_word = {};
+        ++p;
+    }
+    return OpenBrackets{std::move(stack), after_operator};
+}
+
+}  // namespace
+
+// OPA's parser, when the operand after an infix operator fails (`[x * 2 | some x in xs]`:
+// `|` is the union operator there, as `x * 2` is no single term), keeps what it read before
+// the operator; the list around it then finds the failed token where a `,` or its end should
+// be and reports that too. Each enclosing list whose element failed after an operator adds
+// such an error, at the first one's place.
+void report_failed_operand(ParseState& st, const char* start, Diagnostics& diagnostics, std::size_t before) {
+    if (diagnostics.size() != before + 1 || !st.furthest) return;
+    const char* at = st.furthest;
+    if (at < st.end && std::string_view(",)]}\n*/%+-&|=!<>").find(*at) != std::string_view::npos) return;
+    // An operator where the operand failed continues the expression in OPA's parser.
+    if (at < st.end && is_ident_start(*at) && next_word(at, st.end) == "in") return;
+    auto open = open_brackets(st, start, at);
+    if (!open) return;
+    std::vector<std::string> notes;
+    bool innermost = true;
+    for (auto b = open->stack.rbegin(); b != open->stack.rend(); ++b) {
+        // Innermost, the operand failed right after an operator, or the element's term was whole
+        // (or empty) there and the list's own error is the one reported.
+        bool failed_operand = innermost ? open->after_operator : b->operators;
+        innermost = false;
+        if (b->some_literal) return;              // OPA reads `some x in ...` twice, and reports the second reading
+        if (b->kind == OpenBracket::Body) break;  // a literal ends the chain
+        if (b->kind == OpenBracket::Index) return;
+        if (b->bar) {
+            // A comprehension whose body failed is no term; an object's is read again (OPA restores).
+            if (b->colon) return;
+            continue;
+        }
+        if (b->kind == OpenBracket::Brace && b->colon && b->element > 0 && !b->first_value_ops) {
+            return;  // OPA re-reads an object after its first pair and reports that instead
+        }
+        if (!failed_operand) continue;  // the failed term was the element's first operand: no term, no note
+        switch (b->kind) {
+            case OpenBracket::Array: notes.emplace_back(": expected \",\" or \"]\""); break;
+            case OpenBracket::Call: notes.emplace_back(": expected \",\" or \")\""); break;
+            case OpenBracket::Paren: notes.emplace_back("non-terminated expression"); break;
+            default:
+                if (b->element == 0) notes.emplace_back(b->colon ? ": non-terminated object" : ": non-terminated set");
+                else if (b->colon && !b->pair_colon) notes.emplace_back(": expected \":\"");
+                else notes.emplace_back(": expected \",\" or \"}\"");
+        }
+    }
+    const Diagnostic first = diagnostics.items()[before];
+    const std::string unexpected = fmt::format("unexpected {} {}", describe_token(at, st.end), token_kind(st, at));
+    for (const auto& note : notes) {
+        Diagnostic d = first;
+        d.hint.clear();
+        d.message = note.front() == ':' ? unexpected + note : note;
+        diagnostics.add(std::move(d));
+    }
 }
 
 ModuleResult parse_module(std::string file, std::string text, const ParseOptions& options) {
@@ -472,6 +719,8 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
     Module module;
     module.source = source;
     ParseState st = make_state(*source, options, result.diagnostics);
+    Diagnostics module_checks;
+    st.module_checks = &module_checks;
 
     if (source->text().size() > options.max_bytes) {
         st.error(st.begin, fmt::format("module is {} bytes, more than the limit of {}", source->text().size(),
@@ -501,15 +750,20 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 module.package = std::move(pkg);
                 have_package = true;
             } else if (word != "package") {
-                st.error(start, "package expected");
+                st.module_error(start, "package expected");
                 have_package = true;  // report once, then keep checking the rest
                 p = start;
                 continue;
             }
         } else if (word == "package") {
-            st.error(start, "unexpected package keyword: a module has one package declaration");
-            p = recover(st, start);
-            continue;
+            // A second package reads as one; OPA's module stage refuses it, and the parse goes on.
+            Package again;
+            if (grammar::parse_package(p, st.end, st, again)) {
+                st.module_error(start, "unexpected package", "a module has one package declaration");
+                if (!statement_ends_line(st, p)) break;
+                continue;
+            }
+            ok = false;
         } else if (word == "import") {
             Import imp;
             // OPA's parser takes statements in any order: an import may follow rules.
@@ -521,7 +775,31 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         } else {
             Rule rule;
             std::size_t errors_before = result.diagnostics.size();
+            // OPA's parser reads `contains` as a name where a rule starts (`contains[x] { ... }`),
+            // and its module stage refuses the keyword as a rule's whole name.
             ok = grammar::parse_rule(p, st.end, st, rule);
+            if (!ok && st.keywords.contains && st.end - start > 8 && std::string_view(start, 8) == "contains" &&
+                !is_ident_char(start[8])) {
+                ParseState::Failures failures = st.failures();
+                const std::size_t errors = result.diagnostics.size();
+                const char* q = start;
+                Rule named;
+                st.keywords.contains = false;
+                bool read = grammar::parse_rule(q, st.end, st, named);
+                st.keywords.contains = true;
+                if (read && result.diagnostics.size() == errors) {
+                    rule = std::move(named);
+                    p = q;
+                    ok = true;
+                    const RuleHead& head = rule.head;
+                    std::size_t parts = head.ref && head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
+                    if (parts == 2 && !head.value && !head.has_args && !rule.has_if) parts = 1;  // a v0 partial set
+                    if (parts < 2) st.module_error(start, "contains keyword cannot be used for rule name");
+                } else {
+                    result.diagnostics.truncate(errors);
+                    st.restore(std::move(failures));
+                }
+            }
             // An error the grammar reported itself (an else where none may stand, too many
             // else branches) ends the parse there, as OPA's parseRules does.
             // A string the scanner could not end is also the parser's "illegal token" there.
@@ -530,30 +808,60 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 break;
             }
             if (ok) {
+                // `x := 1 with input as 2` is no rule: perhaps a query OPA reads.
+                const char* next = p;
+                while (next < st.end && (*next == ' ' || *next == '\t')) ++next;
+                if (const char* q = start; next_word(next, st.end) == "with" && read_as_query_statement(st, start, q)) {
+                    p = q;
+                    continue;
+                }
                 // A rule is judged as a whole only once its statement ended where it should.
                 std::size_t before = result.diagnostics.size();
-                if (!statement_ends_line(st, p)) {  // OPA stops at the first statement it cannot read
+                if (!statement_ends_line(st, p)) {
+                    // Not a rule after all (`x := 1 with input as 2`): perhaps a query OPA reads.
+                    if (const char* q = start; read_as_query_statement(st, start, q)) {
+                        result.diagnostics.truncate(before);
+                        p = q;
+                        continue;
+                    }
+                    // OPA stops at the first statement it cannot read
+                    report_failed_operand(st, start, result.diagnostics, before);
                     report_rule_value_failure(st, start, result.diagnostics, before);
                     break;
                 }
                 if (report_too_deep(st, find_too_deep(rule, options.max_depth), options) &&
                     report_path_too_long(st, start, module, rule, options)) {
+                    std::size_t rule_errors = result.diagnostics.size();
                     normalize_rule(st, rule);
                     module.rules.push_back(std::move(rule));
+                    // Its syntax errors (an else where none may stand, a bad default) end OPA's parse.
+                    if (result.diagnostics.size() > rule_errors) break;
                 }
                 continue;
             }
         }
         // OPA's parser stops at the first statement it cannot read: the errors are that statement's.
+        if (!ok && word != "import" && word != "package") {
+            const char* q = start;
+            if (read_as_query_statement(st, start, q)) {
+                p = q;
+                continue;
+            }
+        }
         if (!ok) {
             std::size_t before = result.diagnostics.size();
             report_syntax_error(st, start);
-            if (word != "import" && word != "package") report_rule_value_failure(st, start, result.diagnostics, before);
+            if (word != "import" && word != "package") {
+                report_failed_operand(st, start, result.diagnostics, before);
+                report_rule_value_failure(st, start, result.diagnostics, before);
+            }
             break;
         }
         if (!statement_ends_line(st, p)) break;
     }
     if (!have_package) st.error(st.begin, "package expected");
+    // OPA's parseModule runs only on statements that all parsed.
+    if (result.diagnostics.empty()) result.diagnostics.append(module_checks);
     module.rego_v1 = st.v1;
     attach_annotations(module, result.diagnostics);
     if (result.diagnostics.empty()) result.module = std::move(module);
@@ -600,7 +908,7 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
     const char* query_start = p;
     if (!grammar::parse_body(p, st.end, st, result.body)) {
         report_syntax_error(st, p);
-        report_query_as_rule(st, query_start, result.diagnostics);
+        if (!options.skip_rules) report_query_as_rule(st, query_start, result.diagnostics);
         return result;
     }
     if (!report_too_deep(st, find_too_deep(result.body, options.max_depth), options)) result.body.clear();
@@ -608,7 +916,7 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
     if (p != st.end) {
         if (!st.furthest || st.furthest < p) st.furthest = p;
         report_syntax_error(st, p);
-        report_query_as_rule(st, query_start, result.diagnostics);
+        if (!options.skip_rules) report_query_as_rule(st, query_start, result.diagnostics);
     }
     return result;
 }

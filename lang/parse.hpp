@@ -13,6 +13,9 @@ namespace gavel::lang {
 struct ParseOptions {
     bool v0_compatible = false;          // parse the pre-1.0 dialect unless a module imports rego.v1
     bool experimental_keywords = false;  // allow `import future.keywords.and` / `.or`
+    // A query is not also read as a rule (OPA's rego package, which `opa eval` uses, sets
+    // SkipRules): a broken `x := ...` then has no second error about a rule's value.
+    bool skip_rules = false;
     // OPA's parser stops at 100,000 recursive calls: 8 per parenthesis, 2 per array
     // level, 1 per chained operator (`1 + 1 + ...`). The deepest trees these
     // allow are walked by every later stage on the large stacks of runtime/large_stack.hpp.

@@ -114,6 +114,18 @@ struct ParseState {
         return loc;
     }
 
+    // Where the errors of OPA's second stage go (parseModule's, after every statement parsed:
+    // a missing `if` or `contains`, a rule name that is no var, a missing package): OPA reports
+    // them only when the parse found no syntax error. Null: with the others.
+    Diagnostics* module_checks = nullptr;
+
+    void module_error(const char* where, std::string message, std::string hint = {}) {
+        Diagnostics* syntax = diagnostics;
+        if (module_checks) diagnostics = module_checks;
+        error(where, std::move(message), std::move(hint));
+        diagnostics = syntax;
+    }
+
     void error(const char* where, std::string message, std::string hint = {}) {
         if (!diagnostics) return;
         Location loc = location(where, where);

@@ -26,9 +26,15 @@ using Graph = std::map<const lang::Rule*, std::vector<const lang::Rule*>>;
 void add_dependencies(const CompileContext& ctx, const lang::Rule& clause, Graph& graph) {
     std::set<const lang::Rule*> seen;
     auto& edges = graph[&clause];
+    // `data` alone is the whole document (OPA resolves the variable to the ref `data`); the
+    // `data` that heads a ref is that ref's.
+    static const lang::TermPtr whole_data = lang::make_ref({lang::make_var("data", {})}, {});
+    std::set<const Term*> ref_heads;
     auto visit = [&](const Term& t) {
-        if (t.kind != TermKind::Ref) return false;
-        for (lang::Rule* b : ctx.rules_dynamic(t, true))
+        if (t.kind == TermKind::Ref && !t.elems.empty()) ref_heads.insert(t.elems.front().get());
+        bool root = t.kind == TermKind::Var && t.text == "data" && !ref_heads.count(&t);
+        if (t.kind != TermKind::Ref && !root) return false;
+        for (lang::Rule* b : ctx.rules_dynamic(root ? *whole_data : t, true))
             for (const lang::Rule* node = b; node; node = node->else_rule.get())
                 if (seen.insert(node).second) edges.push_back(node);
         return false;

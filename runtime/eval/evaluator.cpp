@@ -1702,15 +1702,22 @@ void Evaluator::invoke(const Callee& callee, ValueList& args, const PTerm& call,
             }
             const Callee& replacement = *it->second.function;
             // A mock runs with no mocks in force: it may call what it replaces,
-            // and never another mock (OPA's semantics).
-            auto saved = std::move(function_overrides_);
-            function_overrides_.clear();
-            struct Restore {
+            // and never another mock (OPA's semantics). What follows the call (the
+            // continuation) runs with the caller's mocks again.
+            struct Swapped {
                 Evaluator& ev;
-                decltype(saved)& s;
-                ~Restore() { ev.function_overrides_ = std::move(s); }
-            } restore{*this, saved};
-            invoke(replacement, args, call, k);
+                decltype(function_overrides_)& other;
+                Swapped(Evaluator& e, decltype(function_overrides_)& o) : ev(e), other(o) {
+                    ev.function_overrides_.swap(other);
+                }
+                ~Swapped() { ev.function_overrides_.swap(other); }
+            };
+            decltype(function_overrides_) callers;  // the mock's own: none
+            Swapped in_mock(*this, callers);
+            invoke(replacement, args, call, [&](const Value& v) {
+                Swapped after_call(*this, callers);
+                k(v);
+            });
             return;
         }
     }

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Differential testing of gavel against OPA on generated programs.
 
-    difftest.py record  --opa BIN --seeds A:B --out cases/NAME.jsonl [--style classic|exprs]
+    difftest.py record  --opa BIN --seeds A:B --out cases/NAME.jsonl [--style classic|exprs|policy]
     difftest.py replay  --gavel BIN [--baseline passing.txt | --update-baseline passing.txt] [ID...]
-    difftest.py explore --opa BIN --gavel BIN --seeds A:B [--style classic|exprs] [--save DIR] [--mode plain|strict]
-    difftest.py show    ID|SEED [--style classic|exprs]
+    difftest.py explore --opa BIN --gavel BIN --seeds A:B [--style classic|exprs|policy] [--save DIR] [--mode plain|strict]
+    difftest.py show    ID|SEED [--style classic|exprs|policy]
 
---style picks the generator of new cases: classic (generator.py, ids v<N>-SEED) or exprs
-(generator_exprs.py, deep expressions and compositions, ids e<N>-SEED).
+--style picks the generator of new cases: classic (generator.py, ids v<N>-SEED), exprs
+(generator_exprs.py, deep expressions and compositions, ids e<N>-SEED) or policy
+(generator_policy.py, Kubernetes/Terraform/RBAC/HTTP policies over realistic documents, ids q<N>-SEED).
 
-record   generates the cases of seeds A..B-1 (generator.py) and stores each with OPA's outcomes in
+record   generates the cases of seeds A..B-1 (in the --style) and stores each with OPA's outcomes in
          both modes (plain `eval` and `--strict-builtin-errors`) as one JSON line.
 replay   evaluates the recorded cases with gavel and compares: a case-mode passes when the verdict
          is the same (the same result, or the same sorted error codes). The ids are CASE and
@@ -30,9 +31,11 @@ import sys
 import engines
 import generator
 import generator_exprs
+import generator_policy
 
-# Generation styles: generator.py's statement-heavy programs, generator_exprs.py's deep expressions.
-STYLES = {"classic": generator.generate, "exprs": generator_exprs.generate}
+# Generation styles: generator.py's statement-heavy programs, generator_exprs.py's deep expressions,
+# generator_policy.py's programs shaped like deployed policies over realistic documents.
+STYLES = {"classic": generator.generate, "exprs": generator_exprs.generate, "policy": generator_policy.generate}
 
 
 def generate(seed, style="classic"):

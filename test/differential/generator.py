@@ -118,7 +118,20 @@ def _family(name):
     return None
 
 
-class Gen:
+class Draws:
+    """Random draws shared by the generation styles; a style keeps its random.Random in self.rng."""
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def pick(self, xs):
+        return self.rng.choice(xs)
+
+    def n(self, a, b):
+        return self.rng.randint(a, b)
+
+
+class Gen(Draws):
     def __init__(self, seed):
         self.rng = random.Random(seed)
         self.counter = 0
@@ -127,13 +140,6 @@ class Gen:
         self.depth = 0
         # Chance that a builtin argument is of any type (type errors at compile or at run time).
         self.sloppy = self.pick([0.0, 0.0, 0.02, 0.05, 0.15])
-
-    # ---- random helpers ------------------------------------------------------------------
-    def chance(self, p):
-        return self.rng.random() < p
-
-    def pick(self, xs):
-        return self.rng.choice(xs)
 
     def fresh(self):
         self.counter += 1
@@ -965,10 +971,19 @@ class RawNumber:
         self.text = text
 
 
+class JsonPairs:
+    """A JSON object written as its (key, value) pairs in order, repeated keys kept (the last wins)."""
+
+    def __init__(self, pairs):
+        self.pairs = pairs
+
+
 def dump_json(v):
-    """JSON text with RawNumber spellings kept."""
+    """JSON text with RawNumber spellings (and JsonPairs' repeated keys) kept."""
     if isinstance(v, RawNumber):
         return v.text
+    if isinstance(v, JsonPairs):
+        return "{" + ", ".join("%s: %s" % (json.dumps(k, ensure_ascii=False), dump_json(x)) for k, x in v.pairs) + "}"
     if isinstance(v, dict):
         return "{" + ", ".join("%s: %s" % (json.dumps(k, ensure_ascii=False), dump_json(x)) for k, x in v.items()) + "}"
     if isinstance(v, list):

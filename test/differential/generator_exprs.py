@@ -90,7 +90,7 @@ def is_coll(kind):
     return ":" in kind
 
 
-class ExprGen:
+class ExprGen(generator.Draws):
     def __init__(self, seed):
         self.rng = random.Random(seed)
         self.counter = 0
@@ -101,15 +101,6 @@ class ExprGen:
         self.compact = self.chance(0.2)                     # `x:=1`, `f( x )` spacing
 
     # ---- random helpers ------------------------------------------------------------------
-    def chance(self, p):
-        return self.rng.random() < p
-
-    def pick(self, xs):
-        return self.rng.choice(xs)
-
-    def n(self, a, b):
-        return self.rng.randint(a, b)
-
     def fresh(self, prefix="x"):
         self.counter += 1
         return "%s%d" % (prefix, self.counter)

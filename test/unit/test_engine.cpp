@@ -696,3 +696,13 @@ TEST_CASE("a decision is timed only when metrics are asked for") {
     CHECK(timed.metrics[0].first == "timer_rego_query_eval_ns");
     CHECK(value_of(timed) == "true");
 }
+
+TEST_CASE("engine: a query that does not parse has the errors of OPA's rego package (no rule reading)") {
+    gavel::Engine engine;
+    auto evaluated = engine.prepare("x := [1,");
+    REQUIRE_FALSE(evaluated.ok());
+    CHECK(evaluated.diagnostics.size() == 1);
+    // The REPL's first reading (values not captured) is OPA's statement parse: the rule's error too.
+    auto repl = engine.prepare("x := [1,", {.capture_values = false});
+    CHECK(repl.diagnostics.size() == 2);
+}

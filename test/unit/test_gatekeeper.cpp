@@ -335,13 +335,10 @@ TEST_CASE("gatekeeper templates: only those that read data.inventory are compile
         template_yaml("package v\nviolation[{\"msg\": \"v\"}] { data.lib.v.f }", "package lib.v\nf { true }");
     v.replace(v.find("name: t"), 7, "name: v").replace(v.find("kind: T"), 7, "kind: V");
     b.add_template(sourced(v), errors);
-    std::string w = template_yaml("package w\nviolation[{\"msg\": \"w\"}] { x := data; x.y }");
-    w.replace(w.find("name: t"), 7, "name: w").replace(w.find("kind: T"), 7, "kind: W");
-    b.add_template(sourced(w), errors);
+    // (A rule cannot read `data` whole: that includes the rule, a recursion error as in OPA.)
     auto first = b.build(errors);
     REQUIRE(errors.empty());
     CHECK_FALSE(first->entries().at("V").compiled->reads_inventory());  // data.lib is not the inventory
-    CHECK(first->entries().at("W").compiled->reads_inventory());        // `data` holds it
     std::string error;
     REQUIRE(
         b.add_inventory_object(json(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"shop"}})"), error));

@@ -361,3 +361,132 @@ TEST_CASE("a ref cannot start at a scalar or a parenthesised ref: OPA's 'illegal
                        "package p\n\nr := [[1][0], {\"a\": 1}.a, {1}[1], [x | x := 1][0], (1 + 2)[0], (x)[0]]\n")
               .ok());
 }
+
+TEST_CASE("an operand that fails after an infix operator: the list around it reports it too, as OPA") {
+    // `x * 2` is no single term, so `|` is the union operator and `some` its failed operand;
+    // OPA's parser keeps `x * 2` and the array then finds `some` where `,` or `]` should be.
+    auto array = parse_module("m.rego", "package p\n\nr if {\n\ty := [x * 2 | some x in [1]]\n}\n");
+    REQUIRE(array.diagnostics.size() == 2);
+    CHECK(array.diagnostics.items()[0].message == "unexpected some keyword");
+    CHECK(array.diagnostics.items()[1].message == "unexpected some keyword: expected \",\" or \"]\"");
+    CHECK(array.diagnostics.items()[1].col == array.diagnostics.items()[0].col);
+    auto set = parse_module("m.rego", "package p\n\nr if {\n\ty := {x * 2 | some x in [1]}\n}\n");
+    REQUIRE(set.diagnostics.size() == 2);
+    CHECK(set.diagnostics.items()[1].message == "unexpected some keyword: non-terminated set");
+    auto object = parse_module("m.rego", "package p\n\nr if {\n\ty := {\"k\": x * 2 | some x in [1]}\n}\n");
+    REQUIRE(object.diagnostics.size() == 2);
+    CHECK(object.diagnostics.items()[1].message == "unexpected some keyword: non-terminated object");
+    auto call = parse_module("m.rego", "package p\n\nr if {\n\ty := count(a, b * not c)\n}\n");
+    REQUIRE(call.diagnostics.size() == 2);
+    CHECK(call.diagnostics.items()[1].message == "unexpected not keyword: expected \",\" or \")\"");
+    auto paren = parse_module("m.rego", "package p\n\nr if {\n\ty := (x * 2 | some x)\n}\n");
+    REQUIRE(paren.diagnostics.size() == 2);
+    CHECK(paren.diagnostics.items()[1].message == "non-terminated expression");
+    // Each enclosing list whose element failed after an operator adds one.
+    auto nested = parse_module("m.rego", "package p\n\nr if {\n\ty := [1 + [a * f(some)]]\n}\n");
+    CHECK(nested.diagnostics.size() == 3);
+    // A rule's value: the list's error, then the head's.
+    auto value = parse_module("m.rego", "package p\n\nr := [x * 2 | some x in [1]]\n");
+    REQUIRE(value.diagnostics.size() == 3);
+    CHECK(value.diagnostics.items()[2].message ==
+          "unexpected some keyword: expected rule value term (e.g., r := <VALUE> { ... })");
+    // Not after an operator, or a comprehension (one term before `|`): one error.
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\ty := [x | some]\n}\n").diagnostics.size() == 1);
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\ty := [1 + ]\n}\n").diagnostics.size() == 1);
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\ty := x * 2 | some\n}\n").diagnostics.size() == 1);
+    // Inside `some x in ...` OPA reads the declaration again and reports that reading only.
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\tsome x in [b * some]\n}\n").diagnostics.size() == 1);
+}
+
+TEST_CASE("a syntax error hides the errors OPA finds only once every statement parsed") {
+    // v0 rules in a v1 module are reported (OPA's parseModule checks) ...
+    auto v0 = parse_module("m.rego", "package p\n\na[x] {\n\tx := 1\n}\n\nb := 1\n");
+    REQUIRE(v0.diagnostics.size() == 2);
+    CHECK(v0.diagnostics.items()[0].message == "`if` keyword is required before rule body");
+    CHECK(v0.diagnostics.items()[1].message == "`contains` keyword is required for partial set rules");
+    // ... but not when a later statement cannot be read: OPA stops at its syntax errors.
+    auto broken = parse_module("m.rego", "package p\n\na[x] {\n\tx := 1\n}\n\nb := [1,\n");
+    REQUIRE(broken.diagnostics.size() == 2);
+    CHECK(broken.diagnostics.items()[0].message == "unexpected eof token");
+    CHECK(broken.diagnostics.items()[0].line == 8);
+    auto no_package = parse_module("m.rego", "x := 1\n\ny := [1 +\n");
+    REQUIRE(no_package.diagnostics.size() == 3);  // the operand, the array, the rule's value: all at the end
+    for (const auto& d : no_package.diagnostics.items()) CHECK(d.message != "package expected");
+}
+
+TEST_CASE("every's key and value must be variables; `input` and `data` are documents") {
+    auto check = [](const char* every, const char* message, int col) {
+        auto r = parse_module("m.rego", std::string("package p\n\nr if {\n\t") + every + "\n}\n");
+        REQUIRE(r.diagnostics.size() == 1);
+        CHECK(r.diagnostics.items()[0].message == message);
+        CHECK(r.diagnostics.items()[0].line == 4);
+        CHECK(r.diagnostics.items()[0].col == col);  // the body's `{`, which OPA does not read
+    };
+    check("every 1 in [1] { true }", "unexpected { token: expected value to be a variable", 17);
+    check("every x.y in [1] { true }", "unexpected { token: expected value to be a variable", 19);
+    check("every data in [1] { true }", "unexpected { token: expected value to be a variable", 20);
+    check("every input, v in [1] { v }", "unexpected { token: expected key to be a variable", 24);
+    check("every k, 1 in [1] { k }", "unexpected { token: expected value to be a variable", 20);
+    CHECK(parse_module("m.rego", "package p\n\nr if {\n\tevery k, v in [1] { k; v }\n}\n").ok());
+}
+
+TEST_CASE("a statement that is a query, not a rule: OPA's module stage says why, and reads on") {
+    auto one = [](const std::string& statement) {
+        auto r = parse_module("m.rego", "package p\n\n" + statement + "\n\nb := 1\n");
+        return r.diagnostics.size() == 1 ? r.diagnostics.items()[0].message : std::string("several or none");
+    };
+    CHECK(one("bad := input.x with input as 1") == "expressions using with keyword cannot be used for rule head");
+    CHECK(one("p.q with input as 1") == "expressions using with keyword cannot be used for rule head");
+    CHECK(one("x := 1; y := 2") == "multiple expressions cannot be used for rule head");
+    CHECK(one("not x") == "negated expressions cannot be used for rule head");
+    CHECK(one("some x") == "'some' declarations cannot be used for rule head");
+    CHECK(one("1 == 2") == "rule name conflicts with built-in function");
+    CHECK(one("count(1)") == "rule name conflicts with built-in function");
+    CHECK(one("io.jwt.decode(1)") == "rule name conflicts with built-in function");
+    CHECK(one("\"str\"") == "string cannot be used for rule name");
+    // Errors of the module stage: those of later statements come too (here OPA's v0 checks) ...
+    auto v0 = parse_module("m.rego", "package p\n\nnot x\n\na[x] {\n\tx := 1\n}\n");
+    CHECK(v0.diagnostics.size() == 3);
+    // ... unless the query does not end the statement: then it is a syntax error, the only one.
+    auto broken = parse_module("m.rego", "package p\n\nbad := 1 with input as 1 if true\n\na[x] {\n\tx := 1\n}\n");
+    CHECK(broken.diagnostics.size() == 1);
+}
+
+TEST_CASE("a broken `x := ...` query: a rule's value error unless rules are skipped, as `opa eval` does") {
+    gavel::lang::ParseOptions as_server;
+    CHECK(parse_query("x := [1,", as_server).diagnostics.size() == 2);  // OPA's server reads it as a rule too
+    gavel::lang::ParseOptions as_eval;
+    as_eval.skip_rules = true;
+    auto one = parse_query("x := [1,", as_eval);
+    REQUIRE(one.diagnostics.size() == 1);
+    CHECK(one.diagnostics.items()[0].message == "unexpected eof token");
+}
+
+TEST_CASE(
+    "module-stage errors OPA reports for statements that parse: second package, extra bodies, `contains` as a name") {
+    auto messages = [](const std::string& text) {
+        std::vector<std::string> out;
+        auto parsed = parse_module("m.rego", text);
+        for (const auto& d : parsed.diagnostics.items()) out.push_back(d.message);
+        return out;
+    };
+    // A second package is read and refused, and the parse goes on (here to a v0 rule).
+    CHECK(messages("package p\n\npackage q\n\na { true }\n") ==
+          std::vector<std::string>{"unexpected package", "`if` keyword is required before rule body"});
+    // `p { a } { b }` is two rules to OPA: each lacks its `if` (and a partial set its `contains`).
+    CHECK(messages("package p\n\nq[x] { x := 1 } { x := 2 }\n").size() == 4);
+    CHECK(messages("package p\n\nf(x) { x } { true }\n") ==
+          std::vector<std::string>{"`if` keyword is required before function body",
+                                   "`if` keyword is required before function body"});
+    // `contains` is read as a name where a rule starts; as the whole name it is refused.
+    CHECK(messages("package p\n\ncontains[x] { x := 1 }\n") ==
+          std::vector<std::string>{"contains keyword cannot be used for rule name",
+                                   "`if` keyword is required before rule body",
+                                   "`contains` keyword is required for partial set rules"});
+    CHECK(messages("package p\n\ncontains := 1\n") ==
+          std::vector<std::string>{"contains keyword cannot be used for rule name"});
+    CHECK(parse_module("m.rego", "package p\n\ncontains.x := 1\n").ok());
+    // An else where none may stand ends the parse, as OPA's parseRules: nothing after it is read.
+    CHECK(messages("package p\n\np[x] := 1 if { x := 1 } else := 3\n\nb := [1,\n") ==
+          std::vector<std::string>{"else keyword cannot be used on rules with variables in head"});
+}

@@ -173,6 +173,16 @@ TEST_CASE("stdlib crypto: HS256 sign and verify round trip, unicode payload") {
     CHECK(eval("io.jwt.verify_hs384", {quoted(t), R"("secret")"}) == "false");
 }
 
+TEST_CASE("stdlib crypto: encode_sign marshals operands of any type, as OPA (only the type checker wants objects)") {
+    // A payload that is no object is signed as its JSON text (OPA 1.7.1's token for these).
+    auto number = call("io.jwt.encode_sign", {R"({"alg":"HS256"})", "1e0", R"({"kty":"oct","k":"AAAA"})"});
+    REQUIRE(number.status == Status::Value);
+    CHECK(number.value.as_string() == "eyJhbGciOiJIUzI1NiJ9.MWUw.f8WtNBjl9klCmJNL9CGgfSHyDWnVL212f4LzX_X2eLs");
+    // A key or header that is no object fails as a builtin error, not a type error.
+    CHECK(call("io.jwt.encode_sign", {R"({"alg":"HS256"})", "{}", "1"}).status == Status::BuiltinError);
+    CHECK(call("io.jwt.encode_sign", {"1", "{}", R"({"kty":"oct","k":"AAAA"})"}).status == Status::BuiltinError);
+}
+
 TEST_CASE("stdlib crypto: decode_verify checks constraints") {
     auto token = call("io.jwt.encode_sign_raw",
                       {R"("{\"alg\":\"HS256\",\"typ\":\"JWT\"}")",

@@ -20,3 +20,13 @@ TEST_CASE("check_recursion: functions and refs with variables that may reach the
     CHECK(errors_of("package p\nq[k] := 1 if { data.p[k] }\n").find("rego_recursion_error") != std::string::npos);
     CHECK(errors_of("package p\nq := 1\nr if { q }\n").empty());
 }
+
+TEST_CASE("check_recursion: `data` alone is the whole document, the rule included") {
+    CHECK(errors_of("package p\nbad if { data }\nok := 1\n") ==
+          "2:1 rego_recursion_error: rule data.p.bad is recursive: data.p.bad -> data.p.bad\n");
+    CHECK(errors_of("package p\nf(x) := data\n").find("rule data.p.f is recursive: data.p.f -> data.p.f") !=
+          std::string::npos);
+    CHECK(errors_of("package p\nr := x if { x := input with input as data }\n").find("rego_recursion_error") !=
+          std::string::npos);
+    CHECK(errors_of("package p\nr := data.q\n").empty());
+}
