@@ -1045,15 +1045,3 @@ def generate(seed):
     if inp is not None:
         case["input"] = dump_json(inp)
     return case
-
-
-if __name__ == "__main__":
-    import sys
-    for s in sys.argv[1:]:
-        c = generate(int(s))
-        for name, text in c["modules"].items():
-            print("# ---- %s" % name)
-            print(text)
-        print("# data:", c["data"])
-        print("# input:", c.get("input"))
-        print("# query:", c["query"])
