@@ -22,65 +22,30 @@ const VarSet& reserved_vars() {
 
 // OPA's comprehensionIndexRegressionCheckVisitor: a ref of the body that looks up by an
 // outer variable before the body binds it (`data.d[x]` with x outer), or `walk` given an
-// outer variable as its output, would be a lookup made into a scan: not indexed.
-class RegressionCheck {
-public:
-    explicit RegressionCheck(const VarSet& candidates) : candidates_(candidates) {}
-
-    bool worse(const Body& body) {
-        visit(body);
-        return worse_;
-    }
-
-private:
-    void visit(const Body& body) {
-        for (const Expr& e : body) {
-            if (worse_) return;
-            visit(e);
-        }
-    }
-
-    void visit(const Expr& e) {
-        if (e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Call && e.term->elems.size() > 2 &&
-            e.term->call_name() == "walk")
-            check(compiler::vars_of(*e.term->elems[2]));
-        // OPA's visitor order: the expression's terms, then its nested bodies, then its withs.
-        for (const Term* t :
-             {e.term.get(), e.some.in_call.get(), e.every.key.get(), e.every.value.get(), e.every.domain.get()})
-            if (t) visit(*t);
-        for (const auto& v : e.some.vars) visit(*v);
-        if (e.every.body) visit(*e.every.body);
-        for (const Expr& c : e.children) visit(c);
-        if (e.body) visit(*e.body);
-        for (const auto& w : e.withs) {
-            visit(*w.target);
-            visit(*w.value);
-        }
-    }
-
-    void visit(const Term& t) {
-        lang::walk_terms(t, [&](const Term& x) {
-            if (worse_ || compiler::is_comprehension(x)) return true;  // comprehensions are not visited
-            if (x.kind == TermKind::Ref) {
-                compiler::VarVisitorParams outputs;
-                outputs.skip_ref_head = true;
-                check(compiler::vars_of(x, outputs));
-            } else if (x.kind == TermKind::Var) {
-                seen_.insert(x.text);
-            }
-            return false;
-        });
-    }
-
-    void check(const VarSet& vars) {
+// outer variable as its output, would be a lookup made into a scan: not indexed. Terms in
+// OPA's visiting order, nested comprehensions left out.
+bool lookups_by_candidates(const Body& body, const VarSet& candidates) {
+    VarSet seen;
+    bool worse = false;
+    auto check = [&](const VarSet& vars) {
         for (const auto& v : vars)
-            if (candidates_.count(v) && !seen_.count(v)) worse_ = true;
-    }
-
-    const VarSet& candidates_;
-    VarSet seen_;
-    bool worse_ = false;
-};
+            if (candidates.count(v) && !seen.count(v)) worse = true;
+    };
+    lang::walk_terms_in_body(body, [&](const Term& t) {
+        if (worse || compiler::is_comprehension(t)) return true;
+        if (t.kind == TermKind::Call && t.elems.size() > 2 && t.call_name() == "walk") {
+            check(compiler::vars_of(*t.elems[2]));
+        } else if (t.kind == TermKind::Ref) {
+            compiler::VarVisitorParams outputs;
+            outputs.skip_ref_head = true;
+            check(compiler::vars_of(t, outputs));
+        } else if (t.kind == TermKind::Var) {
+            seen.insert(t.text);
+        }
+        return worse;
+    });
+    return worse;
+}
 
 // OPA's comprehensionIndexNestedCandidateVisitor: a comprehension nested in the body that
 // names an outer variable could not be evaluated without the outer bindings.
@@ -120,7 +85,7 @@ void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& 
     const VarSet outputs = compiler::output_vars_for_body(body, arity, reserved_vars());
     for (const auto& v : compiler::vars_of(body, compiler::safety_params()))
         if (!outputs.count(v) && !reserved_vars().count(v)) return;  // it needs the outer bindings
-    if (RegressionCheck(candidates).worse(body) || nested_closes_over(body, candidates)) return;
+    if (lookups_by_candidates(body, candidates) || nested_closes_over(body, candidates)) return;
     std::vector<std::string> keys;  // sorted, as outputs are; candidates may be many more
     for (const auto& v : outputs)
         if (candidates.count(v)) keys.push_back(v);
@@ -138,26 +103,25 @@ void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& 
         index_of(e, candidates, arity, out);
         compiler::add_all(candidates, compiler::vars_of(e, own));
     }
-    auto nested_in = [&](auto& self, const Term& t) -> void {
-        lang::walk_terms(t, [&](const Term& x) {
-            if (!x.body || x.kind == TermKind::Template) return false;
-            if (x.key) self(self, *x.key);
-            if (x.value) self(self, *x.value);
-            walk_bodies(*x.body, candidates, arity, out);
-            return true;
-        });
+    // A comprehension met in a literal's own terms: its head's comprehensions, then its body.
+    auto nested = [&](auto& self, const Term& x) -> bool {
+        if (!x.body || x.kind == TermKind::Template) return false;
+        for (const Term* head : {x.key.get(), x.value.get()})
+            if (head) lang::walk_terms(*head, [&](const Term& y) { return self(self, y); });
+        walk_bodies(*x.body, candidates, arity, out);
+        return true;
+    };
+    auto comprehensions_in = [&](const Expr& e) {
+        lang::walk_own_terms(e, [&](const Term& x) { return nested(nested, x); });
     };
     for (const Expr& e : body) {
-        for (const Term* t :
-             {e.term.get(), e.some.in_call.get(), e.every.key.get(), e.every.value.get(), e.every.domain.get()})
-            if (t) nested_in(nested_in, *t);
+        comprehensions_in(e);
         if (e.every.body) walk_bodies(*e.every.body, candidates, arity, out);
         for (const Expr& c : e.children) {
-            if (c.term) nested_in(nested_in, *c.term);
+            comprehensions_in(c);
             if (c.body) walk_bodies(*c.body, candidates, arity, out);
         }
         if (e.body) walk_bodies(*e.body, candidates, arity, out);
-        for (const auto& w : e.withs) nested_in(nested_in, *w.value);
     }
 }
 

@@ -61,8 +61,10 @@ inline const Value* known_value(const Evaluator::Frame& f, const PTerm& t) {
     return nullptr;
 }
 
-// The values of several slots as one key: an array of them, in the slots' order.
+// The values of an indexed comprehension's key slots as one key: the value of one slot, or
+// an array of them in the slots' order.
 Value key_of(const Evaluator::Frame& f, const std::vector<uint32_t>& slots) {
+    if (slots.size() == 1) return *f.slots[slots[0]];
     runtime::ArrayBuilder b(slots.size());
     for (uint32_t slot : slots) b.push_back(*f.slots[slot]);
     return b.build();
@@ -766,7 +768,7 @@ const Value* Evaluator::indexed_comprehension(const Frame& f, const PTerm& t) {
         ComprehensionIndex built = build_comprehension_index(f, t);
         index = comprehension_indexes_.emplace(&t, std::move(built)).first;
     }
-    auto found = index->second.find(keys.size() == 1 ? *f.slots[keys[0]] : key_of(f, keys));
+    auto found = index->second.find(key_of(f, keys));
     return found == index->second.end() ? nullptr : &found->second;
 }
 
@@ -785,7 +787,7 @@ Evaluator::ComprehensionIndex Evaluator::build_comprehension_index(const Frame& 
     eval_body(frame, *t.body, 0, [&] {
         for (uint32_t slot : keys)
             if (!frame.bound(slot)) return;  // no outer value can ask for this solution
-        Group& group = groups[keys.size() == 1 ? *frame.slots[keys[0]] : key_of(frame, keys)];
+        Group& group = groups[key_of(frame, keys)];
         if (t.op == TermOp::ObjectCompr) {
             // OPA inserts into the cached object without a conflict check: a later value wins.
             eval_term(frame, t.elems[0], [&](const Value& key) {
