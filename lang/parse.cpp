@@ -575,7 +575,9 @@ std::optional<OpenBrackets> open_brackets(const ParseState& st, const char* star
         }
         if (c == '"' || c == '`') {
             const char* q = p + 1;
-            while (q < st.end && *q != c && !(c == '"' && *q == '\n')) q += (c == '"' && *q == '\\') ? 2 : 1;
+            // An escape steps over the byte after it, but never past the end of the text.
+            while (q < st.end && *q != c && !(c == '"' && *q == '\n'))
+                q += c == '"' && *q == '\\' && q + 1 < st.end ? 2 : 1;
             if (q >= at) return std::nullopt;
             p = q + 1;
             prev = c;
