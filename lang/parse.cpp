@@ -735,8 +735,18 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
 
     const char* p = st.begin;
     bool have_package = false;
+    // OPA's module stage skips a first statement that is no package (after "package expected"):
+    // the checks of that statement, read as a rule here, are dropped once it ends.
+    enum class FirstStatement { Package, Reread, Reading } first = FirstStatement::Package;
+    std::size_t checks_before_first = 0;
     while (true) {
         skip_blank(p, st.end);
+        if (first == FirstStatement::Reading) {
+            module_checks.truncate(checks_before_first);
+            first = FirstStatement::Package;
+        } else if (first == FirstStatement::Reread) {
+            first = FirstStatement::Reading;
+        }
         if (p >= st.end) break;
         st.begin_statement();
         const char* start = p;
@@ -754,6 +764,8 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             } else if (word != "package") {
                 st.module_error(start, "package expected");
                 have_package = true;  // report once, then keep checking the rest
+                checks_before_first = module_checks.size();
+                first = FirstStatement::Reread;
                 p = start;
                 continue;
             }
@@ -861,6 +873,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         }
         if (!statement_ends_line(st, p)) break;
     }
+    if (first == FirstStatement::Reading) module_checks.truncate(checks_before_first);
     if (!have_package) st.error(st.begin, "package expected");
     // OPA's parseModule runs only on statements that all parsed.
     if (result.diagnostics.empty()) result.diagnostics.append(module_checks);

@@ -25,7 +25,7 @@ using NumberOp = runtime::NumberResult (*)(const runtime::Number&, const runtime
 BuiltinImpl fold(NumberOp exact_op, NumberOp float_op, int64_t identity) {
     return [exact_op, float_op, identity](Args a, BuiltinContext& ctx) {
         std::span<const Value> xs;
-        if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
+        if (!elements(a[0], xs)) return type_error(1, "one of {set, array}", a[0]);
         runtime::Number acc = runtime::Number::from_int(identity);
         bool integers = std::all_of(xs.begin(), xs.end(), [](const Value& x) {
             if (!x.is_number() || !x.as_number().is_integer()) return false;
@@ -34,7 +34,7 @@ BuiltinImpl fold(NumberOp exact_op, NumberOp float_op, int64_t identity) {
         });
         NumberOp op = integers ? exact_op : float_op;
         for (const auto& x : xs) {
-            if (!x.is_number()) return type_error(1, "array or set of numbers", a[0]);
+            if (!x.is_number()) return element_type_error(1, a[0], x, "number");
             // A big integer's product grows with each factor, and so does each
             // step's cost: then each step asks whether the evaluation must stop.
             if (acc.heap() ? ctx.expired() : ctx.spend()) return BuiltinResult::cancelled();
@@ -66,7 +66,7 @@ void register_aggregates(Registry& r) {
     auto extreme = [](bool want_max) {
         return [want_max](Args a, BuiltinContext&) {
             std::span<const Value> xs;
-            if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
+            if (!elements(a[0], xs)) return type_error(1, "one of {set, array}", a[0]);
             if (xs.empty()) return BuiltinResult::undefined();
             if (a[0].is_set()) {
                 if (want_max) return BuiltinResult::of(xs.back());
@@ -82,7 +82,7 @@ void register_aggregates(Registry& r) {
     declare(r, "min", 1, extreme(false));
     declare(r, "sort", 1, [](Args a, BuiltinContext& ctx) {
         std::span<const Value> xs;
-        if (!elements(a[0], xs)) return type_error(1, "one of {array, set}", a[0]);
+        if (!elements(a[0], xs)) return type_error(1, "one of {set, array}", a[0]);
         if (a[0].is_set()) return BuiltinResult::of(Value::array_of(xs));  // a set is sorted already
         if (!ctx.affords(2 * xs.size() * sizeof(Value))) return BuiltinResult::cancelled();
         std::vector<Value> sorted(xs.begin(), xs.end());

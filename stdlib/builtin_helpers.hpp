@@ -26,6 +26,16 @@ inline BuiltinResult type_error(std::size_t operand, std::string_view want, cons
     return BuiltinResult::type_error(operand_type_error({}, operand, want, got));
 }
 
+// An element of the wrong type in an array or set operand, in OPA's words (NewOperandElementErr):
+// "operand 1 must be array of numbers but got array containing string".
+inline BuiltinResult element_type_error(std::size_t operand, const Value& composite, const Value& element,
+                                        std::string_view want) {
+    std::string kind(composite.type_name());
+    return BuiltinResult::type_error("operand " + std::to_string(operand) + " must be " + kind + " of " +
+                                     std::string(want) + "s but got " + kind + " containing " +
+                                     std::string(element.type_name()));
+}
+
 // A value's compact JSON text (`escape_html`: with <, > and & escaped, as Go's
 // json.Marshal), written within the evaluation's budget: the text of a value
 // shared many times over is far larger than the value. nullopt: stop.

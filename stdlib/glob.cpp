@@ -220,9 +220,7 @@ BuiltinResult glob_match(Args a) {
     std::vector<char32_t> seps;
     if (a[1].is_array()) {
         for (const auto& e : a[1].array_elements()) {
-            if (!e.is_string())
-                return BuiltinResult::type_error(
-                    fmt::format("operand 2 must be array of strings but got array containing {}", e.type_name()));
+            if (!e.is_string()) return element_type_error(2, a[1], e, "string");
             auto rs = support::utf8::runes(e.as_string());
             if (rs.size() != 1)
                 return BuiltinResult::type_error("operand 2 must be array of runes but got array containing string");

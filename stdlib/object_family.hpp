@@ -15,12 +15,4 @@ void register_set_unions(Registry& r);      // intersection, union (of a set of 
 void register_json_schema(Registry& r);     // json.verify_schema, json.match_schema
 void register_yaml(Registry& r);            // yaml.marshal, yaml.unmarshal, yaml.is_valid
 
-// "operand 1 must be array of objects but got array containing string"
-inline std::string operand_element_error(std::size_t operand, const runtime::Value& composite,
-                                         const runtime::Value& element, std::string_view want) {
-    std::string kind(composite.type_name());
-    return "operand " + std::to_string(operand) + " must be " + kind + " of " + std::string(want) + "s but got " +
-           kind + " containing " + std::string(element.type_name());
-}
-
 }  // namespace gavel::stdlib

@@ -228,8 +228,7 @@ void register_objects(Registry& r) {
         std::vector<const Value*> objects;
         objects.reserve(elems.size());
         for (std::size_t i = elems.size(); i-- > 0;)  // OPA looks from the last one
-            if (!elems[i].is_object())
-                return BuiltinResult::type_error(operand_element_error(1, a[0], elems[i], "object"));
+            if (!elems[i].is_object()) return element_type_error(1, a[0], elems[i], "object");
         for (const auto& o : elems)
             if (o.size() > 0) objects.push_back(&o);
         if (objects.empty()) return BuiltinResult::of(Value::empty_object());

@@ -15,7 +15,8 @@ namespace {
 
 BuiltinResult parse_module(Args a, BuiltinContext&) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
-    if (!a[1].is_string()) return type_error(2, "string", a[1]);
+    // OPA names the module text "operand 1" too (its StringOperand call passes 1 for both).
+    if (!a[1].is_string()) return type_error(1, "string", a[1]);
     auto parsed = lang::parse_module(std::string(a[0].as_string()), std::string(a[1].as_string()));
     if (!parsed.ok()) return BuiltinResult::error(parsed.diagnostics.opa_text());
     auto json = runtime::parse_json(lang::module_to_json(*parsed.module));
@@ -28,9 +29,13 @@ BuiltinResult parse_module(Args a, BuiltinContext&) {
 void register_rego(Registry& r) {
     declare(r, "rego.parse_module", 2, parse_module);
     // Inside a rule the compiler replaces these calls by the rule's annotations
-    // (compiler/stages/rewrite_rego_metadata_calls.cpp); a query has no rule, hence no annotations.
-    declare(r, "rego.metadata.rule", 0, [](Args, BuiltinContext&) { return BuiltinResult::of(Value::empty_object()); });
-    declare(r, "rego.metadata.chain", 0, [](Args, BuiltinContext&) { return BuiltinResult::of(Value::empty_array()); });
+    // (compiler/stages/rewrite_rego_metadata_calls.cpp): a call left to evaluate is in a query, which has
+    // no rule, and is an error there, as in OPA.
+    for (const char* name : {"rego.metadata.rule", "rego.metadata.chain"})
+        declare(r, name, 0, [name](Args, BuiltinContext&) {
+            return BuiltinResult::error(
+                fmt::format("the {} function must only be called within the scope of a rule", name));
+        });
     declare(r, "internal.rego_annotation", 2, [](Args a, BuiltinContext&) {
         if (!a[0].is_string() || !a[1].is_string()) return type_error(1, "string", a[0]);
         return BuiltinResult::of(annotation_object(a[0].as_string(), a[1].as_string()));

@@ -32,8 +32,7 @@ inline bool string_elements(const Value& v, std::size_t pos, std::vector<std::st
     auto elems = v.is_array() ? v.array_elements() : v.set_elements();
     for (const auto& e : elems) {
         if (!e.is_string()) {
-            err = BuiltinResult::type_error(fmt::format("operand {} must be {} of strings but got {} containing {}",
-                                                        pos, v.type_name(), v.type_name(), e.type_name()));
+            err = element_type_error(pos, v, e, "string");
             return false;
         }
         out.push_back(e.as_string());

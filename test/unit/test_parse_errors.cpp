@@ -83,6 +83,15 @@ TEST_CASE("missing or repeated package") {
     CHECK(twice.diagnostics.items()[0].line == 2);
     auto empty = parse_module("m.rego", "");
     CHECK_FALSE(empty.ok());
+    // OPA's module stage skips a first statement that is no package: only the later ones are
+    // judged as rules ("var cannot be used for rule name" on line 2 only).
+    auto bare = parse_module("m.rego", "abc\n");
+    REQUIRE(bare.diagnostics.size() == 1);
+    CHECK(bare.diagnostics.items()[0].message == "package expected");
+    auto two = parse_module("m.rego", "abc\ndef\n");
+    REQUIRE(two.diagnostics.size() == 2);
+    CHECK(two.diagnostics.items()[1].message == "var cannot be used for rule name");
+    CHECK(two.diagnostics.items()[1].line == 2);
 }
 
 // OPA's parser reads statements from the token stream: a line break does not end one.

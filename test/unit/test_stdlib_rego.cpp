@@ -88,6 +88,24 @@ x := [rego.metadata.rule(), count(rego.metadata.chain()), rego.metadata.chain()[
           R"([{},[{"path":["t","x"]}]])");
 }
 
+TEST_CASE("rego.metadata in a query: OPA's builtin error (no rule to describe), undefined when not strict") {
+    gavel::Engine engine;
+    for (const char* call : {"rego.metadata.rule()", "rego.metadata.chain()"}) {
+        auto q = engine.prepare(std::string("x := ") + call);
+        REQUIRE(q.ok());
+        gavel::EvalOptions eo;
+        auto plain = q.value->eval(eo);
+        CHECK(!plain.error);
+        CHECK(plain.rows.empty());
+        eo.strict_builtin_errors = true;
+        auto strict = q.value->eval(eo);
+        REQUIRE(strict.error);
+        CHECK(strict.error->code == "eval_builtin_error");
+        CHECK(strict.error->message.find("function must only be called within the scope of a rule") !=
+              std::string::npos);
+    }
+}
+
 TEST_CASE("rego.parse_module: OPA's AST as a value; parse errors are builtin errors") {
     CHECK(eval("package t\nx := m.rules[0].head.name if m := rego.parse_module(\"m.rego\", \"package a\\nq := 1\")")
               .value == R"("q")");

@@ -335,3 +335,13 @@ TEST_CASE("stdlib casts: deprecated casts are v0-only and type-checked") {
     CHECK(eval("cast_array", {"\"x\""}) == "type error: operand 1 must be one of {array, set} but got string");
     CHECK(eval("cast_object", {"[]"}) == "type error: operand 1 must be object but got array");
 }
+
+TEST_CASE("aggregates: OPA's operand messages (an element of the wrong type, the collection kinds' order)") {
+    CHECK(eval("sum", {"[1, \"2\"]"}) ==
+          "type error: operand 1 must be array of numbers but got array containing string");
+    CHECK(eval("product", {"[1.5, null]"}) ==
+          "type error: operand 1 must be array of numbers but got array containing null");
+    for (const char* name : {"sum", "product", "max", "min", "sort"})
+        CHECK(eval(name, {"{}"}) == "type error: operand 1 must be one of {set, array} but got object");
+    CHECK(eval("rego.parse_module", {"\"m.rego\"", "1"}) == "type error: operand 1 must be string but got number");
+}
