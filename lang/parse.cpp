@@ -343,8 +343,9 @@ void normalize_rule(ParseState& st, Rule& rule) {
         if (!ground) st.error(at, "else keyword cannot be used on rules with variables in head");
         else if (head.key || head.contains) st.error(at, "else keyword cannot be used on multi-value rules");
     }
-    // `p if {}` would read as "if an empty object", which nobody means.
-    for (Rule* r = &rule; r; r = r->else_rule.get()) {
+    // `p if {}` is "if an empty object" to OPA (its parseRules tries a literal after `if` before a
+    // braced body), but its parseElse reads `else if {}` as an empty body.
+    for (Rule* r = rule.else_rule.get(); r; r = r->else_rule.get()) {
         if (!(r->has_if && r->body.size() == 1 && r->body[0].term && r->body[0].term->kind == TermKind::Object &&
               r->body[0].term->items.empty() && r->body[0].withs.empty()))
             continue;

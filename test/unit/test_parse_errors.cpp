@@ -74,6 +74,16 @@ TEST_CASE("an error inside a braced body after if is reported there") {
     CHECK(colon.diagnostics.items()[0].message == "unexpected } token: expected \":\"");
 }
 
+TEST_CASE("`if {}`: an empty object as the body's one literal, as OPA reads it; an empty body after else") {
+    auto object = parse_module("m.rego", "package p\np if {}\nq := 1 if {} # c\n");
+    REQUIRE(object.ok());
+    REQUIRE(object.module->rules.size() == 2);
+    REQUIRE(object.module->rules[0].body.size() == 1);
+    CHECK(object.module->rules[0].body[0].term->kind == gavel::lang::TermKind::Object);
+    auto after_else = parse_module("m.rego", "package p\np := 1 if false else := 2 if {}\n");
+    CHECK_FALSE(after_else.ok());
+}
+
 TEST_CASE("missing or repeated package") {
     auto none = parse_module("m.rego", "x := 1\n");
     REQUIRE_FALSE(none.ok());
@@ -222,10 +232,18 @@ TEST_CASE("deep nesting is refused, not a stack overflow") {
 }
 
 TEST_CASE("garbage never crashes and always explains") {
-    const char* inputs[] = {
-        "\x01\x02\x03",        "package",         "package p\n{{{{",     "package p\nx := \"\\u12\"",
-        "package p\n$\"{",     "package p\n`abc", "package p\nf(x := 1", "package p\nx := [x | ]",
-        "package p\n\xff\xfe", "package p\nsome", "package p\np if {}",  "package p\nx := 1 +"};
+    const char* inputs[] = {"\x01\x02\x03",
+                            "package",
+                            "package p\n{{{{",
+                            "package p\nx := \"\\u12\"",
+                            "package p\n$\"{",
+                            "package p\n`abc",
+                            "package p\nf(x := 1",
+                            "package p\nx := [x | ]",
+                            "package p\n\xff\xfe",
+                            "package p\nsome",
+                            "package p\np if true else := 1 if {}",
+                            "package p\nx := 1 +"};
     for (const char* text : inputs) {
         CAPTURE(text);
         auto r = parse_module("g.rego", text);
