@@ -324,8 +324,8 @@ void normalize_rule(ParseState& st, Rule& rule) {
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
     // Without it a two-part head is a partial set, however written (`p[x]`, `p["x"]`,
     // `p.x`: OPA's parseRules back-compat); `p.x.y` or `p[x][y]` is a single value.
-    if (!st.v1 && !rule.has_if && !head.contains && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
-        head.ref->elems.size() == 2) {
+    if (!st.v1 && !rule.is_default && !rule.has_if && !head.contains && !head.value && !head.has_args &&
+        head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2) {
         head.key = head.ref->elems.back();
         head.ref->elems.pop_back();
         head.v0_bracket = true;
@@ -358,9 +358,18 @@ void normalize_rule(ParseState& st, Rule& rule) {
     }
     if (rule.is_default && !rule.body.empty())
         st.error(st.begin + rule.loc.offset, "default rules must not have a body");
-    if (rule.is_default && !head.value)
-        st.error(st.begin + rule.loc.offset, "default rules must have a value assigned");
-    if (rule.is_default && head.value) validate_default(st, rule);
+    // OPA's parseHead gives a head without a value `true` (`default p` is `default p := true`),
+    // except a two-part ref without arguments, which would be a partial set's.
+    if (rule.is_default && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
+        head.ref->elems.size() == 2) {
+        st.error(st.begin + rule.loc.offset, "illegal default rule (must have a value)");
+        return;
+    }
+    if (rule.is_default && !head.value) {
+        head.value = make_bool(true, head.ref->loc);
+        head.generated_value = true;
+    }
+    if (rule.is_default) validate_default(st, rule);
 }
 
 // True when the tree is within the depth limit; otherwise reports where it is not.

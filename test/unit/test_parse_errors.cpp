@@ -84,6 +84,29 @@ TEST_CASE("`if {}`: an empty object as the body's one literal, as OPA reads it; 
     CHECK_FALSE(after_else.ok());
 }
 
+TEST_CASE("a default rule without a value is `true`, as OPA's parseHead makes it; a two-part ref needs one") {
+    auto plain = parse_module("m.rego", "package p\ndefault r\ndefault f(x)\ndefault r q := 2\n");
+    REQUIRE(plain.ok());
+    const auto& r = plain.module->rules[0];
+    REQUIRE(r.head.value);
+    CHECK(r.head.value->kind == gavel::lang::TermKind::Boolean);
+    CHECK(r.head.value->boolean);
+    CHECK(r.head.generated_value);
+    REQUIRE(plain.module->rules.size() == 4);  // `default r` and `q := 2` on one line are two statements
+    for (const char* two : {"package p\ndefault a.b\n", "package p\ndefault a[1]\n"}) {
+        for (bool v0 : {false, true}) {
+            gavel::lang::ParseOptions po;
+            po.v0_compatible = v0;
+            auto bad = parse_module("m.rego", two, po);
+            REQUIRE(bad.diagnostics.size() == 1);
+            CHECK(bad.diagnostics.items()[0].message == "illegal default rule (must have a value)");
+        }
+    }
+    auto repeated = parse_module("m.rego", "package p\ndefault f(x, x)\n");
+    REQUIRE(repeated.diagnostics.size() == 1);
+    CHECK(repeated.diagnostics.items()[0].message == "illegal default rule (arguments cannot be repeated x)");
+}
+
 TEST_CASE("missing or repeated package") {
     auto none = parse_module("m.rego", "x := 1\n");
     REQUIRE_FALSE(none.ok());
