@@ -465,6 +465,12 @@ const auto negated_declaration = [](auto& ctx) {
     state_of(ctx).fail_because(at, "illegal negation of '" + word + "'");
 };
 
+// `else` followed by neither a value nor a body (OPA's parseElse).
+const auto else_without_value = [](auto& ctx) {
+    _pass(ctx) = false;
+    state_of(ctx).fail_because(_attr(ctx), "expected else value term or rule body");
+};
+
 const auto logic_guard = [](auto& ctx) { _pass(ctx) = state_of(ctx).keywords.logic; };
 const auto not_block_guard = [](auto& ctx) {
     _pass(ctx) = state_of(ctx).keywords.not_block || state_of(ctx).keywords.logic;
@@ -839,11 +845,14 @@ const auto rule_bodies =
 
 // An else clause has one body (OPA's parseElse): braced, or one literal after `if`. A `{`
 // after `if` always opens a body there (`else := 1 if {x | ...}` is no comprehension).
+// After `else` comes a value, a body, or both: a bare `else` is OPA's "expected else value term
+// or rule body".
 const auto else_body =
-    -((kw_if[set_if] >> (braced_body[add_body] | (!tok("{") >> literal[add_literal_body]))) | braced_body[add_body]);
+    (kw_if[set_if] >> (braced_body[add_body] | (!tok("{") >> literal[add_literal_body]))) | braced_body[add_body];
 
-const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> else_body
-                             >> here[rule_end];
+const auto else_clause_def =
+    mark[rule_start] >> kw("else") >>
+    (((assign_op >> expr_in)[set_value] >> -else_body) | else_body | mark[else_without_value]) >> here[rule_end];
 
 const auto rule_def = mark[rule_start] >> -kw("default")[set_default] >> head_ref[set_head_ref] >>
                       -((adj("(") | (x3::eps[head_is_name] >> tok("("))) >> maybe_args >> tok(")"))[set_args] >>

@@ -107,6 +107,19 @@ TEST_CASE("a default rule without a value is `true`, as OPA's parseHead makes it
     CHECK(repeated.diagnostics.items()[0].message == "illegal default rule (arguments cannot be repeated x)");
 }
 
+TEST_CASE("`else` needs a value or a body (OPA's parseElse)") {
+    for (const char* text : {"package p\np := 1 if { true } else else := 2\n", "package p\np := 1 if { false } else\n",
+                             "package p\np := 1 if { false } else 5\n"}) {
+        CAPTURE(text);
+        auto r = parse_module("m.rego", text);
+        REQUIRE(r.diagnostics.size() == 1);
+        const std::string& m = r.diagnostics.items()[0].message;
+        CHECK(m.ends_with(": expected else value term or rule body"));
+    }
+    CHECK(parse_module("m.rego", "package p\np := 1 if { false } else := 3\n").ok());
+    CHECK(parse_module("m.rego", "package p\np := 1 if { false } else if true\n").ok());
+}
+
 TEST_CASE("missing or repeated package") {
     auto none = parse_module("m.rego", "x := 1\n");
     REQUIRE_FALSE(none.ok());
