@@ -571,6 +571,7 @@ Evaluator::Direct Evaluator::direct_value(const Frame& f, const PTerm& t, const 
         case TermOp::Input: out = input_; return input_ ? Direct::Found : Direct::Undefined;
         case TermOp::Ref: {
             const PTerm& head = t.elems[0];
+            if (head.op == TermOp::Data) return direct_settled_rule(f, t, out);
             const Value* v = head.op == TermOp::Input   ? input_
                              : head.op == TermOp::Local ? f.slots[head.slot]
                                                         : nullptr;
@@ -584,6 +585,30 @@ Evaluator::Direct Evaluator::direct_value(const Frame& f, const PTerm& t, const 
         }
         default: return Direct::Unknown;
     }
+}
+
+// A ref into a complete rule whose value this evaluation has settled already (`count(s) > i`
+// in a loop or a function): read from the rule cache, as walk_data would reach it, without a
+// walk and a continuation per use. Unknown when the walk could decide otherwise: `with` on
+// data, base data at the rule's path (it wins), rules below it, a value not computed yet.
+Evaluator::Direct Evaluator::direct_settled_rule(const Frame& f, const PTerm& ref, const Value*& out) const {
+    const DataNode* node = ref.data_prefix;
+    if (!node || !node->rules || node->rules->kind != RuleKind::Complete || !node->children.empty() ||
+        !data_overrides_.empty() || settings_.tracer)
+        return Direct::Unknown;
+    const RuleCache& cached = cache_[node->rules->index];
+    if (cached.state != RuleCache::State::Done) return Direct::Unknown;
+    const Value* base = &program_.base_data;
+    for (std::size_t i = 1; i <= ref.data_prefix_length && base; ++i)
+        base = base->is_object() ? base->find(ref.elems[i].value.as_string()) : nullptr;
+    if (base) return Direct::Unknown;
+    for (std::size_t i = 1 + ref.data_prefix_length; i < ref.elems.size(); ++i)
+        if (!known_value(f, ref.elems[i])) return Direct::Unknown;
+    const Value* v = cached.value ? &*cached.value : nullptr;
+    for (std::size_t i = 1 + ref.data_prefix_length; i < ref.elems.size() && v; ++i)
+        v = ref_child(*v, *known_value(f, ref.elems[i]), ref.elems[i].hint, false);
+    out = v;
+    return v ? Direct::Found : Direct::Undefined;
 }
 
 void Evaluator::eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, ValueList& acc,

@@ -80,6 +80,7 @@ private:
 
     enum class Direct : uint8_t { Unknown, Undefined, Found };
     Direct direct_value(const Frame& f, const PTerm& t, const Value*& out) const;
+    Direct direct_settled_rule(const Frame& f, const PTerm& ref, const Value*& out) const;
     void eval_ref(Frame& f, const PTerm& ref, ValueCont k);
     void each_set_literal_term(Frame& f, const PTerm& set, ValueCont each);
     void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data = false);

@@ -149,6 +149,41 @@ pod_services[pod.name] := names if {
 }
 BENCHMARK(BM_ComprehensionJoin)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
+// A complete rule read in a loop and in a function (Gatekeeper's probe_type_set): after
+// its first use each read is the rule cache's value, not a walk of the rule tree.
+void BM_SettledRuleInLoop(benchmark::State& state) {
+    gavel::Engine engine;
+    if (!engine
+             .add_policy("loop.rego", R"(package loop
+
+import rego.v1
+
+types := {t | some t in input.types}
+
+missing(c) if count(types - {f | c[f]}) == count(types)
+
+n := count([i | some i in numbers.range(1, 1000); count(types) > i % 4])
+
+m := count([c | some c in input.containers; missing(c)])
+)")
+             .empty())
+        std::abort();
+    const auto query = *engine.prepare("[data.loop.n, data.loop.m]").value;
+    std::string containers;
+    for (int i = 0; i < 100; ++i) containers += fmt::format(R"({}{{"c{}": {{}}, "httpGet": 1}})", i ? "," : "", i);
+    auto input =
+        gavel::runtime::parse_json(R"({"types": ["httpGet", "exec", "tcpSocket"], "containers": [)" + containers + "]}")
+            .value;
+    gavel::EvalOptions options;
+    options.input = &input;
+    for (auto _ : state) {
+        auto r = query.eval(options);
+        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
+        benchmark::DoNotOptimize(r);
+    }
+}
+BENCHMARK(BM_SettledRuleInLoop)->Unit(benchmark::kMicrosecond);
+
 // A chain of N rules, each using the one before: compiling it is linear in N
 // (the recursion check once searched from every rule, quadratic).
 void BM_CompileRuleChain(benchmark::State& state) {
