@@ -1,5 +1,6 @@
 #include "runtime/value.hpp"
 
+#include "runtime/byte_compare.hpp"
 #include "runtime/hash.hpp"
 #include "runtime/node_arena.hpp"
 #include "runtime/string_sort.hpp"
@@ -53,20 +54,11 @@ std::uint64_t cached(const std::atomic<std::uint64_t>& slot, auto compute) {
     return h;
 }
 
-int cmp_bytes(std::string_view a, std::string_view b) {
-    std::size_t n = std::min(a.size(), b.size());
-    // Object keys mostly differ in their first byte: decide that without a call.
-    if (n && a[0] != b[0]) return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]) ? -1 : 1;
-    int c = n > 1 ? std::memcmp(a.data() + 1, b.data() + 1, n - 1) : 0;
-    if (c != 0) return c < 0 ? -1 : 1;
-    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
-}
-
 // Compare a key with a string without building a Value.
 int cmp_with_string(const Value& k, std::string_view s) {
     Kind kk = k.kind();
     if (kk != Kind::String) return kk < Kind::String ? -1 : 1;
-    return cmp_bytes(k.as_string(), s);
+    return compare_bytes(k.as_string(), s);
 }
 
 bool seq_equal(std::span<const Value> a, std::span<const Value> b) {
@@ -347,8 +339,7 @@ bool operator==(const Value& a, const Value& b) noexcept {
             if (a.tag_ == Tag::Int && b.tag_ == Tag::Int) return false;
             return compare(a.as_number(), b.as_number()) == 0;
         case Kind::String: {
-            std::string_view x = a.as_string(), y = b.as_string();
-            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size()) == 0;
+            return same_bytes(a.as_string(), b.as_string());
         }
         case Kind::Array: return seq_equal(a.array_elements(), b.array_elements());
         case Kind::Set: return seq_equal(a.set_elements(), b.set_elements());
@@ -379,7 +370,7 @@ int compare(const Value& a, const Value& b) noexcept {
         case Kind::Number:
             if (a.tag_ == Tag::Int && b.tag_ == Tag::Int) return a.i_ < b.i_ ? -1 : (a.i_ > b.i_ ? 1 : 0);
             return compare(a.as_number(), b.as_number());
-        case Kind::String: return cmp_bytes(a.as_string(), b.as_string());
+        case Kind::String: return compare_bytes(a.as_string(), b.as_string());
         case Kind::Array: return seq_compare(a.array_elements(), b.array_elements());
         case Kind::Set: return seq_compare(a.set_elements(), b.set_elements());
         case Kind::Object: {

@@ -14,7 +14,7 @@
 
 #include "runtime/json.hpp"
 #include "runtime/stack_limit.hpp"
-#include "runtime/unaligned_load.hpp"
+#include "runtime/byte_compare.hpp"
 #include "runtime/value_format.hpp"  // set_path
 #include "support/split_escaped.hpp"
 
@@ -882,30 +882,13 @@ void Evaluator::each_set_literal_term(Frame& f, const PTerm& set, ValueCont each
 
 namespace {
 
-// Byte equality of short strings (object keys) without a call to memcmp:
-// two overlapping loads cover any length from 4 to 16.
-bool same_bytes(std::string_view a, std::string_view b) noexcept {
-    using runtime::load_unaligned;
-    std::size_t n = a.size();
-    if (n != b.size()) return false;
-    const char* x = a.data();
-    const char* y = b.data();
-    if (n >= 8 && n <= 16)
-        return load_unaligned<uint64_t>(x) == load_unaligned<uint64_t>(y) &&
-               load_unaligned<uint64_t>(x + n - 8) == load_unaligned<uint64_t>(y + n - 8);
-    if (n >= 4 && n < 8)
-        return load_unaligned<uint32_t>(x) == load_unaligned<uint32_t>(y) &&
-               load_unaligned<uint32_t>(x + n - 4) == load_unaligned<uint32_t>(y + n - 4);
-    return a == b;
-}
-
 // `obj[key]` for an object and a string key, trying the hinted index first.
 const Value* find_hinted(const Value& obj, const Value& key, const LookupHint& hint) {
     auto entries = obj.object_entries();
     uint32_t guess = hint.index.load(std::memory_order_relaxed);
     if (guess < entries.size()) {
         const Value& k = entries[guess].key;
-        if (k.identical(key) || (k.is_string() && same_bytes(k.as_string(), key.as_string())))
+        if (k.identical(key) || (k.is_string() && runtime::same_bytes(k.as_string(), key.as_string())))
             return &entries[guess].value;
     }
     const Value* found = obj.find(key);
