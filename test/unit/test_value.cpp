@@ -9,6 +9,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "runtime/byte_compare.hpp"
+
 using namespace gavel::runtime;
 
 namespace {
@@ -351,6 +353,31 @@ TEST_CASE("sets of strings sort by bytes, shared prefixes, zero bytes and all") 
             expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
             REQUIRE(set.size() == expected.size());
             for (std::size_t i = 0; i < expected.size(); ++i) CHECK(set.set_elements()[i].as_string() == expected[i]);
+        }
+    }
+}
+
+TEST_CASE("byte comparisons agree with std::string_view's order and equality at every length") {
+    // Lengths around the word loop's edges, bytes above 0x7f (unsigned order), and a
+    // difference at each position.
+    std::string base;
+    for (int i = 0; i < 40; ++i) base.push_back(static_cast<char>(i % 3 == 0 ? 0xe9 : 'a' + i % 26));
+    auto sign = [](int c) { return c < 0 ? -1 : (c > 0 ? 1 : 0); };
+    for (std::size_t n = 0; n <= base.size(); ++n) {
+        std::string a = base.substr(0, n);
+        for (std::size_t m = 0; m <= base.size(); m += 7) {
+            std::string b = base.substr(0, m);
+            CHECK(gavel::runtime::compare_bytes(a, b) == sign(std::string_view(a).compare(b)));
+            CHECK(gavel::runtime::same_bytes(a, b) == (a == b));
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            std::string b = a;
+            b[i] = static_cast<char>(static_cast<unsigned char>(b[i]) ^ 0x80);
+            CAPTURE(n);
+            CAPTURE(i);
+            CHECK(gavel::runtime::compare_bytes(a, b) == sign(std::string_view(a).compare(b)));
+            CHECK(gavel::runtime::compare_bytes(b, a) == sign(std::string_view(b).compare(a)));
+            CHECK_FALSE(gavel::runtime::same_bytes(a, b));
         }
     }
 }
