@@ -77,8 +77,50 @@ const Term* assigned_comprehension(const Expr& e) {
     return comprehension && comprehension->body ? comprehension : nullptr;
 }
 
-// OPA's getComprehensionIndex for one literal.
-void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& arity, ComprehensionIndexKeys& out) {
+// The clause a search runs over, for comprehensions that bind no outer variable.
+struct Clause {
+    const Body& body;
+    const VarSet& arguments;  // a function's arguments, input and data
+};
+
+// `f(v)` for each variable term `v` below `t` (nested bodies included), but below `skip`
+// and the operator of a call (`eq`, `count`: names of functions).
+template <class F>
+void each_variable(const Term& t, const Term* skip, F&& f) {
+    lang::walk_terms(t, [&](const Term& x) {
+        if (&x == skip) return true;
+        if (x.kind == TermKind::Call && !x.elems.empty()) {
+            for (std::size_t i = 1; i < x.elems.size(); ++i) each_variable(*x.elems[i], skip, f);
+            return true;
+        }
+        if (x.kind == TermKind::Var) f(x);
+        return false;
+    });
+}
+
+// Whether a comprehension names no variable the rest of its clause names (its head and
+// nested comprehensions included): then nothing outside can bind one of its variables,
+// and its value is the same wherever in the clause it is evaluated. By name: every
+// binding of a variable outside is an occurrence of it there.
+bool reads_nothing_outside(const Term& comprehension, const Clause& clause) {
+    VarSet inside;
+    each_variable(comprehension, nullptr, [&](const Term& v) {
+        if (!reserved_vars().count(v.text)) inside.insert(v.text);
+    });
+    for (const auto& v : inside)
+        if (clause.arguments.count(v)) return false;
+    bool shared = false;
+    lang::walk_terms_in_body(clause.body, [&](const Term& t) {
+        if (!shared) each_variable(t, &comprehension, [&](const Term& v) { shared = shared || inside.count(v.text); });
+        return true;  // each_variable walked below t
+    });
+    return !shared;
+}
+
+// OPA's getComprehensionIndex for one literal. A comprehension that reads no outer
+// variable at all gets no keys (gavel keeps its value where that shows nothing, PBody::closed).
+void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& arity, const Clause& clause,
+              ComprehensionIndexKeys& out) {
     const Term* comprehension = assigned_comprehension(e);
     if (!comprehension) return;
     const Body& body = *comprehension->body;
@@ -89,18 +131,19 @@ void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& 
     std::vector<std::string> keys;  // sorted, as outputs are; candidates may be many more
     for (const auto& v : outputs)
         if (candidates.count(v)) keys.push_back(v);
-    if (!keys.empty()) out[&body] = std::move(keys);
+    if (!keys.empty() || reads_nothing_outside(*comprehension, clause)) out[&body] = std::move(keys);
 }
 
 // OPA's buildComprehensionIndices: the literals of a body in order, each one's variables
 // candidates for the literals after it, then the nested bodies in the order written, the
 // candidates still growing (OPA's WalkBodies with one candidate set).
-void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& arity, ComprehensionIndexKeys& out) {
+void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& arity, const Clause& clause,
+                 ComprehensionIndexKeys& out) {
     compiler::VarVisitorParams own;
     own.skip_closures = true;
     own.skip_ref_call_head = true;
     for (const Expr& e : body) {
-        index_of(e, candidates, arity, out);
+        index_of(e, candidates, arity, clause, out);
         compiler::add_all(candidates, compiler::vars_of(e, own));
     }
     // A comprehension met in a literal's own terms: its head's comprehensions, then its body.
@@ -108,7 +151,7 @@ void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& 
         if (!x.body || x.kind == TermKind::Template) return false;
         for (const Term* head : {x.key.get(), x.value.get()})
             if (head) lang::walk_terms(*head, [&](const Term& y) { return self(self, y); });
-        walk_bodies(*x.body, candidates, arity, out);
+        walk_bodies(*x.body, candidates, arity, clause, out);
         return true;
     };
     auto comprehensions_in = [&](const Expr& e) {
@@ -116,12 +159,12 @@ void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& 
     };
     for (const Expr& e : body) {
         comprehensions_in(e);
-        if (e.every.body) walk_bodies(*e.every.body, candidates, arity, out);
+        if (e.every.body) walk_bodies(*e.every.body, candidates, arity, clause, out);
         for (const Expr& c : e.children) {
             comprehensions_in(c);
-            if (c.body) walk_bodies(*c.body, candidates, arity, out);
+            if (c.body) walk_bodies(*c.body, candidates, arity, clause, out);
         }
-        if (e.body) walk_bodies(*e.body, candidates, arity, out);
+        if (e.body) walk_bodies(*e.body, candidates, arity, clause, out);
     }
 }
 
@@ -137,7 +180,8 @@ void find_comprehension_indexes(const lang::Body& body, compiler::VarSet candida
     });
     if (!any) return;
     compiler::add_all(candidates, reserved_vars());
-    walk_bodies(body, candidates, arity, out);
+    const VarSet arguments = candidates;
+    walk_bodies(body, candidates, arity, Clause{body, arguments}, out);
 }
 
 }  // namespace gavel::eval

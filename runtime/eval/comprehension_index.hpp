@@ -25,7 +25,9 @@
 
 namespace gavel::eval {
 
-// The keys of each indexed comprehension, by its body, sorted by name.
+// The keys of each indexed comprehension, by its body, sorted by name. No keys: the
+// comprehension names no variable of the rest of its clause; OPA evaluates it each time it
+// is reached, gavel keeps its value for the query where that shows nothing (PBody::closed).
 using ComprehensionIndexKeys = std::unordered_map<const lang::Body*, std::vector<std::string>>;
 
 // The indexed comprehensions of `body` and the bodies nested in it. `candidates`: the

@@ -1,5 +1,6 @@
 #include "runtime/eval/evaluator.hpp"
 #include "runtime/eval/document_builder.hpp"
+#include "runtime/eval/repeatable.hpp"
 
 #include <boost/container/static_vector.hpp>
 #include <fmt/format.h>
@@ -372,8 +373,9 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         RuleCaches cache;
         FunctionCache function_cache;
         ComprehensionIndexes comprehension_indexes;
-    } other{input_,          data_overrides_,       function_overrides_, RuleCaches(program_.rule_sets.size()),
-            FunctionCache{}, ComprehensionIndexes{}};
+        KeptComprehensions kept_comprehensions;
+    } other{input_,          data_overrides_,        function_overrides_, RuleCaches(program_.rule_sets.size()),
+            FunctionCache{}, ComprehensionIndexes{}, KeptComprehensions{}};
     for (std::size_t i = 0; i < e.withs.size(); ++i) {
         const PWith& w = e.withs[i];
         switch (w.target) {
@@ -397,6 +399,7 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         cache_.swap(other.cache);
         std::swap(function_cache_, other.function_cache);
         comprehension_indexes_.swap(other.comprehension_indexes);
+        kept_comprehensions_.swap(other.kept_comprehensions);
     };
     swap_context();
     bool inside = true;
@@ -745,7 +748,37 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
             k(answer);
             return;
         }
+    } else if (t.body->closed && !settings_.tracer && keeps_value(t)) {
+        // It reads no outer variable: the value of its first evaluation in this `with` context.
+        for (const auto& [term, value] : kept_comprehensions_)
+            if (term == &t) {
+                const Value answer = value;  // a copy: the continuation may keep others
+                k(answer);
+                return;
+            }
+        collect_comprehension(f, t, [&](const Value& v) {
+            kept_comprehensions_.emplace_back(&t, v);
+            k(v);
+        });
+        return;
     }
+    collect_comprehension(f, t, k);
+}
+
+// Whether a closed comprehension shows nothing when evaluated again (runtime/eval/repeatable.hpp):
+// looked at on its first use, the verdict kept in the plan.
+bool Evaluator::keeps_value(const PTerm& comprehension) const {
+    auto& verdict = comprehension.body->repeatable.value;
+    uint8_t v = verdict.load(std::memory_order_relaxed);
+    if (v == 0) {
+        Repeatable repeatable(program_);
+        v = repeatable.comprehension(comprehension) ? 1 : 2;
+        verdict.store(v, std::memory_order_relaxed);
+    }
+    return v == 1;
+}
+
+void Evaluator::collect_comprehension(Frame& f, const PTerm& t, ValueCont k) {
     if (++depth_ > settings_.max_depth) halt("eval_internal_error", "evaluation too deep", t.loc);
     runtime::ArrayBuilder array;
     runtime::SetBuilder set;

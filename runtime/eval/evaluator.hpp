@@ -135,6 +135,8 @@ private:
     void builtin_failed(const runtime::BuiltinResult& r, const std::string& name, const lang::Location& loc);
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
+    void collect_comprehension(Frame& f, const PTerm& t, ValueCont k);
+    bool keeps_value(const PTerm& comprehension) const;
     // An indexed comprehension's answer for the values its keys have in `f` (null: not
     // all bound, or nothing for them: evaluate it as any other).
     const Value* indexed_comprehension(const Frame& f, const PTerm& t);
@@ -186,6 +188,9 @@ private:
     RuleCaches cache_;
     FunctionCache function_cache_;
     ComprehensionIndexes comprehension_indexes_;  // as the rule cache: one per `with` context
+    // Closed comprehensions' values (PBody::closed), as the indexes: a few per query, inline.
+    using KeptComprehensions = boost::container::small_vector<std::pair<const PTerm*, Value>, 4>;
+    KeptComprehensions kept_comprehensions_;
     std::optional<EvalError> first_builtin_error_;
     runtime::BuiltinContext builtin_context_;
     const lang::Location* traced_call_ = nullptr;  // with a tracer: the builtin call running now

@@ -138,6 +138,20 @@ struct PBody {
     // A comprehension's body that OPA indexes: the slots of the outer variables it binds
     // itself, by whose values its answers are grouped (comprehension_index.hpp).
     std::vector<uint32_t> index_keys;
+    // A comprehension's body that reads no outer variable at all (comprehension_index.hpp,
+    // no keys): one value per query and `with` context, kept after its first evaluation
+    // when evaluating it again would show nothing more (Repeatable, looked at on first
+    // use: 0 not yet, 1 repeatable, 2 not).
+    bool closed = false;
+    struct Verdict {
+        mutable std::atomic<uint8_t> value{0};
+        Verdict() = default;
+        Verdict(const Verdict& o) noexcept : value(o.value.load(std::memory_order_relaxed)) {}
+        Verdict& operator=(const Verdict& o) noexcept {
+            value.store(o.value.load(std::memory_order_relaxed), std::memory_order_relaxed);
+            return *this;
+        }
+    } repeatable;
 };
 
 enum class RuleKind : uint8_t { Complete, PartialSet, PartialObject, Function };

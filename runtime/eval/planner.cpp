@@ -361,8 +361,10 @@ struct Lowering {
             case TermKind::SetComprehension:
             case TermKind::ObjectComprehension: {
                 out.body = std::make_shared<PBody>(body(*t.body));
-                if (auto keys = comprehension_keys.find(t.body.get()); keys != comprehension_keys.end())
+                if (auto keys = comprehension_keys.find(t.body.get()); keys != comprehension_keys.end()) {
                     for (const auto& name : keys->second) out.body->index_keys.push_back(slot(name));
+                    out.body->closed = keys->second.empty();
+                }
                 if (t.kind == TermKind::ObjectComprehension) {
                     out.op = TermOp::ObjectCompr;
                     out.elems.push_back(term(*t.key));

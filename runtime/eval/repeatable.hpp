@@ -19,6 +19,7 @@ public:
     explicit Repeatable(const Program& program) : program_(program) {}
 
     bool expr(const PExpr& e, std::size_t depth = 0);
+    bool comprehension(const PTerm& t) { return term(t, 0); }
     bool function(const RuleSet& fn, std::size_t depth = 0);
 
 private:

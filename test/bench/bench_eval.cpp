@@ -184,6 +184,41 @@ m := count([c | some c in input.containers; missing(c)])
 }
 BENCHMARK(BM_SettledRuleInLoop)->Unit(benchmark::kMicrosecond);
 
+// A comprehension that reads nothing of its clause, inside a loop (Gatekeeper's
+// `required := {r | r := input.parameters.limits[_]}` per container): kept after its
+// first evaluation.
+void BM_ClosedComprehensionInLoop(benchmark::State& state) {
+    gavel::Engine engine;
+    if (!engine
+             .add_policy("closed.rego", R"(package closed
+
+import rego.v1
+
+missing contains [i, m] if {
+	some i, c in input.containers
+	required := {r | some r in input.required}
+	provided := {k | some k, _ in c}
+	some m in required - provided
+}
+)")
+             .empty())
+        std::abort();
+    const auto query = *engine.prepare("data.closed.missing").value;
+    std::string containers;
+    for (int i = 0; i < 100; ++i) containers += fmt::format(R"({}{{"cpu": {}, "memory": 1}})", i ? "," : "", i);
+    auto input = gavel::runtime::parse_json(R"({"required": ["cpu", "memory", "storage", "gpu"], "containers": [)" +
+                                            containers + "]}")
+                     .value;
+    gavel::EvalOptions options;
+    options.input = &input;
+    for (auto _ : state) {
+        auto r = query.eval(options);
+        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
+        benchmark::DoNotOptimize(r);
+    }
+}
+BENCHMARK(BM_ClosedComprehensionInLoop)->Unit(benchmark::kMicrosecond);
+
 // A chain of N rules, each using the one before: compiling it is linear in N
 // (the recursion check once searched from every rule, quadratic).
 void BM_CompileRuleChain(benchmark::State& state) {
