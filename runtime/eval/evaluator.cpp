@@ -373,9 +373,9 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         RuleCaches cache;
         FunctionCache function_cache;
         ComprehensionIndexes comprehension_indexes;
-        KeptComprehensions kept_comprehensions;
+        KeptValues kept_values;
     } other{input_,          data_overrides_,        function_overrides_, RuleCaches(program_.rule_sets.size()),
-            FunctionCache{}, ComprehensionIndexes{}, KeptComprehensions{}};
+            FunctionCache{}, ComprehensionIndexes{}, KeptValues{}};
     for (std::size_t i = 0; i < e.withs.size(); ++i) {
         const PWith& w = e.withs[i];
         switch (w.target) {
@@ -399,7 +399,7 @@ void Evaluator::eval_with(Frame& f, const PExpr& e, Cont k) {
         cache_.swap(other.cache);
         std::swap(function_cache_, other.function_cache);
         comprehension_indexes_.swap(other.comprehension_indexes);
-        kept_comprehensions_.swap(other.kept_comprehensions);
+        kept_values_.swap(other.kept_values);
     };
     swap_context();
     bool inside = true;
@@ -750,14 +750,14 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
         }
     } else if (t.body->closed && !settings_.tracer && keeps_value(t)) {
         // It reads no outer variable: the value of its first evaluation in this `with` context.
-        for (const auto& [term, value] : kept_comprehensions_)
+        for (const auto& [term, value] : kept_values_)
             if (term == &t) {
                 const Value answer = value;  // a copy: the continuation may keep others
                 k(answer);
                 return;
             }
         collect_comprehension(f, t, [&](const Value& v) {
-            kept_comprehensions_.emplace_back(&t, v);
+            kept_values_.emplace_back(&t, v);
             k(v);
         });
         return;
@@ -1664,6 +1664,13 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
     if (!function_overrides_.empty() || call.elems.size() > kMaxDirectArgs) return Direct::Unknown;
     if (callee.function) return cached_call(f, call, out, depth);
     if (!builtin || !builtin->impl) return Direct::Unknown;
+    const bool keep = call.closed && !settings_.tracer;
+    if (keep)
+        for (const auto& [term, value] : kept_values_)
+            if (term == &call) {
+                out = value;
+                return Direct::Found;
+            }
     DirectArgs args;
     if (Direct d = direct_args(f, call, depth, args); d != Direct::Found) return d;
     if (settings_.tracer) [[unlikely]]
@@ -1671,6 +1678,7 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
     runtime::BuiltinResult r = builtin->impl(args.values(), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
         tick(result_work(r.value));
+        if (keep) kept_values_.emplace_back(&call, r.value);
         out = std::move(r.value);
         return Direct::Found;
     }

@@ -188,9 +188,10 @@ private:
     RuleCaches cache_;
     FunctionCache function_cache_;
     ComprehensionIndexes comprehension_indexes_;  // as the rule cache: one per `with` context
-    // Closed comprehensions' values (PBody::closed), as the indexes: a few per query, inline.
-    using KeptComprehensions = boost::container::small_vector<std::pair<const PTerm*, Value>, 4>;
-    KeptComprehensions kept_comprehensions_;
+    // Closed comprehensions' and calls' values (PBody::closed, PTerm::closed), as the
+    // indexes: one set per `with` context, a few per query, inline.
+    using KeptValues = boost::container::small_vector<std::pair<const PTerm*, Value>, 4>;
+    KeptValues kept_values_;
     std::optional<EvalError> first_builtin_error_;
     runtime::BuiltinContext builtin_context_;
     const lang::Location* traced_call_ = nullptr;  // with a tracer: the builtin call running now

@@ -65,6 +65,11 @@ struct DataNode;
 struct PTerm {
     TermOp op = TermOp::Const;
     bool nested_calls = false;  // a Call with calls among its arguments
+    // A builtin call in a function's body that reads nothing of the call's frame (constants,
+    // input, data at constant paths, calls like it): one value per query and `with` context,
+    // kept after it is first computed (`object.get(object.get(input, "parameters", {}), ...)`
+    // in Gatekeeper's is_exempt, called once per container).
+    bool closed = false;
     Value value;
     LookupHint hint;  // Const parts of refs
     uint32_t slot = 0;

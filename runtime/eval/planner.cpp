@@ -226,6 +226,29 @@ struct Lowering {
     bool has_with = false;  // refs in a literal may read other documents under a `with`
     // The comprehensions OPA indexes, found before fusing (comprehension_index.hpp).
     ComprehensionIndexKeys comprehension_keys{};
+    bool in_function = false;  // lowering a function's clause: its closed calls are kept (PTerm::closed)
+
+    // A term whose value does not depend on the frame it is evaluated in.
+    static bool reads_no_frame(const PTerm& t) {
+        switch (t.op) {
+            case TermOp::Const:
+            case TermOp::Input:
+            case TermOp::Data: return true;
+            case TermOp::Call: return t.closed;
+            case TermOp::Ref:
+                if (t.elems[0].op != TermOp::Input && t.elems[0].op != TermOp::Data) return false;
+                return std::all_of(t.elems.begin() + 1, t.elems.end(),
+                                   [](const PTerm& e) { return e.op == TermOp::Const; });
+            case TermOp::Array:
+            case TermOp::Set:
+            case TermOp::Object:
+                return std::all_of(t.elems.begin(), t.elems.end(), reads_no_frame) &&
+                       std::all_of(t.items.begin(), t.items.end(), [](const PTermPair& i) {
+                           return reads_no_frame(i.first) && reads_no_frame(i.second);
+                       });
+            default: return false;
+        }
+    }
 
     void find_withs(const lang::Body& b) {
         lang::walk_exprs(b, [&](const lang::Expr& e) {
@@ -428,6 +451,9 @@ struct Lowering {
         for (std::size_t i = 1; i <= argc; ++i) out.elems.push_back(term(*t.elems[i]));
         out.nested_calls =
             std::any_of(out.elems.begin(), out.elems.end(), [](const PTerm& arg) { return arg.op == TermOp::Call; });
+        const runtime::Builtin* b = out.callee->builtin;
+        out.closed = in_function && b && b->impl && !b->relation && Repeatable(program).builtin(*b) &&
+                     std::all_of(out.elems.begin(), out.elems.end(), reads_no_frame);
         return out;
     }
 
@@ -668,6 +694,7 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
             return false;
         });
     low.find_withs(clause.body);
+    low.in_function = kind == RuleKind::Function;
     auto out = std::make_shared<PRule>();
     out->loc = clause.loc;
     out->is_default = clause.is_default;

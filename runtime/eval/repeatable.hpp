@@ -20,12 +20,12 @@ public:
 
     bool expr(const PExpr& e, std::size_t depth = 0);
     bool comprehension(const PTerm& t) { return term(t, 0); }
+    bool builtin(const runtime::Builtin& b) const;
     bool function(const RuleSet& fn, std::size_t depth = 0);
 
 private:
     bool body(const PBody& b, std::size_t depth);
     bool term(const PTerm& t, std::size_t depth);
-    bool builtin(const runtime::Builtin& b) const;
 
     const Program& program_;
     std::unordered_map<const RuleSet*, bool> functions_;

@@ -219,6 +219,39 @@ missing contains [i, m] if {
 }
 BENCHMARK(BM_ClosedComprehensionInLoop)->Unit(benchmark::kMicrosecond);
 
+// A function reading the input's parameters the same way at every call (Gatekeeper's
+// is_exempt over 1,000 containers): the call reading nothing of its frame is kept.
+void BM_FunctionClosedCall(benchmark::State& state) {
+    gavel::Engine engine;
+    if (!engine
+             .add_policy("exempt.rego", R"(package exempt
+
+import rego.v1
+
+is_exempt(c) if {
+	images := object.get(object.get(input, "parameters", {}), "exemptImages", [])
+	some prefix in images
+	startswith(c.image, prefix)
+}
+
+n := count([c | some c in input.containers; not is_exempt(c)])
+)")
+             .empty())
+        std::abort();
+    const auto query = *engine.prepare("data.exempt.n").value;
+    std::string containers;
+    for (int i = 0; i < 1000; ++i) containers += fmt::format(R"({}{{"image": "img{}"}})", i ? "," : "", i);
+    auto input = gavel::runtime::parse_json(R"({"parameters": {}, "containers": [)" + containers + "]}").value;
+    gavel::EvalOptions options;
+    options.input = &input;
+    for (auto _ : state) {
+        auto r = query.eval(options);
+        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
+        benchmark::DoNotOptimize(r);
+    }
+}
+BENCHMARK(BM_FunctionClosedCall)->Unit(benchmark::kMicrosecond);
+
 // A chain of N rules, each using the one before: compiling it is linear in N
 // (the recursion check once searched from every rule, quadratic).
 void BM_CompileRuleChain(benchmark::State& state) {
