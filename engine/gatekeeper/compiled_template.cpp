@@ -112,7 +112,8 @@ TemplateEval CompiledTemplate::evaluate(const Value& review, std::span<const Val
             for (const auto& e : violations.object_entries())
                 if (!(e.value.is_bool() && !e.value.as_bool()) && !add(e.key)) return out;
         }
-        std::sort(seen.begin(), seen.end());
+        // A set of {"details", "msg"} objects comes in this order already.
+        if (!std::is_sorted(seen.begin(), seen.end())) std::sort(seen.begin(), seen.end());
         seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
         for (auto& [details, msg] : seen) out.violations[c].push_back({std::string(msg.as_string()), details});
     }
