@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <fmt/format.h>
 #include <re2/re2.h>
 
@@ -32,7 +33,7 @@ struct GlobError {
 
 class GlobTranslator {
 public:
-    GlobTranslator(std::string_view pattern, const std::vector<char32_t>& seps) : p_(pattern), seps_(seps) {}
+    GlobTranslator(std::string_view pattern, std::span<const char32_t> seps) : p_(pattern), seps_(seps) {}
 
     // The regex, or throws GlobError with gobwas's message.
     std::string translate() {
@@ -82,7 +83,7 @@ public:
 
 private:
     std::string_view p_;
-    const std::vector<char32_t>& seps_;
+    std::span<const char32_t> seps_;
     std::size_t pos_ = 0;
     std::size_t last_width_ = 0;
 
@@ -192,8 +193,10 @@ CompiledCache<RE2>& glob_cache() {
 
 }  // namespace
 
-GlobMatch gobwas_glob_match(std::string_view pattern, const std::vector<char32_t>& separators, std::string_view text) {
-    std::string key = std::string(pattern) + "-";
+GlobMatch gobwas_glob_match(std::string_view pattern, std::span<const char32_t> separators, std::string_view text) {
+    thread_local std::string key;  // built again for each call: no allocation once it has grown
+    key.assign(pattern);
+    key += '-';
     for (char32_t s : separators) support::utf8::append_rune(key, s);
     auto re = glob_cache().find(key);
     if (!re) {
@@ -217,21 +220,23 @@ namespace {
 
 BuiltinResult glob_match(Args a) {
     if (!a[0].is_string()) return type_error(1, "string", a[0]);
-    std::vector<char32_t> seps;
+    boost::container::small_vector<char32_t, 4> seps;
     if (a[1].is_array()) {
         for (const auto& e : a[1].array_elements()) {
             if (!e.is_string()) return element_type_error(2, a[1], e, "string");
-            auto rs = support::utf8::runes(e.as_string());
-            if (rs.size() != 1)
+            std::string_view s = e.as_string();
+            // One rune (an invalid byte counts as one, as Go's []rune reads it).
+            auto rune = s.empty() ? support::utf8::Rune{} : support::utf8::decode_rune(s, 0);
+            if (s.empty() || rune.width != s.size())
                 return BuiltinResult::type_error("operand 2 must be array of runes but got array containing string");
-            seps.push_back(rs[0]);
+            seps.push_back(rune.rune);
         }
         if (seps.empty()) seps.push_back('.');
     } else if (!a[1].is_null()) {
         return operand_type_error_of(2, a[1], {"array", "null"});
     }
     if (!a[2].is_string()) return type_error(3, "string", a[2]);
-    GlobMatch m = gobwas_glob_match(a[0].as_string(), seps, a[2].as_string());
+    GlobMatch m = gobwas_glob_match(a[0].as_string(), {seps.data(), seps.size()}, a[2].as_string());
     if (!m.error.empty()) return BuiltinResult::error(m.error);
     return BuiltinResult::of(Value::boolean(m.matched));
 }

@@ -3,9 +3,9 @@
 // yashtewari/glob-intersection decides it).
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "stdlib/registry.hpp"
 
@@ -19,6 +19,6 @@ struct GlobMatch {
     bool matched = false;
     std::string error;  // the pattern does not compile (gobwas's message)
 };
-GlobMatch gobwas_glob_match(std::string_view pattern, const std::vector<char32_t>& separators, std::string_view text);
+GlobMatch gobwas_glob_match(std::string_view pattern, std::span<const char32_t> separators, std::string_view text);
 
 }  // namespace gavel::stdlib

@@ -122,12 +122,12 @@ bool expand(std::string& dst, const RE2& re, std::string_view tmpl, std::string_
 
 }  // namespace
 
-Compiled compile(const std::string& pattern) {
+Compiled compile(std::string_view pattern) {
     if (auto hit = cache().find(pattern)) return {hit, {}};
     RE2::Options opts;
     opts.set_log_errors(false);
     opts.set_encoding(RE2::Options::EncodingUTF8);
-    auto re = std::make_shared<RE2>(pattern, opts);
+    auto re = std::make_shared<RE2>(std::string(pattern), opts);
     if (!re->ok()) {
         std::string msg = "error parsing regexp: ";
         msg += go_error_text(re->error_code());

@@ -21,7 +21,7 @@ struct Compiled {
 };
 
 // Compiles through a shared bounded cache.
-Compiled compile(const std::string& pattern);
+Compiled compile(std::string_view pattern);
 
 // A match: byte offsets of the whole match and of each group (-1 if unset).
 using Match = std::vector<std::ptrdiff_t>;  // 2 * (groups + 1)

@@ -181,7 +181,7 @@ bool format_ok(const std::string& format, const Value& v) {
         static const RE2 re(R"(^(?i)[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$)");
         return RE2::FullMatch(re2::StringPiece(s.data(), s.size()), re);
     }
-    if (format == "regex") return goregex::compile(std::string(s)).re != nullptr;
+    if (format == "regex") return goregex::compile(s).re != nullptr;
     if (format == "json-pointer") {
         static const RE2 re(R"(^(/([^~/]|~[01])*)*$)");
         return RE2::FullMatch(re2::StringPiece(s.data(), s.size()), re);

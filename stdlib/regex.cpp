@@ -29,7 +29,7 @@ bool strings_ok(Args a, std::size_t n, BuiltinResult& err) {
 BuiltinResult regex_match(Args a) {
     BuiltinResult err;
     if (!strings_ok(a, 2, err)) return err;
-    auto c = goregex::compile(std::string(a[0].as_string()));
+    auto c = goregex::compile(a[0].as_string());
     if (!c.re) return BuiltinResult::error(c.error);
     auto s = a[1].as_string();
     return BuiltinResult::of(Value::boolean(RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *c.re)));
@@ -40,7 +40,7 @@ BuiltinResult regex_find(Args a, bool submatches, BuiltinContext& ctx) {
     if (!strings_ok(a, 2, err)) return err;
     std::int64_t n = 0;
     if (!int_operand(a[2], 3, n, err)) return err;
-    auto c = goregex::compile(std::string(a[0].as_string()));
+    auto c = goregex::compile(a[0].as_string());
     if (!c.re) return BuiltinResult::error(c.error);
     std::string_view text = a[1].as_string();
     auto matches = goregex::find_all(*c.re, text, n, submatches, ctx);
@@ -84,7 +84,7 @@ BuiltinResult regex_split(Args a, BuiltinContext& ctx) {
 BuiltinResult regex_replace(Args a, BuiltinContext& ctx) {
     BuiltinResult err;
     if (!strings_ok(a, 3, err)) return err;
-    auto c = goregex::compile(std::string(a[1].as_string()));
+    auto c = goregex::compile(a[1].as_string());
     if (!c.re) return BuiltinResult::error(c.error);
     auto out = goregex::replace_all(*c.re, a[0].as_string(), a[2].as_string(), ctx);
     if (!out) return BuiltinResult::cancelled();
@@ -151,7 +151,7 @@ BuiltinResult regex_template_match(Args a) {
 void register_regex(Registry& r) {
     declare(r, "regex.is_valid", 1, [](Args a, BuiltinContext&) {
         if (!a[0].is_string()) return BuiltinResult::of(Value::boolean(false));
-        return BuiltinResult::of(Value::boolean(goregex::compile(std::string(a[0].as_string())).re != nullptr));
+        return BuiltinResult::of(Value::boolean(goregex::compile(a[0].as_string()).re != nullptr));
     });
     declare(r, "regex.match", 2, [](Args a, BuiltinContext&) { return regex_match(a); });
     Builtin re_match;
