@@ -768,12 +768,12 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
 // Whether a closed comprehension shows nothing when evaluated again (runtime/eval/repeatable.hpp):
 // looked at on its first use, the verdict kept in the plan.
 bool Evaluator::keeps_value(const PTerm& comprehension) const {
-    auto& verdict = comprehension.body->repeatable.value;
-    uint8_t v = verdict.load(std::memory_order_relaxed);
+    const auto& verdict = comprehension.body->repeatable;
+    uint8_t v = verdict.load();
     if (v == 0) {
         Repeatable repeatable(program_);
         v = repeatable.comprehension(comprehension) ? 1 : 2;
-        verdict.store(v, std::memory_order_relaxed);
+        verdict.store(v);
     }
     return v == 1;
 }
@@ -918,7 +918,7 @@ namespace {
 // `obj[key]` for an object and a string key, trying the hinted index first.
 const Value* find_hinted(const Value& obj, const Value& key, const LookupHint& hint) {
     auto entries = obj.object_entries();
-    uint32_t guess = hint.index.load(std::memory_order_relaxed);
+    uint32_t guess = hint.index.load();
     if (guess < entries.size()) {
         const Value& k = entries[guess].key;
         if (k.identical(key) || (k.is_string() && runtime::same_bytes(k.as_string(), key.as_string())))
@@ -930,7 +930,7 @@ const Value* find_hinted(const Value& obj, const Value& key, const LookupHint& h
         auto index = static_cast<uint32_t>(
             (reinterpret_cast<const char*>(found) - reinterpret_cast<const char*>(entries.data())) /
             sizeof(entries[0]));
-        if (index != guess) hint.index.store(index, std::memory_order_relaxed);
+        if (index != guess) hint.index.store(index);
     }
     return found;
 }

@@ -46,18 +46,27 @@ struct Callee {
 
 struct PTermPair;  // an object item: key and value (below)
 
+// An atomic a plan can be copied with: plans are built by copying parts, evaluations
+// (on any thread) update what they learn in place.
+template <class T>
+struct CopyableAtomic {
+    mutable std::atomic<T> value{};
+    CopyableAtomic() = default;
+    CopyableAtomic(const CopyableAtomic& o) noexcept : value(o.value.load(std::memory_order_relaxed)) {}
+    CopyableAtomic& operator=(const CopyableAtomic& o) noexcept {
+        value.store(o.value.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        return *this;
+    }
+    T load() const noexcept { return value.load(std::memory_order_relaxed); }
+    void store(T v) const noexcept { value.store(v, std::memory_order_relaxed); }
+};
+
 // Where a constant key was last found in the objects a ref step looked it up
 // in: objects of one shape (the containers of a Pod) keep a key at one index,
 // so one equality test replaces a binary search. Only a guess, checked before
 // use; shared by threads evaluating one plan, hence atomic (relaxed).
 struct LookupHint {
-    mutable std::atomic<uint32_t> index{0};
-    LookupHint() = default;
-    LookupHint(const LookupHint& o) noexcept : index(o.index.load(std::memory_order_relaxed)) {}
-    LookupHint& operator=(const LookupHint& o) noexcept {
-        index.store(o.index.load(std::memory_order_relaxed), std::memory_order_relaxed);
-        return *this;
-    }
+    CopyableAtomic<uint32_t> index;
 };
 
 struct DataNode;
@@ -148,15 +157,7 @@ struct PBody {
     // when evaluating it again would show nothing more (Repeatable, looked at on first
     // use: 0 not yet, 1 repeatable, 2 not).
     bool closed = false;
-    struct Verdict {
-        mutable std::atomic<uint8_t> value{0};
-        Verdict() = default;
-        Verdict(const Verdict& o) noexcept : value(o.value.load(std::memory_order_relaxed)) {}
-        Verdict& operator=(const Verdict& o) noexcept {
-            value.store(o.value.load(std::memory_order_relaxed), std::memory_order_relaxed);
-            return *this;
-        }
-    } repeatable;
+    CopyableAtomic<uint8_t> repeatable;
 };
 
 enum class RuleKind : uint8_t { Complete, PartialSet, PartialObject, Function };

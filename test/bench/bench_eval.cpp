@@ -149,12 +149,27 @@ pod_services[pod.name] := names if {
 }
 BENCHMARK(BM_ComprehensionJoin)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
 
+// `query` over one policy and an input, evaluated in the benchmark's loop (one row expected).
+void bench_query(benchmark::State& state, const char* policy, const char* query, const std::string& input_json) {
+    gavel::Engine engine;
+    if (!engine.add_policy("bench.rego", policy).empty()) std::abort();
+    const auto prepared = *engine.prepare(query).value;
+    auto input = gavel::runtime::parse_json(input_json).value;
+    gavel::EvalOptions options;
+    options.input = &input;
+    for (auto _ : state) {
+        auto r = prepared.eval(options);
+        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
+        benchmark::DoNotOptimize(r);
+    }
+}
+
 // A complete rule read in a loop and in a function (Gatekeeper's probe_type_set): after
 // its first use each read is the rule cache's value, not a walk of the rule tree.
 void BM_SettledRuleInLoop(benchmark::State& state) {
-    gavel::Engine engine;
-    if (!engine
-             .add_policy("loop.rego", R"(package loop
+    std::string containers;
+    for (int i = 0; i < 100; ++i) containers += fmt::format(R"({}{{"c{}": {{}}, "httpGet": 1}})", i ? "," : "", i);
+    bench_query(state, R"(package loop
 
 import rego.v1
 
@@ -165,22 +180,9 @@ missing(c) if count(types - {f | c[f]}) == count(types)
 n := count([i | some i in numbers.range(1, 1000); count(types) > i % 4])
 
 m := count([c | some c in input.containers; missing(c)])
-)")
-             .empty())
-        std::abort();
-    const auto query = *engine.prepare("[data.loop.n, data.loop.m]").value;
-    std::string containers;
-    for (int i = 0; i < 100; ++i) containers += fmt::format(R"({}{{"c{}": {{}}, "httpGet": 1}})", i ? "," : "", i);
-    auto input =
-        gavel::runtime::parse_json(R"({"types": ["httpGet", "exec", "tcpSocket"], "containers": [)" + containers + "]}")
-            .value;
-    gavel::EvalOptions options;
-    options.input = &input;
-    for (auto _ : state) {
-        auto r = query.eval(options);
-        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
-        benchmark::DoNotOptimize(r);
-    }
+)",
+                "[data.loop.n, data.loop.m]",
+                R"({"types": ["httpGet", "exec", "tcpSocket"], "containers": [)" + containers + "]}");
 }
 BENCHMARK(BM_SettledRuleInLoop)->Unit(benchmark::kMicrosecond);
 
@@ -188,9 +190,9 @@ BENCHMARK(BM_SettledRuleInLoop)->Unit(benchmark::kMicrosecond);
 // `required := {r | r := input.parameters.limits[_]}` per container): kept after its
 // first evaluation.
 void BM_ClosedComprehensionInLoop(benchmark::State& state) {
-    gavel::Engine engine;
-    if (!engine
-             .add_policy("closed.rego", R"(package closed
+    std::string containers;
+    for (int i = 0; i < 100; ++i) containers += fmt::format(R"({}{{"cpu": {}, "memory": 1}})", i ? "," : "", i);
+    bench_query(state, R"(package closed
 
 import rego.v1
 
@@ -200,31 +202,18 @@ missing contains [i, m] if {
 	provided := {k | some k, _ in c}
 	some m in required - provided
 }
-)")
-             .empty())
-        std::abort();
-    const auto query = *engine.prepare("data.closed.missing").value;
-    std::string containers;
-    for (int i = 0; i < 100; ++i) containers += fmt::format(R"({}{{"cpu": {}, "memory": 1}})", i ? "," : "", i);
-    auto input = gavel::runtime::parse_json(R"({"required": ["cpu", "memory", "storage", "gpu"], "containers": [)" +
-                                            containers + "]}")
-                     .value;
-    gavel::EvalOptions options;
-    options.input = &input;
-    for (auto _ : state) {
-        auto r = query.eval(options);
-        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
-        benchmark::DoNotOptimize(r);
-    }
+)",
+                "data.closed.missing",
+                R"({"required": ["cpu", "memory", "storage", "gpu"], "containers": [)" + containers + "]}");
 }
 BENCHMARK(BM_ClosedComprehensionInLoop)->Unit(benchmark::kMicrosecond);
 
 // A function reading the input's parameters the same way at every call (Gatekeeper's
 // is_exempt over 1,000 containers): the call reading nothing of its frame is kept.
 void BM_FunctionClosedCall(benchmark::State& state) {
-    gavel::Engine engine;
-    if (!engine
-             .add_policy("exempt.rego", R"(package exempt
+    std::string containers;
+    for (int i = 0; i < 1000; ++i) containers += fmt::format(R"({}{{"image": "img{}"}})", i ? "," : "", i);
+    bench_query(state, R"(package exempt
 
 import rego.v1
 
@@ -235,20 +224,8 @@ is_exempt(c) if {
 }
 
 n := count([c | some c in input.containers; not is_exempt(c)])
-)")
-             .empty())
-        std::abort();
-    const auto query = *engine.prepare("data.exempt.n").value;
-    std::string containers;
-    for (int i = 0; i < 1000; ++i) containers += fmt::format(R"({}{{"image": "img{}"}})", i ? "," : "", i);
-    auto input = gavel::runtime::parse_json(R"({"parameters": {}, "containers": [)" + containers + "]}").value;
-    gavel::EvalOptions options;
-    options.input = &input;
-    for (auto _ : state) {
-        auto r = query.eval(options);
-        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
-        benchmark::DoNotOptimize(r);
-    }
+)",
+                "data.exempt.n", R"({"parameters": {}, "containers": [)" + containers + "]}");
 }
 BENCHMARK(BM_FunctionClosedCall)->Unit(benchmark::kMicrosecond);
 
