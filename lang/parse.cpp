@@ -15,6 +15,7 @@
 #include "lang/builtins.hpp"
 #include "lang/grammar.hpp"
 #include "lang/lexical.hpp"
+#include "lang/opa_error_list.hpp"
 #include "lang/source_scan.hpp"
 
 namespace gavel::lang {
@@ -715,6 +716,38 @@ void report_failed_operand(ParseState& st, const char* start, Diagnostics& diagn
     }
 }
 
+namespace {
+
+// OPA's parser reports more than the first syntax error: each attempt that failed on the way
+// (a term, the list around it, the rule head that wanted it) adds its own, and its scanner
+// reports a token it could not read before the parser calls it illegal. Where gavel's grammar
+// found a syntax error, the list OPA's control flow gives (lang/opa_error_list.hpp) replaces
+// gavel's; gavel's hint stays on the first error when both point at the same place. The
+// pre-1.0 dialect and gavel's own keywords (`future.keywords.not`, experimental `and`/`or`)
+// keep gavel's list, as does a text nested deeper than that reading follows.
+void adopt_opa_error_list(const Source& source, Diagnostics& diagnostics, const ParseOptions& options, bool skip_rules,
+                          bool gavel_keywords) {
+    if (diagnostics.empty() || options.v0_compatible || options.experimental_keywords || gavel_keywords) return;
+    opa::ErrorListOptions list_options;
+    list_options.skip_rules = skip_rules;
+    std::optional<std::vector<opa::ParseError>> opa_errors = opa::parse_error_list(source.text(), list_options);
+    if (!opa_errors || opa_errors->empty()) return;
+    const Diagnostic& first = diagnostics.items().front();
+    Diagnostics adopted;
+    for (const opa::ParseError& e : *opa_errors) {
+        Location loc;
+        loc.source = &source;
+        loc.offset = static_cast<uint32_t>(std::min(static_cast<std::size_t>(e.offset), source.text().size()));
+        loc.line = static_cast<uint32_t>(e.row);
+        loc.col = static_cast<uint32_t>(e.col);
+        adopted.add(loc, codes::parse_error, e.message);
+        if (adopted.size() == 1 && first.line == loc.line && first.col == loc.col) adopted.back().hint = first.hint;
+    }
+    diagnostics = std::move(adopted);
+}
+
+}  // namespace
+
 ModuleResult parse_module(std::string file, std::string text, const ParseOptions& options) {
     ModuleResult result;
     auto source = std::make_shared<Source>(std::move(file), std::move(text));
@@ -730,7 +763,10 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         return result;
     }
     SourceScan scan = scan_source(st, options.max_nesting);
-    if (!report_scan_errors(st, scan, options)) return result;
+    if (!report_scan_errors(st, scan, options)) {
+        adopt_opa_error_list(*source, result.diagnostics, options, false, false);
+        return result;
+    }
     module.comments = std::move(scan.comments);
 
     const char* p = st.begin;
@@ -875,6 +911,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
     }
     if (first == FirstStatement::Reading) module_checks.truncate(checks_before_first);
     if (!have_package) st.error(st.begin, "package expected");
+    adopt_opa_error_list(*source, result.diagnostics, options, false, st.keywords.not_block || st.keywords.logic);
     // OPA's parseModule runs only on statements that all parsed.
     if (result.diagnostics.empty()) result.diagnostics.append(module_checks);
     module.rego_v1 = st.v1;
@@ -904,9 +941,8 @@ void report_query_as_rule(ParseState& st, const char* p, Diagnostics& diagnostic
     diagnostics.add(std::move(second));
 }
 
-}  // namespace
-
-QueryResult parse_query(std::string text, const ParseOptions& options, std::string name) {
+// gavel's reading of a query: its body, or its first syntax error (and what gavel adds to it).
+QueryResult read_query(std::string text, const ParseOptions& options, std::string name) {
     QueryResult result;
     auto source = std::make_shared<Source>(std::move(name), std::move(text));
     result.source = source;
@@ -933,6 +969,14 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
         report_syntax_error(st, p);
         if (!options.skip_rules) report_query_as_rule(st, query_start, result.diagnostics);
     }
+    return result;
+}
+
+}  // namespace
+
+QueryResult parse_query(std::string text, const ParseOptions& options, std::string name) {
+    QueryResult result = read_query(std::move(text), options, std::move(name));
+    adopt_opa_error_list(*result.source, result.diagnostics, options, options.skip_rules, false);
     return result;
 }
 

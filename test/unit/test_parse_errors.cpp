@@ -57,7 +57,7 @@ TEST_CASE("parsing stops at the first statement that cannot be read, as OPA's pa
 
 TEST_CASE("error messages name the token found") {
     auto r = parse_module("m.rego", "package p\nx := }\n");
-    REQUIRE(r.diagnostics.size() == 1);
+    REQUIRE(r.diagnostics.size() == 2);  // and OPA's "expected rule value term"
     CHECK(r.diagnostics.items()[0].message.rfind("unexpected } token", 0) == 0);
     auto eof = parse_module("m.rego", "package p\nx := [1,");
     REQUIRE(eof.diagnostics.size() == 2);  // and OPA's "expected rule value term"
@@ -71,7 +71,8 @@ TEST_CASE("an error inside a braced body after if is reported there") {
     CHECK(r.diagnostics.items()[0].line == 2);
     auto colon = parse_module("m.rego", "package p\nx := {\"a\": 1, \"b\" }\n");
     REQUIRE_FALSE(colon.ok());
-    CHECK(colon.diagnostics.items()[0].message == "unexpected } token: expected \":\"");
+    // OPA reads `"b" }` as the start of the second pair's key, whose value it finds missing.
+    CHECK(colon.diagnostics.items()[0].message == "unexpected number token: non-terminated object");
 }
 
 TEST_CASE("missing or repeated package") {
@@ -156,9 +157,11 @@ TEST_CASE("import paths OPA refuses") {
         return std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message;
     };
     CHECK(message("import foo") ==
-          "2:8 unexpected import path, must begin with one of: {data, future, input, rego}, got: foo");
+          "2:8 unexpected import path, must begin with one of: {data, future, input, rego}, got: foo (hint: if this "
+          "is unexpected, try updating OPA)");
     CHECK(message("import foo.bar as b") ==
-          "2:8 unexpected import path, must begin with one of: {data, future, input, rego}, got: foo");
+          "2:8 unexpected import path, must begin with one of: {data, future, input, rego}, got: foo (hint: if this "
+          "is unexpected, try updating OPA)");
     CHECK(message("import rego.foo") == "2:8 invalid import `rego.foo`, must be `rego.v1`");
     CHECK(message("import rego") == "2:8 invalid import `rego`, must be `rego.v1`");
     CHECK(message("import future") == "2:8 invalid import, must be `future.keywords`");
@@ -181,7 +184,7 @@ TEST_CASE("default rules need a value and no body") {
 TEST_CASE("unknown future keyword") {
     auto r = parse_module("m.rego", "package p\nimport future.keywords.nope\n");
     REQUIRE_FALSE(r.ok());
-    CHECK(r.diagnostics.items()[0].message.find("nope") != std::string::npos);
+    CHECK(r.diagnostics.items()[0].message == "unexpected keyword, must be one of [contains every if in]");
 }
 
 TEST_CASE("experimental keywords need the option") {
@@ -246,8 +249,9 @@ TEST_CASE("bytes OPA's scanner refuses: invalid UTF-8 and NUL, at the token hold
     CHECK(first("package p\n# note \xc3\n") == "2:1 illegal utf-8 character");
     CHECK(first("package p\nx := `\xed\xa0\x80`\n") == "2:6 illegal utf-8 character");  // a surrogate
     CHECK(first("package p\nx := \"\xc0\xaf\"\n") == "2:6 illegal utf-8 character");    // overlong
-    CHECK(first("package p\nx := 1\xf5\n") == "2:7 illegal utf-8 character");
-    CHECK(first(std::string("package p\nx := 1", 16) + std::string(1, '\0') + "\n") == "2:7 illegal null character");
+    // The byte after a number is read with it: OPA's error points at the number.
+    CHECK(first("package p\nx := 1\xf5\n") == "2:6 illegal utf-8 character");
+    CHECK(first(std::string("package p\nx := 1", 16) + std::string(1, '\0') + "\n") == "2:6 illegal null character");
     // Valid UTF-8 of every length is fine, in strings, raw strings and comments.
     CHECK(gavel::lang::parse_module(
               "m.rego", "package p\n# caf\xc3\xa9\nx := \"\xe2\x82\xac \xf0\x9f\x98\x80\"\ny := `\xc3\xa9`\n")

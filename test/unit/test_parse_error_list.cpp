@@ -1,0 +1,97 @@
+// The whole list of syntax errors, as OPA 1.7.1 reports it (recorded with `opa parse` and
+// `opa eval`): every attempt of OPA's parser that failed on the way adds its error, and its
+// scanner reports a token it could not read before the parser calls it illegal.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "lang/parse.hpp"
+
+namespace {
+
+std::vector<std::string> listed(const gavel::lang::Diagnostics& diagnostics) {
+    std::vector<std::string> out;
+    for (const auto& d : diagnostics)
+        out.push_back(std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message);
+    return out;
+}
+
+std::vector<std::string> module_errors(const std::string& text) {
+    return listed(gavel::lang::parse_module("m.rego", text).diagnostics);
+}
+
+std::vector<std::string> eval_query_errors(const std::string& text) {
+    gavel::lang::ParseOptions options;
+    options.skip_rules = true;  // as `opa eval` reads a query
+    return listed(gavel::lang::parse_query(text, options).diagnostics);
+}
+
+using List = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("an error inside a rule head adds \"expected rule head name\"") {
+    CHECK(module_errors("package p\nf(x if { true }\n") == List{"2:5 unexpected if keyword: expected \",\" or \")\"",
+                                                                "2:5 unexpected if keyword: expected rule head name"});
+    CHECK(module_errors("package p\nr[x := 1 if { true }\n") ==
+          List{"2:5 unexpected assign token: expected [", "2:5 unexpected assign token: expected rule head name"});
+}
+
+TEST_CASE("an error inside a rule value or key adds what the head wanted") {
+    CHECK(module_errors("package p\nr := [1, 2 if { true }\n") ==
+          List{"2:12 unexpected if keyword: expected \",\" or \"]\"",
+               "2:12 unexpected if keyword: expected rule value term (e.g., r := <VALUE> { ... })"});
+    CHECK(module_errors("package p\nf(x) := g(x if { true }\n") ==
+          List{"2:13 unexpected if keyword: expected \",\" or \")\"",
+               "2:13 unexpected if keyword: expected function value term (e.g., f(...) := <VALUE> { ... })"});
+    CHECK(module_errors("package p\nr := := 1\n") ==
+          List{"2:6 unexpected assign token",
+               "2:6 unexpected assign token: expected rule value term (e.g., r := <VALUE> { ... })"});
+    CHECK(module_errors("package p\nr contains := 1\n") ==
+          List{"2:12 unexpected assign token",
+               "2:12 unexpected assign token: expected rule key term (e.g., r contains <VALUE> { ... })"});
+    CHECK(module_errors("package p\ndefault r := := 1\n") ==
+          List{"2:14 unexpected assign token",
+               "2:14 unexpected assign token: expected default rule value term (e.g., default r := <VALUE>)"});
+    CHECK(module_errors("package p\nr := (1 + 2\ns := 3\n") ==
+          List{"3:1 non-terminated expression",
+               "3:1 unexpected identifier token: expected rule value term (e.g., r := <VALUE> { ... })"});
+}
+
+TEST_CASE("a token the scanner cannot read is reported, then called illegal by each attempt") {
+    CHECK(module_errors("package p\nr := \"abc\n") ==
+          List{"2:6 non-terminated string", "2:6 illegal token", "2:6 illegal token"});
+    CHECK(module_errors("package p\nr := 12ab\n") ==
+          List{"2:6 illegal number format", "2:6 illegal token", "2:6 illegal token"});
+    CHECK(module_errors("package p\nr := 1. + 2\n") ==
+          List{"2:6 expected fraction", "2:6 illegal token", "2:6 illegal token"});
+    CHECK(module_errors("package p\nr := \"a\\qb\"\n") ==
+          List{"2:6 illegal escape sequence", "2:6 illegal token", "2:6 illegal token"});
+    CHECK(module_errors("package p\nr := 1 @ 2\n") == List{"2:8 illegal token"});
+}
+
+TEST_CASE("`some` read twice: the failed `x in xs` is set aside, the variable list fails too") {
+    CHECK(module_errors("package p\nr if { x := {k: 1 | some k in y z} }\n") ==
+          List{"2:21 unexpected some keyword", "2:21 unexpected some keyword: non-terminated object"});
+}
+
+TEST_CASE("a ref on a scalar is reported and the parse goes on") {
+    CHECK(module_errors("package p\nr := 1[0] +\n") ==
+          List{"2:6 illegal ref (head cannot be number)", "3:0 unexpected eof token"});
+}
+
+TEST_CASE("errors OPA reports alone") {
+    CHECK(module_errors("package p\nr if {\n\tevery x, in xs { true }\n}\n") ==
+          List{"3:9 unexpected , token: expected `x[, y] in xs { ... }` expression"});
+    CHECK(module_errors("package p\nr[x] := 1 if { x := 1 } else := 2\n") ==
+          List{"2:25 else keyword cannot be used on rules with variables in head"});
+}
+
+TEST_CASE("a query as opa eval reads it") {
+    CHECK(eval_query_errors("x := [1,") == List{"1:8 unexpected eof token"});
+    CHECK(eval_query_errors("x := \"abc") == List{"1:6 non-terminated string", "1:6 illegal token"});
+    CHECK(eval_query_errors("a[1 2]") == List{"1:5 unexpected number token: expected ["});
+    CHECK(eval_query_errors("some x in") == List{"1:8 unexpected in keyword"});
+}
