@@ -83,6 +83,9 @@ constexpr std::string_view kKeywordsV1[] = {"not",  "package", "import", "as", "
 bool is_keyword_v1(std::string_view s) {
     return std::find(std::begin(kKeywordsV1), std::end(kKeywordsV1), s) != std::end(kKeywordsV1);
 }
+bool is_keyword_v0(std::string_view s) {
+    return is_keyword_v1(s) && s != "if" && s != "contains" && s != "in" && s != "every";
+}
 
 bool is_var_name(std::string_view s) {
     if (s.empty() || !lexical::is_ident_start(s[0])) return false;
@@ -216,6 +219,7 @@ using StateP = std::shared_ptr<State>;
 
 struct Expr {
     bool set_literal = false;  // a lone set term (`{ true }` read as a literal)
+    bool every_var = false;    // a lone var `every` (v0 without the keyword)
 };
 
 struct Head {
@@ -230,7 +234,9 @@ struct Head {
 class Parser {
 public:
     Parser(std::string_view text, const ErrorListOptions& options)
-        : s_(std::make_shared<State>(text)), options_(options) {}
+        : s_(std::make_shared<State>(text)), options_(options) {
+        if (options.v0) s_->s.future_keywords = 0;
+    }
 
     std::optional<std::vector<ParseError>> run() {
         scan();
@@ -419,10 +425,11 @@ private:
         }
         // The path is read without the future keywords (`import future.keywords.in`), by a parser of its own.
         StateP outer = s_;
+        const uint8_t known = s_->s.future_keywords;
         std::vector<CacheItem> cache = std::move(cache_);
         cache_.clear();
         s_ = save();
-        s_->s.future_keywords = false;
+        s_->s.future_keywords = 0;
         TermP term = parse_term();
         cache_ = std::move(cache);
         TermP path;
@@ -441,7 +448,7 @@ private:
                 path = term;
             }
         }
-        s_->s.future_keywords = true;
+        s_->s.future_keywords = known;
         if (!path) {
             error(s_->loc, "expected path");
             return std::nullopt;
@@ -470,7 +477,7 @@ private:
         alias_ = false;
         const TermP& last = path->elems.back();
         if (path->elems.size() == 1 || !is_var(root, "future")) {
-            if (is_keyword_v1(last->text)) {
+            if (options_.v0 ? is_keyword_v0(last->text) : is_keyword_v1(last->text)) {
                 error(last->loc,
                       fmt::format("unexpected import path, must not end with a keyword, got: {}", last->text));
                 s_->hints.push_back("import a different path or use an alias");
@@ -487,8 +494,16 @@ private:
             return v.size() > i && v[i]->kind == Kind::String && v[i]->text == s;
         };
         if (is_var(v[0], "rego")) {
-            if (v.size() != 2 || !is_string(1, "v1"))
+            if (v.size() != 2 || !is_string(1, "v1")) {
                 error(path->loc, fmt::format("invalid import `{}`, must be `rego.v1`", to_string(path)));
+                return;
+            }
+            if (!options_.v0) return;  // a no-op in v1
+            if (alias_) {
+                error(path->loc, "`rego` imports cannot be aliased");
+                return;
+            }
+            s_->s.future_keywords = Scanner::AllFuture;
             return;
         }
         if (!is_var(v[0], "future")) return;
@@ -506,10 +521,32 @@ private:
                 return;
             }
             const std::string& kw = v[2]->text;
-            if (kw != "in" && kw != "every" && kw != "contains" && kw != "if")
-                error(path->loc, "unexpected keyword, must be one of [contains every if in]");
+            if (kw == "in") s_->s.future_keywords |= Scanner::In;
+            else if (kw == "every") s_->s.future_keywords |= Scanner::Every | Scanner::In;  // every needs in
+            else if (kw == "contains") s_->s.future_keywords |= Scanner::Contains;
+            else if (kw == "if") s_->s.future_keywords |= Scanner::If;
+            else error(path->loc, "unexpected keyword, must be one of [contains every if in]");
+            return;
         }
+        s_->s.future_keywords = Scanner::AllFuture;
     }
+
+    // Whether `attempt` succeeds on a parser that knows every future keyword (OPA's futureParser,
+    // which only decides whether to hint at an import); this parser's state is left as it was.
+    template <class Attempt>
+    bool succeeds_with_future_keywords(Attempt attempt) {
+        StateP outer = s_;
+        std::vector<CacheItem> cache = std::move(cache_);
+        cache_.clear();
+        s_ = save();
+        s_->s.future_keywords = Scanner::AllFuture;
+        bool ok = attempt();
+        cache_ = std::move(cache);
+        s_ = std::move(outer);
+        return ok;
+    }
+
+    bool knows_every_future_keyword() const { return s_->s.future_keywords == Scanner::AllFuture; }
 
     // ---- rules ----
 
@@ -800,9 +837,18 @@ private:
     }
 
     std::optional<Expr> parse_literal_expr() {
+        StateP before = save();
         std::optional<Expr> expr = parse_expr();
         if (!expr) return std::nullopt;
         if (s_->tok == Tok::With && !parse_with()) return std::nullopt;
+        if (expr->every_var) {
+            // `every x in xs { ... }` where `every` is no keyword yet: the next error hints at the import.
+            StateP after = s_;
+            restore(before);
+            bool hint = succeeds_with_future_keywords([this] { return parse_every().has_value(); });
+            restore(after);
+            if (hint) s_->hints.push_back("`import future.keywords.every` for `every x in xs { ... }` expressions");
+        }
         return expr;
     }
 
@@ -813,7 +859,7 @@ private:
             if (parse_term_infix_call()) return Expr{};
             return std::nullopt;
         }
-        return Expr{lhs->kind == Kind::Set};
+        return Expr{lhs->kind == Kind::Set, is_var(lhs, "every")};
     }
 
     bool parse_with() {
@@ -855,8 +901,20 @@ private:
             if (s_->tok == Tok::With && !parse_with()) return std::nullopt;
             return Expr{};
         }
-        // `some x, y`: a list of variables (OPA's hint about `future.keywords.in` never applies in v1).
+        // `some x, y`: a list of variables; `some x in xs` before `in` is a keyword gets a hint.
         restore(saved);
+        if (!knows_every_future_keyword()) {
+            StateP before = save();
+            scan();
+            bool hint = succeeds_with_future_keywords([this] {
+                TermP t = parse_term_infix_call();
+                if (!t || t->kind != Kind::Call) return false;
+                std::string name = call_name(t);
+                return name == "internal.member_2" || name == "internal.member_3";
+            });
+            restore(before);
+            if (hint) s_->hints.push_back("`import future.keywords.in` for `some x in xs` expressions");
+        }
         while (true) {
             scan();
             if (s_->tok != Tok::Ident) {

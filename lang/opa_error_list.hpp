@@ -22,12 +22,13 @@ struct ParseError {
 };
 
 struct ErrorListOptions {
+    bool v0 = false;          // Rego v0: `in`, `every`, `contains` and `if` are keywords once imported
     bool skip_rules = false;  // a query as `opa eval` parses it: statements are not tried as rules
     // Parser calls nested deeper than this abandon the reading (nullopt): the stack stays small.
     int max_depth = 4000;
 };
 
-// OPA's parse errors for a Rego v1 module (or query) text, in OPA's order; empty when OPA's
+// OPA's parse errors for a module (or query) text, in OPA's order; empty when OPA's
 // parser finds none. nullopt when the text nests deeper than this reading follows.
 std::optional<std::vector<ParseError>> parse_error_list(std::string_view text, const ErrorListOptions& options = {});
 

@@ -88,13 +88,17 @@ Tok Scanner::keyword(std::string_view word) const {
         {"else", Tok::Else},       {"not", Tok::Not},       {"some", Tok::Some},   {"with", Tok::With},
         {"null", Tok::Null},       {"true", Tok::True},     {"false", Tok::False},
     };
-    static constexpr std::pair<std::string_view, Tok> future[] = {
-        {"in", Tok::In}, {"every", Tok::Every}, {"contains", Tok::Contains}, {"if", Tok::If}};
+    struct Future {
+        std::string_view word;
+        Tok tok;
+        uint8_t bit;
+    };
+    static constexpr Future future[] = {
+        {"in", Tok::In, In}, {"every", Tok::Every, Every}, {"contains", Tok::Contains, Contains}, {"if", Tok::If, If}};
     for (const auto& [w, t] : base)
         if (w == word) return t;
-    if (future_keywords)
-        for (const auto& [w, t] : future)
-            if (w == word) return t;
+    for (const auto& f : future)
+        if (f.word == word && (future_keywords & f.bit)) return f.tok;
     return Tok::Ident;
 }
 

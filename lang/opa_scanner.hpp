@@ -90,8 +90,10 @@ public:
 
     Scanned scan();
 
-    // `in`, `every`, `contains` and `if` are keywords (Rego v1); an import path is read without them.
-    bool future_keywords = true;
+    // Which of the keywords that came after Rego's first version the scanner knows: all of them
+    // in Rego v1; in v0 those imported (`import future.keywords.in`); none in an import's path.
+    enum FutureKeyword : uint8_t { In = 1, Every = 2, Contains = 4, If = 8, AllFuture = 15 };
+    uint8_t future_keywords = AllFuture;
 
     std::string_view text() const { return text_; }
 

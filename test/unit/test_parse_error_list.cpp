@@ -95,3 +95,26 @@ TEST_CASE("a query as opa eval reads it") {
     CHECK(eval_query_errors("a[1 2]") == List{"1:5 unexpected number token: expected ["});
     CHECK(eval_query_errors("some x in") == List{"1:8 unexpected in keyword"});
 }
+
+TEST_CASE("pre-1.0 Rego: keywords known once imported, hints at the import") {
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;
+    auto errors = [&v0](const std::string& text) {
+        return listed(gavel::lang::parse_module("m.rego", text, v0).diagnostics);
+    };
+    CHECK(errors("package p\nr { some x in [1] }\n") ==
+          List{"2:12 unexpected identifier token: expected \\n or ; or } (hint: `import future.keywords.in` for `some "
+               "x in xs` expressions)"});
+    CHECK(errors("package p\nr { every y in [1] { y } }\n") ==
+          List{"2:11 unexpected identifier token: expected \\n or ; or } (hint: `import future.keywords.every` for "
+               "`every x in xs { ... }` expressions)"});
+    // `some x in [1, }` fails as a membership, then as a list of variables.
+    CHECK(errors("package p\nimport future.keywords.in\nr { some x in [1, }\n") ==
+          List{"3:12 unexpected in keyword: expected \\n or ; or }"});
+}
+
+TEST_CASE("a query that may also be a rule: both readings fail") {
+    CHECK(listed(gavel::lang::parse_query("x := [1,").diagnostics) ==
+          List{"1:8 unexpected eof token",
+               "1:8 unexpected eof token: expected rule value term (e.g., x := <VALUE> { ... })"});
+}
