@@ -46,6 +46,7 @@ struct Term {
     std::string text;          // a var's name, a string's value, a number's literal, "true"/"false"
     std::vector<TermP> elems;  // ref parts; call operator and operands; elements; object keys and values in turn
     Loc loc;
+    int depth = 1;  // levels of terms in terms: what walking it recursively costs
 };
 
 TermP make(Kind kind, Loc loc, std::string text = {}, std::vector<TermP> elems = {}) {
@@ -54,6 +55,7 @@ TermP make(Kind kind, Loc loc, std::string text = {}, std::vector<TermP> elems =
     t->loc = loc;
     t->text = std::move(text);
     t->elems = std::move(elems);
+    for (const TermP& e : t->elems) t->depth = std::max(t->depth, e->depth + 1);
     return t;
 }
 
@@ -241,6 +243,8 @@ public:
     std::optional<std::vector<ParseError>> run() {
         scan();
         while (s_->tok != Tok::Eof && !aborted_) {
+            // No attempt goes back before this statement: the terms read before it are no longer needed.
+            std::erase_if(cache_, [this](const CacheItem& c) { return c.offset < s_->loc.offset; });
             StateP saved = save();
             if (parse_package()) continue;
             if (!s_->errors.empty()) break;
@@ -1050,6 +1054,11 @@ private:
             TermP rhs = next(s_->loc.offset);
             if (!rhs) return lhs;
             lhs = call_term(op, {lhs, rhs}, lhs->loc);
+            // OPA recurses once per chained operator; the chain's term is bounded like nesting.
+            if (lhs->depth > options_.max_depth) {
+                aborted_ = true;
+                return nullptr;
+            }
             // OPA recurses once per chained operator; a loop needs no stack for it.
             if (std::find(ops.begin(), ops.end(), s_->tok) == ops.end()) return lhs;
         }
@@ -1112,8 +1121,14 @@ private:
 
     void push_cache(TermP term, int offset) {
         while (!cache_.empty() && cache_.back().offset >= offset) cache_.pop_back();
+        // One statement of more terms than this is read by gavel's grammar alone: memory stays bounded.
+        if (cache_.size() >= kMaxCachedTerms) {
+            aborted_ = true;
+            return;
+        }
         cache_.push_back(CacheItem{offset, std::move(term), save()});
     }
+    static constexpr std::size_t kMaxCachedTerms = 1u << 16;
 
     TermP parse_term_finish(TermP head, bool skip_ws) {
         if (!head) return nullptr;

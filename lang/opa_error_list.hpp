@@ -24,7 +24,8 @@ struct ParseError {
 struct ErrorListOptions {
     bool v0 = false;          // Rego v0: `in`, `every`, `contains` and `if` are keywords once imported
     bool skip_rules = false;  // a query as `opa eval` parses it: statements are not tried as rules
-    // Parser calls nested deeper than this abandon the reading (nullopt): the stack stays small.
+    // Parser calls nested deeper than this, or terms that deep, abandon the reading (nullopt): the
+    // stack stays small.
     int max_depth = 4000;
 };
 

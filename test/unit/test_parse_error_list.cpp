@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lang/opa_error_list.hpp"
 #include "lang/parse.hpp"
 
 namespace {
@@ -117,4 +118,25 @@ TEST_CASE("a query that may also be a rule: both readings fail") {
     CHECK(listed(gavel::lang::parse_query("x := [1,").diagnostics) ==
           List{"1:8 unexpected eof token",
                "1:8 unexpected eof token: expected rule value term (e.g., x := <VALUE> { ... })"});
+}
+
+TEST_CASE("OPA's error list is read within fixed bounds") {
+    using gavel::lang::opa::parse_error_list;
+    std::string chain = "package p\nx := 1";
+    for (int i = 0; i < 100000; ++i) chain += " + 1";
+    CHECK_FALSE(parse_error_list(chain + " +\n").has_value());  // a term deeper than the limit
+    CHECK_FALSE(parse_error_list("package p\nx := " + std::string(5000, '[') + "\n").has_value());
+    CHECK_FALSE(parse_error_list("package p\nx := " + std::string(5000, '(') + "\n").has_value());
+    // Within them, nesting costs no more than its size (OPA reads a set's first term twice): OPA's
+    // three errors for one set left open.
+    std::string sets = "package p\nx := " + std::string(1000, '{') + "1" + std::string(999, '}') + " +\n";
+    auto errors = parse_error_list(sets);
+    REQUIRE(errors.has_value());
+    REQUIRE(errors->size() == 3);
+    CHECK((*errors)[0].message == "unexpected eof token");
+    CHECK((*errors)[1].message == "unexpected eof token: non-terminated set");
+    CHECK((*errors)[2].message == "unexpected eof token: expected rule value term (e.g., x := <VALUE> { ... })");
+    // gavel's own list stands where OPA's is not read.
+    auto deep = gavel::lang::parse_module("m.rego", chain + " +\n");
+    CHECK_FALSE(deep.diagnostics.empty());
 }
