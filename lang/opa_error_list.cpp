@@ -290,8 +290,10 @@ private:
     struct Depth {
         Parser& p;
         bool ok;
-        explicit Depth(Parser& parser) : p(parser), ok(++parser.depth_ <= parser.options_.max_depth) {
-            if (!ok) p.aborted_ = true;
+        // An abandoned reading fails every call from then on: it unwinds at once.
+        explicit Depth(Parser& parser)
+            : p(parser), ok(++parser.depth_ <= parser.options_.max_depth && !parser.aborted_) {
+            if (parser.depth_ > parser.options_.max_depth) p.aborted_ = true;
         }
         ~Depth() { --p.depth_; }
     };
@@ -332,6 +334,8 @@ private:
         }
         st.errors.push_back(ParseError{loc.offset, loc.row, loc.col, std::move(message)});
         st.hints.clear();
+        // Every saved state copies the list: past this many, gavel's grammar alone reports.
+        if (st.errors.size() > kMaxErrors) aborted_ = true;
     }
 
     void illegal(std::string_view note = {}) {
@@ -1129,6 +1133,7 @@ private:
         cache_.push_back(CacheItem{offset, std::move(term), save()});
     }
     static constexpr std::size_t kMaxCachedTerms = 1u << 16;
+    static constexpr std::size_t kMaxErrors = 256;
 
     TermP parse_term_finish(TermP head, bool skip_ws) {
         if (!head) return nullptr;

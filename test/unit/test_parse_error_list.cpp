@@ -127,6 +127,9 @@ TEST_CASE("OPA's error list is read within fixed bounds") {
     CHECK_FALSE(parse_error_list(chain + " +\n").has_value());  // a term deeper than the limit
     CHECK_FALSE(parse_error_list("package p\nx := " + std::string(5000, '[') + "\n").has_value());
     CHECK_FALSE(parse_error_list("package p\nx := " + std::string(5000, '(') + "\n").has_value());
+    std::string withs = "package p\nr if { true";
+    for (int i = 0; i < 5000; ++i) withs += " with f(1) as 2";  // OPA reports each of the 5000
+    CHECK_FALSE(parse_error_list(withs + "\n").has_value());
     // Within them, nesting costs no more than its size (OPA reads a set's first term twice): OPA's
     // three errors for one set left open.
     std::string sets = "package p\nx := " + std::string(1000, '{') + "1" + std::string(999, '}') + " +\n";
