@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "lang/go_quote.hpp"
@@ -141,7 +143,7 @@ std::string to_string(const TermP& t) {
         // Bodies are not kept: OPA's messages show comprehensions only in rule heads nobody writes.
         case Kind::ArrayComprehension: return "[" + join(t->elems, 0) + " | ...]";
         case Kind::SetComprehension: return "{" + join(t->elems, 0) + " | ...}";
-        case Kind::ObjectComprehension: return "{" + join(t->elems, 0) + " | ...}";
+        case Kind::ObjectComprehension: return "{" + to_string(t->elems[0]) + ": " + to_string(t->elems[1]) + " | ...}";
     }
     return {};
 }
@@ -200,6 +202,45 @@ std::optional<std::string> decode_json_string(std::string_view lit) {
         }
     }
     return out;
+}
+
+// Whether Go's big.Float reads the number literal (digits[.digits][e[+-]digits]): it refuses an
+// exponent beyond int64, or a binary exponent (mantissa bits + exponent - fraction digits) beyond int32.
+bool go_float_reads(std::string_view lit) {
+    std::size_t e = lit.find_first_of("eE");
+    std::string_view mantissa = lit.substr(0, e);
+    std::int64_t exponent = 0;
+    if (e != std::string_view::npos) {
+        std::size_t i = e + 1;
+        bool negative = i < lit.size() && lit[i] == '-';
+        if (i < lit.size() && (lit[i] == '+' || lit[i] == '-')) ++i;
+        for (; i < lit.size(); ++i) {
+            int d = lit[i] - '0';
+            if (exponent > (std::numeric_limits<std::int64_t>::max() - d) / 10) return false;
+            exponent = exponent * 10 + d;
+        }
+        if (negative) exponent = -exponent;
+    }
+    std::int64_t fraction_digits = 0, significant = 0;
+    bool point = false;
+    double lead = 0;  // the first significant digits, as d.ddd
+    for (char c : mantissa) {
+        if (c == '.') {
+            point = true;
+            continue;
+        }
+        if (point) ++fraction_digits;
+        if (significant == 0 && c == '0') continue;
+        if (significant < 15) lead = lead * 10 + (c - '0');
+        ++significant;
+    }
+    if (significant == 0) return true;  // zero: no exponent to apply
+    double log10_value = static_cast<double>(significant - 1) + std::log10(lead) -
+                         static_cast<double>(std::min<std::int64_t>(significant, 15) - 1);
+    double bits = std::floor(log10_value * 3.321928094887362) + 1;
+    double exp2 = bits + static_cast<double>(exponent) - static_cast<double>(fraction_digits);
+    return exp2 >= static_cast<double>(std::numeric_limits<std::int32_t>::min()) &&
+           exp2 <= static_cast<double>(std::numeric_limits<std::int32_t>::max());
 }
 
 // ---- the parser's state: saved and restored by pointer, as OPA's parser does ----
@@ -1185,6 +1226,10 @@ private:
             return nullptr;
         }
         std::string digits = decimal_prefix ? "0." + std::string(lit) : std::string(lit);
+        if (!go_float_reads(digits)) {
+            illegal("invalid float");
+            return nullptr;
+        }
         if (lexical::number_too_big(digits)) {
             error(s_->loc, "number too big");
             return nullptr;
