@@ -344,18 +344,6 @@ void normalize_rule(ParseState& st, Rule& rule) {
         if (!ground) st.error(at, "else keyword cannot be used on rules with variables in head");
         else if (head.key || head.contains) st.error(at, "else keyword cannot be used on multi-value rules");
     }
-    // `p if {}` would read as "if an empty object", which nobody means.
-    for (Rule* r = &rule; r; r = r->else_rule.get()) {
-        if (!(r->has_if && r->body.size() == 1 && r->body[0].term && r->body[0].term->kind == TermKind::Object &&
-              r->body[0].term->items.empty() && r->body[0].withs.empty()))
-            continue;
-        const char* before = st.begin + r->body[0].loc.offset;
-        while (before > st.begin &&
-               (before[-1] == ' ' || before[-1] == '\t' || before[-1] == '\n' || before[-1] == '\r'))
-            --before;
-        if (before == st.begin || before[-1] != '{')  // `p if { {} }` is a body holding an empty object
-            st.error(st.begin + r->body[0].loc.offset, "found empty body");
-    }
     if (rule.is_default && !rule.body.empty())
         st.error(st.begin + rule.loc.offset, "default rules must not have a body");
     if (rule.is_default && !head.value)

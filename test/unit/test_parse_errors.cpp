@@ -228,7 +228,7 @@ TEST_CASE("garbage never crashes and always explains") {
     const char* inputs[] = {
         "\x01\x02\x03",        "package",         "package p\n{{{{",     "package p\nx := \"\\u12\"",
         "package p\n$\"{",     "package p\n`abc", "package p\nf(x := 1", "package p\nx := [x | ]",
-        "package p\n\xff\xfe", "package p\nsome", "package p\np if {}",  "package p\nx := 1 +"};
+        "package p\n\xff\xfe", "package p\nsome", "package p\np if {",   "package p\nx := 1 +"};
     for (const char* text : inputs) {
         CAPTURE(text);
         auto r = parse_module("g.rego", text);
@@ -257,6 +257,17 @@ TEST_CASE("bytes OPA's scanner refuses: invalid UTF-8 and NUL, at the token hold
               "m.rego", "package p\n# caf\xc3\xa9\nx := \"\xe2\x82\xac \xf0\x9f\x98\x80\"\ny := `\xc3\xa9`\n")
               .ok());
     CHECK_FALSE(gavel::lang::parse_query("x := \"\xff\"").ok());
+}
+
+TEST_CASE("a body of one empty object is a literal, as in OPA") {
+    // OPA's parseRules reads `{}` after `if` as a literal (an empty object, always true).
+    for (const char* text : {"package p\np if {}\n", "package p\np if {\n}\n", "package p\np if { {} }\n"}) {
+        CAPTURE(text);
+        auto r = parse_module("m.rego", text);
+        REQUIRE(r.ok());
+        REQUIRE(r.module->rules.size() == 1);
+        CHECK(r.module->rules[0].body.size() == 1);
+    }
 }
 
 TEST_CASE("number literals beyond OPA's exponent bound are 'number too big'") {
