@@ -713,13 +713,13 @@ const auto postfix =
 
 const auto term_rule_def = (mark >> tok("-") >> ref_term)[minus_ref] | postfix_term[set_val];
 const auto postfix_term_def = primary[set_primary] >> postfix;
-const auto ref_term_def = ident(IdentMode::Var)[set_val] >> postfix;
+const auto ref_term_def = ident(IdentMode::Term)[set_val] >> postfix;
 
 const auto args_def = expr_in % tok(",") >> -tok(",");
 // No arguments is an empty list, not an absent one.
 const auto maybe_args_def = args | x3::attr(std::vector<TermPtr>());
 
-const auto primary_def = template_string | quoted_string | raw_string | number | ident(IdentMode::Var) |
+const auto primary_def = template_string | quoted_string | raw_string | number | ident(IdentMode::Term) |
                          scalar_keyword | array | brace | paren;
 
 const auto scalar_keyword_def = (mark >> kw("true") >> here)[make_bool(true)] |

@@ -126,9 +126,10 @@ inline keyword_parser kw(const char* word, KeywordClass cls = KeywordClass::Alwa
 }
 
 // A name. `Var` rejects keywords in force, except a keyword directly followed by
-// `.` (`if.foo := 1` names a rule); `Any` takes keywords too (after a dot);
-// `AfterDot` is `Any` touching the dot before it, since `a. b` is no ref in OPA.
-enum class IdentMode : uint8_t { Var, Any, AfterDot };
+// `.` (`if.foo := 1` names a rule); `Term` is `Var` that also takes `contains`, which
+// OPA's parseTerm reads as a name anywhere but in a rule head; `Any` takes keywords too
+// (after a dot); `AfterDot` is `Any` touching the dot before it, since `a. b` is no ref in OPA.
+enum class IdentMode : uint8_t { Var, Term, Any, AfterDot };
 
 struct identifier_parser : x3::parser<identifier_parser> {
     using attribute_type = TermPtr;
@@ -148,8 +149,9 @@ struct identifier_parser : x3::parser<identifier_parser> {
         std::string_view name(start, static_cast<std::size_t>(p - start));
         // `if.foo` is a ref and `contains(s, t)` the builtin, though both words are keywords.
         bool keyword_ref = p < last && *p == '.' && p + 1 < last && is_ident_start(p[1]);
-        bool contains_call = name == "contains" && p < last && *p == '(';
-        if (mode == IdentMode::Var && is_active_keyword(st, name) && !keyword_ref && !contains_call) {
+        bool contains_name = name == "contains" && (mode == IdentMode::Term || (p < last && *p == '('));
+        if ((mode == IdentMode::Var || mode == IdentMode::Term) && is_active_keyword(st, name) && !keyword_ref &&
+            !contains_name) {
             st.fail_at(start, "identifier");
             return false;
         }

@@ -270,6 +270,17 @@ TEST_CASE("a body of one empty object is a literal, as in OPA") {
     }
 }
 
+TEST_CASE("contains names a variable anywhere but in a rule head, as in OPA's parseTerm") {
+    for (const char* text : {"package p\nr if { print(contains, \"x\") }\n",
+                             "package p\nr if { x := sort([contains ]) }\n", "package p\nr if { contains }\n"}) {
+        CAPTURE(text);
+        CHECK(parse_module("m.rego", text).ok());
+    }
+    auto r = parse_module("m.rego", "package p\nr contains x if { x := 1 }\n");
+    REQUIRE(r.ok());
+    CHECK(r.module->rules[0].head.contains);
+}
+
 TEST_CASE("number literals beyond OPA's exponent bound are 'number too big'") {
     // OPA refuses a literal whose binary exponent is beyond +-100,000 (about 1e+-30103).
     // The column is the digits' (OPA reads a sign as a token of its own).
