@@ -26,6 +26,7 @@
 #include <string>
 
 #include "lang/lexical.hpp"
+#include "lang/opa_scanner.hpp"
 #include "lang/term_order.hpp"
 
 namespace gavel::lang::grammar {
@@ -649,6 +650,7 @@ x3::rule<class logic_or_class, Expr> const logic_or = "literal";
 x3::rule<class literal_class, Expr> const literal = "literal";
 x3::rule<class body_class, Body> const body = "body";
 x3::rule<class braced_body_class, Body> const braced_body = "body";
+x3::rule<class token_body_class, Body> const token_body = "body";
 x3::rule<class head_ref_class, TermPtr> const head_ref = "rule name";
 x3::rule<class else_class, Rule> const else_clause = "else";
 x3::rule<class rule_class, Rule> const rule = "rule";
@@ -706,6 +708,33 @@ struct if_literal_parser : x3::parser<if_literal_parser> {
 };
 
 const if_literal_parser if_literal{};
+
+// Any one token OPA's scanner reads without complaint (after blanks and comments). OPA's
+// parseRules, when no literal follows `if`, steps over the next token, whatever it is, and
+// reads a body up to `}` (its case for `{` falls through from the case for `if`): `p if ( x }`
+// and `p if if x }` are rules in OPA.
+struct any_token_parser : x3::parser<any_token_parser> {
+    using attribute_type = x3::unused_type;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        auto& st = state_of(ctx);
+        opa::Scanner scanner(std::string_view(first, static_cast<std::size_t>(last - first)));
+        while (true) {
+            opa::Scanned t = scanner.scan();
+            if (t.tok == opa::Tok::Whitespace || t.tok == opa::Tok::Comment) continue;
+            // A character no token starts with (`@`) is a token too; one the scanner complains of is not.
+            if (t.tok == opa::Tok::Eof || !t.errors.empty()) {
+                st.fail_at(first + t.pos.offset, "{");
+                return false;
+            }
+            first += t.pos.end;
+            return true;
+        }
+    }
+};
+
+const any_token_parser any_token{};
 
 const auto postfix =
     *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] | (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
@@ -824,6 +853,7 @@ const auto logic_or_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
 
 const auto body_def = literal % (tok(";") | newline_separator);
 const auto braced_body_def = tok("{") >> body >> tok("}");
+const auto token_body_def = any_token >> body >> tok("}");
 
 // OPA's parseHead reads the name's first `[` or `(` after skipping space (`p [x] := 1`,
 // `sum (a, b) := c`; a `.` there starts a number); the parts after it must be adjacent.
@@ -834,7 +864,8 @@ const auto head_ref_def = ident(IdentMode::Var)[set_val] >> -(tok("[") >> expr_i
 // After `if`, one literal (unless it reads as a set) or a braced body; either way
 // further braced bodies may follow, each another definition of the rule (OPA's parseRules).
 const auto rule_bodies =
-    -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body]) >> *braced_body[add_body]) |
+    -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body] | token_body[add_body]) >>
+       *braced_body[add_body]) |
       +braced_body[add_body]);
 
 // An else clause has one body (OPA's parseElse): braced, or one literal after `if`. A `{`
@@ -861,7 +892,7 @@ BOOST_SPIRIT_DEFINE(term_rule, postfix_term, ref_term, primary, factor, arith, b
                     expr_top, array, brace, items, object_item, object_items, paren, template_string, scalar_keyword,
                     args, maybe_args, with_modifier, some_domains, some_decl, every_decl, term_literal, literal_core,
                     simple_literal, block, negatable, logic_unit, logic_and, logic_or, literal, body, braced_body,
-                    head_ref, else_clause, rule, path, import, package)
+                    token_body, head_ref, else_clause, rule, path, import, package)
 
 template <class Parser, class Attr>
 bool run(const Parser& p, const char*& first, const char* last, ParseState& st, Attr& out) {

@@ -281,6 +281,20 @@ TEST_CASE("contains names a variable anywhere but in a rule head, as in OPA's pa
     CHECK(r.module->rules[0].head.contains);
 }
 
+TEST_CASE("after if, a token that starts no literal is stepped over and a body read to }, as in OPA") {
+    // OPA's parseRules falls through from its `if` case to its `{` case, which skips the token there.
+    for (const char* text : {"package p\nr if ( true }\n", "package p\nr if if x := 1 }\n",
+                             "package p\nr if [\n\tx := 1\n\ty := 2\n}\n", "package p\nr if @ true }\n"}) {
+        CAPTURE(text);
+        auto r = parse_module("m.rego", text);
+        REQUIRE(r.ok());
+        CHECK_FALSE(r.module->rules[0].body.empty());
+    }
+    // A token the scanner refuses is no such token; nor is the end of the text.
+    CHECK_FALSE(parse_module("m.rego", "package p\nr if \"abc true }\n").ok());
+    CHECK_FALSE(parse_module("m.rego", "package p\no if }\n").ok());
+}
+
 TEST_CASE("number literals beyond OPA's exponent bound are 'number too big'") {
     // OPA refuses a literal whose binary exponent is beyond +-100,000 (about 1e+-30103).
     // The column is the digits' (OPA reads a sign as a token of its own).
