@@ -247,10 +247,8 @@ bool go_float_reads(std::string_view lit) {
 
 struct State {
     Scanner s;
-    int last_end = 0;
     bool skipped_nl = false;
     Tok tok = Tok::Illegal;
-    int tok_end = 0;
     std::string_view lit;
     Loc loc;
     std::vector<ParseError> errors;
@@ -268,8 +266,7 @@ struct Expr {
 struct Head {
     std::vector<TermP> ref;
     bool has_args = false;  // a function head, even `f()`
-    std::size_t args = 0;
-    std::vector<TermP> arg_terms;
+    std::vector<TermP> args;
     TermP key;
     TermP value;
 };
@@ -292,7 +289,6 @@ public:
             restore(saved);
             saved = save();
             if (std::optional<TermP> path = parse_import()) {
-                if (!*path) break;  // unreachable: an import always has a path
                 check_import_root(*path);
                 continue;
             }
@@ -322,6 +318,7 @@ private:
     std::vector<CacheItem> cache_;  // offsets strictly increasing from the bottom
     int depth_ = 0;
     bool aborted_ = false;
+    bool alias_ = false;  // the import just read has an alias
 
     // ---- state, scanning, errors ----
 
@@ -344,15 +341,11 @@ private:
 
     void do_scan(bool skip_ws) {
         State& st = *s_;
-        if (st.tok != Tok::Whitespace) {
-            st.last_end = st.tok_end;
-            st.skipped_nl = false;
-        }
+        if (st.tok != Tok::Whitespace) st.skipped_nl = false;
         while (true) {
             Scanned t = st.s.scan();
             st.tok = t.tok;
             st.lit = t.lit;
-            st.tok_end = t.pos.end;
             st.loc = Loc{t.pos.offset, t.pos.row, t.pos.col};
             for (std::string_view e : t.errors) error(st.loc, std::string(e));
             if (!t.errors.empty()) st.tok = Tok::Illegal;
@@ -534,7 +527,6 @@ private:
         }
         return path;
     }
-    bool alias_ = false;
 
     // What OPA checks of `import rego...` and `import future...` once the import parsed.
     void check_import_root(const TermP& path) {
@@ -615,16 +607,16 @@ private:
         Head& head = *parsed;
         if (is_default) {
             if (!validate_default_value(head, rule_loc)) return false;
-            if (head.args > 0 && !validate_default_args(head, rule_loc)) return false;
+            if (!head.args.empty() && !validate_default_args(head, rule_loc)) return false;
             return true;
         }
         bool has_if = s_->tok == Tok::If;
         if (has_if && !uses_contains && head.ref.size() == 2) {
             const TermP& v = head.ref[1];
-            if ((!is_ground(v) || v->kind == Kind::Ref) && head.args == 0) head.key = v;
+            if ((!is_ground(v) || v->kind == Kind::Ref) && head.args.empty()) head.key = v;
             if (!head.value) head.value = make(Kind::Boolean, rule_loc, "true");
         }
-        if (!has_if && !uses_contains && head.args == 0 && head.ref.size() == 2) {
+        if (!has_if && !uses_contains && head.args.empty() && head.ref.size() == 2) {
             head.key = head.ref[1];
             if (!head.value) head.ref.resize(1);
         }
@@ -732,8 +724,7 @@ private:
                     head.ref = op->elems;
                 }
                 head.has_args = true;
-                head.arg_terms.assign(ref->elems.begin() + 1, ref->elems.end());
-                head.args = head.arg_terms.size();
+                head.args.assign(ref->elems.begin() + 1, ref->elems.end());
                 break;
             }
             default: return std::nullopt;
@@ -762,7 +753,7 @@ private:
                 scan();
                 head.value = parse_term_infix_call();
                 if (!head.value) {
-                    if (head.args > 0)
+                    if (!head.args.empty())
                         illegal(fmt::format("expected function value term (e.g., {}(...) := <VALUE> {{ ... }})", name));
                     else if (is_default)
                         illegal(fmt::format("expected default rule value term (e.g., default {} := <VALUE>)", name));
@@ -771,7 +762,7 @@ private:
                 break;
             default: break;
         }
-        if (!head.value && !head.key && (head.ref.size() != 2 || head.args > 0))
+        if (!head.value && !head.key && (head.ref.size() != 2 || !head.args.empty()))
             head.value = make(Kind::Boolean, ref->loc, "true");
         return head;
     }
@@ -807,7 +798,7 @@ private:
     bool validate_default_args(const Head& head, Loc rule_loc) {
         bool valid = true;
         std::vector<std::string> seen;
-        for (const TermP& a : head.arg_terms) {
+        for (const TermP& a : head.args) {
             if (a->kind != Kind::Var) {
                 error(rule_loc, fmt::format("illegal default rule (arguments cannot contain {})", value_name(a->kind)));
                 valid = false;
