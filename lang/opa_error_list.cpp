@@ -1019,7 +1019,7 @@ private:
     TermP parse_term_infix_call(bool key_value = true) {
         Depth d(*this);
         if (!d.ok) return nullptr;
-        return parse_term_in(nullptr, key_value, s_->loc.offset);
+        return parse_term_in(nullptr, key_value);
     }
     TermP parse_term_infix_call_in_list() { return parse_term_infix_call(false); }
 
@@ -1034,21 +1034,21 @@ private:
                     {make(Kind::Var, loc, "internal"), make(Kind::String, loc, with_key ? "member_3" : "member_2")});
     }
 
-    TermP parse_term_in(TermP lhs, bool key_value, int offset) {
+    TermP parse_term_in(TermP lhs, bool key_value) {
         Depth d(*this);
         if (!d.ok) return nullptr;
-        if (!lhs) lhs = parse_term_relation(nullptr, offset);
+        if (!lhs) lhs = parse_term_relation();
         if (!lhs) return nullptr;
         if (key_value && s_->tok == Tok::Comma) {  // `k, v in xs`
             StateP saved = save();
             scan();
-            if (TermP mhs = parse_term_relation(nullptr, offset)) {
+            if (TermP mhs = parse_term_relation()) {
                 if (s_->tok == Tok::In) {
                     TermP op = member_op(true);
                     scan();
-                    if (TermP rhs = parse_term_relation(nullptr, s_->loc.offset)) {
+                    if (TermP rhs = parse_term_relation()) {
                         TermP call = call_term(op, {lhs, mhs, rhs}, lhs->loc);
-                        if (s_->tok == Tok::In) return parse_term_in(call, key_value, offset);
+                        if (s_->tok == Tok::In) return parse_term_in(call, key_value);
                         return call;
                     }
                 }
@@ -1059,9 +1059,9 @@ private:
         if (s_->tok == Tok::In) {
             TermP op = member_op(false);
             scan();
-            if (TermP rhs = parse_term_relation(nullptr, s_->loc.offset)) {
+            if (TermP rhs = parse_term_relation()) {
                 TermP call = call_term(op, {lhs, rhs}, lhs->loc);
-                if (s_->tok == Tok::In) return parse_term_in(call, key_value, offset);
+                if (s_->tok == Tok::In) return parse_term_in(call, key_value);
                 return call;
             }
         }
@@ -1079,42 +1079,42 @@ private:
 
     // One precedence level of binary operators, left-associative: `next` reads its operands.
     template <class Next>
-    TermP parse_binary(TermP lhs, int offset, std::initializer_list<Tok> ops, Next next) {
+    TermP parse_binary(std::initializer_list<Tok> ops, Next next) {
         Depth d(*this);
         if (!d.ok) return nullptr;
-        if (!lhs) lhs = next(offset);
+        TermP lhs = next();
         if (!lhs) return nullptr;
         while (true) {
             TermP op = parse_term_op(ops);
             if (!op) return lhs;
-            TermP rhs = next(s_->loc.offset);
+            TermP rhs = next();
             if (!rhs) return lhs;
             lhs = call_term(op, {lhs, rhs}, lhs->loc);
-            // OPA recurses once per chained operator; the chain's term is bounded like nesting.
+            // OPA recurses once per chained operator: a loop needs no stack, and the chain's
+            // term is bounded like nesting.
             if (lhs->depth > options_.max_depth) {
                 aborted_ = true;
                 return nullptr;
             }
-            // OPA recurses once per chained operator; a loop needs no stack for it.
             if (std::find(ops.begin(), ops.end(), s_->tok) == ops.end()) return lhs;
         }
     }
 
-    TermP parse_term_relation(TermP lhs, int offset) {
-        return parse_binary(lhs, offset, {Tok::Equal, Tok::Neq, Tok::Lt, Tok::Gt, Tok::Lte, Tok::Gte},
-                            [this](int o) { return parse_term_or(nullptr, o); });
+    TermP parse_term_relation() {
+        return parse_binary({Tok::Equal, Tok::Neq, Tok::Lt, Tok::Gt, Tok::Lte, Tok::Gte},
+                            [this] { return parse_term_or(); });
     }
-    TermP parse_term_or(TermP lhs, int offset) {
-        return parse_binary(lhs, offset, {Tok::Or}, [this](int o) { return parse_term_and(nullptr, o); });
+    TermP parse_term_or() {
+        return parse_binary({Tok::Or}, [this] { return parse_term_and(); });
     }
-    TermP parse_term_and(TermP lhs, int offset) {
-        return parse_binary(lhs, offset, {Tok::And}, [this](int o) { return parse_term_arith(nullptr, o); });
+    TermP parse_term_and() {
+        return parse_binary({Tok::And}, [this] { return parse_term_arith(); });
     }
-    TermP parse_term_arith(TermP lhs, int offset) {
-        return parse_binary(lhs, offset, {Tok::Add, Tok::Sub}, [this](int o) { return parse_term_factor(nullptr, o); });
+    TermP parse_term_arith() {
+        return parse_binary({Tok::Add, Tok::Sub}, [this] { return parse_term_factor(); });
     }
-    TermP parse_term_factor(TermP lhs, int offset) {
-        return parse_binary(lhs, offset, {Tok::Mul, Tok::Quo, Tok::Rem}, [this](int) { return parse_term(); });
+    TermP parse_term_factor() {
+        return parse_binary({Tok::Mul, Tok::Quo, Tok::Rem}, [this] { return parse_term(); });
     }
 
     TermP parse_term() {
@@ -1169,12 +1169,11 @@ private:
 
     TermP parse_term_finish(TermP head, bool skip_ws) {
         if (!head) return nullptr;
-        int offset = s_->loc.offset;
         do_scan(skip_ws);
         switch (s_->tok) {
             case Tok::LParen:
             case Tok::Dot:
-            case Tok::LBrack: return parse_ref(head, offset);
+            case Tok::LBrack: return parse_ref(head);
             case Tok::Whitespace: scan(); [[fallthrough]];
             default:
                 if (is_var(head, "data") || is_var(head, "input")) return make(Kind::Ref, head->loc, {}, {head});
@@ -1266,7 +1265,7 @@ private:
         return nullptr;
     }
 
-    TermP parse_ref(TermP head, int offset) {
+    TermP parse_ref(TermP head) {
         Depth d(*this);
         if (!d.ok) return nullptr;
         Loc loc = head->loc;
@@ -1300,7 +1299,7 @@ private:
                             scan();
                             return term;
                         }
-                        if (s_->tok == Tok::Dot || s_->tok == Tok::LBrack) term = parse_ref(term, offset);
+                        if (s_->tok == Tok::Dot || s_->tok == Tok::LBrack) term = parse_ref(term);
                     }
                     return term;
                 }
