@@ -122,8 +122,15 @@ std::string to_string(const TermP& t) {
             std::string out = to_string(t->elems[0]);
             for (std::size_t i = 1; i < t->elems.size(); ++i) {
                 const TermP& e = t->elems[i];
-                if (e->kind == Kind::String && is_var_name(e->text) && !is_keyword_v1(e->text)) out += "." + e->text;
-                else out += "[" + to_string(e) + "]";
+                if (e->kind == Kind::String && is_var_name(e->text) && !is_keyword_v1(e->text)) {
+                    out += "." + e->text;
+                } else if (e->kind == Kind::String && std::none_of(e->text.begin(), e->text.end(), [](char c) {
+                               return static_cast<unsigned char>(c) < 0x20 || c == '\\';
+                           })) {
+                    out += "[\"" + e->text + "\"]";  // as OPA: quoted, not escaped, without controls or backslashes
+                } else {
+                    out += "[" + to_string(e) + "]";
+                }
             }
             return out;
         }

@@ -90,6 +90,12 @@ TEST_CASE("errors OPA reports alone") {
           List{"2:25 else keyword cannot be used on rules with variables in head"});
 }
 
+TEST_CASE("a rule head's name in OPA's words: strings quoted as they are") {
+    CHECK(module_errors("package p\nu[\"\\\"q\\\"\"] := {1: some}\n") ==
+          List{"2:19 unexpected some keyword",
+               "2:19 unexpected some keyword: expected rule value term (e.g., u[\"\"q\"\"] := <VALUE> { ... })"});
+}
+
 TEST_CASE("a query as opa eval reads it") {
     CHECK(eval_query_errors("x := [1,") == List{"1:8 unexpected eof token"});
     CHECK(eval_query_errors("x := \"abc") == List{"1:6 non-terminated string", "1:6 illegal token"});
