@@ -85,7 +85,9 @@ const operator_parser<6> rel_op{{},
                                   {">", "gt", nullptr}}}};
 const operator_parser<2> assign_op{{}, {{{":=", "assign", nullptr}, {"=", "eq", "="}}}};
 
-const auto kw_in = kw("in", KeywordClass::In);
+const auto kw_in = keyword_parser{{}, "in", 2, KeywordClass::In, true};
+// `default[x] := 1` names a rule `default` (OPA's parseRules reads the keyword as a name before `[`).
+const auto kw_default = keyword_parser{{}, "default", 7, KeywordClass::Always, true};
 const auto kw_if = kw("if", KeywordClass::If);
 const auto kw_every = kw("every", KeywordClass::Every);
 const auto kw_contains = kw("contains", KeywordClass::Contains);
@@ -709,6 +711,24 @@ struct if_literal_parser : x3::parser<if_literal_parser> {
 
 const if_literal_parser if_literal{};
 
+// Records where a literal starts (after blanks) and consumes nothing.
+struct literal_start_parser : x3::parser<literal_start_parser> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        const char* p = first;
+        skip_blank(p, last);
+        auto& st = state_of(ctx);
+        // A term read here before, outside a literal, may read otherwise now (`not.x`).
+        if (st.literal_starts.insert(p).second) st.terms.erase(p);
+        return true;
+    }
+};
+
+const literal_start_parser literal_start{};
+
 // Any one token OPA's scanner reads without complaint (after blanks and comments). OPA's
 // parseRules, when no literal follows `if`, steps over the next token, whatever it is, and
 // reads a body up to `}` (its case for `{` falls through from the case for `if`): `p if ( x }`
@@ -848,7 +868,7 @@ const auto logic_unit_def = (x3::eps[not_block_guard] >> mark >> kw("not") >> bl
 
 const auto logic_and_def = (logic_unit % kw_and)[fold_logic<ExprKind::LogicAnd>{}];
 // `with` modifies the whole literal, also one combined with and/or.
-const auto literal_def = (logic_or >> *with_modifier)[add_withs] | simple_literal[set_val];
+const auto literal_def = literal_start >> ((logic_or >> *with_modifier)[add_withs] | simple_literal[set_val]);
 const auto logic_or_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
 
 const auto body_def = literal % (tok(";") | newline_separator);
@@ -876,7 +896,7 @@ const auto else_body =
 const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> else_body
                              >> here[rule_end];
 
-const auto rule_def = mark[rule_start] >> -kw("default")[set_default] >> head_ref[set_head_ref] >>
+const auto rule_def = mark[rule_start] >> -kw_default[set_default] >> head_ref[set_head_ref] >>
                       -((adj("(") | (x3::eps[head_is_name] >> tok("("))) >> maybe_args >> tok(")"))[set_args] >>
                       -((kw_contains >> expr_in)[set_contains] | (assign_op >> expr_in)[set_value]) >> rule_bodies >>
                       (*else_clause)[link_else_chain] >> here[rule_end];
@@ -898,8 +918,10 @@ template <class Parser, class Attr>
 bool run(const Parser& p, const char*& first, const char* last, ParseState& st, Attr& out) {
     const auto grammar = x3::with<state_tag>(std::ref(st))[p];
     st.terms.clear();
+    st.literal_starts.clear();
     bool ok = x3::parse(first, last, grammar, out);
     st.terms.clear();
+    st.literal_starts.clear();
     return ok;
 }
 

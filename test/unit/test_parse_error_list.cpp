@@ -96,6 +96,13 @@ TEST_CASE("a rule head's name in OPA's words: strings quoted as they are") {
                "2:19 unexpected some keyword: expected rule value term (e.g., u[\"\"q\"\"] := <VALUE> { ... })"});
 }
 
+TEST_CASE("a keyword where no name may stand") {
+    CHECK(module_errors("package p\nq[some.s] := 1 if { true }\n") ==
+          List{"2:3 unexpected some keyword", "2:3 unexpected some keyword: expected rule head name"});
+    CHECK(module_errors("package p\nr if { some x in[1, 2] }\n") ==
+          List{"2:15 unexpected in keyword: expected \\n or ; or }"});
+}
+
 TEST_CASE("a query as opa eval reads it") {
     CHECK(eval_query_errors("x := [1,") == List{"1:8 unexpected eof token"});
     CHECK(eval_query_errors("x := \"abc") == List{"1:6 non-terminated string", "1:6 illegal token"});

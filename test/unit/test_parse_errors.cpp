@@ -295,6 +295,22 @@ TEST_CASE("after if, a token that starts no literal is stepped over and a body r
     CHECK_FALSE(parse_module("m.rego", "package p\no if }\n").ok());
 }
 
+TEST_CASE("a keyword is a name before . only where OPA reads it so: literal starts and rule heads") {
+    // OPA's parseLiteral and parseRules look one token ahead (scanAheadRef); its parseTerm does not.
+    for (const char* text :
+         {"package p\nr if { not.x }\n", "package p\nr if {\n\tnot.x == 1\n}\n", "package p\ndefault[x] := 1\n",
+          "package p\nif[x] := 1 if { x := 1 }\n", "package p\nif.x := 1\n"}) {
+        CAPTURE(text);
+        CHECK(parse_module("m.rego", text).ok());
+    }
+    for (const char* text : {"package p\nr if { x := not.y }\n", "package p\nq[some.s] := 1 if { true }\n",
+                             "package p\nr if { every x, y in if.d.x { true } }\n",
+                             "package p\nr if { some x in[1, 2] }\n"}) {  // `in[` reads as a name too
+        CAPTURE(text);
+        CHECK_FALSE(parse_module("m.rego", text).ok());
+    }
+}
+
 TEST_CASE("number literals beyond OPA's exponent bound are 'number too big'") {
     // OPA refuses a literal whose binary exponent is beyond +-100,000 (about 1e+-30103).
     // The column is the digits' (OPA reads a sign as a token of its own).
