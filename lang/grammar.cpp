@@ -729,6 +729,38 @@ struct literal_start_parser : x3::parser<literal_start_parser> {
 
 const literal_start_parser literal_start{};
 
+// What must follow a keyword, as OPA's parser checks the next token, or the reason it is refused.
+// `with` takes a name that is no keyword (parseWith: "expected ident"); `else` a value, `if`
+// or a body (parseElse). Consumes nothing.
+enum class Follows : uint8_t { WithTarget, ElseClause };
+
+struct follows_parser : x3::parser<follows_parser> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+    Follows what;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        auto& st = state_of(ctx);
+        const char* p = first;
+        skip_blank(p, last);
+        const char* q = p;
+        while (q < last && is_ident_char(*q)) ++q;
+        std::string_view word(p, static_cast<std::size_t>(q - p));
+        bool ok = false;
+        if (what == Follows::WithTarget) {
+            ok = !word.empty() && is_ident_start(*p) && !is_active_keyword(st, word);
+            if (!ok) st.fail_because(p, "expected ident");
+        } else {
+            bool keyword_if = word == "if" && st.keywords.if_ && !(q < last && *q == '.');
+            ok = keyword_if || (p < last && *p == '{') || (last - p >= 2 && p[0] == ':' && p[1] == '=') ||
+                 (p < last && *p == '=' && !(last - p >= 2 && p[1] == '='));
+            if (!ok) st.fail_because(p, "expected else value term or rule body");
+        }
+        return ok;
+    }
+};
+
 // Any one token OPA's scanner reads without complaint (after blanks and comments). OPA's
 // parseRules, when no literal follows `if`, steps over the next token, whatever it is, and
 // reads a body up to `}` (its case for `{` falls through from the case for `if`): `p if ( x }`
@@ -836,7 +868,8 @@ const auto expr_kv_def = expr_in[set_val] >> -((tok(",") >> relation >> kw_in >>
                                                *(kw_in >> relation)[fold_member]);
 const auto expr_top_def = expr_kv[set_val] >> -(assign_op >> expr_kv)[assign_expr];
 
-const auto with_modifier_def = (mark >> kw("with") >> term >> kw("as") >> expr_in)[make_with];
+const auto with_modifier_def =
+    (mark >> kw("with") >> follows_parser{{}, Follows::WithTarget} >> term >> kw("as") >> expr_in)[make_with];
 
 // As OPA's parseSome, which reads the declaration as one infix term: further `in`s chain on
 // the left (`some x in xs in ys` declares `(x in xs) in ys`, whose x the compiler finds unsafe).
@@ -893,8 +926,8 @@ const auto rule_bodies =
 const auto else_body =
     -((kw_if[set_if] >> (braced_body[add_body] | (!tok("{") >> literal[add_literal_body]))) | braced_body[add_body]);
 
-const auto else_clause_def = mark[rule_start] >> kw("else") >> -(assign_op >> expr_in)[set_value] >> else_body
-                             >> here[rule_end];
+const auto else_clause_def = mark[rule_start] >> kw("else") >> follows_parser{{}, Follows::ElseClause} >>
+                             -(assign_op >> expr_in)[set_value] >> else_body >> here[rule_end];
 
 const auto rule_def = mark[rule_start] >> -kw_default[set_default] >> head_ref[set_head_ref] >>
                       -((adj("(") | (x3::eps[head_is_name] >> tok("("))) >> maybe_args >> tok(")"))[set_args] >>

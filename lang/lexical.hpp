@@ -213,6 +213,12 @@ struct number_parser : x3::parser<number_parser> {
             st.fail_at(start, "number");
             return false;
         }
+        // As OPA's parseNumber: `01` is refused (`0`, `0.5` and `0e1` are fine).
+        if (p - digits > 1 && digits[0] == '0' && digits[1] != '.' &&
+            !(p - digits > 2 && (digits[1] == 'e' || digits[1] == 'E'))) {
+            st.fail_because(digits, "expected number without leading zero");
+            return false;
+        }
         if (number_too_big(std::string_view(digits, static_cast<std::size_t>(p - digits))))
             st.error(digits, "number too big");  // reported, and the term kept: parsing goes on
         auto t = make_term(TermKind::Number, st.location(start, p));

@@ -103,6 +103,18 @@ TEST_CASE("a keyword where no name may stand") {
           List{"2:15 unexpected in keyword: expected \\n or ; or }"});
 }
 
+TEST_CASE("tokens OPA's parser refuses where gavel's grammar took them") {
+    CHECK(module_errors("package p\nx := (05)\n") ==
+          List{"2:7 unexpected number token: expected number without leading zero",
+               "2:7 unexpected number token: expected rule value term (e.g., x := <VALUE> { ... })"});
+    CHECK(module_errors("package p\nr if { true with true as 1 }\n") ==
+          List{"2:18 unexpected true keyword: expected ident"});
+    CHECK(module_errors("package p\nw = 1 if { false } else else := 2 if { true }\n") ==
+          List{"2:25 unexpected else keyword: expected else value term or rule body"});
+    CHECK(module_errors("package p\nw = 1 if { false }\n\nelse deny := 2\n") ==
+          List{"4:6 unexpected identifier token: expected else value term or rule body"});
+}
+
 TEST_CASE("a query as opa eval reads it") {
     CHECK(eval_query_errors("x := [1,") == List{"1:8 unexpected eof token"});
     CHECK(eval_query_errors("x := \"abc") == List{"1:6 non-terminated string", "1:6 illegal token"});
