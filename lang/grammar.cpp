@@ -26,6 +26,7 @@
 #include <string>
 
 #include "lang/lexical.hpp"
+#include "lang/opa_scanner.hpp"
 #include "lang/term_order.hpp"
 
 namespace gavel::lang::grammar {
@@ -84,7 +85,9 @@ const operator_parser<6> rel_op{{},
                                   {">", "gt", nullptr}}}};
 const operator_parser<2> assign_op{{}, {{{":=", "assign", nullptr}, {"=", "eq", "="}}}};
 
-const auto kw_in = kw("in", KeywordClass::In);
+const auto kw_in = keyword_parser{{}, "in", 2, KeywordClass::In, true};
+// `default[x] := 1` names a rule `default` (OPA's parseRules reads the keyword as a name before `[`).
+const auto kw_default = keyword_parser{{}, "default", 7, KeywordClass::Always, true};
 const auto kw_if = kw("if", KeywordClass::If);
 const auto kw_every = kw("every", KeywordClass::Every);
 const auto kw_contains = kw("contains", KeywordClass::Contains);
@@ -465,12 +468,6 @@ const auto negated_declaration = [](auto& ctx) {
     state_of(ctx).fail_because(at, "illegal negation of '" + word + "'");
 };
 
-// `else` followed by neither a value nor a body (OPA's parseElse).
-const auto else_without_value = [](auto& ctx) {
-    _pass(ctx) = false;
-    state_of(ctx).fail_because(_attr(ctx), "expected else value term or rule body");
-};
-
 const auto logic_guard = [](auto& ctx) { _pass(ctx) = state_of(ctx).keywords.logic; };
 const auto not_block_guard = [](auto& ctx) {
     _pass(ctx) = state_of(ctx).keywords.not_block || state_of(ctx).keywords.logic;
@@ -655,6 +652,7 @@ x3::rule<class logic_or_class, Expr> const logic_or = "literal";
 x3::rule<class literal_class, Expr> const literal = "literal";
 x3::rule<class body_class, Body> const body = "body";
 x3::rule<class braced_body_class, Body> const braced_body = "body";
+x3::rule<class token_body_class, Body> const token_body = "body";
 x3::rule<class head_ref_class, TermPtr> const head_ref = "rule name";
 x3::rule<class else_class, Rule> const else_clause = "else";
 x3::rule<class rule_class, Rule> const rule = "rule";
@@ -713,19 +711,96 @@ struct if_literal_parser : x3::parser<if_literal_parser> {
 
 const if_literal_parser if_literal{};
 
+// Records where a literal starts (after blanks) and consumes nothing.
+struct literal_start_parser : x3::parser<literal_start_parser> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        const char* p = first;
+        skip_blank(p, last);
+        auto& st = state_of(ctx);
+        // A term read here before, outside a literal, may read otherwise now (`not.x`).
+        if (st.literal_starts.insert(p).second) st.terms.erase(p);
+        return true;
+    }
+};
+
+const literal_start_parser literal_start{};
+
+// What must follow a keyword, as OPA's parser checks the next token, or the reason it is refused.
+// `with` takes a name that is no keyword (parseWith: "expected ident"); `else` a value, `if`
+// or a body (parseElse). Consumes nothing.
+enum class Follows : uint8_t { WithTarget, ElseClause };
+
+struct follows_parser : x3::parser<follows_parser> {
+    using attribute_type = x3::unused_type;
+    static bool const has_attribute = false;
+    Follows what;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        auto& st = state_of(ctx);
+        const char* p = first;
+        skip_blank(p, last);
+        const char* q = p;
+        while (q < last && is_ident_char(*q)) ++q;
+        std::string_view word(p, static_cast<std::size_t>(q - p));
+        bool ok = false;
+        if (what == Follows::WithTarget) {
+            ok = !word.empty() && is_ident_start(*p) && !is_active_keyword(st, word);
+            if (!ok) st.fail_because(p, "expected ident");
+        } else {
+            bool keyword_if = word == "if" && st.keywords.if_ && !(q < last && *q == '.');
+            ok = keyword_if || (p < last && *p == '{') || (last - p >= 2 && p[0] == ':' && p[1] == '=') ||
+                 (p < last && *p == '=' && !(last - p >= 2 && p[1] == '='));
+            if (!ok) st.fail_because(p, "expected else value term or rule body");
+        }
+        return ok;
+    }
+};
+
+// Any one token OPA's scanner reads without complaint (after blanks and comments). OPA's
+// parseRules, when no literal follows `if`, steps over the next token, whatever it is, and
+// reads a body up to `}` (its case for `{` falls through from the case for `if`): `p if ( x }`
+// and `p if if x }` are rules in OPA.
+struct any_token_parser : x3::parser<any_token_parser> {
+    using attribute_type = x3::unused_type;
+
+    template <class It, class Ctx, class RCtx, class Attr>
+    bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
+        auto& st = state_of(ctx);
+        opa::Scanner scanner(std::string_view(first, static_cast<std::size_t>(last - first)));
+        while (true) {
+            opa::Scanned t = scanner.scan();
+            if (t.tok == opa::Tok::Whitespace || t.tok == opa::Tok::Comment) continue;
+            // A character no token starts with (`@`) is a token too; one the scanner complains of is not.
+            if (t.tok == opa::Tok::Eof || !t.errors.empty()) {
+                st.fail_at(first + t.pos.offset, "{");
+                return false;
+            }
+            first += t.pos.end;
+            return true;
+        }
+    }
+};
+
+const any_token_parser any_token{};
+
 const auto postfix =
     *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] | (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
       (adj("(") >> maybe_args >> tok(")") >> here)[call_part]);
 
 const auto term_rule_def = (mark >> tok("-") >> ref_term)[minus_ref] | postfix_term[set_val];
 const auto postfix_term_def = primary[set_primary] >> postfix;
-const auto ref_term_def = ident(IdentMode::Var)[set_val] >> postfix;
+const auto ref_term_def = ident(IdentMode::Term)[set_val] >> postfix;
 
 const auto args_def = expr_in % tok(",") >> -tok(",");
 // No arguments is an empty list, not an absent one.
 const auto maybe_args_def = args | x3::attr(std::vector<TermPtr>());
 
-const auto primary_def = template_string | quoted_string | raw_string | number | ident(IdentMode::Var) |
+const auto primary_def = template_string | quoted_string | raw_string | number | ident(IdentMode::Term) |
                          scalar_keyword | array | brace | paren;
 
 const auto scalar_keyword_def = (mark >> kw("true") >> here)[make_bool(true)] |
@@ -793,7 +868,8 @@ const auto expr_kv_def = expr_in[set_val] >> -((tok(",") >> relation >> kw_in >>
                                                *(kw_in >> relation)[fold_member]);
 const auto expr_top_def = expr_kv[set_val] >> -(assign_op >> expr_kv)[assign_expr];
 
-const auto with_modifier_def = (mark >> kw("with") >> term >> kw("as") >> expr_in)[make_with];
+const auto with_modifier_def =
+    (mark >> kw("with") >> follows_parser{{}, Follows::WithTarget} >> term >> kw("as") >> expr_in)[make_with];
 
 // As OPA's parseSome, which reads the declaration as one infix term: further `in`s chain on
 // the left (`some x in xs in ys` declares `(x in xs) in ys`, whose x the compiler finds unsafe).
@@ -825,11 +901,12 @@ const auto logic_unit_def = (x3::eps[not_block_guard] >> mark >> kw("not") >> bl
 
 const auto logic_and_def = (logic_unit % kw_and)[fold_logic<ExprKind::LogicAnd>{}];
 // `with` modifies the whole literal, also one combined with and/or.
-const auto literal_def = (logic_or >> *with_modifier)[add_withs] | simple_literal[set_val];
+const auto literal_def = literal_start >> ((logic_or >> *with_modifier)[add_withs] | simple_literal[set_val]);
 const auto logic_or_def = (logic_and % kw_or)[fold_logic<ExprKind::LogicOr>{}];
 
 const auto body_def = literal % (tok(";") | newline_separator);
 const auto braced_body_def = tok("{") >> body >> tok("}");
+const auto token_body_def = any_token >> body >> tok("}");
 
 // OPA's parseHead reads the name's first `[` or `(` after skipping space (`p [x] := 1`,
 // `sum (a, b) := c`; a `.` there starts a number); the parts after it must be adjacent.
@@ -840,21 +917,19 @@ const auto head_ref_def = ident(IdentMode::Var)[set_val] >> -(tok("[") >> expr_i
 // After `if`, one literal (unless it reads as a set) or a braced body; either way
 // further braced bodies may follow, each another definition of the rule (OPA's parseRules).
 const auto rule_bodies =
-    -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body]) >> *braced_body[add_body]) |
+    -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body] | token_body[add_body]) >>
+       *braced_body[add_body]) |
       +braced_body[add_body]);
 
 // An else clause has one body (OPA's parseElse): braced, or one literal after `if`. A `{`
 // after `if` always opens a body there (`else := 1 if {x | ...}` is no comprehension).
-// After `else` comes a value, a body, or both: a bare `else` is OPA's "expected else value term
-// or rule body".
 const auto else_body =
-    (kw_if[set_if] >> (braced_body[add_body] | (!tok("{") >> literal[add_literal_body]))) | braced_body[add_body];
+    -((kw_if[set_if] >> (braced_body[add_body] | (!tok("{") >> literal[add_literal_body]))) | braced_body[add_body]);
 
-const auto else_clause_def =
-    mark[rule_start] >> kw("else") >>
-    (((assign_op >> expr_in)[set_value] >> -else_body) | else_body | mark[else_without_value]) >> here[rule_end];
+const auto else_clause_def = mark[rule_start] >> kw("else") >> follows_parser{{}, Follows::ElseClause} >>
+                             -(assign_op >> expr_in)[set_value] >> else_body >> here[rule_end];
 
-const auto rule_def = mark[rule_start] >> -kw("default")[set_default] >> head_ref[set_head_ref] >>
+const auto rule_def = mark[rule_start] >> -kw_default[set_default] >> head_ref[set_head_ref] >>
                       -((adj("(") | (x3::eps[head_is_name] >> tok("("))) >> maybe_args >> tok(")"))[set_args] >>
                       -((kw_contains >> expr_in)[set_contains] | (assign_op >> expr_in)[set_value]) >> rule_bodies >>
                       (*else_clause)[link_else_chain] >> here[rule_end];
@@ -870,14 +945,16 @@ BOOST_SPIRIT_DEFINE(term_rule, postfix_term, ref_term, primary, factor, arith, b
                     expr_top, array, brace, items, object_item, object_items, paren, template_string, scalar_keyword,
                     args, maybe_args, with_modifier, some_domains, some_decl, every_decl, term_literal, literal_core,
                     simple_literal, block, negatable, logic_unit, logic_and, logic_or, literal, body, braced_body,
-                    head_ref, else_clause, rule, path, import, package)
+                    token_body, head_ref, else_clause, rule, path, import, package)
 
 template <class Parser, class Attr>
 bool run(const Parser& p, const char*& first, const char* last, ParseState& st, Attr& out) {
     const auto grammar = x3::with<state_tag>(std::ref(st))[p];
     st.terms.clear();
+    st.literal_starts.clear();
     bool ok = x3::parse(first, last, grammar, out);
     st.terms.clear();
+    st.literal_starts.clear();
     return ok;
 }
 

@@ -104,6 +104,7 @@ struct keyword_parser : x3::parser<keyword_parser> {
     const char* word;
     std::size_t size;
     KeywordClass cls;
+    bool bracket_starts_ref = false;  // `in[`, as `in.`, is a name in OPA's parseTermIn (scanAheadRef)
 
     template <class It, class Ctx, class RCtx, class Attr>
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
@@ -112,7 +113,8 @@ struct keyword_parser : x3::parser<keyword_parser> {
         skip_blank(p, last);
         // A keyword directly followed by `.` starts a ref (`else.foo := 1`), so it is no keyword there.
         if (keyword_active(st, cls) && static_cast<std::size_t>(last - p) >= size && std::memcmp(p, word, size) == 0 &&
-            !(p + size < last && (is_ident_char(p[size]) || p[size] == '.'))) {
+            !(p + size < last &&
+              (is_ident_char(p[size]) || p[size] == '.' || (bracket_starts_ref && p[size] == '[')))) {
             first = p + size;
             return true;
         }
@@ -125,10 +127,13 @@ inline keyword_parser kw(const char* word, KeywordClass cls = KeywordClass::Alwa
     return {{}, word, std::strlen(word), cls};
 }
 
-// A name. `Var` rejects keywords in force, except a keyword directly followed by
-// `.` (`if.foo := 1` names a rule); `Any` takes keywords too (after a dot);
+// A name. `Var` (a rule head's) rejects keywords in force, except a keyword directly followed
+// by `.` or `[` (`if.foo := 1`, `default[x] := 1` name rules; parse.cpp reads `contains[x]`
+// itself, to refuse that name); `Term` takes `contains`, which
+// OPA's parseTerm reads as a name anywhere but in a rule head, and a keyword directly followed
+// by `.` only where a literal starts (`not.x`); `Any` takes keywords too (after a dot);
 // `AfterDot` is `Any` touching the dot before it, since `a. b` is no ref in OPA.
-enum class IdentMode : uint8_t { Var, Any, AfterDot };
+enum class IdentMode : uint8_t { Var, Term, Any, AfterDot };
 
 struct identifier_parser : x3::parser<identifier_parser> {
     using attribute_type = TermPtr;
@@ -147,9 +152,12 @@ struct identifier_parser : x3::parser<identifier_parser> {
         while (p < last && is_ident_char(*p)) ++p;
         std::string_view name(start, static_cast<std::size_t>(p - start));
         // `if.foo` is a ref and `contains(s, t)` the builtin, though both words are keywords.
-        bool keyword_ref = p < last && *p == '.' && p + 1 < last && is_ident_start(p[1]);
-        bool contains_call = name == "contains" && p < last && *p == '(';
-        if (mode == IdentMode::Var && is_active_keyword(st, name) && !keyword_ref && !contains_call) {
+        bool keyword_ref = p < last && ((*p == '.' && p + 1 < last && is_ident_start(p[1])) ||
+                                        (mode == IdentMode::Var && *p == '[' && name != "contains"));
+        if (mode == IdentMode::Term && keyword_ref && !st.literal_starts.contains(start)) keyword_ref = false;
+        bool contains_name = name == "contains" && (mode == IdentMode::Term || (p < last && *p == '('));
+        if ((mode == IdentMode::Var || mode == IdentMode::Term) && is_active_keyword(st, name) && !keyword_ref &&
+            !contains_name) {
             st.fail_at(start, "identifier");
             return false;
         }
@@ -203,6 +211,12 @@ struct number_parser : x3::parser<number_parser> {
         }
         if (p < last && is_ident_char(*p)) {
             st.fail_at(start, "number");
+            return false;
+        }
+        // As OPA's parseNumber: `01` is refused (`0`, `0.5` and `0e1` are fine).
+        if (p - digits > 1 && digits[0] == '0' && digits[1] != '.' &&
+            !(p - digits > 2 && (digits[1] == 'e' || digits[1] == 'E'))) {
+            st.fail_because(digits, "expected number without leading zero");
             return false;
         }
         if (number_too_big(std::string_view(digits, static_cast<std::size_t>(p - digits))))

@@ -15,6 +15,7 @@
 #include "lang/builtins.hpp"
 #include "lang/grammar.hpp"
 #include "lang/lexical.hpp"
+#include "lang/opa_error_list.hpp"
 #include "lang/source_scan.hpp"
 
 namespace gavel::lang {
@@ -343,19 +344,6 @@ void normalize_rule(ParseState& st, Rule& rule) {
         if (!ground) st.error(at, "else keyword cannot be used on rules with variables in head");
         else if (head.key || head.contains) st.error(at, "else keyword cannot be used on multi-value rules");
     }
-    // `p if {}` is "if an empty object" to OPA (its parseRules tries a literal after `if` before a
-    // braced body), but its parseElse reads `else if {}` as an empty body.
-    for (Rule* r = rule.else_rule.get(); r; r = r->else_rule.get()) {
-        if (!(r->has_if && r->body.size() == 1 && r->body[0].term && r->body[0].term->kind == TermKind::Object &&
-              r->body[0].term->items.empty() && r->body[0].withs.empty()))
-            continue;
-        const char* before = st.begin + r->body[0].loc.offset;
-        while (before > st.begin &&
-               (before[-1] == ' ' || before[-1] == '\t' || before[-1] == '\n' || before[-1] == '\r'))
-            --before;
-        if (before == st.begin || before[-1] != '{')  // `p if { {} }` is a body holding an empty object
-            st.error(st.begin + r->body[0].loc.offset, "found empty body");
-    }
     if (rule.is_default && !rule.body.empty())
         st.error(st.begin + rule.loc.offset, "default rules must not have a body");
     // OPA's parseHead gives a head without a value `true` (`default p` is `default p := true`),
@@ -456,274 +444,36 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p) 
     return true;
 }
 
-}  // namespace
-
-// OPA's parseHead, when the rule's value (or key, after `contains`) is a term it
-// could not finish (`r := [1,`, `f(x) := g(1,`), reports that too: a second error
-// at the first one's place, naming what the head wanted.
-void report_rule_value_failure(ParseState& st, const char* start, Diagnostics& diagnostics, std::size_t before) {
-    if (diagnostics.size() <= before || !st.furthest) return;
-    const char* q = start;
-    bool function = false;
-    int depth = 0;
-    while (q < st.end) {
-        char c = *q;
-        if (c == '[' || c == '(') {
-            if (c == '(' && depth == 0) function = true;
-            ++depth;
-        } else if ((c == ']' || c == ')') && depth > 0) {
-            --depth;
-        } else if (depth == 0 && !(is_ident_char(c) || c == '.')) {
-            break;
-        }
-        ++q;
+// OPA's parser reports more than the first syntax error: each attempt that failed on the way
+// (a term, the list around it, the rule head that wanted it) adds its own, and its scanner
+// reports a token it could not read before the parser calls it illegal. Where gavel's grammar
+// found a syntax error, the list OPA's control flow gives (lang/opa_error_list.hpp) replaces
+// gavel's; gavel's hint stays on the first error when both point at the same place. gavel's
+// own keywords (`future.keywords.not`, experimental `and`/`or`) keep gavel's list, as does a
+// text nested deeper than that reading follows.
+void adopt_opa_error_list(const Source& source, Diagnostics& diagnostics, const ParseOptions& options, bool skip_rules,
+                          bool gavel_keywords) {
+    if (diagnostics.empty() || options.experimental_keywords || gavel_keywords) return;
+    opa::ErrorListOptions list_options;
+    list_options.v0 = options.v0_compatible;
+    list_options.skip_rules = skip_rules;
+    std::optional<std::vector<opa::ParseError>> opa_errors = opa::parse_error_list(source.text(), list_options);
+    if (!opa_errors || opa_errors->empty()) return;
+    const Diagnostic& first = diagnostics.items().front();
+    Diagnostics adopted;
+    for (const opa::ParseError& e : *opa_errors) {
+        Location loc;
+        loc.source = &source;
+        loc.offset = static_cast<uint32_t>(std::min(static_cast<std::size_t>(e.offset), source.text().size()));
+        loc.line = static_cast<uint32_t>(e.row);
+        loc.col = static_cast<uint32_t>(e.col);
+        adopted.add(loc, codes::parse_error, e.message);
+        if (adopted.size() == 1 && first.line == loc.line && first.col == loc.col) adopted.back().hint = first.hint;
     }
-    if (depth != 0 || q == start) return;
-    std::string head(start, q);
-    while (q < st.end && (*q == ' ' || *q == '\t')) ++q;
-    std::string note;
-    const char* value = nullptr;
-    if (st.end - q >= 2 && q[0] == ':' && q[1] == '=') {
-        value = q + 2;
-        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) +
-                              "(...) := <VALUE> { ... })"
-                        : "expected rule value term (e.g., " + head + " := <VALUE> { ... })";
-    } else if (q < st.end && q[0] == '=' && !(st.end - q >= 2 && q[1] == '=')) {
-        value = q + 1;
-        note = function ? "expected function value term (e.g., " + head.substr(0, head.find('(')) +
-                              "(...) = <VALUE> { ... })"
-                        : "expected rule value term (e.g., " + head + "[<nil>] = <VALUE> { ... })";
-    } else if (st.end - q >= 8 && std::string_view(q, 8) == "contains" && !function) {
-        value = q + 8;
-        note = "expected rule key term (e.g., " + head + " contains <VALUE> { ... })";
-    }
-    if (!value) return;
-    while (value < st.end && (*value == ' ' || *value == '\t')) ++value;
-    if (value >= st.end || st.furthest <= value) return;
-    // Only a value term left unfinished: an open array, object, set or call.
-    bool opens = *value == '[' || *value == '{';
-    if (!opens && is_ident_start(*value)) {
-        const char* r = value;
-        while (r < st.end && (is_ident_char(*r) || *r == '.')) ++r;
-        opens = r < st.end && *r == '(';
-    }
-    if (!opens) return;
-    // ... and still open where the parse failed (`r := [1] +` failed after its value).
-    int open = 0;
-    bool quoted = false;
-    for (const char* r = value; r < st.furthest; ++r) {
-        if (quoted) {
-            if (*r == '\\') ++r;
-            else if (*r == '"') quoted = false;
-            continue;
-        }
-        if (*r == '"') quoted = true;
-        else if (*r == '[' || *r == '{' || *r == '(') ++open;
-        else if ((*r == ']' || *r == '}' || *r == ')') && --open == 0) return;
-    }
-    Diagnostic second = diagnostics.items()[before];
-    second.hint.clear();
-    second.message =
-        fmt::format("unexpected {} {}: {}", describe_token(st.furthest, st.end), token_kind(st, st.furthest), note);
-    diagnostics.add(std::move(second));
-}
-
-namespace {
-
-// One open bracket between a statement's start and where its parse failed, as OPA's parser
-// would have entered it: a list it parses term by term, or a body it parses literal by literal.
-struct OpenBracket {
-    enum Kind { Array, Brace, Call, Paren, Index, Body } kind;
-    int element = 0;               // commas seen at this level
-    bool colon = false;            // `k: v` in the first element (an object)
-    bool pair_colon = false;       // the current element has its `:`
-    bool first_value_ops = false;  // the first pair's value has an operator (OPA does not re-read it)
-    bool operators = false;        // an infix operator at this level in the current element (or literal)
-    bool bar = false;              // a comprehension's `|`: a body follows
-    bool some_literal = false;     // the current literal of a body starts with `some`
-};
-
-bool is_operand_end(char c) { return is_ident_char(c) || c == ')' || c == ']' || c == '}' || c == '"' || c == '`'; }
-
-struct OpenBrackets {
-    std::vector<OpenBracket> stack;
-    bool after_operator = false;  // the last token before `at` is an infix operator
-};
-
-// The brackets open at `at`, read from `start`; nullopt when the text has something this
-// reading does not follow (a string running past `at`).
-std::optional<OpenBrackets> open_brackets(const ParseState& st, const char* start, const char* at) {
-    std::vector<OpenBracket> stack;
-    bool after_operator = false;
-    char prev = 0;  // the last significant character
-    std::string_view prev_word;
-    bool line_start = true;  // in a body: the next word starts a literal
-    auto level = [&]() -> OpenBracket* { return stack.empty() ? nullptr : &stack.back(); };
-    auto mark_operator = [&]() {
-        if (OpenBracket* b = level()) b->operators = true;
-        after_operator = true;
-    };
-    for (const char* p = start; p < at;) {
-        char c = *p;
-        if (c == '\n' || c == ';') {
-            if (OpenBracket* b = level(); b && (b->kind == OpenBracket::Body || b->bar)) {
-                b->operators = false;
-                b->some_literal = false;
-                line_start = true;
-            }
-            prev = c == ';' ? ';' : prev;
-            ++p;
-            continue;
-        }
-        if (c == ' ' || c == '\t' || c == '\r') {
-            ++p;
-            continue;
-        }
-        if (c == '#') {
-            while (p < at && *p != '\n') ++p;
-            continue;
-        }
-        if (c == '"' || c == '`') {
-            const char* q = p + 1;
-            // An escape steps over the byte after it, but never past the end of the text.
-            while (q < st.end && *q != c && !(c == '"' && *q == '\n'))
-                q += c == '"' && *q == '\\' && q + 1 < st.end ? 2 : 1;
-            if (q >= at) return std::nullopt;
-            p = q + 1;
-            prev = c;
-            prev_word = {};
-            line_start = false;
-            after_operator = false;
-            continue;
-        }
-        if (is_ident_start(c) || lexical::is_digit(c)) {
-            const char* q = p;
-            while (q < at && (is_ident_char(*q) || *q == '.')) ++q;
-            std::string_view word(p, static_cast<std::size_t>(q - p));
-            after_operator = false;
-            if (OpenBracket* b = level(); b && line_start && word == "some") b->some_literal = true;
-            if (word == "in" && is_active_keyword(st, word) && prev != 0 && prev != ',') mark_operator();
-            line_start = false;
-            prev = q[-1];
-            prev_word = word;
-            p = q;
-            continue;
-        }
-        line_start = false;
-        after_operator = false;
-        bool adjacent = p > start && is_operand_end(p[-1]);
-        if (c == '[' || c == '(' || c == '{') {
-            OpenBracket b{OpenBracket::Array};
-            if (c == '[') {
-                b.kind = adjacent ? OpenBracket::Index : OpenBracket::Array;
-            } else if (c == '(') {
-                b.kind = adjacent ? OpenBracket::Call : OpenBracket::Paren;
-            } else {
-                // A brace after an operand (`if {`, `p {`, `every x in xs {`) opens a body.
-                b.kind = is_operand_end(prev) || prev_word == "if" || prev_word == "else" ? OpenBracket::Body
-                                                                                          : OpenBracket::Brace;
-                line_start = b.kind == OpenBracket::Body;
-            }
-            stack.push_back(b);
-            prev = c;
-            prev_word = {};
-            ++p;
-            continue;
-        }
-        if (c == ']' || c == ')' || c == '}') {
-            if (!stack.empty()) stack.pop_back();
-            prev = c;
-            prev_word = {};
-            ++p;
-            continue;
-        }
-        OpenBracket* b = level();
-        if (c == ',') {
-            if (b && !b->bar && b->kind != OpenBracket::Body) {
-                if (b->element == 0 && b->colon) b->first_value_ops = b->operators;
-                ++b->element;
-                b->operators = false;
-                b->pair_colon = false;
-            }
-        } else if (c == ':' && !(p + 1 < at && p[1] == '=')) {
-            if (b && !b->bar) {
-                b->colon = b->colon || b->element == 0;
-                b->pair_colon = true;
-                b->operators = false;  // the value's operators count from here
-            }
-        } else if (c == '|' && b && (b->kind == OpenBracket::Array || b->kind == OpenBracket::Brace) && !b->bar &&
-                   b->element == 0 && !b->operators) {
-            // OPA reads `[t | ...]` as a comprehension when t is one term.
-            b->bar = true;
-            b->operators = false;
-            line_start = true;
-        } else if (std::string_view("*/%+-&|=!<>").find(c) != std::string_view::npos) {
-            bool assign = c == '=' && !(p + 1 < at && p[1] == '=');
-            bool unary_minus = c == '-' && !is_operand_end(prev);
-            if (!assign && !unary_minus) mark_operator();
-            if (assign && b) b->operators = false;  // `x := ...` in a body: the value is a new term
-            if (p + 1 < at && (p[1] == '=' || (c == ':' && p[1] == '='))) ++p;
-        }
-        prev = c;
-        prev_word = {};
-        ++p;
-    }
-    return OpenBrackets{std::move(stack), after_operator};
+    diagnostics = std::move(adopted);
 }
 
 }  // namespace
-
-// OPA's parser, when the operand after an infix operator fails (`[x * 2 | some x in xs]`:
-// `|` is the union operator there, as `x * 2` is no single term), keeps what it read before
-// the operator; the list around it then finds the failed token where a `,` or its end should
-// be and reports that too. Each enclosing list whose element failed after an operator adds
-// such an error, at the first one's place.
-void report_failed_operand(ParseState& st, const char* start, Diagnostics& diagnostics, std::size_t before) {
-    if (diagnostics.size() != before + 1 || !st.furthest) return;
-    const char* at = st.furthest;
-    if (at < st.end && std::string_view(",)]}\n*/%+-&|=!<>").find(*at) != std::string_view::npos) return;
-    // An operator where the operand failed continues the expression in OPA's parser.
-    if (at < st.end && is_ident_start(*at) && next_word(at, st.end) == "in") return;
-    auto open = open_brackets(st, start, at);
-    if (!open) return;
-    std::vector<std::string> notes;
-    bool innermost = true;
-    for (auto b = open->stack.rbegin(); b != open->stack.rend(); ++b) {
-        // Innermost, the operand failed right after an operator, or the element's term was whole
-        // (or empty) there and the list's own error is the one reported.
-        bool failed_operand = innermost ? open->after_operator : b->operators;
-        innermost = false;
-        if (b->some_literal) return;              // OPA reads `some x in ...` twice, and reports the second reading
-        if (b->kind == OpenBracket::Body) break;  // a literal ends the chain
-        if (b->kind == OpenBracket::Index) return;
-        if (b->bar) {
-            // A comprehension whose body failed is no term; an object's is read again (OPA restores).
-            if (b->colon) return;
-            continue;
-        }
-        if (b->kind == OpenBracket::Brace && b->colon && b->element > 0 && !b->first_value_ops) {
-            return;  // OPA re-reads an object after its first pair and reports that instead
-        }
-        if (!failed_operand) continue;  // the failed term was the element's first operand: no term, no note
-        switch (b->kind) {
-            case OpenBracket::Array: notes.emplace_back(": expected \",\" or \"]\""); break;
-            case OpenBracket::Call: notes.emplace_back(": expected \",\" or \")\""); break;
-            case OpenBracket::Paren: notes.emplace_back("non-terminated expression"); break;
-            default:
-                if (b->element == 0) notes.emplace_back(b->colon ? ": non-terminated object" : ": non-terminated set");
-                else if (b->colon && !b->pair_colon) notes.emplace_back(": expected \":\"");
-                else notes.emplace_back(": expected \",\" or \"}\"");
-        }
-    }
-    const Diagnostic first = diagnostics.items()[before];
-    const std::string unexpected = fmt::format("unexpected {} {}", describe_token(at, st.end), token_kind(st, at));
-    for (const auto& note : notes) {
-        Diagnostic d = first;
-        d.hint.clear();
-        d.message = note.front() == ':' ? unexpected + note : note;
-        diagnostics.add(std::move(d));
-    }
-}
 
 ModuleResult parse_module(std::string file, std::string text, const ParseOptions& options) {
     ModuleResult result;
@@ -740,7 +490,10 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         return result;
     }
     SourceScan scan = scan_source(st, options.max_nesting);
-    if (!report_scan_errors(st, scan, options)) return result;
+    if (!report_scan_errors(st, scan, options)) {
+        adopt_opa_error_list(*source, result.diagnostics, options, false, false);
+        return result;
+    }
     module.comments = std::move(scan.comments);
 
     const char* p = st.begin;
@@ -848,10 +601,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                         p = q;
                         continue;
                     }
-                    // OPA stops at the first statement it cannot read
-                    report_failed_operand(st, start, result.diagnostics, before);
-                    report_rule_value_failure(st, start, result.diagnostics, before);
-                    break;
+                    break;  // OPA stops at the first statement it cannot read
                 }
                 if (report_too_deep(st, find_too_deep(rule, options.max_depth), options) &&
                     report_path_too_long(st, start, module, rule, options)) {
@@ -873,18 +623,14 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             }
         }
         if (!ok) {
-            std::size_t before = result.diagnostics.size();
             report_syntax_error(st, start);
-            if (word != "import" && word != "package") {
-                report_failed_operand(st, start, result.diagnostics, before);
-                report_rule_value_failure(st, start, result.diagnostics, before);
-            }
             break;
         }
         if (!statement_ends_line(st, p)) break;
     }
     if (first == FirstStatement::Reading) module_checks.truncate(checks_before_first);
     if (!have_package) st.error(st.begin, "package expected");
+    adopt_opa_error_list(*source, result.diagnostics, options, false, st.keywords.not_block || st.keywords.logic);
     // OPA's parseModule runs only on statements that all parsed.
     if (result.diagnostics.empty()) result.diagnostics.append(module_checks);
     module.rego_v1 = st.v1;
@@ -895,28 +641,8 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
 
 namespace {
 
-// OPA's parser also tries a query that starts `x := ...` as a rule, and reports that its
-// value could not be read either: a second error at the same place.
-void report_query_as_rule(ParseState& st, const char* p, Diagnostics& diagnostics) {
-    if (diagnostics.size() != 1) return;
-    const char* q = p;
-    if (q >= st.end || !is_ident_start(*q)) return;
-    const char* name_end = q;
-    while (name_end < st.end && is_ident_char(*name_end)) ++name_end;
-    const char* op = name_end;
-    while (op < st.end && (*op == ' ' || *op == '\t')) ++op;
-    if (st.end - op < 2 || op[0] != ':' || op[1] != '=') return;
-    Diagnostic second = diagnostics.items()[0];
-    second.hint.clear();
-    second.message =
-        second.message.substr(0, second.message.find(':')) +
-        fmt::format(": expected rule value term (e.g., {} := <VALUE> {{ ... }})", std::string(q, name_end));
-    diagnostics.add(std::move(second));
-}
-
-}  // namespace
-
-QueryResult parse_query(std::string text, const ParseOptions& options, std::string name) {
+// gavel's reading of a query: its body, or its first syntax error.
+QueryResult read_query(std::string text, const ParseOptions& options, std::string name) {
     QueryResult result;
     auto source = std::make_shared<Source>(std::move(name), std::move(text));
     result.source = source;
@@ -930,10 +656,8 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
         st.error(p, "empty query");
         return result;
     }
-    const char* query_start = p;
     if (!grammar::parse_body(p, st.end, st, result.body)) {
         report_syntax_error(st, p);
-        if (!options.skip_rules) report_query_as_rule(st, query_start, result.diagnostics);
         return result;
     }
     if (!report_too_deep(st, find_too_deep(result.body, options.max_depth), options)) result.body.clear();
@@ -941,8 +665,15 @@ QueryResult parse_query(std::string text, const ParseOptions& options, std::stri
     if (p != st.end) {
         if (!st.furthest || st.furthest < p) st.furthest = p;
         report_syntax_error(st, p);
-        if (!options.skip_rules) report_query_as_rule(st, query_start, result.diagnostics);
     }
+    return result;
+}
+
+}  // namespace
+
+QueryResult parse_query(std::string text, const ParseOptions& options, std::string name) {
+    QueryResult result = read_query(std::move(text), options, std::move(name));
+    adopt_opa_error_list(*result.source, result.diagnostics, options, options.skip_rules, false);
     return result;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "lang/ast.hpp"
@@ -56,6 +57,10 @@ struct ParseState {
     // and nested brackets would make that exponential without this memo.
     std::unordered_map<const char*, ParsedTerm> terms;
 
+    // Where literals start, within one statement: OPA reads a keyword directly followed by `.`
+    // as a name (`not.x`, `if.y`) only there (and in rule heads, after dots, in paths).
+    std::unordered_set<const char*> literal_starts;
+
     void fail_at(const char* where, const char* what) {
         if (!furthest || where > furthest) {
             furthest = where;
@@ -101,6 +106,7 @@ struct ParseState {
         expected.clear();
         reason.reset();
         terms.clear();
+        literal_starts.clear();
     }
 
     Location location(const char* from, const char* to) const {

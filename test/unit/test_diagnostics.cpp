@@ -11,7 +11,8 @@ TEST_CASE("headline and caret") {
     auto r = parse_module("a/b.rego", "package p\n\nx := [1,\n\ty := 2\n");
     REQUIRE(r.diagnostics.size() == 2);  // OPA's second: "... expected rule value term"
     const auto& d = r.diagnostics.items()[0];
-    CHECK(d.headline().rfind("a/b.rego:4:4: rego_parse_error: unexpected := token", 0) == 0);
+    CHECK(d.headline().rfind("a/b.rego:4:4: rego_parse_error: unexpected assign token: expected \",\" or \"]\"", 0) ==
+          0);
     std::string pretty = d.pretty();
     // As OPA: the line without its leading tabs, the caret placed with spaces.
     CHECK(pretty.find("\n\ty := 2\n\t  ^") != std::string::npos);

@@ -1,0 +1,170 @@
+// The whole list of syntax errors, as OPA 1.7.1 reports it (recorded with `opa parse` and
+// `opa eval`): every attempt of OPA's parser that failed on the way adds its error, and its
+// scanner reports a token it could not read before the parser calls it illegal.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "lang/opa_error_list.hpp"
+#include "lang/parse.hpp"
+
+namespace {
+
+std::vector<std::string> listed(const gavel::lang::Diagnostics& diagnostics) {
+    std::vector<std::string> out;
+    for (const auto& d : diagnostics)
+        out.push_back(std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message);
+    return out;
+}
+
+std::vector<std::string> module_errors(const std::string& text) {
+    return listed(gavel::lang::parse_module("m.rego", text).diagnostics);
+}
+
+std::vector<std::string> eval_query_errors(const std::string& text) {
+    gavel::lang::ParseOptions options;
+    options.skip_rules = true;  // as `opa eval` reads a query
+    return listed(gavel::lang::parse_query(text, options).diagnostics);
+}
+
+using List = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("an error inside a rule head adds \"expected rule head name\"") {
+    CHECK(module_errors("package p\nf(x if { true }\n") == List{"2:5 unexpected if keyword: expected \",\" or \")\"",
+                                                                "2:5 unexpected if keyword: expected rule head name"});
+    CHECK(module_errors("package p\nr[x := 1 if { true }\n") ==
+          List{"2:5 unexpected assign token: expected [", "2:5 unexpected assign token: expected rule head name"});
+}
+
+TEST_CASE("an error inside a rule value or key adds what the head wanted") {
+    CHECK(module_errors("package p\nr := [1, 2 if { true }\n") ==
+          List{"2:12 unexpected if keyword: expected \",\" or \"]\"",
+               "2:12 unexpected if keyword: expected rule value term (e.g., r := <VALUE> { ... })"});
+    CHECK(module_errors("package p\nf(x) := g(x if { true }\n") ==
+          List{"2:13 unexpected if keyword: expected \",\" or \")\"",
+               "2:13 unexpected if keyword: expected function value term (e.g., f(...) := <VALUE> { ... })"});
+    CHECK(module_errors("package p\nr := := 1\n") ==
+          List{"2:6 unexpected assign token",
+               "2:6 unexpected assign token: expected rule value term (e.g., r := <VALUE> { ... })"});
+    CHECK(module_errors("package p\nr contains := 1\n") ==
+          List{"2:12 unexpected assign token",
+               "2:12 unexpected assign token: expected rule key term (e.g., r contains <VALUE> { ... })"});
+    CHECK(module_errors("package p\ndefault r := := 1\n") ==
+          List{"2:14 unexpected assign token",
+               "2:14 unexpected assign token: expected default rule value term (e.g., default r := <VALUE>)"});
+    CHECK(module_errors("package p\nr := (1 + 2\ns := 3\n") ==
+          List{"3:1 non-terminated expression",
+               "3:1 unexpected identifier token: expected rule value term (e.g., r := <VALUE> { ... })"});
+}
+
+TEST_CASE("a token the scanner cannot read is reported, then called illegal by each attempt") {
+    CHECK(module_errors("package p\nr := \"abc\n") ==
+          List{"2:6 non-terminated string", "2:6 illegal token", "2:6 illegal token"});
+    CHECK(module_errors("package p\nr := 12ab\n") ==
+          List{"2:6 illegal number format", "2:6 illegal token", "2:6 illegal token"});
+    CHECK(module_errors("package p\nr := 1. + 2\n") ==
+          List{"2:6 expected fraction", "2:6 illegal token", "2:6 illegal token"});
+    CHECK(module_errors("package p\nr := \"a\\qb\"\n") ==
+          List{"2:6 illegal escape sequence", "2:6 illegal token", "2:6 illegal token"});
+    CHECK(module_errors("package p\nr := 1 @ 2\n") == List{"2:8 illegal token"});
+}
+
+TEST_CASE("`some` read twice: the failed `x in xs` is set aside, the variable list fails too") {
+    CHECK(module_errors("package p\nr if { x := {k: 1 | some k in y z} }\n") ==
+          List{"2:21 unexpected some keyword", "2:21 unexpected some keyword: non-terminated object"});
+}
+
+TEST_CASE("a ref on a scalar is reported and the parse goes on") {
+    CHECK(module_errors("package p\nr := 1[0] +\n") ==
+          List{"2:6 illegal ref (head cannot be number)", "3:0 unexpected eof token"});
+}
+
+TEST_CASE("errors OPA reports alone") {
+    CHECK(module_errors("package p\nr if {\n\tevery x, in xs { true }\n}\n") ==
+          List{"3:9 unexpected , token: expected `x[, y] in xs { ... }` expression"});
+    CHECK(module_errors("package p\nr[x] := 1 if { x := 1 } else := 2\n") ==
+          List{"2:25 else keyword cannot be used on rules with variables in head"});
+}
+
+TEST_CASE("a rule head's name in OPA's words: strings quoted as they are") {
+    CHECK(module_errors("package p\nu[\"\\\"q\\\"\"] := {1: some}\n") ==
+          List{"2:19 unexpected some keyword",
+               "2:19 unexpected some keyword: expected rule value term (e.g., u[\"\"q\"\"] := <VALUE> { ... })"});
+}
+
+TEST_CASE("a keyword where no name may stand") {
+    CHECK(module_errors("package p\nq[some.s] := 1 if { true }\n") ==
+          List{"2:3 unexpected some keyword", "2:3 unexpected some keyword: expected rule head name"});
+    CHECK(module_errors("package p\nr if { some x in[1, 2] }\n") ==
+          List{"2:15 unexpected in keyword: expected \\n or ; or }"});
+}
+
+TEST_CASE("tokens OPA's parser refuses where gavel's grammar took them") {
+    CHECK(module_errors("package p\nx := (05)\n") ==
+          List{"2:7 unexpected number token: expected number without leading zero",
+               "2:7 unexpected number token: expected rule value term (e.g., x := <VALUE> { ... })"});
+    CHECK(module_errors("package p\nr if { true with true as 1 }\n") ==
+          List{"2:18 unexpected true keyword: expected ident"});
+    CHECK(module_errors("package p\nw = 1 if { false } else else := 2 if { true }\n") ==
+          List{"2:25 unexpected else keyword: expected else value term or rule body"});
+    CHECK(module_errors("package p\nw = 1 if { false }\n\nelse deny := 2\n") ==
+          List{"4:6 unexpected identifier token: expected else value term or rule body"});
+}
+
+TEST_CASE("a query as opa eval reads it") {
+    CHECK(eval_query_errors("x := [1,") == List{"1:8 unexpected eof token"});
+    CHECK(eval_query_errors("x := \"abc") == List{"1:6 non-terminated string", "1:6 illegal token"});
+    CHECK(eval_query_errors("a[1 2]") == List{"1:5 unexpected number token: expected ["});
+    CHECK(eval_query_errors("some x in") == List{"1:8 unexpected in keyword"});
+}
+
+TEST_CASE("pre-1.0 Rego: keywords known once imported, hints at the import") {
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;
+    auto errors = [&v0](const std::string& text) {
+        return listed(gavel::lang::parse_module("m.rego", text, v0).diagnostics);
+    };
+    CHECK(errors("package p\nr { some x in [1] }\n") ==
+          List{"2:12 unexpected identifier token: expected \\n or ; or } (hint: `import future.keywords.in` for `some "
+               "x in xs` expressions)"});
+    CHECK(errors("package p\nr { every y in [1] { y } }\n") ==
+          List{"2:11 unexpected identifier token: expected \\n or ; or } (hint: `import future.keywords.every` for "
+               "`every x in xs { ... }` expressions)"});
+    // `some x in [1, }` fails as a membership, then as a list of variables.
+    CHECK(errors("package p\nimport future.keywords.in\nr { some x in [1, }\n") ==
+          List{"3:12 unexpected in keyword: expected \\n or ; or }"});
+}
+
+TEST_CASE("a query that may also be a rule: both readings fail") {
+    CHECK(listed(gavel::lang::parse_query("x := [1,").diagnostics) ==
+          List{"1:8 unexpected eof token",
+               "1:8 unexpected eof token: expected rule value term (e.g., x := <VALUE> { ... })"});
+}
+
+TEST_CASE("OPA's error list is read within fixed bounds") {
+    using gavel::lang::opa::parse_error_list;
+    std::string chain = "package p\nx := 1";
+    for (int i = 0; i < 100000; ++i) chain += " + 1";
+    CHECK_FALSE(parse_error_list(chain + " +\n").has_value());  // a term deeper than the limit
+    CHECK_FALSE(parse_error_list("package p\nx := " + std::string(5000, '[') + "\n").has_value());
+    CHECK_FALSE(parse_error_list("package p\nx := " + std::string(5000, '(') + "\n").has_value());
+    std::string withs = "package p\nr if { true";
+    for (int i = 0; i < 5000; ++i) withs += " with f(1) as 2";  // OPA reports each of the 5000
+    CHECK_FALSE(parse_error_list(withs + "\n").has_value());
+    // Within them, nesting costs no more than its size (OPA reads a set's first term twice): OPA's
+    // three errors for one set left open.
+    std::string sets = "package p\nx := " + std::string(1000, '{') + "1" + std::string(999, '}') + " +\n";
+    auto errors = parse_error_list(sets);
+    REQUIRE(errors.has_value());
+    REQUIRE(errors->size() == 3);
+    CHECK((*errors)[0].message == "unexpected eof token");
+    CHECK((*errors)[1].message == "unexpected eof token: non-terminated set");
+    CHECK((*errors)[2].message == "unexpected eof token: expected rule value term (e.g., x := <VALUE> { ... })");
+    // gavel's own list stands where OPA's is not read.
+    auto deep = gavel::lang::parse_module("m.rego", chain + " +\n");
+    CHECK_FALSE(deep.diagnostics.empty());
+}
