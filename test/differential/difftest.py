@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Differential testing of gavel against OPA on generated programs.
 
-    difftest.py record  --opa BIN --seeds A:B --out cases/NAME.jsonl [--style classic|exprs|policy]
+    difftest.py record  --opa BIN --seeds A:B --out cases/NAME.jsonl [--style classic|exprs|policy|mutate]
     difftest.py replay  --gavel BIN [--baseline passing.txt | --update-baseline passing.txt] [ID...]
-    difftest.py explore --opa BIN --gavel BIN --seeds A:B [--style classic|exprs|policy] [--save DIR] [--mode plain|strict]
-    difftest.py show    ID|SEED [--style classic|exprs|policy]
+    difftest.py explore --opa BIN --gavel BIN --seeds A:B [--style classic|exprs|policy|mutate] [--save DIR] [--mode plain|strict]
+    difftest.py show    ID|SEED [--style classic|exprs|policy|mutate]
 
 --style picks the generator of new cases: classic (generator.py, ids v<N>-SEED), exprs
-(generator_exprs.py, deep expressions and compositions, ids e<N>-SEED) or policy
-(generator_policy.py, Kubernetes/Terraform/RBAC/HTTP policies over realistic documents, ids q<N>-SEED).
+(generator_exprs.py, deep expressions and compositions, ids e<N>-SEED), policy
+(generator_policy.py, Kubernetes/Terraform/RBAC/HTTP policies over realistic documents, ids q<N>-SEED)
+or mutate (generator_mutate.py, a program of the others with one random edit, ids m<N>-SEED).
 
 record   generates the cases of seeds A..B-1 (in the --style) and stores each with OPA's outcomes in
          both modes (plain `eval` and `--strict-builtin-errors`) as one JSON line.
@@ -31,11 +32,13 @@ import sys
 import engines
 import generator
 import generator_exprs
+import generator_mutate
 import generator_policy
 
 # Generation styles: generator.py's statement-heavy programs, generator_exprs.py's deep expressions,
 # generator_policy.py's programs shaped like deployed policies over realistic documents.
-STYLES = {"classic": generator.generate, "exprs": generator_exprs.generate, "policy": generator_policy.generate}
+STYLES = {"classic": generator.generate, "exprs": generator_exprs.generate, "policy": generator_policy.generate,
+          "mutate": generator_mutate.generate}
 
 
 def generate(seed, style="classic"):

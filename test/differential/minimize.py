@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Shrinks a case on which gavel and OPA differ to a small one that differs in the same way.
 
-    minimize.py --opa BIN --gavel BIN [--mode plain|strict] [--style classic|exprs|policy] [--out FILE] SEED | ID | FILE.json
+    minimize.py --opa BIN --gavel BIN [--mode plain|strict] [--style classic|exprs|policy|mutate] [--out FILE] SEED | ID | FILE.json
 
 The case is a generated seed, a recorded id (cases/*.jsonl) or a JSON file (as `explore --save`
 writes). "The same way" is the same difference class (engines.signature: e.g. `value`,
