@@ -157,11 +157,28 @@ private:
     CompileContext& ctx_;
 };
 
+// Whether a template string occurs in the rule (head or body): the others are left as they
+// are, without the safe-variable sets the rewrite computes per body (copied into every
+// nested comprehension, quadratic in a long body).
+bool has_template(lang::Rule& r) {
+    bool found = false;
+    auto visit = [&](Term& t) {
+        found = found || t.kind == TermKind::Template;
+        return found;
+    };
+    for (auto* t : {&r.head.key, &r.head.value})
+        if (*t) lang::walk_terms(**t, visit);
+    for (auto& a : r.head.args) lang::walk_terms(*a, visit);
+    lang::walk_terms_in_body(r.body, visit);
+    return found;
+}
+
 }  // namespace
 
 void rewrite_template_strings(CompileContext& ctx) {
     for (lang::Module* m : ctx.modules)
         for_each_rule(*m, [&](lang::Rule& r) {
+            if (!has_template(r)) return;
             VarSet globals{"input", "data"};
             VarVisitorParams p;
             p.skip_template_strings = true;
@@ -177,7 +194,12 @@ void rewrite_template_strings(CompileContext& ctx) {
 }
 
 lang::Body rewrite_template_strings_in_query(CompileContext& ctx, lang::Body body) {
-    TemplateRewriter(ctx).body(body, VarSet{"input", "data"});
+    bool found = false;
+    lang::walk_terms_in_body(body, [&](Term& t) {
+        found = found || t.kind == TermKind::Template;
+        return found;
+    });
+    if (found) TemplateRewriter(ctx).body(body, VarSet{"input", "data"});
     return body;
 }
 

@@ -1,5 +1,8 @@
 #include "runtime/eval/comprehension_index.hpp"
 
+#include <optional>
+#include <unordered_map>
+
 #include "compiler/ast/output_vars.hpp"
 #include "compiler/ast/terms.hpp"
 #include "lang/walk.hpp"
@@ -77,20 +80,13 @@ const Term* assigned_comprehension(const Expr& e) {
     return comprehension && comprehension->body ? comprehension : nullptr;
 }
 
-// The clause a search runs over, for comprehensions that bind no outer variable.
-struct Clause {
-    const Body& body;
-    const VarSet& arguments;  // a function's arguments, input and data
-};
-
-// `f(v)` for each variable term `v` below `t` (nested bodies included), but below `skip`
-// and the operator of a call (`eq`, `count`: names of functions).
+// `f(v)` for each variable term `v` below `t` (nested bodies included) but the operator of a
+// call (`eq`, `count`: names of functions).
 template <class F>
-void each_variable(const Term& t, const Term* skip, F&& f) {
+void each_variable(const Term& t, F&& f) {
     lang::walk_terms(t, [&](const Term& x) {
-        if (&x == skip) return true;
         if (x.kind == TermKind::Call && !x.elems.empty()) {
-            for (std::size_t i = 1; i < x.elems.size(); ++i) each_variable(*x.elems[i], skip, f);
+            for (std::size_t i = 1; i < x.elems.size(); ++i) each_variable(*x.elems[i], f);
             return true;
         }
         if (x.kind == TermKind::Var) f(x);
@@ -98,28 +94,49 @@ void each_variable(const Term& t, const Term* skip, F&& f) {
     });
 }
 
+using Occurrences = std::unordered_map<std::string, std::size_t>;
+
+// The clause a search runs over, for comprehensions that bind no outer variable: how often
+// each variable occurs in it, counted once, on first need.
+struct Clause {
+    const Body& body;
+    const VarSet& arguments;  // a function's arguments, input and data
+    std::optional<Occurrences> occurrences;
+
+    const Occurrences& counts() {
+        if (!occurrences) {
+            occurrences.emplace();
+            lang::walk_terms_in_body(body, [&](const Term& t) {
+                each_variable(t, [&](const Term& v) { ++(*occurrences)[v.text]; });
+                return true;  // each_variable walked below t
+            });
+        }
+        return *occurrences;
+    }
+};
+
 // Whether a comprehension names no variable the rest of its clause names (its head and
 // nested comprehensions included): then nothing outside can bind one of its variables,
 // and its value is the same wherever in the clause it is evaluated. By name: every
-// binding of a variable outside is an occurrence of it there.
-bool reads_nothing_outside(const Term& comprehension, const Clause& clause) {
-    VarSet inside;
-    each_variable(comprehension, nullptr, [&](const Term& v) {
-        if (!reserved_vars().count(v.text)) inside.insert(v.text);
+// binding of a variable outside is an occurrence of it there, so a variable occurring
+// more often in the clause than in the comprehension is shared.
+bool reads_nothing_outside(const Term& comprehension, Clause& clause) {
+    Occurrences inside;
+    each_variable(comprehension, [&](const Term& v) {
+        if (!reserved_vars().count(v.text)) ++inside[v.text];
     });
-    for (const auto& v : inside)
-        if (clause.arguments.count(v)) return false;
-    bool shared = false;
-    lang::walk_terms_in_body(clause.body, [&](const Term& t) {
-        if (!shared) each_variable(t, &comprehension, [&](const Term& v) { shared = shared || inside.count(v.text); });
-        return true;  // each_variable walked below t
-    });
-    return !shared;
+    const Occurrences& all = clause.counts();
+    for (const auto& [name, n] : inside) {
+        if (clause.arguments.count(name)) return false;
+        auto it = all.find(name);
+        if (it != all.end() && it->second > n) return false;
+    }
+    return true;
 }
 
 // OPA's getComprehensionIndex for one literal. A comprehension that reads no outer
 // variable at all gets no keys (gavel keeps its value where that shows nothing, PBody::closed).
-void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& arity, const Clause& clause,
+void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& arity, Clause& clause,
               ComprehensionIndexKeys& out) {
     const Term* comprehension = assigned_comprehension(e);
     if (!comprehension) return;
@@ -137,7 +154,7 @@ void index_of(const Expr& e, const VarSet& candidates, const compiler::ArityFn& 
 // OPA's buildComprehensionIndices: the literals of a body in order, each one's variables
 // candidates for the literals after it, then the nested bodies in the order written, the
 // candidates still growing (OPA's WalkBodies with one candidate set).
-void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& arity, const Clause& clause,
+void walk_bodies(const Body& body, VarSet& candidates, const compiler::ArityFn& arity, Clause& clause,
                  ComprehensionIndexKeys& out) {
     compiler::VarVisitorParams own;
     own.skip_closures = true;
@@ -181,7 +198,8 @@ void find_comprehension_indexes(const lang::Body& body, compiler::VarSet candida
     if (!any) return;
     compiler::add_all(candidates, reserved_vars());
     const VarSet arguments = candidates;
-    walk_bodies(body, candidates, arity, Clause{body, arguments}, out);
+    Clause clause{body, arguments, std::nullopt};
+    walk_bodies(body, candidates, arity, clause, out);
 }
 
 }  // namespace gavel::eval

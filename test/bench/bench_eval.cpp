@@ -242,13 +242,16 @@ void BM_CompileRuleChain(benchmark::State& state) {
 }
 BENCHMARK(BM_CompileRuleChain)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 
-// One body of N `every` expressions: the safety check and the print rewrite
-// once copied what encloses each closure, or re-derived it, per closure (quadratic).
+// One body of N closures, `every` expressions and assigned comprehensions in turn: the
+// safety check, the print rewrite and the template-string rewrite once copied what encloses
+// each closure, or re-derived it, per closure (quadratic).
 void BM_CompileLongBodyOfClosures(benchmark::State& state) {
     std::string policy = "package closures\n\nr if {\n";
-    for (int i = 0; i < state.range(0); ++i)
-        policy += "\tevery x" + std::to_string(i) + " in input.a { x" + std::to_string(i) + " > " + std::to_string(i) +
-                  " }\n";
+    for (int i = 0; i < state.range(0); ++i) {
+        const std::string n = std::to_string(i);
+        policy += i % 2 ? "\ty" + n + " := [z | z := " + n + "]\n"
+                        : "\tevery x" + n + " in input.a { x" + n + " > " + n + " }\n";
+    }
     policy += "}\n";
     for (auto _ : state) {
         gavel::Engine engine;
