@@ -267,7 +267,8 @@ void add_serve_command(CLI::App& app) {
     cmd->add_flag("--fail-open", opts->fail_open,
                   "Allow (with a warning) when evaluation fails or the server is overloaded");
     cmd->add_flag("--v0-compatible", opts->v0_compatible, "Parse the pre-1.0 Rego dialect");
-    cmd->add_option("--threads", opts->threads, "Network threads of the admission listener (0: one per core)");
+    cmd->add_option("--threads", opts->threads,
+                    "Network threads of the admission listener (0: half the cores, at least one)");
     cmd->add_option("--eval-workers", opts->eval_workers, "Threads evaluating admission requests (0: one per core)")
         ->capture_default_str();
     cmd->add_option("--eval-queue", opts->eval_queue,

@@ -181,7 +181,12 @@ std::uint64_t Server::evicted_connections() const { return impl_->evicted.load()
 
 void Server::start() {
     impl_->keep_running.emplace(asio::make_work_guard(impl_->io));
-    unsigned n = impl_->options.threads ? impl_->options.threads : std::max(1u, std::thread::hardware_concurrency());
+    // By default half the cores: the network threads only read, write and route, beside an
+    // evaluation pool of one worker per core; one network thread per core as well left
+    // twice as many busy threads as cores (on 2 cores, with wrk beside the server: ~35k ->
+    // ~37k req/s for the plain admission policy, 40 -> 44k at 32 connections).
+    unsigned n =
+        impl_->options.threads ? impl_->options.threads : std::max(1u, std::thread::hardware_concurrency() / 2);
     for (unsigned i = 1; i < n; ++i) {
         auto& lane = *impl_->lanes.emplace_back(std::make_unique<asio::io_context>(1));
         impl_->lanes_running.push_back(asio::make_work_guard(lane));

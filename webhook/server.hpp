@@ -50,7 +50,7 @@ struct ServerOptions {
     uint16_t port = 8443;       // 0: any free port (see Server::port())
     std::string unix_path;      // non-empty: a unix socket at this path instead ("@name": abstract)
     unsigned unix_mode = 0755;  // the socket file's permissions (OPA's --unix-socket-perm)
-    unsigned threads = 0;       // 0: the number of cores
+    unsigned threads = 0;       // 0: half the cores (at least one)
     std::size_t body_limit = 3u << 20;
     std::size_t body_budget = 0;  // 0: 32 times body_limit
     std::size_t header_limit = 64u << 10;
