@@ -757,12 +757,19 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
                 return;
             }
         collect_comprehension(f, t, [&](const Value& v) {
-            kept_values_.emplace_back(&t, v);
+            keep_value(t, v);
             k(v);
         });
         return;
     }
     collect_comprehension(f, t, k);
+}
+
+// A closed term's value, kept for this `with` context. The list is searched linearly: past a
+// bound (a policy with very many closed terms) further values are computed each time instead.
+void Evaluator::keep_value(const PTerm& t, const Value& v) {
+    constexpr std::size_t kMaxKeptValues = 64;
+    if (kept_values_.size() < kMaxKeptValues) kept_values_.emplace_back(&t, v);
 }
 
 // Whether a closed comprehension shows nothing when evaluated again (runtime/eval/repeatable.hpp):
@@ -1678,7 +1685,7 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
     runtime::BuiltinResult r = builtin->impl(args.values(), builtin_context_);
     if (r.status == runtime::BuiltinResult::Status::Value) {
         tick(result_work(r.value));
-        if (keep) kept_values_.emplace_back(&call, r.value);
+        if (keep) keep_value(call, r.value);
         out = std::move(r.value);
         return Direct::Found;
     }

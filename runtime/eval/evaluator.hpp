@@ -137,6 +137,7 @@ private:
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
     void collect_comprehension(Frame& f, const PTerm& t, ValueCont k);
     bool keeps_value(const PTerm& comprehension) const;
+    void keep_value(const PTerm& t, const Value& v);
     // An indexed comprehension's answer for the values its keys have in `f` (null: not
     // all bound, or nothing for them: evaluate it as any other).
     const Value* indexed_comprehension(const Frame& f, const PTerm& t);
