@@ -579,15 +579,21 @@ Evaluator::Direct Evaluator::direct_value(const Frame& f, const PTerm& t, const 
                              : head.op == TermOp::Local ? f.slots[head.slot]
                                                         : nullptr;
             if (!v && head.op != TermOp::Input) return Direct::Unknown;
-            for (std::size_t i = 1; i < t.elems.size(); ++i)
-                if (!known_value(f, t.elems[i])) return Direct::Unknown;
-            for (std::size_t i = 1; i < t.elems.size() && v; ++i)
-                v = ref_child(*v, *known_value(f, t.elems[i]), t.elems[i].hint, false);
-            out = v;
-            return v ? Direct::Found : Direct::Undefined;
+            return direct_below(f, v, t, 1, out);
         }
         default: return Direct::Unknown;
     }
+}
+
+// What `v` holds at the ref's parts from `from` on, when each part is known now.
+Evaluator::Direct Evaluator::direct_below(const Frame& f, const Value* v, const PTerm& ref, std::size_t from,
+                                          const Value*& out) const {
+    for (std::size_t i = from; i < ref.elems.size(); ++i)
+        if (!known_value(f, ref.elems[i])) return Direct::Unknown;
+    for (std::size_t i = from; i < ref.elems.size() && v; ++i)
+        v = ref_child(*v, *known_value(f, ref.elems[i]), ref.elems[i].hint, false);
+    out = v;
+    return v ? Direct::Found : Direct::Undefined;
 }
 
 // A ref into a complete rule whose value this evaluation has settled already (`count(s) > i`
@@ -605,13 +611,7 @@ Evaluator::Direct Evaluator::direct_settled_rule(const Frame& f, const PTerm& re
     for (std::size_t i = 1; i <= ref.data_prefix_length && base; ++i)
         base = base->is_object() ? base->find(ref.elems[i].value.as_string()) : nullptr;
     if (base) return Direct::Unknown;
-    for (std::size_t i = 1 + ref.data_prefix_length; i < ref.elems.size(); ++i)
-        if (!known_value(f, ref.elems[i])) return Direct::Unknown;
-    const Value* v = cached.value ? &*cached.value : nullptr;
-    for (std::size_t i = 1 + ref.data_prefix_length; i < ref.elems.size() && v; ++i)
-        v = ref_child(*v, *known_value(f, ref.elems[i]), ref.elems[i].hint, false);
-    out = v;
-    return v ? Direct::Found : Direct::Undefined;
+    return direct_below(f, cached.value ? &*cached.value : nullptr, ref, 1 + ref.data_prefix_length, out);
 }
 
 void Evaluator::eval_elems(Frame& f, const std::vector<PTerm>& elems, std::size_t i, ValueList& acc,
@@ -748,14 +748,13 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
             k(answer);
             return;
         }
-    } else if (t.body->closed && !settings_.tracer && keeps_value(t)) {
+    } else if (t.body->closed && !settings_.tracer && repeats_unseen(t)) {
         // It reads no outer variable: the value of its first evaluation in this `with` context.
-        for (const auto& [term, value] : kept_values_)
-            if (term == &t) {
-                const Value answer = value;  // a copy: the continuation may keep others
-                k(answer);
-                return;
-            }
+        if (const Value* kept = kept_value(t)) {
+            const Value answer = *kept;  // a copy: the continuation may keep others
+            k(answer);
+            return;
+        }
         collect_comprehension(f, t, [&](const Value& v) {
             keep_value(t, v);
             k(v);
@@ -767,6 +766,12 @@ void Evaluator::eval_comprehension(Frame& f, const PTerm& t, ValueCont k) {
 
 // A closed term's value, kept for this `with` context. The list is searched linearly: past a
 // bound (a policy with very many closed terms) further values are computed each time instead.
+const Value* Evaluator::kept_value(const PTerm& t) const {
+    for (const auto& [term, value] : kept_values_)
+        if (term == &t) return &value;
+    return nullptr;
+}
+
 void Evaluator::keep_value(const PTerm& t, const Value& v) {
     constexpr std::size_t kMaxKeptValues = 64;
     if (kept_values_.size() < kMaxKeptValues) kept_values_.emplace_back(&t, v);
@@ -774,7 +779,7 @@ void Evaluator::keep_value(const PTerm& t, const Value& v) {
 
 // Whether a closed comprehension shows nothing when evaluated again (runtime/eval/repeatable.hpp):
 // looked at on its first use, the verdict kept in the plan.
-bool Evaluator::keeps_value(const PTerm& comprehension) const {
+bool Evaluator::repeats_unseen(const PTerm& comprehension) const {
     const auto& verdict = comprehension.body->repeatable;
     uint8_t v = verdict.load();
     if (v == 0) {
@@ -1673,11 +1678,10 @@ Evaluator::Direct Evaluator::direct_call(const Frame& f, const PTerm& call, Valu
     if (!builtin || !builtin->impl) return Direct::Unknown;
     const bool keep = call.closed && !settings_.tracer;
     if (keep)
-        for (const auto& [term, value] : kept_values_)
-            if (term == &call) {
-                out = value;
-                return Direct::Found;
-            }
+        if (const Value* kept = kept_value(call)) {
+            out = *kept;
+            return Direct::Found;
+        }
     DirectArgs args;
     if (Direct d = direct_args(f, call, depth, args); d != Direct::Found) return d;
     if (settings_.tracer) [[unlikely]]

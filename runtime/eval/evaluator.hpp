@@ -81,6 +81,7 @@ private:
     enum class Direct : uint8_t { Unknown, Undefined, Found };
     Direct direct_value(const Frame& f, const PTerm& t, const Value*& out) const;
     Direct direct_settled_rule(const Frame& f, const PTerm& ref, const Value*& out) const;
+    Direct direct_below(const Frame& f, const Value* v, const PTerm& ref, std::size_t from, const Value*& out) const;
     void eval_ref(Frame& f, const PTerm& ref, ValueCont k);
     void each_set_literal_term(Frame& f, const PTerm& set, ValueCont each);
     void walk_value(Frame& f, const Value& v, const PTerm& ref, std::size_t i, ValueCont k, bool base_data = false);
@@ -136,7 +137,8 @@ private:
 
     void eval_comprehension(Frame& f, const PTerm& t, ValueCont k);
     void collect_comprehension(Frame& f, const PTerm& t, ValueCont k);
-    bool keeps_value(const PTerm& comprehension) const;
+    bool repeats_unseen(const PTerm& comprehension) const;
+    const Value* kept_value(const PTerm& t) const;
     void keep_value(const PTerm& t, const Value& v);
     // An indexed comprehension's answer for the values its keys have in `f` (null: not
     // all bound, or nothing for them: evaluate it as any other).
