@@ -157,20 +157,26 @@ private:
     CompileContext& ctx_;
 };
 
-// Whether a template string occurs in the rule (head or body): the others are left as they
-// are, without the safe-variable sets the rewrite computes per body (copied into every
-// nested comprehension, quadratic in a long body).
-bool has_template(lang::Rule& r) {
+// Whether a template string occurs in the terms `visit` is given: rules and queries without
+// one are left as they are, without the safe-variable sets the rewrite computes per body
+// (copied into every nested comprehension, quadratic in a long body).
+template <class Visit>
+bool holds_template(Visit&& visit) {
     bool found = false;
-    auto visit = [&](Term& t) {
+    visit([&](Term& t) {
         found = found || t.kind == TermKind::Template;
         return found;
-    };
-    for (auto* t : {&r.head.key, &r.head.value})
-        if (*t) lang::walk_terms(**t, visit);
-    for (auto& a : r.head.args) lang::walk_terms(*a, visit);
-    lang::walk_terms_in_body(r.body, visit);
+    });
     return found;
+}
+
+bool has_template(lang::Rule& r) {
+    return holds_template([&](auto&& f) {
+        for (auto* t : {&r.head.key, &r.head.value})
+            if (*t) lang::walk_terms(**t, f);
+        for (auto& a : r.head.args) lang::walk_terms(*a, f);
+        lang::walk_terms_in_body(r.body, f);
+    });
 }
 
 }  // namespace
@@ -194,12 +200,8 @@ void rewrite_template_strings(CompileContext& ctx) {
 }
 
 lang::Body rewrite_template_strings_in_query(CompileContext& ctx, lang::Body body) {
-    bool found = false;
-    lang::walk_terms_in_body(body, [&](Term& t) {
-        found = found || t.kind == TermKind::Template;
-        return found;
-    });
-    if (found) TemplateRewriter(ctx).body(body, VarSet{"input", "data"});
+    if (holds_template([&](auto&& f) { lang::walk_terms_in_body(body, f); }))
+        TemplateRewriter(ctx).body(body, VarSet{"input", "data"});
     return body;
 }
 
