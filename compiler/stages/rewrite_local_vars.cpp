@@ -524,8 +524,13 @@ Scopes rewrite_clause(CompileContext& ctx, lang::Rule& rule, VarSet& unused_args
     bool only_scalars = !head_may_have_vars(rule.head);
     VarSet used;
     if (!only_scalars) {
-        // Comprehensions in the head have scopes of their own, rewritten first.
-        for (TermPtr* t : {&rule.head.key, &rule.head.value}) {
+        // Comprehensions in the head (arguments, key, value: OPA's walk of the head) have
+        // scopes of their own, rewritten first.
+        std::vector<TermPtr*> head_terms;
+        for (auto& a : rule.head.args) head_terms.push_back(&a);
+        head_terms.push_back(&rule.head.key);
+        head_terms.push_back(&rule.head.value);
+        for (TermPtr* t : head_terms) {
             if (!*t) continue;
             walk_terms(**t, [&](Term& x) {
                 if (!is_comprehension(x)) return false;

@@ -41,3 +41,10 @@ TEST_CASE("rewrite_local_vars: unused declarations; strict mode also refuses unu
           "2:8 rego_compile_error: assigned var x unused\n"
           "3:1 rego_compile_error: unused argument a. (hint: use _ (wildcard variable) instead)\n");
 }
+
+TEST_CASE("rewrite_local_vars: a comprehension in a function's argument has a scope of its own, as in the head") {
+    // OPA walks the whole head (arguments, key, value): `x := 1` there declares x.
+    CHECK(errors_of("package p\nf([x | x := 1]) := 1\n").empty());
+    CHECK(errors_of("package p\nf([x | x := 1; x := 2]) := 1\n") == "2:16 rego_compile_error: var x assigned above\n");
+    CHECK(errors_of("package p\nf([x | y := 1]) := 1\n") == "2:3 rego_unsafe_var_error: var x is unsafe\n");
+}
