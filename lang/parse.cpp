@@ -555,6 +555,18 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             // OPA's parser reads `contains` as a name where a rule starts (`contains[x] { ... }`),
             // and its module stage refuses the keyword as a rule's whole name.
             ok = grammar::parse_rule(p, st.end, st, rule);
+            // `contains` alone or before a name (`contains p if { ... }`): OPA reads a statement of
+            // the one term `contains` (a var, which is no rule), then the rule after it.
+            const char* after_contains = start + 8;
+            while (after_contains < st.end && (*after_contains == ' ' || *after_contains == '\t')) ++after_contains;
+            if (!ok && st.keywords.contains && st.end - start > 8 && std::string_view(start, 8) == "contains" &&
+                (after_contains == st.end || *after_contains == '\n' || *after_contains == '\r' ||
+                 *after_contains == '#' || (after_contains > start + 8 && is_ident_start(*after_contains)))) {
+                result.diagnostics.truncate(errors_before);
+                st.module_error(start, "var cannot be used for rule name");
+                p = after_contains;
+                continue;
+            }
             if (!ok && st.keywords.contains && st.end - start > 8 && std::string_view(start, 8) == "contains" &&
                 !is_ident_char(start[8])) {
                 ParseState::Failures failures = st.failures();

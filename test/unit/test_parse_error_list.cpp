@@ -168,3 +168,12 @@ TEST_CASE("OPA's error list is read within fixed bounds") {
     auto deep = gavel::lang::parse_module("m.rego", chain + " +\n");
     CHECK_FALSE(deep.diagnostics.empty());
 }
+
+TEST_CASE("`contains` alone or before a name is a statement of its own, as OPA reads it") {
+    CHECK(module_errors("package p\ncontains p if { true }\n") == List{"2:1 var cannot be used for rule name"});
+    CHECK(module_errors("package p\ncontains p\n") ==
+          List{"2:1 var cannot be used for rule name", "2:10 var cannot be used for rule name"});
+    CHECK(module_errors("package p\ncontains\n") == List{"2:1 var cannot be used for rule name"});
+    CHECK(module_errors("package p\ncontains := 1\n") == List{"2:1 contains keyword cannot be used for rule name"});
+    CHECK(module_errors("package p\ncontains[x] if { x := 1 }\n").empty());
+}
