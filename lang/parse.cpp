@@ -434,7 +434,9 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p) 
     const char* after = q;
     while (after < st.end && (*after == ' ' || *after == '\t' || *after == '\r')) ++after;
     std::optional<std::string> why;
-    if (read && (after == st.end || *after == '\n' || *after == '#')) why = query_rule_error(body);
+    // OPA's statement is one literal: another may follow on the same line (`false p`).
+    if (read && (after == st.end || *after == '\n' || *after == '#' || (after > q && is_ident_start(*after))))
+        why = query_rule_error(body);
     if (!why) {
         st.restore(std::move(failures));
         return false;

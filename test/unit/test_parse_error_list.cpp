@@ -177,3 +177,12 @@ TEST_CASE("`contains` alone or before a name is a statement of its own, as OPA r
     CHECK(module_errors("package p\ncontains := 1\n") == List{"2:1 contains keyword cannot be used for rule name"});
     CHECK(module_errors("package p\ncontains[x] if { x := 1 }\n").empty());
 }
+
+TEST_CASE("a statement is one literal: another may follow on the same line, as OPA reads them") {
+    CHECK(module_errors("package p\nfalse p\n") ==
+          List{"2:1 boolean cannot be used for rule name", "2:7 var cannot be used for rule name"});
+    CHECK(module_errors("package p\nnull q := 1\n") == List{"2:1 null cannot be used for rule name"});
+    CHECK(module_errors("package p\n[1] p\n") ==
+          List{"2:1 array cannot be used for rule name", "2:5 var cannot be used for rule name"});
+    CHECK(module_errors("package p\nfalse if\n") == List{"2:7 unexpected if keyword"});
+}
