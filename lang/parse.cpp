@@ -132,12 +132,18 @@ std::string_view next_word(const char* p, const char* end) {
 // Where a statement may end: at a line break, a comment, or, as OPA's parser takes
 // statements from a token stream, where another one starts on the same line
 // (`package p x := 1`, `a b` under v0: two rule names OPA refuses each).
+// What may begin OPA's next statement on the same line: a term (the one before it read all
+// it could, so an operator here would have been its own).
+bool starts_statement(char c) {
+    return is_ident_start(c) || (c >= '0' && c <= '9') || c == '"' || c == '`' || c == '[' || c == '{' || c == '(';
+}
+
 bool statement_ends_line(ParseState& st, const char*& p) {
     const char* q = p;
     bool semicolon = false;
     for (; q < st.end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == ';'); ++q) semicolon = semicolon || *q == ';';
     if (q == st.end || *q == '\n' || *q == '#') return true;
-    if (!semicolon && q > p && is_ident_start(*q) && !(st.furthest && st.furthest > q)) {
+    if (!semicolon && q > p && starts_statement(*q) && !(st.furthest && st.furthest > q)) {
         p = q;
         return true;
     }
@@ -435,7 +441,7 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p) 
     while (after < st.end && (*after == ' ' || *after == '\t' || *after == '\r')) ++after;
     std::optional<std::string> why;
     // OPA's statement is one literal: another may follow on the same line (`false p`).
-    if (read && (after == st.end || *after == '\n' || *after == '#' || (after > q && is_ident_start(*after))))
+    if (read && (after == st.end || *after == '\n' || *after == '#' || (after > q && starts_statement(*after))))
         why = query_rule_error(body);
     if (!why) {
         st.restore(std::move(failures));

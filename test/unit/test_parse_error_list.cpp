@@ -186,3 +186,10 @@ TEST_CASE("a statement is one literal: another may follow on the same line, as O
           List{"2:1 array cannot be used for rule name", "2:5 var cannot be used for rule name"});
     CHECK(module_errors("package p\nfalse if\n") == List{"2:7 unexpected if keyword"});
 }
+
+TEST_CASE("any term may begin the next statement on the same line") {
+    CHECK(module_errors("package p\nx \"s\" [y | y := 1]\n") ==
+          List{"2:1 var cannot be used for rule name", "2:3 string cannot be used for rule name",
+               "2:7 arraycomprehension cannot be used for rule name"});
+    CHECK(module_errors("package p\np if { true } 5\n") == List{"2:15 number cannot be used for rule name"});
+}
