@@ -417,7 +417,14 @@ std::optional<std::string> query_rule_error(const Body& body) {
     const Term& t = *e.term;
     if (t.kind == TermKind::Call) {
         std::string op = t.call_name();
-        if (op == "eq" || op == "assign" || !find_builtin_decl(op)) return std::nullopt;
+        if (op == "eq" || op == "assign") {
+            // OPA makes a rule of `name := value`, `a.b := value` or `f(x) := value` only.
+            TermKind lhs = t.elems.size() == 3 ? t.elems[1]->kind : TermKind::Var;
+            if (lhs != TermKind::Var && lhs != TermKind::Ref && lhs != TermKind::Call)
+                return fmt::format("{} cannot be used for rule name", value_name(lhs));
+            return std::nullopt;
+        }
+        if (!find_builtin_decl(op)) return std::nullopt;
         return "rule name conflicts with built-in function";
     }
     if (t.kind == TermKind::Ref || t.kind == TermKind::Var) return std::nullopt;
@@ -427,7 +434,30 @@ std::optional<std::string> query_rule_error(const Body& body) {
 // OPA's parser reads a statement that is no rule as a query (literals separated by `;`, to
 // the end of the line); its parseModule then says why that query is no rule. That is an
 // error of the module stage: the parse goes on after the statement. True when so read.
-bool read_as_query_statement(ParseState& st, const char* start, const char*& p) {
+// `(x) := v`, `(a.b) = v`: a statement OPA's parser reads as a query, which its parseModule
+// then makes a rule of (the parentheses are gone by then); gavel's rule grammar reads no
+// parenthesised name. The rule, when the statement's one expression is such an assignment.
+std::optional<Rule> rule_of_query_statement(const Body& body) {
+    if (body.size() != 1 || !body.front().withs.empty() || body.front().negated ||
+        body.front().kind != ExprKind::Term || !body.front().term)
+        return std::nullopt;
+    const Term& t = *body.front().term;
+    std::string op = t.call_name();
+    if ((op != "assign" && op != "eq") || t.elems.size() != 3) return std::nullopt;
+    const TermPtr& name = t.elems[1];
+    if (name->kind != TermKind::Var && name->kind != TermKind::Ref) return std::nullopt;
+    if (name->kind == TermKind::Ref && (name->elems.empty() || name->elems[0]->kind != TermKind::Var))
+        return std::nullopt;
+    Rule rule;
+    rule.loc = body.front().loc;
+    rule.head.ref = name;
+    rule.head.loc = name->loc;
+    rule.head.value = t.elems[2];
+    rule.head.assign = op == "assign" ? AssignOp::Assign : AssignOp::Unify;
+    return rule;
+}
+
+bool read_as_query_statement(ParseState& st, const char* start, const char*& p, Rule* converted = nullptr) {
     if (next_word(start, st.end) == "default") return false;
     ParseState::Failures failures = st.failures();
     Diagnostics scratch;
@@ -441,8 +471,20 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p) 
     while (after < st.end && (*after == ' ' || *after == '\t' || *after == '\r')) ++after;
     std::optional<std::string> why;
     // OPA's statement is one literal: another may follow on the same line (`false p`).
-    if (read && (after == st.end || *after == '\n' || *after == '#' || (after > q && starts_statement(*after))))
-        why = query_rule_error(body);
+    const bool statement =
+        read && (after == st.end || *after == '\n' || *after == '#' || (after > q && starts_statement(*after)));
+    if (statement) why = query_rule_error(body);
+    // What the rule grammar does not read: a parenthesised name, alone (`(x)`) or assigned.
+    if (!why && statement && *start == '(') {
+        const Expr& e = body.front();
+        if (body.size() == 1 && e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Var)
+            why = "var cannot be used for rule name";
+        else if (std::optional<Rule> rule = converted ? rule_of_query_statement(body) : std::nullopt) {
+            *converted = std::move(*rule);
+            p = q;
+            return true;
+        }
+    }
     if (!why) {
         st.restore(std::move(failures));
         return false;
@@ -637,8 +679,13 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
         // OPA's parser stops at the first statement it cannot read: the errors are that statement's.
         if (!ok && word != "import" && word != "package") {
             const char* q = start;
-            if (read_as_query_statement(st, start, q)) {
+            Rule converted;
+            if (read_as_query_statement(st, start, q, &converted)) {
                 p = q;
+                if (converted.head.ref) {
+                    normalize_rule(st, converted);
+                    module.rules.push_back(std::move(converted));
+                }
                 continue;
             }
         }

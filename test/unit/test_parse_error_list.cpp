@@ -193,3 +193,13 @@ TEST_CASE("any term may begin the next statement on the same line") {
                "2:7 arraycomprehension cannot be used for rule name"});
     CHECK(module_errors("package p\np if { true } 5\n") == List{"2:15 number cannot be used for rule name"});
 }
+
+TEST_CASE("a statement read as a query becomes a rule, or says why not, as OPA's parseModule") {
+    // A parenthesised name is a rule's name once the parentheses are gone.
+    CHECK(module_errors("package p\n(x) := 1\n").empty());
+    CHECK(module_errors("package p\n(a.b) = 1\n").empty());
+    CHECK(module_errors("package p\n(x)\n") == List{"2:1 var cannot be used for rule name"});
+    CHECK(module_errors("package p\n\"a\" := 1\n") == List{"2:1 string cannot be used for rule name"});
+    CHECK(module_errors("package p\n[x] := 1\n") == List{"2:1 array cannot be used for rule name"});
+    CHECK(module_errors("package p\n1 = 2\n") == List{"2:1 number cannot be used for rule name"});
+}
