@@ -282,6 +282,13 @@ void validate_default(ParseState& st, const Rule& rule) {
     }
 }
 
+// A function head whose argument list stands apart from its name (`f (x)`).
+bool spaced_arguments(const ParseState& st, const RuleHead& head) {
+    if (!head.has_args || !head.ref) return false;
+    const char* after = st.begin + head.ref->loc.offset + head.ref->loc.length;
+    return after < st.end && (*after == ' ' || *after == '\t');
+}
+
 // The dialects differ in how a rule head reads. v0's `p[x] { ... }` is a
 // partial set; v1 requires `if` before a body and `contains` for multi-value rules.
 void normalize_rule(ParseState& st, Rule& rule) {
@@ -604,6 +611,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             std::size_t errors_before = result.diagnostics.size();
             // OPA's parser reads `contains` as a name where a rule starts (`contains[x] { ... }`),
             // and its module stage refuses the keyword as a rule's whole name.
+            ParseState::Failures before_rule = st.failures();
             ok = grammar::parse_rule(p, st.end, st, rule);
             // `contains` alone or before a name (`contains p if { ... }`): OPA reads a statement of
             // the one term `contains` (a var, which is no rule), then the rule after it.
@@ -638,6 +646,20 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                     result.diagnostics.truncate(errors);
                     st.restore(std::move(failures));
                 }
+            }
+            // OPA reads a statement with no `if`, body or `contains` as a query, where a call's
+            // `(` follows its name without space: `f (x) := 1` is OPA's two statements `f` and
+            // `(x) := 1` (`f (x) := 1 if { ... }` is a function there too).
+            if (ok && !rule.is_default && !rule.has_if && rule.body.empty() && !rule.head.contains &&
+                spaced_arguments(st, rule.head)) {
+                Rule name_alone;
+                name_alone.loc = rule.loc;
+                name_alone.head.ref = std::move(rule.head.ref);
+                name_alone.head.loc = name_alone.head.ref->loc;
+                name_alone.loc.length = name_alone.head.loc.offset + name_alone.head.loc.length - rule.loc.offset;
+                p = st.begin + name_alone.head.loc.offset + name_alone.head.loc.length;
+                rule = std::move(name_alone);
+                st.restore(std::move(before_rule));  // what the rule grammar tried past `f` is moot
             }
             // An error the grammar reported itself (an else where none may stand, too many
             // else branches) ends the parse there, as OPA's parseRules does.

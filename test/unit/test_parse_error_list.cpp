@@ -203,3 +203,12 @@ TEST_CASE("a statement read as a query becomes a rule, or says why not, as OPA's
     CHECK(module_errors("package p\n[x] := 1\n") == List{"2:1 array cannot be used for rule name"});
     CHECK(module_errors("package p\n1 = 2\n") == List{"2:1 number cannot be used for rule name"});
 }
+
+TEST_CASE("a function head apart from its arguments is no function without a body, as OPA reads it") {
+    // `f` and `(x) := 1` (a rule x): OPA's query statements, whose call takes no space before `(`.
+    CHECK(module_errors("package p\nf (x) := 1\n") == List{"2:1 var cannot be used for rule name"});
+    CHECK(module_errors("package p\nf (\"a\") := 1\n") ==
+          List{"2:1 var cannot be used for rule name", "2:3 string cannot be used for rule name"});
+    CHECK(module_errors("package p\nf (x) := 1 if { true }\n").empty());
+    CHECK(module_errors("package p\ndefault f (x) := 1\n").empty());
+}
