@@ -669,10 +669,15 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 break;
             }
             if (ok) {
-                // `x := 1 with input as 2` is no rule: perhaps a query OPA reads.
+                // `x := 1 with input as 2` is no rule: perhaps a query OPA reads; so is a name
+                // before `in` (`input.x in {1}`: OPA's parseRules gives up there, and the query is a call).
                 const char* next = p;
                 while (next < st.end && (*next == ' ' || *next == '\t')) ++next;
-                if (const char* q = start; next_word(next, st.end) == "with" && read_as_query_statement(st, start, q)) {
+                std::string_view after_rule = next_word(next, st.end);
+                bool bare_head = !rule.head.value && !rule.head.contains && !rule.head.has_args && rule.body.empty() &&
+                                 !rule.is_default;
+                bool query = after_rule == "with" || (after_rule == "in" && st.keywords.in && bare_head);
+                if (const char* q = start; query && read_as_query_statement(st, start, q)) {
                     p = q;
                     continue;
                 }

@@ -212,3 +212,8 @@ TEST_CASE("a function head apart from its arguments is no function without a bod
     CHECK(module_errors("package p\nf (x) := 1 if { true }\n").empty());
     CHECK(module_errors("package p\ndefault f (x) := 1\n").empty());
 }
+
+TEST_CASE("a name before `in` is no rule: OPA reads the statement as a query, a call of a builtin") {
+    CHECK(module_errors("package p\ninput.x in {1}\n") == List{"2:1 rule name conflicts with built-in function"});
+    CHECK(module_errors("package p\np := 1 in [1]\n").empty());
+}
