@@ -191,13 +191,24 @@ struct number_parser : x3::parser<number_parser> {
             ++p;
             skip_blank(p, last);
         }
+        // OPA's parseNumber takes a leading dot as a token of its own too: `.5`, `. 5`, `-.5`
+        // (its text, `.5`, is no JSON number; gavel keeps the value as `0.5`).
+        bool leading_dot = false;
+        if (p < last && *p == '.') {
+            const char* q = p + 1;
+            skip_blank(q, last);
+            if (q < last && is_digit(*q)) {
+                leading_dot = true;
+                p = q;
+            }
+        }
         const char* digits = p;
         if (p == last || !is_digit(*p)) {
             st.fail_at(p, "number");
             return false;
         }
         while (p < last && is_digit(*p)) ++p;
-        if (p + 1 < last && *p == '.' && is_digit(p[1])) {
+        if (!leading_dot && p + 1 < last && *p == '.' && is_digit(p[1])) {
             ++p;
             while (p < last && is_digit(*p)) ++p;
         }
@@ -214,7 +225,7 @@ struct number_parser : x3::parser<number_parser> {
             return false;
         }
         // As OPA's parseNumber: `01` is refused (`0`, `0.5` and `0e1` are fine).
-        if (p - digits > 1 && digits[0] == '0' && digits[1] != '.' &&
+        if (!leading_dot && p - digits > 1 && digits[0] == '0' && digits[1] != '.' &&
             !(p - digits > 2 && (digits[1] == 'e' || digits[1] == 'E'))) {
             st.fail_because(digits, "expected number without leading zero");
             return false;
@@ -222,6 +233,7 @@ struct number_parser : x3::parser<number_parser> {
         if (number_too_big(std::string_view(digits, static_cast<std::size_t>(p - digits))))
             st.error(digits, "number too big");  // reported, and the term kept: parsing goes on
         auto t = make_term(TermKind::Number, st.location(start, p));
+        if (leading_dot) text += "0.";
         text.append(digits, p);
         t->text = std::move(text);
         x3::traits::move_to(std::move(t), attr);

@@ -34,6 +34,9 @@ TEST_CASE("scalars") {
     CHECK(term("-1.5e10") == "-1.5e10");
     CHECK(term("340282366920938463463374607431768211456") == "340282366920938463463374607431768211456");
     CHECK(term("2e308") == "2e308");
+    // A leading dot, as OPA's parser reads it (its text `.5` is no JSON number: kept as 0.5).
+    CHECK(term(".5") == "0.5");
+    CHECK(term("-. 25e1") == "-0.25e1");
     CHECK(term("x") == "x");
     CHECK(term("_") == "_");
 }
