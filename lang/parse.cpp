@@ -129,15 +129,15 @@ std::string_view next_word(const char* p, const char* end) {
     return {p, static_cast<std::size_t>(q - p)};
 }
 
-// Where a statement may end: at a line break, a comment, or, as OPA's parser takes
-// statements from a token stream, where another one starts on the same line
-// (`package p x := 1`, `a b` under v0: two rule names OPA refuses each).
 // What may begin OPA's next statement on the same line: a term (the one before it read all
 // it could, so an operator here would have been its own).
 bool starts_statement(char c) {
     return is_ident_start(c) || (c >= '0' && c <= '9') || c == '"' || c == '`' || c == '[' || c == '{' || c == '(';
 }
 
+// Where a statement may end: at a line break, a comment, or, as OPA's parser takes
+// statements from a token stream, where another one starts on the same line
+// (`package p x := 1`, `a b` under v0: two rule names OPA refuses each).
 bool statement_ends_line(ParseState& st, const char*& p) {
     const char* q = p;
     bool semicolon = false;
@@ -615,9 +615,12 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             ok = grammar::parse_rule(p, st.end, st, rule);
             // `contains` alone or before a name (`contains p if { ... }`): OPA reads a statement of
             // the one term `contains` (a var, which is no rule), then the rule after it.
-            const char* after_contains = start + 8;
-            while (after_contains < st.end && (*after_contains == ' ' || *after_contains == '\t')) ++after_contains;
-            if (!ok && st.keywords.contains && st.end - start > 8 && std::string_view(start, 8) == "contains" &&
+            const bool contains_word =
+                !ok && st.keywords.contains && st.end - start > 8 && std::string_view(start, 8) == "contains";
+            const char* after_contains = contains_word ? start + 8 : start;
+            while (contains_word && after_contains < st.end && (*after_contains == ' ' || *after_contains == '\t'))
+                ++after_contains;
+            if (contains_word &&
                 (after_contains == st.end || *after_contains == '\n' || *after_contains == '\r' ||
                  *after_contains == '#' || (after_contains > start + 8 && is_ident_start(*after_contains)))) {
                 result.diagnostics.truncate(errors_before);
