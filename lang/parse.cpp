@@ -309,6 +309,13 @@ void normalize_rule(ParseState& st, Rule& rule) {
             return;
         }
     }
+    // `contains(x) := 1`: OPA's scanner takes `contains` for a name only before `.` or `[`, so
+    // the statement is a query there, whose function rule its v1 check then refuses by name.
+    if (st.keywords.contains && !rule.is_default && !rule.has_if && rule.body.empty() && head.has_args && head.value &&
+        head.ref->kind == TermKind::Var && head.ref->text == "contains") {
+        st.module_error(st.begin + rule.loc.offset, "contains keyword cannot be used for rule name");
+        return;
+    }
     // A call of a builtin alone (`count(1)`): OPA reads it as a query, which cannot be a rule.
     if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && head.has_args &&
         find_builtin_decl(head.ref->kind == TermKind::Var ? head.ref->text : head.ref->ref_dotted())) {

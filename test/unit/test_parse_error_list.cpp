@@ -217,3 +217,8 @@ TEST_CASE("a name before `in` is no rule: OPA reads the statement as a query, a 
     CHECK(module_errors("package p\ninput.x in {1}\n") == List{"2:1 rule name conflicts with built-in function"});
     CHECK(module_errors("package p\np := 1 in [1]\n").empty());
 }
+
+TEST_CASE("`contains(x) := 1` is a query to OPA, whose function rule its v1 check refuses by name") {
+    CHECK(module_errors("package p\ncontains(x) := 1\n") == List{"2:1 contains keyword cannot be used for rule name"});
+    CHECK(module_errors("package p\ncontains(x)\n") == List{"2:1 rule name conflicts with built-in function"});
+}
