@@ -635,8 +635,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 p = after_contains;
                 continue;
             }
-            if (!ok && st.keywords.contains && st.end - start > 8 && std::string_view(start, 8) == "contains" &&
-                !is_ident_char(start[8])) {
+            if (contains_word && !is_ident_char(start[8])) {
                 ParseState::Failures failures = st.failures();
                 const std::size_t errors = result.diagnostics.size();
                 const char* q = start;

@@ -40,17 +40,22 @@ gavel::PreparedQuery prepare(const char* policy, const char* query) {
     return *q.value;
 }
 
+// `query` evaluated in the benchmark's loop, one row expected each time.
+void eval_one_row(benchmark::State& state, const gavel::PreparedQuery& query, const gavel::EvalOptions& options) {
+    for (auto _ : state) {
+        auto r = query.eval(options);
+        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
+        benchmark::DoNotOptimize(r);
+    }
+}
+
 void BM_ImageRegistryParsedInput(benchmark::State& state) {
     static const auto query = prepare(kImageRegistry, "data.kubernetes.admission.deny");
     auto input =
         gavel::runtime::parse_json(gavel::bench::admission_review(static_cast<std::size_t>(state.range(0)))).value;
     gavel::EvalOptions options;
     options.input = &input;
-    for (auto _ : state) {
-        auto r = query.eval(options);
-        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
-        benchmark::DoNotOptimize(r);
-    }
+    eval_one_row(state, query, options);
     state.counters["containers"] = static_cast<double>(state.range(0));
 }
 BENCHMARK(BM_ImageRegistryParsedInput)->Arg(1)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
@@ -157,11 +162,7 @@ void bench_query(benchmark::State& state, const char* policy, const char* query,
     auto input = gavel::runtime::parse_json(input_json).value;
     gavel::EvalOptions options;
     options.input = &input;
-    for (auto _ : state) {
-        auto r = prepared.eval(options);
-        if (r.rows.size() != 1) state.SkipWithError("unexpected result");
-        benchmark::DoNotOptimize(r);
-    }
+    eval_one_row(state, prepared, options);
 }
 
 // A complete rule read in a loop and in a function (Gatekeeper's probe_type_set): after
