@@ -1160,16 +1160,28 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
         return patch_overrides(base ? *base : Value::empty_object(), path);
     }
     std::optional<Value> own;
+    const bool children_in_partial_document = in_partial_document || (node->rules && !all_keys_constant(*node->rules));
+    // The documents below, when their rules run first (DataNode::children_first).
+    std::vector<std::optional<Value>> below;
+    auto child_document = [&](const std::string& name, const DataNode* child) {
+        const Value* base_child = base && base->is_object() ? base->find(std::string_view(name)) : nullptr;
+        path.push_back(name);
+        auto v = materialize(child, base_child, path, children_in_partial_document);
+        path.pop_back();
+        return v;
+    };
     if (node->rules) {
         if (node->rules->kind == RuleKind::Function && node->rules->arity != 0) return std::nullopt;
         if (base) return *base;
+        if (node->children_first)
+            for (const auto& [name, child] : node->children)
+                below.push_back(path.empty() && name == "system" ? std::nullopt : child_document(name, child.get()));
         own = rule_value(*node->rules);
         if (node->children.empty()) return own;
         if (own && !own->is_object())
             halt("eval_conflict_error", fmt::format("rule {} conflicts with rules below it", node->rules->dotted()),
                  node->rules->loc);
     }
-    const bool children_in_partial_document = in_partial_document || (node->rules && !all_keys_constant(*node->rules));
     runtime::ObjectBuilder b;
     // As OPA: the data root leaves out data.system (its rules and its base documents).
     const bool root = path.empty();
@@ -1182,12 +1194,11 @@ std::optional<Value> Evaluator::materialize(const DataNode* node, const Value* b
         for (const auto& entry : base->object_entries())
             if ((!entry.key.is_string() || !node->children.count(entry.key.as_string())) && !hidden(entry.key))
                 b.insert(entry.key, entry.value);
+    std::size_t child_index = 0;
     for (const auto& [name, child] : node->children) {
+        const std::size_t at = child_index++;
         if (root && name == "system") continue;
-        const Value* base_child = base && base->is_object() ? base->find(std::string_view(name)) : nullptr;
-        path.push_back(name);
-        auto v = materialize(child.get(), base_child, path, children_in_partial_document);
-        path.pop_back();
+        auto v = below.empty() ? child_document(name, child.get()) : std::move(below[at]);
         const Value* mine = own && own->is_object() ? own->find(std::string_view(name)) : nullptr;
         if (mine && v) {
             bool conflict = false;

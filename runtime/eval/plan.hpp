@@ -291,6 +291,11 @@ struct DataNode {
     std::map<std::string, std::unique_ptr<DataNode>, std::less<>> children;
     RuleSet* rules = nullptr;  // the rules defined exactly at this path
     bool has_rules_below = false;
+    // The rules below run before the node's own when its document is built: OPA indexes a
+    // node with a variable key together with the rules below it, and its index puts rules
+    // testing nothing (`o["a"] := 5 if { to_number(x) }`) before rules that test input or
+    // data (`o[k] := v if { z := input.one; ... }`), which decides whose error comes first.
+    bool children_first = false;
 };
 
 }  // namespace gavel::eval

@@ -987,14 +987,13 @@ void order_like_opa_rule_tree(RuleSet& set) {
     });
 }
 
-// OPA evaluates the rules an index lookup keeps in the order its trie traversal meets
-// them (v1/ast/index.go): rules without guards first, then depth first over the refs
-// tested (most tested first, then by where first tested), trying at each ref the rules
-// that do not test it, then those that only need a value, then those wanting a scalar
-// or an array (element by element: any before a given scalar). Rules that meet at one
-// node keep their order. An else chain goes where its first clause does (OPA places it
-// by the first clause the lookup keeps).
-void order_like_opa_index(RuleSet& set) {
+// Where OPA's index trie puts each of `rules` (by its first clause; v1/ast/index.go): rules
+// without guards at its root, the others depth first over the refs tested (most tested
+// first, then by where first tested), at each ref those that do not test it first, then
+// those that only need a value, then those wanting a scalar or an array (element by
+// element: any before a given scalar). A lookup meets them in the order of these keys;
+// rules with equal keys meet at one node and keep their order.
+std::vector<std::vector<uint8_t>> opa_index_keys(const std::vector<const PRule*>& rules) {
     struct RefStat {
         const IndexGuard* first;
         std::size_t tests = 0;
@@ -1003,15 +1002,14 @@ void order_like_opa_index(RuleSet& set) {
     auto same_ref = [](const IndexGuard& x, const IndexGuard& y) {
         return x.root == y.root && x.arg == y.arg && x.path == y.path;
     };
-    for (const auto& rule : set.rules)
-        for (const PRule* r = rule.get(); r; r = r->else_rule.get())
+    for (const PRule* rule : rules)
+        for (const PRule* r = rule; r; r = r->else_rule.get())
             for (const auto& g : r->guards) {
                 auto it =
                     std::find_if(refs.begin(), refs.end(), [&](const RefStat& s) { return same_ref(*s.first, g); });
                 if (it == refs.end()) refs.push_back({&g, g.tests});
                 else it->tests += g.tests;
             }
-    if (refs.empty()) return;
     auto before = [](const RefStat& a, const RefStat& b) {
         if (a.tests != b.tests) return a.tests > b.tests;
         const lang::Location& x = a.first->loc;
@@ -1022,15 +1020,15 @@ void order_like_opa_index(RuleSet& set) {
         return a.first->arg < b.first->arg;
     };
     std::stable_sort(refs.begin(), refs.end(), before);
-    // The path of a rule's first clause through the trie; unguarded rules sit at its root.
-    auto key = [&](const PRule& r) {
-        std::vector<uint8_t> k;
-        if (r.guards.empty()) return k;
+    std::vector<std::vector<uint8_t>> keys;
+    for (const PRule* r : rules) {
+        std::vector<uint8_t>& k = keys.emplace_back();
+        if (r->guards.empty()) continue;
         k.push_back(1);
         for (const auto& ref : refs) {
-            auto g = std::find_if(r.guards.begin(), r.guards.end(),
+            auto g = std::find_if(r->guards.begin(), r->guards.end(),
                                   [&](const IndexGuard& x) { return same_ref(x, *ref.first); });
-            if (g == r.guards.end()) {
+            if (g == r->guards.end()) {
                 k.push_back(0);  // the "undefined" branch: always taken, first
                 continue;
             }
@@ -1043,16 +1041,28 @@ void order_like_opa_index(RuleSet& set) {
                     break;
             }
         }
-        return k;
-    };
+    }
+    return keys;
+}
+
+// An explicit element comparison: vector<uint8_t>'s operator< becomes a memcmp whose
+// bound GCC 12 misjudges (-Wstringop-overread) once inlined into a merge.
+bool index_key_less(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                        [](uint8_t x, uint8_t y) { return x < y; });
+}
+
+// OPA evaluates the rules an index lookup keeps in the order its trie traversal meets them
+// (opa_index_keys). An else chain goes where its first clause does (OPA places it by the
+// first clause the lookup keeps).
+void order_like_opa_index(RuleSet& set) {
+    std::vector<const PRule*> rules;
+    for (const auto& rule : set.rules) rules.push_back(rule.get());
+    auto keys = opa_index_keys(rules);
     std::vector<std::pair<std::vector<uint8_t>, std::shared_ptr<PRule>>> keyed;
-    for (auto& rule : set.rules) keyed.emplace_back(key(*rule), std::move(rule));
-    // An explicit element comparison: vector<uint8_t>'s operator< becomes a memcmp whose
-    // bound GCC 12 misjudges (-Wstringop-overread) once inlined into the merge.
-    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-        return std::lexicographical_compare(a.first.begin(), a.first.end(), b.first.begin(), b.first.end(),
-                                            [](uint8_t x, uint8_t y) { return x < y; });
-    });
+    for (std::size_t i = 0; i < set.rules.size(); ++i) keyed.emplace_back(std::move(keys[i]), std::move(set.rules[i]));
+    std::stable_sort(keyed.begin(), keyed.end(),
+                     [](const auto& a, const auto& b) { return index_key_less(a.first, b.first); });
     for (std::size_t i = 0; i < keyed.size(); ++i) set.rules[i] = std::move(keyed[i].second);
 }
 
@@ -1196,6 +1206,41 @@ void mark_sets_under_variable_keys(DataNode& root) {
     }
 }
 
+// DataNode::children_first. OPA indexes a node whose rules have a variable key together
+// with every rule below it (compile.go's buildRuleIndices), its own first; the rules below
+// run first when one of them comes before all of the node's own in that index's order. The
+// two groups can interleave there; the evaluator runs them group by group, in the order of
+// each group's first rule.
+void mark_children_first(DataNode& root) {
+    std::vector<DataNode*> stack{&root};
+    while (!stack.empty()) {
+        DataNode* node = stack.back();
+        stack.pop_back();
+        for (auto& [name, child] : node->children) stack.push_back(child.get());
+        const RuleSet* own = node->rules;
+        if (!own || own->rules.empty() || all_keys_constant(*own) || node->children.empty()) continue;
+        std::vector<const PRule*> rules;
+        for (const auto& r : own->rules) rules.push_back(r.get());
+        const std::size_t own_count = rules.size();
+        std::vector<const DataNode*> below;  // depth first, by name
+        for (auto it = node->children.rbegin(); it != node->children.rend(); ++it) below.push_back(it->second.get());
+        while (!below.empty()) {
+            const DataNode* at = below.back();
+            below.pop_back();
+            if (at->rules)
+                for (const auto& r : at->rules->rules) rules.push_back(r.get());
+            for (auto it = at->children.rbegin(); it != at->children.rend(); ++it) below.push_back(it->second.get());
+        }
+        if (rules.size() == own_count) continue;
+        auto keys = opa_index_keys(rules);
+        auto first_own =
+            std::min_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(own_count), index_key_less);
+        auto first_below =
+            std::min_element(keys.begin() + static_cast<std::ptrdiff_t>(own_count), keys.end(), index_key_less);
+        node->children_first = index_key_less(*first_below, *first_own);
+    }
+}
+
 // The nodes OPA's rule tree has below a set's path for the constant keys of its rules'
 // heads (RuleSet::tree_nodes). A rule with a variable key after constant ones is a partial
 // document at the node of its constant keys: nodes below that one are part of it, not shown.
@@ -1329,6 +1374,7 @@ lang::Diagnostics plan_modules(std::shared_ptr<const compiler::CompiledModules> 
         find_shared_prefixes(*set, repeatable);
         set->quiet = set->kind == RuleKind::Function && repeatable.function(*set);
     }
+    mark_children_first(program.root);
     return diags;
 }
 

@@ -13,8 +13,8 @@
 
 namespace {
 
-std::string first_error(const char* policy, const char* query) {
-    auto r = gavel::test::eval_of(query, {.policy = policy, .strict_builtin_errors = true});
+std::string first_error(const char* policy, const char* query, const char* input = nullptr) {
+    auto r = gavel::test::eval_of(query, {.policy = policy, .input = input, .strict_builtin_errors = true});
     REQUIRE_FALSE(r.ok());
     return r.error->code + ": " + r.error->message;
 }
@@ -67,4 +67,55 @@ deny[x][1] := y if {
 }
 )";
     CHECK(first_error(policy, "data.p") == "eval_conflict_error: object keys must be unique");
+}
+
+// OPA indexes a node whose rules have a variable key together with the rules below it, and
+// its index trie puts a rule that tests nothing before one testing input (`z := input.one`).
+TEST_CASE("rules below a variable key that test nothing run before the node's own rules testing input") {
+    const char* policy = R"(package p
+
+o[x] := y if {
+	z := input.one
+	x := 1
+	y := [1, 2][_]
+}
+
+o["a"] := 5 if {
+	to_number("x")
+}
+)";
+    const std::string to_number = R"(eval_builtin_error: to_number: strconv.ParseFloat: parsing "x": invalid syntax)";
+    const char* input = R"({"one": 1, "n": 0})";
+    CHECK(first_error(policy, "data.p.o", input) == to_number);
+    CHECK(first_error(policy, "data.p", input) == to_number);
+    // Both test input, other refs: the rule below sits on the trie's "undefined" branch of
+    // the node's ref, which a lookup takes first.
+    const char* both_guarded = R"(package p
+
+o[x] := y if {
+	z := input.one
+	x := 1
+	y := [1, 2][_]
+}
+
+o["a"] := 5 if {
+	input.n = n
+	to_number("x")
+}
+)";
+    CHECK(first_error(both_guarded, "data.p.o", input) == to_number);
+    // The node's own rule tests nothing: it runs first, and its conflict is the error.
+    const char* own_unguarded = R"(package p
+
+o[x] := y if {
+	x := 1
+	y := [1, 2][_]
+}
+
+o["a"] := 5 if {
+	z := input.one
+	to_number("x")
+}
+)";
+    CHECK(first_error(own_unguarded, "data.p.o", input) == "eval_conflict_error: object keys must be unique");
 }
