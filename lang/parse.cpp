@@ -33,6 +33,7 @@ ParseState make_state(const Source& source, const ParseOptions& options, Diagnos
     st.begin = source.text().data();
     st.end = st.begin + source.text().size();
     st.v1 = !options.v0_compatible;
+    st.contains_token = st.v1;
     st.experimental = options.experimental_keywords;
     st.keywords = st.v1 ? KeywordSet::all_v1() : KeywordSet{};
     st.max_else_branches = options.max_else_branches;
@@ -216,6 +217,7 @@ bool check_import(ParseState& st, const Import& imp, bool v1_mode) {
 
 void apply_import(ParseState& st, const Import& imp) {
     std::string path = imp.path->ref_dotted();
+    if (path == "rego.v1" || path.rfind("future.keywords", 0) == 0) st.contains_token = false;
     if (path == "rego.v1") {
         st.v1 = true;
         st.keywords.in = st.keywords.every = st.keywords.if_ = st.keywords.contains = true;
@@ -309,19 +311,18 @@ void normalize_rule(ParseState& st, Rule& rule) {
             return;
         }
     }
-    // `contains(x) := 1`: OPA's scanner takes `contains` for a name only before `.` or `[`, so
-    // the statement is a query there, whose function rule its v1 check then refuses by name.
-    if (st.keywords.contains && !rule.is_default && !rule.has_if && rule.body.empty() && head.has_args && head.value &&
-        head.ref->kind == TermKind::Var && head.ref->text == "contains") {
-        st.module_error(st.begin + rule.loc.offset, "contains keyword cannot be used for rule name");
-        return;
-    }
     // A call of a builtin alone (`count(1)`): OPA reads it as a query, which cannot be a rule.
     if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && head.has_args &&
         find_builtin_decl(head.ref->kind == TermKind::Var ? head.ref->text : head.ref->ref_dotted())) {
         st.module_error(st.begin + rule.loc.offset, "rule name conflicts with built-in function");
         return;
     }
+    // After a keyword import OPA's parser reads a function named `contains`, which a rego.v1
+    // module refuses (v0 with future.keywords keeps it; ParseState::contains_token).
+    // Its missing `if` is reported as well.
+    const bool named_contains =
+        st.v1 && !st.contains_token && head.has_args && head.ref->kind == TermKind::Var && head.ref->text == "contains";
+    if (named_contains) st.module_error(st.begin + rule.loc.offset, "contains keyword cannot be used for rule name");
     for (Rule* r = &rule; r; r = r->else_rule.get()) {
         bool has_body = !r->body.empty();
         if (st.v1 && has_body && !r->has_if) {
@@ -342,6 +343,7 @@ void normalize_rule(ParseState& st, Rule& rule) {
             }
         }
     }
+    if (named_contains) return;
     // With `if` (a future keyword in v0), `p[x] if ...` is a single-value rule as in v1.
     // Without it a two-part head is a partial set, however written (`p[x]`, `p["x"]`,
     // `p.x`: OPA's parseRules back-compat); `p.x.y` or `p[x][y]` is a single value.
@@ -445,6 +447,15 @@ std::optional<std::string> query_rule_error(const Body& body) {
     return fmt::format("{} cannot be used for rule name", value_name(t.kind));
 }
 
+// `contains(...) = v` or `contains(...) := v`.
+bool calls_contains(const Expr& e) {
+    if (e.kind != ExprKind::Term || !e.term || e.term->kind != TermKind::Call || e.term->elems.size() != 3)
+        return false;
+    const std::string op = e.term->call_name();
+    const Term& lhs = *e.term->elems[1];
+    return (op == "eq" || op == "assign") && lhs.kind == TermKind::Call && lhs.call_name() == "contains";
+}
+
 // OPA's parser reads a statement that is no rule as a query (literals separated by `;`, to
 // the end of the line); its parseModule then says why that query is no rule. That is an
 // error of the module stage: the parse goes on after the statement. True when so read.
@@ -488,6 +499,10 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p, 
     const bool statement =
         read && (after == st.end || *after == '\n' || *after == '#' || (after > q && starts_statement(*after)));
     if (statement) why = query_rule_error(body);
+    // `contains(x) := 1`: OPA's scanner takes `contains` for a name only before `.` or `[`, so
+    // its parseModule makes a function rule of this query, which its v1 check refuses by name.
+    if (statement && !why && st.contains_token && calls_contains(body.front()))
+        why = "contains keyword cannot be used for rule name";
     // What the rule grammar does not read: a parenthesised name, alone (`(x)`) or assigned.
     if (!why && statement && *start == '(') {
         const Expr& e = body.front();
@@ -669,6 +684,20 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 p = st.begin + name_alone.head.loc.offset + name_alone.head.loc.length;
                 rule = std::move(name_alone);
                 st.restore(std::move(before_rule));  // what the rule grammar tried past `f` is moot
+            }
+            // `contains(x) ...`: no rule head starts with the keyword `contains` in OPA's parser,
+            // so the statement is a query of one literal (`contains(x) := 1`), and what follows
+            // on its line (`if`, a body) is the next statement.
+            if (ok && st.contains_token && !rule.is_default && rule.head.has_args && rule.head.ref &&
+                rule.head.ref->kind == TermKind::Var && rule.head.ref->text == "contains") {
+                st.restore(std::move(before_rule));
+                result.diagnostics.truncate(errors_before);
+                const char* q = start;
+                if (read_as_query_statement(st, start, q)) {
+                    p = q;
+                    continue;
+                }
+                ok = false;
             }
             // An error the grammar reported itself (an else where none may stand, too many
             // else branches) ends the parse there, as OPA's parseRules does.

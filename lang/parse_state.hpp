@@ -38,7 +38,10 @@ struct ParseState {
     const char* begin = nullptr;
     const char* end = nullptr;
 
-    bool v1 = true;             // rego.v1 dialect in force
+    bool v1 = true;  // rego.v1 dialect in force
+    // OPA's v1 parser until a module imports rego.v1 or future.keywords: its scanner reads
+    // `contains` at a statement's start as the keyword, so no rule is named `contains` there.
+    bool contains_token = true;
     bool experimental = false;  // experimental keywords may be imported / used
     KeywordSet keywords = KeywordSet::all_v1();
 

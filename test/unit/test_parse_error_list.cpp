@@ -221,4 +221,23 @@ TEST_CASE("a name before `in` is no rule: OPA reads the statement as a query, a 
 TEST_CASE("`contains(x) := 1` is a query to OPA, whose function rule its v1 check refuses by name") {
     CHECK(module_errors("package p\ncontains(x) := 1\n") == List{"2:1 contains keyword cannot be used for rule name"});
     CHECK(module_errors("package p\ncontains(x)\n") == List{"2:1 rule name conflicts with built-in function"});
+    // What follows the query on its line is the next statement, which `if` cannot begin.
+    CHECK(module_errors("package p\ncontains(x) := 1 if { true }\n") == List{"2:18 unexpected if keyword"});
+    CHECK(module_errors("package p\ncontains(x) if true\n") == List{"2:13 unexpected if keyword"});
+}
+
+TEST_CASE("after a keyword import OPA reads a function named `contains`, which only a v0 module may define") {
+    CHECK(module_errors("package p\nimport rego.v1\ncontains(x) := 1 if { true }\n") ==
+          List{"3:1 contains keyword cannot be used for rule name"});
+    CHECK(
+        module_errors("package p\nimport future.keywords.contains\ncontains(x) = 1 { true }\n") ==
+        List{"3:1 contains keyword cannot be used for rule name", "3:1 `if` keyword is required before function body"});
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;
+    auto v0_errors = [&](const std::string& text) {
+        return listed(gavel::lang::parse_module("m.rego", text, v0).diagnostics);
+    };
+    CHECK(v0_errors("package p\nimport future.keywords\ncontains(x) := 1 if { true }\n").empty());
+    CHECK(v0_errors("package p\nimport rego.v1\ncontains(x) := 1 if { true }\n") ==
+          List{"3:1 contains keyword cannot be used for rule name"});
 }
