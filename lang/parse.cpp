@@ -132,7 +132,9 @@ std::string_view next_word(const char* p, const char* end) {
 
 // What may begin OPA's next statement on the same line: a term (the one before it read all
 // it could, so an operator here would have been its own).
-bool starts_statement(char c) {
+bool starts_statement(const char* q, const char* end) {
+    const char c = *q;
+    if (c == '.') return q + 1 < end && q[1] >= '0' && q[1] <= '9';  // a number (`.5`)
     return is_ident_start(c) || (c >= '0' && c <= '9') || c == '"' || c == '`' || c == '[' || c == '{' || c == '(';
 }
 
@@ -144,7 +146,7 @@ bool statement_ends_line(ParseState& st, const char*& p) {
     bool semicolon = false;
     for (; q < st.end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == ';'); ++q) semicolon = semicolon || *q == ';';
     if (q == st.end || *q == '\n' || *q == '#') return true;
-    if (!semicolon && q > p && starts_statement(*q) && !(st.furthest && st.furthest > q)) {
+    if (!semicolon && q > p && starts_statement(q, st.end) && !(st.furthest && st.furthest > q)) {
         p = q;
         return true;
     }
@@ -469,14 +471,20 @@ std::optional<Rule> rule_of_query_statement(const Body& body) {
     const Term& t = *body.front().term;
     std::string op = t.call_name();
     if ((op != "assign" && op != "eq") || t.elems.size() != 3) return std::nullopt;
-    const TermPtr& name = t.elems[1];
+    // `(f(x)) := 1`: a function, its arguments the call's.
+    const bool call = t.elems[1]->kind == TermKind::Call && !t.elems[1]->elems.empty();
+    const TermPtr& name = call ? t.elems[1]->elems[0] : t.elems[1];
     if (name->kind != TermKind::Var && name->kind != TermKind::Ref) return std::nullopt;
     if (name->kind == TermKind::Ref && (name->elems.empty() || name->elems[0]->kind != TermKind::Var))
         return std::nullopt;
     Rule rule;
     rule.loc = body.front().loc;
     rule.head.ref = name;
-    rule.head.loc = name->loc;
+    rule.head.loc = t.elems[1]->loc;
+    if (call) {
+        rule.head.has_args = true;
+        rule.head.args.assign(t.elems[1]->elems.begin() + 1, t.elems[1]->elems.end());
+    }
     rule.head.value = t.elems[2];
     rule.head.assign = op == "assign" ? AssignOp::Assign : AssignOp::Unify;
     return rule;
@@ -497,7 +505,7 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p, 
     std::optional<std::string> why;
     // OPA's statement is one literal: another may follow on the same line (`false p`).
     const bool statement =
-        read && (after == st.end || *after == '\n' || *after == '#' || (after > q && starts_statement(*after)));
+        read && (after == st.end || *after == '\n' || *after == '#' || (after > q && starts_statement(after, st.end)));
     if (statement) why = query_rule_error(body);
     // `contains(x) := 1`: OPA's scanner takes `contains` for a name only before `.` or `[`, so
     // its parseModule makes a function rule of this query, which its v1 check refuses by name.

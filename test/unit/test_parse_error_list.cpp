@@ -192,12 +192,16 @@ TEST_CASE("any term may begin the next statement on the same line") {
           List{"2:1 var cannot be used for rule name", "2:3 string cannot be used for rule name",
                "2:7 arraycomprehension cannot be used for rule name"});
     CHECK(module_errors("package p\np if { true } 5\n") == List{"2:15 number cannot be used for rule name"});
+    // A number with a leading dot, too: `p := 1 .5` is OPA's rule p and the statement `.5`.
+    CHECK(module_errors("package p\np := 1 .5\n") == List{"2:8 number cannot be used for rule name"});
+    CHECK(module_errors("package p\np := 1.5 .a\n") == List{"2:11 unexpected identifier token: expected number"});
 }
 
 TEST_CASE("a statement read as a query becomes a rule, or says why not, as OPA's parseModule") {
     // A parenthesised name is a rule's name once the parentheses are gone.
     CHECK(module_errors("package p\n(x) := 1\n").empty());
     CHECK(module_errors("package p\n(a.b) = 1\n").empty());
+    CHECK(module_errors("package p\n(f(x)) := 1\n").empty());  // a function
     CHECK(module_errors("package p\n(x)\n") == List{"2:1 var cannot be used for rule name"});
     CHECK(module_errors("package p\n\"a\" := 1\n") == List{"2:1 string cannot be used for rule name"});
     CHECK(module_errors("package p\n[x] := 1\n") == List{"2:1 array cannot be used for rule name"});

@@ -78,6 +78,8 @@ TEST_CASE("chained bodies") {
     CHECK(rules("p if { false } { true }") == "(rule (ref p) {false} {true})\n");
     CHECK(rules("p := 1 if { a }\n{ b }") == "(rule (ref p) := 1 {a} {b})\n");
     CHECK(rules("f(x) := 1 if x > 0 { x < 0 }") == "(rule (ref f) (args x) := 1 {(gt x 0)} {(lt x 0)})\n");
+    // A parenthesised head is OPA's query statement, which its parseModule makes a rule of.
+    CHECK(rules("(f(x)) := 1") == "(rule (ref f) (args x) := 1)\n");
     CHECK(rules("p { false } { true }", v0()) == "(rule (ref p) {false} {true})\n");
     CHECK(rules("p if { a } else { b } { c }").rfind("ERROR", 0) == 0);  // chained bodies come before else
     CHECK(rules("p { a } { b }").rfind("ERROR", 0) == 0);                // v1 still wants `if`
