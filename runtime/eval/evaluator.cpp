@@ -1712,17 +1712,20 @@ Evaluator::Direct Evaluator::cached_call(const Frame& f, const PTerm& call, Valu
     if (settings_.tracer) return Direct::Unknown;  // the call's evaluation is traced
     DirectArgs direct;
     if (Direct d = direct_args(f, call, depth, direct); d != Direct::Found) return d;
-    ValueList args;
-    for (const Value& v : direct.values()) args.push_back(v);
     const RuleSet& fn = *call.callee->function;
-    const std::span<const Value> arg_values(args.data(), args.size());
+    const std::span<const Value> arg_values = direct.values();
     const std::uint64_t key_hash = FunctionCache::key_hash(fn, arg_values, fn.quiet);
-    const std::optional<Value>* cached = function_cache_.find(fn, arg_values, key_hash, fn.quiet);
+    if (const std::optional<Value>* cached = function_cache_.find(fn, arg_values, key_hash, fn.quiet)) {
+        if (!*cached) return Direct::Undefined;
+        out = **cached;
+        return Direct::Found;
+    }
     // Not cached: its arguments are known, so it runs now, as eval_call would run it.
-    std::optional<Value> computed = cached ? std::nullopt : run_function(fn, args, call, key_hash);
-    const std::optional<Value>& answer = cached ? *cached : computed;
-    if (!answer) return Direct::Undefined;
-    out = *answer;
+    ValueList args;
+    for (const Value& v : arg_values) args.push_back(v);
+    std::optional<Value> computed = run_function(fn, args, call, key_hash);
+    if (!computed) return Direct::Undefined;
+    out = std::move(*computed);
     return Direct::Found;
 }
 
