@@ -4,6 +4,7 @@
 #include "lang/json_tree_yaml.hpp"
 #include "lang/parse.hpp"
 #include "lang/yaml_node.hpp"
+#include "support/go_space.hpp"
 #include "support/utf8.hpp"
 
 namespace gavel::lang {
@@ -210,13 +211,15 @@ std::string read_block(const yaml::Node* root, Annotation& a, bool& entrypoint) 
 void attach_annotations(Module& module, Diagnostics& diagnostics) {
     const auto& comments = module.comments;
     for (std::size_t i = 0; i < comments.size(); ++i) {
-        if (trim(comments[i].text) != "METADATA") continue;
+        // As OPA's parseAnnotations: a comment whose text begins with METADATA opens a block
+        // (anywhere on a line); comments that begin the lines right below it continue it.
+        if (!trim(comments[i].text).starts_with("METADATA")) continue;
         Annotation a;
         a.loc = comments[i].loc;
         uint32_t last_line = comments[i].loc.line;
         std::size_t j = i + 1;
         std::vector<const Comment*> lines;  // the block's lines after METADATA
-        for (; j < comments.size() && comments[j].loc.line == last_line + 1; ++j) {
+        for (; j < comments.size() && comments[j].loc.line == last_line + 1 && comments[j].loc.col == 1; ++j) {
             lines.push_back(&comments[j]);
             std::string_view line = comments[j].text;
             if (!line.empty() && line.front() == ' ') line.remove_prefix(1);
@@ -225,6 +228,10 @@ void attach_annotations(Module& module, Diagnostics& diagnostics) {
             last_line = comments[j].loc.line;
         }
         i = j - 1;
+        if (support::trim_space(a.yaml).empty()) {  // OPA's bytes.TrimSpace
+            diagnostics.add(a.loc, codes::parse_error, "expected METADATA block, found whitespace");
+            continue;
+        }
         bool entrypoint = false;
         yaml::Documents doc = yaml::read_documents(a.yaml, yaml::ErrorDialect::GoYamlV3, {}, 1);
         std::string error =

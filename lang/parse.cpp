@@ -771,10 +771,11 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
     if (first == FirstStatement::Reading) module_checks.truncate(checks_before_first);
     if (!have_package) st.error(st.begin, "package expected");
     adopt_opa_error_list(*source, result.diagnostics, options, false, st.keywords.not_block || st.keywords.logic);
-    // OPA's parseModule runs only on statements that all parsed.
+    // OPA's parser reads the METADATA blocks last: their errors are its own, after its syntax errors.
+    attach_annotations(module, result.diagnostics);
+    // OPA's parseModule runs only on statements and blocks that all parsed.
     if (result.diagnostics.empty()) result.diagnostics.append(module_checks);
     module.rego_v1 = st.v1;
-    attach_annotations(module, result.diagnostics);
     if (result.diagnostics.empty()) result.module = std::move(module);
     return result;
 }

@@ -62,13 +62,6 @@ std::pair<std::string_view, std::string_view> get_line(std::string_view data) {
     return {line, rest};
 }
 
-std::string_view trim_space(std::string_view s) {
-    auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
-    while (!s.empty() && ws(s.front())) s.remove_prefix(1);
-    while (!s.empty() && ws(s.back())) s.remove_suffix(1);
-    return s;
-}
-
 }  // namespace
 
 std::optional<PemBlock> pem_decode(std::string_view data, std::string_view& rest_out) {
@@ -101,7 +94,6 @@ std::optional<PemBlock> pem_decode(std::string_view data, std::string_view& rest
             auto colon = line.find(':');
             if (colon == std::string_view::npos) break;
             has_headers = true;
-            (void)trim_space(line.substr(0, colon));
             rest = next;
         }
         if (truncated) return std::nullopt;

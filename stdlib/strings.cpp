@@ -17,6 +17,7 @@
 #include "stdlib/string_operands.hpp"
 #include "stdlib/text_template.hpp"
 #include "stdlib/unicode_text.hpp"
+#include "support/go_space.hpp"
 #include "support/utf8.hpp"
 
 namespace gavel::stdlib {
@@ -142,38 +143,11 @@ std::string_view trim_left_runes(std::string_view s, const std::vector<char32_t>
     return s.substr(i);
 }
 
-// Start of the rune that ends at `end` (Go's utf8.DecodeLastRune).
-std::size_t last_rune_start(std::string_view s, std::size_t end) {
-    std::size_t start = end - 1;
-    std::size_t lim = end >= 4 ? end - 4 : 0;
-    while (start > lim && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
-    auto d = support::utf8::decode_rune(s, start);
-    if (start + d.width != end) return end - 1;  // invalid tail: one byte
-    return start;
-}
-
 std::string_view trim_right_runes(std::string_view s, const std::vector<char32_t>& cutset) {
     std::size_t end = s.size();
     while (end > 0) {
-        std::size_t start = last_rune_start(s, end);
+        std::size_t start = support::utf8::last_rune_start(s, end);
         if (!in_cutset(support::utf8::decode_rune(s, start).rune, cutset)) break;
-        end = start;
-    }
-    return s.substr(0, end);
-}
-
-std::string_view trim_space(std::string_view s) {
-    std::size_t i = 0;
-    while (i < s.size()) {
-        auto d = support::utf8::decode_rune(s, i);
-        if (!text::is_space(d.rune)) break;
-        i += d.width;
-    }
-    s = s.substr(i);
-    std::size_t end = s.size();
-    while (end > 0) {
-        std::size_t start = last_rune_start(s, end);
-        if (!text::is_space(support::utf8::decode_rune(s, start).rune)) break;
         end = start;
     }
     return s.substr(0, end);
@@ -535,7 +509,7 @@ void register_strings(Registry& r) {
     declare(r, "trim_suffix", 2, string_map2([](std::string_view s, std::string_view p) {
                 return std::string(s.ends_with(p) ? s.substr(0, s.size() - p.size()) : s);
             }));
-    declare(r, "trim_space", 1, string_map([](std::string_view s) { return std::string(trim_space(s)); }));
+    declare(r, "trim_space", 1, string_map([](std::string_view s) { return std::string(support::trim_space(s)); }));
     declare(r, "strings.render_template", 2, [](Args a, BuiltinContext& ctx) {
         if (!a[0].is_string()) return type_error(1, "string", a[0]);
         if (!a[1].is_object()) return type_error(2, "object", a[1]);

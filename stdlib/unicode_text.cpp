@@ -65,26 +65,6 @@ bool is_letter(char32_t r) noexcept {
     return loc && iswalpha_l(static_cast<wint_t>(r), loc) != 0;
 }
 
-bool is_space(char32_t r) noexcept {
-    switch (r) {
-        case '\t':
-        case '\n':
-        case '\v':
-        case '\f':
-        case '\r':
-        case ' ':
-        case 0x85:
-        case 0xA0:
-        case 0x1680:
-        case 0x2028:
-        case 0x2029:
-        case 0x202F:
-        case 0x205F:
-        case 0x3000: return true;
-        default: return r >= 0x2000 && r <= 0x200A;
-    }
-}
-
 std::size_t find(std::string_view hay, std::string_view needle, std::size_t from) noexcept {
     if (from > hay.size()) return std::string_view::npos;
     if (needle.empty()) return from;

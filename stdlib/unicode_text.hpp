@@ -24,8 +24,6 @@ std::string lower(std::string_view s);
 bool is_print(char32_t r) noexcept;
 // Go's unicode.IsLetter approximated with the C.UTF-8 tables (ASCII exact).
 bool is_letter(char32_t r) noexcept;
-// Go's unicode.IsSpace.
-bool is_space(char32_t r) noexcept;
 
 bool is_ascii(std::string_view s) noexcept;
 

@@ -119,4 +119,13 @@ std::string encode(const std::vector<char32_t>& rs, std::size_t from, std::size_
     return out;
 }
 
+std::size_t last_rune_start(std::string_view s, std::size_t end) noexcept {
+    std::size_t start = end - 1;
+    std::size_t lim = end >= 4 ? end - 4 : 0;
+    while (start > lim && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+    auto d = decode_rune(s, start);
+    if (start + d.width != end) return end - 1;  // invalid tail: one byte
+    return start;
+}
+
 }  // namespace gavel::support::utf8

@@ -29,6 +29,10 @@ struct Rune {
 // Go's utf8.DecodeRuneInString(s[i:]) (i < s.size()): an invalid byte is U+FFFD of width 1.
 Rune decode_rune(std::string_view s, std::size_t i) noexcept;
 
+// Start of the rune that ends at `end` (0 < end <= s.size()), as Go's utf8.DecodeLastRune
+// finds it: an invalid tail is one byte.
+std::size_t last_rune_start(std::string_view s, std::size_t end) noexcept;
+
 // Offset of the first invalid byte, or npos when `s` is valid UTF-8.
 std::size_t find_invalid(std::string_view s) noexcept;
 inline bool is_valid(std::string_view s) noexcept { return find_invalid(s) == std::string_view::npos; }

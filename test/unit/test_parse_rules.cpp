@@ -198,6 +198,31 @@ TEST_CASE("METADATA annotations are parsed as YAML and attached") {
         "following a key/value separator ':' is not a legal yaml space character");
 }
 
+TEST_CASE("a METADATA block is found and ended as OPA's parser finds it") {
+    auto errors = [](const std::string& text) {
+        std::vector<std::string> out;
+        for (const auto& d : parse_module("m.rego", text).diagnostics)
+            out.push_back(std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message);
+        return out;
+    };
+    using List = std::vector<std::string>;
+    const std::string empty = "expected METADATA block, found whitespace";
+    // A block with nothing in it, wherever its first comment stands.
+    CHECK(errors("# METADATA\npackage p\n") == List{"1:1 " + empty});
+    CHECK(errors("package p\n# METADATA\n#\np := 1\n") == List{"2:1 " + empty});
+    CHECK(errors("package p\np := 1 # METADATA\nq := 2\n") == List{"2:8 " + empty});
+    CHECK(errors("package p\n  # METADATA\np := 1\n") == List{"2:3 " + empty});
+    // Only comments that begin their line continue it.
+    CHECK(errors("package p\n# METADATA\n  # title: x\np := 1\n") == List{"2:1 " + empty});
+    // A comment beginning with the word opens a block.
+    auto prefixed = parse_module("m.rego", "package p\n# METADATAfoo\n# title: x\np := 1\n");
+    REQUIRE(prefixed.ok());
+    REQUIRE(prefixed.module->annotations.size() == 1);
+    CHECK(prefixed.module->annotations[0].yaml == "title: x\n");
+    // The block's error is the parser's: OPA's module checks (a missing `if`) never run.
+    CHECK(errors("# METADATA\npackage p\np := 1 { true }\n") == List{"1:1 " + empty});
+}
+
 TEST_CASE("comments are kept with their locations") {
     auto r = parse_module("m.rego", "package p # the package\n# about x\nx := \"#not a comment\" # trailing\n");
     REQUIRE(r.ok());
