@@ -286,11 +286,27 @@ void validate_default(ParseState& st, const Rule& rule) {
     }
 }
 
-// A function head whose argument list stands apart from its name (`f (x)`).
-bool spaced_arguments(const ParseState& st, const RuleHead& head) {
-    if (!head.has_args || !head.ref) return false;
+// A head whose ref goes on with a bracket standing apart from the part before it (`p ["a"]`),
+// or whose argument list stands apart from its name (`f (x)`): the ref up to there (the
+// name alone; `p.q` of `p.q ["a"]`), or null when no part stands apart.
+TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
+    if (!head.ref) return nullptr;
+    auto spaced = [&](const char* c) { return c > st.begin && (c[-1] == ' ' || c[-1] == '\t'); };
+    if (head.ref->kind == TermKind::Ref)
+        for (std::size_t i = 1; i < head.ref->elems.size(); ++i) {
+            const char* c = st.begin + head.ref->elems[i]->loc.offset;
+            while (c > st.begin && (c[-1] == ' ' || c[-1] == '\t')) --c;  // inside the brackets
+            if (c == st.begin || c[-1] != '[' || !spaced(c - 1)) continue;
+            if (i == 1) return head.ref->elems[0];
+            auto start = std::make_shared<Term>(*head.ref);
+            start->elems.resize(i);
+            const Location& last = start->elems.back()->loc;
+            start->loc.length = last.offset + last.length - start->loc.offset;
+            return start;
+        }
+    if (!head.has_args) return nullptr;
     const char* after = st.begin + head.ref->loc.offset + head.ref->loc.length;
-    return after < st.end && (*after == ' ' || *after == '\t');
+    return after < st.end && (*after == ' ' || *after == '\t') ? head.ref : nullptr;
 }
 
 // The dialects differ in how a rule head reads. v0's `p[x] { ... }` is a
@@ -680,13 +696,16 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 }
             }
             // OPA reads a statement with no `if`, body or `contains` as a query, where a call's
-            // `(` follows its name without space: `f (x) := 1` is OPA's two statements `f` and
-            // `(x) := 1` (`f (x) := 1 if { ... }` is a function there too).
-            if (ok && !rule.is_default && !rule.has_if && rule.body.empty() && !rule.head.contains &&
-                spaced_arguments(st, rule.head)) {
+            // `(` and a ref's `[` follow what they continue without space: `f (x) := 1` is OPA's
+            // two statements `f` and `(x) := 1`, `p ["a"] := 1` the statements `p` and
+            // `["a"] := 1` (with `if` or a body both are rules there too).
+            TermPtr spaced_start = ok && !rule.is_default && !rule.has_if && rule.body.empty() && !rule.head.contains
+                                       ? spaced_head_start(st, rule.head)
+                                       : nullptr;
+            if (spaced_start) {
                 Rule name_alone;
                 name_alone.loc = rule.loc;
-                name_alone.head.ref = std::move(rule.head.ref);
+                name_alone.head.ref = std::move(spaced_start);
                 name_alone.head.loc = name_alone.head.ref->loc;
                 name_alone.loc.length = name_alone.head.loc.offset + name_alone.head.loc.length - rule.loc.offset;
                 p = st.begin + name_alone.head.loc.offset + name_alone.head.loc.length;

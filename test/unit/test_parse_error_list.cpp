@@ -214,6 +214,13 @@ TEST_CASE("a function head apart from its arguments is no function without a bod
     CHECK(module_errors("package p\nf (\"a\") := 1\n") ==
           List{"2:1 var cannot be used for rule name", "2:3 string cannot be used for rule name"});
     CHECK(module_errors("package p\nf (x) := 1 if { true }\n").empty());
+    // A ref's bracket apart from what it continues: `p` and `["a"] := 1`, `p.q` and `["a"] := 1`.
+    CHECK(module_errors("package p\np [\"a\"] := 1\n") ==
+          List{"2:1 var cannot be used for rule name", "2:3 array cannot be used for rule name"});
+    CHECK(module_errors("package p\np.q [\"a\"] := 1\n") ==
+          List{"2:1 `contains` keyword is required for partial set rules", "2:5 array cannot be used for rule name"});
+    CHECK(module_errors("package p\np [\"a\"] contains 1\n").empty());
+    CHECK(module_errors("package p\np[ \"a\" ] := 1\n").empty());
     CHECK(module_errors("package p\ndefault f (x) := 1\n").empty());
 }
 
