@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "lang/yaml_node.hpp"
 #include "runtime/yaml.hpp"
 
 namespace gavel::stdlib {
@@ -48,9 +50,17 @@ Value author_object(const Value& v) {
     return b.build();
 }
 
+// A related resource: a URL, or an object of which OPA keeps the `ref` and a `description`
+// that is a string.
 Value resource_object(const Value& v) {
     if (v.is_string()) return Value::object({{Value::string("ref"), v}});
-    return v;
+    if (!v.is_object()) return v;
+    runtime::ObjectBuilder b;
+    for (const auto& e : v.object_entries())
+        if (e.key.is_string() &&
+            (e.key.as_string() == "ref" || (e.key.as_string() == "description" && e.value.is_string())))
+            b.insert(e.key, e.value);
+    return b.build();
 }
 
 Value map_list(const Value& v, Value (*f)(const Value&)) {
@@ -64,16 +74,37 @@ Value map_list(const Value& v, Value (*f)(const Value&)) {
 
 Value annotation_object(std::string_view yaml, std::string_view scope) {
     runtime::ObjectBuilder b;
-    auto parsed = runtime::parse_yaml(yaml);
-    if (parsed && parsed.value.is_object()) {
-        for (const auto& e : parsed.value.object_entries()) {
+    // As OPA decodes a block (go-yaml v3 into its rawAnnotation): plain scalars typed by v3's
+    // rules (`yes` is a string), and the fields that are Go strings the scalar as written.
+    auto parsed = runtime::parse_yaml_all(yaml, runtime::kDefaultLimits, runtime::YamlTyping::GoYamlV3);
+    lang::yaml::Documents nodes = lang::yaml::read_documents(yaml, lang::yaml::ErrorDialect::GoYamlV3, {}, 1);
+    const lang::yaml::Node* root = nodes.ok && !nodes.documents.empty() ? nodes.documents.front().get() : nullptr;
+    auto text_of = [](const lang::yaml::Node* n) -> std::optional<Value> {
+        if (!n || !n->is_scalar() || n->is_null() || n->text.empty()) return std::nullopt;  // Go's "": left out
+        return Value::string(n->text);
+    };
+    if (parsed && parsed.documents.size() == 1 && parsed.documents.front().is_object()) {
+        for (const auto& e : parsed.documents.front().object_entries()) {
             if (!e.key.is_string()) continue;
             std::string_view k = e.key.as_string();
-            if (k == "authors") b.insert(e.key, map_list(e.value, author_object));
-            else if (k == "related_resources") b.insert(e.key, map_list(e.value, resource_object));
-            else if (k == "title" || k == "description" || k == "organizations" || k == "custom" || k == "entrypoint" ||
-                     k == "schemas")
+            const lang::yaml::Node* node = root ? root->get(k) : nullptr;
+            if (k == "title" || k == "description") {
+                if (auto text = text_of(node)) b.insert(e.key, *text);
+            } else if (k == "organizations") {
+                runtime::ArrayBuilder list;
+                if (node && node->is_sequence())
+                    for (const auto& item : node->items)
+                        list.push_back(text_of(item.get()).value_or(Value::string("")));
+                b.insert(e.key, list.build());
+            } else if (k == "authors") {
+                b.insert(e.key, map_list(e.value, author_object));
+            } else if (k == "related_resources") {
+                b.insert(e.key, map_list(e.value, resource_object));
+            } else if (k == "entrypoint") {
+                if (e.value.is_bool() && e.value.as_bool()) b.insert(e.key, e.value);
+            } else if (k == "custom" || k == "schemas") {
                 b.insert(e.key, e.value);
+            }
         }
     }
     b.insert(Value::string("scope"), Value::string(scope));

@@ -88,6 +88,22 @@ x := [rego.metadata.rule(), count(rego.metadata.chain()), rego.metadata.chain()[
           R"([{},[{"path":["t","x"]}]])");
 }
 
+TEST_CASE("rego.metadata: a block's values typed as OPA decodes it (go-yaml v3, string fields as written)") {
+    const std::string policy = R"(package t
+
+# METADATA
+# title: 5.0
+# description: ""
+# organizations: [1, yes]
+# related_resources: [{"ref": "https://a.b", "description": 5}]
+# custom:
+#   flags: [yes, on, y, true, 0x10, 1_000, ~]
+x := rego.metadata.rule()
+)";
+    CHECK(eval(policy).value == R"({"custom":{"flags":["yes","on","y",true,16,1000,null]},"organizations":["1","yes"],)"
+                                R"("related_resources":[{"ref":"https://a.b"}],"scope":"rule","title":"5.0"})");
+}
+
 TEST_CASE("rego.metadata in a query: OPA's builtin error (no rule to describe), undefined when not strict") {
     gavel::Engine engine;
     for (const char* call : {"rego.metadata.rule()", "rego.metadata.chain()"}) {
