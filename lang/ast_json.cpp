@@ -692,6 +692,15 @@ private:
                 if (k == "scope") continue;
                 if (k == "authors") {
                     fields[k] = [this, v] { authors(*v); };
+                } else if (k == "title" || k == "description") {  // Go strings: the scalar as written
+                    if (v->is_scalar() && !v->is_null() && !v->text.empty())
+                        fields[k] = [this, v] { w.string(v->text); };
+                } else if (k == "organizations" && v->is_sequence()) {
+                    fields[k] = [this, v] {
+                        w.begin_array();
+                        for (const auto& item : v->items) w.string(text_of(item.get()));
+                        w.end_array();
+                    };
                 } else if (k == "related_resources") {
                     fields[k] = [this, v] { related_resources(*v); };
                 } else {

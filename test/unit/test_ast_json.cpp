@@ -261,3 +261,12 @@ TEST_CASE("pretty: one node per line, one space per level") {
     CHECK(every.find("   expr index=0\n    every\n     x\n     array\n      1\n     body\n      expr index=0\n"
                      "       somedecl\n        call\n") != std::string::npos);
 }
+
+TEST_CASE("json: a METADATA block's string fields are its scalars as written, as OPA decodes them") {
+    const std::string out = json(
+        "package p\n\n# METADATA\n# title: 5.0\n# description: \"\"\n# organizations: [1, yes]\n"
+        "# custom:\n#   a: yes\nx := 1\n");
+    CHECK(out.find(
+              R"("annotations":[{"custom":{"a":"yes"},"organizations":["1","yes"],"scope":"rule","title":"5.0"}])") !=
+          std::string::npos);
+}
