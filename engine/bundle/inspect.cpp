@@ -47,11 +47,16 @@ runtime::Value inspect_bundle(const Bundle& bundle, bool annotations) {
                         path.push_back(e->text);
                     }
             }
+            // As OPA's AnnotationsRef: where the annotated package or rule is, not the block.
+            const lang::Module& module = *parsed.module;
+            const lang::Location& at = a.on_package                         ? module.package.loc
+                                       : a.rule_index < module.rules.size() ? module.rules[a.rule_index].loc
+                                                                            : a.loc;
             annotation_list.push_back(Value::object({
                 {str("annotations"), stdlib::annotation_object(a.yaml, a.scope)},
                 {str("location"), Value::object({{str("file"), str(m.name)},
-                                                 {str("row"), Value::integer(a.loc.line)},
-                                                 {str("col"), Value::integer(a.loc.col)}})},
+                                                 {str("row"), Value::integer(at.line)},
+                                                 {str("col"), Value::integer(at.col)}})},
                 {str("path"), ref_value(path)},
             }));
         }

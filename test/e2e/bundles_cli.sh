@@ -39,6 +39,8 @@ echo "$json" > "$work/inspect.json"
 expect_eq "inspect json: manifest" "$("$gavel" eval --format raw -i "$work/inspect.json" input.manifest.roots)" '["kubernetes"]'
 expect_eq "inspect json: namespaces" "$("$gavel" eval --format raw -i "$work/inspect.json" 'count(input.namespaces["data.kubernetes.admission"])')" 1
 expect_eq "inspect json: annotations" "$("$gavel" eval --format raw -i "$work/inspect.json" 'input.annotations[0].annotations.title')" "Pod rules"
+# As OPA's AnnotationsRef: the location of the package the block annotates (line 3), not the block's.
+expect_eq "inspect json: annotation location" "$("$gavel" eval --format raw -i "$work/inspect.json" 'input.annotations[0].location.row')" 3
 "$gavel" build "$src/kubernetes" -o "$work/plain.tar.gz" --ignore '*_test.rego' && pass "build without -b" || fail "build without -b"
 expect_eq "--ignore leaves files out" "$(tar tzf "$work/plain.tar.gz" | grep -c _test)" 0
 
