@@ -648,9 +648,36 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             Import imp;
             // OPA's parser takes statements in any order: an import may follow rules.
             ok = grammar::parse_import(p, st.end, st, imp);
+            const bool aliased = !imp.alias.empty();
             if (ok && check_import(st, imp, !options.v0_compatible)) {
                 apply_import(st, imp);
                 module.imports.push_back(std::move(imp));
+            }
+            // OPA scans an import's path without the future keywords, and so the token after it
+            // (its parser's lookahead): `in`, `if` or `every` there, alone on its statement, is
+            // the var of that name, which names no rule.
+            if (ok && !aliased) {
+                const char* q = p;
+                while (q < st.end) {
+                    if (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n') {
+                        ++q;
+                    } else if (*q == '#') {
+                        while (q < st.end && *q != '\n') ++q;
+                    } else {
+                        break;
+                    }
+                }
+                const std::string_view next = next_word(q, st.end);
+                const char* after = q + next.size();
+                while (after < st.end && (*after == ' ' || *after == '\t' || *after == '\r')) ++after;
+                if ((next == "in" || next == "if" || next == "every") &&
+                    (after == st.end || *after == '\n' || *after == '#')) {
+                    if (q > p) {
+                        st.module_error(q, "var cannot be used for rule name");
+                        p = after;
+                        continue;
+                    }
+                }
             }
         } else {
             Rule rule;

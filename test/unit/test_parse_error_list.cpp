@@ -237,6 +237,15 @@ TEST_CASE("`contains(x) := 1` is a query to OPA, whose function rule its v1 chec
     CHECK(module_errors("package p\ncontains(x) if true\n") == List{"2:13 unexpected if keyword"});
 }
 
+TEST_CASE("the token after an import is scanned without the future keywords: `in` alone there is a var") {
+    CHECK(module_errors("package p\nimport future.keywords.in in\np := 1\n") ==
+          List{"2:27 var cannot be used for rule name"});
+    CHECK(module_errors("package p\nimport data.x\n# c\n\nif\np := 1\n") ==
+          List{"5:1 var cannot be used for rule name"});
+    // After an alias OPA scans with its keywords again.
+    CHECK(module_errors("package p\nimport data.x as y\nin\n") == List{"3:1 unexpected in keyword"});
+}
+
 TEST_CASE("after a keyword import OPA reads a function named `contains`, which only a v0 module may define") {
     CHECK(module_errors("package p\nimport rego.v1\ncontains(x) := 1 if { true }\n") ==
           List{"3:1 contains keyword cannot be used for rule name"});
