@@ -33,9 +33,9 @@ ParseState make_state(const Source& source, const ParseOptions& options, Diagnos
     st.begin = source.text().data();
     st.end = st.begin + source.text().size();
     st.v1 = !options.v0_compatible;
-    st.contains_token = st.v1;
     st.experimental = options.experimental_keywords;
     st.keywords = st.v1 ? KeywordSet::all_v1() : KeywordSet{};
+    st.contains_token = st.keywords.contains;
     st.max_else_branches = options.max_else_branches;
     st.diagnostics = &diagnostics;
     return st;
@@ -219,7 +219,6 @@ bool check_import(ParseState& st, const Import& imp, bool v1_mode) {
 
 void apply_import(ParseState& st, const Import& imp) {
     std::string path = imp.path->ref_dotted();
-    if (path == "rego.v1" || path.rfind("future.keywords", 0) == 0) st.contains_token = false;
     if (path == "rego.v1") {
         st.v1 = true;
         st.keywords.in = st.keywords.every = st.keywords.if_ = st.keywords.contains = true;
@@ -335,9 +334,8 @@ void normalize_rule(ParseState& st, Rule& rule) {
         st.module_error(st.begin + rule.loc.offset, "rule name conflicts with built-in function");
         return;
     }
-    // After a keyword import OPA's parser reads a function named `contains`, which a rego.v1
-    // module refuses (v0 with future.keywords keeps it; ParseState::contains_token).
-    // Its missing `if` is reported as well.
+    // Right after an import OPA's parser reads a function named `contains`, which a rego.v1
+    // module refuses (a v0 module keeps it; ParseState::contains_token), its missing `if` too.
     const bool named_contains =
         st.v1 && !st.contains_token && head.has_args && head.ref->kind == TermKind::Var && head.ref->text == "contains";
     if (named_contains) st.module_error(st.begin + rule.loc.offset, "contains keyword cannot be used for rule name");
@@ -524,11 +522,12 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p, 
         read && (after == st.end || *after == '\n' || *after == '#' || (after > q && starts_statement(after, st.end)));
     if (statement) why = query_rule_error(body);
     // `contains(x) := 1`: OPA's scanner takes `contains` for a name only before `.` or `[`, so
-    // its parseModule makes a function rule of this query, which its v1 check refuses by name.
-    if (statement && !why && st.contains_token && calls_contains(body.front()))
-        why = "contains keyword cannot be used for rule name";
+    // its parseModule makes a function rule of this query, which its v1 check refuses by name
+    // (a v0 module keeps it).
+    const bool contains_call = statement && !why && st.contains_token && calls_contains(body.front());
+    if (contains_call && st.v1) why = "contains keyword cannot be used for rule name";
     // What the rule grammar does not read: a parenthesised name, alone (`(x)`) or assigned.
-    if (!why && statement && *start == '(') {
+    if (!why && statement && (*start == '(' || contains_call)) {
         const Expr& e = body.front();
         if (body.size() == 1 && e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Var)
             why = "var cannot be used for rule name";
@@ -649,6 +648,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             // OPA's parser takes statements in any order: an import may follow rules.
             ok = grammar::parse_import(p, st.end, st, imp);
             const bool aliased = !imp.alias.empty();
+            st.after_import = ok && !aliased;
             if (ok && check_import(st, imp, !options.v0_compatible)) {
                 apply_import(st, imp);
                 module.imports.push_back(std::move(imp));
@@ -680,6 +680,8 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 }
             }
         } else {
+            st.contains_token = st.keywords.contains && !st.after_import;
+            st.after_import = false;
             Rule rule;
             std::size_t errors_before = result.diagnostics.size();
             // OPA's parser reads `contains` as a name where a rule starts (`contains[x] { ... }`),
@@ -747,8 +749,13 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 st.restore(std::move(before_rule));
                 result.diagnostics.truncate(errors_before);
                 const char* q = start;
-                if (read_as_query_statement(st, start, q)) {
+                Rule converted;
+                if (read_as_query_statement(st, start, q, &converted)) {
                     p = q;
+                    if (converted.head.ref) {  // a v0 module's function named `contains`
+                        normalize_rule(st, converted);
+                        module.rules.push_back(std::move(converted));
+                    }
                     continue;
                 }
                 ok = false;

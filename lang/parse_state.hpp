@@ -39,9 +39,11 @@ struct ParseState {
     const char* end = nullptr;
 
     bool v1 = true;  // rego.v1 dialect in force
-    // OPA's v1 parser until a module imports rego.v1 or future.keywords: its scanner reads
-    // `contains` at a statement's start as the keyword, so no rule is named `contains` there.
+    // Whether OPA's scanner reads `contains` at this statement's start as the keyword (then no
+    // rule is named `contains` there): where it is a keyword, except right after an import,
+    // whose path and the token after it OPA scans without the future keywords.
     bool contains_token = true;
+    bool after_import = false;  // the statement being read follows an import without alias
     bool experimental = false;  // experimental keywords may be imported / used
     KeywordSet keywords = KeywordSet::all_v1();
 

@@ -246,7 +246,7 @@ TEST_CASE("the token after an import is scanned without the future keywords: `in
     CHECK(module_errors("package p\nimport data.x as y\nin\n") == List{"3:1 unexpected in keyword"});
 }
 
-TEST_CASE("after a keyword import OPA reads a function named `contains`, which only a v0 module may define") {
+TEST_CASE("right after an import OPA reads a function named `contains`, which only a v0 module may define") {
     CHECK(module_errors("package p\nimport rego.v1\ncontains(x) := 1 if { true }\n") ==
           List{"3:1 contains keyword cannot be used for rule name"});
     CHECK(
@@ -260,4 +260,11 @@ TEST_CASE("after a keyword import OPA reads a function named `contains`, which o
     CHECK(v0_errors("package p\nimport future.keywords\ncontains(x) := 1 if { true }\n").empty());
     CHECK(v0_errors("package p\nimport rego.v1\ncontains(x) := 1 if { true }\n") ==
           List{"3:1 contains keyword cannot be used for rule name"});
+    // Only right after the import: later the keyword starts a query again, as without one.
+    CHECK(module_errors("package p\nimport rego.v1\np := 1\ncontains(x) := 1 if { true }\n") ==
+          List{"4:18 unexpected if keyword"});
+    CHECK(module_errors("package p\nimport data.x\ncontains(x) := 1 if { true }\n") ==
+          List{"3:1 contains keyword cannot be used for rule name"});
+    // A v0 module's query `contains(x) := 1` is the function OPA's parseModule makes of it.
+    CHECK(v0_errors("package p\nimport future.keywords.contains\np := 1\ncontains(x) := 1 if { true }\n").empty());
 }
