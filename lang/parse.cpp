@@ -680,14 +680,27 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 }
             }
         } else {
-            st.contains_token = st.keywords.contains && !st.after_import;
+            const bool first_after_import = st.after_import;
+            st.contains_token = st.keywords.contains && !first_after_import;
             st.after_import = false;
             Rule rule;
             std::size_t errors_before = result.diagnostics.size();
             // OPA's parser reads `contains` as a name where a rule starts (`contains[x] { ... }`),
             // and its module stage refuses the keyword as a rule's whole name.
             ParseState::Failures before_rule = st.failures();
+            // Right after an import `in`, `if` and `every` are names too (ParseState::contains_token):
+            // `in := 1` is a rule there, whose keyword name a rego.v1 module refuses.
+            bool* name_keyword = nullptr;
+            if (first_after_import) {
+                if (word == "in" && st.keywords.in) name_keyword = &st.keywords.in;
+                else if (word == "if" && st.keywords.if_) name_keyword = &st.keywords.if_;
+                else if (word == "every" && st.keywords.every) name_keyword = &st.keywords.every;
+            }
+            if (name_keyword) *name_keyword = false;
             ok = grammar::parse_rule(p, st.end, st, rule);
+            if (name_keyword) *name_keyword = true;
+            if (ok && name_keyword && st.v1)
+                st.module_error(start, fmt::format("{} keyword cannot be used for rule name", word));
             // `contains` alone or before a name (`contains p if { ... }`): OPA reads a statement of
             // the one term `contains` (a var, which is no rule), then the rule after it.
             const bool contains_word =

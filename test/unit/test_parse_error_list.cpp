@@ -244,6 +244,11 @@ TEST_CASE("the token after an import is scanned without the future keywords: `in
           List{"5:1 var cannot be used for rule name"});
     // After an alias OPA scans with its keywords again.
     CHECK(module_errors("package p\nimport data.x as y\nin\n") == List{"3:1 unexpected in keyword"});
+    // A rule named so: a rego.v1 module refuses the keyword as its name, a v0 module keeps it.
+    CHECK(module_errors("package p\nimport data.x\nin := 1\n") == List{"3:1 in keyword cannot be used for rule name"});
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;
+    CHECK(gavel::lang::parse_module("m.rego", "package p\nimport data.x\nevery := 1\n", v0).ok());
 }
 
 TEST_CASE("right after an import OPA reads a function named `contains`, which only a v0 module may define") {
