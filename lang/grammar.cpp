@@ -908,9 +908,11 @@ const auto body_def = literal % (tok(";") | newline_separator);
 const auto braced_body_def = tok("{") >> body >> tok("}");
 const auto token_body_def = any_token >> body >> tok("}");
 
-// OPA's parseHead reads the name's first `[` or `(` after skipping space (`p [x] := 1`,
-// `sum (a, b) := c`; a `.` there starts a number); the parts after it must be adjacent.
-const auto head_ref_def = ident(IdentMode::Var)[set_val] >> -(tok("[") >> expr_in >> tok("]") >> here)[bracket_part] >>
+// OPA's parseHead reads the name's first `[`, `.` or `(` after skipping space (`p [x] := 1`,
+// `a .b[1] := 2 if ...`, `sum (a, b) := c`; a `.` before a digit starts a number); the parts
+// after it must be adjacent.
+const auto head_ref_def = ident(IdentMode::Var)[set_val] >> -((tok("[") >> expr_in >> tok("]") >> here)[bracket_part] |
+                                                              (tok(".") >> ident(IdentMode::AfterDot))[dot_part]) >>
                           *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
                             (adj("[") >> expr_in >> tok("]") >> here)[bracket_part]);
 

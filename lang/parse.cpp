@@ -285,7 +285,7 @@ void validate_default(ParseState& st, const Rule& rule) {
     }
 }
 
-// A head whose ref goes on with a bracket standing apart from the part before it (`p ["a"]`),
+// A head whose ref goes on with a bracket or dot standing apart from the part before it (`p ["a"]`),
 // or whose argument list stands apart from its name (`f (x)`): the ref up to there (the
 // name alone; `p.q` of `p.q ["a"]`), or null when no part stands apart.
 TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
@@ -295,7 +295,7 @@ TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
         for (std::size_t i = 1; i < head.ref->elems.size(); ++i) {
             const char* c = st.begin + head.ref->elems[i]->loc.offset;
             while (c > st.begin && (c[-1] == ' ' || c[-1] == '\t')) --c;  // inside the brackets
-            if (c == st.begin || c[-1] != '[' || !spaced(c - 1)) continue;
+            if (c == st.begin || (c[-1] != '[' && c[-1] != '.') || !spaced(c - 1)) continue;
             if (i == 1) return head.ref->elems[0];
             auto start = std::make_shared<Term>(*head.ref);
             start->elems.resize(i);

@@ -221,6 +221,9 @@ TEST_CASE("a function head apart from its arguments is no function without a bod
           List{"2:1 `contains` keyword is required for partial set rules", "2:5 array cannot be used for rule name"});
     CHECK(module_errors("package p\np [\"a\"] contains 1\n").empty());
     CHECK(module_errors("package p\np[ \"a\" ] := 1\n").empty());
+    // A dot apart from the name, too: a rule with `if` (a.b[1]), an error without.
+    CHECK(module_errors("package p\na .b[1] := 2 if { true }\n").empty());
+    CHECK(module_errors("package p\na .b := 1\n") == List{"2:4 unexpected identifier token: expected number"});
     CHECK(module_errors("package p\ndefault f (x) := 1\n").empty());
 }
 
