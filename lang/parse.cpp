@@ -653,32 +653,6 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 apply_import(st, imp);
                 module.imports.push_back(std::move(imp));
             }
-            // OPA scans an import's path without the future keywords, and so the token after it
-            // (its parser's lookahead): `in`, `if` or `every` there, alone on its statement, is
-            // the var of that name, which names no rule.
-            if (ok && !aliased) {
-                const char* q = p;
-                while (q < st.end) {
-                    if (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n') {
-                        ++q;
-                    } else if (*q == '#') {
-                        while (q < st.end && *q != '\n') ++q;
-                    } else {
-                        break;
-                    }
-                }
-                const std::string_view next = next_word(q, st.end);
-                const char* after = q + next.size();
-                while (after < st.end && (*after == ' ' || *after == '\t' || *after == '\r')) ++after;
-                if ((next == "in" || next == "if" || next == "every") &&
-                    (after == st.end || *after == '\n' || *after == '#')) {
-                    if (q > p) {
-                        st.module_error(q, "var cannot be used for rule name");
-                        p = after;
-                        continue;
-                    }
-                }
-            }
         } else {
             const bool first_after_import = st.after_import;
             st.contains_token = st.keywords.contains && !first_after_import;
@@ -688,8 +662,11 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             // OPA's parser reads `contains` as a name where a rule starts (`contains[x] { ... }`),
             // and its module stage refuses the keyword as a rule's whole name.
             ParseState::Failures before_rule = st.failures();
-            // Right after an import `in`, `if` and `every` are names too (ParseState::contains_token):
-            // `in := 1` is a rule there, whose keyword name a rego.v1 module refuses.
+            // OPA scans an import's path without the future keywords, and so the token after it (its
+            // parser's lookahead): right after an import `in`, `if` and `every` are names too
+            // (ParseState::contains_token). Alone they are the var of that name (`import
+            // future.keywords.in in`), which names no rule; `in := 1` is a rule, whose keyword name
+            // a rego.v1 module refuses.
             bool* name_keyword = nullptr;
             if (first_after_import) {
                 if (word == "in" && st.keywords.in) name_keyword = &st.keywords.in;
@@ -699,7 +676,9 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             if (name_keyword) *name_keyword = false;
             ok = grammar::parse_rule(p, st.end, st, rule);
             if (name_keyword) *name_keyword = true;
-            if (ok && name_keyword && st.v1)
+            const bool bare_head = !rule.is_default && rule.body.empty() && !rule.head.value && !rule.head.contains &&
+                                   !rule.head.has_args;  // a var statement: normalize_rule says so
+            if (ok && name_keyword && st.v1 && !bare_head)
                 st.module_error(start, fmt::format("{} keyword cannot be used for rule name", word));
             // `contains` alone or before a name (`contains p if { ... }`): OPA reads a statement of
             // the one term `contains` (a var, which is no rule), then the rule after it.
