@@ -1,9 +1,11 @@
 #include "cli/eval_profile.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
+
+#include "support/go_float.hpp"
 
 namespace gavel::cli {
 
@@ -85,22 +87,6 @@ std::vector<ExprStats> Profiler::report(int limit, const std::vector<std::string
 
 namespace {
 
-// encoding/json's float64: shortest round-trip digits, plain decimal notation
-// between 1e-6 and 1e21, else exponent form without a leading zero (1e-07 -> 1e-7).
-std::string go_json_float(double v) {
-    char buf[64];
-    double a = std::fabs(v);
-    if (a != 0 && (a < 1e-6 || a >= 1e21)) {
-        auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-        std::string s(buf, r.ptr);
-        auto e = s.find('e');
-        if (e != std::string::npos && s.size() >= e + 4 && s[e + 2] == '0') s.erase(e + 2, 1);
-        return s;
-    }
-    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
-    return std::string(buf, r.ptr);
-}
-
 double percentile(const std::vector<int64_t>& sorted, double p) {
     const double size = static_cast<double>(sorted.size());
     double pos = p * (size + 1);
@@ -126,33 +112,25 @@ std::vector<std::pair<std::string, std::string>> statistics(std::vector<int64_t>
     for (int64_t v : values) squares += (static_cast<double>(v) - mean) * (static_cast<double>(v) - mean);
     const double stddev = std::sqrt(squares / static_cast<double>(values.size()));
     // encoding/json writes a map's keys sorted.
-    out = {{"75%", go_json_float(percentile(values, 0.75))},
-           {"90%", go_json_float(percentile(values, 0.9))},
-           {"95%", go_json_float(percentile(values, 0.95))},
-           {"99%", go_json_float(percentile(values, 0.99))},
-           {"99.9%", go_json_float(percentile(values, 0.999))},
-           {"99.99%", go_json_float(percentile(values, 0.9999))},
+    out = {{"75%", support::go_json_float(percentile(values, 0.75))},
+           {"90%", support::go_json_float(percentile(values, 0.9))},
+           {"95%", support::go_json_float(percentile(values, 0.95))},
+           {"99%", support::go_json_float(percentile(values, 0.99))},
+           {"99.9%", support::go_json_float(percentile(values, 0.999))},
+           {"99.99%", support::go_json_float(percentile(values, 0.9999))},
            {"count", std::to_string(values.size())},
            {"max", std::to_string(values.back())},
-           {"mean", go_json_float(mean)},
-           {"median", go_json_float(percentile(values, 0.5))},
+           {"mean", support::go_json_float(mean)},
+           {"median", support::go_json_float(percentile(values, 0.5))},
            {"min", std::to_string(values.front())},
-           {"stddev", go_json_float(stddev)}};
+           {"stddev", support::go_json_float(stddev)}};
     return out;
 }
 
 std::string go_number_text(const std::string& json_number, bool is_float) {
     if (!is_float) return json_number;
-    // %v of a float64 is %g with the shortest digits; the exponent form from 1e+06 up or below 1e-4.
-    double v = std::strtod(json_number.c_str(), nullptr);
-    if (v == 0) return "0";
-    char buf[64];
-    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-    std::string sci(buf, r.ptr);
-    int exp = std::atoi(sci.c_str() + sci.find('e') + 1);
-    if (exp < -4 || exp >= 6) return sci;
-    r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
-    return std::string(buf, r.ptr);
+    // %v of a float64 is %g with the shortest digits.
+    return support::go_format_g(std::strtod(json_number.c_str(), nullptr));
 }
 
 }  // namespace gavel::cli

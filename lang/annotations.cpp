@@ -2,6 +2,7 @@
 #include "lang/go_quote.hpp"
 
 #include "lang/json_tree_yaml.hpp"
+#include "lang/yaml_plain_scalar.hpp"
 #include "lang/parse.hpp"
 #include "lang/yaml_node.hpp"
 #include "support/go_space.hpp"
@@ -23,15 +24,11 @@ std::string unmarshal_error(const yaml::Node& node, std::string_view into) {
     if (node.is_sequence()) {
         tag = "!!seq";
     } else if (node.is_scalar()) {
-        JsonTree t = yaml_scalar(node);
-        switch (t.kind) {
-            case JsonTree::Kind::Null: tag = "!!null"; break;
-            case JsonTree::Kind::Boolean: tag = "!!bool"; break;
-            case JsonTree::Kind::Number:
-                tag = t.text.find_first_of(".eE") == std::string::npos ? "!!int" : "!!float";
-                break;
-            default: tag = "!!str";
-        }
+        constexpr std::string_view core = "tag:yaml.org,2002:";
+        if (node.tag.rfind(core, 0) == 0) tag = "!!" + node.tag.substr(core.size());
+        else if (!node.tag.empty()) tag = node.tag;
+        else if (node.style != yaml::ScalarStyle::Plain) tag = "!!str";
+        else tag = yaml::resolved_tag(yaml::resolve_plain_scalar(node.text, yaml::Typing::GoYamlV3));
         const std::string& s = node.text;
         value = s.size() > 10 ? " `" + s.substr(0, 7) + "...`" : " `" + s + "`";
     }

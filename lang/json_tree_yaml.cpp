@@ -1,30 +1,12 @@
 #include "lang/json_tree_yaml.hpp"
 
+#include "lang/yaml_plain_scalar.hpp"
+
 #include <vector>
 
 namespace gavel::lang {
 
 namespace {
-
-bool numeric(const std::string& s) {
-    if (s.empty() || s[0] == '+') return false;
-    std::size_t i = s[0] == '-' ? 1 : 0;
-    bool digit = false, dot = false, exp = false;
-    for (; i < s.size(); ++i) {
-        char c = s[i];
-        if (c >= '0' && c <= '9') {
-            digit = true;
-        } else if (c == '.' && !dot && !exp) {
-            dot = true;
-        } else if ((c == 'e' || c == 'E') && digit && !exp) {
-            exp = true;
-            if (i + 1 < s.size() && (s[i + 1] == '-' || s[i + 1] == '+')) ++i;
-        } else {
-            return false;
-        }
-    }
-    return digit;
-}
 
 std::string join(const std::vector<std::string>& path) {
     std::string out;
@@ -96,13 +78,26 @@ JsonTree yaml_scalar(const yaml::Node& node) {
         out.text = s;
         return out;
     }
-    if (s == "true" || s == "True" || s == "TRUE" || s == "false" || s == "False" || s == "FALSE") {
-        out.kind = JsonTree::Kind::Boolean;
-        out.boolean = s[0] == 't' || s[0] == 'T';
-        return out;
+    const yaml::PlainScalar r = yaml::resolve_plain_scalar(s, yaml::Typing::GoYamlV3);
+    switch (r.kind) {
+        case yaml::PlainScalar::Kind::Null: return out;
+        case yaml::PlainScalar::Kind::Boolean:
+            out.kind = JsonTree::Kind::Boolean;
+            out.boolean = r.boolean;
+            return out;
+        case yaml::PlainScalar::Kind::Integer:
+        case yaml::PlainScalar::Kind::Float:
+            out.kind = JsonTree::Kind::Number;
+            out.text = r.text;
+            return out;
+        case yaml::PlainScalar::Kind::Timestamp:
+            out.kind = JsonTree::Kind::String;
+            out.text = r.text;
+            return out;
+        case yaml::PlainScalar::Kind::NotFinite:  // JSON has no such number: kept as written
+        case yaml::PlainScalar::Kind::String: break;
     }
-    if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return out;
-    out.kind = numeric(s) ? JsonTree::Kind::Number : JsonTree::Kind::String;
+    out.kind = JsonTree::Kind::String;
     out.text = s;
     return out;
 }

@@ -1,6 +1,7 @@
 #include "runtime/decimal.hpp"
 
 #include "runtime/hash.hpp"
+#include "support/go_float.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -37,24 +38,8 @@ Decimal Decimal::of_big(const BigInt& v) {
 
 Decimal Decimal::of_double(double d) {
     if (d == 0 || !std::isfinite(d)) return Decimal{};
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
-    std::string_view s(buf, static_cast<std::size_t>(res.ptr - buf));
-    Decimal r;
-    if (s[0] == '-') {
-        r.neg = true;
-        s.remove_prefix(1);
-    }
-    auto epos = s.find('e');
-    int x = 0;
-    std::string_view es = s.substr(epos + 1);
-    if (!es.empty() && es[0] == '+') es.remove_prefix(1);
-    std::from_chars(es.data(), es.data() + es.size(), x);
-    for (char c : s.substr(0, epos))
-        if (c != '.') r.digits.push_back(c);
-    while (!r.digits.empty() && r.digits.back() == '0') r.digits.pop_back();
-    r.exp = x + 1;
-    return r;
+    support::ShortestDigits s = support::shortest_digits(d);
+    return Decimal{std::signbit(d), std::move(s.digits), s.point};
 }
 
 namespace {

@@ -38,15 +38,7 @@ std::string short_tag(std::string_view tag) {
 
 // The tag go-yaml v2 resolves a plain scalar to, for its "cannot decode" message.
 std::string plain_tag(std::string_view s) {
-    YamlScalar r = resolve_plain_yaml_scalar(s);
-    if (r.error) return "!!float";  // .inf, .nan
-    if (r.value.is_null()) return "!!null";
-    if (r.value.is_bool()) return "!!bool";
-    if (r.value.is_number()) {
-        bool hex = s.find("0x") != std::string_view::npos;
-        return !hex && s.find_first_of(".eE") != std::string_view::npos ? "!!float" : "!!int";
-    }
-    return "!!str";
+    return std::string(lang::yaml::resolved_tag(lang::yaml::resolve_plain_scalar(s, YamlTyping::SigsK8sYaml)));
 }
 
 // A decoded value as Go's fmt %#v writes it (go-yaml's "invalid map key: %#v").
@@ -97,7 +89,8 @@ class ValueBuilder {
 public:
     ValueBuilder(std::string_view text, const Limits& limits, YamlTyping typing)
         : text_(text), limits_(limits), typing_(typing),
-          events_(text, typing == YamlTyping::GoYamlV3 ? yaml::ErrorDialect::GoYamlV3 : yaml::ErrorDialect::GoYamlV2) {}
+          events_(text,
+                  typing == YamlTyping::SigsK8sYaml ? yaml::ErrorDialect::GoYamlV2 : yaml::ErrorDialect::GoYamlV3) {}
 
     std::vector<Value> documents;
     ParseError error;
@@ -218,8 +211,8 @@ private:
                 bool typed_key = plain && typing_ == YamlTyping::SigsK8sYaml;  // go-yaml v3 keeps a key's text
                 if (key) {
                     frames_.back().key = Value::string(plain && is_null_word(e.value) ? std::string("null")
-                                                       : typed_key                    ? yaml_key_text(e.value)
-                                                                                      : e.value);
+                                                       : typed_key ? lang::yaml::plain_key_text(e.value)
+                                                                   : e.value);
                     frames_.back().merge = e.value == "<<" && (plain || e.tag == kTagMerge);
                     frames_.back().null_key =
                         typing_ == YamlTyping::SigsK8sYaml && ((plain && is_null_word(e.value)) || e.tag == kTagNull);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "stdlib/unicode_text.hpp"
+#include "support/go_float.hpp"
 #include "support/utf8.hpp"
 
 namespace gavel::stdlib::gofmt {
@@ -111,68 +112,6 @@ std::string u64_digits(std::uint64_t v, int base, const char* digits) {
     return out;
 }
 
-// Shortest round-trip decimal digits of |v| and the position of the decimal
-// point (Go's decimal digs.d / digs.dp).
-void shortest_digits(double v, std::string& digits, int& dp) {
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
-    std::string_view s(buf, static_cast<std::size_t>(res.ptr - buf));
-    auto e = s.find('e');
-    digits.clear();
-    for (char c : s.substr(0, e))
-        if (c != '.') digits += c;
-    int exp = 0;
-    std::from_chars(s.data() + e + 1 + (s[e + 1] == '+' ? 1 : 0), s.data() + s.size(), exp);
-    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-    dp = exp + 1;
-    if (digits == "0") dp = 0;
-}
-
-void append_exponent(std::string& out, char e, int exp, int min_digits) {
-    out += e;
-    out += exp < 0 ? '-' : '+';
-    std::string d = std::to_string(exp < 0 ? -exp : exp);
-    while (static_cast<int>(d.size()) < min_digits) d.insert(d.begin(), '0');
-    out += d;
-}
-
-// Go's strconv.FormatFloat(v, 'g'/'G', -1, 64): the exponent form from 1e+06 and below 1e-04.
-std::string shortest_g(double v, bool upper) {
-    std::string digits;
-    int dp = 0;
-    shortest_digits(v, digits, dp);
-    std::string out;
-    if (std::signbit(v)) out += '-';
-    int nd = digits == "0" ? 0 : static_cast<int>(digits.size());
-    if (nd == 0) {
-        out += '0';
-        return out;
-    }
-    int exp = dp - 1;
-    if (exp < -4 || exp >= 6) {
-        out += digits[0];
-        if (nd > 1) {
-            out += '.';
-            out += digits.substr(1);
-        }
-        append_exponent(out, upper ? 'E' : 'e', exp, 2);
-        return out;
-    }
-    if (dp <= 0) {
-        out += "0.";
-        out.append(static_cast<std::size_t>(-dp), '0');
-        out += digits;
-    } else if (dp >= nd) {
-        out += digits;
-        out.append(static_cast<std::size_t>(dp - nd), '0');
-    } else {
-        out += digits.substr(0, static_cast<std::size_t>(dp));
-        out += '.';
-        out += digits.substr(static_cast<std::size_t>(dp));
-    }
-    return out;
-}
-
 // Go's %b for floats: decimal mantissa and binary exponent.
 std::string float_binary(double v) {
     std::uint64_t bits;
@@ -213,7 +152,7 @@ std::string format_float(double v, char verb, int prec) {
         case 'X': return float_hex(v, prec, verb == 'X');
         case 'g':
         case 'G':
-            if (prec < 0) return shortest_g(v, verb == 'G');
+            if (prec < 0) return support::go_format_g(v, verb == 'G');
             break;
         default: break;
     }

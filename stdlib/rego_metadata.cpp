@@ -75,8 +75,8 @@ Value map_list(const Value& v, Value (*f)(const Value&)) {
 Value annotation_object(std::string_view yaml, std::string_view scope) {
     runtime::ObjectBuilder b;
     // As OPA decodes a block (go-yaml v3 into its rawAnnotation): plain scalars typed by v3's
-    // rules (`yes` is a string), and the fields that are Go strings the scalar as written.
-    auto parsed = runtime::parse_yaml_all(yaml, runtime::kDefaultLimits, runtime::YamlTyping::GoYamlV3);
+    // rules (`yes` is a string, floats spelt as ast.InterfaceToValue spells them), and the fields that are Go strings the scalar as written.
+    auto parsed = runtime::parse_yaml_all(yaml, runtime::kDefaultLimits, runtime::YamlTyping::GoYamlV3Values);
     lang::yaml::Documents nodes = lang::yaml::read_documents(yaml, lang::yaml::ErrorDialect::GoYamlV3, {}, 1);
     const lang::yaml::Node* root = nodes.ok && !nodes.documents.empty() ? nodes.documents.front().get() : nullptr;
     auto text_of = [](const lang::yaml::Node* n) -> std::optional<Value> {

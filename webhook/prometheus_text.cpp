@@ -1,9 +1,8 @@
 #include "webhook/prometheus_text.hpp"
 
-#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
+
+#include "support/go_float.hpp"
 
 namespace gavel::webhook {
 
@@ -11,15 +10,7 @@ std::string prometheus_number(double v) {
     if (std::isnan(v)) return "NaN";
     if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
     if (v == 0) return "0";
-    // Go's 'g' with the shortest digits: the exponent form below 1e-4 and from 1e6 on
-    // (shortest 'g' decides with a precision of 6), else the plain decimal form.
-    char buf[64];
-    auto sci = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-    std::string_view text(buf, static_cast<std::size_t>(sci.ptr - buf));
-    int exponent = std::atoi(std::string(text.substr(text.find('e') + 1)).c_str());
-    if (exponent < -4 || exponent >= 6) return std::string(text);
-    auto fixed = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
-    return std::string(buf, fixed.ptr);
+    return support::go_format_g(v);
 }
 
 std::string prometheus_label_value(std::string_view v) {

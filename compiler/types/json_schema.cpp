@@ -1,12 +1,12 @@
 #include "compiler/types/json_schema.hpp"
 
 #include "lang/go_quote.hpp"
+#include "support/go_float.hpp"
 #include "support/hex_digit.hpp"
 #include "support/json_string.hpp"
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -279,26 +279,11 @@ int decimal_sign(const std::string& text) {
     return !text.empty() && text[0] == '-' ? -1 : 1;
 }
 
-// Go's encoding/json text of a float64.
-void append_go_float(std::string& out, double d) {
-    char buf[64];
-    double a = std::fabs(d);
-    bool exp_form = a != 0 && (a < 1e-6 || a >= 1e21);
-    auto res =
-        std::to_chars(buf, buf + sizeof buf, d, exp_form ? std::chars_format::scientific : std::chars_format::fixed);
-    std::string s(buf, res.ptr);
-    if (exp_form) {  // e-07 -> e-7
-        auto e = s.find('e');
-        if (e != std::string::npos && e + 3 < s.size() && s[e + 2] == '0') s.erase(e + 2, 1);
-    }
-    out += s;
-}
-
 void append_canonical(std::string& out, const JsonTree& v) {
     switch (v.kind) {
         case Kind::Null: out += "null"; return;
         case Kind::Boolean: out += v.boolean ? "true" : "false"; return;
-        case Kind::Number: append_go_float(out, std::strtod(v.text.c_str(), nullptr)); return;
+        case Kind::Number: out += support::go_json_float(std::strtod(v.text.c_str(), nullptr)); return;
         case Kind::String: support::append_json_string(out, v.text, {.escape_html = true}); return;
         case Kind::Array: {
             out += '[';

@@ -270,3 +270,12 @@ TEST_CASE("json: a METADATA block's string fields are its scalars as written, as
               R"("annotations":[{"custom":{"a":"yes"},"organizations":["1","yes"],"scope":"rule","title":"5.0"}])") !=
           std::string::npos);
 }
+
+TEST_CASE("json: custom annotation values typed and spelt as OPA's parse writes them (go-yaml v3, then JSON)") {
+    // OPA 1.7.1's `opa parse --format json` of the same block.
+    const std::string out = json(
+        "package p\n\n# METADATA\n# custom:\n#   a: [0x10, 1_000, 1e3, 99999999999999999999, 1e-7, 1e21, -0.0]\n"
+        "#   b: [2001-12-14, 2001-12-14t21:59:43.10-05:00, 2001-02-30]\nx := 1\n");
+    CHECK(out.find(R"("custom":{"a":[16,1000,1000,100000000000000000000,1e-7,1e+21,-0],)"
+                   R"("b":["2001-12-14T00:00:00Z","2001-12-14T21:59:43.1-05:00","2001-02-30"]})") != std::string::npos);
+}

@@ -104,6 +104,20 @@ x := rego.metadata.rule()
                                 R"("related_resources":[{"ref":"https://a.b"}],"scope":"rule","title":"5.0"})");
 }
 
+TEST_CASE("rego.metadata: floats spelt as OPA's ast.InterfaceToValue spells them, timestamps as JSON writes them") {
+    // OPA 1.7.1's rego.metadata.rule() of the same block.
+    const std::string policy = R"(package t
+
+# METADATA
+# custom:
+#   f: [1e3, 99999999999999999999, 1e-7, 1234567.0, 0.000001, -0.0]
+#   t: [2001-12-14, 2001-12-14 21:59:43.10]
+x := rego.metadata.rule()
+)";
+    CHECK(eval(policy).value == R"({"custom":{"f":[1000,1e+20,1e-07,1.234567e+06,1e-06,-0],)"
+                                R"("t":["2001-12-14T00:00:00Z","2001-12-14T21:59:43.1Z"]},"scope":"rule"})");
+}
+
 TEST_CASE("rego.metadata in a query: OPA's builtin error (no rule to describe), undefined when not strict") {
     gavel::Engine engine;
     for (const char* call : {"rego.metadata.rule()", "rego.metadata.chain()"}) {
