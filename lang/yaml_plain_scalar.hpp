@@ -20,9 +20,9 @@ namespace gavel::lang::yaml {
 
 // Which library's rules type plain scalars, and how their numbers are spelt once they are values.
 enum class Typing : unsigned char {
-    SigsK8sYaml,      // go-yaml v2, then JSON (OPA's loader, kubectl): floats as encoding/json writes them
-    GoYamlV3,         // go-yaml v3, then JSON (gator's suites and objects, `opa parse`'s annotations)
-    GoYamlV3Values,   // go-yaml v3, then ast.InterfaceToValue (rego.metadata.*): floats as strconv's 'g'
+    SigsK8sYaml,     // go-yaml v2, then JSON (OPA's loader, kubectl): floats as encoding/json writes them
+    GoYamlV3,        // go-yaml v3, then JSON (gator's suites and objects, `opa parse`'s annotations)
+    GoYamlV3Values,  // go-yaml v3, then ast.InterfaceToValue (rego.metadata.*): floats as strconv's 'g'
 };
 
 struct PlainScalar {

@@ -71,9 +71,9 @@ TEST_CASE("yaml plain scalars: go-yaml v2 and v3 differ in booleans and timestam
     CHECK(show("2001-12-14T21:59:43,5Z", Typing::GoYamlV3) == "time 2001-12-14T21:59:43.5Z");
     CHECK(show("2000-02-29", Typing::GoYamlV3) == "time 2000-02-29T00:00:00Z");
     // Not a date and time go-yaml v3 parses: the text stays.
-    for (const char* s : {"2001-02-30", "1900-02-29", "2001-13-01", "12001-01-01", "2001-1-1T24:00:00Z",
-                          "2001-12-14T21:59:60Z", "2001-12-14T21:59:43.Z", "2001-12-14T1:2:3",
-                          "2001-12-14 21:59:43.10 -5"})
+    for (const char* s :
+         {"2001-02-30", "1900-02-29", "2001-13-01", "12001-01-01", "2001-1-1T24:00:00Z", "2001-12-14T21:59:60Z",
+          "2001-12-14T21:59:43.Z", "2001-12-14T1:2:3", "2001-12-14 21:59:43.10 -5"})
         CHECK_MESSAGE(show(s, Typing::GoYamlV3) == "string", s);
 }
 
