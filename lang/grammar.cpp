@@ -587,6 +587,11 @@ const auto import_stmt = [](auto& ctx) {
     Import imp;
     imp.path = at_c<1>(a);
     if (at_c<2>(a)) imp.alias = (*at_c<2>(a))->text;
+    // OPA reads the alias as a term: `input` and `data` are refs there, not vars ("expected var").
+    if (imp.alias == "input" || imp.alias == "data") {
+        _pass(ctx) = false;
+        return;
+    }
     imp.loc = span(ctx, at_c<0>(a), at_c<3>(a));
     _val(ctx) = std::move(imp);
 };

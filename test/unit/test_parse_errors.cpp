@@ -216,6 +216,10 @@ TEST_CASE("import paths OPA refuses") {
     CHECK(message("import data.foo.if as x") == "ok");
     CHECK(message("import input") == "ok");
     CHECK(message("import rego.v1 as r") == "ok");  // a no-op in v1
+    // OPA reads an alias as a term, where `input` and `data` are refs.
+    CHECK(message("import data.foo as input") == "3:0 unexpected eof token: expected var");
+    CHECK(message("import data.foo as data\np := 1") == "3:1 unexpected identifier token: expected var");
+    CHECK(message("import data.foo as future") == "ok");
     gavel::lang::ParseOptions v0;
     v0.v0_compatible = true;
     CHECK(message("import data.foo.if", v0) == "ok");  // `if` is no keyword of v0
