@@ -783,7 +783,7 @@ struct any_token_parser : x3::parser<any_token_parser> {
 const any_token_parser any_token{};
 
 const auto postfix =
-    *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] | (adj("[") >> expr_in >> tok("]") >> here)[bracket_part] |
+    *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] | (adj("[") >> expr_kv >> tok("]") >> here)[bracket_part] |
       (adj("(") >> maybe_args >> tok(")") >> here)[call_part]);
 
 // A `-` before a term is part of a number only (OPA's parseNumber: `-x` is "expected number").
@@ -863,7 +863,7 @@ const auto expr_kv_def = expr_in[set_val] >> -((tok(",") >> relation >> kw_in >>
 const auto expr_top_def = expr_kv[set_val] >> -(assign_op >> expr_kv)[assign_expr];
 
 const auto with_modifier_def =
-    (mark >> kw("with") >> follows_parser{{}, Follows::WithTarget} >> term >> kw("as") >> expr_in)[make_with];
+    (mark >> kw("with") >> follows_parser{{}, Follows::WithTarget} >> term >> kw("as") >> expr_kv)[make_with];
 
 // As OPA's parseSome, which reads the declaration as one infix term: further `in`s chain on
 // the left (`some x in xs in ys` declares `(x in xs) in ys`, whose x the compiler finds unsafe).
@@ -905,10 +905,10 @@ const auto token_body_def = any_token >> body >> tok("}");
 // OPA's parseHead reads the name's first `[`, `.` or `(` after skipping space (`p [x] := 1`,
 // `a .b[1] := 2 if ...`, `sum (a, b) := c`; a `.` before a digit starts a number); the parts
 // after it must be adjacent.
-const auto head_ref_def = ident(IdentMode::Var)[set_val] >> -((tok("[") >> expr_in >> tok("]") >> here)[bracket_part] |
+const auto head_ref_def = ident(IdentMode::Var)[set_val] >> -((tok("[") >> expr_kv >> tok("]") >> here)[bracket_part] |
                                                               (tok(".") >> ident(IdentMode::AfterDot))[dot_part]) >>
                           *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
-                            (adj("[") >> expr_in >> tok("]") >> here)[bracket_part]);
+                            (adj("[") >> expr_kv >> tok("]") >> here)[bracket_part]);
 
 // After `if`, one literal (unless it reads as a set) or a braced body; either way
 // further braced bodies may follow, each another definition of the rule (OPA's parseRules).
@@ -923,11 +923,11 @@ const auto else_body =
     -((kw_if[set_if] >> (braced_body[add_body] | (!tok("{") >> literal[add_literal_body]))) | braced_body[add_body]);
 
 const auto else_clause_def = mark[rule_start] >> kw("else") >> follows_parser{{}, Follows::ElseClause} >>
-                             -(assign_op >> expr_in)[set_value] >> else_body >> here[rule_end];
+                             -(assign_op >> expr_kv)[set_value] >> else_body >> here[rule_end];
 
 const auto rule_def = mark[rule_start] >> -kw_default[set_default] >> head_ref[set_head_ref] >>
                       -((adj("(") | (x3::eps[head_is_name] >> tok("("))) >> maybe_args >> tok(")"))[set_args] >>
-                      -((kw_contains >> expr_in)[set_contains] | (assign_op >> expr_in)[set_value]) >> rule_bodies >>
+                      -((kw_contains >> expr_kv)[set_contains] | (assign_op >> expr_kv)[set_value]) >> rule_bodies >>
                       (*else_clause)[link_else_chain] >> here[rule_end];
 
 const auto path_def = ident(IdentMode::Any)[set_val] >>

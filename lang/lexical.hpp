@@ -265,6 +265,9 @@ struct string_parser : x3::parser<string_parser> {
         }
         ++p;
         std::string value;
+        // OPA (newest) takes a quoted literal without escapes as it stands; one with escapes is
+        // decoded as JSON, which refuses raw control characters ("illegal string literal").
+        bool escaped = false, control = false;
         while (true) {
             if (p == last || (style == StringStyle::Quoted && *p == '\n')) {
                 // As OPA: its scanner's error, then its parser's "illegal token" at the same place.
@@ -275,6 +278,7 @@ struct string_parser : x3::parser<string_parser> {
             char c = *p;
             if (c == quote) break;
             if (style == StringStyle::Quoted && c == '\\') {
+                escaped = true;
                 const char* esc = p;
                 ++p;
                 if (!decode_escape(p, last, value)) {
@@ -284,10 +288,15 @@ struct string_parser : x3::parser<string_parser> {
                 }
                 continue;
             }
+            control = control || static_cast<unsigned char>(c) < 0x20;
             value.push_back(c);
             ++p;
         }
         ++p;
+        if (style == StringStyle::Quoted && escaped && control) {
+            st.fail_at(start, "string");
+            return false;
+        }
         auto t = make_string(std::move(value), st.location(start, p));
         t->boolean = style == StringStyle::Raw;
         x3::traits::move_to(std::move(t), attr);

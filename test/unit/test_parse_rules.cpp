@@ -284,3 +284,15 @@ TEST_CASE("columns count characters, as OPA's scanner does") {
     REQUIRE(r.ok());
     CHECK(r.body.at(1).loc.col == 1);
 }
+
+TEST_CASE("key-value membership wherever OPA reads a term with parseTermInfixCall") {
+    // A rule's value and key, an else value, a `with` value and a ref's brackets; not list items.
+    CHECK(rules("p := 1, 2 in o\n").find("internal.member_3 1 2 o") != std::string::npos);
+    CHECK(rules("p contains 1, 2 in o\n").find("internal.member_3 1 2 o") != std::string::npos);
+    CHECK(rules("p := 1 if { false } else := 1, 2 in o\n").find("internal.member_3 1 2 o") != std::string::npos);
+    CHECK(rules("p if { x with input as 1, 2 in o }\n").find("internal.member_3 1 2 o") != std::string::npos);
+    CHECK(rules("p := x[1, 2 in o]\n").find("internal.member_3 1 2 o") != std::string::npos);
+    CHECK(rules("p := [1, 2 in o]\n").find("internal.member_3") == std::string::npos);
+    CHECK(rules("p := 1, 2\n").rfind("ERROR", 0) == 0);
+    CHECK(rules("p := 1, 2 in o\n", v0()).rfind("ERROR", 0) == 0);  // `in` is no keyword there
+}
