@@ -531,6 +531,10 @@ const auto set_args = [](auto& ctx) {
 };
 const auto set_contains = [](auto& ctx) {
     Rule& r = _val(ctx);
+    if (r.head.has_args) {  // OPA: "the contains keyword can only be used with multi-value rule definitions"
+        _pass(ctx) = false;
+        return;
+    }
     r.head.contains = true;
     r.head.key = _attr(ctx);
 };

@@ -385,9 +385,9 @@ void normalize_rule(ParseState& st, Rule& rule) {
     if (rule.is_default && !rule.body.empty())
         st.error(st.begin + rule.loc.offset, "default rules must not have a body");
     // OPA's parseHead gives a head without a value `true` (`default p` is `default p := true`),
-    // except a two-part ref without arguments, which would be a partial set's.
-    if (rule.is_default && !head.value && !head.has_args && head.ref->kind == TermKind::Ref &&
-        head.ref->elems.size() == 2) {
+    // except a two-part ref without arguments, which would be a partial set's, and a `contains` head.
+    if (rule.is_default && !head.value &&
+        (head.contains || (!head.has_args && head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2))) {
         st.error(st.begin + rule.loc.offset, "illegal default rule (must have a value)");
         return;
     }

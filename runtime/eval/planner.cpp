@@ -707,8 +707,15 @@ std::shared_ptr<PRule> lower_clause(const Program& program, const compiler::Comp
     if (kind == RuleKind::PartialSet || kind == RuleKind::PartialObject)
         for (std::size_t i = static_len; i < head.ref->elems.size(); ++i)
             out->key_path.push_back(low.term(*head.ref->elems[i]));
-    if (kind == RuleKind::PartialSet) out->value = low.term(*head.key);
-    else out->value = low.term(*head.value);
+    // The parser gives every rule its value (a set's key); a head without one is refused here
+    // rather than trusted, should any earlier stage ever let one through.
+    const lang::TermPtr& result = kind == RuleKind::PartialSet ? head.key : head.value;
+    if (!result) {
+        diags.add(clause.loc, lang::codes::compile_error, "rule head without a value");
+        out->value = low.term(*lang::make_bool(false, clause.loc));
+    } else {
+        out->value = low.term(*result);
+    }
     out->slots = static_cast<uint32_t>(low.slots.size());
     return out;
 }

@@ -103,6 +103,9 @@ TEST_CASE("a default rule without a value is `true`, as OPA's parseHead makes it
             CHECK(bad.diagnostics.items()[0].message == "illegal default rule (must have a value)");
         }
     }
+    auto multi = parse_module("m.rego", "package p\ndefault p contains 1\n");  // a key is no value
+    REQUIRE(multi.diagnostics.size() == 1);
+    CHECK(multi.diagnostics.items()[0].message == "illegal default rule (must have a value)");
     auto repeated = parse_module("m.rego", "package p\ndefault f(x, x)\n");
     REQUIRE(repeated.diagnostics.size() == 1);
     CHECK(repeated.diagnostics.items()[0].message == "illegal default rule (arguments cannot be repeated x)");
@@ -617,4 +620,15 @@ TEST_CASE(
     // An else where none may stand ends the parse, as OPA's parseRules: nothing after it is read.
     CHECK(messages("package p\n\np[x] := 1 if { x := 1 } else := 3\n\nb := [1,\n") ==
           std::vector<std::string>{"else keyword cannot be used on rules with variables in head"});
+}
+
+TEST_CASE("a function head cannot take `contains` (it compiled to a rule without a value, and crashed the planner)") {
+    auto r = parse_module("m.rego", "package p\np(x) contains 1\n");
+    REQUIRE_FALSE(r.ok());
+    const auto& d = r.diagnostics.items()[0];
+    CHECK(d.message ==
+          "unexpected contains keyword: the contains keyword can only be used with multi-value rule definitions (e.g., "
+          "p contains <VALUE> { ... })");
+    CHECK(d.line == 2);
+    CHECK(d.col == 6);
 }
