@@ -312,6 +312,15 @@ TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
 // partial set; v1 requires `if` before a body and `contains` for multi-value rules.
 void normalize_rule(ParseState& st, Rule& rule) {
     RuleHead& head = rule.head;
+    // An empty argument list makes no function to OPA (its Head.Args is empty): `p[1]() := 1`
+    // is the rule p[1]. Alone, the head is the query `p()`, which cannot become a rule.
+    if (head.has_args && head.args.empty()) {
+        if (!rule.is_default && rule.body.empty() && !head.value && !head.contains) {
+            st.module_error(st.begin + rule.loc.offset, "rule argument list must take at least one argument");
+            return;
+        }
+        head.has_args = false;
+    }
     // A head alone, as OPA reads it: a statement that is one term (ParseRuleFromExpr).
     if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && !head.has_args) {
         std::size_t parts = head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
@@ -380,7 +389,11 @@ void normalize_rule(ParseState& st, Rule& rule) {
         }
         const char* at = st.begin + rule.else_rule->loc.offset;
         if (!ground) st.error(at, "else keyword cannot be used on rules with variables in head");
-        else if (head.key || head.contains) st.error(at, "else keyword cannot be used on multi-value rules");
+        // Without `if`, OPA's parseRules keys a two-part head (`p.q := 1 { ... }` has key "q"), so
+        // its else is a multi-value rule's.
+        else if (head.key || head.contains ||
+                 (!rule.has_if && !head.has_args && head.ref->kind == TermKind::Ref && head.ref->elems.size() == 2))
+            st.error(at, "else keyword cannot be used on multi-value rules");
     }
     if (rule.is_default && !rule.body.empty())
         st.error(st.begin + rule.loc.offset, "default rules must not have a body");

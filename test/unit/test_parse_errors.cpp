@@ -632,3 +632,31 @@ TEST_CASE("a function head cannot take `contains` (it compiled to a rule without
     CHECK(d.line == 2);
     CHECK(d.col == 6);
 }
+
+TEST_CASE("an empty argument list makes no function, as OPA's Head.Args is then empty") {
+    auto rules = parse_module("m.rego", "package p\np[1]() := 1\nq() if true\n");
+    REQUIRE(rules.ok());
+    CHECK_FALSE(rules.module->rules[0].head.has_args);
+    CHECK(rules.module->rules[0].head.ref->elems.size() == 2);  // the rule p[1], not p
+    CHECK_FALSE(rules.module->rules[1].head.has_args);
+    for (const char* alone : {"package p\n\n  p[1]()\n", "package p\np()\n"}) {
+        auto r = parse_module("m.rego", alone);
+        REQUIRE(r.diagnostics.size() == 1);
+        CHECK(r.diagnostics.items()[0].message == "rule argument list must take at least one argument");
+    }
+    auto r = parse_module("m.rego", "package p\n\n  p[1]()\n");
+    CHECK(r.diagnostics.items()[0].line == 3);
+    CHECK(r.diagnostics.items()[0].col == 3);
+}
+
+TEST_CASE("without `if` a two-part head is keyed, so it takes no else (OPA's parseRules back-compat)") {
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;
+    for (const char* text : {"package p\np.q := 1 { true } else := 2\n", "package p\np[1] = 1 { true } else = 2\n"}) {
+        auto r = parse_module("m.rego", text, v0);
+        REQUIRE(r.diagnostics.size() == 1);
+        CHECK(r.diagnostics.items()[0].message == "else keyword cannot be used on multi-value rules");
+    }
+    CHECK(parse_module("m.rego", "package p\np.q := 1 if { true } else := 2\n", v0).ok());
+    CHECK(parse_module("m.rego", "package p\np.q.r := 1 { true } else := 2\n", v0).ok());
+}
