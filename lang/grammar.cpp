@@ -437,6 +437,11 @@ const auto add_withs = [](auto& ctx) {
     Expr e = std::move(at_c<0>(a));
     auto& withs = at_c<1>(a);
     if (!withs.empty()) {
+        // OPA's parseSome returns a declaration of names (`some x, y`) before any `with`.
+        if (e.kind == ExprKind::Some && !e.some.in_call) {
+            _pass(ctx) = false;
+            return;
+        }
         const char* start = state_of(ctx).begin + e.loc.offset;
         e.loc = span(ctx, start, state_of(ctx).begin + withs.back().loc.offset + withs.back().loc.length);
         e.withs = std::move(withs);

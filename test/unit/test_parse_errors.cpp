@@ -660,3 +660,11 @@ TEST_CASE("without `if` a two-part head is keyed, so it takes no else (OPA's par
     CHECK(parse_module("m.rego", "package p\np.q := 1 if { true } else := 2\n", v0).ok());
     CHECK(parse_module("m.rego", "package p\np.q.r := 1 { true } else := 2\n", v0).ok());
 }
+
+TEST_CASE("a `some` declaration of names takes no `with`; one over a collection does (OPA's parseSome)") {
+    auto names = parse_module("m.rego", "package p\nr if { some x with input as 1 }\n");
+    REQUIRE_FALSE(names.ok());
+    CHECK(names.diagnostics.items()[0].message == "unexpected with keyword: expected \\n or ; or }");
+    CHECK(names.diagnostics.items()[0].col == 15);
+    CHECK(parse_module("m.rego", "package p\nr if { some x in [1] with input as 1 }\n").ok());
+}
