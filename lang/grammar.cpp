@@ -138,7 +138,7 @@ TermPtr infix(const Ctx& ctx, std::string_view op, TermPtr lhs, TermPtr rhs) {
     return make_call(op, {std::move(lhs), std::move(rhs)}, loc, true);
 }
 
-// What OPA's parseRef names a term that cannot head a ref (`3[0]`, `"a".b`, `(a.b).c`), or null:
+// What OPA's parseRef names a term that cannot head a ref (`3[0]`, `"a".b`, `(a.b).c`, `(input).a`), or null:
 // a ref starts at a variable, a collection, a comprehension or a call.
 const char* illegal_ref_head(const Term& t) {
     switch (t.kind) {
@@ -147,6 +147,8 @@ const char* illegal_ref_head(const Term& t) {
         case TermKind::Number: return "number";
         case TermKind::String: return "string";
         case TermKind::Ref: return t.parens > 0 ? "ref" : nullptr;
+        case TermKind::Var:  // `(input)` is the ref input to OPA's parser
+            return t.parens > 0 && (t.text == "input" || t.text == "data") ? "ref" : nullptr;
         default: return nullptr;
     }
 }

@@ -486,6 +486,9 @@ TEST_CASE("a ref cannot start at a scalar or a parenthesised ref: OPA's 'illegal
           "illegal ref (head cannot be boolean) @4:7\n"
           "illegal ref (head cannot be ref) @5:8\n");
     CHECK(errors_of("package p\n\nr := f(2.5[1])\n\nf(x) := x\n") == "illegal ref (head cannot be number) @3:8\n");
+    // A parenthesised `input` or `data` is a ref already.
+    CHECK(errors_of("package p\n\nr := [(input).a, (data)[0]]\n") ==
+          "illegal ref (head cannot be ref) @3:8\nillegal ref (head cannot be ref) @3:19\n");
     CHECK(errors_of("package p\n\nr := {k: 1 | some k in -1[0]}\n") == "illegal ref (head cannot be number) @3:24\n");
     // Collections, comprehensions, calls and parenthesised non-refs head refs.
     CHECK(parse_module("r.rego",
