@@ -722,8 +722,14 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                     ok = true;
                     const RuleHead& head = rule.head;
                     std::size_t parts = head.ref && head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
-                    if (parts == 2 && !head.value && !head.has_args && !rule.has_if) parts = 1;  // a v0 partial set
-                    if (parts < 2) st.module_error(start, "contains keyword cannot be used for rule name");
+                    // A v0 module may name a rule so, unless a bare `contains` heads a body or `if`
+                    // (OPA then reads statements, not a rule); v1 refuses the name of a rule, also
+                    // of a partial set `contains[x] { ... }`.
+                    const bool v1_refuses =
+                        st.v1 && (parts < 2 || (parts == 2 && !head.value && !head.has_args && !rule.has_if));
+                    const bool v0_refuses = !st.v1 && parts < 2 && (rule.has_if || !rule.body.empty());
+                    if (v1_refuses || v0_refuses)
+                        st.module_error(start, "contains keyword cannot be used for rule name");
                 } else {
                     result.diagnostics.truncate(errors);
                     st.restore(std::move(failures));

@@ -276,3 +276,23 @@ TEST_CASE("right after an import OPA reads a function named `contains`, which on
     // A v0 module's query `contains(x) := 1` is the function OPA's parseModule makes of it.
     CHECK(v0_errors("package p\nimport future.keywords.contains\np := 1\ncontains(x) := 1 if { true }\n").empty());
 }
+
+TEST_CASE("a v0 module may name a rule `contains` where OPA reads one, even with the keyword imported") {
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;
+    auto v0_errors = [&](const std::string& text) {
+        return listed(gavel::lang::parse_module("m.rego", "package p\nimport future.keywords\nq := 2\n" + text, v0)
+                          .diagnostics)
+            .size();
+    };
+    // OPA 1.7.1: rules named contains...
+    CHECK(v0_errors("contains := 1\n") == 0);
+    CHECK(v0_errors("contains[x] { x := 1 }\n") == 0);
+    CHECK(v0_errors("contains.x := 1 { true }\n") == 0);
+    // ... but a bare `contains` before a body or `if` is no rule there.
+    CHECK(v0_errors("contains := 1 { true }\n") > 0);
+    CHECK(v0_errors("contains := 1 if { true }\n") > 0);
+    // v1 refuses the name.
+    CHECK(module_errors("package p\nq := 2\ncontains := 1\n") ==
+          List{"3:1 contains keyword cannot be used for rule name"});
+}
