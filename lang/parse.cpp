@@ -539,8 +539,12 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p, 
     // (a v0 module keeps it).
     const bool contains_call = statement && !why && st.contains_token && calls_contains(body.front());
     if (contains_call && st.v1) why = "contains keyword cannot be used for rule name";
+    // An infix call assigned (`a - b := 1`): OPA's parseModule makes the function `minus(a, b)`.
+    const bool infix_head = statement && !why && body.size() == 1 && body.front().kind == ExprKind::Term &&
+                            body.front().term && body.front().term->elems.size() == 3 &&
+                            body.front().term->elems[1]->kind == TermKind::Call && body.front().term->elems[1]->boolean;
     // What the rule grammar does not read: a parenthesised name, alone (`(x)`) or assigned.
-    if (!why && statement && (*start == '(' || contains_call)) {
+    if (!why && statement && (*start == '(' || contains_call || infix_head)) {
         const Expr& e = body.front();
         if (body.size() == 1 && e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Var)
             why = "var cannot be used for rule name";
@@ -795,9 +799,14 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 std::size_t before = result.diagnostics.size();
                 if (!statement_ends_line(st, p)) {
                     // Not a rule after all (`x := 1 with input as 2`): perhaps a query OPA reads.
-                    if (const char* q = start; read_as_query_statement(st, start, q)) {
+                    Rule converted;
+                    if (const char* q = start; read_as_query_statement(st, start, q, &converted)) {
                         result.diagnostics.truncate(before);
                         p = q;
+                        if (converted.head.ref) {  // `a - b := 1`: the function minus(a, b)
+                            normalize_rule(st, converted);
+                            module.rules.push_back(std::move(converted));
+                        }
                         continue;
                     }
                     break;  // OPA stops at the first statement it cannot read

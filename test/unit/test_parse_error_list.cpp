@@ -296,3 +296,15 @@ TEST_CASE("a v0 module may name a rule `contains` where OPA reads one, even with
     CHECK(module_errors("package p\nq := 2\ncontains := 1\n") ==
           List{"3:1 contains keyword cannot be used for rule name"});
 }
+
+TEST_CASE("an infix call assigned is the function OPA's parseModule makes of that query (`a - b := 1`)") {
+    auto r = gavel::lang::parse_module("m.rego", "package p\na-b := 1\nq := 1\n1-q = 2\n");
+    REQUIRE(r.ok());
+    REQUIRE(r.module->rules.size() == 3);
+    const auto& minus = r.module->rules[0].head;
+    CHECK(minus.has_args);
+    CHECK(minus.args.size() == 2);
+    CHECK(minus.ref->ref_dotted() == "minus");
+    CHECK(r.module->rules[2].head.has_args);  // minus(1, q) = 2
+    CHECK_FALSE(gavel::lang::parse_module("m.rego", "package p\na-b := 1 if { true }\n").ok());
+}
