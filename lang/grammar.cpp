@@ -169,14 +169,6 @@ void append_ref_part(const Ctx& ctx, TermPtr& base, TermPtr part, const char* en
     }
 }
 
-bool is_callable(const Term& t) {
-    if (t.kind == TermKind::Var) return true;
-    if (t.kind != TermKind::Ref || t.elems.empty() || t.elems[0]->kind != TermKind::Var) return false;
-    for (std::size_t i = 1; i < t.elems.size(); ++i)
-        if (t.elems[i]->kind != TermKind::String) return false;
-    return true;
-}
-
 // ---- actions ---------------------------------------------------------------
 
 const auto set_val = [](auto& ctx) { _val(ctx) = _attr(ctx); };
@@ -203,7 +195,12 @@ const auto bracket_part = [](auto& ctx) {
 const auto call_part = [](auto& ctx) {
     auto& a = _attr(ctx);
     TermPtr& fn = _val(ctx);
-    if (!is_callable(*fn)) {
+    // OPA's parseRef calls whatever ref precedes `(` (`[1, 2](1)`, `input[0](x)`): the compiler
+    // then finds no such function. Scalars and parenthesised refs head no ref at all, and a
+    // call's `(` ends it (`f(1)(2)`, `set()(1)`; `(f(1))(2)` is a call of a ref).
+    const bool after_call =
+        fn->parens == 0 && (fn->kind == TermKind::Call || (fn->kind == TermKind::Set && fn->elems.empty()));
+    if (illegal_ref_head(*fn) || after_call) {
         _pass(ctx) = false;
         return;
     }

@@ -247,3 +247,12 @@ TEST_CASE("set and object literals drop repeated elements and keys, as OPA's par
     CHECK(term("{0.1: [y | y := f(1)], 0.1: null}") == "(object 0.1:null)");
     CHECK(term("{f(x), f(x)}") == "(set (f x))");
 }
+
+TEST_CASE("a call of any ref, as OPA's parseRef makes it (the compiler then finds no such function)") {
+    CHECK(term("[1, 2](1)") == "((ref (array 1 2)) 1)");
+    CHECK(term("input[0](x)").rfind("ERROR", 0) != 0);
+    CHECK(term("(f(1))(2)").rfind("ERROR", 0) != 0);
+    // A call's own `(` ends it; scalars and parenthesised refs head no ref.
+    for (const char* t : {"f(1)(2)", "set()(1)", "1(2)", "\"a\"(1)", "(a.b)(1)"})
+        CHECK_MESSAGE(term(t).rfind("ERROR", 0) == 0, t);
+}
