@@ -290,7 +290,9 @@ void validate_default(ParseState& st, const Rule& rule) {
 // name alone; `p.q` of `p.q ["a"]`), or null when no part stands apart.
 TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
     if (!head.ref) return nullptr;
-    auto spaced = [&](const char* c) { return c > st.begin && (c[-1] == ' ' || c[-1] == '\t'); };
+    auto spaced = [&](const char* c) {
+        return c > st.begin && (c[-1] == ' ' || c[-1] == '\t' || c[-1] == '\n' || c[-1] == '\r');
+    };
     if (head.ref->kind == TermKind::Ref)
         for (std::size_t i = 1; i < head.ref->elems.size(); ++i) {
             const char* c = st.begin + head.ref->elems[i]->loc.offset;
@@ -305,7 +307,7 @@ TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
         }
     if (!head.has_args) return nullptr;
     const char* after = st.begin + head.ref->loc.offset + head.ref->loc.length;
-    return after < st.end && (*after == ' ' || *after == '\t') ? head.ref : nullptr;
+    return after < st.end && (*after == ' ' || *after == '\t' || *after == '\n' || *after == '\r') ? head.ref : nullptr;
 }
 
 // The dialects differ in how a rule head reads. v0's `p[x] { ... }` is a

@@ -671,3 +671,12 @@ TEST_CASE("a `some` declaration of names takes no `with`; one over a collection 
     CHECK(names.diagnostics.items()[0].col == 15);
     CHECK(parse_module("m.rego", "package p\nr if { some x in [1] with input as 1 }\n").ok());
 }
+
+TEST_CASE("a head part on the next line starts a statement of its own unless `if`, a body or contains follows") {
+    auto r = parse_module("m.rego", "package p\np\n.q := 1\n");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.diagnostics.items()[0].message == "unexpected identifier token: expected number");
+    CHECK(r.diagnostics.items()[0].line == 3);
+    CHECK(parse_module("m.rego", "package p\np\n.q := 1 if { true }\n").ok());  // OPA 1.7.1: the rule p.q
+    CHECK(parse_module("m.rego", "package p\np\n.q contains 1\n").ok());
+}
