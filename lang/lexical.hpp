@@ -112,7 +112,8 @@ struct keyword_parser : x3::parser<keyword_parser> {
         const char* p = first;
         skip_blank(p, last);
         // A keyword directly followed by `.` starts a ref (`else.foo := 1`), so it is no keyword there.
-        if (keyword_active(st, cls) && static_cast<std::size_t>(last - p) >= size && std::memcmp(p, word, size) == 0 &&
+        if (keyword_active(st, cls) && p != st.name_at && static_cast<std::size_t>(last - p) >= size &&
+            std::memcmp(p, word, size) == 0 &&
             !(p + size < last &&
               (is_ident_char(p[size]) || p[size] == '.' || (bracket_starts_ref && p[size] == '[')))) {
             first = p + size;
@@ -157,7 +158,7 @@ struct identifier_parser : x3::parser<identifier_parser> {
         if (mode == IdentMode::Term && keyword_ref && !st.literal_starts.contains(start)) keyword_ref = false;
         bool contains_name = name == "contains" && (mode == IdentMode::Term || (p < last && *p == '('));
         if ((mode == IdentMode::Var || mode == IdentMode::Term) && is_active_keyword(st, name) && !keyword_ref &&
-            !contains_name) {
+            !contains_name && start != st.name_at) {
             st.fail_at(start, "identifier");
             return false;
         }

@@ -686,18 +686,18 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             // (ParseState::contains_token). Alone they are the var of that name (`import
             // future.keywords.in in`), which names no rule; `in := 1` is a rule, whose keyword name
             // a rego.v1 module refuses.
-            bool* name_keyword = nullptr;
-            if (first_after_import) {
-                if (word == "in" && st.keywords.in) name_keyword = &st.keywords.in;
-                else if (word == "if" && st.keywords.if_) name_keyword = &st.keywords.if_;
-                else if (word == "every" && st.keywords.every) name_keyword = &st.keywords.every;
-            }
-            if (name_keyword) *name_keyword = false;
+            // For that one token only: the rule's body reads the keyword again (`in := 1 if { 1 in [1] }`).
+            const bool name_keyword =
+                first_after_import && ((word == "in" && st.keywords.in) || (word == "if" && st.keywords.if_) ||
+                                       (word == "every" && st.keywords.every));
+            if (name_keyword) st.name_at = start;
             ok = grammar::parse_rule(p, st.end, st, rule);
-            if (name_keyword) *name_keyword = true;
+            st.name_at = nullptr;
             const bool bare_head = !rule.is_default && rule.body.empty() && !rule.head.value && !rule.head.contains &&
                                    !rule.head.has_args;  // a var statement: normalize_rule says so
-            if (ok && name_keyword && st.v1 && !bare_head)
+            // The keyword as a rule's whole name (`in := 1`; `in[x] := 1` and `in.x := 1` are refs).
+            const bool keyword_name = rule.head.ref && rule.head.ref->kind == TermKind::Var;
+            if (ok && name_keyword && st.v1 && !bare_head && keyword_name)
                 st.module_error(start, fmt::format("{} keyword cannot be used for rule name", word));
             // `contains` alone or before a name (`contains p if { ... }`): OPA reads a statement of
             // the one term `contains` (a var, which is no rule), then the rule after it.

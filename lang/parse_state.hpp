@@ -44,6 +44,9 @@ struct ParseState {
     // whose path and the token after it OPA scans without the future keywords.
     bool contains_token = true;
     bool after_import = false;  // the statement being read follows an import without alias
+    // A keyword read as a name at this one position (OPA scanned the token after an import
+    // without the future keywords), as a keyword everywhere else.
+    const char* name_at = nullptr;
     bool experimental = false;  // experimental keywords may be imported / used
     KeywordSet keywords = KeywordSet::all_v1();
 

@@ -252,6 +252,10 @@ TEST_CASE("the token after an import is scanned without the future keywords: `in
     gavel::lang::ParseOptions v0;
     v0.v0_compatible = true;
     CHECK(gavel::lang::parse_module("m.rego", "package p\nimport data.x\nevery := 1\n", v0).ok());
+    // For that one token only: the rule's body reads the keyword again.
+    CHECK(gavel::lang::parse_module("m.rego", "package p\nimport future.keywords\nin := 1 if { 1 in [1] }\n", v0).ok());
+    // A ref named so is no keyword name (OPA 1.7.1).
+    CHECK(module_errors("package p\nimport future.keywords\nin[x] := 1 if { x := 1; 1 in [1] }\n").empty());
 }
 
 TEST_CASE("right after an import OPA reads a function named `contains`, which only a v0 module may define") {
