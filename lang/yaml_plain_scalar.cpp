@@ -60,7 +60,10 @@ std::optional<std::string> go_integer(std::string_view s) {
         return std::to_string(v);
     }
     if (v > int64_max + 1) return std::nullopt;
-    return v == 0 ? std::string("0") : "-" + std::to_string(v);
+    if (v == 0) return std::string("0");
+    std::string out(1, '-');  // not "-" + to_string: GCC 12 warns (-Wrestrict) on that concatenation
+    out += std::to_string(v);
+    return out;
 }
 
 // go-yaml's yamlStyleFloat: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
