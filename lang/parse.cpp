@@ -314,14 +314,13 @@ TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
 // partial set; v1 requires `if` before a body and `contains` for multi-value rules.
 void normalize_rule(ParseState& st, Rule& rule) {
     RuleHead& head = rule.head;
-    // An empty argument list makes no function to OPA (its Head.Args is empty): `p[1]() := 1`
-    // is the rule p[1]. Alone, the head is the query `p()`, which cannot become a rule.
-    if (head.has_args && head.args.empty()) {
-        if (!rule.is_default && rule.body.empty() && !head.value && !head.contains) {
-            st.module_error(st.begin + rule.loc.offset, "rule argument list must take at least one argument");
-            return;
-        }
-        head.has_args = false;
+    // Alone, a head with an empty argument list is the query `p()`, which OPA cannot make a rule.
+    // (With a value or body OPA makes a rule of it with no arguments, which a call `p()` still
+    // reaches where the type checker cannot tell its value's type; gavel keeps such a head a
+    // function of no arguments, which gatekeeper-library's templates call.)
+    if (head.has_args && head.args.empty() && !rule.is_default && rule.body.empty() && !head.value && !head.contains) {
+        st.module_error(st.begin + rule.loc.offset, "rule argument list must take at least one argument");
+        return;
     }
     // A head alone, as OPA reads it: a statement that is one term (ParseRuleFromExpr).
     if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && !head.has_args) {

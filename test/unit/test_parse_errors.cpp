@@ -636,12 +636,7 @@ TEST_CASE("a function head cannot take `contains` (it compiled to a rule without
     CHECK(d.col == 6);
 }
 
-TEST_CASE("an empty argument list makes no function, as OPA's Head.Args is then empty") {
-    auto rules = parse_module("m.rego", "package p\np[1]() := 1\nq() if true\n");
-    REQUIRE(rules.ok());
-    CHECK_FALSE(rules.module->rules[0].head.has_args);
-    CHECK(rules.module->rules[0].head.ref->elems.size() == 2);  // the rule p[1], not p
-    CHECK_FALSE(rules.module->rules[1].head.has_args);
+TEST_CASE("a head with an empty argument list alone is OPA's query `p()`, which makes no rule") {
     for (const char* alone : {"package p\n\n  p[1]()\n", "package p\np()\n"}) {
         auto r = parse_module("m.rego", alone);
         REQUIRE(r.diagnostics.size() == 1);
@@ -650,6 +645,10 @@ TEST_CASE("an empty argument list makes no function, as OPA's Head.Args is then 
     auto r = parse_module("m.rego", "package p\n\n  p[1]()\n");
     CHECK(r.diagnostics.items()[0].line == 3);
     CHECK(r.diagnostics.items()[0].col == 3);
+    // With a value or a body it is a function of no arguments (gatekeeper-library calls such).
+    auto defined = parse_module("m.rego", "package p\nf() := 1\ng() := out if { out = input.a }\n");
+    REQUIRE(defined.ok());
+    CHECK(defined.module->rules[0].head.has_args);
 }
 
 TEST_CASE("without `if` a two-part head is keyed, so it takes no else (OPA's parseRules back-compat)") {
