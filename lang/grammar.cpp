@@ -255,6 +255,17 @@ const auto set_primary = [](auto& ctx) {
     _val(ctx) = std::move(t);
 };
 
+// `-x.y` is minus(0, x.y), as OPA's newest parseTerm builds it for a ref after `-` (OPA PR 8551,
+// April 2026; OPA 1.7.1 refuses it: README).
+const auto minus_ref = [](auto& ctx) {
+    auto& a = _attr(ctx);
+    const char* at = at_c<0>(a);
+    TermPtr operand = at_c<1>(a);
+    auto zero = make_term(TermKind::Number, span(ctx, at, at + 1));
+    zero->text = "0";
+    _val(ctx) = make_call("minus", {std::move(zero), operand}, span(ctx, at, end_of(*operand)), false);
+};
+
 template <TermKind K>
 struct set_elems {
     template <class Ctx>
@@ -616,6 +627,7 @@ const auto package_stmt = [](auto& ctx) {
 
 x3::rule<class term_class, TermPtr> const term_rule = "term";
 x3::rule<class postfix_term_class, TermPtr> const postfix_term = "term";
+x3::rule<class ref_term_class, TermPtr> const ref_term = "term";
 x3::rule<class primary_class, TermPtr> const primary = "term";
 x3::rule<class factor_class, TermPtr> const factor = "expression";
 x3::rule<class arith_class, TermPtr> const arith = "expression";
@@ -794,9 +806,9 @@ const auto postfix =
     *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] | (adj("[") >> expr_kv >> tok("]") >> here)[bracket_part] |
       (adj("(") >> maybe_args >> tok(")") >> here)[call_part]);
 
-// A `-` before a term is part of a number only (OPA's parseNumber: `-x` is "expected number").
-const auto term_rule_def = postfix_term[set_val];
+const auto term_rule_def = (mark >> tok("-") >> ref_term)[minus_ref] | postfix_term[set_val];
 const auto postfix_term_def = primary[set_primary] >> postfix;
+const auto ref_term_def = ident(IdentMode::Term)[set_val] >> postfix;
 
 const auto args_def = expr_in % tok(",") >> -tok(",");
 // No arguments is an empty list, not an absent one.
@@ -945,9 +957,9 @@ const auto path_def = ident(IdentMode::Any)[set_val] >>
 const auto import_def = (mark >> kw("import") >> path >> -(kw("as") >> ident(IdentMode::Var)) >> here)[import_stmt];
 const auto package_def = (mark >> kw("package") >> path >> here)[package_stmt];
 
-BOOST_SPIRIT_DEFINE(term_rule, postfix_term, primary, factor, arith, band, bor, relation, expr_in, expr_kv, expr_top,
-                    array, brace, items, object_item, object_items, paren, template_string, scalar_keyword, args,
-                    maybe_args, with_modifier, some_domains, some_decl, every_decl, term_literal, literal_core,
+BOOST_SPIRIT_DEFINE(term_rule, postfix_term, ref_term, primary, factor, arith, band, bor, relation, expr_in, expr_kv,
+                    expr_top, array, brace, items, object_item, object_items, paren, template_string, scalar_keyword,
+                    args, maybe_args, with_modifier, some_domains, some_decl, every_decl, term_literal, literal_core,
                     simple_literal, block, negatable, logic_unit, logic_and, logic_or, literal, body, braced_body,
                     token_body, head_ref, else_clause, rule, path, import, package)
 
