@@ -290,9 +290,8 @@ void validate_default(ParseState& st, const Rule& rule) {
 // name alone; `p.q` of `p.q ["a"]`), or null when no part stands apart.
 TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
     if (!head.ref) return nullptr;
-    auto spaced = [&](const char* c) {
-        return c > st.begin && (c[-1] == ' ' || c[-1] == '\t' || c[-1] == '\n' || c[-1] == '\r');
-    };
+    auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    auto spaced = [&](const char* c) { return c > st.begin && blank(c[-1]); };
     if (head.ref->kind == TermKind::Ref)
         for (std::size_t i = 1; i < head.ref->elems.size(); ++i) {
             const char* c = st.begin + head.ref->elems[i]->loc.offset;
@@ -307,7 +306,7 @@ TermPtr spaced_head_start(const ParseState& st, const RuleHead& head) {
         }
     if (!head.has_args) return nullptr;
     const char* after = st.begin + head.ref->loc.offset + head.ref->loc.length;
-    return after < st.end && (*after == ' ' || *after == '\t' || *after == '\n' || *after == '\r') ? head.ref : nullptr;
+    return after < st.end && blank(*after) ? head.ref : nullptr;
 }
 
 // The dialects differ in how a rule head reads. v0's `p[x] { ... }` is a
@@ -477,13 +476,13 @@ std::optional<std::string> query_rule_error(const Body& body) {
     return fmt::format("{} cannot be used for rule name", value_name(t.kind));
 }
 
-// `contains(...) = v` or `contains(...) := v`.
-bool calls_contains(const Expr& e) {
+// The call a statement assigns (`contains(x) := v`, `a - b = v`), or null.
+const Term* assigned_call(const Expr& e) {
     if (e.kind != ExprKind::Term || !e.term || e.term->kind != TermKind::Call || e.term->elems.size() != 3)
-        return false;
+        return nullptr;
     const std::string op = e.term->call_name();
     const Term& lhs = *e.term->elems[1];
-    return (op == "eq" || op == "assign") && lhs.kind == TermKind::Call && lhs.call_name() == "contains";
+    return (op == "eq" || op == "assign") && lhs.kind == TermKind::Call ? &lhs : nullptr;
 }
 
 // OPA's parser reads a statement that is no rule as a query (literals separated by `;`, to
@@ -538,12 +537,11 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p, 
     // `contains(x) := 1`: OPA's scanner takes `contains` for a name only before `.` or `[`, so
     // its parseModule makes a function rule of this query, which its v1 check refuses by name
     // (a v0 module keeps it).
-    const bool contains_call = statement && !why && st.contains_token && calls_contains(body.front());
+    const Term* call = statement && !why && body.size() == 1 ? assigned_call(body.front()) : nullptr;
+    const bool contains_call = call && st.contains_token && call->call_name() == "contains";
     if (contains_call && st.v1) why = "contains keyword cannot be used for rule name";
     // An infix call assigned (`a - b := 1`): OPA's parseModule makes the function `minus(a, b)`.
-    const bool infix_head = statement && !why && body.size() == 1 && body.front().kind == ExprKind::Term &&
-                            body.front().term && body.front().term->elems.size() == 3 &&
-                            body.front().term->elems[1]->kind == TermKind::Call && body.front().term->elems[1]->boolean;
+    const bool infix_head = call && !why && call->boolean;
     // What the rule grammar does not read: a parenthesised name, alone (`(x)`) or assigned.
     if (!why && statement && (*start == '(' || contains_call || infix_head)) {
         const Expr& e = body.front();
@@ -618,6 +616,12 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
 
     const char* p = st.begin;
     bool have_package = false;
+    // A query statement OPA's parseModule makes a rule of (`contains(x) := 1` in v0, `a - b := 1`).
+    auto keep_converted = [&](Rule& converted) {
+        if (!converted.head.ref) return;
+        normalize_rule(st, converted);
+        module.rules.push_back(std::move(converted));
+    };
     // OPA's module stage skips a first statement that is no package (after "package expected"):
     // the checks of that statement, read as a rule here, are dropped once it ends.
     enum class FirstStatement { Package, Reread, Reading } first = FirstStatement::Package;
@@ -768,10 +772,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 Rule converted;
                 if (read_as_query_statement(st, start, q, &converted)) {
                     p = q;
-                    if (converted.head.ref) {  // a v0 module's function named `contains`
-                        normalize_rule(st, converted);
-                        module.rules.push_back(std::move(converted));
-                    }
+                    keep_converted(converted);  // a v0 module's function named `contains`
                     continue;
                 }
                 ok = false;
@@ -804,10 +805,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                     if (const char* q = start; read_as_query_statement(st, start, q, &converted)) {
                         result.diagnostics.truncate(before);
                         p = q;
-                        if (converted.head.ref) {  // `a - b := 1`: the function minus(a, b)
-                            normalize_rule(st, converted);
-                            module.rules.push_back(std::move(converted));
-                        }
+                        keep_converted(converted);  // `a - b := 1`: the function minus(a, b)
                         continue;
                     }
                     break;  // OPA stops at the first statement it cannot read
@@ -829,10 +827,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             Rule converted;
             if (read_as_query_statement(st, start, q, &converted)) {
                 p = q;
-                if (converted.head.ref) {
-                    normalize_rule(st, converted);
-                    module.rules.push_back(std::move(converted));
-                }
+                keep_converted(converted);
                 continue;
             }
         }
