@@ -24,9 +24,7 @@ std::string unmarshal_error(const yaml::Node& node, std::string_view into) {
     if (node.is_sequence()) {
         tag = "!!seq";
     } else if (node.is_scalar()) {
-        constexpr std::string_view core = "tag:yaml.org,2002:";
-        if (node.tag.rfind(core, 0) == 0) tag = "!!" + node.tag.substr(core.size());
-        else if (!node.tag.empty()) tag = node.tag;
+        if (!node.tag.empty()) tag = yaml::short_tag(node.tag);
         else if (node.style != yaml::ScalarStyle::Plain) tag = "!!str";
         else tag = yaml::resolved_tag(yaml::resolve_plain_scalar(node.text, yaml::Typing::GoYamlV3));
         const std::string& s = node.text;

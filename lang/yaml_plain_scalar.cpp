@@ -228,6 +228,12 @@ std::string plain_key_text(std::string_view s) {
     return std::string(s);
 }
 
+std::string short_tag(std::string_view tag) {
+    constexpr std::string_view prefix = "tag:yaml.org,2002:";
+    if (tag.substr(0, prefix.size()) == prefix) return "!!" + std::string(tag.substr(prefix.size()));
+    return std::string(tag);
+}
+
 std::string_view resolved_tag(const PlainScalar& s) {
     switch (s.kind) {
         case PlainScalar::Kind::Null: return "!!null";

@@ -43,4 +43,7 @@ std::string plain_key_text(std::string_view s);
 // The short tag go-yaml names a resolved plain scalar by in its errors ("!!int").
 std::string_view resolved_tag(const PlainScalar& s);
 
+// An explicit tag in the short form go-yaml prints it in ("tag:yaml.org,2002:int" is "!!int").
+std::string short_tag(std::string_view tag);
+
 }  // namespace gavel::lang::yaml

@@ -29,13 +29,6 @@ namespace yaml = lang::yaml;
 
 bool is_null_word(std::string_view s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
 
-// The short form go-yaml prints a tag in ("!!int").
-std::string short_tag(std::string_view tag) {
-    constexpr std::string_view prefix = "tag:yaml.org,2002:";
-    if (tag.substr(0, prefix.size()) == prefix) return "!!" + std::string(tag.substr(prefix.size()));
-    return std::string(tag);
-}
-
 // The tag go-yaml v2 resolves a plain scalar to, for its "cannot decode" message.
 std::string plain_tag(std::string_view s) {
     return std::string(lang::yaml::resolved_tag(lang::yaml::resolve_plain_scalar(s, YamlTyping::SigsK8sYaml)));
@@ -329,7 +322,7 @@ private:
         YamlScalar resolved = resolve_plain_yaml_scalar(s, typing_);
         if (tag == kTagNull || tag == kTagBool || tag == kTagInt || tag == kTagFloat) {
             const std::string rtag = plain_tag(s);
-            const std::string want = short_tag(tag);
+            const std::string want = lang::yaml::short_tag(tag);
             if (rtag != want && !(want == "!!float" && rtag == "!!int")) {
                 defer(decode_error_, at, "yaml: cannot decode " + rtag + " `" + s + "` as a " + want);
                 return Value();
