@@ -693,12 +693,13 @@ private:
                 if (k == "authors") {
                     fields[k] = [this, v] { authors(*v); };
                 } else if (k == "title" || k == "description") {  // Go strings: the scalar as written
-                    if (v->is_scalar() && !v->is_null() && !v->text.empty())
+                    if (auto text = yaml::go_string(v); text && !text->empty())
                         fields[k] = [this, v] { w.string(v->text); };
                 } else if (k == "organizations" && v->is_sequence()) {
                     fields[k] = [this, v] {
                         w.begin_array();
-                        for (const auto& item : v->items) w.string(text_of(item.get()));
+                        for (const auto& item : v->items)
+                            if (auto text = yaml::go_string(item.get())) w.string(*text);
                         w.end_array();
                     };
                 } else if (k == "related_resources") {

@@ -11,6 +11,11 @@ bool Node::is_null() const {
     return plain() && (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL");
 }
 
+std::optional<std::string_view> go_string(const Node* n) {
+    if (!n || !n->is_scalar() || n->is_null()) return std::nullopt;
+    return std::string_view(n->text);
+}
+
 const Node* Node::get(std::string_view key) const {
     for (auto it = members.rbegin(); it != members.rend(); ++it)
         if (it->first->is_scalar() && it->first->text == key) return it->second.get();

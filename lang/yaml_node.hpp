@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,11 @@ struct Node {
     // The value of the last member whose key is a scalar with this text; null when none.
     const Node* get(std::string_view key) const;
 };
+
+// What go-yaml v3 decodes into a Go string field (OPA's annotation title, description and
+// organizations): a scalar's text as written; nothing for null (the field, or a list's item,
+// is left out) or for a node that is no scalar.
+std::optional<std::string_view> go_string(const Node* n);
 
 struct NodeLimits {
     std::size_t max_depth = 256;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,26 +74,24 @@ Value map_list(const Value& v, Value (*f)(const Value&)) {
 Value annotation_object(std::string_view yaml, std::string_view scope) {
     runtime::ObjectBuilder b;
     // As OPA decodes a block (go-yaml v3 into its rawAnnotation): plain scalars typed by v3's
-    // rules (`yes` is a string, floats spelt as ast.InterfaceToValue spells them), and the fields that are Go strings the scalar as written.
+    // rules (`yes` is a string, floats spelt as ast.InterfaceToValue spells them), and the
+    // fields that are Go strings the scalar as written (lang::yaml::go_string).
     auto parsed = runtime::parse_yaml_all(yaml, runtime::kDefaultLimits, runtime::YamlTyping::GoYamlV3Values);
     lang::yaml::Documents nodes = lang::yaml::read_documents(yaml, lang::yaml::ErrorDialect::GoYamlV3, {}, 1);
     const lang::yaml::Node* root = nodes.ok && !nodes.documents.empty() ? nodes.documents.front().get() : nullptr;
-    auto text_of = [](const lang::yaml::Node* n) -> std::optional<Value> {
-        if (!n || !n->is_scalar() || n->is_null() || n->text.empty()) return std::nullopt;  // Go's "": left out
-        return Value::string(n->text);
-    };
     if (parsed && parsed.documents.size() == 1 && parsed.documents.front().is_object()) {
         for (const auto& e : parsed.documents.front().object_entries()) {
             if (!e.key.is_string()) continue;
             std::string_view k = e.key.as_string();
             const lang::yaml::Node* node = root ? root->get(k) : nullptr;
             if (k == "title" || k == "description") {
-                if (auto text = text_of(node)) b.insert(e.key, *text);
+                if (auto text = lang::yaml::go_string(node); text && !text->empty())  // Go's "": left out
+                    b.insert(e.key, Value::string(*text));
             } else if (k == "organizations") {
                 runtime::ArrayBuilder list;
                 if (node && node->is_sequence())
                     for (const auto& item : node->items)
-                        list.push_back(text_of(item.get()).value_or(Value::string("")));
+                        if (auto text = lang::yaml::go_string(item.get())) list.push_back(Value::string(*text));
                 b.insert(e.key, list.build());
             } else if (k == "authors") {
                 b.insert(e.key, map_list(e.value, author_object));

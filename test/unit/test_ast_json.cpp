@@ -271,6 +271,12 @@ TEST_CASE("json: a METADATA block's string fields are its scalars as written, as
           std::string::npos);
 }
 
+TEST_CASE("json: a null organization or title is left out, as go-yaml v3 decodes it into Go strings") {
+    // OPA 1.7.1's `opa parse` of the same block.
+    const std::string out = json("package p\n\n# METADATA\n# title: ~\n# organizations: [~, 5, \"\"]\nx := 1\n");
+    CHECK(out.find(R"("annotations":[{"organizations":["5",""],"scope":"rule"}])") != std::string::npos);
+}
+
 TEST_CASE("json: custom annotation values typed and spelt as OPA's parse writes them (go-yaml v3, then JSON)") {
     // OPA 1.7.1's `opa parse --format json` of the same block.
     const std::string out = json(

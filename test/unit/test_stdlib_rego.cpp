@@ -104,6 +104,12 @@ x := rego.metadata.rule()
                                 R"("related_resources":[{"ref":"https://a.b"}],"scope":"rule","title":"5.0"})");
 }
 
+TEST_CASE("rego.metadata: a null organization or title is left out (OPA 1.7.1)") {
+    const std::string policy =
+        "package t\n\n# METADATA\n# title: ~\n# organizations: [~, 5, \"\"]\nx := rego.metadata.rule()\n";
+    CHECK(eval(policy).value == R"({"organizations":["5",""],"scope":"rule"})");
+}
+
 TEST_CASE("rego.metadata: floats spelt as OPA's ast.InterfaceToValue spells them, timestamps as JSON writes them") {
     // OPA 1.7.1's rego.metadata.rule() of the same block.
     const std::string policy = R"(package t
