@@ -86,6 +86,13 @@ const operator_parser<6> rel_op{{},
 const operator_parser<2> assign_op{{}, {{{":=", "assign", nullptr}, {"=", "eq", "="}}}};
 
 const auto kw_in = keyword_parser{{}, "in", 2, KeywordClass::In, true};
+// The `in` of `k, v in xs`: OPA's parseTermIn takes it as the keyword without looking ahead for
+// a ref (`0, 1 in[1]`); in `some`/`every` declarations that holds after two variables only.
+const auto kw_in_of_pair = keyword_parser{{}, "in", 2, KeywordClass::In, false};
+const auto kw_in_of_declaration = keyword_parser{{}, "in", 2, KeywordClass::In, true, true};
+const auto note_variable_list = [](auto& ctx) { state_of(ctx).in_after_pair = _attr(ctx).size() == 2; };
+const auto pair_read = x3::eps[([](auto& ctx) { state_of(ctx).in_after_pair = true; })];
+const auto no_pair_read = x3::eps[([](auto& ctx) { state_of(ctx).in_after_pair = false; })];
 // `default[x] := 1` names a rule `default` (OPA's parseRules reads the keyword as a name before `[`).
 const auto kw_default = keyword_parser{{}, "default", 7, KeywordClass::Always, true};
 const auto kw_if = kw("if", KeywordClass::If);
@@ -878,7 +885,7 @@ const auto relation_def = bor[set_val] >> *(rel_op >> bor)[fold_infix];
 const auto expr_in_def = relation[set_val] >> *(kw_in >> relation)[fold_member];
 
 // `k, v in xs` may chain further `in`s and stand on either side of `:=`.
-const auto expr_kv_def = expr_in[set_val] >> -((tok(",") >> relation >> kw_in >> relation)[key_value_member] >>
+const auto expr_kv_def = expr_in[set_val] >> -((tok(",") >> relation >> kw_in_of_pair >> relation)[key_value_member] >>
                                                *(kw_in >> relation)[fold_member]);
 const auto expr_top_def = expr_kv[set_val] >> -(assign_op >> expr_kv)[assign_expr];
 
@@ -888,10 +895,12 @@ const auto with_modifier_def =
 // As OPA's parseSome, which reads the declaration as one infix term: further `in`s chain on
 // the left (`some x in xs in ys` declares `(x in xs) in ys`, whose x the compiler finds unsafe).
 const auto some_domains_def = (relation % kw_in)[([](auto& ctx) { _val(ctx).terms = std::move(_attr(ctx)); })];
-const auto some_decl_def = (mark >> kw("some") >> (relation % tok(",")) >> -(kw_in >> some_domains))[some_expr];
+const auto some_decl_def = (mark >> kw("some") >> (relation % tok(","))[note_variable_list] >>
+                            -(kw_in_of_declaration >> some_domains))[some_expr];
 
 const auto every_decl_def =
-    (mark >> kw_every >> term >> -(tok(",") >> term) >> kw_in >> relation >> braced_body >> here)[every_expr];
+    (mark >> kw_every >> term >> no_pair_read >> -(tok(",") >> term >> pair_read) >> kw_in_of_declaration >>
+     relation >> braced_body >> here)[every_expr];
 
 const auto term_literal_def = expr_top[term_expr];
 const auto literal_core_def = some_decl | every_decl | term_literal;

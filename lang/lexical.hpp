@@ -105,6 +105,9 @@ struct keyword_parser : x3::parser<keyword_parser> {
     std::size_t size;
     KeywordClass cls;
     bool bracket_starts_ref = false;  // `in[`, as `in.`, is a name in OPA's parseTermIn (scanAheadRef)
+    // ... except after a pair (`some k, v in[...]`, `every k, v in[...]`): OPA reads the `in` of
+    // key-value membership as the keyword without looking ahead (ParseState::in_after_pair).
+    bool keyword_after_pair = false;
 
     template <class It, class Ctx, class RCtx, class Attr>
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
@@ -115,7 +118,8 @@ struct keyword_parser : x3::parser<keyword_parser> {
         if (keyword_active(st, cls) && p != st.name_at && static_cast<std::size_t>(last - p) >= size &&
             std::memcmp(p, word, size) == 0 &&
             !(p + size < last &&
-              (is_ident_char(p[size]) || p[size] == '.' || (bracket_starts_ref && p[size] == '[')))) {
+              (is_ident_char(p[size]) || p[size] == '.' ||
+               (bracket_starts_ref && p[size] == '[' && !(keyword_after_pair && st.in_after_pair))))) {
             first = p + size;
             return true;
         }

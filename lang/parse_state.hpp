@@ -48,6 +48,10 @@ struct ParseState {
     // without the future keywords), as a keyword everywhere else.
     const char* name_at = nullptr;
     bool experimental = false;  // experimental keywords may be imported / used
+    // The declaration being read names two variables before its `in` (`some k, v in xs`): that
+    // `in` is the keyword even directly before `[`, as OPA's parseTermIn reads key-value
+    // membership (set by the grammar just before it reads the `in`).
+    bool in_after_pair = false;
     KeywordSet keywords = KeywordSet::all_v1();
 
     std::size_t max_else_branches = 10000;  // else clauses of one rule

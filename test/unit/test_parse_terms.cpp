@@ -188,6 +188,13 @@ TEST_CASE("body literals") {
     CHECK(query("some k, v in obj") == "{(some (internal.member_3 k v obj))}");
     CHECK(query("every x in xs { x > 0 }") == "{(every x xs {(gt x 0)})}");
     CHECK(query("every k, v in o { k == v }") == "{(every k v o {(equal k v)})}");
+    // After a pair, OPA's parseTermIn reads `in` as the keyword without looking ahead for a ref, so
+    // `in[` is membership there (alone, `x in[1]` is the name `in` indexed: an error, below).
+    CHECK(query("some k, v in[1]") == "{(some (internal.member_3 k v (array 1)))}");
+    CHECK(query("every k, v in[1] { k == v }") == "{(every k v (array 1) {(equal k v)})}");
+    CHECK(query("0, 1 in[1]") == "{(internal.member_3 0 1 (array 1))}");
+    CHECK(query("some k, v in[1] in[true]").rfind("ERROR", 0) == 0);
+    CHECK(query("every k in[1] { k }").rfind("ERROR", 0) == 0);
     CHECK(query("x with input as 1 with data.a.b as {}") ==
           "{x (with input 1) (with (ref data \"a\" \"b\") (object))}");
     CHECK(query("x\n  with input as 1") == "{x (with input 1)}");
