@@ -325,7 +325,10 @@ void normalize_rule(ParseState& st, Rule& rule) {
     if (!rule.is_default && rule.body.empty() && !head.value && !head.contains && !head.has_args) {
         std::size_t parts = head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
         if (parts == 1) {
-            st.module_error(st.begin + head.ref->loc.offset, "var cannot be used for rule name");
+            // `input` and `data` alone are refs in OPA's parser (parseTermFinish), not vars.
+            const bool root_document = head.ref->kind == TermKind::Var && (head.ref->text == "input" || head.ref->text == "data");
+            st.module_error(st.begin + head.ref->loc.offset,
+                            root_document ? "refs cannot be used for rule head" : "var cannot be used for rule name");
             return;
         }
         if (st.v1 && parts == 2) {
@@ -709,12 +712,32 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             const char* after_contains = contains_word ? start + 8 : start;
             while (contains_word && after_contains < st.end && (*after_contains == ' ' || *after_contains == '\t'))
                 ++after_contains;
-            if (contains_word &&
+            const bool word_alone =
+                contains_word &&
                 (after_contains == st.end || *after_contains == '\n' || *after_contains == '\r' ||
-                 *after_contains == '#' || (after_contains > start + 8 && is_ident_start(*after_contains)))) {
+                 *after_contains == '#' || (after_contains > start + 8 && is_ident_start(*after_contains)));
+            // In a rego.v1 module no rule head starts with the keyword (OPA's parseRules reads a name
+            // there only before `.` or `[`): the statement is a query with `contains` a term in it
+            // (`contains == 1`, `contains in xs`), which OPA's parseModule may make a rule of. An
+            // assignment (`contains := 1`) is left to the rule reading below, which refuses the name.
+            const std::string_view rest(after_contains, static_cast<std::size_t>(st.end - after_contains));
+            const bool assigned = rest.starts_with(":=") || (rest.starts_with("=") && !rest.starts_with("=="));
+            const bool v1_query = contains_word && st.v1 && start[8] != '[' && start[8] != '.' && !assigned;
+            if (v1_query) {
+                result.diagnostics.truncate(errors_before);
+                const char* q = start;
+                Rule converted;
+                if (read_as_query_statement(st, start, q, &converted)) {
+                    p = q;
+                    keep_converted(converted);
+                    continue;
+                }
+            }
+            // Otherwise the term alone, then the next statement on its line (`contains "a"`).
+            if (word_alone || v1_query) {
                 result.diagnostics.truncate(errors_before);
                 st.module_error(start, "var cannot be used for rule name");
-                p = after_contains;
+                p = word_alone ? after_contains : start + 8;
                 continue;
             }
             if (contains_word && !is_ident_char(start[8])) {

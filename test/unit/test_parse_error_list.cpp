@@ -176,6 +176,22 @@ TEST_CASE("`contains` alone or before a name is a statement of its own, as OPA r
     CHECK(module_errors("package p\ncontains\n") == List{"2:1 var cannot be used for rule name"});
     CHECK(module_errors("package p\ncontains := 1\n") == List{"2:1 contains keyword cannot be used for rule name"});
     CHECK(module_errors("package p\ncontains[x] if { x := 1 }\n").empty());
+    // A rego.v1 module's statement that starts with the keyword is a query (OPA's parseRules
+    // reads no head there), with `contains` a term: alone before another term, or an operand.
+    CHECK(module_errors("package p\ncontains 1\n") ==
+          List{"2:1 var cannot be used for rule name", "2:10 number cannot be used for rule name"});
+    CHECK(module_errors("package p\ncontains {1}\n") ==
+          List{"2:1 var cannot be used for rule name", "2:10 set cannot be used for rule name"});
+    CHECK(module_errors("package p\ncontains == 1\n") == List{"2:1 rule name conflicts with built-in function"});
+    CHECK(module_errors("package p\ncontains in [1]\n") == List{"2:1 rule name conflicts with built-in function"});
+    CHECK(module_errors("package p\ncontains with input as 1\n") ==
+          List{"2:1 expressions using with keyword cannot be used for rule head"});
+}
+
+TEST_CASE("`input` or `data` alone is a ref, which names no rule (OPA's parseTermFinish)") {
+    CHECK(module_errors("package p\ninput\n") == List{"2:1 refs cannot be used for rule head"});
+    CHECK(module_errors("package p\nx\ndata\n") ==
+          List{"2:1 var cannot be used for rule name", "3:1 refs cannot be used for rule head"});
 }
 
 TEST_CASE("a statement is one literal: another may follow on the same line, as OPA reads them") {
