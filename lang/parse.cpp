@@ -130,9 +130,15 @@ std::string_view next_word(const char* p, const char* end) {
     return {p, static_cast<std::size_t>(q - p)};
 }
 
-// What may begin OPA's next statement on the same line: a term (the one before it read all
-// it could, so an operator here would have been its own).
-bool starts_statement(const char* q, const char* end) {
+// What may begin OPA's next statement on the same line, at `q` after a statement that ended at
+// `previous_end`: a term (the one before it read all it could, so an operator here would have
+// been its own) that OPA's scanner reads as a token of its own, after a blank or touching the
+// last one where the two cannot be one token (`g(a)h(b) := 1`, `p := true"a"`).
+bool starts_statement(const char* previous_end, const char* q, const char* end) {
+    // Touching, `[`, `.` and `(` continue the term before (OPA's parseTermFinish makes a ref or a
+    // call of them: `package a` then `(x) := 1` on the next line is no statement of its own).
+    if (q == previous_end && ((is_ident_char(q[-1]) && is_ident_char(*q)) || *q == '[' || *q == '.' || *q == '('))
+        return false;
     const char c = *q;
     if (c == '.') return q + 1 < end && q[1] >= '0' && q[1] <= '9';  // a number (`.5`)
     return is_ident_start(c) || (c >= '0' && c <= '9') || c == '"' || c == '`' || c == '[' || c == '{' || c == '(';
@@ -146,7 +152,7 @@ bool statement_ends_line(ParseState& st, const char*& p) {
     bool semicolon = false;
     for (; q < st.end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == ';'); ++q) semicolon = semicolon || *q == ';';
     if (q == st.end || *q == '\n' || *q == '#') return true;
-    if (!semicolon && q > p && starts_statement(q, st.end) && !(st.furthest && st.furthest > q)) {
+    if (!semicolon && p > st.begin && starts_statement(p, q, st.end) && !(st.furthest && st.furthest > q)) {
         p = q;
         return true;
     }
@@ -475,6 +481,9 @@ std::optional<std::string> query_rule_error(const Body& body) {
         if (!find_builtin_decl(op)) return std::nullopt;
         return "rule name conflicts with built-in function";
     }
+    // A ref from a composite value (`[1][0]`, `{"a": 1}.a`) is a term, no rule head.
+    if (t.kind == TermKind::Ref && !t.elems.empty() && t.elems[0]->kind != TermKind::Var)
+        return fmt::format("invalid rule head: {}", t.loc.text());
     if (t.kind == TermKind::Ref || t.kind == TermKind::Var) return std::nullopt;
     return fmt::format("{} cannot be used for rule name", value_name(t.kind));
 }
@@ -535,7 +544,7 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p, 
     std::optional<std::string> why;
     // OPA's statement is one literal: another may follow on the same line (`false p`).
     const bool statement =
-        read && (after == st.end || *after == '\n' || *after == '#' || (after > q && starts_statement(after, st.end)));
+        read && (after == st.end || *after == '\n' || *after == '#' || (q > start && starts_statement(q, after, st.end)));
     if (statement) why = query_rule_error(body);
     // `contains(x) := 1`: OPA's scanner takes `contains` for a name only before `.` or `[`, so
     // its parseModule makes a function rule of this query, which its v1 check refuses by name

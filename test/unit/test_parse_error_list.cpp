@@ -203,6 +203,20 @@ TEST_CASE("a statement is one literal: another may follow on the same line, as O
     CHECK(module_errors("package p\nfalse if\n") == List{"2:7 unexpected if keyword"});
 }
 
+TEST_CASE("the next statement may touch the last token where OPA's scanner reads two tokens") {
+    CHECK(module_errors("package p\ng(a)h(b) := 1 if { true }\n").empty());
+    CHECK(module_errors("package p\np := \"a\"q := 2\n").empty());
+    CHECK(module_errors("package p\np := true\"a\"\n") == List{"2:10 string cannot be used for rule name"});
+    gavel::lang::ParseOptions v0;
+    v0.v0_compatible = true;  // `if` is a name there: three statements
+    CHECK(listed(gavel::lang::parse_module("m.rego", "package p\np := 2 if true\"a\"\n", v0).diagnostics) ==
+          List{"2:8 var cannot be used for rule name", "2:11 boolean cannot be used for rule name",
+               "2:15 string cannot be used for rule name"});
+    // `[` and `.` touching a term continue it (a ref), as OPA's parseTermFinish reads them.
+    CHECK(module_errors("package p\n[1][0]\n") == List{"2:1 invalid rule head: [1][0]"});
+    CHECK_FALSE(module_errors("package p\nf(x)[0]\n").empty());
+}
+
 TEST_CASE("any term may begin the next statement on the same line") {
     CHECK(module_errors("package p\nx \"s\" [y | y := 1]\n") ==
           List{"2:1 var cannot be used for rule name", "2:3 string cannot be used for rule name",
