@@ -939,12 +939,21 @@ const auto head_ref_def = ident(IdentMode::Var)[set_val] >> -((tok("[") >> expr_
                           *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |
                             (adj("[") >> expr_kv >> tok("]") >> here)[bracket_part]);
 
-// After `if`, one literal (unless it reads as a set) or a braced body; either way
-// further braced bodies may follow, each another definition of the rule (OPA's parseRules).
-const auto rule_bodies =
-    -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body] | token_body[add_body]) >>
-       *braced_body[add_body]) |
-      +braced_body[add_body]);
+// After `if`, one literal (unless it reads as a set) or a braced body (OPA's parseRules).
+const auto rule_body =
+    -((kw_if[set_if] >> (if_literal[add_literal_body] | braced_body[add_body] | token_body[add_body])) |
+      braced_body[add_body]);
+
+// After the body and its else chain, further braced bodies, each another definition of the
+// rule; OPA's parseRules refuses one after an else chain ("expected else keyword").
+const auto no_else_chain = x3::eps[([](auto& ctx) {
+    if (!_val(ctx).else_rule) return;
+    _pass(ctx) = false;
+    const char* p = _where(ctx).begin();
+    skip_blank(p, state_of(ctx).end);
+    if (p < state_of(ctx).end && *p == '{') state_of(ctx).error(p, "expected else keyword");
+})];
+const auto chained_bodies = *(no_else_chain >> braced_body[add_body]);
 
 // An else clause has one body (OPA's parseElse): braced, or one literal after `if`. A `{`
 // after `if` always opens a body there (`else := 1 if {x | ...}` is no comprehension).
@@ -956,8 +965,8 @@ const auto else_clause_def = mark[rule_start] >> kw("else") >> follows_parser{{}
 
 const auto rule_def = mark[rule_start] >> -kw_default[set_default] >> head_ref[set_head_ref] >>
                       -((adj("(") | (x3::eps[head_is_name] >> tok("("))) >> maybe_args >> tok(")"))[set_args] >>
-                      -((kw_contains >> expr_kv)[set_contains] | (assign_op >> expr_kv)[set_value]) >> rule_bodies >>
-                      (*else_clause)[link_else_chain] >> here[rule_end];
+                      -((kw_contains >> expr_kv)[set_contains] | (assign_op >> expr_kv)[set_value]) >> rule_body >>
+                      (*else_clause)[link_else_chain] >> chained_bodies >> here[rule_end];
 
 const auto path_def = ident(IdentMode::Any)[set_val] >>
                       *((adj(".") >> ident(IdentMode::AfterDot))[dot_part] |

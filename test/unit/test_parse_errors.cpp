@@ -413,6 +413,23 @@ TEST_CASE("else follows only a rule with a body, as in OPA's parseRules") {
     CHECK(parse_module("e.rego", "package p\nr := 1 if true else := 2\n").ok());
 }
 
+TEST_CASE("a rule's else chain comes before its further bodies, as in OPA's parseRules") {
+    // Further bodies end the rule: an else after them starts nothing.
+    for (const char* text :
+         {"package p\nx := 1 if true { y := 1 } else := 2\n", "package p\nx := 1 if { true } { true } else := 2\n"}) {
+        CAPTURE(text);
+        auto r = parse_module("e.rego", text);
+        REQUIRE(r.diagnostics.size() == 1);
+        CHECK(r.diagnostics.items()[0].message == "unexpected else keyword");
+    }
+    // A body after an else chain is refused where it stands.
+    auto r = parse_module("e.rego", "package p\nx := 1 if { true } else := 2 if { true } { true }\n");
+    REQUIRE(r.diagnostics.size() == 1);
+    CHECK(r.diagnostics.items()[0].message == "expected else keyword");
+    CHECK(r.diagnostics.items()[0].col == 42);
+    CHECK(parse_module("e.rego", "package p\nx := 1 if true { true } { true }\n").ok());
+}
+
 TEST_CASE("a { after an else clause's if opens its body, never a comprehension literal (OPA's parseElse)") {
     // OPA 1.7.1's errors: the braces hold a body, where `x: y` and `x | some` cannot stand.
     auto obj =
