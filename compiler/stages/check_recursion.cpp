@@ -40,6 +40,9 @@ void add_dependencies(const CompileContext& ctx, const lang::Rule& clause, Graph
         return false;
     };
     for (const auto& a : clause.head.args) walk_terms(*a, visit);
+    // The parts of a ref head after its name (`f[data] := true`): terms of the rule too.
+    if (clause.head.ref && clause.head.ref->kind == TermKind::Ref)
+        for (std::size_t i = 1; i < clause.head.ref->elems.size(); ++i) walk_terms(*clause.head.ref->elems[i], visit);
     for (const auto* t : {&clause.head.key, &clause.head.value})
         if (*t) walk_terms(**t, visit);
     walk_terms_in_body(clause.body, visit);

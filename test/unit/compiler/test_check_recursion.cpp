@@ -30,3 +30,11 @@ TEST_CASE("check_recursion: `data` alone is the whole document, the rule include
           std::string::npos);
     CHECK(errors_of("package p\nr := data.q\n").empty());
 }
+
+TEST_CASE("check_recursion: the parts of a ref head are the rule's terms too") {
+    // OPA finds these whatever the body does (it moves the key into the body first).
+    CHECK(errors_of("package p\nf[data] := true if { x := input.a }\n").find("rego_recursion_error") !=
+          std::string::npos);
+    CHECK(errors_of("package p\nf.a[data] := 1 if input.x\n").find("rego_recursion_error") != std::string::npos);
+    CHECK(errors_of("package p\nf[data.q] := 1 if input.x\n").empty());
+}
