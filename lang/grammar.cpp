@@ -898,9 +898,8 @@ const auto some_domains_def = (relation % kw_in)[([](auto& ctx) { _val(ctx).term
 const auto some_decl_def = (mark >> kw("some") >> (relation % tok(","))[note_variable_list] >>
                             -(kw_in_of_declaration >> some_domains))[some_expr];
 
-const auto every_decl_def =
-    (mark >> kw_every >> term >> no_pair_read >> -(tok(",") >> term >> pair_read) >> kw_in_of_declaration >>
-     relation >> braced_body >> here)[every_expr];
+const auto every_decl_def = (mark >> kw_every >> term >> no_pair_read >> -(tok(",") >> term >> pair_read) >>
+                             kw_in_of_declaration >> relation >> braced_body >> here)[every_expr];
 
 const auto term_literal_def = expr_top[term_expr];
 const auto literal_core_def = some_decl | every_decl | term_literal;

@@ -332,7 +332,8 @@ void normalize_rule(ParseState& st, Rule& rule) {
         std::size_t parts = head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
         if (parts == 1) {
             // `input` and `data` alone are refs in OPA's parser (parseTermFinish), not vars.
-            const bool root_document = head.ref->kind == TermKind::Var && (head.ref->text == "input" || head.ref->text == "data");
+            const bool root_document =
+                head.ref->kind == TermKind::Var && (head.ref->text == "input" || head.ref->text == "data");
             st.module_error(st.begin + head.ref->loc.offset,
                             root_document ? "refs cannot be used for rule head" : "var cannot be used for rule name");
             return;
@@ -543,8 +544,8 @@ bool read_as_query_statement(ParseState& st, const char* start, const char*& p, 
     while (after < st.end && (*after == ' ' || *after == '\t' || *after == '\r')) ++after;
     std::optional<std::string> why;
     // OPA's statement is one literal: another may follow on the same line (`false p`).
-    const bool statement =
-        read && (after == st.end || *after == '\n' || *after == '#' || (q > start && starts_statement(q, after, st.end)));
+    const bool statement = read && (after == st.end || *after == '\n' || *after == '#' ||
+                                    (q > start && starts_statement(q, after, st.end)));
     if (statement) why = query_rule_error(body);
     // `contains(x) := 1`: OPA's scanner takes `contains` for a name only before `.` or `[`, so
     // its parseModule makes a function rule of this query, which its v1 check refuses by name
@@ -721,10 +722,9 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             const char* after_contains = contains_word ? start + 8 : start;
             while (contains_word && after_contains < st.end && (*after_contains == ' ' || *after_contains == '\t'))
                 ++after_contains;
-            const bool word_alone =
-                contains_word &&
-                (after_contains == st.end || *after_contains == '\n' || *after_contains == '\r' ||
-                 *after_contains == '#' || (after_contains > start + 8 && is_ident_start(*after_contains)));
+            const bool word_alone = contains_word && (after_contains == st.end || *after_contains == '\n' ||
+                                                      *after_contains == '\r' || *after_contains == '#' ||
+                                                      (after_contains > start + 8 && is_ident_start(*after_contains)));
             // In a rego.v1 module no rule head starts with the keyword (OPA's parseRules reads a name
             // there only before `.` or `[`): the statement is a query with `contains` a term in it
             // (`contains == 1`, `contains in xs`), which OPA's parseModule may make a rule of. An
