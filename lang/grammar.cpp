@@ -916,10 +916,12 @@ const auto negatable_def = (x3::eps[logic_guard] >> block[set_val]) |
 // The two rejecting alternatives only record why; the lookahead keeps the next one from taking `not some`.
 // `not { ... }` negates a body only under `import future.keywords.not` (or the experimental and/or);
 // otherwise `not {5} < 7` negates a comparison of a set, as in OPA 1.7.1.
-const auto logic_unit_def = (x3::eps[not_block_guard] >> mark >> kw("not") >> block)[negate] |
-                            (kw("not") >> mark >> kw("not"))[double_not] |
-                            (kw("not") >> mark >> (kw("some") | kw_every))[negated_declaration] |
-                            (mark >> kw("not") >> !(kw("some") | kw_every) >> negatable)[negate] | negatable[set_val];
+// `not[x]` is the ref `not[x]` where a literal starts, as `not.x` (OPA's parseLiteral looks ahead).
+const auto kw_not = keyword_parser{{}, "not", 3, KeywordClass::Always, true};
+const auto logic_unit_def = (x3::eps[not_block_guard] >> mark >> kw_not >> block)[negate] |
+                            (kw_not >> mark >> kw("not"))[double_not] |
+                            (kw_not >> mark >> (kw("some") | kw_every))[negated_declaration] |
+                            (mark >> kw_not >> !(kw("some") | kw_every) >> negatable)[negate] | negatable[set_val];
 
 const auto logic_and_def = (logic_unit % kw_and)[fold_logic<ExprKind::LogicAnd>{}];
 // `with` modifies the whole literal, also one combined with and/or.

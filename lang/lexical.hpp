@@ -136,7 +136,7 @@ inline keyword_parser kw(const char* word, KeywordClass cls = KeywordClass::Alwa
 // by `.` or `[` (`if.foo := 1`, `default[x] := 1` name rules; parse.cpp reads `contains[x]`
 // itself, to refuse that name); `Term` takes `contains`, which
 // OPA's parseTerm reads as a name anywhere but in a rule head, and a keyword directly followed
-// by `.` only where a literal starts (`not.x`); `Any` takes keywords too (after a dot);
+// by `.` or `[` only where a literal starts (`not.x`, `in[x]`); `Any` takes keywords too (after a dot);
 // `AfterDot` is `Any` touching the dot before it, since `a. b` is no ref in OPA.
 enum class IdentMode : uint8_t { Var, Term, Any, AfterDot };
 
@@ -157,8 +157,9 @@ struct identifier_parser : x3::parser<identifier_parser> {
         while (p < last && is_ident_char(*p)) ++p;
         std::string_view name(start, static_cast<std::size_t>(p - start));
         // `if.foo` is a ref and `contains(s, t)` the builtin, though both words are keywords.
-        bool keyword_ref = p < last && ((*p == '.' && p + 1 < last && is_ident_start(p[1])) ||
-                                        (mode == IdentMode::Var && *p == '[' && name != "contains"));
+        bool keyword_ref =
+            p < last && ((*p == '.' && p + 1 < last && is_ident_start(p[1])) ||
+                         ((mode == IdentMode::Var || mode == IdentMode::Term) && *p == '[' && name != "contains"));
         if (mode == IdentMode::Term && keyword_ref && !st.literal_starts.contains(start)) keyword_ref = false;
         bool contains_name = name == "contains" && (mode == IdentMode::Term || (p < last && *p == '('));
         if ((mode == IdentMode::Var || mode == IdentMode::Term) && is_active_keyword(st, name) && !keyword_ref &&

@@ -357,10 +357,11 @@ TEST_CASE("after if, a token that starts no literal is stepped over and a body r
     CHECK_FALSE(parse_module("m.rego", "package p\no if }\n").ok());
 }
 
-TEST_CASE("a keyword is a name before . only where OPA reads it so: literal starts and rule heads") {
+TEST_CASE("a keyword is a name before . or [ only where OPA reads it so: literal starts and rule heads") {
     // OPA's parseLiteral and parseRules look one token ahead (scanAheadRef); its parseTerm does not.
     for (const char* text :
          {"package p\nr if { not.x }\n", "package p\nr if {\n\tnot.x == 1\n}\n", "package p\ndefault[x] := 1\n",
+          "package p\nw := [x | in[k].y = x]\n", "package p\nr if { not[x] = 1 }\n", "package p\nr if { every[x] }\n",
           "package p\nif[x] := 1 if { x := 1 }\n", "package p\nif.x := 1\n"}) {
         CAPTURE(text);
         CHECK(parse_module("m.rego", text).ok());
