@@ -629,11 +629,21 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
 
     const char* p = st.begin;
     bool have_package = false;
-    // A query statement OPA's parseModule makes a rule of (`contains(x) := 1` in v0, `a - b := 1`).
-    auto keep_converted = [&](Rule& converted) {
-        if (!converted.head.ref) return;
-        normalize_rule(st, converted);
-        module.rules.push_back(std::move(converted));
+    // The statement at `start` read as a query (true when so read; `p` is then after it), and
+    // the rule OPA's parseModule makes of it kept (`contains(x) := 1` in v0, `a - b := 1`). The
+    // errors from `errors_to` on go first, when given (the failed reading as a rule's).
+    auto read_as_converted_query = [&](const char* start, const char*& p,
+                                       std::optional<std::size_t> errors_to = std::nullopt) {
+        const char* q = start;
+        Rule converted;
+        if (!read_as_query_statement(st, start, q, &converted)) return false;
+        if (errors_to) result.diagnostics.truncate(*errors_to);
+        p = q;
+        if (converted.head.ref) {
+            normalize_rule(st, converted);
+            module.rules.push_back(std::move(converted));
+        }
+        return true;
     };
     // OPA's module stage skips a first statement that is no package (after "package expected"):
     // the checks of that statement, read as a rule here, are dropped once it ends.
@@ -734,13 +744,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             const bool v1_query = contains_word && st.v1 && start[8] != '[' && start[8] != '.' && !assigned;
             if (v1_query) {
                 result.diagnostics.truncate(errors_before);
-                const char* q = start;
-                Rule converted;
-                if (read_as_query_statement(st, start, q, &converted)) {
-                    p = q;
-                    keep_converted(converted);
-                    continue;
-                }
+                if (read_as_converted_query(start, p)) continue;
             }
             // Otherwise the term alone, then the next statement on its line (`contains "a"`).
             if (word_alone || v1_query) {
@@ -800,13 +804,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 rule.head.ref->kind == TermKind::Var && rule.head.ref->text == "contains") {
                 st.restore(std::move(before_rule));
                 result.diagnostics.truncate(errors_before);
-                const char* q = start;
-                Rule converted;
-                if (read_as_query_statement(st, start, q, &converted)) {
-                    p = q;
-                    keep_converted(converted);  // a v0 module's function named `contains`
-                    continue;
-                }
+                if (read_as_converted_query(start, p)) continue;  // a v0 module's function named `contains`
                 ok = false;
             }
             // An error the grammar reported itself (an else where none may stand, too many
@@ -832,14 +830,9 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
                 // A rule is judged as a whole only once its statement ended where it should.
                 std::size_t before = result.diagnostics.size();
                 if (!statement_ends_line(st, p)) {
-                    // Not a rule after all (`x := 1 with input as 2`): perhaps a query OPA reads.
-                    Rule converted;
-                    if (const char* q = start; read_as_query_statement(st, start, q, &converted)) {
-                        result.diagnostics.truncate(before);
-                        p = q;
-                        keep_converted(converted);  // `a - b := 1`: the function minus(a, b)
-                        continue;
-                    }
+                    // Not a rule after all (`x := 1 with input as 2`): perhaps a query OPA reads,
+                    // or the function it makes of `a - b := 1` (minus(a, b)).
+                    if (read_as_converted_query(start, p, before)) continue;
                     break;  // OPA stops at the first statement it cannot read
                 }
                 if (report_too_deep(st, find_too_deep(rule, options.max_depth), options) &&
@@ -854,15 +847,7 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
             }
         }
         // OPA's parser stops at the first statement it cannot read: the errors are that statement's.
-        if (!ok && word != "import" && word != "package") {
-            const char* q = start;
-            Rule converted;
-            if (read_as_query_statement(st, start, q, &converted)) {
-                p = q;
-                keep_converted(converted);
-                continue;
-            }
-        }
+        if (!ok && word != "import" && word != "package" && read_as_converted_query(start, p)) continue;
         if (!ok) {
             report_syntax_error(st, start);
             break;
