@@ -629,16 +629,16 @@ ModuleResult parse_module(std::string file, std::string text, const ParseOptions
 
     const char* p = st.begin;
     bool have_package = false;
-    // The statement at `start` read as a query (true when so read; `p` is then after it), and
+    // The statement at `start` read as a query (true when so read; `next` is then after it), and
     // the rule OPA's parseModule makes of it kept (`contains(x) := 1` in v0, `a - b := 1`). The
     // errors from `errors_to` on go first, when given (the failed reading as a rule's).
-    auto read_as_converted_query = [&](const char* start, const char*& p,
+    auto read_as_converted_query = [&](const char* start, const char*& next,
                                        std::optional<std::size_t> errors_to = std::nullopt) {
         const char* q = start;
         Rule converted;
         if (!read_as_query_statement(st, start, q, &converted)) return false;
         if (errors_to) result.diagnostics.truncate(*errors_to);
-        p = q;
+        next = q;
         if (converted.head.ref) {
             normalize_rule(st, converted);
             module.rules.push_back(std::move(converted));
