@@ -709,7 +709,9 @@ const memo_term_parser term{};
 
 // The literal after `if`, unless it is a set literal: OPA reads `p if { x }` as a
 // braced body instead, while `p if { x | y }` (a comprehension) stays one literal.
-// What failed while reading the set said nothing about the body, so it is forgotten.
+// What failed while reading the set said nothing about the body, so it is forgotten, as
+// are the errors found in it (`null[x]` is an illegal ref in a set, a name heading a
+// literal there): OPA's restore drops the errors of the reading it abandons.
 struct if_literal_parser : x3::parser<if_literal_parser> {
     using attribute_type = Expr;
 
@@ -717,11 +719,16 @@ struct if_literal_parser : x3::parser<if_literal_parser> {
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx& rctx, Attr& attr) const {
         auto& st = state_of(ctx);
         ParseState::Failures before = st.failures();
+        const std::size_t errors_before = st.diagnostics ? st.diagnostics->size() : 0;
         const char* p = first;
         Expr e;
-        if (!literal.parse(p, last, ctx, rctx, e)) return false;
-        if (e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Set) {
-            st.restore(std::move(before));
+        const bool read = literal.parse(p, last, ctx, rctx, e);
+        if (!read || (e.kind == ExprKind::Term && e.term && e.term->kind == TermKind::Set)) {
+            if (read) st.restore(std::move(before));
+            if (st.diagnostics && st.diagnostics->size() > errors_before) {
+                st.diagnostics->truncate(errors_before);
+                st.terms.clear();  // the body reads its terms again, and finds their errors again
+            }
             return false;
         }
         x3::traits::move_to(std::move(e), attr);
@@ -824,9 +831,13 @@ const auto maybe_args_def = args | x3::attr(std::vector<TermPtr>());
 const auto primary_def = template_string | quoted_string | raw_string | number | ident(IdentMode::Term) |
                          scalar_keyword | array | brace | paren;
 
-const auto scalar_keyword_def = (mark >> kw("true") >> here)[make_bool(true)] |
-                                (mark >> kw("false") >> here)[make_bool(false)] |
-                                (mark >> kw("null") >> here)[make_null];
+// Where a literal starts, `null[x]` is a name heading a ref (OPA's parseLiteral looks ahead).
+constexpr keyword_parser scalar_kw(const char* word, std::size_t size) {
+    return keyword_parser{{}, word, size, KeywordClass::Always, false, false, true};
+}
+const auto scalar_keyword_def = (mark >> scalar_kw("true", 4) >> here)[make_bool(true)] |
+                                (mark >> scalar_kw("false", 5) >> here)[make_bool(false)] |
+                                (mark >> scalar_kw("null", 4) >> here)[make_null];
 
 // Template parts are literals: `{x with input as y}` is allowed.
 const auto template_string_def =

@@ -108,6 +108,8 @@ struct keyword_parser : x3::parser<keyword_parser> {
     // ... except after a pair (`some k, v in[...]`, `every k, v in[...]`): OPA reads the `in` of
     // key-value membership as the keyword without looking ahead (ParseState::in_after_pair).
     bool keyword_after_pair = false;
+    // `[` starts a ref only where a literal starts (`null[x]`, `true[x]`: OPA's parseLiteral).
+    bool bracket_starts_ref_at_literal = false;
 
     template <class It, class Ctx, class RCtx, class Attr>
     bool parse(It& first, const It& last, const Ctx& ctx, RCtx&, Attr&) const {
@@ -119,7 +121,8 @@ struct keyword_parser : x3::parser<keyword_parser> {
             std::memcmp(p, word, size) == 0 &&
             !(p + size < last &&
               (is_ident_char(p[size]) || p[size] == '.' ||
-               (bracket_starts_ref && p[size] == '[' && !(keyword_after_pair && st.in_after_pair))))) {
+               (bracket_starts_ref && p[size] == '[' && !(keyword_after_pair && st.in_after_pair)) ||
+               (bracket_starts_ref_at_literal && p[size] == '[' && st.literal_starts.contains(p))))) {
             first = p + size;
             return true;
         }
