@@ -442,6 +442,13 @@ private:
                 } else if (t.text == "nil") {
                     term.kind = Term::Nil;
                 } else {
+                    // Go's parser knows its functions: an unknown one fails the whole template,
+                    // run or not (`{{if false}}{{f}}{{end}}`).
+                    static constexpr std::string_view go_functions[] = {
+                        "and",    "call",    "html",     "index", "slice", "js", "len", "not", "or", "print",
+                        "printf", "println", "urlquery", "eq",    "ge",    "gt", "le",  "lt",  "ne"};
+                    if (std::find(std::begin(go_functions), std::end(go_functions), t.text) == std::end(go_functions))
+                        fail(line_, fmt::format("function \"{}\" not defined", t.text));
                     term.kind = Term::Func;
                     term.text = t.text;
                 }

@@ -324,6 +324,10 @@ TEST_CASE("stdlib strings: render_template compares as Go's template and says wh
     CHECK(
         render("{{eq .arr .arr}}") ==
         R"~(error: template: template:1:2: executing "template" at <eq .arr .arr>: error calling eq: non-comparable type [1]: []interface {})~");
+    // Go's parser refuses a function it does not know, whether the action runs or not.
+    CHECK(render("{{if .t}}yes{{else}}{{ese}}{{end}}") ==
+          R"~(error: template: template:1: function "ese" not defined)~");
+    CHECK(render("{{.n | nope}}") == R"~(error: template: template:1: function "nope" not defined)~");
 }
 
 TEST_CASE("stdlib casts: deprecated casts are v0-only and type-checked") {
