@@ -9,10 +9,29 @@
 #include <fmt/format.h>
 
 #include "stdlib/go_format.hpp"
+#include "stdlib/go_url.hpp"
 
 namespace gavel::stdlib {
 
 namespace {
+
+// Go's template.HTMLEscapeString: the five characters HTML gives meaning to, and NUL.
+std::string html_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+            case '\0': out += "\uFFFD"; break;
+            case '"': out += "&#34;"; break;
+            case '\'': out += "&#39;"; break;
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
 
 using runtime::Value;
 
@@ -852,19 +871,27 @@ private:
             else r = (go_lt(name, args[0], args[1]) || go_eq(name, args[0], {args[1]})) == (name == "le");
             return TV{Value::boolean(r)};
         }
-        if (name == "print" || name == "println") {
+        // Go's Sprint (Sprintln spaces every pair and ends the line). The escapers print their
+        // operands so too, but a nil as "<no value>" (Go's evalArgs, printableValue).
+        auto sprint = [&](bool line, bool escaper) {
             std::string s;
             for (std::size_t i = 0; i < args.size(); ++i) {
-                // Go's Sprint spaces operands neither of which is a string (json.Number is one).
-                auto is_string = [](const TV& t) { return go_kind(t) == GoKind::String; };
+                // Sprint spaces operands neither of which is a string (json.Number is one; an
+                // escaper's "<no value>" is one too).
+                auto is_string = [&](const TV& t) {
+                    return go_kind(t) == GoKind::String || (escaper && t.v.is_null());
+                };
                 bool is_str = is_string(args[i]);
                 bool prev_str = i > 0 && is_string(args[i - 1]);
-                if (i > 0 && (name == "println" || (!is_str && !prev_str))) s += ' ';
-                s += go_string(args[i], false);
+                if (i > 0 && (line || (!is_str && !prev_str))) s += ' ';
+                s += escaper && args[i].v.is_null() ? "<no value>" : go_string(args[i], false);
             }
-            if (name == "println") s += '\n';
-            return TV{Value::string(s)};
-        }
+            if (line) s += '\n';
+            return s;
+        };
+        if (name == "print" || name == "println") return TV{Value::string(sprint(name == "println", false))};
+        if (name == "html") return TV{Value::string(html_escape(sprint(false, true)))};
+        if (name == "urlquery") return TV{Value::string(go_url::query_escape(sprint(false, true)))};
         if (name == "printf") {
             need(1);
             if (args[0].go_int || !args[0].v.is_string())

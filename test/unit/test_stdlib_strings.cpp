@@ -324,6 +324,10 @@ TEST_CASE("stdlib strings: render_template compares as Go's template and says wh
     CHECK(
         render("{{eq .arr .arr}}") ==
         R"~(error: template: template:1:2: executing "template" at <eq .arr .arr>: error calling eq: non-comparable type [1]: []interface {})~");
+    // Go's escapers print their operands as print does (a nil as "<no value>"), then escape.
+    CHECK(render(R"~({{html "<a href='x'>&\"" .n}})~") == R"~("&lt;a href=&#39;x&#39;&gt;&amp;&#34;1")~");
+    CHECK(render("{{urlquery .z .z}} {{urlquery \"a b/c?\" .t}}") ==
+          R"~("%3Cno+value%3E%3Cno+value%3E a+b%2Fc%3Ftrue")~");
     // Go's parser refuses a function it does not know, whether the action runs or not.
     CHECK(render("{{if .t}}yes{{else}}{{ese}}{{end}}") ==
           R"~(error: template: template:1: function "ese" not defined)~");
