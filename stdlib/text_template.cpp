@@ -10,28 +10,11 @@
 
 #include "stdlib/go_format.hpp"
 #include "stdlib/go_url.hpp"
+#include "support/html_escape.hpp"
 
 namespace gavel::stdlib {
 
 namespace {
-
-// Go's template.HTMLEscapeString: the five characters HTML gives meaning to, and NUL.
-std::string html_escape(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-            case '\0': out += "\uFFFD"; break;
-            case '"': out += "&#34;"; break;
-            case '\'': out += "&#39;"; break;
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
 
 using runtime::Value;
 
@@ -890,7 +873,8 @@ private:
             return s;
         };
         if (name == "print" || name == "println") return TV{Value::string(sprint(name == "println", false))};
-        if (name == "html") return TV{Value::string(html_escape(sprint(false, true)))};
+        if (name == "html")
+            return TV{Value::string(support::html_escape(sprint(false, true), support::HtmlNul::Replace))};
         if (name == "urlquery") return TV{Value::string(go_url::query_escape(sprint(false, true)))};
         if (name == "printf") {
             need(1);

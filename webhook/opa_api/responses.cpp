@@ -1,6 +1,7 @@
 #include "webhook/opa_api/responses.hpp"
 
 #include "runtime/go_json_writer.hpp"
+#include "support/html_escape.hpp"
 
 namespace gavel::webhook::opa_api {
 
@@ -116,17 +117,7 @@ HttpResponse go_redirect(std::string_view location, std::string_view method) {
     if (method == "GET" || method == "HEAD") {
         r.content_type = "text/html; charset=utf-8";
         // Go escapes the link with html.EscapeString.
-        std::string escaped;
-        for (char c : location) {
-            switch (c) {
-                case '<': escaped += "&lt;"; break;
-                case '>': escaped += "&gt;"; break;
-                case '&': escaped += "&amp;"; break;
-                case '\'': escaped += "&#39;"; break;
-                case '"': escaped += "&#34;"; break;
-                default: escaped += c;
-            }
-        }
+        const std::string escaped = support::html_escape(location);
         if (method == "GET") r.body = "<a href=\"" + escaped + "\">Moved Permanently</a>.\n\n";
     }
     return r;
