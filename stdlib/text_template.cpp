@@ -10,13 +10,47 @@
 
 #include "stdlib/go_format.hpp"
 #include "stdlib/go_url.hpp"
+#include "stdlib/unicode_text.hpp"
 #include "support/html_escape.hpp"
+#include "support/utf8.hpp"
 
 namespace gavel::stdlib {
 
 namespace {
 
 using runtime::Value;
+
+// Go's template.JSEscapeString: quotes, the backslash, `<`, `>`, `&`, `=` and ASCII controls
+// escaped; other runes as they are, unless Go does not print them (`\uXXXX`).
+std::string js_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            switch (c) {
+                case '\\': out += "\\\\"; break;
+                case '\'': out += "\\'"; break;
+                case '"': out += "\\\""; break;
+                case '<': out += "\\u003C"; break;
+                case '>': out += "\\u003E"; break;
+                case '&': out += "\\u0026"; break;
+                case '=': out += "\\u003D"; break;
+                default:
+                    if (c < ' ') out += fmt::format("\\u00{:02X}", c);
+                    else out += static_cast<char>(c);
+            }
+            ++i;
+            continue;
+        }
+        // An invalid byte decodes as U+FFFD, which Go prints: the byte is kept.
+        const support::utf8::Rune r = support::utf8::decode_rune(s, i);
+        if (text::is_print(r.rune)) out.append(s.substr(i, r.width));
+        else out += fmt::format("\\u{:04X}", static_cast<std::uint32_t>(r.rune));
+        i += r.width;
+    }
+    return out;
+}
 
 // Bounds on what one template may do with user input.
 constexpr std::size_t kMaxOutput = 16u << 20;
@@ -876,6 +910,7 @@ private:
         if (name == "html")
             return TV{Value::string(support::html_escape(sprint(false, true), support::HtmlNul::Replace))};
         if (name == "urlquery") return TV{Value::string(go_url::query_escape(sprint(false, true)))};
+        if (name == "js") return TV{Value::string(js_escape(sprint(false, true)))};
         if (name == "printf") {
             need(1);
             if (args[0].go_int || !args[0].v.is_string())

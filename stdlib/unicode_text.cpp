@@ -52,6 +52,14 @@ bool is_print(char32_t r) noexcept {
     if (r < 0x80) return r >= 0x20 && r < 0x7F;
     if (r == 0xFFFD) return true;
     if (r == 0xA0 || r == 0xAD) return false;  // Go: non-breaking space / soft hyphen are not printable
+    // Go prints letters, marks, numbers, punctuation and symbols only: the spaces glibc does not
+    // call spaces (U+2007, U+202F) and the format characters (category Cf) glibc prints are not.
+    if (r == 0x2007 || r == 0x202F || (r >= 0x0600 && r <= 0x0605) || r == 0x061C || r == 0x06DD || r == 0x070F ||
+        r == 0x08E2 || r == 0x180E || (r >= 0x200B && r <= 0x200F) || (r >= 0x202A && r <= 0x202E) ||
+        (r >= 0x2060 && r <= 0x2064) || (r >= 0x2066 && r <= 0x206F) || r == 0xFEFF || (r >= 0xFFF9 && r <= 0xFFFB) ||
+        r == 0x110BD || r == 0x110CD || (r >= 0x13430 && r <= 0x1343F) || (r >= 0x1BCA0 && r <= 0x1BCA3) ||
+        (r >= 0x1D173 && r <= 0x1D17A) || r == 0xE0001 || (r >= 0xE0020 && r <= 0xE007F))
+        return false;
     // Private use (category Co) is not printable to Go; glibc's tables print it.
     if ((r >= 0xE000 && r <= 0xF8FF) || r >= 0xF0000) return false;
     locale_t loc = utf8_locale();

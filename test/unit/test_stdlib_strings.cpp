@@ -66,6 +66,8 @@ TEST_CASE("stdlib strings: sprintf follows Go's fmt for each operand type") {
     // Private use is not printable to Go; an invalid rune is U+FFFD, which is (OPA 1.7.1's texts).
     CHECK(fmt_go("%q|%q|%q|%q|%+q|%q", "[1000000, 55296, 1114112, 57344, 55296, 65533]") ==
           "'\\U000f4240'|'\xef\xbf\xbd'|'\xef\xbf\xbd'|'\\ue000'|'\\ufffd'|'\xef\xbf\xbd'");
+    // Nor are format characters and the spaces glibc does not call spaces (OPA 1.7.1's texts).
+    CHECK(fmt_go("%q|%q|%q|%q", "[8203, 8199, 65279, 917505]") == "'\\u200b'|'\\u2007'|'\\ufeff'|'\\U000e0001'");
     // Non-number, non-string values arrive as their Rego text, i.e. Go strings.
     CHECK(fmt_go("%v|%s|%d", "[[1, \"a\"], {\"k\": null}, true]") == "[1, \"a\"]|{\"k\": null}|%!d(string=true)");
     CHECK(fmt_go("%T %T %T %T", "[1, 1.5, \"s\", 123456789012345678901234567890]") == "int float64 string *big.Int");
@@ -328,6 +330,7 @@ TEST_CASE("stdlib strings: render_template compares as Go's template and says wh
     CHECK(render(R"~({{html "<a href='x'>&\"" .n}})~") == R"~("&lt;a href=&#39;x&#39;&gt;&amp;&#34;1")~");
     CHECK(render("{{urlquery .z .z}} {{urlquery \"a b/c?\" .t}}") ==
           R"~("%3Cno+value%3E%3Cno+value%3E a+b%2Fc%3Ftrue")~");
+    CHECK(render("{{js \"a'<=>&\" .z .n}}") == R"~("a\\'\\u003C\\u003D\\u003E\\u0026\\u003Cno value\\u003E1")~");
     // Go's parser refuses a function it does not know, whether the action runs or not.
     CHECK(render("{{if .t}}yes{{else}}{{ese}}{{end}}") ==
           R"~(error: template: template:1: function "ese" not defined)~");
