@@ -5,6 +5,7 @@
 #include "lang/yaml_plain_scalar.hpp"
 #include "lang/parse.hpp"
 #include "lang/yaml_node.hpp"
+#include "lang/root_document.hpp"
 #include "support/go_space.hpp"
 #include "support/utf8.hpp"
 
@@ -134,7 +135,7 @@ TermPtr parse_document_ref(const std::string& text, const Location& loc) {
     auto r = parse_term(text);
     if (!r.ok() || !r.term) return nullptr;
     TermPtr t = r.term;
-    if (t->kind == TermKind::Var && (t->text == "input" || t->text == "data")) t = make_ref({t}, t->loc);
+    if (is_root_document(*t)) t = make_ref({t}, t->loc);
     if (t->kind != TermKind::Ref) return nullptr;
     relocate(*t, loc);
     return t;

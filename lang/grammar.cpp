@@ -28,6 +28,7 @@
 #include "lang/lexical.hpp"
 #include "lang/opa_scanner.hpp"
 #include "lang/term_order.hpp"
+#include "lang/root_document.hpp"
 
 namespace gavel::lang::grammar {
 
@@ -155,7 +156,7 @@ const char* illegal_ref_head(const Term& t) {
         case TermKind::String: return "string";
         case TermKind::Ref: return t.parens > 0 ? "ref" : nullptr;
         case TermKind::Var:  // `(input)` is the ref input to OPA's parser
-            return t.parens > 0 && (t.text == "input" || t.text == "data") ? "ref" : nullptr;
+            return t.parens > 0 && is_root_document_name(t.text) ? "ref" : nullptr;
         default: return nullptr;
     }
 }
@@ -355,10 +356,6 @@ const auto term_expr = [](auto& ctx) {
     e.loc = span(ctx, outer_start(*e.term), outer_end(*e.term));
     _val(ctx) = std::move(e);
 };
-
-// `input` and `data` alone are references to the documents, never variables (OPA's
-// parseTermFinish makes them refs as it reads them): `some input in xs` tests membership.
-bool is_root_document(const Term& t) { return t.kind == TermKind::Var && (t.text == "input" || t.text == "data"); }
 
 const auto some_expr = [](auto& ctx) {
     auto& a = _attr(ctx);

@@ -17,6 +17,7 @@
 #include "lang/lexical.hpp"
 #include "lang/opa_error_list.hpp"
 #include "lang/source_scan.hpp"
+#include "lang/root_document.hpp"
 
 namespace gavel::lang {
 
@@ -332,10 +333,9 @@ void normalize_rule(ParseState& st, Rule& rule) {
         std::size_t parts = head.ref->kind == TermKind::Ref ? head.ref->elems.size() : 1;
         if (parts == 1) {
             // `input` and `data` alone are refs in OPA's parser (parseTermFinish), not vars.
-            const bool root_document =
-                head.ref->kind == TermKind::Var && (head.ref->text == "input" || head.ref->text == "data");
-            st.module_error(st.begin + head.ref->loc.offset,
-                            root_document ? "refs cannot be used for rule head" : "var cannot be used for rule name");
+            st.module_error(st.begin + head.ref->loc.offset, is_root_document(*head.ref)
+                                                                 ? "refs cannot be used for rule head"
+                                                                 : "var cannot be used for rule name");
             return;
         }
         if (st.v1 && parts == 2) {

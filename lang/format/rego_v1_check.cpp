@@ -6,12 +6,11 @@
 #include <vector>
 
 #include "lang/builtins.hpp"
+#include "lang/root_document.hpp"
 
 namespace gavel::lang::format {
 
 namespace {
-
-bool is_root_document(std::string_view name) { return name == "input" || name == "data"; }
 
 bool is_v1_keyword(std::string_view s) {
     static constexpr std::string_view keywords[] = {"not",  "package", "import",   "as",   "default",
@@ -101,12 +100,12 @@ Diagnostics check_rego_v1(const Module& module) {
         const Term* head = r.head.ref && r.head.ref->kind == TermKind::Ref && !r.head.ref->elems.empty()
                                ? r.head.ref->elems[0].get()
                                : r.head.ref.get();
-        if (head && is_root_document(head->text))
+        if (head && is_root_document_name(head->text))
             out.add(r.loc, codes::compile_error,
                     fmt::format("rules must not shadow {} (use a different rule name)", head->text));
         for (const auto& a : r.head.args) {
             std::string name = a->kind == TermKind::Ref ? a->ref_dotted() : "";
-            if (is_root_document(name))
+            if (is_root_document_name(name))
                 out.add(a->loc, codes::compile_error,
                         fmt::format("args must not shadow {} (use a different variable name)", name));
         }
@@ -116,7 +115,7 @@ Diagnostics check_rego_v1(const Module& module) {
             continue;
         const Term& lhs = *e->term->elems[1];
         std::string name = lhs.kind == TermKind::Var ? lhs.text : lhs.ref_dotted();
-        if (is_root_document(name))
+        if (is_root_document_name(name))
             out.add(e->loc, codes::compile_error,
                     fmt::format("variables must not shadow {} (use a different variable name)", name));
     }
